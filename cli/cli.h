@@ -1,0 +1,40 @@
+/* Shared declarations of the tracekit command line: the command table and small helpers. */
+#ifndef TK_CLI_H
+#define TK_CLI_H
+
+#include <stdint.h>
+
+/* Exit codes (DESIGN.md): part of the interface, tested. */
+enum {
+	TK_EXIT_OK = 0,         /* success */
+	TK_EXIT_REGRESSION = 1, /* check found a regression */
+	TK_EXIT_USAGE = 2,      /* usage or input error */
+	TK_EXIT_INTERNAL = 3,   /* internal error */
+};
+
+struct tk_cmd {
+	const char *name;
+	const char *summary;
+	const char *usage; /* full --help text */
+	int (*run)(int argc, char **argv);
+};
+
+extern const struct tk_cmd tk_cmd_synth, tk_cmd_info, tk_cmd_query;
+
+/* Print "tracekit: <message>" on stderr. */
+void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Print a command's usage to stdout (for --help) and return 0. */
+int cli_help(const struct tk_cmd *cmd);
+
+/* Print "tracekit <cmd>: <message>" and a hint to run --help; returns TK_EXIT_USAGE. */
+int cli_usage_error(const struct tk_cmd *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Parse an integer option value in [min, max]; on error prints and returns TK_EXIT_USAGE. */
+int cli_parse_int(const struct tk_cmd *cmd, const char *opt, const char *text, int64_t min,
+		  int64_t max, int64_t *out);
+
+/* Report a library status with its message: prints, returns the exit code for it. */
+int cli_fail(int status, const char *message);
+
+#endif

@@ -1,0 +1,124 @@
+/* `tracekit query`: run read-only SQL on a store and print the rows as a table, CSV or JSON. */
+#include <getopt.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <string.h>
+#include <tracekit/error.h>
+#include <tracekit/report.h>
+#include <tracekit/store.h>
+
+#include "cli.h"
+
+static int run(int argc, char **argv);
+
+const struct tk_cmd tk_cmd_query = {
+	"query",
+	"run read-only SQL on a store (table, CSV or JSON output)",
+	"usage: tracekit query STORE \"SQL\" [--format table|csv|json] [--max-width N]\n\n"
+	"Runs SQL on the store, read-only, and prints the rows of each statement in turn.\n"
+	"Views to start from: kernels, memcpys, memsets, api_calls, host_ops, annotations, steps,\n"
+	"memory_events, counter_samples, intervals (see docs/store.md).\n\n"
+	"Options:\n"
+	"  --format F      table (default), csv (RFC 4180) or json (array of objects)\n"
+	"  --max-width N   table: cut cells longer than N characters with '…' (default 80, 0 = no limit)\n"
+	"  -h, --help      this text\n\n"
+	"Exit codes: 0 ok; 2 when the store cannot be opened, the SQL is invalid, or the SQL would\n"
+	"modify the store.\n",
+	run,
+};
+
+static int run(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{"format", required_argument, NULL, 'f'},
+		{"max-width", required_argument, NULL, 'w'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	const struct tk_cmd *cmd = &tk_cmd_query;
+	struct tk_rows_options opt = {TK_ROWS_TABLE, 80};
+	int c, rc;
+	int64_t v;
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'f':
+			if (tk_rows_format_parse(optarg, &opt.format) != TK_OK)
+				return cli_usage_error(cmd, "--format must be table, csv or json, not '%s'",
+						       optarg);
+			break;
+		case 'w':
+			if ((rc = cli_parse_int(cmd, "--max-width", optarg, 0, 1000000, &v)))
+				return rc;
+			opt.max_width = (int)v;
+			break;
+		case 'h':
+			return cli_help(cmd);
+		case ':':
+			return cli_usage_error(cmd, "option '%s' needs a value", argv[optind - 1]);
+		default:
+			return cli_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (argc - optind != 2)
+		return cli_usage_error(cmd, "expected a store and one SQL argument");
+	const char *path = argv[optind], *sql = argv[optind + 1];
+
+	tk_store *s = NULL;
+	sqlite3_stmt *st = NULL;
+	char err[1024];
+	rc = tk_store_open(path, &s);
+	if (rc != TK_OK) {
+		rc = cli_fail(rc, tk_store_errmsg(s));
+		goto out;
+	}
+	sqlite3 *db = tk_store_db(s);
+	const char *tail = sql;
+	int statements = 0;
+	while (tail && *tail) {
+		if (sqlite3_prepare_v2(db, tail, -1, &st, &tail) != SQLITE_OK) {
+			cli_error("query on '%s': %s", path, sqlite3_errmsg(db));
+			rc = TK_EXIT_USAGE;
+			goto out;
+		}
+		if (!st) /* whitespace or a comment */
+			continue;
+		statements++;
+		if (!sqlite3_stmt_readonly(st)) {
+			cli_error("query on '%s': statement %d would modify the store; stores are "
+				  "queried read-only",
+				  path, statements);
+			rc = TK_EXIT_USAGE;
+			goto out;
+		}
+		if (sqlite3_column_count(st) > 0) {
+			rc = tk_rows_write(stdout, st, &opt, err, sizeof(err));
+			if (rc != TK_OK) {
+				cli_error("query on '%s': %s", path, err);
+				rc = tk_exit_code(rc);
+				goto out;
+			}
+		} else if (sqlite3_step(st) != SQLITE_DONE) {
+			cli_error("query on '%s': %s", path, sqlite3_errmsg(db));
+			rc = TK_EXIT_USAGE;
+			goto out;
+		}
+		sqlite3_finalize(st);
+		st = NULL;
+	}
+	if (!statements) {
+		rc = cli_usage_error(cmd, "the SQL argument holds no statement");
+		goto out;
+	}
+	if (fflush(stdout) != 0) {
+		cli_error("cannot write output");
+		rc = TK_EXIT_USAGE;
+		goto out;
+	}
+	rc = TK_EXIT_OK;
+out:
+	sqlite3_finalize(st);
+	tk_store_close(s);
+	return rc;
+}

@@ -1,0 +1,223 @@
+/* The trace store: bulk writer (one transaction, atomic finish) and read-only access. */
+#ifndef TRACEKIT_STORE_H
+#define TRACEKIT_STORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Schema version written to PRAGMA user_version; newer stores are refused. */
+#define TK_STORE_SCHEMA_VERSION 1
+
+/* events.kind codes, the same as the rows of the event_kinds table in schemas/store.sql. */
+enum tk_event_kind {
+	TK_EV_HOST_OP = 1,
+	TK_EV_RUNTIME_API = 2,
+	TK_EV_DRIVER_API = 3,
+	TK_EV_ANNOTATION = 4,
+	TK_EV_KERNEL = 5,
+	TK_EV_MEMCPY = 6,
+	TK_EV_MEMSET = 7,
+	TK_EV_XLA_OP = 8,
+	TK_EV_XLA_MODULE = 9,
+	TK_EV_FRAMEWORK_OP = 10,
+	TK_EV_STEP = 11,
+	TK_EV_SYNC = 12,
+	TK_EV_PYTHON_FUNCTION = 13,
+	TK_EV_OTHER = 14,
+};
+
+/* copy_details.copy_kind codes (copy_kinds table). */
+enum tk_copy_kind { TK_COPY_UNKNOWN, TK_COPY_H2D, TK_COPY_D2H, TK_COPY_D2D, TK_COPY_H2H, TK_COPY_P2P };
+
+/* memory kind codes (memory_kinds table). */
+enum tk_mem_kind { TK_MEM_UNKNOWN, TK_MEM_PAGEABLE, TK_MEM_PINNED, TK_MEM_DEVICE, TK_MEM_MANAGED, TK_MEM_ARRAY };
+
+/* Track kinds. */
+enum tk_track_kind { TK_TRACK_THREAD, TK_TRACK_STREAM, TK_TRACK_DERIVED, TK_TRACK_COUNTER };
+
+/*
+ * Optional integer fields use TK_NONE to mean "not known" (stored as NULL); optional strings
+ * use NULL; optional reals use a negative value.
+ */
+#define TK_NONE INT64_MIN
+
+typedef struct tk_writer tk_writer;
+typedef struct tk_store tk_store;
+
+struct tk_process_info {
+	int64_t pid;      /* OS process id, or TK_NONE */
+	const char *name; /* process name, or NULL */
+	const char *host; /* host name, or NULL */
+	int64_t rank;     /* distributed rank, or TK_NONE */
+};
+
+struct tk_device_info {
+	int64_t ordinal;          /* device index on its host */
+	const char *kind;         /* "gpu", "tpu", ... (NULL means "gpu") */
+	const char *name;         /* product name, or NULL */
+	const char *vendor;       /* "nvidia", "amd", "google", or NULL */
+	const char *host;         /* host name, or NULL */
+	int64_t process_id;       /* store process id that drove it, or TK_NONE */
+	int64_t rank;             /* rank, or TK_NONE */
+	const char *compute_capability; /* "9.0", "gfx942", or NULL */
+	int64_t sm_count;         /* or TK_NONE */
+	int64_t clock_hz;         /* or TK_NONE */
+	int64_t memory_bytes;     /* or TK_NONE */
+	int64_t memory_bandwidth_bps; /* or TK_NONE */
+	double peak_flops;        /* or < 0 */
+	int64_t max_threads_per_sm, max_regs_per_sm, max_smem_per_sm; /* or TK_NONE */
+};
+
+struct tk_track_info {
+	enum tk_track_kind kind;
+	const char *name;   /* "python main thread", "Stream #7", "XLA Ops", ... or NULL */
+	int64_t process_id; /* store process id, or TK_NONE */
+	int64_t device_id;  /* store device id, or TK_NONE (host tracks) */
+	int64_t tid;        /* OS thread id, or TK_NONE */
+	int64_t stream_id;  /* stream number, or TK_NONE */
+	const char *unit;   /* counter unit, or NULL */
+};
+
+/* One interval. Either name or name_id (from tk_writer_intern) must be set. */
+struct tk_event {
+	int64_t track_id;
+	enum tk_event_kind kind;
+	const char *name;
+	uint32_t name_id;      /* used when name is NULL */
+	const char *category;  /* or NULL */
+	uint32_t category_id;  /* used when category is NULL; 0 = none */
+	int64_t ts_ns;
+	int64_t dur_ns;        /* >= 0 */
+	int64_t correlation_id; /* or TK_NONE */
+};
+
+struct tk_kernel_info {
+	const char *mangled_name; /* or NULL */
+	int64_t grid[3], block[3];  /* each TK_NONE when unknown */
+	int64_t registers, static_smem, dynamic_smem; /* or TK_NONE */
+	double occupancy;         /* 0..1, or < 0 */
+	double blocks_per_sm, warps_per_sm; /* or < 0 */
+};
+
+struct tk_copy_info {
+	int64_t bytes;
+	enum tk_copy_kind copy_kind;
+	enum tk_mem_kind src_kind, dst_kind;
+	int64_t src_device_id, dst_device_id; /* or TK_NONE */
+};
+
+struct tk_set_info {
+	int64_t bytes;
+	int64_t value; /* or TK_NONE */
+	enum tk_mem_kind mem_kind;
+};
+
+struct tk_op_info {
+	const char *hlo_op, *hlo_module, *framework_op, *op_category; /* each may be NULL */
+	int64_t program_id, flops, bytes_accessed; /* each may be TK_NONE */
+};
+
+struct tk_memory_event {
+	int64_t ts_ns;
+	int is_free;          /* 0 = alloc, 1 = free */
+	int64_t device_id;    /* or TK_NONE for host memory */
+	int64_t process_id;   /* or TK_NONE */
+	int64_t address;      /* or TK_NONE */
+	int64_t bytes;        /* > 0 */
+	enum tk_mem_kind mem_kind;
+	const char *allocator; /* or NULL */
+	int64_t op_event_id;  /* or TK_NONE */
+	int64_t bytes_in_use, bytes_reserved; /* or TK_NONE */
+};
+
+/* Counts of what a writer has appended so far. */
+struct tk_writer_stats {
+	int64_t events, kernels, memcpys, memsets, memory_events, counter_samples, flows, args, strings;
+};
+
+/* ---- writing ---- */
+
+/**
+ * tk_writer_create() - start a new store at @path for bulk loading.
+ * @param path  where the finished store will be; written as a temporary file beside it
+ * @param out   OUT: the writer, to pass to tk_writer_finish() or tk_writer_abort()
+ * @return TK_OK, or an error; on error *out may still hold a writer whose message says why
+ *         (release it with tk_writer_abort()).
+ */
+int tk_writer_create(const char *path, tk_writer **out);
+
+/** tk_writer_errmsg() - the last error on @w, "" when none. Valid until the next call. */
+const char *tk_writer_errmsg(const tk_writer *w);
+
+/** tk_writer_intern() - the string id of @s (interned once), or 0 on error. */
+uint32_t tk_writer_intern(tk_writer *w, const char *s);
+
+int tk_writer_add_source(tk_writer *w, const char *format, const char *path, const char *host,
+			 int64_t rank);
+int tk_writer_add_process(tk_writer *w, const struct tk_process_info *p, int64_t *out_id);
+int tk_writer_add_device(tk_writer *w, const struct tk_device_info *d, int64_t *out_id);
+int tk_writer_add_track(tk_writer *w, const struct tk_track_info *t, int64_t *out_id);
+
+/** tk_writer_add_event() - append an interval; @out_id (may be NULL) receives its event id. */
+int tk_writer_add_event(tk_writer *w, const struct tk_event *ev, int64_t *out_id);
+int tk_writer_add_kernel(tk_writer *w, const struct tk_event *ev, const struct tk_kernel_info *k,
+			 int64_t *out_id);
+int tk_writer_add_copy(tk_writer *w, const struct tk_event *ev, const struct tk_copy_info *c,
+		       int64_t *out_id);
+int tk_writer_add_set(tk_writer *w, const struct tk_event *ev, const struct tk_set_info *s,
+		      int64_t *out_id);
+int tk_writer_add_step(tk_writer *w, const struct tk_event *ev, int64_t step_num, int64_t *out_id);
+int tk_writer_add_op_details(tk_writer *w, int64_t event_id, const struct tk_op_info *op);
+int tk_writer_add_flow(tk_writer *w, const char *kind, int64_t src_event_id, int64_t dst_event_id);
+int tk_writer_add_counter(tk_writer *w, int64_t track_id, int64_t ts_ns, double value);
+int tk_writer_add_memory_event(tk_writer *w, const struct tk_memory_event *m);
+int tk_writer_add_arg_int(tk_writer *w, int64_t event_id, const char *key, int64_t value);
+int tk_writer_add_arg_real(tk_writer *w, int64_t event_id, const char *key, double value);
+int tk_writer_add_arg_text(tk_writer *w, int64_t event_id, const char *key, const char *value);
+
+/** tk_writer_set_meta_text()/_int() - set a meta fact (replaces an earlier value). */
+int tk_writer_set_meta_text(tk_writer *w, const char *key, const char *value);
+int tk_writer_set_meta_int(tk_writer *w, const char *key, int64_t value);
+
+/** tk_writer_get_stats() - what has been appended so far. */
+void tk_writer_get_stats(const tk_writer *w, struct tk_writer_stats *out);
+
+/**
+ * tk_writer_finish() - build the indexes, record the trace bounds, commit, and rename the
+ * temporary file onto the target path. On failure nothing is left at the target path (an
+ * earlier file there is kept as it was). Always frees @w; the message of a failure is
+ * copied into @errbuf (may be NULL) of @errlen bytes.
+ */
+int tk_writer_finish(tk_writer *w, char *errbuf, size_t errlen);
+
+/** tk_writer_abort() - drop everything written and free @w (NULL is fine). */
+void tk_writer_abort(tk_writer *w);
+
+/* ---- reading ---- */
+
+/**
+ * tk_store_open() - open a finished store read-only. A store written by a newer tracekit
+ * (user_version above TK_STORE_SCHEMA_VERSION) is refused with TK_EVERSION; a file that is not
+ * a tracekit store gives TK_EFORMAT. On error *out may hold a handle with the message.
+ */
+int tk_store_open(const char *path, tk_store **out);
+
+/** tk_store_errmsg() - the last error on @s, "" when none (NULL gives ""). */
+const char *tk_store_errmsg(const tk_store *s);
+
+/** tk_store_db() - the borrowed SQLite connection (read-only), valid until tk_store_close(). */
+struct sqlite3 *tk_store_db(tk_store *s);
+
+/** tk_store_schema_version() - the store's user_version. */
+int tk_store_schema_version(const tk_store *s);
+
+/**
+ * tk_store_meta_text() - a meta value as text in @buf (truncated to @len), TK_ENOTFOUND when
+ * the key is absent.
+ */
+int tk_store_meta_text(tk_store *s, const char *key, char *buf, size_t len);
+
+/** tk_store_close() - close @s (NULL is fine). */
+void tk_store_close(tk_store *s);
+
+#endif

@@ -1,0 +1,26 @@
+/* Synthetic training-trace generator: the built-in demo and the benchmark workload. */
+#ifndef TRACEKIT_SYNTH_H
+#define TRACEKIT_SYNTH_H
+
+#include <stdint.h>
+#include <tracekit/store.h>
+
+struct tk_synth_options {
+	int64_t events;  /* target number of timestamped records (intervals, memory events, counter samples) */
+	int devices;     /* GPUs, one driving process (rank) each */
+	int streams;     /* streams per GPU (>= 2: compute and copy/communication) */
+	int steps;       /* training steps after the warm-up */
+	uint64_t seed;   /* same seed and options -> identical store content */
+};
+
+/** tk_synth_defaults() - fill @o with the defaults (200000 events, 2 devices, 4 streams, 10 steps, seed 1). */
+void tk_synth_defaults(struct tk_synth_options *o);
+
+/**
+ * tk_synth_write() - generate a synthetic trace into the open writer @w. Writes the source, meta,
+ * processes, devices, tracks, events, flows, counters and memory events; the caller finishes the
+ * writer. Returns TK_EINVAL for options out of range (message on @w).
+ */
+int tk_synth_write(tk_writer *w, const struct tk_synth_options *o);
+
+#endif

@@ -1,0 +1,11 @@
+/* tracekit umbrella header: include this one to use the library. */
+#ifndef TRACEKIT_TRACEKIT_H
+#define TRACEKIT_TRACEKIT_H
+
+#include <tracekit/error.h>
+#include <tracekit/report.h>
+#include <tracekit/store.h>
+#include <tracekit/synth.h>
+#include <tracekit/version.h>
+
+#endif

@@ -1,0 +1,14 @@
+/* tracekit version and the optional features compiled into this build. */
+#ifndef TRACEKIT_VERSION_H
+#define TRACEKIT_VERSION_H
+
+/** tk_version() - the library version, e.g. "0.1.0". */
+const char *tk_version(void);
+
+/**
+ * tk_build_features() - one line per optional dependency, "name: yes (detail)" or "name: no",
+ * for `tracekit --version`. The string is static.
+ */
+const char *tk_build_features(void);
+
+#endif

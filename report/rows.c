@@ -1,0 +1,442 @@
+/*
+ * Result rows as an aligned table, CSV or JSON: the writer behind `tracekit query` and any
+ * command that prints rows. Streams: table widths come from the first rows only, so memory stays
+ * bounded however many rows a query returns.
+ */
+#include <tracekit/report.h>
+#include <tracekit/error.h>
+
+#include <math.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "store_internal.h"
+
+#define TABLE_SAMPLE_ROWS 1000
+
+int tk_rows_format_parse(const char *name, enum tk_rows_format *out)
+{
+	if (!name)
+		return TK_EINVAL;
+	if (!strcmp(name, "table"))
+		*out = TK_ROWS_TABLE;
+	else if (!strcmp(name, "csv"))
+		*out = TK_ROWS_CSV;
+	else if (!strcmp(name, "json"))
+		*out = TK_ROWS_JSON;
+	else
+		return TK_EINVAL;
+	return TK_OK;
+}
+
+/* A growable text buffer; on allocation failure it stays poisoned (oom = 1). */
+struct buf {
+	char *p;
+	size_t len, cap;
+	int oom;
+};
+
+static void buf_putn(struct buf *b, const char *s, size_t n)
+{
+	if (b->oom)
+		return;
+	if (b->len + n + 1 > b->cap) {
+		size_t ncap = b->cap ? b->cap : 64;
+		while (b->len + n + 1 > ncap)
+			ncap *= 2;
+		char *np = realloc(b->p, ncap);
+		if (!np) {
+			b->oom = 1;
+			return;
+		}
+		b->p = np;
+		b->cap = ncap;
+	}
+	memcpy(b->p + b->len, s, n);
+	b->len += n;
+	b->p[b->len] = '\0';
+}
+
+static void buf_puts(struct buf *b, const char *s)
+{
+	buf_putn(b, s, strlen(s));
+}
+
+/* Shortest decimal text that reads back as the same double. */
+static void format_real(double v, char *out, size_t n)
+{
+	for (int prec = 15; prec <= 17; prec++) {
+		snprintf(out, n, "%.*g", prec, v);
+		if (strtod(out, NULL) == v)
+			break;
+	}
+	if (!strpbrk(out, ".eEn")) /* keep it visibly real: 2 -> 2.0 */
+		strncat(out, ".0", n - strlen(out) - 1);
+}
+
+/* Length of the valid UTF-8 sequence at s (n bytes left), 0 when invalid. */
+static size_t utf8_seq(const unsigned char *s, size_t n)
+{
+	unsigned c = s[0];
+	size_t len;
+	unsigned min;
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xC2 && c <= 0xDF)
+		len = 2, min = 0x80;
+	else if (c >= 0xE0 && c <= 0xEF)
+		len = 3, min = 0x800;
+	else if (c >= 0xF0 && c <= 0xF4)
+		len = 4, min = 0x10000;
+	else
+		return 0;
+	if (len > n)
+		return 0;
+	unsigned cp = c & (0x7F >> len);
+	for (size_t i = 1; i < len; i++) {
+		if ((s[i] & 0xC0) != 0x80)
+			return 0;
+		cp = (cp << 6) | (s[i] & 0x3F);
+	}
+	if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
+		return 0;
+	return len;
+}
+
+static void hex_blob(struct buf *b, const unsigned char *p, int n)
+{
+	static const char hex[] = "0123456789abcdef";
+	for (int i = 0; i < n; i++) {
+		char h[2] = {hex[p[i] >> 4], hex[p[i] & 15]};
+		buf_putn(b, h, 2);
+	}
+}
+
+/* ---- JSON ---- */
+
+static void json_string(struct buf *b, const unsigned char *s, size_t n)
+{
+	buf_putn(b, "\"", 1);
+	size_t i = 0;
+	while (i < n) {
+		unsigned char c = s[i];
+		char esc[8];
+		if (c == '"' || c == '\\') {
+			esc[0] = '\\', esc[1] = (char)c;
+			buf_putn(b, esc, 2);
+			i++;
+		} else if (c < 0x20 || c == '<' || c == '>' || c == '&' || c == 0x7F) {
+			const char *named = c == '\n' ? "\\n" : c == '\t' ? "\\t" : c == '\r' ? "\\r" : NULL;
+			if (named) {
+				buf_puts(b, named);
+			} else {
+				snprintf(esc, sizeof(esc), "\\u%04x", c);
+				buf_puts(b, esc);
+			}
+			i++;
+		} else if (c < 0x80) {
+			buf_putn(b, (const char *)s + i, 1);
+			i++;
+		} else {
+			size_t len = utf8_seq(s + i, n - i);
+			if (len) {
+				buf_putn(b, (const char *)s + i, len);
+				i += len;
+			} else {
+				buf_puts(b, "\\ufffd");
+				i++;
+			}
+		}
+	}
+	buf_putn(b, "\"", 1);
+}
+
+static void json_value(struct buf *b, sqlite3_stmt *st, int c)
+{
+	char num[64];
+	switch (sqlite3_column_type(st, c)) {
+	case SQLITE_NULL:
+		buf_puts(b, "null");
+		break;
+	case SQLITE_INTEGER:
+		snprintf(num, sizeof(num), "%lld", (long long)sqlite3_column_int64(st, c));
+		buf_puts(b, num);
+		break;
+	case SQLITE_FLOAT: {
+		double v = sqlite3_column_double(st, c);
+		if (!isfinite(v)) {
+			buf_puts(b, "null");
+		} else {
+			format_real(v, num, sizeof(num));
+			buf_puts(b, num);
+		}
+		break;
+	}
+	case SQLITE_BLOB:
+		buf_putn(b, "\"", 1);
+		hex_blob(b, sqlite3_column_blob(st, c), sqlite3_column_bytes(st, c));
+		buf_putn(b, "\"", 1);
+		break;
+	default: {
+		const unsigned char *t = sqlite3_column_text(st, c);
+		json_string(b, t, (size_t)sqlite3_column_bytes(st, c));
+	}
+	}
+}
+
+/* ---- CSV ---- */
+
+static void csv_field(struct buf *b, const char *s, size_t n)
+{
+	int quote = n > 0 && (s[0] == ' ' || s[n - 1] == ' ');
+	for (size_t i = 0; i < n && !quote; i++)
+		quote = s[i] == ',' || s[i] == '"' || s[i] == '\n' || s[i] == '\r';
+	if (!quote) {
+		buf_putn(b, s, n);
+		return;
+	}
+	buf_putn(b, "\"", 1);
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] == '"')
+			buf_putn(b, "\"", 1);
+		buf_putn(b, s + i, 1);
+	}
+	buf_putn(b, "\"", 1);
+}
+
+/* Plain text of a cell for CSV and table (NULL empty, reals shortest round-trip, blobs hex). */
+static void cell_text(struct buf *b, sqlite3_stmt *st, int c)
+{
+	char num[64];
+	switch (sqlite3_column_type(st, c)) {
+	case SQLITE_NULL:
+		break;
+	case SQLITE_FLOAT:
+		format_real(sqlite3_column_double(st, c), num, sizeof(num));
+		buf_puts(b, num);
+		break;
+	case SQLITE_BLOB:
+		hex_blob(b, sqlite3_column_blob(st, c), sqlite3_column_bytes(st, c));
+		break;
+	default:
+		buf_putn(b, (const char *)sqlite3_column_text(st, c), (size_t)sqlite3_column_bytes(st, c));
+	}
+}
+
+/* ---- table ---- */
+
+/* Table rendering of text: control characters escaped, cut at max_width characters. */
+static void table_text(struct buf *b, const unsigned char *s, size_t n, int max_width, int *width)
+{
+	int w = 0;
+	size_t i = 0;
+	while (i < n) {
+		if (max_width > 0 && w >= max_width) {
+			/* replace the last character with an ellipsis */
+			while (b->len > 0 && ((unsigned char)b->p[b->len - 1] & 0xC0) == 0x80)
+				b->len--;
+			if (b->len > 0)
+				b->len--;
+			buf_puts(b, "\xe2\x80\xa6");
+			break;
+		}
+		unsigned char c = s[i];
+		size_t len = c < 0x80 ? 1 : utf8_seq(s + i, n - i);
+		if (c < 0x20 || c == 0x7F) {
+			char esc[8];
+			if (c == '\n' || c == '\t' || c == '\r')
+				snprintf(esc, sizeof(esc), "\\%c", c == '\n' ? 'n' : c == '\t' ? 't' : 'r');
+			else
+				snprintf(esc, sizeof(esc), "\\x%02x", c);
+			buf_puts(b, esc);
+			w += (int)strlen(esc);
+			i++;
+		} else if (!len) {
+			buf_puts(b, "\xef\xbf\xbd");
+			w++;
+			i++;
+		} else {
+			buf_putn(b, (const char *)s + i, len);
+			w++;
+			i += len;
+		}
+	}
+	if (b->oom)
+		return;
+	/* recount: the ellipsis path may have dropped characters */
+	*width = 0;
+	for (size_t k = 0; k < b->len; k++)
+		if (((unsigned char)b->p[k] & 0xC0) != 0x80)
+			(*width)++;
+}
+
+struct cell {
+	char *text;
+	int width;
+	int right; /* right-align numbers */
+};
+
+static int render_cell(sqlite3_stmt *st, int c, int max_width, struct cell *out)
+{
+	struct buf raw = {0}, shown = {0};
+	cell_text(&raw, st, c);
+	table_text(&shown, (const unsigned char *)(raw.p ? raw.p : ""), raw.len, max_width,
+		   &out->width);
+	free(raw.p);
+	if (raw.oom || shown.oom) {
+		free(shown.p);
+		return TK_ENOMEM;
+	}
+	out->text = shown.p ? shown.p : strdup("");
+	int type = sqlite3_column_type(st, c);
+	out->right = type == SQLITE_INTEGER || type == SQLITE_FLOAT;
+	return out->text ? TK_OK : TK_ENOMEM;
+}
+
+static int put_padded(FILE *out, const struct cell *cell, int width, int last)
+{
+	int pad = width - cell->width;
+	if (cell->right)
+		fprintf(out, "%*s%s", pad > 0 ? pad : 0, "", cell->text);
+	else if (last)
+		fputs(cell->text, out);
+	else
+		fprintf(out, "%s%*s", cell->text, pad > 0 ? pad : 0, "");
+	return fputs(last ? "\n" : "  ", out) < 0 ? TK_EIO : TK_OK;
+}
+
+static int write_table(FILE *out, sqlite3_stmt *st, int max_width, int *step_rc)
+{
+	int rc = TK_OK, ncol = sqlite3_column_count(st);
+	size_t nrows = 0;
+	struct cell *cells = calloc((size_t)ncol * (TABLE_SAMPLE_ROWS + 1), sizeof(*cells));
+	int *width = calloc((size_t)ncol, sizeof(*width));
+	if (!cells || !width) {
+		rc = TK_ENOMEM;
+		goto out;
+	}
+	for (int c = 0; c < ncol; c++) {
+		const char *name = sqlite3_column_name(st, c);
+		struct buf b = {0};
+		table_text(&b, (const unsigned char *)name, strlen(name), max_width, &cells[c].width);
+		cells[c].text = b.p ? b.p : strdup("");
+		width[c] = cells[c].width;
+	}
+	while (nrows < TABLE_SAMPLE_ROWS && (*step_rc = sqlite3_step(st)) == SQLITE_ROW) {
+		nrows++;
+		for (int c = 0; c < ncol; c++) {
+			struct cell *cell = &cells[nrows * (size_t)ncol + (size_t)c];
+			if ((rc = render_cell(st, c, max_width, cell)) != TK_OK)
+				goto out;
+			if (cell->width > width[c])
+				width[c] = cell->width;
+		}
+	}
+	for (size_t r = 0; r <= nrows; r++) {
+		for (int c = 0; c < ncol && rc == TK_OK; c++) {
+			struct cell h = cells[r * (size_t)ncol + (size_t)c];
+			if (r == 0)
+				h.right = cells[(nrows ? 1 : 0) * (size_t)ncol + (size_t)c].right;
+			rc = put_padded(out, &h, width[c], c == ncol - 1);
+		}
+		if (r == 0) {
+			for (int c = 0; c < ncol; c++) {
+				for (int k = 0; k < width[c]; k++)
+					fputc('-', out);
+				fputs(c == ncol - 1 ? "\n" : "  ", out);
+			}
+		}
+	}
+	if (nrows == TABLE_SAMPLE_ROWS) {
+		while (rc == TK_OK && (*step_rc = sqlite3_step(st)) == SQLITE_ROW) {
+			for (int c = 0; c < ncol && rc == TK_OK; c++) {
+				struct cell cell = {0};
+				if ((rc = render_cell(st, c, max_width, &cell)) == TK_OK)
+					rc = put_padded(out, &cell, width[c], c == ncol - 1);
+				free(cell.text);
+			}
+		}
+	}
+out:
+	if (cells)
+		for (size_t i = 0; i < (size_t)ncol * (nrows + 1); i++)
+			free(cells[i].text);
+	free(cells);
+	free(width);
+	return rc;
+}
+
+static int write_stream(FILE *out, sqlite3_stmt *st, enum tk_rows_format fmt, int *step_rc)
+{
+	int ncol = sqlite3_column_count(st);
+	struct buf b = {0};
+	size_t nrows = 0;
+	if (fmt == TK_ROWS_CSV) {
+		for (int c = 0; c < ncol; c++) {
+			const char *name = sqlite3_column_name(st, c);
+			if (c)
+				buf_putn(&b, ",", 1);
+			csv_field(&b, name, strlen(name));
+		}
+		buf_putn(&b, "\n", 1);
+	} else {
+		buf_putn(&b, "[", 1);
+	}
+	while ((*step_rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (fmt == TK_ROWS_CSV) {
+			for (int c = 0; c < ncol; c++) {
+				struct buf cell = {0};
+				cell_text(&cell, st, c);
+				if (c)
+					buf_putn(&b, ",", 1);
+				csv_field(&b, cell.p ? cell.p : "", cell.len);
+				b.oom |= cell.oom;
+				free(cell.p);
+			}
+			buf_putn(&b, "\n", 1);
+		} else {
+			buf_puts(&b, nrows ? ",\n{" : "\n{");
+			for (int c = 0; c < ncol; c++) {
+				const char *name = sqlite3_column_name(st, c);
+				if (c)
+					buf_putn(&b, ",", 1);
+				json_string(&b, (const unsigned char *)name, strlen(name));
+				buf_putn(&b, ":", 1);
+				json_value(&b, st, c);
+			}
+			buf_putn(&b, "}", 1);
+		}
+		nrows++;
+		if (b.len > 65536 || b.oom) {
+			if (b.oom || fwrite(b.p, 1, b.len, out) != b.len)
+				break;
+			b.len = 0;
+		}
+	}
+	if (fmt == TK_ROWS_JSON)
+		buf_puts(&b, nrows ? "\n]\n" : "]\n");
+	int rc = b.oom ? TK_ENOMEM : TK_OK;
+	if (rc == TK_OK && b.len && fwrite(b.p, 1, b.len, out) != b.len)
+		rc = TK_EIO;
+	free(b.p);
+	return rc;
+}
+
+int tk_rows_write(FILE *out, sqlite3_stmt *st, const struct tk_rows_options *opt, char *err,
+		  size_t errlen)
+{
+	int step_rc = SQLITE_DONE;
+	int rc = opt->format == TK_ROWS_TABLE ? write_table(out, st, opt->max_width, &step_rc)
+					      : write_stream(out, st, opt->format, &step_rc);
+	if (rc == TK_OK && step_rc != SQLITE_DONE && step_rc != SQLITE_ROW) {
+		tk_fmt(err, errlen, "%s", sqlite3_errmsg(sqlite3_db_handle(st)));
+		return TK_EINVAL;
+	}
+	if (rc == TK_OK && ferror(out))
+		rc = TK_EIO;
+	if (rc != TK_OK)
+		tk_fmt(err, errlen, "%s", rc == TK_EIO ? "cannot write output" : tk_strerror(rc));
+	return rc;
+}

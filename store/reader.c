@@ -1,0 +1,139 @@
+/*
+ * Read-only access to a finished store: open with the schema version checked (a newer store is
+ * refused, a foreign file is named as such), meta lookups, and the SQLite handle for queries.
+ */
+#include <tracekit/store.h>
+#include <tracekit/error.h>
+
+#include <errno.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "store_internal.h"
+
+struct tk_store {
+	sqlite3 *db;
+	int version;
+	char err[1024];
+};
+
+const char *tk_store_errmsg(const tk_store *s)
+{
+	return s ? s->err : "";
+}
+
+struct sqlite3 *tk_store_db(tk_store *s)
+{
+	return s ? s->db : NULL;
+}
+
+int tk_store_schema_version(const tk_store *s)
+{
+	return s ? s->version : 0;
+}
+
+void tk_store_close(tk_store *s)
+{
+	if (!s)
+		return;
+	sqlite3_close_v2(s->db);
+	free(s);
+}
+
+/* Run a one-integer query; -1 on error. */
+static int64_t query_int(sqlite3 *db, const char *sql, int *sqlrc)
+{
+	sqlite3_stmt *st = NULL;
+	int64_t v = -1;
+	*sqlrc = sqlite3_prepare_v2(db, sql, -1, &st, NULL);
+	if (*sqlrc == SQLITE_OK) {
+		*sqlrc = sqlite3_step(st);
+		if (*sqlrc == SQLITE_ROW) {
+			v = sqlite3_column_int64(st, 0);
+			*sqlrc = SQLITE_OK;
+		}
+	}
+	sqlite3_finalize(st);
+	return v;
+}
+
+int tk_store_open(const char *path, tk_store **out)
+{
+	int rc = TK_OK, sqlrc;
+	*out = NULL;
+	tk_store *s = calloc(1, sizeof(*s));
+	if (!s)
+		return TK_ENOMEM;
+	*out = s;
+	struct stat sb;
+	if (!path || stat(path, &sb) != 0) {
+		tk_fmt(s->err, sizeof(s->err), "cannot open store '%s': %s", path ? path : "(null)",
+		       strerror(errno));
+		rc = TK_EIO;
+		goto out;
+	}
+	if (S_ISDIR(sb.st_mode)) {
+		tk_fmt(s->err, sizeof(s->err), "cannot open store '%s': it is a directory", path);
+		rc = TK_EIO;
+		goto out;
+	}
+	if (sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
+		tk_fmt(s->err, sizeof(s->err), "cannot open store '%s': %s", path,
+		       s->db ? sqlite3_errmsg(s->db) : "out of memory");
+		rc = TK_EIO;
+		goto out;
+	}
+	sqlite3_busy_timeout(s->db, 5000);
+	int64_t version = query_int(s->db, "PRAGMA user_version", &sqlrc);
+	if (sqlrc != SQLITE_OK) {
+		tk_fmt(s->err, sizeof(s->err), "'%s' is not a tracekit store: %s", path,
+		       sqlite3_errmsg(s->db));
+		rc = sqlrc == SQLITE_NOTADB || sqlrc == SQLITE_CORRUPT ? TK_EFORMAT : TK_EIO;
+		goto out;
+	}
+	int64_t has_meta = query_int(
+		s->db, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'meta'",
+		&sqlrc);
+	if (sqlrc != SQLITE_OK || version <= 0 || has_meta != 1) {
+		tk_fmt(s->err, sizeof(s->err),
+		       "'%s' is not a tracekit store (no schema version or meta table)", path);
+		rc = TK_EFORMAT;
+		goto out;
+	}
+	if (version > TK_STORE_SCHEMA_VERSION) {
+		tk_fmt(s->err, sizeof(s->err),
+		       "store '%s' has schema version %lld, newer than this tracekit supports (%d): "
+		       "upgrade tracekit to read it",
+		       path, (long long)version, TK_STORE_SCHEMA_VERSION);
+		rc = TK_EVERSION;
+		goto out;
+	}
+	s->version = (int)version;
+	sqlite3_exec(s->db, "PRAGMA query_only = 1", NULL, NULL, NULL);
+out:
+	return rc;
+}
+
+int tk_store_meta_text(tk_store *s, const char *key, char *buf, size_t len)
+{
+	if (!s || !s->db || !key)
+		return TK_EINVAL;
+	sqlite3_stmt *st = NULL;
+	int rc = TK_ENOTFOUND;
+	if (sqlite3_prepare_v2(s->db, "SELECT value FROM meta WHERE key = ?", -1, &st, NULL) !=
+	    SQLITE_OK) {
+		tk_fmt(s->err, sizeof(s->err), "cannot read meta: %s", sqlite3_errmsg(s->db));
+		return TK_EFORMAT;
+	}
+	sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		const unsigned char *v = sqlite3_column_text(st, 0);
+		tk_fmt(buf, len, "%s", v ? (const char *)v : "");
+		rc = TK_OK;
+	}
+	sqlite3_finalize(st);
+	return rc;
+}

@@ -1,0 +1,206 @@
+/* Shared helpers for the Criterion tests: temporary directories, running the CLI, store digests. */
+#define _XOPEN_SOURCE 700
+#include "tk_test.h"
+
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <sqlite3.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+char *tkt_mkdtemp(void)
+{
+	const char *base = getenv("TMPDIR");
+	char tmpl[512];
+	snprintf(tmpl, sizeof(tmpl), "%s/tktest-XXXXXX", base && *base ? base : "/tmp");
+	char *d = mkdtemp(tmpl);
+	cr_assert_not_null(d, "mkdtemp failed");
+	return strdup(d);
+}
+
+static int rm_entry(const char *p, const struct stat *sb, int flag, struct FTW *ftw)
+{
+	(void)sb;
+	(void)flag;
+	(void)ftw;
+	return remove(p);
+}
+
+void tkt_rmdir(const char *dir)
+{
+	if (dir)
+		nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+char *tkt_path(const char *dir, const char *name)
+{
+	size_t n = strlen(dir) + strlen(name) + 2;
+	char *p = malloc(n);
+	snprintf(p, n, "%s/%s", dir, name);
+	return p;
+}
+
+int tkt_exists(const char *path)
+{
+	struct stat sb;
+	return stat(path, &sb) == 0;
+}
+
+int tkt_count_entries(const char *dir)
+{
+	DIR *d = opendir(dir);
+	int n = 0;
+	if (!d)
+		return -1;
+	struct dirent *e;
+	while ((e = readdir(d)))
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+			n++;
+	closedir(d);
+	return n;
+}
+
+static char *slurp_fd(int fd)
+{
+	size_t cap = 4096, len = 0;
+	char *buf = malloc(cap);
+	for (;;) {
+		if (len + 1 >= cap)
+			buf = realloc(buf, cap *= 2);
+		ssize_t n = read(fd, buf + len, cap - len - 1);
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+	}
+	buf[len] = '\0';
+	return buf;
+}
+
+struct tkt_run tkt_tracekitv(int n, const char *const *args)
+{
+	struct tkt_run r = {-1, NULL, NULL};
+	char outp[] = "/tmp/tkout-XXXXXX", errp[] = "/tmp/tkerr-XXXXXX";
+	int ofd = mkstemp(outp), efd = mkstemp(errp);
+	cr_assert(ofd >= 0 && efd >= 0);
+	pid_t pid = fork();
+	cr_assert(pid >= 0);
+	if (pid == 0) {
+		const char **argv = calloc((size_t)n + 2, sizeof(*argv));
+		argv[0] = TK_BINARY;
+		for (int i = 0; i < n; i++)
+			argv[i + 1] = args[i];
+		dup2(ofd, 1);
+		dup2(efd, 2);
+		int devnull = open("/dev/null", O_RDONLY);
+		dup2(devnull, 0);
+		execv(TK_BINARY, (char *const *)argv);
+		_exit(127);
+	}
+	int status;
+	waitpid(pid, &status, 0);
+	r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+	lseek(ofd, 0, SEEK_SET);
+	lseek(efd, 0, SEEK_SET);
+	r.out = slurp_fd(ofd);
+	r.err = slurp_fd(efd);
+	close(ofd);
+	close(efd);
+	unlink(outp);
+	unlink(errp);
+	return r;
+}
+
+struct tkt_run tkt_tracekit(const char *arg, ...)
+{
+	const char *args[64];
+	int n = 0;
+	va_list ap;
+	va_start(ap, arg);
+	for (const char *a = arg; a && n < 64; a = va_arg(ap, const char *))
+		args[n++] = a;
+	va_end(ap);
+	return tkt_tracekitv(n, args);
+}
+
+void tkt_run_free(struct tkt_run *r)
+{
+	free(r->out);
+	free(r->err);
+	r->out = r->err = NULL;
+}
+
+static uint64_t fnv(uint64_t h, const void *p, size_t n)
+{
+	const unsigned char *b = p;
+	for (size_t i = 0; i < n; i++) {
+		h ^= b[i];
+		h *= 1099511628211ULL;
+	}
+	return h;
+}
+
+uint64_t tkt_store_digest(const char *path)
+{
+	sqlite3 *db;
+	cr_assert_eq(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+	sqlite3_stmt *tables;
+	cr_assert_eq(sqlite3_prepare_v2(db,
+					"SELECT name FROM sqlite_master WHERE type = 'table' "
+					"ORDER BY name",
+					-1, &tables, NULL),
+		     SQLITE_OK);
+	uint64_t h = 1469598103934665603ULL;
+	while (sqlite3_step(tables) == SQLITE_ROW) {
+		const char *t = (const char *)sqlite3_column_text(tables, 0);
+		h = fnv(h, t, strlen(t) + 1);
+		char sql[256];
+		snprintf(sql, sizeof(sql), "SELECT * FROM \"%s\" ORDER BY rowid", t);
+		sqlite3_stmt *rows;
+		cr_assert_eq(sqlite3_prepare_v2(db, sql, -1, &rows, NULL), SQLITE_OK, "%s", sql);
+		while (sqlite3_step(rows) == SQLITE_ROW) {
+			for (int c = 0; c < sqlite3_column_count(rows); c++) {
+				int type = sqlite3_column_type(rows, c);
+				h = fnv(h, &type, sizeof(type));
+				const void *b = sqlite3_column_blob(rows, c);
+				int n = sqlite3_column_bytes(rows, c);
+				if (b)
+					h = fnv(h, b, (size_t)n);
+			}
+		}
+		sqlite3_finalize(rows);
+	}
+	sqlite3_finalize(tables);
+	sqlite3_close(db);
+	return h;
+}
+
+int64_t tkt_query_int(const char *path, const char *sql)
+{
+	sqlite3 *db;
+	cr_assert_eq(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+	sqlite3_stmt *st;
+	cr_assert_eq(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK, "%s: %s", sql,
+		     sqlite3_errmsg(db));
+	cr_assert_eq(sqlite3_step(st), SQLITE_ROW, "%s returned no row", sql);
+	int64_t v = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+	return v;
+}
+
+char *tkt_corpus(const char *rel)
+{
+	char *p = tkt_path(TK_CORPUS_DIR, rel);
+	if (!tkt_exists(p)) {
+		free(p);
+		return NULL;
+	}
+	return p;
+}

@@ -1,0 +1,53 @@
+/* Shared helpers for the Criterion tests: temporary directories, running the CLI, store digests. */
+#ifndef TK_TEST_H
+#define TK_TEST_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* A fresh temporary directory (removed with tkt_rmdir); the path is malloc'd. */
+char *tkt_mkdtemp(void);
+/* Remove a directory tree (best effort). */
+void tkt_rmdir(const char *dir);
+/* Join dir and name into a malloc'd path. */
+char *tkt_path(const char *dir, const char *name);
+/* 1 when path exists. */
+int tkt_exists(const char *path);
+/* Number of entries in dir, not counting . and .. */
+int tkt_count_entries(const char *dir);
+
+/* Result of running the tracekit binary. */
+struct tkt_run {
+	int code;     /* exit status, or -1 when it did not exit normally */
+	char *out;    /* captured stdout, NUL-terminated */
+	char *err;    /* captured stderr, NUL-terminated */
+};
+
+/* Run build/tracekit with the NULL-terminated argument list (argv[0] is added). */
+struct tkt_run tkt_tracekit(const char *arg, ...);
+/* Same with an argv array of n arguments. */
+struct tkt_run tkt_tracekitv(int n, const char *const *args);
+void tkt_run_free(struct tkt_run *r);
+
+/* A digest (FNV-1a 64) of every row of every table of a store, in table-name and rowid order. */
+uint64_t tkt_store_digest(const char *path);
+
+/* Run one integer-valued query on a store; aborts the test on error. */
+int64_t tkt_query_int(const char *path, const char *sql);
+
+/* Corpus path (../shared/corpus/<rel>) when present, else NULL; the caller skips with a message. */
+char *tkt_corpus(const char *rel);
+
+#endif
+
+/*
+ * Write a small store with one record of every kind and known values (see tk_fixture.c):
+ * 1 source, 1 process (pid 4242, rank 0), 1 device (id 0), tracks 1 = host thread (tid 7),
+ * 2 = stream 7, 3 = counter; events: 1 host op, 2 runtime API (corr 100), 3 kernel (corr 100,
+ * name TKT_ODD_NAME), 4 memcpy H2D 1 MiB, 5 memset 256 B, 6 step #3, 7 annotation, 8 xla op with
+ * op details; 1 flow 2->3; 2 counter samples; 2 memory events (alloc+free); 3 args on event 3.
+ * Times are TKT_T0 plus small offsets. Returns the tk status of finish.
+ */
+#define TKT_T0 1767225600000000000LL
+#define TKT_ODD_NAME "void k<float, \"q\">(a < b && c > d, 'x'), Ünïcødé ✓"
+int tkt_write_fixture(const char *path);
