@@ -1,0 +1,43 @@
+# The two commands of the quick start, and a few more. Every target sets up what it needs.
+#   make demo   set up, build, run synth -> info -> queries on the built-in example
+#   make test   set up, build, run the whole suite (normal build, then ASan+UBSan build)
+#   make bench  write 1 M and 10 M event stores and print events/s and peak RSS
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+BUILD ?= build
+ASAN_BUILD ?= build-asan
+CMAKE_FLAGS ?=
+
+.PHONY: all setup build demo test test-fast test-asan bench clean
+
+all: build
+
+setup:
+	@scripts/setup.sh
+
+$(BUILD)/CMakeCache.txt: | setup
+	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTK_WERROR=ON $(CMAKE_FLAGS) >/dev/null
+
+build: setup $(BUILD)/CMakeCache.txt
+	@cmake --build $(BUILD) -j $(JOBS)
+
+demo: build
+	@scripts/demo.sh $(BUILD)
+
+test-fast: build
+	@cd $(BUILD) && ctest -j $(JOBS) --output-on-failure
+
+$(ASAN_BUILD)/CMakeCache.txt: | setup
+	@cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DTK_WERROR=ON -DTK_SANITIZE=ON $(CMAKE_FLAGS) >/dev/null
+
+test-asan: setup $(ASAN_BUILD)/CMakeCache.txt
+	@cmake --build $(ASAN_BUILD) -j $(JOBS)
+	@cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+		ctest -j $(JOBS) --output-on-failure
+
+test: test-fast test-asan
+
+bench: build
+	@bench/run.sh $(BUILD)
+
+clean:
+	rm -rf $(BUILD) $(ASAN_BUILD)
