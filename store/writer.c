@@ -16,6 +16,7 @@
 #include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "intern.h"
@@ -220,8 +221,18 @@ int tk_writer_create(const char *path, tk_writer **out)
 		rc = fail(w, TK_EIO, "cannot create store '%s': %s", path, strerror(e));
 		goto out;
 	}
+	/* mkstemp makes the file 0600; a finished store gets the usual 0666 & ~umask */
+	mode_t mask = umask(0);
+	umask(mask);
+	if (fchmod(fd, 0666 & ~mask) != 0) {
+		int e = errno;
+		close(fd);
+		rc = fail(w, TK_EIO, "cannot create store '%s': %s", path, strerror(e));
+		goto out;
+	}
 	close(fd);
-	if (sqlite3_open_v2(w->tmp_path, &w->db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK) {
+	if (sqlite3_open_v2(w->tmp_path, &w->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) !=
+	    SQLITE_OK) {
 		rc = fail(w, TK_EIO, "cannot create store '%s': %s", path,
 			  w->db ? sqlite3_errmsg(w->db) : "out of memory");
 		goto out;
