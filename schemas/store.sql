@@ -350,7 +350,6 @@ LEFT JOIN processes p ON p.id = t.process_id;
 -- @indexes: created by tk_writer_finish() after the bulk load, in one pass each.
 CREATE UNIQUE INDEX strings_by_str ON strings(str);
 CREATE INDEX events_by_track ON events(track_id, ts_ns);
-CREATE INDEX flows_by_dst ON flows(dst_event_id);
 CREATE INDEX args_by_event ON args(event_id);
 CREATE INDEX counters_by_track ON counters(track_id, ts_ns);
 CREATE INDEX memory_records_by_device ON memory_records(device_id, ts_ns);

@@ -19,41 +19,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "batch.h"
 #include "intern.h"
 #include "store_internal.h"
 
-enum {
-	ST_STRING,
-	ST_EVENT,
-	ST_KERNEL,
-	ST_COPY,
-	ST_SET,
-	ST_OP,
-	ST_STEP,
-	ST_FLOW,
-	ST_COUNTER,
-	ST_MEMORY,
-	ST_ARG,
-	ST_META,
-	ST_SOURCE,
-	ST_PROCESS,
-	ST_DEVICE,
-	ST_TRACK,
-	ST_COUNT
-};
+/* Statements run once per call (rare records), not batched. */
+enum { ST_STRING, ST_META, ST_SOURCE, ST_PROCESS, ST_DEVICE, ST_TRACK, ST_COUNT };
 
 static const char *const stmt_sql[ST_COUNT] = {
 	[ST_STRING] = "INSERT INTO strings(id, str) VALUES (?, ?)",
-	[ST_EVENT] = "INSERT INTO events VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-	[ST_KERNEL] = "INSERT INTO kernel_details VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-	[ST_COPY] = "INSERT INTO copy_details VALUES (?, ?, ?, ?, ?, ?, ?)",
-	[ST_SET] = "INSERT INTO set_details VALUES (?, ?, ?, ?)",
-	[ST_OP] = "INSERT INTO op_details VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-	[ST_STEP] = "INSERT INTO step_details VALUES (?, ?)",
-	[ST_FLOW] = "INSERT INTO flows VALUES (?, ?, ?, ?)",
-	[ST_COUNTER] = "INSERT INTO counters VALUES (?, ?, ?)",
-	[ST_MEMORY] = "INSERT INTO memory_records VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-	[ST_ARG] = "INSERT INTO args VALUES (?, ?, ?)",
 	[ST_META] = "INSERT OR REPLACE INTO meta VALUES (?, ?)",
 	[ST_SOURCE] = "INSERT INTO sources VALUES (?, ?, ?, ?, ?)",
 	[ST_PROCESS] = "INSERT INTO processes VALUES (?, ?, ?, ?, ?, ?)",
@@ -61,9 +35,24 @@ static const char *const stmt_sql[ST_COUNT] = {
 	[ST_TRACK] = "INSERT INTO tracks VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
 };
 
+/* Tables written once per record, in batches. */
+enum { B_EVENT, B_KERNEL, B_COPY, B_SET, B_OP, B_STEP, B_FLOW, B_COUNTER, B_MEMORY, B_ARG, B_COUNT };
+
+static const struct {
+	const char *table;
+	int ncol;
+} batch_tables[B_COUNT] = {
+	[B_EVENT] = {"events", 8},	   [B_KERNEL] = {"kernel_details", 14},
+	[B_COPY] = {"copy_details", 7},	   [B_SET] = {"set_details", 4},
+	[B_OP] = {"op_details", 8},	   [B_STEP] = {"step_details", 2},
+	[B_FLOW] = {"flows", 4},	   [B_COUNTER] = {"counters", 3},
+	[B_MEMORY] = {"memory_records", 12}, [B_ARG] = {"args", 3},
+};
+
 struct tk_writer {
 	sqlite3 *db;
 	sqlite3_stmt *st[ST_COUNT];
+	struct tk_batch batch[B_COUNT];
 	char *path;
 	char *tmp_path;
 	int status; /* first error, sticky */
@@ -118,6 +107,14 @@ static int step(tk_writer *w, int which)
 	sqlite3_reset(st);
 	if (rc != SQLITE_DONE)
 		return fail_sql(w, "insert");
+	return TK_OK;
+}
+
+/* Keep the row filled since tk_batch_row() in batch @which. */
+static int add_row(tk_writer *w, int which)
+{
+	if (tk_batch_add(&w->batch[which]) != SQLITE_OK)
+		return fail_sql(w, batch_tables[which].table);
 	return TK_OK;
 }
 
@@ -265,6 +262,13 @@ int tk_writer_create(const char *path, tk_writer **out)
 			goto out;
 		}
 	}
+	for (int i = 0; i < B_COUNT; i++) {
+		if (tk_batch_init(&w->batch[i], w->db, batch_tables[i].table, batch_tables[i].ncol) !=
+		    SQLITE_OK) {
+			rc = fail_sql(w, "prepare");
+			goto out;
+		}
+	}
 	if ((rc = tk_writer_set_meta_int(w, "schema_version", TK_STORE_SCHEMA_VERSION)) != TK_OK)
 		goto out;
 	rc = tk_writer_set_meta_text(w, "tracekit_version", tk_version());
@@ -277,6 +281,8 @@ static void release(tk_writer *w, int remove_tmp)
 {
 	for (int i = 0; i < ST_COUNT; i++)
 		sqlite3_finalize(w->st[i]);
+	for (int i = 0; i < B_COUNT; i++)
+		tk_batch_free(&w->batch[i]);
 	sqlite3_close_v2(w->db);
 	if (remove_tmp && w->tmp_path && w->tmp_path[0])
 		unlink(w->tmp_path);
@@ -465,16 +471,16 @@ int tk_writer_add_event(tk_writer *w, const struct tk_event *ev, int64_t *out_id
 		return w->status;
 	if (name == 0 || name > w->intern.count || cat > w->intern.count)
 		return fail(w, TK_EINVAL, "event %lld has no valid name", (long long)id);
-	sqlite3_stmt *st = w->st[ST_EVENT];
-	sqlite3_bind_int64(st, 1, id);
-	sqlite3_bind_int64(st, 2, ev->track_id);
-	sqlite3_bind_int(st, 3, ev->kind);
-	sqlite3_bind_int64(st, 4, name);
-	bind_str_id(st, 5, cat);
-	sqlite3_bind_int64(st, 6, ev->ts_ns);
-	sqlite3_bind_int64(st, 7, ev->dur_ns);
-	bind_opt_int(st, 8, ev->correlation_id);
-	if ((rc = step(w, ST_EVENT)) != TK_OK)
+	struct tk_cell *row = tk_batch_row(&w->batch[B_EVENT]);
+	tk_cell_int(&row[0], id);
+	tk_cell_int(&row[1], ev->track_id);
+	tk_cell_int(&row[2], ev->kind);
+	tk_cell_int(&row[3], name);
+	tk_cell_str_id(&row[4], cat);
+	tk_cell_int(&row[5], ev->ts_ns);
+	tk_cell_int(&row[6], ev->dur_ns);
+	tk_cell_opt_int(&row[7], ev->correlation_id);
+	if ((rc = add_row(w, B_EVENT)) != TK_OK)
 		return rc;
 	w->n_events = id;
 	w->stats.events++;
@@ -506,20 +512,20 @@ int tk_writer_add_kernel(tk_writer *w, const struct tk_event *ev, const struct t
 	uint32_t mangled = intern_opt(w, k->mangled_name);
 	if (w->status != TK_OK)
 		return w->status;
-	sqlite3_stmt *st = w->st[ST_KERNEL];
-	sqlite3_bind_int64(st, 1, id);
-	bind_str_id(st, 2, mangled);
+	struct tk_cell *row = tk_batch_row(&w->batch[B_KERNEL]);
+	tk_cell_int(&row[0], id);
+	tk_cell_str_id(&row[1], mangled);
 	for (int i = 0; i < 3; i++) {
-		bind_opt_int(st, 3 + i, k->grid[i]);
-		bind_opt_int(st, 6 + i, k->block[i]);
+		tk_cell_opt_int(&row[2 + i], k->grid[i]);
+		tk_cell_opt_int(&row[5 + i], k->block[i]);
 	}
-	bind_opt_int(st, 9, k->registers);
-	bind_opt_int(st, 10, k->static_smem);
-	bind_opt_int(st, 11, k->dynamic_smem);
-	bind_opt_real(st, 12, k->occupancy);
-	bind_opt_real(st, 13, k->blocks_per_sm);
-	bind_opt_real(st, 14, k->warps_per_sm);
-	if ((rc = step(w, ST_KERNEL)) != TK_OK)
+	tk_cell_opt_int(&row[8], k->registers);
+	tk_cell_opt_int(&row[9], k->static_smem);
+	tk_cell_opt_int(&row[10], k->dynamic_smem);
+	tk_cell_opt_real(&row[11], k->occupancy);
+	tk_cell_opt_real(&row[12], k->blocks_per_sm);
+	tk_cell_opt_real(&row[13], k->warps_per_sm);
+	if ((rc = add_row(w, B_KERNEL)) != TK_OK)
 		return rc;
 	w->stats.kernels++;
 	if (out_id)
@@ -554,15 +560,15 @@ int tk_writer_add_copy(tk_writer *w, const struct tk_event *ev, const struct tk_
 	int64_t id;
 	if ((rc = add_typed(w, ev, TK_EV_MEMCPY, &id)) != TK_OK)
 		return rc;
-	sqlite3_stmt *st = w->st[ST_COPY];
-	sqlite3_bind_int64(st, 1, id);
-	sqlite3_bind_int64(st, 2, c->bytes);
-	sqlite3_bind_int(st, 3, c->copy_kind);
-	sqlite3_bind_int(st, 4, c->src_kind);
-	sqlite3_bind_int(st, 5, c->dst_kind);
-	bind_opt_int(st, 6, c->src_device_id);
-	bind_opt_int(st, 7, c->dst_device_id);
-	if ((rc = step(w, ST_COPY)) != TK_OK)
+	struct tk_cell *row = tk_batch_row(&w->batch[B_COPY]);
+	tk_cell_int(&row[0], id);
+	tk_cell_int(&row[1], c->bytes);
+	tk_cell_int(&row[2], c->copy_kind);
+	tk_cell_int(&row[3], c->src_kind);
+	tk_cell_int(&row[4], c->dst_kind);
+	tk_cell_opt_int(&row[5], c->src_device_id);
+	tk_cell_opt_int(&row[6], c->dst_device_id);
+	if ((rc = add_row(w, B_COPY)) != TK_OK)
 		return rc;
 	w->stats.memcpys++;
 	if (out_id)
@@ -584,12 +590,12 @@ int tk_writer_add_set(tk_writer *w, const struct tk_event *ev, const struct tk_s
 	int64_t id;
 	if ((rc = add_typed(w, ev, TK_EV_MEMSET, &id)) != TK_OK)
 		return rc;
-	sqlite3_stmt *st = w->st[ST_SET];
-	sqlite3_bind_int64(st, 1, id);
-	sqlite3_bind_int64(st, 2, s->bytes);
-	bind_opt_int(st, 3, s->value);
-	sqlite3_bind_int(st, 4, s->mem_kind);
-	if ((rc = step(w, ST_SET)) != TK_OK)
+	struct tk_cell *row = tk_batch_row(&w->batch[B_SET]);
+	tk_cell_int(&row[0], id);
+	tk_cell_int(&row[1], s->bytes);
+	tk_cell_opt_int(&row[2], s->value);
+	tk_cell_int(&row[3], s->mem_kind);
+	if ((rc = add_row(w, B_SET)) != TK_OK)
 		return rc;
 	w->stats.memsets++;
 	if (out_id)
@@ -603,10 +609,10 @@ int tk_writer_add_step(tk_writer *w, const struct tk_event *ev, int64_t step_num
 	int rc = add_typed(w, ev, TK_EV_STEP, &id);
 	if (rc != TK_OK)
 		return rc;
-	sqlite3_stmt *st = w->st[ST_STEP];
-	sqlite3_bind_int64(st, 1, id);
-	sqlite3_bind_int64(st, 2, step_num);
-	if ((rc = step(w, ST_STEP)) == TK_OK && out_id)
+	struct tk_cell *row = tk_batch_row(&w->batch[B_STEP]);
+	tk_cell_int(&row[0], id);
+	tk_cell_int(&row[1], step_num);
+	if ((rc = add_row(w, B_STEP)) == TK_OK && out_id)
 		*out_id = id;
 	return rc;
 }
@@ -628,16 +634,16 @@ int tk_writer_add_op_details(tk_writer *w, int64_t event_id, const struct tk_op_
 	uint32_t fop = intern_opt(w, op->framework_op), cat = intern_opt(w, op->op_category);
 	if (w->status != TK_OK)
 		return w->status;
-	sqlite3_stmt *st = w->st[ST_OP];
-	sqlite3_bind_int64(st, 1, event_id);
-	bind_str_id(st, 2, hop);
-	bind_str_id(st, 3, hmod);
-	bind_opt_int(st, 4, op->program_id);
-	bind_str_id(st, 5, fop);
-	bind_str_id(st, 6, cat);
-	bind_opt_int(st, 7, op->flops);
-	bind_opt_int(st, 8, op->bytes_accessed);
-	return step(w, ST_OP);
+	struct tk_cell *row = tk_batch_row(&w->batch[B_OP]);
+	tk_cell_int(&row[0], event_id);
+	tk_cell_str_id(&row[1], hop);
+	tk_cell_str_id(&row[2], hmod);
+	tk_cell_opt_int(&row[3], op->program_id);
+	tk_cell_str_id(&row[4], fop);
+	tk_cell_str_id(&row[5], cat);
+	tk_cell_opt_int(&row[6], op->flops);
+	tk_cell_opt_int(&row[7], op->bytes_accessed);
+	return add_row(w, B_OP);
 }
 
 int tk_writer_add_flow(tk_writer *w, const char *kind, int64_t src_event_id, int64_t dst_event_id)
@@ -650,12 +656,13 @@ int tk_writer_add_flow(tk_writer *w, const char *kind, int64_t src_event_id, int
 	if ((rc = check_event(w, src_event_id, "flow")) != TK_OK ||
 	    (rc = check_event(w, dst_event_id, "flow")) != TK_OK)
 		return rc;
-	sqlite3_stmt *st = w->st[ST_FLOW];
-	sqlite3_bind_int64(st, 1, ++w->n_flows);
-	sqlite3_bind_text(st, 2, kind, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 3, src_event_id);
-	sqlite3_bind_int64(st, 4, dst_event_id);
-	if ((rc = step(w, ST_FLOW)) == TK_OK)
+	struct tk_cell *row = tk_batch_row(&w->batch[B_FLOW]);
+	tk_cell_int(&row[0], ++w->n_flows);
+	if (tk_batch_text(&w->batch[B_FLOW], &row[1], kind) != SQLITE_OK)
+		return fail(w, TK_ENOMEM, "out of memory");
+	tk_cell_int(&row[2], src_event_id);
+	tk_cell_int(&row[3], dst_event_id);
+	if ((rc = add_row(w, B_FLOW)) == TK_OK)
 		w->stats.flows++;
 	return rc;
 }
@@ -670,11 +677,11 @@ int tk_writer_add_counter(tk_writer *w, int64_t track_id, int64_t ts_ns, double 
 			    (long long)track_id);
 	if (value != value)
 		return fail(w, TK_EINVAL, "counter sample at %lld ns is not a number", (long long)ts_ns);
-	sqlite3_stmt *st = w->st[ST_COUNTER];
-	sqlite3_bind_int64(st, 1, track_id);
-	sqlite3_bind_int64(st, 2, ts_ns);
-	sqlite3_bind_double(st, 3, value);
-	if ((rc = step(w, ST_COUNTER)) != TK_OK)
+	struct tk_cell *row = tk_batch_row(&w->batch[B_COUNTER]);
+	tk_cell_int(&row[0], track_id);
+	tk_cell_int(&row[1], ts_ns);
+	tk_cell_real(&row[2], value);
+	if ((rc = add_row(w, B_COUNTER)) != TK_OK)
 		return rc;
 	w->stats.counter_samples++;
 	extend_bounds(w, ts_ns, ts_ns);
@@ -698,20 +705,22 @@ int tk_writer_add_memory_event(tk_writer *w, const struct tk_memory_event *m)
 	uint32_t alloc = intern_opt(w, m->allocator);
 	if (w->status != TK_OK)
 		return w->status;
-	sqlite3_stmt *st = w->st[ST_MEMORY];
-	sqlite3_bind_int64(st, 1, id);
-	sqlite3_bind_int64(st, 2, m->ts_ns);
-	sqlite3_bind_text(st, 3, m->is_free ? "free" : "alloc", -1, SQLITE_STATIC);
-	bind_opt_int(st, 4, m->device_id);
-	bind_opt_int(st, 5, m->process_id);
-	bind_opt_int(st, 6, m->address);
-	sqlite3_bind_int64(st, 7, m->bytes);
-	sqlite3_bind_int(st, 8, m->mem_kind);
-	bind_str_id(st, 9, alloc);
-	bind_opt_int(st, 10, m->op_event_id);
-	bind_opt_int(st, 11, m->bytes_in_use);
-	bind_opt_int(st, 12, m->bytes_reserved);
-	if ((rc = step(w, ST_MEMORY)) != TK_OK)
+	struct tk_batch *b = &w->batch[B_MEMORY];
+	struct tk_cell *row = tk_batch_row(b);
+	tk_cell_int(&row[0], id);
+	tk_cell_int(&row[1], m->ts_ns);
+	if (tk_batch_text(b, &row[2], m->is_free ? "free" : "alloc") != SQLITE_OK)
+		return fail(w, TK_ENOMEM, "out of memory");
+	tk_cell_opt_int(&row[3], m->device_id);
+	tk_cell_opt_int(&row[4], m->process_id);
+	tk_cell_opt_int(&row[5], m->address);
+	tk_cell_int(&row[6], m->bytes);
+	tk_cell_int(&row[7], m->mem_kind);
+	tk_cell_str_id(&row[8], alloc);
+	tk_cell_opt_int(&row[9], m->op_event_id);
+	tk_cell_opt_int(&row[10], m->bytes_in_use);
+	tk_cell_opt_int(&row[11], m->bytes_reserved);
+	if ((rc = add_row(w, B_MEMORY)) != TK_OK)
 		return rc;
 	w->n_memory = id;
 	w->stats.memory_events++;
@@ -719,8 +728,8 @@ int tk_writer_add_memory_event(tk_writer *w, const struct tk_memory_event *m)
 	return TK_OK;
 }
 
-/* Bind the event and key of an arg; the caller binds the value (parameter 3) and steps. */
-static int arg_begin(tk_writer *w, int64_t event_id, const char *key)
+/* Start an arg row with its event and key in *row; the caller sets row[2] and calls arg_end. */
+static int arg_begin(tk_writer *w, int64_t event_id, const char *key, struct tk_cell **row)
 {
 	int rc = check_ready(w);
 	if (rc != TK_OK || (rc = check_event(w, event_id, "arg")) != TK_OK)
@@ -730,14 +739,15 @@ static int arg_begin(tk_writer *w, int64_t event_id, const char *key)
 	uint32_t k = tk_writer_intern(w, key);
 	if (w->status != TK_OK)
 		return w->status;
-	sqlite3_bind_int64(w->st[ST_ARG], 1, event_id);
-	sqlite3_bind_int64(w->st[ST_ARG], 2, k);
+	*row = tk_batch_row(&w->batch[B_ARG]);
+	tk_cell_int(&(*row)[0], event_id);
+	tk_cell_int(&(*row)[1], k);
 	return TK_OK;
 }
 
 static int arg_end(tk_writer *w)
 {
-	int rc = step(w, ST_ARG);
+	int rc = add_row(w, B_ARG);
 	if (rc == TK_OK)
 		w->stats.args++;
 	return rc;
@@ -745,30 +755,34 @@ static int arg_end(tk_writer *w)
 
 int tk_writer_add_arg_int(tk_writer *w, int64_t event_id, const char *key, int64_t value)
 {
-	int rc = arg_begin(w, event_id, key);
+	struct tk_cell *row;
+	int rc = arg_begin(w, event_id, key, &row);
 	if (rc != TK_OK)
 		return rc;
-	sqlite3_bind_int64(w->st[ST_ARG], 3, value);
+	tk_cell_int(&row[2], value);
 	return arg_end(w);
 }
 
 int tk_writer_add_arg_real(tk_writer *w, int64_t event_id, const char *key, double value)
 {
-	int rc = arg_begin(w, event_id, key);
+	struct tk_cell *row;
+	int rc = arg_begin(w, event_id, key, &row);
 	if (rc != TK_OK)
 		return rc;
-	sqlite3_bind_double(w->st[ST_ARG], 3, value);
+	tk_cell_real(&row[2], value);
 	return arg_end(w);
 }
 
 int tk_writer_add_arg_text(tk_writer *w, int64_t event_id, const char *key, const char *value)
 {
-	int rc = arg_begin(w, event_id, key);
+	if (!value)
+		return fail(w, TK_EINVAL, "arg '%s' has a NULL value", key ? key : "(null)");
+	struct tk_cell *row;
+	int rc = arg_begin(w, event_id, key, &row);
 	if (rc != TK_OK)
 		return rc;
-	if (!value)
-		return fail(w, TK_EINVAL, "arg '%s' has a NULL value", key);
-	sqlite3_bind_text(w->st[ST_ARG], 3, value, -1, SQLITE_STATIC);
+	if (tk_batch_text(&w->batch[B_ARG], &row[2], value) != SQLITE_OK)
+		return fail(w, TK_ENOMEM, "out of memory");
 	return arg_end(w);
 }
 
@@ -806,6 +820,9 @@ static int finish(tk_writer *w)
 		if ((rc = exec(w, sql, "trace bounds")) != TK_OK)
 			return rc;
 	}
+	for (int i = 0; i < B_COUNT; i++)
+		if (tk_batch_flush(&w->batch[i]) != SQLITE_OK)
+			return fail_sql(w, batch_tables[i].table);
 	const char *indexes = strstr(tk_schema_sql, TK_SCHEMA_INDEX_MARKER);
 	if (indexes && (rc = exec(w, indexes, "indexes")) != TK_OK)
 		return rc;
@@ -815,6 +832,8 @@ static int finish(tk_writer *w)
 		sqlite3_finalize(w->st[i]);
 		w->st[i] = NULL;
 	}
+	for (int i = 0; i < B_COUNT; i++)
+		tk_batch_free(&w->batch[i]);
 	if (sqlite3_close(w->db) != SQLITE_OK)
 		return fail_sql(w, "close");
 	w->db = NULL;
