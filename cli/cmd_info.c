@@ -28,7 +28,8 @@ struct section {
 
 static const struct section sections[] = {
 	{NULL,
-	 "SELECT 'schema version' AS fact, (SELECT value FROM meta WHERE key = 'schema_version') AS value"
+	 "SELECT 'schema version' AS fact,"
+	 " CAST((SELECT value FROM meta WHERE key = 'schema_version') AS TEXT) AS value"
 	 " UNION ALL SELECT 'written by', 'tracekit ' || (SELECT value FROM meta WHERE key = 'tracekit_version')"
 	 " UNION ALL SELECT 'sources', (SELECT group_concat(format || coalesce(' ' || path, '')"
 	 "   || coalesce(' (host ' || host || ')', '') || coalesce(' rank ' || rank, ''), '; ') FROM sources)"
