@@ -87,6 +87,25 @@ static int fail_sql(tk_writer *w, const char *what)
 	return fail(w, status, "cannot write store '%s' (%s): %s", w->path, what, sqlite3_errmsg(w->db));
 }
 
+int tk_writer_status(const tk_writer *w)
+{
+	return w ? w->status : TK_EINVAL;
+}
+
+int tk_writer_fail(tk_writer *w, int status, const char *fmt, ...)
+{
+	if (!w)
+		return TK_EINVAL;
+	if (w->status == TK_OK) {
+		va_list ap;
+		va_start(ap, fmt);
+		vsnprintf(w->err, sizeof(w->err), fmt, ap);
+		va_end(ap);
+		w->status = status < 0 ? status : TK_EINTERNAL;
+	}
+	return w->status;
+}
+
 const char *tk_writer_errmsg(const tk_writer *w)
 {
 	return w ? w->err : "";
@@ -509,7 +528,7 @@ int tk_writer_add_kernel(tk_writer *w, const struct tk_event *ev, const struct t
 	int rc = add_typed(w, ev, TK_EV_KERNEL, &id);
 	if (rc != TK_OK)
 		return rc;
-	uint32_t mangled = intern_opt(w, k->mangled_name);
+	uint32_t mangled = k->mangled_name ? tk_writer_intern(w, k->mangled_name) : k->mangled_name_id;
 	if (w->status != TK_OK)
 		return w->status;
 	struct tk_cell *row = tk_batch_row(&w->batch[B_KERNEL]);
@@ -702,7 +721,7 @@ int tk_writer_add_memory_event(tk_writer *w, const struct tk_memory_event *m)
 		return rc;
 	if (m->op_event_id != TK_NONE && (rc = check_event(w, m->op_event_id, "memory event")) != TK_OK)
 		return rc;
-	uint32_t alloc = intern_opt(w, m->allocator);
+	uint32_t alloc = m->allocator ? tk_writer_intern(w, m->allocator) : m->allocator_id;
 	if (w->status != TK_OK)
 		return w->status;
 	struct tk_batch *b = &w->batch[B_MEMORY];

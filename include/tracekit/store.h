@@ -97,6 +97,7 @@ struct tk_kernel_info {
 	int64_t registers, static_smem, dynamic_smem; /* or TK_NONE */
 	double occupancy;         /* 0..1, or < 0 */
 	double blocks_per_sm, warps_per_sm; /* or < 0 */
+	uint32_t mangled_name_id; /* from tk_writer_intern(), used when mangled_name is NULL; 0 = none */
 };
 
 struct tk_copy_info {
@@ -128,6 +129,7 @@ struct tk_memory_event {
 	const char *allocator; /* or NULL */
 	int64_t op_event_id;  /* or TK_NONE */
 	int64_t bytes_in_use, bytes_reserved; /* or TK_NONE */
+	uint32_t allocator_id; /* from tk_writer_intern(), used when allocator is NULL; 0 = none */
 };
 
 /* Counts of what a writer has appended so far. */
@@ -148,6 +150,16 @@ int tk_writer_create(const char *path, tk_writer **out);
 
 /** tk_writer_errmsg() - the last error on @w, "" when none. Valid until the next call. */
 const char *tk_writer_errmsg(const tk_writer *w);
+
+/** tk_writer_status() - TK_OK, or the first error the writer met (failures are sticky). */
+int tk_writer_status(const tk_writer *w);
+
+/**
+ * tk_writer_fail() - mark @w failed with @status (< 0) and a message, for callers (importers,
+ * generators) that find a problem of their own; the first failure wins. Returns the writer's
+ * status.
+ */
+int tk_writer_fail(tk_writer *w, int status, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 /** tk_writer_intern() - the string id of @s (interned once), or 0 on error. */
 uint32_t tk_writer_intern(tk_writer *w, const char *s);

@@ -35,7 +35,7 @@ int tkt_write_fixture(const char *path)
 	int64_t api_id, k_id;
 	OK(tk_writer_add_event(w, &api, &api_id));
 	struct tk_event k = {strm, TK_EV_KERNEL, TKT_ODD_NAME, 0, "kernel", 0, TKT_T0 + 10000, 7000, 100};
-	struct tk_kernel_info ki = {"_Z1kIfEvv", {120, 2, 1}, {256, 1, 1}, 32, 1024, 2048, 0.75, 1.5, 12.0};
+	struct tk_kernel_info ki = {"_Z1kIfEvv", {120, 2, 1}, {256, 1, 1}, 32, 1024, 2048, 0.75, 1.5, 12.0, 0};
 	OK(tk_writer_add_kernel(w, &k, &ki, &k_id));
 	struct tk_event cp = {strm, TK_EV_MEMCPY, "Memcpy HtoD (Pinned -> Device)", 0, NULL, 0,
 			      TKT_T0 + 20000, 100000, 101};
@@ -58,7 +58,7 @@ int tkt_write_fixture(const char *path)
 	OK(tk_writer_add_counter(w, ctr, TKT_T0 + 1000, 4096));
 	OK(tk_writer_add_counter(w, ctr, TKT_T0 + 150000, 0));
 	struct tk_memory_event ma = {TKT_T0 + 1000, 0, dev, proc, 0x7f0000000000LL, 4096,
-				     TK_MEM_DEVICE, "caching", id, 4096, 2097152};
+				     TK_MEM_DEVICE, "caching", id, 4096, 2097152, 0};
 	OK(tk_writer_add_memory_event(w, &ma));
 	struct tk_memory_event mf = ma;
 	mf.ts_ns = TKT_T0 + 150000;
