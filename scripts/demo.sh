@@ -12,8 +12,8 @@ run "$tk" synth -o "$store" --events 200000 --devices 2 --steps 10 --seed 1
 run "$tk" info "$store"
 run "$tk" query "$store" "SELECT name, count(*) AS launches, sum(dur_ns) AS total_ns,
     CAST(avg(dur_ns) AS INTEGER) AS avg_ns FROM kernels GROUP BY name ORDER BY total_ns DESC LIMIT 8" --max-width 60
-run "$tk" query "$store" "SELECT device_id, step_num, printf('%.3f', dur_ns / 1e6) AS step_ms
-    FROM steps WHERE device_id IS NULL AND pid = (SELECT min(pid) FROM steps) ORDER BY step_num"
+run "$tk" query "$store" "SELECT pid, step_num, printf('%.3f', dur_ns / 1e6) AS step_ms
+    FROM steps WHERE pid = (SELECT min(pid) FROM steps) ORDER BY step_num"
 run "$tk" query "$store" "SELECT copy_kind, count(*) AS copies, sum(bytes) AS bytes,
     printf('%.2f', sum(bytes) * 1.0 / sum(dur_ns)) AS gb_per_s FROM memcpys GROUP BY copy_kind" --format csv
 run "$tk" query "$store" "SELECT device_id, max(bytes_in_use) AS peak_bytes_in_use FROM memory_events
