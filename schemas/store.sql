@@ -210,7 +210,12 @@ CREATE TABLE memory_records (
   allocator_id   INTEGER,             -- strings.id of the allocator ('caching', 'BFC', 'cudaMalloc', ...)
   op_event_id    INTEGER,             -- events.id of the op that made it, when known
   bytes_in_use   INTEGER,             -- allocator's bytes in use after this event, when the source reports it
-  bytes_reserved INTEGER              -- allocator's bytes reserved after this event, when the source reports it
+  bytes_reserved INTEGER,             -- allocator's bytes reserved after this event, when the source reports it
+  bytes_available INTEGER,            -- allocator's bytes still available after this event, when reported
+  peak_bytes_in_use INTEGER,          -- allocator's peak bytes in use so far, when reported
+  requested_bytes INTEGER,            -- size the program asked for (bytes may be rounded up), when reported
+  fragmentation  REAL,                -- allocator fragmentation 0..1 after this event, when reported
+  op_name_id     INTEGER              -- strings.id of the op that made it when only its name is known
 );
 
 -- Free-form arguments: anything a source carries that has no column, so nothing is dropped.
@@ -330,13 +335,15 @@ CREATE VIEW memory_events AS
 SELECT m.id, m.kind, m.ts_ns,
        m.ts_ns - (SELECT value FROM meta WHERE key = 'trace_start_ns') AS ts_rel_ns,
        m.device_id, p.pid, m.address, m.bytes, mk.name AS mem_kind, a.str AS allocator,
-       m.op_event_id, o.str AS op_name, m.bytes_in_use, m.bytes_reserved
+       m.op_event_id, coalesce(o.str, n.str) AS op_name, m.bytes_in_use, m.bytes_reserved,
+       m.bytes_available, m.peak_bytes_in_use, m.requested_bytes, m.fragmentation
 FROM memory_records m
 LEFT JOIN processes p ON p.id = m.process_id
 LEFT JOIN memory_kinds mk ON mk.id = m.mem_kind
 LEFT JOIN strings a ON a.id = m.allocator_id
 LEFT JOIN events oe ON oe.id = m.op_event_id
-LEFT JOIN strings o ON o.id = oe.name_id;
+LEFT JOIN strings o ON o.id = oe.name_id
+LEFT JOIN strings n ON n.id = m.op_name_id;
 
 CREATE VIEW counter_samples AS
 SELECT t.id AS track_id, s.str AS name, c.ts_ns,

@@ -7,7 +7,7 @@
 #include <stdint.h>
 
 #define TK_BATCH_ROWS 32
-#define TK_BATCH_MAX_COLS 14
+#define TK_BATCH_MAX_COLS 18
 
 enum tk_cell_type { TK_CELL_NULL, TK_CELL_INT, TK_CELL_REAL, TK_CELL_TEXT };
 

@@ -46,7 +46,7 @@ static const struct {
 	[B_COPY] = {"copy_details", 7},	   [B_SET] = {"set_details", 4},
 	[B_OP] = {"op_details", 8},	   [B_STEP] = {"step_details", 2},
 	[B_FLOW] = {"flows", 4},	   [B_COUNTER] = {"counters", 3},
-	[B_MEMORY] = {"memory_records", 12}, [B_ARG] = {"args", 3},
+	[B_MEMORY] = {"memory_records", 17}, [B_ARG] = {"args", 3},
 };
 
 struct tk_writer {
@@ -722,6 +722,7 @@ int tk_writer_add_memory_event(tk_writer *w, const struct tk_memory_event *m)
 	if (m->op_event_id != TK_NONE && (rc = check_event(w, m->op_event_id, "memory event")) != TK_OK)
 		return rc;
 	uint32_t alloc = m->allocator ? tk_writer_intern(w, m->allocator) : m->allocator_id;
+	uint32_t op_name = intern_opt(w, m->op_name);
 	if (w->status != TK_OK)
 		return w->status;
 	struct tk_batch *b = &w->batch[B_MEMORY];
@@ -739,6 +740,11 @@ int tk_writer_add_memory_event(tk_writer *w, const struct tk_memory_event *m)
 	tk_cell_opt_int(&row[9], m->op_event_id);
 	tk_cell_opt_int(&row[10], m->bytes_in_use);
 	tk_cell_opt_int(&row[11], m->bytes_reserved);
+	tk_cell_opt_int(&row[12], m->bytes_available);
+	tk_cell_opt_int(&row[13], m->peak_bytes_in_use);
+	tk_cell_opt_int(&row[14], m->requested_bytes);
+	tk_cell_opt_real(&row[15], m->fragmentation);
+	tk_cell_str_id(&row[16], op_name);
 	if ((rc = add_row(w, B_MEMORY)) != TK_OK)
 		return rc;
 	w->n_memory = id;

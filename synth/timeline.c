@@ -238,6 +238,10 @@ static void emit_mem(struct sy_rank *r, const struct sy_child *c, int64_t op_id)
 		.op_event_id = op_id,
 		.bytes_in_use = c->in_use,
 		.bytes_reserved = c->reserved,
+		.bytes_available = TK_NONE,
+		.peak_bytes_in_use = TK_NONE,
+		.requested_bytes = TK_NONE,
+		.fragmentation = -1,
 	};
 	int rc = tk_writer_add_memory_event(r->g->w, &m);
 	if (rc == TK_OK)

@@ -130,6 +130,9 @@ struct tk_memory_event {
 	int64_t op_event_id;  /* or TK_NONE */
 	int64_t bytes_in_use, bytes_reserved; /* or TK_NONE */
 	uint32_t allocator_id; /* from tk_writer_intern(), used when allocator is NULL; 0 = none */
+	int64_t bytes_available, peak_bytes_in_use, requested_bytes; /* or TK_NONE */
+	double fragmentation;  /* 0..1, or < 0 */
+	const char *op_name;   /* name of the op that made it when there is no op_event_id, or NULL */
 };
 
 /* Counts of what a writer has appended so far. */

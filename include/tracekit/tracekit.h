@@ -3,6 +3,7 @@
 #define TRACEKIT_TRACEKIT_H
 
 #include <tracekit/error.h>
+#include <tracekit/import.h>
 #include <tracekit/report.h>
 #include <tracekit/store.h>
 #include <tracekit/synth.h>

@@ -58,7 +58,8 @@ int tkt_write_fixture(const char *path)
 	OK(tk_writer_add_counter(w, ctr, TKT_T0 + 1000, 4096));
 	OK(tk_writer_add_counter(w, ctr, TKT_T0 + 150000, 0));
 	struct tk_memory_event ma = {TKT_T0 + 1000, 0, dev, proc, 0x7f0000000000LL, 4096,
-				     TK_MEM_DEVICE, "caching", id, 4096, 2097152, 0};
+				     TK_MEM_DEVICE, "caching", id, 4096, 2097152, 0,
+				     TK_NONE, TK_NONE, TK_NONE, -1, NULL};
 	OK(tk_writer_add_memory_event(w, &ma));
 	struct tk_memory_event mf = ma;
 	mf.ts_ns = TKT_T0 + 150000;

@@ -1,0 +1,62 @@
+/* Importers: XPlane (.xplane.pb, TensorBoard logdirs) and Chrome/Kineto JSON into a store writer. */
+#ifndef TRACEKIT_IMPORT_H
+#define TRACEKIT_IMPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <tracekit/store.h>
+
+enum tk_import_format { TK_FORMAT_UNKNOWN, TK_FORMAT_XPLANE, TK_FORMAT_CHROME_JSON };
+
+struct tk_import_options {
+	int64_t rank;     /* rank given on the command line (--rank), or TK_NONE */
+	int file_index;   /* position of this file among the inputs, from 0 (rank fallback) */
+	/* Warnings (dropped events, unknown fields worth mentioning); may be NULL. The library never
+	 * prints: the CLI passes a callback that writes "tracekit: warning: ..." on stderr. */
+	void (*warn)(void *ctx, const char *message);
+	void *warn_ctx;
+};
+
+/** tk_import_options_init() - rank TK_NONE, file_index 0, no warning callback. */
+void tk_import_options_init(struct tk_import_options *o);
+
+/**
+ * tk_import_detect() - the format of the file at @path, by content (gzip is looked through):
+ * JSON text (an object or an array) is Chrome JSON, a protobuf XSpace is XPlane.
+ * @return TK_OK with *out set, TK_EIO when it cannot be read, TK_EFORMAT when it is neither
+ *         (message in @err).
+ */
+int tk_import_detect(const char *path, enum tk_import_format *out, char *err, size_t errlen);
+
+/**
+ * tk_import_xplane() - append one .xplane.pb file (one host) to @w.
+ * Bad input: TK_EFORMAT with the writer failed and a message naming the file and byte offset.
+ */
+int tk_import_xplane(tk_writer *w, const char *path, const struct tk_import_options *o);
+
+/**
+ * tk_import_chrome_json() - append one Chrome trace / Kineto JSON file (.json or .json.gz) to @w.
+ * Bad input: TK_EFORMAT with the writer failed and a message naming the file, line and column.
+ */
+int tk_import_chrome_json(tk_writer *w, const char *path, const struct tk_import_options *o);
+
+/* One profiling run of a TensorBoard logdir: <logdir>/plugins/profile/<name>/<host>.xplane.pb */
+struct tk_xplane_run {
+	char *name;      /* run directory name */
+	char *dir;       /* its path */
+	char **files;    /* the .xplane.pb files (one per host), sorted by name */
+	int nfiles;
+	int64_t bytes;   /* total size of the files */
+	int64_t mtime_ns; /* newest modification time among the files */
+};
+
+/**
+ * tk_xplane_list_runs() - the runs under @path (a logdir, its plugins/profile directory, or a run
+ * directory itself), newest first. Free with tk_xplane_runs_free().
+ * @return TK_OK, TK_ENOTFOUND when there is no run (message in @err), TK_EIO.
+ */
+int tk_xplane_list_runs(const char *path, struct tk_xplane_run **runs, int *nruns, char *err,
+			size_t errlen);
+void tk_xplane_runs_free(struct tk_xplane_run *runs, int nruns);
+
+#endif
