@@ -63,8 +63,8 @@ Test(cli, help_lists_every_command)
 
 Test(cli, every_command_has_help)
 {
-	const char *cmds[] = {"synth", "info", "query"};
-	for (size_t i = 0; i < 3; i++) {
+	const char *cmds[] = {"import", "synth", "info", "query"};
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
 		char want[64];
 		snprintf(want, sizeof(want), "usage: tracekit %s", cmds[i]);
 		struct tkt_run r = tkt_tracekit(cmds[i], "--help", NULL);
@@ -298,4 +298,42 @@ Test(cli, query_runs_several_statements_in_turn)
 	EXPECT_RUN(r, 0);
 	cr_expect_str_eq(r.out, "a\n1\nb\n2.5\n");
 	tkt_run_free(&r);
+}
+
+Test(cli, import_usage_and_input_errors_exit_2)
+{
+	struct tkt_run r = tkt_tracekit("import", "-o", db, NULL);
+	EXPECT_RUN(r, 2);
+	expect_contains(r.err, "at least one input");
+	tkt_run_free(&r);
+	char *out = tkt_path(dir, "out.db");
+	r = tkt_tracekit("import", db, NULL);
+	EXPECT_RUN(r, 2);
+	expect_contains(r.err, "-o STORE");
+	tkt_run_free(&r);
+	/* a store is neither XPlane nor JSON: named, exit 2, nothing written */
+	r = tkt_tracekit("import", db, "-o", out, NULL);
+	EXPECT_RUN(r, 2);
+	expect_contains(r.err, db);
+	expect_contains(r.err, "neither an XPlane");
+	cr_expect_not(tkt_exists(out));
+	tkt_run_free(&r);
+	char *missing = tkt_path(dir, "missing.json");
+	r = tkt_tracekit("import", missing, "-o", out, NULL);
+	EXPECT_RUN(r, 2);
+	expect_contains(r.err, missing);
+	cr_expect_not(tkt_exists(out));
+	tkt_run_free(&r);
+	char *empty = tkt_path(dir, "empty.json");
+	FILE *f = fopen(empty, "w");
+	fclose(f);
+	r = tkt_tracekit("import", empty, "-o", out, NULL);
+	EXPECT_RUN(r, 2);
+	expect_contains(r.err, "empty");
+	cr_expect_not(tkt_exists(out));
+	tkt_run_free(&r);
+	cr_expect_eq(tkt_count_entries(dir), 2, "only the fixture and the empty file remain");
+	free(out);
+	free(missing);
+	free(empty);
 }
