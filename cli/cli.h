@@ -3,6 +3,7 @@
 #define TK_CLI_H
 
 #include <stdint.h>
+#include <tracekit/store.h>
 
 /* Exit codes (DESIGN.md): part of the interface, tested. */
 enum {
@@ -29,6 +30,12 @@ int cli_help(const struct tk_cmd *cmd);
 
 /* Print "tracekit <cmd>: <message>" and a hint to run --help; returns TK_EXIT_USAGE. */
 int cli_usage_error(const struct tk_cmd *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* The usage error for getopt_long's ':' (missing value) or '?' (unknown option) in @c. */
+int cli_option_error(const struct tk_cmd *cmd, int c, char **argv);
+
+/* Report a writer's failure (its message, or @status's text), abort it; returns the exit code. */
+int cli_fail_writer(int status, tk_writer *w);
 
 /* Parse an integer option value in [min, max]; on error prints and returns TK_EXIT_USAGE. */
 int cli_parse_int(const struct tk_cmd *cmd, const char *opt, const char *text, int64_t min,

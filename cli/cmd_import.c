@@ -97,10 +97,8 @@ static int run(int argc, char **argv)
 			break;
 		case 'h':
 			return cli_help(cmd);
-		case ':':
-			return cli_usage_error(cmd, "option '%s' needs a value", argv[optind - 1]);
 		default:
-			return cli_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
+			return cli_option_error(cmd, c, argv);
 		}
 	}
 	if (optind >= argc)
@@ -128,11 +126,8 @@ static int run(int argc, char **argv)
 		else
 			rc = tk_import_chrome_json(w, in, &o);
 	}
-	if (rc != TK_OK) {
-		rc = cli_fail(rc, tk_writer_errmsg(w));
-		tk_writer_abort(w);
-		return rc;
-	}
+	if (rc != TK_OK)
+		return cli_fail_writer(rc, w);
 	struct tk_writer_stats st;
 	tk_writer_get_stats(w, &st);
 	rc = tk_writer_finish(w, err, sizeof(err));

@@ -78,7 +78,7 @@ static int run(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		if (c == 'h')
 			return cli_help(cmd);
-		return cli_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
+		return cli_option_error(cmd, c, argv);
 	}
 	if (argc - optind != 1)
 		return cli_usage_error(cmd, "expected one store");

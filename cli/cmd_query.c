@@ -55,10 +55,8 @@ static int run(int argc, char **argv)
 			break;
 		case 'h':
 			return cli_help(cmd);
-		case ':':
-			return cli_usage_error(cmd, "option '%s' needs a value", argv[optind - 1]);
 		default:
-			return cli_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
+			return cli_option_error(cmd, c, argv);
 		}
 	}
 	if (argc - optind != 2)

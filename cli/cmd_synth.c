@@ -87,10 +87,8 @@ static int run(int argc, char **argv)
 			break;
 		case 'h':
 			return cli_help(cmd);
-		case ':':
-			return cli_usage_error(cmd, "option '%s' needs a value", argv[optind - 1]);
 		default:
-			return cli_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
+			return cli_option_error(cmd, c, argv);
 		}
 	}
 	if (optind < argc)
@@ -102,19 +100,12 @@ static int run(int argc, char **argv)
 	tk_writer *w = NULL;
 	char err[1024];
 	rc = tk_writer_create(output, &w);
-	if (rc != TK_OK) {
-		rc = cli_fail(rc, tk_writer_errmsg(w));
-		tk_writer_abort(w);
-		return rc;
-	}
-	rc = tk_synth_write(w, &o);
+	if (rc == TK_OK)
+		rc = tk_synth_write(w, &o);
+	if (rc != TK_OK)
+		return cli_fail_writer(rc, w);
 	struct tk_writer_stats st;
 	tk_writer_get_stats(w, &st);
-	if (rc != TK_OK) {
-		rc = cli_fail(rc, tk_writer_errmsg(w));
-		tk_writer_abort(w);
-		return rc;
-	}
 	rc = tk_writer_finish(w, err, sizeof(err));
 	if (rc != TK_OK)
 		return cli_fail(rc, err);

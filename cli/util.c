@@ -2,6 +2,7 @@
 #include "cli.h"
 
 #include <errno.h>
+#include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,6 +33,21 @@ int cli_usage_error(const struct tk_cmd *cmd, const char *fmt, ...)
 	fprintf(stderr, "\nRun 'tracekit %s --help' for usage.\n", cmd->name);
 	va_end(ap);
 	return TK_EXIT_USAGE;
+}
+
+int cli_option_error(const struct tk_cmd *cmd, int c, char **argv)
+{
+	const char *opt = optind > 0 ? argv[optind - 1] : "?";
+	if (c == ':')
+		return cli_usage_error(cmd, "option '%s' needs a value", opt);
+	return cli_usage_error(cmd, "unknown option '%s'", opt);
+}
+
+int cli_fail_writer(int status, tk_writer *w)
+{
+	int code = cli_fail(status, tk_writer_errmsg(w));
+	tk_writer_abort(w);
+	return code;
 }
 
 int cli_parse_int(const struct tk_cmd *cmd, const char *opt, const char *text, int64_t min,
