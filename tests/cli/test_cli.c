@@ -157,6 +157,23 @@ Test(cli, info_errors_name_the_file)
 	expect_contains(r.err, "not a tracekit store");
 	tkt_run_free(&r);
 
+	/* a store cut short: refused with exit 2, never a crash */
+	char *cut = tkt_path(dir, "cut.db");
+	FILE *in = fopen(db, "rb"), *outf = fopen(cut, "wb");
+	char buf[100];
+	size_t n = fread(buf, 1, sizeof(buf), in);
+	fwrite(buf, 1, n, outf);
+	fclose(in);
+	fclose(outf);
+	r = tkt_tracekit("info", cut, NULL);
+	EXPECT_RUN(r, 2);
+	expect_contains(r.err, "malformed");
+	tkt_run_free(&r);
+	r = tkt_tracekit("query", cut, "SELECT count(*) FROM kernels", NULL);
+	EXPECT_RUN(r, 2);
+	tkt_run_free(&r);
+	free(cut);
+
 	r = tkt_tracekit("info", NULL);
 	EXPECT_RUN(r, 2);
 	tkt_run_free(&r);
