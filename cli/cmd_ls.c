@@ -1,15 +1,98 @@
-/* PLACEHOLDER `tracekit ls`, replaced by the XPlane importer work. */
+/* `tracekit ls`: the profile runs of a TensorBoard logdir, newest first, with hosts and sizes. */
 #include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <tracekit/error.h>
+#include <tracekit/import.h>
 
 #include "cli.h"
 
-static int run(int argc, char **argv)
+static int run(int argc, char **argv);
+
+const struct tk_cmd tk_cmd_ls = {
+	"ls",
+	"list the profile runs of a TensorBoard logdir, newest first",
+	"usage: tracekit ls LOGDIR\n\n"
+	"Lists the runs of LOGDIR (a logdir, its plugins/profile directory, or one run directory):\n"
+	"<logdir>/plugins/profile/<run>/<host>.xplane.pb. One row per run, newest first (by the\n"
+	"modification time of its newest file): the run name, its hosts, the number and total size\n"
+	"of its .xplane.pb files, and when they were last written (UTC). 'tracekit import LOGDIR'\n"
+	"imports the first row; '--run NAME' picks another.\n\n"
+	"Options:\n"
+	"  -h, --help  this text\n\n"
+	"Exit codes: 0 ok; 2 when LOGDIR is not a directory or holds no run.\n",
+	run,
+};
+
+static void human(char *buf, size_t len, int64_t bytes)
 {
-	(void)argc;
-	(void)argv;
-	cli_error("ls is not built yet");
-	return TK_EXIT_USAGE;
+	static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+	double v = (double)bytes;
+	int u = 0;
+	while (v >= 1024 && u < 4)
+		v /= 1024, u++;
+	if (u == 0)
+		snprintf(buf, len, "%lld B", (long long)bytes);
+	else
+		snprintf(buf, len, "%.1f %s", v, units[u]);
 }
 
-const struct tk_cmd tk_cmd_ls = {"ls", "list the profile runs of a TensorBoard logdir, newest first",
-				 "usage: tracekit ls LOGDIR\n", run};
+/* "host1, host2" from the file names of a run (file name without .xplane.pb). */
+static void hosts(char *buf, size_t len, const struct tk_xplane_run *r)
+{
+	size_t n = 0;
+	buf[0] = 0;
+	for (int i = 0; i < r->nfiles && n + 1 < len; i++) {
+		const char *b = strrchr(r->files[i], '/');
+		b = b ? b + 1 : r->files[i];
+		size_t bl = strlen(b), el = strlen(".xplane.pb");
+		if (bl > el)
+			bl -= el;
+		int w = snprintf(buf + n, len - n, "%s%.*s", i ? ", " : "", (int)bl, b);
+		if (w < 0)
+			break;
+		n += (size_t)w < len - n ? (size_t)w : len - n - 1;
+	}
+}
+
+static int run(int argc, char **argv)
+{
+	const struct tk_cmd *cmd = &tk_cmd_ls;
+	const char *dir = NULL;
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
+			return cli_help(cmd);
+		if (argv[i][0] == '-' && argv[i][1])
+			return cli_usage_error(cmd, "unknown option '%s'", argv[i]);
+		if (dir)
+			return cli_usage_error(cmd, "one LOGDIR only ('%s' is extra)", argv[i]);
+		dir = argv[i];
+	}
+	if (!dir)
+		return cli_usage_error(cmd, "a LOGDIR is required");
+	struct tk_xplane_run *runs = NULL;
+	int nruns = 0;
+	char err[1024];
+	int rc = tk_xplane_list_runs(dir, &runs, &nruns, err, sizeof(err));
+	if (rc != TK_OK)
+		return cli_fail(rc, err);
+	int wname = 3;
+	for (int i = 0; i < nruns; i++)
+		if ((int)strlen(runs[i].name) > wname)
+			wname = (int)strlen(runs[i].name);
+	printf("%-*s  %-20s  %5s  %10s  %s\n", wname, "run", "modified (UTC)", "files", "size",
+	       "hosts");
+	for (int i = 0; i < nruns; i++) {
+		const struct tk_xplane_run *r = &runs[i];
+		char when[32] = "?", size[32], hs[1024];
+		time_t t = (time_t)(r->mtime_ns / 1000000000);
+		struct tm tm;
+		if (gmtime_r(&t, &tm))
+			strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", &tm);
+		human(size, sizeof(size), r->bytes);
+		hosts(hs, sizeof(hs), r);
+		printf("%-*s  %-20s  %5d  %10s  %s\n", wname, r->name, when, r->nfiles, size, hs);
+	}
+	tk_xplane_runs_free(runs, nruns);
+	return TK_EXIT_OK;
+}

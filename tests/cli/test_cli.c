@@ -63,7 +63,7 @@ Test(cli, help_lists_every_command)
 
 Test(cli, every_command_has_help)
 {
-	const char *cmds[] = {"import", "synth", "info", "query"};
+	const char *cmds[] = {"import", "ls", "synth", "info", "query"};
 	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
 		char want[64];
 		snprintf(want, sizeof(want), "usage: tracekit %s", cmds[i]);

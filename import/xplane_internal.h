@@ -1,0 +1,227 @@
+/*
+ * Internals of the XPlane importer, shared by import/xplane*.c: the bounded wire-format walker,
+ * small int64 hash maps, stat names and the parsers of text-encoded stats.
+ */
+#ifndef TK_XPLANE_INTERNAL_H
+#define TK_XPLANE_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <tracekit/import.h>
+#include <tracekit/store.h>
+
+/* ---- wire walker (xplane_wire.c) ---- */
+
+/* Protobuf wire types the format uses (groups, 3 and 4, are refused). */
+enum { XP_VARINT = 0, XP_I64 = 1, XP_LEN = 2, XP_I32 = 5 };
+
+/* Limits that keep hostile input from costing more than it should. */
+#define XP_MAX_GUNZIP (64u << 20) /* largest inflated compressed_str_value, bytes */
+#define XP_RELEASE_STEP (8u << 20) /* give back mapped file pages every this many bytes */
+
+/* Where errors go: the writer (failed with TK_EFORMAT), the file and its first byte. */
+struct xp_src {
+	tk_writer *w;
+	const char *path;
+	const uint8_t *base;
+};
+
+/* A byte range still to read, inside one message. */
+struct xp_cur {
+	const uint8_t *p, *end;
+};
+
+/* One field: its number, wire type and value (v for varint/fixed, data+len for LEN). */
+struct xp_field {
+	uint32_t num;
+	int wt;
+	uint64_t v;
+	const uint8_t *data;
+	size_t len;
+	const uint8_t *at; /* where the field's tag starts */
+};
+
+/*
+ * xp_next() - read the next field of @c into @f. @what names the message for errors.
+ * Returns 1 for a field, 0 at the end of the message, -1 after failing the writer with
+ * "'<path>': byte <offset>: ...".
+ */
+int xp_next(const struct xp_src *s, struct xp_cur *c, struct xp_field *f, const char *what);
+
+/* xp_fail() - fail the writer with TK_EFORMAT at @at: "'<path>': byte <off>: <message>". */
+int xp_fail(const struct xp_src *s, const uint8_t *at, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* xp_want() - check that @f has wire type @wt, else fail naming the field of @what. */
+int xp_want(const struct xp_src *s, const struct xp_field *f, int wt, const char *what);
+
+/* ---- int64 -> int64 hash map with deletion (xplane_wire.c) ---- */
+
+struct xp_map {
+	struct xp_slot {
+		int64_t key, val; /* key INT64_MIN: empty slot; INT64_MIN + 1: deleted */
+	} *slots;
+	size_t cap, n, used;      /* cap a power of two; n keys; used = n + deleted <= 3/4 cap */
+	int shift;                /* 64 - log2(cap) */
+	int has_special[2];       /* the keys INT64_MIN and INT64_MIN + 1 are kept here */
+	int64_t special_val[2];
+};
+
+int xp_map_put(struct xp_map *m, int64_t key, int64_t val); /* TK_OK or TK_ENOMEM */
+int xp_map_get(const struct xp_map *m, int64_t key, int64_t *val); /* 1 found, 0 not */
+void xp_map_del(struct xp_map *m, int64_t key);
+void xp_map_clear(struct xp_map *m); /* keep the storage */
+void xp_map_free(struct xp_map *m);
+
+/* ---- stats (xplane_stats.c) ---- */
+
+/* Stat names the importer maps to columns; everything else (XS_OTHER) becomes an arg. */
+enum xp_stat_code {
+	XS_OTHER,
+	XS_KERNEL_DETAILS, XS_MEMCPY_DETAILS, XS_MEMSET_DETAILS, XS_CORRELATION_ID,
+	XS_HLO_OP, XS_HLO_MODULE, XS_PROGRAM_ID, XS_TF_OP, XS_FLOPS, XS_BYTES_ACCESSED,
+	XS_HLO_CATEGORY, XS_STEP_NUM, XS_GROUP_ID,
+	XS_ALLOCATOR_NAME, XS_BYTES_RESERVED, XS_BYTES_ALLOCATED, XS_BYTES_AVAILABLE,
+	XS_FRAGMENTATION, XS_PEAK_BYTES_IN_USE, XS_REQUESTED_BYTES, XS_ALLOCATION_BYTES, XS_ADDR,
+	XS_CLOCK_RATE, XS_CORE_COUNT, XS_MEMORY_BANDWIDTH, XS_MEMORY_SIZE, XS_CC_MAJOR, XS_CC_MINOR,
+	XS_PEAK_TFLOPS, XS_PEAK_HBM_BW, XS_DEVICE_VENDOR, XS_GPU_DEVICE_NAME, XS_DEVICE_TYPE_STRING,
+	XS_PROFILE_START, XS_PROFILE_STOP,
+	XS_COUNT
+};
+
+/* xp_stat_code() - the code of a stat name (XS_OTHER when it has no column). */
+enum xp_stat_code xp_stat_code(const char *name);
+
+struct xp_smd;
+
+/* A decoded stat value. Text values point into the file, a metadata name or @buf storage. */
+enum xp_val { XV_NONE, XV_DOUBLE, XV_UINT, XV_INT, XV_STR, XV_BYTES, XV_REF, XV_GZIP };
+
+struct xp_stat {
+	int64_t md;        /* stat metadata id */
+	enum xp_val type;
+	union {
+		double d;
+		uint64_t u;
+		int64_t i;
+	};
+	const uint8_t *data; /* XV_STR, XV_BYTES, XV_GZIP */
+	size_t len;
+	const uint8_t *at;   /* where it is in the file, for errors */
+	const struct xp_smd *sm; /* its stat metadata (set by the importer), or NULL */
+};
+
+/*
+ * xp_stat_decode() - decode one XStat message (@data, @len, at file position) into @st.
+ * Returns 0, or -1 after failing the writer.
+ */
+int xp_stat_decode(const struct xp_src *s, const uint8_t *data, size_t len, struct xp_stat *st);
+
+/* Integer value of a numeric stat (int, uint, or double truncated); 0 when not numeric. */
+int xp_stat_int(const struct xp_stat *st, int64_t *out);
+
+/* Kernel launch parameters from a kernel_details string (all three known variants). */
+void xp_parse_kernel_details(const char *s, struct tk_kernel_info *k);
+
+/* Bytes and copy kind from memcpy_details / Memset_details text; kind from the event name. */
+void xp_parse_memcpy_details(const char *s, const char *event_name, struct tk_copy_info *c);
+void xp_parse_memset_details(const char *s, struct tk_set_info *m);
+
+/*
+ * xp_gunzip() - inflate a gzip (or zlib) stream of @len bytes into a NUL-terminated malloc'd
+ * string, refusing more than XP_MAX_GUNZIP bytes. Returns NULL on bad or oversized input.
+ */
+char *xp_gunzip(const uint8_t *data, size_t len, size_t *out_len);
+
+
+#ifndef TK_XPLANE_NO_STATE
+/* ---- importer state (xplane.c: file; xplane_plane.c: planes, lines; xplane_event.c) ---- */
+
+#include "xplane.pb-c.h"
+
+typedef Tensorflow__Profiler__XPlane__EventMetadataEntry xp_em_entry;
+typedef Tensorflow__Profiler__XPlane__StatMetadataEntry xp_sm_entry;
+
+/* One event metadata of the current plane (protobuf-c message, freed at the end of the plane). */
+struct xp_emd {
+	xp_em_entry *e;
+	uint32_t name_id;         /* interned name, 0 until first use */
+	uint32_t disp_id;         /* interned display_name (XLA ops), 0 until first use */
+	struct xp_stat *stats;    /* its stats, decoded */
+	size_t nstats;
+};
+
+/* One stat metadata of the current plane. */
+struct xp_smd {
+	xp_sm_entry *e;
+	const char *name;
+	enum xp_stat_code code;
+};
+
+/* Kinds of planes and lines, recognised by name. */
+enum xp_plane_kind { XP_PLANE_HOST, XP_PLANE_DEVICE, XP_PLANE_TASK_ENV, XP_PLANE_METADATA };
+enum xp_line_kind {
+	XP_LINE_THREAD, XP_LINE_STREAM, XP_LINE_XLA_OPS, XP_LINE_XLA_MODULES, XP_LINE_STEPS,
+	XP_LINE_FRAMEWORK_OPS, XP_LINE_DERIVED_OTHER, XP_LINE_NVTX
+};
+
+struct xp_imp {
+	struct xp_src src;
+	const struct tk_import_options *o;
+	char *host;            /* host name (file name without .xplane.pb) */
+	int64_t process_id;    /* store process of this host */
+	int64_t start_ns;      /* profile_start_time, or 0 */
+	struct xp_map dev_by_ordinal; /* GPU/TPU ordinal on this host -> store device id */
+	struct xp_map corr;    /* correlation id -> event id * 2 + (1 when device side) */
+	/* current plane */
+	enum xp_plane_kind pkind;
+	const char *pname;
+	int64_t device_id;     /* store device of the plane, or TK_NONE */
+	struct xp_emd *emd;
+	size_t nemd, emd_cap;
+	struct xp_smd *smd;
+	size_t nsmd, smd_cap;
+	struct xp_map em_index, sm_index; /* metadata id -> index into emd / smd */
+	/* current line */
+	enum xp_line_kind lkind;
+	int64_t track_id, line_base_ns;
+	int64_t step_seq;
+	/* per-event scratch */
+	struct xp_stat *st;
+	size_t nst, st_cap;
+	char *text;            /* NUL-terminated copies of the event's text stats */
+	size_t text_len, text_cap; /* reserved per event: never moves while texts are in use */
+	char **gz;             /* inflated compressed_str_values of the event */
+	size_t ngz, gz_cap;
+	const uint8_t *released; /* mapped pages before this were given back (release_behind) */
+	int64_t events, nplanes, nlines, nxevents; /* intervals written; planes, lines, XEvents read */
+};
+
+/* xp_plane() - map one XPlane (@data, @len) into the writer; 0 or -1 after failing it. */
+int xp_plane(struct xp_imp *im, const uint8_t *data, size_t len);
+
+/* xp_task_env() - read the Task Environment plane: profile_start_time, its stats into meta. */
+int xp_task_env(struct xp_imp *im, const uint8_t *data, size_t len);
+
+/* xp_plane_reset() - free the current plane's metadata. */
+void xp_plane_reset(struct xp_imp *im);
+
+/* xp_event() - map one XEvent (@data, @len) of the current line into the writer; 0 or -1. */
+int xp_event(struct xp_imp *im, const uint8_t *data, size_t len);
+
+/* xp_smd_of() - the stat metadata with @id in the current plane, or NULL. */
+const struct xp_smd *xp_smd_of(const struct xp_imp *im, int64_t id);
+
+/* xp_stat_from_pb() - a protobuf-c XStat as an xp_stat (text still points into the message). */
+void xp_stat_from_pb(const Tensorflow__Profiler__XStat *p, struct xp_stat *st);
+
+/*
+ * xp_stat_text() - the value of @st as NUL-terminated text in the event's text scratch (refs
+ * resolved, gzip inflated); NULL when it has none. Valid until the next xp_text_reset().
+ */
+const char *xp_stat_text(struct xp_imp *im, const struct xp_stat *st);
+void xp_text_reset(struct xp_imp *im);
+/* xp_text_reserve() - make room for the texts of @n stats of total @bytes; TK_OK or TK_ENOMEM. */
+int xp_text_reserve(struct xp_imp *im, size_t n, size_t bytes);
+#endif
+#endif

@@ -1,0 +1,321 @@
+/*
+ * XPlane importer: stat names with a column, XStat decoding, the text-encoded GPU stats
+ * (kernel_details in its current-CUDA, ROCm and 2020-TensorFlow variants, memcpy_details,
+ * Memset_details) and bounded gzip inflation of compressed_str_value.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <tracekit/error.h>
+#include <zlib.h>
+
+#include "xplane_internal.h"
+
+static const struct {
+	const char *name;
+	enum xp_stat_code code;
+} stat_names[] = {
+	{"kernel_details", XS_KERNEL_DETAILS},
+	{"memcpy_details", XS_MEMCPY_DETAILS},
+	{"Memset_details", XS_MEMSET_DETAILS},
+	{"correlation_id", XS_CORRELATION_ID},
+	{"hlo_op", XS_HLO_OP},
+	{"hlo_module", XS_HLO_MODULE},
+	{"program_id", XS_PROGRAM_ID},
+	{"tf_op", XS_TF_OP},
+	{"flops", XS_FLOPS},
+	{"bytes_accessed", XS_BYTES_ACCESSED},
+	{"hlo_category", XS_HLO_CATEGORY},
+	{"step_num", XS_STEP_NUM},
+	{"group_id", XS_GROUP_ID},
+	{"allocator_name", XS_ALLOCATOR_NAME},
+	{"bytes_reserved", XS_BYTES_RESERVED},
+	{"bytes_allocated", XS_BYTES_ALLOCATED},
+	{"bytes_available", XS_BYTES_AVAILABLE},
+	{"fragmentation", XS_FRAGMENTATION},
+	{"peak_bytes_in_use", XS_PEAK_BYTES_IN_USE},
+	{"requested_bytes", XS_REQUESTED_BYTES},
+	{"allocation_bytes", XS_ALLOCATION_BYTES},
+	{"addr", XS_ADDR},
+	{"clock_rate", XS_CLOCK_RATE},
+	{"core_count", XS_CORE_COUNT},
+	{"memory_bandwidth", XS_MEMORY_BANDWIDTH},
+	{"memory_size", XS_MEMORY_SIZE},
+	{"compute_cap_major", XS_CC_MAJOR},
+	{"compute_cap_minor", XS_CC_MINOR},
+	{"peak_teraflops_per_second", XS_PEAK_TFLOPS},
+	{"peak_hbm_bw_gigabytes_per_second", XS_PEAK_HBM_BW},
+	{"device_vendor", XS_DEVICE_VENDOR},
+	{"gpu_device_name", XS_GPU_DEVICE_NAME},
+	{"device_type_string", XS_DEVICE_TYPE_STRING},
+	{"profile_start_time", XS_PROFILE_START},
+	{"profile_stop_time", XS_PROFILE_STOP},
+};
+
+enum xp_stat_code xp_stat_code(const char *name)
+{
+	for (size_t i = 0; i < sizeof(stat_names) / sizeof(stat_names[0]); i++)
+		if (!strcmp(name, stat_names[i].name))
+			return stat_names[i].code;
+	return XS_OTHER;
+}
+
+int xp_stat_decode(const struct xp_src *s, const uint8_t *data, size_t len, struct xp_stat *st)
+{
+	struct xp_cur c = {data, data + len};
+	struct xp_field f;
+	int r;
+	memset(st, 0, sizeof(*st));
+	st->at = data;
+	while ((r = xp_next(s, &c, &f, "XStat")) > 0) {
+		switch (f.num) {
+		case 1:
+			if (xp_want(s, &f, XP_VARINT, "XStat"))
+				return -1;
+			st->md = (int64_t)f.v;
+			break;
+		case 2:
+			if (xp_want(s, &f, XP_I64, "XStat"))
+				return -1;
+			st->type = XV_DOUBLE;
+			memcpy(&st->d, &f.v, sizeof(double));
+			break;
+		case 3:
+		case 4:
+		case 7:
+			if (xp_want(s, &f, XP_VARINT, "XStat"))
+				return -1;
+			st->type = f.num == 3 ? XV_UINT : f.num == 4 ? XV_INT : XV_REF;
+			st->u = f.v;
+			break;
+		case 5:
+		case 6:
+		case 8:
+			if (xp_want(s, &f, XP_LEN, "XStat"))
+				return -1;
+			st->type = f.num == 5 ? XV_STR : f.num == 6 ? XV_BYTES : XV_GZIP;
+			st->data = f.data;
+			st->len = f.len;
+			break;
+		default: /* unknown field: skipped */
+			break;
+		}
+	}
+	return r;
+}
+
+int xp_stat_int(const struct xp_stat *st, int64_t *out)
+{
+	switch (st->type) {
+	case XV_INT:
+	case XV_UINT:
+		*out = st->i;
+		return 1;
+	case XV_DOUBLE:
+		if (st->d != st->d || st->d > 9.2e18 || st->d < -9.2e18)
+			return 0;
+		*out = (int64_t)st->d;
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/* Parse "x,y,z" into v[0..2] (missing dims default to 1, as XProf does). */
+static void parse_dims(const char *s, size_t n, int64_t v[3])
+{
+	int i = 0;
+	v[0] = v[1] = v[2] = 1;
+	const char *p = s, *end = s + n;
+	while (p < end && i < 3) {
+		char *q;
+		long long x = strtoll(p, &q, 10);
+		if (q == p)
+			break;
+		v[i++] = x;
+		p = q;
+		if (p < end && *p == ',')
+			p++;
+		else
+			break;
+	}
+}
+
+/* Call fn for each key:value token of s (tokens separated by blanks or newlines). */
+static void tokens(const char *s, void (*fn)(void *ctx, const char *k, size_t kn, const char *v,
+					      size_t vn), void *ctx)
+{
+	const char *p = s;
+	while (*p) {
+		while (*p == ' ' || *p == '\n' || *p == '\t' || *p == '\r')
+			p++;
+		const char *t = p;
+		while (*p && *p != ' ' && *p != '\n' && *p != '\t' && *p != '\r')
+			p++;
+		const char *colon = memchr(t, ':', (size_t)(p - t));
+		if (colon)
+			fn(ctx, t, (size_t)(colon - t), colon + 1, (size_t)(p - colon - 1));
+	}
+}
+
+static int key_is(const char *k, size_t kn, const char *want)
+{
+	return strlen(want) == kn && !memcmp(k, want, kn);
+}
+
+static int64_t num(const char *v, size_t vn)
+{
+	char buf[32];
+	if (vn >= sizeof(buf))
+		vn = sizeof(buf) - 1;
+	memcpy(buf, v, vn);
+	buf[vn] = 0;
+	return strtoll(buf, NULL, 0);
+}
+
+static void kernel_token(void *ctx, const char *k, size_t kn, const char *v, size_t vn)
+{
+	struct tk_kernel_info *ki = ctx;
+	if (key_is(k, kn, "regs"))
+		ki->registers = num(v, vn);
+	else if (key_is(k, kn, "static_shared") || key_is(k, kn, "shm") ||
+		 key_is(k, kn, "group_mem"))
+		ki->static_smem = num(v, vn); /* TF 2020 "shm" and ROCm LDS "group_mem" */
+	else if (key_is(k, kn, "dynamic_shared"))
+		ki->dynamic_smem = num(v, vn);
+	else if (key_is(k, kn, "grid"))
+		parse_dims(v, vn, ki->grid);
+	else if (key_is(k, kn, "block"))
+		parse_dims(v, vn, ki->block);
+	else if (key_is(k, kn, "occ_pct")) {
+		char buf[32];
+		size_t n = vn < sizeof(buf) - 1 ? vn : sizeof(buf) - 1;
+		memcpy(buf, v, n);
+		buf[n] = 0;
+		double d = strtod(buf, NULL);
+		if (d > 0 && d <= 100)
+			ki->occupancy = d / 100.0; /* 0 means "not computed" (ROCm) */
+	}
+}
+
+void xp_parse_kernel_details(const char *s, struct tk_kernel_info *k)
+{
+	tokens(s, kernel_token, k);
+}
+
+struct copy_ctx {
+	struct tk_copy_info *c;
+	int have_src, have_dst;
+	enum tk_mem_kind src, dst;
+};
+
+static enum tk_mem_kind mem_kind(const char *v, size_t vn)
+{
+	if (key_is(v, vn, "pageable"))
+		return TK_MEM_PAGEABLE;
+	if (key_is(v, vn, "pinned"))
+		return TK_MEM_PINNED;
+	if (key_is(v, vn, "device"))
+		return TK_MEM_DEVICE;
+	if (key_is(v, vn, "managed") || key_is(v, vn, "unified"))
+		return TK_MEM_MANAGED;
+	if (key_is(v, vn, "array"))
+		return TK_MEM_ARRAY;
+	return TK_MEM_UNKNOWN;
+}
+
+static void copy_token(void *ctx, const char *k, size_t kn, const char *v, size_t vn)
+{
+	struct copy_ctx *cc = ctx;
+	if (key_is(k, kn, "size") || key_is(k, kn, "num_bytes"))
+		cc->c->bytes = num(v, vn);
+	else if (key_is(k, kn, "kind_src"))
+		cc->c->src_kind = mem_kind(v, vn);
+	else if (key_is(k, kn, "kind_dst"))
+		cc->c->dst_kind = mem_kind(v, vn);
+}
+
+void xp_parse_memcpy_details(const char *s, const char *event_name, struct tk_copy_info *c)
+{
+	struct copy_ctx cc = {c, 0, 0, TK_MEM_UNKNOWN, TK_MEM_UNKNOWN};
+	if (s)
+		tokens(s, copy_token, &cc);
+	if (c->bytes < 0)
+		c->bytes = 0;
+	/* The kind: from the event name (MemcpyH2D, hipMemcpyDtoD, ...), else from the memory kinds. */
+	const char *n = event_name ? event_name : "";
+	if (strstr(n, "H2D") || strstr(n, "HtoD"))
+		c->copy_kind = TK_COPY_H2D;
+	else if (strstr(n, "D2H") || strstr(n, "DtoH"))
+		c->copy_kind = TK_COPY_D2H;
+	else if (strstr(n, "D2D") || strstr(n, "DtoD"))
+		c->copy_kind = TK_COPY_D2D;
+	else if (strstr(n, "P2P") || strstr(n, "PtoP") || strstr(n, "Peer"))
+		c->copy_kind = TK_COPY_P2P;
+	else if (strstr(n, "H2H") || strstr(n, "HtoH"))
+		c->copy_kind = TK_COPY_H2H;
+	else {
+		int sd = c->src_kind == TK_MEM_DEVICE, dd = c->dst_kind == TK_MEM_DEVICE;
+		int sh = c->src_kind == TK_MEM_PAGEABLE || c->src_kind == TK_MEM_PINNED;
+		int dh = c->dst_kind == TK_MEM_PAGEABLE || c->dst_kind == TK_MEM_PINNED;
+		c->copy_kind = sh && dd ? TK_COPY_H2D : sd && dh ? TK_COPY_D2H : sd && dd ? TK_COPY_D2D
+			     : sh && dh ? TK_COPY_H2H : TK_COPY_UNKNOWN;
+	}
+}
+
+static void set_token(void *ctx, const char *k, size_t kn, const char *v, size_t vn)
+{
+	struct tk_set_info *m = ctx;
+	if (key_is(k, kn, "num_bytes") || key_is(k, kn, "size"))
+		m->bytes = num(v, vn);
+	else if (key_is(k, kn, "kind"))
+		m->mem_kind = mem_kind(v, vn);
+}
+
+void xp_parse_memset_details(const char *s, struct tk_set_info *m)
+{
+	if (s)
+		tokens(s, set_token, m);
+	if (m->bytes < 0)
+		m->bytes = 0;
+}
+
+char *xp_gunzip(const uint8_t *data, size_t len, size_t *out_len)
+{
+	z_stream z;
+	char *out = NULL;
+	size_t cap = len * 4 + 64, n = 0;
+	memset(&z, 0, sizeof(z));
+	if (len > UINT32_MAX || inflateInit2(&z, 15 + 32) != Z_OK) /* gzip or zlib header */
+		return NULL;
+	if (cap > XP_MAX_GUNZIP + 1)
+		cap = XP_MAX_GUNZIP + 1;
+	z.next_in = (Bytef *)(uintptr_t)data;
+	z.avail_in = (uInt)len;
+	for (;;) {
+		char *grown = realloc(out, cap + 1);
+		if (!grown)
+			goto fail;
+		out = grown;
+		z.next_out = (Bytef *)out + n;
+		z.avail_out = (uInt)(cap - n);
+		int r = inflate(&z, Z_NO_FLUSH);
+		n = cap - z.avail_out;
+		if (r == Z_STREAM_END)
+			break;
+		if (r != Z_OK && r != Z_BUF_ERROR)
+			goto fail;
+		if (z.avail_out != 0) /* input ended before the stream did */
+			goto fail;
+		if (cap > XP_MAX_GUNZIP)
+			goto fail;
+		cap = cap * 2 > XP_MAX_GUNZIP + 1 ? XP_MAX_GUNZIP + 1 : cap * 2;
+	}
+	inflateEnd(&z);
+	out[n] = 0;
+	*out_len = n;
+	return out;
+fail:
+	inflateEnd(&z);
+	free(out);
+	return NULL;
+}

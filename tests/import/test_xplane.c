@@ -1,0 +1,460 @@
+/*
+ * Tests of the XPlane importer and `tracekit ls`: every corpus file imports with the figures an
+ * independent decoder gives, hand-checked kernels, a two-host run, hand-built fixtures (every
+ * column path, ref/gzip stats, flows, memory), and bad input (exit 2, file and byte offset named,
+ * no store left).
+ *
+ * Independent figures: tests/tools/xplane_walk.py, a ~150-line Python wire-format walker that
+ * shares no code with the importer (run: python3 tests/tools/xplane_walk.py --kernels 2 FILE).
+ * Its "events" count every XEvent; the store's interval events are that minus the memory events
+ * (MemoryAllocation/MemoryDeallocation host events become memory_records, not intervals).
+ */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <tracekit/tracekit.h>
+#include <unistd.h>
+
+#include "tk_test.h"
+
+static char *dir;
+
+static void setup(void)
+{
+	dir = tkt_mkdtemp();
+}
+
+static void teardown(void)
+{
+	tkt_rmdir(dir);
+	free(dir);
+}
+
+TestSuite(xplane, .init = setup, .fini = teardown);
+
+#define PROFILE "xplane/logdir/plugins/profile/"
+#define DATA TK_SOURCE_DIR "/tests/data/xplane/"
+
+static void expect_contains(const char *hay, const char *needle)
+{
+	cr_expect(strstr(hay, needle) != NULL, "expected '%s' in:\n%s", needle, hay);
+}
+
+/* Import @in into dir/<name>.db through the CLI; returns the store path (malloc'd). */
+static char *import(const char *in, const char *name)
+{
+	char *db = tkt_path(dir, name);
+	struct tkt_run r = tkt_tracekit("import", in, "-o", db, NULL);
+	cr_assert_eq(r.code, 0, "import %s: exit %d\n%s%s", in, r.code, r.out, r.err);
+	tkt_run_free(&r);
+	return db;
+}
+
+static int64_t q(const char *db, const char *sql)
+{
+	return tkt_query_int(db, sql);
+}
+
+/* Figures from tests/tools/xplane_walk.py (see the header comment). */
+struct corpus_case {
+	const char *rel, *host;
+	int64_t planes, lines, xevents, kernels, copies, memsets, memory, devices, flows;
+};
+
+static const struct corpus_case cases[] = {
+	/* planes=11 lines=7 events=4623 kernels=75 copies=0 memsets=0 memory=170 */
+	{PROFILE "jax08_mi300x_elementwise/tw003.xplane.pb", "tw003", 11, 7, 4623, 75, 0, 0, 170, 8,
+	 75},
+	/* planes=11 lines=7 events=3782 kernels=54 copies=0 memsets=0 memory=162 */
+	{PROFILE "jax08_mi300x_gemm/tw003.xplane.pb", "tw003", 11, 7, 3782, 54, 0, 0, 162, 8, 54},
+	/* planes=9 lines=37 events=23128 kernels=1330 copies=226 memsets=0 memory=2493 */
+	{PROFILE "tf24_gpu_v100_multiworker/34.83.195.179_6003.xplane.pb", "34.83.195.179_6003", 9, 37,
+	 23128, 1330, 226, 0, 2493, 8, 1556},
+	/* planes=7 lines=142 events=26723 kernels=0 copies=0 memsets=0 memory=906 */
+	{PROFILE "xprof_tpu_v6e_inference/tpu_inference_2.xplane.pb", "tpu_inference_2", 7, 142,
+	 26723, 0, 0, 0, 906, 4, 0},
+};
+
+static void check_case(const struct corpus_case *c)
+{
+	char *in = tkt_corpus(c->rel), sql[512];
+	if (!in)
+		cr_skip_test("corpus file %s is absent (../shared/corpus)", c->rel);
+	char *db = import(in, "c.db");
+	snprintf(sql, sizeof(sql), "SELECT value FROM meta WHERE key = 'xplane.%s.planes'", c->host);
+	cr_expect_eq(q(db, sql), c->planes, "planes of %s", c->rel);
+	snprintf(sql, sizeof(sql), "SELECT value FROM meta WHERE key = 'xplane.%s.events'", c->host);
+	cr_expect_eq(q(db, sql), c->xevents, "XEvents of %s", c->rel);
+	cr_expect_eq(q(db, "SELECT count(*) FROM tracks"), c->lines, "lines of %s", c->rel);
+	cr_expect_eq(q(db, "SELECT count(*) FROM events"), c->xevents - c->memory, "%s", c->rel);
+	cr_expect_eq(q(db, "SELECT count(*) FROM kernels"), c->kernels, "kernels of %s", c->rel);
+	cr_expect_eq(q(db, "SELECT count(*) FROM memcpys"), c->copies, "copies of %s", c->rel);
+	cr_expect_eq(q(db, "SELECT count(*) FROM memsets"), c->memsets, "memsets of %s", c->rel);
+	cr_expect_eq(q(db, "SELECT count(*) FROM memory_events"), c->memory, "memory of %s", c->rel);
+	cr_expect_eq(q(db, "SELECT count(*) FROM devices"), c->devices, "devices of %s", c->rel);
+	cr_expect_eq(q(db, "SELECT count(*) FROM flows WHERE kind = 'launch'"), c->flows, "%s", c->rel);
+	cr_expect_eq(q(db, "SELECT count(*) FROM processes"), 1);
+	free(db);
+	free(in);
+}
+
+Test(xplane, corpus_mi300x_elementwise_counts) { check_case(&cases[0]); }
+Test(xplane, corpus_mi300x_gemm_counts) { check_case(&cases[1]); }
+Test(xplane, corpus_tf24_v100_counts) { check_case(&cases[2]); }
+Test(xplane, corpus_tpu_v6e_counts) { check_case(&cases[3]); }
+
+/*
+ * Kernels checked by hand against the raw decode (xplane_walk.py --kernels 2): name, start
+ * (profile_start_time + line timestamp_ns + offset_ps / 1000), duration (duration_ps / 1000),
+ * grid and block from kernel_details.
+ */
+struct kernel_case {
+	const char *rel, *name;
+	int64_t ts, dur, stream, grid[3], block[3], regs;
+};
+
+static const struct kernel_case kernels[] = {
+	/* ROCm variant: " grid:1,1,1 block:512,1,1 private_mem:0 group_mem:0 occ_pct:0" */
+	{PROFILE "jax08_mi300x_gemm/tw003.xplane.pb", "__amd_rocclr_copyBuffer.kd",
+	 1771595650219196550LL, 4320, 16, {1, 1, 1}, {512, 1, 1}, TK_NONE},
+	{PROFILE "jax08_mi300x_gemm/tw003.xplane.pb", "wrapped_broadcast.kd", 1771595650219320070LL,
+	 5840, 16, {256, 1, 1}, {256, 1, 1}, TK_NONE},
+	{PROFILE "jax08_mi300x_elementwise/tw003.xplane.pb", "loop_convert_fusion.kd",
+	 1771595667256854615LL, 121840, 16, {65536, 1, 1}, {256, 1, 1}, TK_NONE},
+	/* TF 2020 variant: "regs:38 shm:0 grid:160,1,1 block:1024,1,1"; no Task Environment */
+	{PROFILE "tf24_gpu_v100_multiworker/34.83.195.179_6003.xplane.pb",
+	 "void tensorflow::functor::FillPhiloxRandomKernelLaunch%", 1921299828LL, 57343, 134,
+	 {160, 1, 1}, {1024, 1, 1}, 38},
+	{PROFILE "tf24_gpu_v100_multiworker/34.83.195.179_6003.xplane.pb",
+	 "void tensorflow::functor::FillPhiloxRandomKernelLaunch%", 2568855601LL, 23551, 142,
+	 {160, 1, 1}, {1024, 1, 1}, 38},
+};
+
+Test(xplane, corpus_kernels_match_the_raw_decode)
+{
+	char *in = tkt_corpus(kernels[0].rel);
+	if (!in)
+		cr_skip_test("corpus is absent (../shared/corpus)");
+	free(in);
+	for (size_t i = 0; i < sizeof(kernels) / sizeof(kernels[0]); i++) {
+		const struct kernel_case *k = &kernels[i];
+		char sql[1024], name[32];
+		in = tkt_corpus(k->rel);
+		snprintf(name, sizeof(name), "k%zu.db", i);
+		char *db = import(in, name);
+		snprintf(sql, sizeof(sql),
+			 "SELECT count(*) FROM kernels WHERE name LIKE '%s' AND ts_ns = %lld AND "
+			 "dur_ns = %lld AND stream_id = %lld AND grid_x = %lld AND grid_y = %lld AND "
+			 "grid_z = %lld AND block_x = %lld AND block_y = %lld AND block_z = %lld AND "
+			 "registers IS %s",
+			 k->name, (long long)k->ts, (long long)k->dur, (long long)k->stream,
+			 (long long)k->grid[0], (long long)k->grid[1], (long long)k->grid[2],
+			 (long long)k->block[0], (long long)k->block[1], (long long)k->block[2],
+			 k->regs == TK_NONE ? "NULL" : "38");
+		cr_expect_eq(q(db, sql), 1, "kernel %zu (%s at %lld) not found as decoded", i, k->name,
+			     (long long)k->ts);
+		free(db);
+		free(in);
+	}
+}
+
+Test(xplane, corpus_tpu_ops_carry_flops_and_modules)
+{
+	char *in = tkt_corpus(cases[3].rel);
+	if (!in)
+		cr_skip_test("corpus is absent (../shared/corpus)");
+	char *db = import(in, "tpu.db");
+	/* XLA Ops 1504 + Async XLA Ops 600 on TPU:0, 1503 on each of TPU:1..3 (xplane_walk.py). */
+	cr_expect_eq(q(db, "SELECT count(*) FROM events WHERE kind = 8"), 1504 + 600 + 3 * 1503);
+	cr_expect_eq(q(db, "SELECT count(*) FROM events WHERE kind = 9"), 105 + 3 * 103);
+	cr_expect_gt(q(db, "SELECT count(*) FROM op_details WHERE flops > 0"), 0);
+	cr_expect_eq(q(db, "SELECT count(*) FROM devices WHERE kind = 'tpu' AND vendor = 'google' "
+			   "AND peak_flops > 0"), 4);
+	cr_expect_eq(q(db, "SELECT count(*) FROM meta WHERE key = 'clock' AND "
+			   "value = 'unix_epoch'"), 1);
+	free(db);
+	free(in);
+}
+
+Test(xplane, tiny_fixture_maps_every_column)
+{
+	char *db = import(DATA "tiny.xplane.pb", "tiny.db");
+	const int64_t t0 = 1767225600000000000LL;
+	/* Kernel: line timestamp 1000 ns + offset 2,000,000 ps; 5,000,500 ps truncates to 5000 ns. */
+	cr_expect_eq(q(db, "SELECT count(*) FROM kernels WHERE name = 'void k<float>(float*)' AND "
+			   "dur_ns = 5000 AND grid_x = 10 AND grid_y = 2 AND grid_z = 1 AND block_x = 128 "
+			   "AND registers = 32 AND static_smem = 1024 AND dynamic_smem = 2048 AND "
+			   "occupancy = 0.625 AND stream_id = 7 AND correlation_id = 77"), 1);
+	cr_expect_eq(q(db, "SELECT ts_ns FROM kernels"), t0 + 3000);
+	cr_expect_eq(q(db, "SELECT count(*) FROM memcpys WHERE bytes = 4096 AND copy_kind = 'H2D' AND "
+			   "src_kind = 'pinned' AND dst_kind = 'device' AND dst_device_id = 0"), 1);
+	cr_expect_eq(q(db, "SELECT count(*) FROM memsets WHERE bytes = 256 AND mem_kind = 'device'"), 1);
+	cr_expect_eq(q(db, "SELECT count(*) FROM api_calls WHERE name = 'cudaLaunchKernel' AND "
+			   "api = 'runtime' AND tid = 4242"), 2);
+	cr_expect_eq(q(db, "SELECT count(*) FROM flows f JOIN api_calls a ON a.id = f.src_event_id "
+			   "JOIN intervals d ON d.id = f.dst_event_id WHERE a.correlation_id = "
+			   "d.correlation_id AND f.kind = 'launch'"), 2);
+	cr_expect_eq(q(db, "SELECT count(*) FROM memory_events WHERE kind = 'alloc' AND device_id = 0 "
+			   "AND allocator = 'GPU_0_bfc' AND bytes = 4096 AND address = 12513024 AND "
+			   "bytes_in_use = 8192 AND mem_kind = 'device'"), 1);
+	/* Metadata-level stats (hlo_op, flops) and a gzip compressed_str_value. */
+	cr_expect_eq(q(db, "SELECT count(*) FROM op_details o JOIN strings s ON s.id = o.hlo_op_id "
+			   "WHERE s.str = 'fusion.1' AND o.flops = 1000"), 1);
+	cr_expect_eq(q(db, "SELECT count(*) FROM args a JOIN strings k ON k.id = a.key_id WHERE "
+			   "k.str = 'note' AND a.value = 'hello gzip'"), 1);
+	/* A uint64 above INT64_MAX is kept exactly, as text. */
+	cr_expect_eq(q(db, "SELECT count(*) FROM args a JOIN strings k ON k.id = a.key_id WHERE "
+			   "k.str = 'big' AND a.value = '9223372036854775808'"), 1);
+	cr_expect_eq(q(db, "SELECT count(*) FROM devices WHERE vendor = 'nvidia' AND sm_count = 108 AND "
+			   "clock_hz = 1410000000 AND compute_capability = '8.0' AND host_id IS NOT NULL"), 1);
+	cr_expect_eq(q(db, "SELECT count(*) FROM meta WHERE key = 'xplane.warnings' AND "
+			   "value = 'Detected GPU events dropped: 3'"), 1);
+	cr_expect_eq(q(db, "SELECT count(*) FROM meta WHERE key = 'clock' AND "
+			   "value = 'unix_epoch'"), 1);
+	free(db);
+}
+
+Test(xplane, xspace_warnings_reach_stderr)
+{
+	char *db = tkt_path(dir, "w.db");
+	struct tkt_run r = tkt_tracekit("import", DATA "tiny.xplane.pb", "-o", db, NULL);
+	cr_expect_eq(r.code, 0);
+	expect_contains(r.err, "warning");
+	expect_contains(r.err, "Detected GPU events dropped: 3");
+	tkt_run_free(&r);
+	free(db);
+}
+
+/* Copy @src to @dst (small files). */
+static void copy_file(const char *src, const char *dst)
+{
+	FILE *in = fopen(src, "rb"), *out = fopen(dst, "wb");
+	char buf[65536];
+	size_t n;
+	cr_assert(in && out, "cannot copy %s to %s", src, dst);
+	while ((n = fread(buf, 1, sizeof(buf), in)) > 0)
+		cr_assert_eq(fwrite(buf, 1, n, out), n);
+	fclose(in);
+	cr_assert_eq(fclose(out), 0);
+}
+
+static char *make_logdir(const char *src, const char *run, const char *const *hosts, int n)
+{
+	char *logdir = tkt_path(dir, "logdir"), path[4096];
+	snprintf(path, sizeof(path), "%s/plugins", logdir);
+	mkdir(logdir, 0755);
+	mkdir(path, 0755);
+	snprintf(path, sizeof(path), "%s/plugins/profile", logdir);
+	mkdir(path, 0755);
+	snprintf(path, sizeof(path), "%s/plugins/profile/%s", logdir, run);
+	mkdir(path, 0755);
+	for (int i = 0; i < n; i++) {
+		snprintf(path, sizeof(path), "%s/plugins/profile/%s/%s.xplane.pb", logdir, run, hosts[i]);
+		copy_file(src, path);
+	}
+	return logdir;
+}
+
+Test(xplane, two_hosts_of_a_run_stay_distinct)
+{
+	static const char *const hosts[] = {"hostA", "hostB"};
+	char *logdir = make_logdir(DATA "tiny.xplane.pb", "2026_01_01_00_00_00", hosts, 2);
+	char *db = import(logdir, "multi.db");
+	cr_expect_eq(q(db, "SELECT count(*) FROM sources"), 2);
+	cr_expect_eq(q(db, "SELECT count(DISTINCT host_id) FROM processes"), 2);
+	cr_expect_eq(q(db, "SELECT count(*) FROM processes"), 2);
+	cr_expect_eq(q(db, "SELECT count(DISTINCT id) FROM devices"), 2);
+	cr_expect_eq(q(db, "SELECT count(DISTINCT host_id) FROM devices"), 2);
+	cr_expect_eq(q(db, "SELECT count(*) FROM devices d JOIN processes p ON p.id = d.process_id "
+			   "WHERE p.host_id = d.host_id"), 2);
+	cr_expect_eq(q(db, "SELECT count(*) FROM kernels"), 2);
+	cr_expect_eq(q(db, "SELECT count(DISTINCT device_id) FROM kernels"), 2);
+	cr_expect_eq(q(db, "SELECT count(*) FROM flows"), 4); /* each host's launches matched in it */
+	/* Memory events name the device of their own host. */
+	cr_expect_eq(q(db, "SELECT count(DISTINCT device_id) FROM memory_events"), 2);
+	free(db);
+	free(logdir);
+}
+
+Test(xplane, corpus_run_under_two_host_names)
+{
+	static const char *const hosts[] = {"worker0", "worker1"};
+	char *in = tkt_corpus(cases[1].rel);
+	if (!in)
+		cr_skip_test("corpus is absent (../shared/corpus)");
+	char *logdir = make_logdir(in, "run", hosts, 2);
+	char *db = import(logdir, "multi.db");
+	cr_expect_eq(q(db, "SELECT count(*) FROM devices"), 16);
+	cr_expect_eq(q(db, "SELECT count(DISTINCT device_id) FROM kernels"), 2);
+	cr_expect_eq(q(db, "SELECT count(*) FROM kernels"), 2 * 54);
+	cr_expect_eq(q(db, "SELECT count(*) FROM flows"), 2 * 54);
+	free(db);
+	free(logdir);
+	free(in);
+}
+
+/* Bad input: exit 2, a message naming the file and the byte offset, and no store. */
+static void expect_refused(const char *in, const char *what)
+{
+	char *db = tkt_path(dir, "bad.db");
+	struct tkt_run r = tkt_tracekit("import", in, "-o", db, NULL);
+	cr_expect_eq(r.code, 2, "%s: exit %d\n%s", in, r.code, r.err);
+	expect_contains(r.err, in);
+	expect_contains(r.err, what);
+	cr_expect(!tkt_exists(db), "a store was left at %s", db);
+	cr_expect_eq(tkt_count_entries(dir), 0, "files left in %s", dir);
+	tkt_run_free(&r);
+	free(db);
+}
+
+/* Offsets from tests/tools/make_xplane_fixtures.py, which wrote the files. */
+Test(xplane, truncated_file_is_refused)
+{
+	expect_refused(DATA "truncated.xplane.pb",
+		       "byte 1: length 800 of field 1 of XSpace runs past the end");
+}
+
+Test(xplane, length_past_end_is_refused)
+{
+	expect_refused(DATA "line_past_end.xplane.pb", "byte 18: length 1000 of field 3 of XPlane");
+}
+
+Test(xplane, negative_duration_is_refused)
+{
+	expect_refused(DATA "negative_duration.xplane.pb", "byte 36: negative duration_ps");
+}
+
+Test(xplane, bad_gzip_is_refused)
+{
+	expect_refused(DATA "bad_gzip.xplane.pb",
+		       "byte 104: compressed_str_value of stat 'note' is not valid gzip");
+}
+
+/* Detection already refuses these (first byte is no XSpace tag); the importer itself is below. */
+Test(xplane, absurd_varint_is_refused)
+{
+	expect_refused(DATA "long_varint.xplane.pb", "byte 0:");
+}
+
+Test(xplane, group_wire_type_is_refused)
+{
+	expect_refused(DATA "group.xplane.pb", "byte 0:");
+}
+
+Test(xplane, corrupt_corpus_file_is_refused)
+{
+	char *in = tkt_corpus("xplane/corrupt/tpu_inference_2.utf8-mangled.xplane.pb");
+	if (!in)
+		cr_skip_test("corpus is absent (../shared/corpus)");
+	expect_refused(in, "byte 1: length 28501368332271 of field 1 of XSpace runs past the end");
+	free(in);
+}
+
+/* The library itself (not the CLI's detection) on the absurd varint and the group. */
+static void expect_library_refuses(const char *in, const char *what)
+{
+	char *db = tkt_path(dir, "lib.db");
+	tk_writer *w = NULL;
+	cr_assert_eq(tk_writer_create(db, &w), TK_OK);
+	cr_expect_eq(tk_import_xplane(w, in, NULL), TK_EFORMAT);
+	expect_contains(tk_writer_errmsg(w), what);
+	tk_writer_abort(w);
+	cr_expect(!tkt_exists(db));
+	free(db);
+}
+
+Test(xplane, library_reports_varint_and_wire_type)
+{
+	expect_library_refuses(DATA "long_varint.xplane.pb",
+			       "byte 0: expected a field tag (varint of at most 10 bytes) in XSpace");
+	expect_library_refuses(DATA "group.xplane.pb", "byte 0: unsupported wire type 3 for field 5");
+}
+
+Test(xplane, every_prefix_of_the_fixture_is_refused_or_imported_cleanly)
+{
+	/* Truncating anywhere must give TK_OK (a cut on a message boundary) or TK_EFORMAT. */
+	FILE *f = fopen(DATA "tiny.xplane.pb", "rb");
+	static unsigned char buf[4096];
+	cr_assert(f);
+	size_t n = fread(buf, 1, sizeof(buf), f);
+	fclose(f);
+	char *cut = tkt_path(dir, "cut.xplane.pb"), *db = tkt_path(dir, "cut.db");
+	for (size_t len = 1; len < n; len++) {
+		FILE *o = fopen(cut, "wb");
+		cr_assert_eq(fwrite(buf, 1, len, o), len);
+		fclose(o);
+		tk_writer *w = NULL;
+		cr_assert_eq(tk_writer_create(db, &w), TK_OK);
+		int rc = tk_import_xplane(w, cut, NULL);
+		cr_expect(rc == TK_OK || rc == TK_EFORMAT, "prefix %zu: rc %d", len, rc);
+		if (rc == TK_EFORMAT)
+			expect_contains(tk_writer_errmsg(w), "byte ");
+		tk_writer_abort(w);
+	}
+	free(cut);
+	free(db);
+}
+
+Test(xplane, directory_without_runs_is_refused)
+{
+	char *empty = tkt_path(dir, "empty");
+	char *db = tkt_path(dir, "e.db");
+	mkdir(empty, 0755);
+	struct tkt_run r = tkt_tracekit("import", empty, "-o", db, NULL);
+	cr_expect_eq(r.code, 2);
+	expect_contains(r.err, "no profile runs found");
+	expect_contains(r.err, empty);
+	cr_expect(!tkt_exists(db));
+	tkt_run_free(&r);
+	r = tkt_tracekit("ls", empty, NULL);
+	cr_expect_eq(r.code, 2);
+	expect_contains(r.err, "no profile runs found");
+	tkt_run_free(&r);
+	free(db);
+	free(empty);
+}
+
+Test(xplane, ls_lists_the_corpus_runs_newest_first)
+{
+	char *logdir = tkt_corpus("xplane/logdir");
+	if (!logdir)
+		cr_skip_test("corpus is absent (../shared/corpus)");
+	struct tkt_run r = tkt_tracekit("ls", logdir, NULL);
+	cr_expect_eq(r.code, 0, "%s", r.err);
+	static const char *const runs[] = {"jax08_mi300x_elementwise", "jax08_mi300x_gemm",
+					   "tf24_gpu_v100_multiworker", "xprof_tpu_v6e_inference"};
+	for (int i = 0; i < 4; i++)
+		expect_contains(r.out, runs[i]);
+	expect_contains(r.out, "34.83.195.179_6003");
+	expect_contains(r.out, "2.9 MiB");
+	tkt_run_free(&r);
+	free(logdir);
+}
+
+Test(xplane, ls_orders_runs_by_time_and_import_takes_the_newest)
+{
+	static const char *const hosts[] = {"h"};
+	char *logdir = make_logdir(DATA "tiny.xplane.pb", "2026_01_01_00_00_00", hosts, 1);
+	char path[4096];
+	/* An older run: same file, modification time set back a day. */
+	snprintf(path, sizeof(path), "%s/plugins/profile/2025_12_31_00_00_00", logdir);
+	mkdir(path, 0755);
+	snprintf(path, sizeof(path), "%s/plugins/profile/2025_12_31_00_00_00/old.xplane.pb", logdir);
+	copy_file(DATA "tiny.xplane.pb", path);
+	struct timespec old[2] = {{time(NULL) - 86400, 0}, {time(NULL) - 86400, 0}};
+	cr_assert_eq(utimensat(AT_FDCWD, path, old, 0), 0);
+	struct tkt_run r = tkt_tracekit("ls", logdir, NULL);
+	cr_expect_eq(r.code, 0);
+	char *newer = strstr(r.out, "2026_01_01_00_00_00"), *older = strstr(r.out, "2025_12_31");
+	cr_expect(newer && older && newer < older, "newest first:\n%s", r.out);
+	tkt_run_free(&r);
+	char *db = import(logdir, "newest.db");
+	cr_expect_eq(q(db, "SELECT count(*) FROM processes p JOIN strings s ON s.id = p.host_id "
+			   "WHERE s.str = 'h'"), 1);
+	free(db);
+	free(logdir);
+}
