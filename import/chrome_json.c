@@ -1,9 +1,418 @@
-/* PLACEHOLDER, replaced by the Chrome/Kineto JSON importer work: refuses every file. */
+/*
+ * Chrome trace / PyTorch Kineto JSON importer: tk_import_chrome_json(). Two streaming passes over
+ * the file, each in bounded memory (the tokenizer's buffers plus one event at a time):
+ *   pass 1 reads the top-level keys (distributedInfo, deviceProperties, baseTimeNanoseconds, ...,
+ *          which Kineto writes partly after traceEvents) and the metadata events (process and
+ *          thread names, which Kineto writes at the end), and learns which pids are devices;
+ *   pass 2 maps every event into the store (chrome_json_map.c, chrome_json_flow.c).
+ * Top level: {"traceEvents": [...], ...} in any key order, or a bare array (which, as the
+ * Trace Event Format allows, may lack its closing ']').
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <tracekit/error.h>
 #include <tracekit/import.h>
 
+#include "chrome_json_internal.h"
+
+static int lex_fail(struct cj_ctx *c, struct json_lex *lx)
+{
+	return tk_writer_fail(c->w, TK_EFORMAT, "'%s': line %llu, column %llu: %s", c->path,
+			      (unsigned long long)lx->err_line, (unsigned long long)lx->err_col,
+			      lx->msg);
+}
+
+static const char *arg_text(const struct cj_event *e, const char *key, enum cj_vtype *type)
+{
+	for (size_t i = 0; i < e->nargs; i++)
+		if (!strcmp((e->arena + e->args[i].key), key)) {
+			if (type)
+				*type = e->args[i].v.type;
+			return cj_str(e, e->args[i].v);
+		}
+	return NULL;
+}
+
+static int set_str(char **dst, const char *s)
+{
+	char *d = strdup(s);
+	if (!d)
+		return -1;
+	free(*dst);
+	*dst = d;
+	return 0;
+}
+
+static int is_device_cat(const char *cat)
+{
+	return !strcmp(cat, "kernel") || !strcmp(cat, "gpu_memcpy") || !strcmp(cat, "gpu_memset") ||
+	       !strcmp(cat, "gpu_user_annotation") || !strcmp(cat, "Kernel") ||
+	       !strcmp(cat, "Memcpy") || !strcmp(cat, "Memset");
+}
+
+static int is_host_kineto_cat(const char *cat)
+{
+	return !strcmp(cat, "cpu_op") || !strcmp(cat, "cuda_runtime") ||
+	       !strcmp(cat, "cuda_driver") || !strcmp(cat, "python_function") ||
+	       !strcmp(cat, "user_annotation") || !strcmp(cat, "Operator") ||
+	       !strcmp(cat, "Runtime") || !strcmp(cat, "mtia_runtime") ||
+	       !strcmp(cat, "xpu_runtime");
+}
+
+/* Pass 1 on one event: names from metadata, device pids, the main host pid, the earliest ts. */
+static int prescan(struct cj_ctx *c, struct cj_event *e)
+{
+	char key[600];
+	if (e->ph.type != CJV_STR)
+		return TK_OK; /* pass 2 reports it */
+	const char *ph = cj_str(e, e->ph);
+	int n = cj_pid_key(e, e->pid, key, sizeof(key) / 2);
+	if (n < 0 || n >= (int)sizeof(key) / 2)
+		return cj_fail(c, e, "pid longer than %zu bytes", sizeof(key) / 2);
+	struct cj_proc *p = cj_proc_get(c, key, 1, key[0] == 'i' ? strtoll(key + 1, NULL, 10) : TK_NONE);
+	if (!p)
+		return tk_writer_fail(c->w, TK_ENOMEM, "out of memory");
+	if (!strcmp(ph, "M")) {
+		const char *name = e->name.type == CJV_STR ? cj_str(e, e->name) : "";
+		const char *v;
+		if (!strcmp(name, "process_name") && (v = arg_text(e, "name", NULL))) {
+			if (set_str(&p->name, v) != 0)
+				return tk_writer_fail(c->w, TK_ENOMEM, "out of memory");
+		} else if (!strcmp(name, "process_labels") && (v = arg_text(e, "labels", NULL))) {
+			if (set_str(&p->labels, v) != 0)
+				return tk_writer_fail(c->w, TK_ENOMEM, "out of memory");
+			if (!strncmp(v, "GPU", 3))
+				p->is_gpu = 1;
+		} else if (!strcmp(name, "thread_name") && (v = arg_text(e, "name", NULL))) {
+			key[n] = '\x1f';
+			int m = cj_pid_key(e, e->tid, key + n + 1, sizeof(key) / 2 - 1);
+			if (m < 0 || m >= (int)sizeof(key) / 2 - 1)
+				return cj_fail(c, e, "tid longer than %zu bytes", sizeof(key) / 2);
+			int64_t *ix = cj_smap_get(&c->tname_by_key, key);
+			if (ix)
+				return set_str(&c->tnames[*ix], v) ? tk_writer_fail(c->w, TK_ENOMEM, "out of memory") : TK_OK;
+			if (c->ntnames == c->cap_tnames) {
+				size_t cap = c->cap_tnames ? c->cap_tnames * 2 : 16;
+				char **t = realloc(c->tnames, cap * sizeof(*t));
+				if (!t)
+					return tk_writer_fail(c->w, TK_ENOMEM, "out of memory");
+				c->tnames = t;
+				c->cap_tnames = cap;
+			}
+			if (!(c->tnames[c->ntnames] = strdup(v)) ||
+			    cj_smap_put(&c->tname_by_key, key, (int64_t)c->ntnames) != 0)
+				return tk_writer_fail(c->w, TK_ENOMEM, "out of memory");
+			c->ntnames++;
+		}
+		return TK_OK;
+	}
+	p->has_events = 1;
+	if (ph[0] == 's' || ph[0] == 't' || ph[0] == 'f')
+		c->has_flows = 1;
+	const char *cat = e->cat.type == CJV_STR ? cj_str(e, e->cat) : "";
+	if (is_device_cat(cat)) {
+		p->is_gpu = 1;
+		c->is_kineto = 1;
+	} else if (is_host_kineto_cat(cat)) {
+		c->is_kineto = 1;
+		if (!c->main_key && set_str(&c->main_key, key) != 0)
+			return tk_writer_fail(c->w, TK_ENOMEM, "out of memory");
+	}
+	int64_t ts;
+	if ((ph[0] == 'X' || ph[0] == 'B') && (e->ts.type == CJV_NUM || e->ts.type == CJV_STR) &&
+	    cj_time_ns(cj_str(e, e->ts), 3, &ts) == 0 && ts < c->min_ts_ns)
+		c->min_ts_ns = ts;
+	return TK_OK;
+}
+
+/* The events array; its '[' was consumed. @bare: a top-level array, which may end early. */
+static int read_events(struct cj_ctx *c, struct json_lex *lx, struct cj_event *e, int pass,
+		       int bare)
+{
+	enum json_tok t = json_lex_next(lx);
+	if (t == JT_RBRACK)
+		return TK_OK;
+	for (;;) {
+		if (bare && t == JT_EOF)
+			return TK_OK;
+		if (t == JT_LBRACE) {
+			if ((pass == 1 ? cj_event_parse_light(lx, e, 2) : cj_event_parse(lx, e, 2)) != 0)
+				return lex_fail(c, lx);
+			int rc = pass == 1 ? prescan(c, e) : cj_map_event(c, e);
+			if (rc != TK_OK)
+				return rc;
+		} else if (json_skip_value(lx, t, 2) != 0) {
+			return lex_fail(c, lx);
+		} else if (pass == 2) {
+			c->n_skipped++;
+		}
+		t = json_lex_next(lx);
+		if (t == JT_RBRACK || (bare && t == JT_EOF))
+			return TK_OK;
+		if (t != JT_COMMA) {
+			if (t != JT_ERROR)
+				json_lex_error(lx, "expected ',' or ']' after an event, found %s",
+					       json_tok_name(t));
+			return lex_fail(c, lx);
+		}
+		t = json_lex_next(lx);
+		if (t == JT_RBRACK)
+			return TK_OK; /* a trailing comma, as Perfetto accepts */
+	}
+}
+
+static int read_devprops(struct cj_ctx *c, struct json_lex *lx, struct cj_event *e)
+{
+	enum json_tok t = json_lex_next(lx);
+	while (t != JT_RBRACK) {
+		if (t == JT_LBRACE) {
+			if (cj_event_parse(lx, e, 2) != 0)
+				return lex_fail(c, lx);
+			struct cj_devprop *np = realloc(c->props, (c->nprops + 1) * sizeof(*np));
+			if (!np)
+				return tk_writer_fail(c->w, TK_ENOMEM, "out of memory");
+			c->props = np;
+			struct cj_devprop *d = &np[c->nprops++];
+			memset(d, 0, sizeof(*d));
+			d->id = d->sms = d->mem = d->max_threads_sm = d->regs_sm = d->smem_sm = TK_NONE;
+			const char *v, *mj, *mn;
+			int64_t i;
+#define PROP_INT(k, field) \
+	if ((v = arg_text(e, k, NULL)) && cj_int(v, &i) == 0) \
+		d->field = i;
+			if (e->id.type == CJV_NUM && cj_int(cj_str(e, e->id), &i) == 0)
+				d->id = i;
+			PROP_INT("numSms", sms) PROP_INT("multiProcessorCount", sms)
+			PROP_INT("totalGlobalMem", mem)
+			PROP_INT("maxThreadsPerMultiprocessor", max_threads_sm)
+			PROP_INT("regsPerMultiprocessor", regs_sm)
+			PROP_INT("sharedMemPerMultiprocessor", smem_sm)
+#undef PROP_INT
+			if (e->name.type == CJV_STR && !(d->name = strdup(cj_str(e, e->name))))
+				return tk_writer_fail(c->w, TK_ENOMEM, "out of memory");
+			if (((mj = arg_text(e, "computeMajor", NULL)) && (mn = arg_text(e, "computeMinor", NULL))) ||
+			    ((mj = arg_text(e, "major", NULL)) && (mn = arg_text(e, "minor", NULL))))
+				snprintf(d->cc, sizeof(d->cc), "%.12s.%.12s", mj, mn);
+			else if ((v = arg_text(e, "gcnArchName", NULL)))
+				snprintf(d->cc, sizeof(d->cc), "%.31s", v);
+		} else if (json_skip_value(lx, t, 2) != 0) {
+			return lex_fail(c, lx);
+		}
+		t = json_lex_next(lx);
+		if (t == JT_COMMA)
+			t = json_lex_next(lx);
+		else if (t != JT_RBRACK) {
+			if (t != JT_ERROR)
+				json_lex_error(lx, "expected ',' or ']', found %s", json_tok_name(t));
+			return lex_fail(c, lx);
+		}
+	}
+	return TK_OK;
+}
+
+/* One top-level key's value in pass 1 (the key is in lx->str; its ':' was consumed). */
+static int top_key_pass1(struct cj_ctx *c, struct json_lex *lx, struct cj_event *e, char *key)
+{
+	enum json_tok t = json_lex_next(lx);
+	int64_t i;
+	if (!strcmp(key, "traceEvents") && t == JT_LBRACK)
+		return read_events(c, lx, e, 1, 0);
+	if (!strcmp(key, "deviceProperties") && t == JT_LBRACK)
+		return read_devprops(c, lx, e);
+	if (!strcmp(key, "distributedInfo") && t == JT_LBRACE) {
+		if (cj_event_parse(lx, e, 1) != 0)
+			return lex_fail(c, lx);
+		const char *v;
+		if ((v = arg_text(e, "rank", NULL)) && cj_int(v, &i) == 0) {
+			c->rank = i;
+			c->rank_from_file = 1;
+		}
+		if ((v = arg_text(e, "world_size", NULL)) && cj_int(v, &i) == 0)
+			c->world_size = i;
+		if ((v = arg_text(e, "backend", NULL)))
+			tk_writer_set_meta_text(c->w, "distributed_backend", v);
+		c->is_kineto = 1;
+		return tk_writer_status(c->w);
+	}
+	if (t == JT_NUMBER && !strcmp(key, "baseTimeNanoseconds")) {
+		if (cj_int(lx->str, &i) != 0)
+			return json_lex_error(lx, "baseTimeNanoseconds is not a 64-bit integer"),
+			       lex_fail(c, lx);
+		c->base_ns = i;
+		c->has_base = 1;
+		c->is_kineto = 1;
+		return TK_OK;
+	}
+	if (!strcmp(key, "schemaVersion"))
+		c->is_kineto = 1;
+	if (t == JT_STRING || t == JT_NUMBER) {
+		char mk[300];
+		snprintf(mk, sizeof(mk), "json.%.280s", key);
+		if (t == JT_NUMBER && cj_int(lx->str, &i) == 0 && !strchr(lx->str, '.'))
+			tk_writer_set_meta_int(c->w, mk, i);
+		else
+			tk_writer_set_meta_text(c->w, mk, lx->str);
+		if (t == JT_STRING && !strcmp(key, "host_name") && !c->host &&
+		    set_str(&c->host, lx->str) != 0)
+			return tk_writer_fail(c->w, TK_ENOMEM, "out of memory");
+		return tk_writer_status(c->w);
+	}
+	if (json_skip_value(lx, t, 1) != 0)
+		return lex_fail(c, lx);
+	return TK_OK;
+}
+
+static int run_pass(struct cj_ctx *c, struct cj_event *e, int pass)
+{
+	struct json_lex lx;
+	int rc = TK_OK;
+	char *key = NULL;
+	if (json_lex_open(&lx, c->path) != 0) {
+		rc = tk_writer_fail(c->w, TK_EIO, "cannot read '%s': %s", c->path, lx.msg);
+		goto out;
+	}
+	enum json_tok t = json_lex_next(&lx);
+	if (t == JT_LBRACK) {
+		rc = read_events(c, &lx, e, pass, 1);
+		goto out;
+	}
+	if (t != JT_LBRACE) {
+		if (t != JT_ERROR)
+			json_lex_error(&lx, "expected '{' or '[' at the start of a trace, found %s",
+				       json_tok_name(t));
+		rc = lex_fail(c, &lx);
+		goto out;
+	}
+	t = json_lex_next(&lx);
+	while (t != JT_RBRACE) {
+		if (t != JT_STRING) {
+			if (t != JT_ERROR)
+				json_lex_error(&lx, "expected a string key, found %s", json_tok_name(t));
+			rc = lex_fail(c, &lx);
+			goto out;
+		}
+		free(key);
+		if (!(key = strdup(lx.str))) {
+			rc = tk_writer_fail(c->w, TK_ENOMEM, "out of memory");
+			goto out;
+		}
+		if ((t = json_lex_next(&lx)) != JT_COLON) {
+			if (t != JT_ERROR)
+				json_lex_error(&lx, "expected ':' after a key, found %s", json_tok_name(t));
+			rc = lex_fail(c, &lx);
+			goto out;
+		}
+		if (pass == 1) {
+			rc = top_key_pass1(c, &lx, e, key);
+		} else {
+			t = json_lex_next(&lx);
+			if (!strcmp(key, "traceEvents") && t == JT_LBRACK)
+				rc = read_events(c, &lx, e, 2, 0);
+			else if (json_skip_value(&lx, t, 1) != 0)
+				rc = lex_fail(c, &lx);
+		}
+		if (rc != TK_OK)
+			goto out;
+		t = json_lex_next(&lx);
+		if (t == JT_COMMA)
+			t = json_lex_next(&lx);
+		else if (t != JT_RBRACE) {
+			if (t != JT_ERROR)
+				json_lex_error(&lx, "expected ',' or '}' after a top-level value, found %s",
+					       json_tok_name(t));
+			rc = lex_fail(c, &lx);
+			goto out;
+		}
+	}
+	t = json_lex_next(&lx);
+	if (t != JT_EOF) {
+		if (t != JT_ERROR)
+			json_lex_error(&lx, "unexpected %s after the end of the trace", json_tok_name(t));
+		rc = lex_fail(c, &lx);
+	}
+out:
+	free(key);
+	json_lex_close(&lx);
+	return rc;
+}
+
+static void ctx_free(struct cj_ctx *c)
+{
+	for (size_t i = 0; i < c->nprocs; i++) {
+		free(c->procs[i].key);
+		free(c->procs[i].name);
+		free(c->procs[i].labels);
+	}
+	free(c->procs);
+	for (size_t i = 0; i < c->ntnames; i++)
+		free(c->tnames[i]);
+	free(c->tnames);
+	for (size_t i = 0; i < c->nprops; i++)
+		free(c->props[i].name);
+	free(c->props);
+	cj_smap_free(&c->proc_by_key);
+	cj_smap_free(&c->tname_by_key);
+	cj_smap_free(&c->track_by_key);
+	cj_smap_free(&c->counter_by_key);
+	cj_smap_free(&c->dev_by_ordinal);
+	cj_flow_free(c);
+	free(c->main_key);
+	free(c->host);
+}
+
 int tk_import_chrome_json(tk_writer *w, const char *path, const struct tk_import_options *o)
 {
-	(void)o;
-	return tk_writer_fail(w, TK_EFORMAT, "'%s': Chrome JSON import is not built yet", path);
+	struct tk_import_options defaults;
+	struct cj_ctx c;
+	struct cj_event e;
+	int rc;
+	memset(&c, 0, sizeof(c));
+	memset(&e, 0, sizeof(e));
+	if (!o) {
+		tk_import_options_init(&defaults);
+		o = &defaults;
+	}
+	c.w = w;
+	c.path = path;
+	c.o = o;
+	c.rank = c.world_size = TK_NONE;
+	c.min_ts_ns = INT64_MAX;
+	if ((rc = tk_writer_status(w)) != TK_OK)
+		goto out;
+	if ((rc = run_pass(&c, &e, 1)) != TK_OK)
+		goto out;
+	if (!c.rank_from_file)
+		c.rank = o->rank != TK_NONE ? o->rank + o->file_index : o->file_index;
+	/* GPU pids: a pid that carries device work; the main process must be a host one */
+	if ((rc = tk_writer_add_source(w, c.is_kineto ? "kineto" : "chrome_json", path, c.host,
+				       c.rank)) != TK_OK)
+		goto out;
+	int epoch = c.has_base || (c.min_ts_ns != INT64_MAX && c.min_ts_ns >= 1000000000000000000LL);
+	if ((rc = tk_writer_set_meta_text(w, "clock", epoch ? "unix_epoch" : "relative")) != TK_OK)
+		goto out;
+	if (c.world_size != TK_NONE && (rc = tk_writer_set_meta_int(w, "world_size", c.world_size)))
+		goto out;
+	if ((rc = run_pass(&c, &e, 2)) != TK_OK)
+		goto out;
+	if ((rc = cj_be_finish(&c)) != TK_OK)
+		goto out;
+	if (c.n_skipped)
+		cj_warn(&c, "%lld events of phases tracekit does not map (samples, objects, ...) "
+			"or with no phase were skipped", (long long)c.n_skipped);
+	if (c.n_bad_time)
+		cj_warn(&c, "%lld events whose ts or dur is a non-numeric string were skipped",
+			(long long)c.n_bad_time);
+	if (c.n_unclosed)
+		cj_warn(&c, "%lld 'B'/'b' events had no 'E'/'e'; kept with duration 0 and arg incomplete=1",
+			(long long)c.n_unclosed);
+	if (c.n_unmatched_end)
+		cj_warn(&c, "%lld 'E'/'e' events had no 'B'/'b' and were dropped", (long long)c.n_unmatched_end);
+	if (c.n_flow_unbound || c.n_flow_dropped)
+		cj_warn(&c, "%lld flow points bound to no event, %lld dropped past the memory bounds",
+			(long long)c.n_flow_unbound, (long long)c.n_flow_dropped);
+out:
+	cj_event_free(&e);
+	ctx_free(&c);
+	return rc;
 }

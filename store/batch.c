@@ -69,7 +69,8 @@ int tk_batch_text(struct tk_batch *b, struct tk_cell *c, const char *s)
 		b->arena = na;
 		b->acap = ncap;
 	}
-	memcpy(b->arena + b->alen, s, len);
+	if (len) /* the arena may still be NULL for an empty first string */
+		memcpy(b->arena + b->alen, s, len);
 	c->type = TK_CELL_TEXT;
 	c->off = b->alen;
 	c->len = (int)len;
@@ -90,7 +91,9 @@ static void bind_row(struct tk_batch *b, sqlite3_stmt *st, const struct tk_cell 
 			sqlite3_bind_double(st, i, cell->d);
 			break;
 		case TK_CELL_TEXT:
-			sqlite3_bind_text(st, i, b->arena + cell->off, cell->len, SQLITE_STATIC);
+			/* an empty string stays text, not NULL, even before the arena exists */
+			sqlite3_bind_text(st, i, cell->len ? b->arena + cell->off : "", cell->len,
+					  SQLITE_STATIC);
 			break;
 		default:
 			sqlite3_bind_null(st, i);

@@ -1,0 +1,292 @@
+/*
+ * Chrome/Kineto JSON importer, flows and B/E pairs. A flow point ('s' start, 't'/'f' end)
+ * binds to the slice on its own pid/tid that starts at the point's ts (Kineto writes ac2g and
+ * fwdbwd points at exactly the start of the API call / kernel / op; 'bp' is accepted either
+ * way). Events seen recently are indexed by (track, ts); a point whose slice has not come yet
+ * waits in a bounded pending list; an end whose start is unknown waits in a bounded list per
+ * flow id. One 's' may have many 'f'. B/E are matched per thread with a bounded stack.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <tracekit/error.h>
+
+#include "chrome_json_internal.h"
+
+static uint64_t fnv(const char *s)
+{
+	uint64_t h = 1469598103934665603ull;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	return h;
+}
+
+static int emit_flow(struct cj_ctx *c, int64_t fa, int64_t src, int64_t dst)
+{
+	size_t cat = (size_t)(fa >> 1);
+	const char *kind = cat < c->ncats ? c->cat_names[cat] : "flow";
+	if (!strcmp(kind, "ac2g"))
+		kind = "launch";
+	else if (!kind[0])
+		kind = "flow";
+	return tk_writer_add_flow(c->w, kind, src, dst);
+}
+
+/* Point (fa, fb) of kind @is_src is bound to event @ev. */
+static int bind(struct cj_ctx *c, int64_t fa, int64_t fb, int is_src, int64_t ev)
+{
+	int64_t *v = cj_pmap_get(&c->flows, fa, fb);
+	int rc = TK_OK;
+	if (is_src) {
+		if (v && *v < 0) {
+			for (int64_t i = -*v - 1; i >= 0 && rc == TK_OK; i = c->dsts[i].next)
+				rc = emit_flow(c, fa, ev, c->dsts[i].dst);
+			*v = ev;
+			return rc;
+		}
+		if (v) {
+			*v = ev;
+			return TK_OK;
+		}
+		if (c->flows.count >= CJ_MAX_FLOWS) {
+			cj_pmap_clear(&c->flows);
+			c->n_flow_dropped++;
+		}
+		if (cj_pmap_put(&c->flows, fa, fb, ev) != 0)
+			return tk_writer_fail(c->w, TK_ENOMEM, "out of memory");
+		return TK_OK;
+	}
+	if (v && *v > 0)
+		return emit_flow(c, fa, *v, ev);
+	if (c->ndsts >= CJ_MAX_PENDING) {
+		c->n_flow_dropped++;
+		return TK_OK;
+	}
+	if (c->ndsts == c->cap_dsts) {
+		size_t cap = c->cap_dsts ? c->cap_dsts * 2 : 256;
+		struct cj_dst *d = realloc(c->dsts, cap * sizeof(*d));
+		if (!d)
+			return tk_writer_fail(c->w, TK_ENOMEM, "out of memory");
+		c->dsts = d;
+		c->cap_dsts = cap;
+	}
+	c->dsts[c->ndsts].dst = ev;
+	c->dsts[c->ndsts].next = v ? -*v - 1 : -1;
+	if (cj_pmap_put(&c->flows, fa, fb, -(int64_t)c->ndsts - 1) != 0)
+		return tk_writer_fail(c->w, TK_ENOMEM, "out of memory");
+	c->ndsts++;
+	return TK_OK;
+}
+
+int cj_flow_point(struct cj_ctx *c, struct cj_event *e, int64_t ts)
+{
+	int64_t track;
+	int is_gpu, rc;
+	struct cj_proc *p;
+	struct cj_val idv = e->id.type != CJV_NONE ? e->id : e->id2;
+	if (idv.type == CJV_NONE || idv.type == CJV_NULL) {
+		c->n_flow_unbound++;
+		return TK_OK;
+	}
+	if ((rc = cj_track_for(c, e, &track, &is_gpu, &p)) != TK_OK)
+		return rc;
+	const char *cat = e->cat.type == CJV_STR ? cj_str(e, e->cat) : "";
+	int64_t *ci = cj_smap_get(&c->cat_ids, cat), cat_ix;
+	if (ci) {
+		cat_ix = *ci;
+	} else {
+		char **n = realloc(c->cat_names, (c->ncats + 1) * sizeof(*n));
+		if (!n)
+			return tk_writer_fail(c->w, TK_ENOMEM, "out of memory");
+		c->cat_names = n;
+		if (!(n[c->ncats] = strdup(cat)) || cj_smap_put(&c->cat_ids, cat, (int64_t)c->ncats) != 0)
+			return tk_writer_fail(c->w, TK_ENOMEM, "out of memory");
+		cat_ix = (int64_t)c->ncats++;
+	}
+	int64_t fb;
+	int is_str = idv.type != CJV_NUM || cj_int(cj_str(e, idv), &fb) != 0;
+	if (is_str)
+		fb = (int64_t)fnv(cj_str(e, idv));
+	int64_t fa = cat_ix * 2 + is_str;
+	int is_src = cj_str(e, e->ph)[0] == 's';
+	int64_t *ev = cj_pmap_get(&c->recent, track, ts);
+	if (ev)
+		return bind(c, fa, fb, is_src, *ev >> 1);
+	/* the slice has not been seen yet: wait for it */
+	if (c->npend >= CJ_MAX_PENDING) {
+		c->n_flow_dropped++;
+		return TK_OK;
+	}
+	if (c->npend == c->cap_pend) {
+		size_t cap = c->cap_pend ? c->cap_pend * 2 : 256;
+		struct cj_fpoint *np = realloc(c->pend, cap * sizeof(*np));
+		if (!np)
+			return tk_writer_fail(c->w, TK_ENOMEM, "out of memory");
+		c->pend = np;
+		c->cap_pend = cap;
+	}
+	int64_t *head = cj_pmap_get(&c->pend_at, track, ts);
+	struct cj_fpoint *fp = &c->pend[c->npend];
+	fp->track = track;
+	fp->ts = ts;
+	fp->fa = fa;
+	fp->fb = fb;
+	fp->is_src = is_src;
+	fp->next = head ? *head : -1;
+	if (cj_pmap_put(&c->pend_at, track, ts, (int64_t)c->npend) != 0)
+		return tk_writer_fail(c->w, TK_ENOMEM, "out of memory");
+	c->npend++;
+	c->live_pend++;
+	return TK_OK;
+}
+
+int cj_flow_event_added(struct cj_ctx *c, int64_t track, int64_t ts, int64_t id, int has_corr)
+{
+	if (!c->has_flows)
+		return TK_OK; /* pass 1 saw no flow point: nothing will bind */
+	int64_t *old = cj_pmap_get(&c->recent, track, ts);
+	if (old) {
+		if (!(*old & 1) || has_corr)
+			*old = id * 2 + has_corr;
+	} else {
+		if (c->recent.count >= CJ_MAX_RECENT)
+			cj_pmap_clear(&c->recent);
+		if (cj_pmap_put(&c->recent, track, ts, id * 2 + has_corr) != 0)
+			return tk_writer_fail(c->w, TK_ENOMEM, "out of memory");
+	}
+	if (!c->live_pend)
+		return TK_OK;
+	int64_t *head = cj_pmap_get(&c->pend_at, track, ts);
+	if (!head)
+		return TK_OK;
+	int rc = TK_OK;
+	for (int64_t i = *head; i >= 0 && rc == TK_OK; i = c->pend[i].next) {
+		rc = bind(c, c->pend[i].fa, c->pend[i].fb, c->pend[i].is_src, id);
+		c->live_pend--;
+	}
+	cj_pmap_del(&c->pend_at, track, ts);
+	if (!c->live_pend) {
+		c->npend = 0;
+		cj_pmap_clear(&c->pend_at);
+	}
+	return rc;
+}
+
+static int copy_event(struct cj_event *dst, const struct cj_event *src)
+{
+	*dst = *src;
+	dst->arena = malloc(src->alen ? src->alen : 1);
+	dst->args = malloc((src->nargs ? src->nargs : 1) * sizeof(*src->args));
+	if (!dst->arena || !dst->args) {
+		free(dst->arena);
+		free(dst->args);
+		return -1;
+	}
+	if (src->alen)
+		memcpy(dst->arena, src->arena, src->alen);
+	if (src->nargs)
+		memcpy(dst->args, src->args, src->nargs * sizeof(*src->args));
+	dst->acap = src->alen;
+	dst->cap_args = src->nargs;
+	return 0;
+}
+
+int cj_be(struct cj_ctx *c, struct cj_event *e, int64_t ts, int is_begin, int async)
+{
+	char key[600];
+	int n = cj_pid_key(e, e->pid, key, sizeof(key) / 2);
+	if (n < 0 || n >= (int)sizeof(key) / 2)
+		return cj_fail(c, e, "pid too long");
+	key[n] = '\x1f';
+	int m;
+	if (async) {
+		/* async b/e pair by (pid, cat, id) */
+		struct cj_val idv = e->id.type != CJV_NONE ? e->id : e->id2;
+		m = snprintf(key + n + 1, sizeof(key) / 2 - 1, "a\x1f%s\x1f%s",
+			     e->cat.type == CJV_STR ? cj_str(e, e->cat) : "",
+			     idv.type != CJV_NONE ? cj_str(e, idv) : "");
+	} else {
+		m = cj_pid_key(e, e->tid, key + n + 1, sizeof(key) / 2 - 1);
+	}
+	if (m < 0 || m >= (int)sizeof(key) / 2 - 1)
+		return cj_fail(c, e, "tid, cat or id too long");
+	int64_t *ix = cj_smap_get(&c->stack_by_key, key);
+	struct cj_stack *st = NULL;
+	if (ix) {
+		st = &c->stacks[*ix];
+	} else if (is_begin) {
+		struct cj_stack *s = realloc(c->stacks, (c->nstacks + 1) * sizeof(*s));
+		if (!s)
+			return tk_writer_fail(c->w, TK_ENOMEM, "out of memory");
+		c->stacks = s;
+		st = &s[c->nstacks];
+		memset(st, 0, sizeof(*st));
+		if (cj_smap_put(&c->stack_by_key, key, (int64_t)c->nstacks) != 0)
+			return tk_writer_fail(c->w, TK_ENOMEM, "out of memory");
+		c->nstacks++;
+	}
+	if (!is_begin) {
+		if (!st || !st->n) {
+			c->n_unmatched_end++;
+			return TK_OK;
+		}
+		struct cj_event *b = &st->items[--st->n];
+		int64_t dur = ts >= b->ts_ns ? ts - b->ts_ns : 0;
+		int rc = cj_emit_interval(c, b, b->ts_ns, dur, e, 0, NULL);
+		cj_event_free(b);
+		return rc;
+	}
+	if (st->n >= CJ_MAX_BE_DEPTH)
+		return cj_fail(c, e, "more than %d nested 'B' events on one thread", CJ_MAX_BE_DEPTH);
+	if (st->n == st->cap) {
+		size_t cap = st->cap ? st->cap * 2 : 8;
+		struct cj_event *it = realloc(st->items, cap * sizeof(*it));
+		if (!it)
+			return tk_writer_fail(c->w, TK_ENOMEM, "out of memory");
+		st->items = it;
+		st->cap = cap;
+	}
+	if (copy_event(&st->items[st->n], e) != 0)
+		return tk_writer_fail(c->w, TK_ENOMEM, "out of memory");
+	st->items[st->n++].ts_ns = ts;
+	return TK_OK;
+}
+
+int cj_be_finish(struct cj_ctx *c)
+{
+	int rc = TK_OK;
+	for (size_t i = 0; i < c->nstacks; i++) {
+		struct cj_stack *st = &c->stacks[i];
+		while (st->n && rc == TK_OK) {
+			struct cj_event *b = &st->items[--st->n];
+			int64_t id;
+			rc = cj_emit_interval(c, b, b->ts_ns, 0, NULL, 0, &id);
+			if (rc == TK_OK)
+				rc = tk_writer_add_arg_int(c->w, id, "incomplete", 1);
+			c->n_unclosed++;
+			cj_event_free(b);
+		}
+	}
+	c->n_flow_unbound += (int64_t)c->live_pend;
+	return rc;
+}
+
+void cj_flow_free(struct cj_ctx *c)
+{
+	for (size_t i = 0; i < c->nstacks; i++) {
+		for (size_t j = 0; j < c->stacks[i].n; j++)
+			cj_event_free(&c->stacks[i].items[j]);
+		free(c->stacks[i].items);
+	}
+	free(c->stacks);
+	cj_smap_free(&c->stack_by_key);
+	cj_pmap_free(&c->recent);
+	cj_pmap_free(&c->pend_at);
+	cj_pmap_free(&c->flows);
+	free(c->pend);
+	free(c->dsts);
+	for (size_t i = 0; i < c->ncats; i++)
+		free(c->cat_names[i]);
+	free(c->cat_names);
+	cj_smap_free(&c->cat_ids);
+}

@@ -1,0 +1,113 @@
+/*
+ * State shared by the files of the Chrome/Kineto JSON importer: chrome_json.c (the two passes
+ * over the file), chrome_json_map.c (processes, devices, tracks, and one event into the store),
+ * chrome_json_flow.c (flow binding and B/E matching). Not part of the public API.
+ */
+#ifndef TK_CHROME_JSON_INTERNAL_H
+#define TK_CHROME_JSON_INTERNAL_H
+
+#include <stdint.h>
+#include <tracekit/import.h>
+#include <tracekit/store.h>
+
+#include "chrome_json_event.h"
+#include "chrome_json_hash.h"
+
+#define TK_SKIP_EVENT 1         /* internal: drop this event, not an error */
+#define CJ_MAX_BE_DEPTH 1024        /* open B events per thread */
+#define CJ_MAX_RECENT (256u << 10)  /* (track, ts) -> event entries kept for flow binding */
+#define CJ_MAX_PENDING (256u << 10) /* flow points waiting for their event */
+#define CJ_MAX_FLOWS (512u << 10)   /* flow ids remembered */
+
+struct cj_proc {
+	char *key;        /* "i<int>" or "s<string>" */
+	char *name;       /* process_name, or NULL */
+	char *labels;     /* process_labels, or NULL */
+	int is_gpu;       /* a device (Kineto: pid = device index) */
+	int has_events;
+	int64_t pid;      /* integer pid, or TK_NONE */
+	int64_t process_id, device_id; /* store ids, TK_NONE until made */
+};
+
+struct cj_devprop {
+	int64_t id, sms, mem, max_threads_sm, regs_sm, smem_sm;
+	char *name;
+	char cc[32];
+};
+
+struct cj_fpoint { /* a flow end waiting for the event it binds to */
+	int64_t track, ts, fa, fb;
+	int is_src;
+	int64_t next;
+};
+
+struct cj_dst { /* a flow end whose start is not known yet */
+	int64_t dst;
+	int64_t next;
+};
+
+struct cj_stack {
+	struct cj_event *items;
+	size_t n, cap;
+};
+
+struct cj_ctx {
+	tk_writer *w;
+	const char *path;
+	const struct tk_import_options *o;
+	int is_kineto, has_base, rank_from_file, has_flows;
+	int64_t rank, world_size, base_ns, min_ts_ns;
+	char *main_key;  /* pid key of the main host process, or NULL */
+	char *host;
+
+	struct cj_proc *procs;
+	size_t nprocs, cap_procs;
+	struct cj_smap proc_by_key;   /* pid key -> index in procs */
+	struct cj_smap tname_by_key;  /* thread key -> index in tnames */
+	char **tnames;
+	size_t ntnames, cap_tnames;
+	struct cj_smap track_by_key;  /* thread key -> track id */
+	struct cj_smap counter_by_key; /* counter key -> track id */
+	struct cj_devprop *props;
+	size_t nprops;
+	struct cj_smap dev_by_ordinal; /* "<ordinal>" -> device id */
+	struct cj_smap cat_ids;        /* flow category -> index in cat_names */
+	char **cat_names;
+	size_t ncats;
+
+	struct cj_pmap recent;  /* (track, ts) -> event id * 2 + has correlation */
+	struct cj_pmap pend_at; /* (track, ts) -> first pending point */
+	struct cj_fpoint *pend;
+	size_t npend, cap_pend, live_pend;
+	struct cj_pmap flows;   /* (category, id) -> src event id (> 0) or -(first dst + 1) */
+	struct cj_dst *dsts;
+	size_t ndsts, cap_dsts;
+
+	struct cj_smap stack_by_key; /* thread key -> index in stacks */
+	struct cj_stack *stacks;
+	size_t nstacks;
+
+	int64_t n_skipped, n_bad_time, n_flow_dropped, n_unclosed, n_unmatched_end, n_flow_unbound;
+	char keybuf[1024];
+};
+
+/* chrome_json_map.c */
+int cj_pid_key(const struct cj_event *e, struct cj_val v, char *buf, size_t len);
+struct cj_proc *cj_proc_get(struct cj_ctx *c, const char *key, int create, int64_t pid);
+int cj_map_event(struct cj_ctx *c, struct cj_event *e);
+int cj_fail(struct cj_ctx *c, const struct cj_event *e, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+void cj_warn(struct cj_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int cj_emit_interval(struct cj_ctx *c, const struct cj_event *e, int64_t ts, int64_t dur,
+		     const struct cj_event *extra, int force_other, int64_t *out_id);
+int cj_track_for(struct cj_ctx *c, const struct cj_event *e, int64_t *track, int *is_gpu,
+		 struct cj_proc **proc);
+
+/* chrome_json_flow.c */
+int cj_flow_point(struct cj_ctx *c, struct cj_event *e, int64_t ts);
+int cj_flow_event_added(struct cj_ctx *c, int64_t track, int64_t ts, int64_t id, int has_corr);
+int cj_be(struct cj_ctx *c, struct cj_event *e, int64_t ts, int is_begin, int async);
+int cj_be_finish(struct cj_ctx *c);
+void cj_flow_free(struct cj_ctx *c);
+
+#endif
