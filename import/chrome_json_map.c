@@ -2,7 +2,7 @@
  * Chrome/Kineto JSON importer, mapping: pid/tid to store processes, devices and tracks (made on
  * first use, with the names pass 1 collected from metadata events), and one parsed event into
  * store records (intervals with their kernel/copy/set/step details, memory events, counters,
- * args for everything without a column). See docs/formats-chrome-json.md.
+ * args for everything without a column). See docs/formats.md (Chrome JSON section).
  */
 #include <stdarg.h>
 #include <stdio.h>

@@ -3,7 +3,7 @@
  * mapped and walked with the bounded reader of xplane_wire.c; memory holds one plane's metadata
  * at a time, never the events. Passes: the XSpace once for the Task Environment plane (the clock),
  * errors, warnings and host names; then each plane, device planes first (xplane_plane.c). See
- * docs/formats-xplane.md.
+ * docs/formats.md (XPlane section).
  */
 #include <errno.h>
 #include <fcntl.h>

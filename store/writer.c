@@ -255,7 +255,7 @@ int tk_writer_create(const char *path, tk_writer **out)
 	}
 	if ((rc = exec(w, "PRAGMA page_size = 16384; PRAGMA journal_mode = OFF;"
 			  "PRAGMA synchronous = OFF; PRAGMA locking_mode = EXCLUSIVE;"
-			  "PRAGMA cache_size = -65536;",
+			  "PRAGMA cache_size = -8192;",
 		       "settings")) != TK_OK)
 		goto out;
 	if ((rc = exec(w, "BEGIN", "begin")) != TK_OK)

@@ -512,7 +512,7 @@ Test(chrome_json, perfetto_json_flow_case_pairs_b_and_e)
 {
 	/* json_flow.json: B at 100 us and E at 200 us on one thread. Perfetto's expected CSV shows
 	 * dur -1 (incomplete) for it; we close a B with the next E on its thread whatever its name
-	 * (see docs/formats-chrome-json.md) */
+	 * (see docs/formats.md (Chrome JSON section)) */
 	char *p = tkt_corpus("perfetto_json/difftests/json/json_flow.json");
 	if (!p)
 		cr_skip_test("the Perfetto JSON conformance inputs are not present");

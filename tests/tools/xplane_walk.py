@@ -5,7 +5,7 @@ Prints, per file, the figures tests/import/test_xplane.c hard-codes: planes, lin
 kernels, copies, memsets, memory events, and per plane a summary. With --kernels N it prints
 the first N kernel events of each device plane (name, start ns, duration ns, kernel_details).
 
-Counting rules (the same definitions the importer documents in docs/formats-xplane.md):
+Counting rules (the same definitions the importer documents in docs/formats.md (XPlane section)):
   kernel  = event on a device plane's `Stream #` line that is neither a copy nor a set
   copy    = such an event with a `memcpy_details` stat, or whose name starts with Memcpy
   memset  = such an event with a `Memset_details` stat, or whose name starts with Memset
