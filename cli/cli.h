@@ -37,6 +37,12 @@ int cli_option_error(const struct tk_cmd *cmd, int c, char **argv);
 /* Report a writer's failure (its message, or @status's text), abort it; returns the exit code. */
 int cli_fail_writer(int status, tk_writer *w);
 
+/*
+ * Remove @path if SIGINT, SIGTERM or SIGHUP arrives (then die of that signal as usual), so an
+ * interrupted import leaves no temporary store behind; NULL stops it.
+ */
+void cli_remove_on_signal(const char *path);
+
 /* Parse an integer option value in [min, max]; on error prints and returns TK_EXIT_USAGE. */
 int cli_parse_int(const struct tk_cmd *cmd, const char *opt, const char *text, int64_t min,
 		  int64_t max, int64_t *out);

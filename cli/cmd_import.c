@@ -109,6 +109,7 @@ static int run(int argc, char **argv)
 	tk_writer *w = NULL;
 	char err[1024];
 	rc = tk_writer_create(output, &w);
+	cli_remove_on_signal(tk_writer_temp_path(w));
 	for (int i = optind; i < argc && rc == TK_OK; i++) {
 		const char *in = argv[i];
 		struct stat sb;
@@ -131,6 +132,7 @@ static int run(int argc, char **argv)
 	struct tk_writer_stats st;
 	tk_writer_get_stats(w, &st);
 	rc = tk_writer_finish(w, err, sizeof(err));
+	cli_remove_on_signal(NULL);
 	if (rc != TK_OK)
 		return cli_fail(rc, err);
 	printf("wrote %s: %lld events (%lld kernels, %lld copies, %lld memsets), %lld memory events, "

@@ -100,6 +100,7 @@ static int run(int argc, char **argv)
 	tk_writer *w = NULL;
 	char err[1024];
 	rc = tk_writer_create(output, &w);
+	cli_remove_on_signal(tk_writer_temp_path(w));
 	if (rc == TK_OK)
 		rc = tk_synth_write(w, &o);
 	if (rc != TK_OK)
@@ -107,6 +108,7 @@ static int run(int argc, char **argv)
 	struct tk_writer_stats st;
 	tk_writer_get_stats(w, &st);
 	rc = tk_writer_finish(w, err, sizeof(err));
+	cli_remove_on_signal(NULL);
 	if (rc != TK_OK)
 		return cli_fail(rc, err);
 	double secs = now_s() - t0;

@@ -2,6 +2,9 @@
 #include "cli.h"
 
 #include <errno.h>
+#include <signal.h>
+#include <string.h>
+#include <unistd.h>
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -43,9 +46,39 @@ int cli_option_error(const struct tk_cmd *cmd, int c, char **argv)
 	return cli_usage_error(cmd, "unknown option '%s'", opt);
 }
 
+/* The file to remove on a fatal signal: a copy, so that the handler never reads freed memory. */
+static char doomed_path[4096];
+static volatile sig_atomic_t doomed_set;
+
+static void remove_and_die(int sig)
+{
+	if (doomed_set)
+		unlink(doomed_path);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+void cli_remove_on_signal(const char *path)
+{
+	static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+	doomed_set = 0;
+	if (!path || !*path || strlen(path) >= sizeof(doomed_path))
+		return;
+	memcpy(doomed_path, path, strlen(path) + 1);
+	doomed_set = 1;
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
+		struct sigaction sa;
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = remove_and_die;
+		sigemptyset(&sa.sa_mask);
+		sigaction(sigs[i], &sa, NULL);
+	}
+}
+
 int cli_fail_writer(int status, tk_writer *w)
 {
 	int code = cli_fail(status, tk_writer_errmsg(w));
+	cli_remove_on_signal(NULL);
 	tk_writer_abort(w);
 	return code;
 }

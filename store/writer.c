@@ -106,6 +106,11 @@ int tk_writer_fail(tk_writer *w, int status, const char *fmt, ...)
 	return w->status;
 }
 
+const char *tk_writer_temp_path(const tk_writer *w)
+{
+	return w && w->tmp_path ? w->tmp_path : "";
+}
+
 const char *tk_writer_errmsg(const tk_writer *w)
 {
 	return w ? w->err : "";

@@ -164,6 +164,12 @@ int tk_writer_status(const tk_writer *w);
  */
 int tk_writer_fail(tk_writer *w, int status, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
+/**
+ * tk_writer_temp_path() - the temporary file the writer loads into (beside the target), so that a
+ * program can remove it from a signal handler; "" once finished or when there is none.
+ */
+const char *tk_writer_temp_path(const tk_writer *w);
+
 /** tk_writer_intern() - the string id of @s (interned once), or 0 on error. */
 uint32_t tk_writer_intern(tk_writer *w, const char *s);
 

@@ -1,5 +1,9 @@
 /* End-to-end tests of the tracekit command line: exit codes, help, info, query formats. */
 #include <cjson/cJSON.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <criterion/criterion.h>
 #include <sqlite3.h>
 #include <stdlib.h>
@@ -353,4 +357,35 @@ Test(cli, import_usage_and_input_errors_exit_2)
 	free(out);
 	free(missing);
 	free(empty);
+}
+
+Test(cli, interrupted_synth_leaves_no_temporary_file)
+{
+	char *out = tkt_path(dir, "big.db");
+	pid_t pid = fork();
+	if (pid < 0)
+		cr_assert_fail("fork failed");
+	if (pid == 0) {
+		int devnull = open("/dev/null", O_WRONLY);
+		dup2(devnull, 1);
+		dup2(devnull, 2);
+		execl(TK_BINARY, TK_BINARY, "synth", "--events", "50000000", "-o", out, (char *)NULL);
+		_exit(127);
+	}
+	/* wait until the temporary store exists beside the target, then interrupt */
+	int seen = 0;
+	for (int i = 0; i < 500 && !seen; i++) {
+		seen = tkt_count_entries(dir) == 2;
+		if (!seen)
+			usleep(10000);
+	}
+	usleep(200000);
+	kill(pid, SIGINT);
+	int status;
+	waitpid(pid, &status, 0);
+	cr_expect(seen, "the temporary file never appeared");
+	cr_expect(WIFSIGNALED(status) && WTERMSIG(status) == SIGINT, "status %d", status);
+	cr_expect_eq(tkt_count_entries(dir), 1, "a temporary file was left behind");
+	cr_expect_not(tkt_exists(out));
+	free(out);
 }
