@@ -1,0 +1,47 @@
+/* Internal state of the store writer, shared by writer.c (lifecycle, rare records) and
+ * writer_records.c (events and their details); not part of the public API. */
+#ifndef TK_STORE_WRITER_INTERNAL_H
+#define TK_STORE_WRITER_INTERNAL_H
+
+#include <sqlite3.h>
+#include <stdint.h>
+#include <tracekit/store.h>
+
+#include "batch.h"
+#include "intern.h"
+
+/* Statements run once per call (rare records), not batched. */
+enum { ST_STRING, ST_META, ST_SOURCE, ST_PROCESS, ST_DEVICE, ST_TRACK, ST_COUNT };
+
+/* Tables written once per record, in batches. */
+enum { B_EVENT, B_KERNEL, B_COPY, B_SET, B_OP, B_STEP, B_FLOW, B_COUNTER, B_MEMORY, B_ARG, B_COUNT };
+
+struct tk_writer {
+	sqlite3 *db;
+	sqlite3_stmt *st[ST_COUNT];
+	struct tk_batch batch[B_COUNT];
+	char *path;
+	char *tmp_path;
+	int status; /* first error, sticky */
+	char err[1024];
+	struct tk_intern intern;
+	int64_t n_events, n_processes, n_devices, n_tracks, n_memory, n_flows, n_sources;
+	int64_t min_ts, max_end;
+	struct tk_writer_stats stats;
+};
+
+/* Record the first failure (sticky) with a message; returns the writer's status. */
+int tkw_fail(tk_writer *w, int status, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* Fail with SQLite's message for @what. */
+int tkw_fail_sql(tk_writer *w, const char *what);
+/* Keep the row filled since tk_batch_row() in batch @which. */
+int tkw_add_row(tk_writer *w, int which);
+/* The writer's status, TK_EINVAL for NULL. */
+int tkw_check_ready(tk_writer *w);
+/* Intern an optional string: 0 for NULL (and on failure, with the writer failed). */
+uint32_t tkw_intern_opt(tk_writer *w, const char *s);
+/* Fail unless @id is TK_NONE or an added process / device. */
+int tkw_check_process(tk_writer *w, int64_t id, const char *what);
+int tkw_check_device(tk_writer *w, int64_t id, const char *what);
+
+#endif
