@@ -33,13 +33,15 @@ int main(int argc, char **argv)
 			break;
 		if (t == JT_ERROR) {
 			fprintf(stderr, "json_parse: line %llu, column %llu: %s\n",
-				(unsigned long long)lx.err_line, (unsigned long long)lx.err_col, lx.msg);
+				(unsigned long long)lx.err_line, (unsigned long long)lx.err_col,
+				lx.msg);
 			goto out;
 		}
 		if (t == JT_LBRACE && depth == 2) {
 			if (cj_event_parse(&lx, &e, 3) != 0) {
 				fprintf(stderr, "json_parse: line %llu, column %llu: %s\n",
-					(unsigned long long)lx.err_line, (unsigned long long)lx.err_col, lx.msg);
+					(unsigned long long)lx.err_line,
+					(unsigned long long)lx.err_col, lx.msg);
 				goto out;
 			}
 			events++;

@@ -38,7 +38,7 @@ int main(int argc, char **argv)
 	double wall = (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
 	double user = ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6;
 	double sys = ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
-	fprintf(stderr, "runstat wall_s=%.3f user_s=%.3f sys_s=%.3f max_rss_kib=%ld\n", wall, user, sys,
-		ru.ru_maxrss);
+	fprintf(stderr, "runstat wall_s=%.3f user_s=%.3f sys_s=%.3f max_rss_kib=%ld\n", wall, user,
+		sys, ru.ru_maxrss);
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 3;
 }

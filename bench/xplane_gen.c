@@ -105,8 +105,18 @@ static void stat_ref(struct buf *ev, int64_t md, uint64_t ref)
 	lfield(ev, 4, t, 4);
 }
 
-enum { SM_KD = 1, SM_CORR = 2, SM_HLO = 3, SM_MOD = 4, SM_START = 5, SM_CLOCK = 6, SM_CORES = 7,
-       SM_REF0 = 20, NK = 40, STREAMS = 4 };
+enum {
+	SM_KD = 1,
+	SM_CORR = 2,
+	SM_HLO = 3,
+	SM_MOD = 4,
+	SM_START = 5,
+	SM_CLOCK = 6,
+	SM_CORES = 7,
+	SM_REF0 = 20,
+	NK = 40,
+	STREAMS = 4
+};
 
 int main(int argc, char **argv)
 {
@@ -157,8 +167,10 @@ int main(int argc, char **argv)
 	stat_md(&plane, SM_CLOCK, "clock_rate");
 	stat_md(&plane, SM_CORES, "core_count");
 	for (int k = 0; k < NK; k++) {
-		snprintf(name, sizeof(name), "regs:%d static_shared:0 dynamic_shared:%d grid:%d,1,1 "
-			 "block:256,1,1 occ_pct:50.0", 32 + k, k * 128, 80 * (k + 1));
+		snprintf(name, sizeof(name),
+			 "regs:%d static_shared:0 dynamic_shared:%d grid:%d,1,1 "
+			 "block:256,1,1 occ_pct:50.0",
+			 32 + k, k * 128, 80 * (k + 1));
 		stat_md(&plane, SM_REF0 + k, name);
 		snprintf(name, sizeof(name), "fusion.%d", k);
 		stat_md(&plane, SM_REF0 + NK + k, name);
@@ -221,6 +233,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "tk_xplane_gen: write error on '%s'\n", argv[1]);
 		return 3;
 	}
-	printf("wrote %s: %lld events (%lld kernels, %lld launches)\n", argv[1], n, kernels, launches);
+	printf("wrote %s: %lld events (%lld kernels, %lld launches)\n", argv[1], n, kernels,
+	       launches);
 	return 0;
 }

@@ -7,10 +7,10 @@
 
 /* Exit codes (DESIGN.md): part of the interface, tested. */
 enum {
-	TK_EXIT_OK = 0,         /* success */
+	TK_EXIT_OK = 0,		/* success */
 	TK_EXIT_REGRESSION = 1, /* check found a regression */
-	TK_EXIT_USAGE = 2,      /* usage or input error */
-	TK_EXIT_INTERNAL = 3,   /* internal error */
+	TK_EXIT_USAGE = 2,	/* usage or input error */
+	TK_EXIT_INTERNAL = 3,	/* internal error */
 };
 
 struct tk_cmd {
@@ -29,7 +29,8 @@ void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int cli_help(const struct tk_cmd *cmd);
 
 /* Print "tracekit <cmd>: <message>" and a hint to run --help; returns TK_EXIT_USAGE. */
-int cli_usage_error(const struct tk_cmd *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int cli_usage_error(const struct tk_cmd *cmd, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 
 /* The usage error for getopt_long's ':' (missing value) or '?' (unknown option) in @c. */
 int cli_option_error(const struct tk_cmd *cmd, int c, char **argv);

@@ -12,21 +12,21 @@
 static int run(int argc, char **argv);
 
 const struct tk_cmd tk_cmd_import = {
-	"import",
-	"import XPlane files/logdirs and Chrome/Kineto JSON traces into a store",
-	"usage: tracekit import INPUT... -o STORE [--run NAME] [--rank N]\n\n"
-	"Each INPUT is an .xplane.pb file, a TensorBoard logdir or run directory\n"
-	"(<logdir>/plugins/profile/<run>/<host>.xplane.pb: every host file of the newest run, or of\n"
-	"--run NAME), or a Chrome trace / Kineto JSON file (.json or .json.gz). Formats are told by\n"
-	"content, not by name. All inputs go into one store, written atomically: on any error nothing\n"
-	"is left at STORE.\n\n"
-	"Options:\n"
-	"  -o, --output STORE  store to write (replaced when it exists and the import succeeds)\n"
-	"  --run NAME          the run to import from a logdir (default: the newest; see tracekit ls)\n"
-	"  --rank N            rank of the first JSON file that does not state its own (the next\n"
-	"                      files get N+1, N+2, ...; default: file order from 0)\n"
-	"  -h, --help          this text\n",
-	run,
+    "import",
+    "import XPlane files/logdirs and Chrome/Kineto JSON traces into a store",
+    "usage: tracekit import INPUT... -o STORE [--run NAME] [--rank N]\n\n"
+    "Each INPUT is an .xplane.pb file, a TensorBoard logdir or run directory\n"
+    "(<logdir>/plugins/profile/<run>/<host>.xplane.pb: every host file of the newest run, or of\n"
+    "--run NAME), or a Chrome trace / Kineto JSON file (.json or .json.gz). Formats are told by\n"
+    "content, not by name. All inputs go into one store, written atomically: on any error nothing\n"
+    "is left at STORE.\n\n"
+    "Options:\n"
+    "  -o, --output STORE  store to write (replaced when it exists and the import succeeds)\n"
+    "  --run NAME          the run to import from a logdir (default: the newest; see tracekit ls)\n"
+    "  --rank N            rank of the first JSON file that does not state its own (the next\n"
+    "                      files get N+1, N+2, ...; default: file order from 0)\n"
+    "  -h, --help          this text\n",
+    run,
 };
 
 static void warn(void *ctx, const char *message)
@@ -54,7 +54,8 @@ static int import_dir(tk_writer *w, const char *path, const char *run_name,
 			if (!strcmp(runs[i].name, run_name))
 				pick = &runs[i];
 		if (!pick) {
-			rc = tk_writer_fail(w, TK_ENOTFOUND, "'%s' has no run named '%s' (see 'tracekit ls %s')",
+			rc = tk_writer_fail(w, TK_ENOTFOUND,
+					    "'%s' has no run named '%s' (see 'tracekit ls %s')",
 					    path, run_name, path);
 			goto out;
 		}
@@ -69,9 +70,11 @@ out:
 static int run(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{"output", required_argument, NULL, 'o'}, {"run", required_argument, NULL, 'r'},
-		{"rank", required_argument, NULL, 'k'},   {"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+	    {"output", required_argument, NULL, 'o'},
+	    {"run", required_argument, NULL, 'r'},
+	    {"rank", required_argument, NULL, 'k'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	const struct tk_cmd *cmd = &tk_cmd_import;
 	const char *output = NULL, *run_name = NULL;
@@ -135,10 +138,11 @@ static int run(int argc, char **argv)
 	cli_remove_on_signal(NULL);
 	if (rc != TK_OK)
 		return cli_fail(rc, err);
-	printf("wrote %s: %lld events (%lld kernels, %lld copies, %lld memsets), %lld memory events, "
-	       "%lld counter samples, %lld flows\n",
-	       output, (long long)st.events, (long long)st.kernels, (long long)st.memcpys,
-	       (long long)st.memsets, (long long)st.memory_events, (long long)st.counter_samples,
-	       (long long)st.flows);
+	printf(
+	    "wrote %s: %lld events (%lld kernels, %lld copies, %lld memsets), %lld memory events, "
+	    "%lld counter samples, %lld flows\n",
+	    output, (long long)st.events, (long long)st.kernels, (long long)st.memcpys,
+	    (long long)st.memsets, (long long)st.memory_events, (long long)st.counter_samples,
+	    (long long)st.flows);
 	return TK_EXIT_OK;
 }

@@ -10,18 +10,18 @@
 static int run(int argc, char **argv);
 
 const struct tk_cmd tk_cmd_ls = {
-	"ls",
-	"list the profile runs of a TensorBoard logdir, newest first",
-	"usage: tracekit ls LOGDIR\n\n"
-	"Lists the runs of LOGDIR (a logdir, its plugins/profile directory, or one run directory):\n"
-	"<logdir>/plugins/profile/<run>/<host>.xplane.pb. One row per run, newest first (by the\n"
-	"modification time of its newest file): the run name, its hosts, the number and total size\n"
-	"of its .xplane.pb files, and when they were last written (UTC). 'tracekit import LOGDIR'\n"
-	"imports the first row; '--run NAME' picks another.\n\n"
-	"Options:\n"
-	"  -h, --help  this text\n\n"
-	"Exit codes: 0 ok; 2 when LOGDIR is not a directory or holds no run.\n",
-	run,
+    "ls",
+    "list the profile runs of a TensorBoard logdir, newest first",
+    "usage: tracekit ls LOGDIR\n\n"
+    "Lists the runs of LOGDIR (a logdir, its plugins/profile directory, or one run directory):\n"
+    "<logdir>/plugins/profile/<run>/<host>.xplane.pb. One row per run, newest first (by the\n"
+    "modification time of its newest file): the run name, its hosts, the number and total size\n"
+    "of its .xplane.pb files, and when they were last written (UTC). 'tracekit import LOGDIR'\n"
+    "imports the first row; '--run NAME' picks another.\n\n"
+    "Options:\n"
+    "  -h, --help  this text\n\n"
+    "Exit codes: 0 ok; 2 when LOGDIR is not a directory or holds no run.\n",
+    run,
 };
 
 static void human(char *buf, size_t len, int64_t bytes)

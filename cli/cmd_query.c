@@ -12,28 +12,29 @@
 static int run(int argc, char **argv);
 
 const struct tk_cmd tk_cmd_query = {
-	"query",
-	"run read-only SQL on a store (table, CSV or JSON output)",
-	"usage: tracekit query STORE \"SQL\" [--format table|csv|json] [--max-width N]\n\n"
-	"Runs SQL on the store, read-only, and prints the rows of each statement in turn.\n"
-	"Views to start from: kernels, memcpys, memsets, api_calls, host_ops, annotations, steps,\n"
-	"memory_events, counter_samples, intervals (see docs/store.md).\n\n"
-	"Options:\n"
-	"  --format F      table (default), csv (RFC 4180) or json (array of objects)\n"
-	"  --max-width N   table: cut cells longer than N characters with '…' (default 80, 0 = no limit)\n"
-	"  -h, --help      this text\n\n"
-	"Exit codes: 0 ok; 2 when the store cannot be opened, the SQL is invalid, or the SQL would\n"
-	"modify the store.\n",
-	run,
+    "query",
+    "run read-only SQL on a store (table, CSV or JSON output)",
+    "usage: tracekit query STORE \"SQL\" [--format table|csv|json] [--max-width N]\n\n"
+    "Runs SQL on the store, read-only, and prints the rows of each statement in turn.\n"
+    "Views to start from: kernels, memcpys, memsets, api_calls, host_ops, annotations, steps,\n"
+    "memory_events, counter_samples, intervals (see docs/store.md).\n\n"
+    "Options:\n"
+    "  --format F      table (default), csv (RFC 4180) or json (array of objects)\n"
+    "  --max-width N   table: cut cells longer than N characters with '…' (default 80, 0 = no "
+    "limit)\n"
+    "  -h, --help      this text\n\n"
+    "Exit codes: 0 ok; 2 when the store cannot be opened, the SQL is invalid, or the SQL would\n"
+    "modify the store.\n",
+    run,
 };
 
 static int run(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{"format", required_argument, NULL, 'f'},
-		{"max-width", required_argument, NULL, 'w'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+	    {"format", required_argument, NULL, 'f'},
+	    {"max-width", required_argument, NULL, 'w'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	const struct tk_cmd *cmd = &tk_cmd_query;
 	struct tk_rows_options opt = {TK_ROWS_TABLE, 80};
@@ -45,8 +46,8 @@ static int run(int argc, char **argv)
 		switch (c) {
 		case 'f':
 			if (tk_rows_format_parse(optarg, &opt.format) != TK_OK)
-				return cli_usage_error(cmd, "--format must be table, csv or json, not '%s'",
-						       optarg);
+				return cli_usage_error(
+				    cmd, "--format must be table, csv or json, not '%s'", optarg);
 			break;
 		case 'w':
 			if ((rc = cli_parse_int(cmd, "--max-width", optarg, 0, 1000000, &v)))

@@ -11,25 +11,25 @@
 static int run(int argc, char **argv);
 
 const struct tk_cmd tk_cmd_synth = {
-	"synth",
-	"write a deterministic synthetic training trace (demo and benchmark input)",
-	"usage: tracekit synth -o STORE [--events N] [--devices D] [--streams S] [--steps K]\n"
-	"                      [--seed X]\n\n"
-	"Writes a realistic synthetic training trace: one process (rank) per GPU, a warm-up with\n"
-	"compilation, K training steps of forward/backward/optimizer kernels of many sizes (runs of\n"
-	"tiny ones among them), copies both ways, collectives on a communication stream,\n"
-	"allocations balanced by frees, host ops with their launches, and idle gaps that are\n"
-	"host-bound, synchronization-bound and input-bound. Same options and seed give the same\n"
-	"content.\n\n"
-	"Options:\n"
-	"  -o, --output STORE  store to write (replaced atomically when it exists)\n"
-	"  --events N          about N timestamped records (default 200000, up to 2e9)\n"
-	"  --devices D         GPUs, 1..64 (default 2)\n"
-	"  --streams S         streams per GPU, 2..32 (default 4)\n"
-	"  --steps K           training steps, 1..1000000 (default 10)\n"
-	"  --seed X            random seed (default 1)\n"
-	"  -h, --help          this text\n",
-	run,
+    "synth",
+    "write a deterministic synthetic training trace (demo and benchmark input)",
+    "usage: tracekit synth -o STORE [--events N] [--devices D] [--streams S] [--steps K]\n"
+    "                      [--seed X]\n\n"
+    "Writes a realistic synthetic training trace: one process (rank) per GPU, a warm-up with\n"
+    "compilation, K training steps of forward/backward/optimizer kernels of many sizes (runs of\n"
+    "tiny ones among them), copies both ways, collectives on a communication stream,\n"
+    "allocations balanced by frees, host ops with their launches, and idle gaps that are\n"
+    "host-bound, synchronization-bound and input-bound. Same options and seed give the same\n"
+    "content.\n\n"
+    "Options:\n"
+    "  -o, --output STORE  store to write (replaced atomically when it exists)\n"
+    "  --events N          about N timestamped records (default 200000, up to 2e9)\n"
+    "  --devices D         GPUs, 1..64 (default 2)\n"
+    "  --streams S         streams per GPU, 2..32 (default 4)\n"
+    "  --steps K           training steps, 1..1000000 (default 10)\n"
+    "  --seed X            random seed (default 1)\n"
+    "  -h, --help          this text\n",
+    run,
 };
 
 static double now_s(void)
@@ -42,10 +42,10 @@ static double now_s(void)
 static int run(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{"output", required_argument, NULL, 'o'}, {"events", required_argument, NULL, 'e'},
-		{"devices", required_argument, NULL, 'd'}, {"streams", required_argument, NULL, 's'},
-		{"steps", required_argument, NULL, 'k'},   {"seed", required_argument, NULL, 'x'},
-		{"help", no_argument, NULL, 'h'},          {NULL, 0, NULL, 0},
+	    {"output", required_argument, NULL, 'o'},  {"events", required_argument, NULL, 'e'},
+	    {"devices", required_argument, NULL, 'd'}, {"streams", required_argument, NULL, 's'},
+	    {"steps", required_argument, NULL, 'k'},   {"seed", required_argument, NULL, 'x'},
+	    {"help", no_argument, NULL, 'h'},	       {NULL, 0, NULL, 0},
 	};
 	const struct tk_cmd *cmd = &tk_cmd_synth;
 	struct tk_synth_options o;
@@ -113,7 +113,8 @@ static int run(int argc, char **argv)
 		return cli_fail(rc, err);
 	double secs = now_s() - t0;
 	int64_t records = st.events + st.memory_events + st.counter_samples;
-	printf("wrote %s: %lld records (%lld intervals, %lld kernels, %lld copies, %lld memory events, "
+	printf("wrote %s: %lld records (%lld intervals, %lld kernels, %lld copies, %lld memory "
+	       "events, "
 	       "%lld counter samples) in %.2f s, %.0f records/s\n",
 	       output, (long long)records, (long long)st.events, (long long)st.kernels,
 	       (long long)st.memcpys, (long long)st.memory_events, (long long)st.counter_samples,

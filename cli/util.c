@@ -90,8 +90,8 @@ int cli_parse_int(const struct tk_cmd *cmd, const char *opt, const char *text, i
 	errno = 0;
 	long long v = strtoll(text, &end, 0);
 	if (errno || end == text || *end || v < min || v > max)
-		return cli_usage_error(cmd, "%s expects an integer from %lld to %lld, got '%s'", opt,
-				       (long long)min, (long long)max, text);
+		return cli_usage_error(cmd, "%s expects an integer from %lld to %lld, got '%s'",
+				       opt, (long long)min, (long long)max, text);
 	*out = v;
 	return TK_EXIT_OK;
 }

@@ -70,7 +70,8 @@ static int prescan(struct cj_ctx *c, struct cj_event *e)
 	int n = cj_pid_key(e, e->pid, key, sizeof(key) / 2);
 	if (n < 0 || n >= (int)sizeof(key) / 2)
 		return cj_fail(c, e, "pid longer than %zu bytes", sizeof(key) / 2);
-	struct cj_proc *p = cj_proc_get(c, key, 1, key[0] == 'i' ? strtoll(key + 1, NULL, 10) : TK_NONE);
+	struct cj_proc *p =
+	    cj_proc_get(c, key, 1, key[0] == 'i' ? strtoll(key + 1, NULL, 10) : TK_NONE);
 	if (!p)
 		return tk_writer_fail(c->w, TK_ENOMEM, "out of memory");
 	if (!strcmp(ph, "M")) {
@@ -91,7 +92,9 @@ static int prescan(struct cj_ctx *c, struct cj_event *e)
 				return cj_fail(c, e, "tid longer than %zu bytes", sizeof(key) / 2);
 			int64_t *ix = cj_smap_get(&c->tname_by_key, key);
 			if (ix)
-				return set_str(&c->tnames[*ix], v) ? tk_writer_fail(c->w, TK_ENOMEM, "out of memory") : TK_OK;
+				return set_str(&c->tnames[*ix], v)
+					   ? tk_writer_fail(c->w, TK_ENOMEM, "out of memory")
+					   : TK_OK;
 			if (c->ntnames == c->cap_tnames) {
 				size_t cap = c->cap_tnames ? c->cap_tnames * 2 : 16;
 				char **t = realloc(c->tnames, cap * sizeof(*t));
@@ -137,7 +140,8 @@ static int read_events(struct cj_ctx *c, struct json_lex *lx, struct cj_event *e
 		if (bare && t == JT_EOF)
 			return TK_OK;
 		if (t == JT_LBRACE) {
-			if ((pass == 1 ? cj_event_parse_light(lx, e, 2) : cj_event_parse(lx, e, 2)) != 0)
+			if ((pass == 1 ? cj_event_parse_light(lx, e, 2)
+				       : cj_event_parse(lx, e, 2)) != 0)
 				return lex_fail(c, lx);
 			int rc = pass == 1 ? prescan(c, e) : cj_map_event(c, e);
 			if (rc != TK_OK)
@@ -175,24 +179,29 @@ static int read_devprops(struct cj_ctx *c, struct json_lex *lx, struct cj_event 
 			c->props = np;
 			struct cj_devprop *d = &np[c->nprops++];
 			memset(d, 0, sizeof(*d));
-			d->id = d->sms = d->mem = d->max_threads_sm = d->regs_sm = d->smem_sm = TK_NONE;
+			d->id = d->sms = d->mem = d->max_threads_sm = d->regs_sm = d->smem_sm =
+			    TK_NONE;
 			const char *v, *mj, *mn;
 			int64_t i;
-#define PROP_INT(k, field) \
+#define PROP_INT(k, field)                                    \
 	if ((v = arg_text(e, k, NULL)) && cj_int(v, &i) == 0) \
 		d->field = i;
 			if (e->id.type == CJV_NUM && cj_int(cj_str(e, e->id), &i) == 0)
 				d->id = i;
-			PROP_INT("numSms", sms) PROP_INT("multiProcessorCount", sms)
-			PROP_INT("totalGlobalMem", mem)
-			PROP_INT("maxThreadsPerMultiprocessor", max_threads_sm)
-			PROP_INT("regsPerMultiprocessor", regs_sm)
-			PROP_INT("sharedMemPerMultiprocessor", smem_sm)
+			PROP_INT("numSms", sms)
+			PROP_INT("multiProcessorCount", sms) PROP_INT("totalGlobalMem", mem)
+			    PROP_INT("maxThreadsPerMultiprocessor",
+				     max_threads_sm) PROP_INT("regsPerMultiprocessor", regs_sm)
+				PROP_INT("sharedMemPerMultiprocessor", smem_sm)
 #undef PROP_INT
-			if (e->name.type == CJV_STR && !(d->name = strdup(cj_str(e, e->name))))
-				return tk_writer_fail(c->w, TK_ENOMEM, "out of memory");
-			if (((mj = arg_text(e, "computeMajor", NULL)) && (mn = arg_text(e, "computeMinor", NULL))) ||
-			    ((mj = arg_text(e, "major", NULL)) && (mn = arg_text(e, "minor", NULL))))
+				    if (e->name.type == CJV_STR &&
+					!(d->name = strdup(cj_str(
+					      e, e->name)))) return tk_writer_fail(c->w, TK_ENOMEM,
+										   "out of memory");
+			if (((mj = arg_text(e, "computeMajor", NULL)) &&
+			     (mn = arg_text(e, "computeMinor", NULL))) ||
+			    ((mj = arg_text(e, "major", NULL)) &&
+			     (mn = arg_text(e, "minor", NULL))))
 				snprintf(d->cc, sizeof(d->cc), "%.12s.%.12s", mj, mn);
 			else if ((v = arg_text(e, "gcnArchName", NULL)))
 				snprintf(d->cc, sizeof(d->cc), "%.31s", v);
@@ -204,7 +213,8 @@ static int read_devprops(struct cj_ctx *c, struct json_lex *lx, struct cj_event 
 			t = json_lex_next(lx);
 		else if (t != JT_RBRACK) {
 			if (t != JT_ERROR)
-				json_lex_error(lx, "expected ',' or ']', found %s", json_tok_name(t));
+				json_lex_error(lx, "expected ',' or ']', found %s",
+					       json_tok_name(t));
 			return lex_fail(c, lx);
 		}
 	}
@@ -288,7 +298,8 @@ static int run_pass(struct cj_ctx *c, struct cj_event *e, int pass)
 	while (t != JT_RBRACE) {
 		if (t != JT_STRING) {
 			if (t != JT_ERROR)
-				json_lex_error(&lx, "expected a string key, found %s", json_tok_name(t));
+				json_lex_error(&lx, "expected a string key, found %s",
+					       json_tok_name(t));
 			rc = lex_fail(c, &lx);
 			goto out;
 		}
@@ -299,7 +310,8 @@ static int run_pass(struct cj_ctx *c, struct cj_event *e, int pass)
 		}
 		if ((t = json_lex_next(&lx)) != JT_COLON) {
 			if (t != JT_ERROR)
-				json_lex_error(&lx, "expected ':' after a key, found %s", json_tok_name(t));
+				json_lex_error(&lx, "expected ':' after a key, found %s",
+					       json_tok_name(t));
 			rc = lex_fail(c, &lx);
 			goto out;
 		}
@@ -319,8 +331,9 @@ static int run_pass(struct cj_ctx *c, struct cj_event *e, int pass)
 			t = json_lex_next(&lx);
 		else if (t != JT_RBRACE) {
 			if (t != JT_ERROR)
-				json_lex_error(&lx, "expected ',' or '}' after a top-level value, found %s",
-					       json_tok_name(t));
+				json_lex_error(
+				    &lx, "expected ',' or '}' after a top-level value, found %s",
+				    json_tok_name(t));
 			rc = lex_fail(c, &lx);
 			goto out;
 		}
@@ -328,7 +341,8 @@ static int run_pass(struct cj_ctx *c, struct cj_event *e, int pass)
 	t = json_lex_next(&lx);
 	if (t != JT_EOF) {
 		if (t != JT_ERROR)
-			json_lex_error(&lx, "unexpected %s after the end of the trace", json_tok_name(t));
+			json_lex_error(&lx, "unexpected %s after the end of the trace",
+				       json_tok_name(t));
 		rc = lex_fail(c, &lx);
 	}
 out:
@@ -388,7 +402,8 @@ int tk_import_chrome_json(tk_writer *w, const char *path, const struct tk_import
 	if ((rc = tk_writer_add_source(w, c.is_kineto ? "kineto" : "chrome_json", path, c.host,
 				       c.rank)) != TK_OK)
 		goto out;
-	int epoch = c.has_base || (c.min_ts_ns != INT64_MAX && c.min_ts_ns >= 1000000000000000000LL);
+	int epoch =
+	    c.has_base || (c.min_ts_ns != INT64_MAX && c.min_ts_ns >= 1000000000000000000LL);
 	if ((rc = tk_writer_set_meta_text(w, "clock", epoch ? "unix_epoch" : "relative")) != TK_OK)
 		goto out;
 	if (c.world_size != TK_NONE && (rc = tk_writer_set_meta_int(w, "world_size", c.world_size)))
@@ -398,18 +413,24 @@ int tk_import_chrome_json(tk_writer *w, const char *path, const struct tk_import
 	if ((rc = cj_be_finish(&c)) != TK_OK)
 		goto out;
 	if (c.n_skipped)
-		cj_warn(&c, "%lld events of phases tracekit does not map (samples, objects, ...) "
-			"or with no phase were skipped", (long long)c.n_skipped);
+		cj_warn(&c,
+			"%lld events of phases tracekit does not map (samples, objects, ...) "
+			"or with no phase were skipped",
+			(long long)c.n_skipped);
 	if (c.n_bad_time)
 		cj_warn(&c, "%lld events whose ts or dur is a non-numeric string were skipped",
 			(long long)c.n_bad_time);
 	if (c.n_unclosed)
-		cj_warn(&c, "%lld 'B'/'b' events had no 'E'/'e'; kept with duration 0 and arg incomplete=1",
-			(long long)c.n_unclosed);
+		cj_warn(
+		    &c,
+		    "%lld 'B'/'b' events had no 'E'/'e'; kept with duration 0 and arg incomplete=1",
+		    (long long)c.n_unclosed);
 	if (c.n_unmatched_end)
-		cj_warn(&c, "%lld 'E'/'e' events had no 'B'/'b' and were dropped", (long long)c.n_unmatched_end);
+		cj_warn(&c, "%lld 'E'/'e' events had no 'B'/'b' and were dropped",
+			(long long)c.n_unmatched_end);
 	if (c.n_flow_unbound || c.n_flow_dropped)
-		cj_warn(&c, "%lld flow points bound to no event, %lld dropped past the memory bounds",
+		cj_warn(&c,
+			"%lld flow points bound to no event, %lld dropped past the memory bounds",
 			(long long)c.n_flow_unbound, (long long)c.n_flow_dropped);
 out:
 	cj_event_free(&e);

@@ -50,7 +50,11 @@ static int arena_str(struct json_lex *lx, struct cj_event *e, const char *s, siz
 int json_skip_value(struct json_lex *lx, enum json_tok t, int depth)
 {
 	switch (t) {
-	case JT_STRING: case JT_NUMBER: case JT_TRUE: case JT_FALSE: case JT_NULL:
+	case JT_STRING:
+	case JT_NUMBER:
+	case JT_TRUE:
+	case JT_FALSE:
+	case JT_NULL:
 		return 0;
 	case JT_LBRACE:
 	case JT_LBRACK: {
@@ -86,11 +90,11 @@ int json_skip_value(struct json_lex *lx, enum json_tok t, int depth)
 			if (t == close)
 				return 0; /* a trailing comma, as Perfetto accepts */
 		}
-bad_key:
+	bad_key:
 		if (t != JT_ERROR)
 			json_lex_error(lx, "expected a string key, found %s", json_tok_name(t));
 		return -1;
-bad_colon:
+	bad_colon:
 		if (t != JT_ERROR)
 			json_lex_error(lx, "expected ':' after a key, found %s", json_tok_name(t));
 		return -1;
@@ -150,9 +154,15 @@ static int put_compact(struct json_lex *lx, struct cj_event *e, enum json_tok t,
 	case JT_NUMBER:
 		word = lx->str;
 		break;
-	case JT_TRUE: word = "true"; break;
-	case JT_FALSE: word = "false"; break;
-	case JT_NULL: word = "null"; break;
+	case JT_TRUE:
+		word = "true";
+		break;
+	case JT_FALSE:
+		word = "false";
+		break;
+	case JT_NULL:
+		word = "null";
+		break;
 	case JT_LBRACE:
 	case JT_LBRACK: {
 		if (depth >= JSON_MAX_DEPTH) {
@@ -170,7 +180,8 @@ static int put_compact(struct json_lex *lx, struct cj_event *e, enum json_tok t,
 				if (t != JT_COMMA) {
 					if (t != JT_ERROR)
 						json_lex_error(lx, "expected ',' or %s, found %s",
-							       json_tok_name(close), json_tok_name(t));
+							       json_tok_name(close),
+							       json_tok_name(t));
 					return -1;
 				}
 				t = json_lex_next(lx);
@@ -183,7 +194,8 @@ static int put_compact(struct json_lex *lx, struct cj_event *e, enum json_tok t,
 			if (obj) {
 				if (t != JT_STRING) {
 					if (t != JT_ERROR)
-						json_lex_error(lx, "expected a string key, found %s",
+						json_lex_error(lx,
+							       "expected a string key, found %s",
 							       json_tok_name(t));
 					return -1;
 				}
@@ -192,7 +204,8 @@ static int put_compact(struct json_lex *lx, struct cj_event *e, enum json_tok t,
 					return -1;
 				if ((t = json_lex_next(lx)) != JT_COLON) {
 					if (t != JT_ERROR)
-						json_lex_error(lx, "expected ':' after a key, found %s",
+						json_lex_error(lx,
+							       "expected ':' after a key, found %s",
 							       json_tok_name(t));
 					return -1;
 				}
@@ -279,7 +292,8 @@ static int read_members(struct json_lex *lx, struct cj_event *e, int depth, int 
 	for (;;) {
 		if (t != JT_STRING) {
 			if (t != JT_ERROR)
-				json_lex_error(lx, "expected a string key, found %s", json_tok_name(t));
+				json_lex_error(lx, "expected a string key, found %s",
+					       json_tok_name(t));
 			return -1;
 		}
 		struct cj_val *known = NULL;
@@ -316,7 +330,8 @@ static int read_members(struct json_lex *lx, struct cj_event *e, int depth, int 
 			return -1;
 		if ((t = json_lex_next(lx)) != JT_COLON) {
 			if (t != JT_ERROR)
-				json_lex_error(lx, "expected ':' after a key, found %s", json_tok_name(t));
+				json_lex_error(lx, "expected ':' after a key, found %s",
+					       json_tok_name(t));
 			return -1;
 		}
 		t = json_lex_next(lx);
@@ -350,7 +365,8 @@ static int read_members(struct json_lex *lx, struct cj_event *e, int depth, int 
 			return 0;
 		if (t != JT_COMMA) {
 			if (t != JT_ERROR)
-				json_lex_error(lx, "expected ',' or '}', found %s", json_tok_name(t));
+				json_lex_error(lx, "expected ',' or '}', found %s",
+					       json_tok_name(t));
 			return -1;
 		}
 		t = json_lex_next(lx);

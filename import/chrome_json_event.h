@@ -25,7 +25,7 @@ struct cj_val {
 struct cj_arg {
 	uint32_t key; /* arena offset of the key */
 	struct cj_val v;
-	int top;      /* 1 for an unknown key of the event itself, 0 for a key of args */
+	int top; /* 1 for an unknown key of the event itself, 0 for a key of args */
 };
 
 struct cj_event {
@@ -35,7 +35,7 @@ struct cj_event {
 	char *arena;
 	size_t alen, acap;
 	uint64_t line, col; /* where the event's '{' was */
-	int64_t ts_ns;      /* start of an open B event (set by the B/E matcher) */
+	int64_t ts_ns;	    /* start of an open B event (set by the B/E matcher) */
 };
 
 /* cj_str() - the text of @v (a string, a number's text, "true", ..., or compact JSON). */

@@ -99,7 +99,8 @@ int cj_flow_point(struct cj_ctx *c, struct cj_event *e, int64_t ts)
 		if (!n)
 			return tk_writer_fail(c->w, TK_ENOMEM, "out of memory");
 		c->cat_names = n;
-		if (!(n[c->ncats] = strdup(cat)) || cj_smap_put(&c->cat_ids, cat, (int64_t)c->ncats) != 0)
+		if (!(n[c->ncats] = strdup(cat)) ||
+		    cj_smap_put(&c->cat_ids, cat, (int64_t)c->ncats) != 0)
 			return tk_writer_fail(c->w, TK_ENOMEM, "out of memory");
 		cat_ix = (int64_t)c->ncats++;
 	}
@@ -237,7 +238,8 @@ int cj_be(struct cj_ctx *c, struct cj_event *e, int64_t ts, int is_begin, int as
 		return rc;
 	}
 	if (st->n >= CJ_MAX_BE_DEPTH)
-		return cj_fail(c, e, "more than %d nested 'B' events on one thread", CJ_MAX_BE_DEPTH);
+		return cj_fail(c, e, "more than %d nested 'B' events on one thread",
+			       CJ_MAX_BE_DEPTH);
 	if (st->n == st->cap) {
 		size_t cap = st->cap ? st->cap * 2 : 8;
 		struct cj_event *it = realloc(st->items, cap * sizeof(*it));

@@ -13,19 +13,19 @@
 #include "chrome_json_event.h"
 #include "chrome_json_hash.h"
 
-#define TK_SKIP_EVENT 1         /* internal: drop this event, not an error */
-#define CJ_MAX_BE_DEPTH 1024        /* open B events per thread */
+#define TK_SKIP_EVENT 1		    /* internal: drop this event, not an error */
+#define CJ_MAX_BE_DEPTH 1024	    /* open B events per thread */
 #define CJ_MAX_RECENT (256u << 10)  /* (track, ts) -> event entries kept for flow binding */
 #define CJ_MAX_PENDING (256u << 10) /* flow points waiting for their event */
 #define CJ_MAX_FLOWS (512u << 10)   /* flow ids remembered */
 
 struct cj_proc {
-	char *key;        /* "i<int>" or "s<string>" */
-	char *name;       /* process_name, or NULL */
-	char *labels;     /* process_labels, or NULL */
-	int is_gpu;       /* a device (Kineto: pid = device index) */
+	char *key;    /* "i<int>" or "s<string>" */
+	char *name;   /* process_name, or NULL */
+	char *labels; /* process_labels, or NULL */
+	int is_gpu;   /* a device (Kineto: pid = device index) */
 	int has_events;
-	int64_t pid;      /* integer pid, or TK_NONE */
+	int64_t pid;		       /* integer pid, or TK_NONE */
 	int64_t process_id, device_id; /* store ids, TK_NONE until made */
 };
 
@@ -57,29 +57,29 @@ struct cj_ctx {
 	const struct tk_import_options *o;
 	int is_kineto, has_base, rank_from_file, has_flows;
 	int64_t rank, world_size, base_ns, min_ts_ns;
-	char *main_key;  /* pid key of the main host process, or NULL */
+	char *main_key; /* pid key of the main host process, or NULL */
 	char *host;
 
 	struct cj_proc *procs;
 	size_t nprocs, cap_procs;
-	struct cj_smap proc_by_key;   /* pid key -> index in procs */
-	struct cj_smap tname_by_key;  /* thread key -> index in tnames */
+	struct cj_smap proc_by_key;  /* pid key -> index in procs */
+	struct cj_smap tname_by_key; /* thread key -> index in tnames */
 	char **tnames;
 	size_t ntnames, cap_tnames;
-	struct cj_smap track_by_key;  /* thread key -> track id */
+	struct cj_smap track_by_key;   /* thread key -> track id */
 	struct cj_smap counter_by_key; /* counter key -> track id */
 	struct cj_devprop *props;
 	size_t nprops;
 	struct cj_smap dev_by_ordinal; /* "<ordinal>" -> device id */
-	struct cj_smap cat_ids;        /* flow category -> index in cat_names */
+	struct cj_smap cat_ids;	       /* flow category -> index in cat_names */
 	char **cat_names;
 	size_t ncats;
 
-	struct cj_pmap recent;  /* (track, ts) -> event id * 2 + has correlation */
+	struct cj_pmap recent;	/* (track, ts) -> event id * 2 + has correlation */
 	struct cj_pmap pend_at; /* (track, ts) -> first pending point */
 	struct cj_fpoint *pend;
 	size_t npend, cap_pend, live_pend;
-	struct cj_pmap flows;   /* (category, id) -> src event id (> 0) or -(first dst + 1) */
+	struct cj_pmap flows; /* (category, id) -> src event id (> 0) or -(first dst + 1) */
 	struct cj_dst *dsts;
 	size_t ndsts, cap_dsts;
 
@@ -96,7 +96,7 @@ int cj_pid_key(const struct cj_event *e, struct cj_val v, char *buf, size_t len)
 struct cj_proc *cj_proc_get(struct cj_ctx *c, const char *key, int create, int64_t pid);
 int cj_map_event(struct cj_ctx *c, struct cj_event *e);
 int cj_fail(struct cj_ctx *c, const struct cj_event *e, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 void cj_warn(struct cj_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int cj_emit_interval(struct cj_ctx *c, const struct cj_event *e, int64_t ts, int64_t dur,
 		     const struct cj_event *extra, int force_other, int64_t *out_id);

@@ -80,8 +80,8 @@ static int ensure_process(struct cj_ctx *c, struct cj_proc *p)
 {
 	if (p->process_id != TK_NONE)
 		return TK_OK;
-	struct tk_process_info pi = {p->pid, p->name ? p->name : (p->key[0] == 's' ? p->key + 1 : NULL),
-				     c->host, c->rank};
+	struct tk_process_info pi = {
+	    p->pid, p->name ? p->name : (p->key[0] == 's' ? p->key + 1 : NULL), c->host, c->rank};
 	return tk_writer_add_process(c->w, &pi, &p->process_id);
 }
 
@@ -200,15 +200,39 @@ int cj_track_for(struct cj_ctx *c, const struct cj_event *e, int64_t *track, int
 }
 
 /* Known arg slots. */
-enum { A_DEVICE, A_STREAM, A_CORR, A_GRID, A_BLOCK, A_REGS, A_SMEM, A_BPS, A_WPS, A_OCC, A_BYTES,
-       A_ADDR, A_MBYTES, A_TALLOC, A_TRES, A_DEVID, A_DEVTYPE, A_COUNT };
+enum {
+	A_DEVICE,
+	A_STREAM,
+	A_CORR,
+	A_GRID,
+	A_BLOCK,
+	A_REGS,
+	A_SMEM,
+	A_BPS,
+	A_WPS,
+	A_OCC,
+	A_BYTES,
+	A_ADDR,
+	A_MBYTES,
+	A_TALLOC,
+	A_TRES,
+	A_DEVID,
+	A_DEVTYPE,
+	A_COUNT
+};
 
 static int slot_of(const char *k)
 {
 	static const char *const names[A_COUNT] = {
-		"device", "stream", "correlation", "grid", "block", "registers per thread",
-		"shared memory", "blocks per SM", "warps per SM", "est. achieved occupancy %", "bytes",
-		"Addr", "Bytes", "Total Allocated", "Total Reserved", "Device Id", "Device Type",
+	    "device",	      "stream",
+	    "correlation",    "grid",
+	    "block",	      "registers per thread",
+	    "shared memory",  "blocks per SM",
+	    "warps per SM",   "est. achieved occupancy %",
+	    "bytes",	      "Addr",
+	    "Bytes",	      "Total Allocated",
+	    "Total Reserved", "Device Id",
+	    "Device Type",
 	};
 	for (int i = 0; i < A_COUNT; i++)
 		if (k[0] == names[i][0] && !strcmp(k, names[i]))
@@ -307,16 +331,31 @@ static int add_args(struct cj_ctx *c, const struct cj_event *e, int64_t id)
 
 static enum tk_event_kind kind_of(const char *cat)
 {
-	static const struct { const char *cat; enum tk_event_kind kind; } kinds[] = {
-		{"kernel", TK_EV_KERNEL}, {"cpu_op", TK_EV_HOST_OP}, {"cuda_runtime", TK_EV_RUNTIME_API},
-		{"gpu_memcpy", TK_EV_MEMCPY}, {"gpu_memset", TK_EV_MEMSET},
-		{"cuda_driver", TK_EV_DRIVER_API}, {"user_annotation", TK_EV_ANNOTATION},
-		{"gpu_user_annotation", TK_EV_ANNOTATION}, {"python_function", TK_EV_PYTHON_FUNCTION},
-		{"cuda_sync", TK_EV_SYNC}, {"Kernel", TK_EV_KERNEL}, {"Memcpy", TK_EV_MEMCPY},
-		{"Memset", TK_EV_MEMSET}, {"Operator", TK_EV_HOST_OP}, {"Runtime", TK_EV_RUNTIME_API},
-		{"privateuse1_runtime", TK_EV_RUNTIME_API}, {"privateuse1_driver", TK_EV_DRIVER_API},
-		{"xpu_runtime", TK_EV_RUNTIME_API}, {"xpu_driver", TK_EV_DRIVER_API},
-		{"xpu_sync", TK_EV_SYNC}, {"mtia_runtime", TK_EV_RUNTIME_API},
+	static const struct {
+		const char *cat;
+		enum tk_event_kind kind;
+	} kinds[] = {
+	    {"kernel", TK_EV_KERNEL},
+	    {"cpu_op", TK_EV_HOST_OP},
+	    {"cuda_runtime", TK_EV_RUNTIME_API},
+	    {"gpu_memcpy", TK_EV_MEMCPY},
+	    {"gpu_memset", TK_EV_MEMSET},
+	    {"cuda_driver", TK_EV_DRIVER_API},
+	    {"user_annotation", TK_EV_ANNOTATION},
+	    {"gpu_user_annotation", TK_EV_ANNOTATION},
+	    {"python_function", TK_EV_PYTHON_FUNCTION},
+	    {"cuda_sync", TK_EV_SYNC},
+	    {"Kernel", TK_EV_KERNEL},
+	    {"Memcpy", TK_EV_MEMCPY},
+	    {"Memset", TK_EV_MEMSET},
+	    {"Operator", TK_EV_HOST_OP},
+	    {"Runtime", TK_EV_RUNTIME_API},
+	    {"privateuse1_runtime", TK_EV_RUNTIME_API},
+	    {"privateuse1_driver", TK_EV_DRIVER_API},
+	    {"xpu_runtime", TK_EV_RUNTIME_API},
+	    {"xpu_driver", TK_EV_DRIVER_API},
+	    {"xpu_sync", TK_EV_SYNC},
+	    {"mtia_runtime", TK_EV_RUNTIME_API},
 	};
 	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
 		if (cat[0] == kinds[i].cat[0] && !strcmp(cat, kinds[i].cat))
@@ -326,21 +365,30 @@ static enum tk_event_kind kind_of(const char *cat)
 
 static enum tk_mem_kind mem_word(const char *p)
 {
-	if (!strncmp(p, "Pageable", 8)) return TK_MEM_PAGEABLE;
-	if (!strncmp(p, "Pinned", 6)) return TK_MEM_PINNED;
-	if (!strncmp(p, "Device", 6)) return TK_MEM_DEVICE;
-	if (!strncmp(p, "Managed", 7)) return TK_MEM_MANAGED;
-	if (!strncmp(p, "Array", 5)) return TK_MEM_ARRAY;
+	if (!strncmp(p, "Pageable", 8))
+		return TK_MEM_PAGEABLE;
+	if (!strncmp(p, "Pinned", 6))
+		return TK_MEM_PINNED;
+	if (!strncmp(p, "Device", 6))
+		return TK_MEM_DEVICE;
+	if (!strncmp(p, "Managed", 7))
+		return TK_MEM_MANAGED;
+	if (!strncmp(p, "Array", 5))
+		return TK_MEM_ARRAY;
 	return TK_MEM_UNKNOWN;
 }
 
 /* "Memcpy HtoD (Pageable -> Device)" into copy kind and memory kinds. */
 static void copy_kind(const char *name, struct tk_copy_info *ci)
 {
-	static const struct { const char *w; enum tk_copy_kind k; } kinds[] = {
-		{"HtoD", TK_COPY_H2D}, {"DtoH", TK_COPY_D2H}, {"DtoD", TK_COPY_D2D},
-		{"HtoH", TK_COPY_H2H}, {"PtoP", TK_COPY_P2P}, {"HtoA", TK_COPY_H2D},
-		{"AtoH", TK_COPY_D2H}, {"DtoA", TK_COPY_D2D}, {"AtoD", TK_COPY_D2D}, {"AtoA", TK_COPY_D2D},
+	static const struct {
+		const char *w;
+		enum tk_copy_kind k;
+	} kinds[] = {
+	    {"HtoD", TK_COPY_H2D}, {"DtoH", TK_COPY_D2H}, {"DtoD", TK_COPY_D2D},
+	    {"HtoH", TK_COPY_H2H}, {"PtoP", TK_COPY_P2P}, {"HtoA", TK_COPY_H2D},
+	    {"AtoH", TK_COPY_D2H}, {"DtoA", TK_COPY_D2D}, {"AtoD", TK_COPY_D2D},
+	    {"AtoA", TK_COPY_D2D},
 	};
 	ci->copy_kind = TK_COPY_UNKNOWN;
 	ci->src_kind = ci->dst_kind = TK_MEM_UNKNOWN;
@@ -517,8 +565,8 @@ static int map_counter(struct cj_ctx *c, struct cj_event *e, int64_t ts)
 		if (t) {
 			id = *t;
 		} else {
-			struct tk_track_info ti = {TK_TRACK_COUNTER, tname, TK_NONE, TK_NONE, TK_NONE,
-						   TK_NONE, NULL};
+			struct tk_track_info ti = {TK_TRACK_COUNTER, tname,   TK_NONE, TK_NONE,
+						   TK_NONE,	     TK_NONE, NULL};
 			if (is_gpu)
 				ti.device_id = p->device_id;
 			else

@@ -62,7 +62,7 @@ int tk_import_detect(const char *path, enum tk_import_format *out, char *err, si
 		return TK_OK;
 	}
 	tk_fmt(err, errlen,
-	       "'%s': byte 0: neither an XPlane (.xplane.pb) nor a Chrome/Kineto JSON trace%s", path,
-	       n == 0 ? " (the file is empty)" : "");
+	       "'%s': byte 0: neither an XPlane (.xplane.pb) nor a Chrome/Kineto JSON trace%s",
+	       path, n == 0 ? " (the file is empty)" : "");
 	return TK_EFORMAT;
 }

@@ -20,8 +20,19 @@
 const char *json_tok_name(enum json_tok t)
 {
 	static const char *const names[] = {
-		"end of input (is the file truncated?)", "'{'", "'}'", "'['", "']'", "':'", "','",
-		"a string", "a number", "true", "false", "null", "an error",
+	    "end of input (is the file truncated?)",
+	    "'{'",
+	    "'}'",
+	    "'['",
+	    "']'",
+	    "':'",
+	    "','",
+	    "a string",
+	    "a number",
+	    "true",
+	    "false",
+	    "null",
+	    "an error",
 	};
 	return (unsigned)t <= JT_ERROR ? names[t] : "?";
 }
@@ -46,7 +57,7 @@ enum json_tok json_lex_error(struct json_lex *lx, const char *fmt, ...)
 
 /* An error at the current read position (not the token start). */
 static enum json_tok err_here(struct json_lex *lx, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+    __attribute__((format(printf, 2, 3)));
 static enum json_tok err_here(struct json_lex *lx, const char *fmt, ...)
 {
 	va_list ap;
@@ -281,7 +292,8 @@ static enum json_tok lex_string(struct json_lex *lx)
 			if (r < 0)
 				return JT_ERROR;
 			if (r == 0)
-				return err_here(lx, "unterminated string (the input ends inside it)");
+				return err_here(lx,
+						"unterminated string (the input ends inside it)");
 		}
 		/* fast path: a run of plain bytes */
 		const unsigned char *p = lx->buf + lx->pos, *e = lx->buf + lx->len, *q = p;
@@ -311,14 +323,30 @@ static enum json_tok lex_string(struct json_lex *lx)
 		c = getb(lx);
 		char ch;
 		switch (c) {
-		case '"': ch = '"'; break;
-		case '\\': ch = '\\'; break;
-		case '/': ch = '/'; break;
-		case 'b': ch = '\b'; break;
-		case 'f': ch = '\f'; break;
-		case 'n': ch = '\n'; break;
-		case 'r': ch = '\r'; break;
-		case 't': ch = '\t'; break;
+		case '"':
+			ch = '"';
+			break;
+		case '\\':
+			ch = '\\';
+			break;
+		case '/':
+			ch = '/';
+			break;
+		case 'b':
+			ch = '\b';
+			break;
+		case 'f':
+			ch = '\f';
+			break;
+		case 'n':
+			ch = '\n';
+			break;
+		case 'r':
+			ch = '\r';
+			break;
+		case 't':
+			ch = '\t';
+			break;
 		case 'u': {
 			unsigned cp, lo;
 			if (hex4(lx, &cp) != 0)
@@ -329,11 +357,15 @@ static enum json_tok lex_string(struct json_lex *lx)
 				    lx->buf[lx->pos + 1] == 'u') {
 					lx->pos += 2;
 					if (hex4(lx, &lo) != 0)
-						return err_here(lx, "bad \\u escape (four hex digits expected)");
+						return err_here(
+						    lx,
+						    "bad \\u escape (four hex digits expected)");
 					if (lo >= 0xDC00 && lo < 0xE000)
-						cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+						cp =
+						    0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
 					else if (push_utf8(lx, 0xFFFD) != 0)
-						return err_here(lx, "string longer than %u bytes", JSON_MAX_STRING);
+						return err_here(lx, "string longer than %u bytes",
+								JSON_MAX_STRING);
 					else
 						cp = lo >= 0xD800 && lo < 0xE000 ? 0xFFFD : lo;
 				} else {
@@ -352,7 +384,8 @@ static enum json_tok lex_string(struct json_lex *lx)
 			if (c == -2)
 				return JT_ERROR;
 			if (c == -1)
-				return err_here(lx, "unterminated string (the input ends inside it)");
+				return err_here(lx,
+						"unterminated string (the input ends inside it)");
 			return err_here(lx, "bad escape '\\%c' inside a string", c);
 		}
 		if (str_push(lx, &ch, 1) != 0)
@@ -380,7 +413,8 @@ static enum json_tok lex_number(struct json_lex *lx)
 			q++;
 		size_t n = (size_t)(q - p);
 		if (lx->slen + n > JSON_MAX_NUMBER)
-			return json_lex_error(lx, "number longer than %d characters", JSON_MAX_NUMBER);
+			return json_lex_error(lx, "number longer than %d characters",
+					      JSON_MAX_NUMBER);
 		memcpy(lx->str + lx->slen, p, n);
 		lx->slen += n;
 		lx->pos += n;
@@ -462,16 +496,33 @@ enum json_tok json_lex_next(struct json_lex *lx)
 	lx->tok_line = lx->line;
 	lx->tok_col = lx->tok_off - lx->line_start + 1;
 	switch (c) {
-	case '{': lx->pos++; return JT_LBRACE;
-	case '}': lx->pos++; return JT_RBRACE;
-	case '[': lx->pos++; return JT_LBRACK;
-	case ']': lx->pos++; return JT_RBRACK;
-	case ':': lx->pos++; return JT_COLON;
-	case ',': lx->pos++; return JT_COMMA;
-	case '"': lx->pos++; return lex_string(lx);
-	case 't': return lex_word(lx, "true", JT_TRUE);
-	case 'f': return lex_word(lx, "false", JT_FALSE);
-	case 'n': return lex_word(lx, "null", JT_NULL);
+	case '{':
+		lx->pos++;
+		return JT_LBRACE;
+	case '}':
+		lx->pos++;
+		return JT_RBRACE;
+	case '[':
+		lx->pos++;
+		return JT_LBRACK;
+	case ']':
+		lx->pos++;
+		return JT_RBRACK;
+	case ':':
+		lx->pos++;
+		return JT_COLON;
+	case ',':
+		lx->pos++;
+		return JT_COMMA;
+	case '"':
+		lx->pos++;
+		return lex_string(lx);
+	case 't':
+		return lex_word(lx, "true", JT_TRUE);
+	case 'f':
+		return lex_word(lx, "false", JT_FALSE);
+	case 'n':
+		return lex_word(lx, "null", JT_NULL);
 	default:
 		if (c == 0xEF && lx->tok_off == 0 && lx->pos + 2 < lx->len &&
 		    lx->buf[lx->pos + 1] == 0xBB && lx->buf[lx->pos + 2] == 0xBF) {

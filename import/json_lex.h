@@ -11,9 +11,9 @@
 #include <stdint.h>
 #include <zlib.h>
 
-#define JSON_MAX_STRING (16u << 20) /* longest string accepted, bytes (after unescaping) */
-#define JSON_MAX_NUMBER 256         /* longest number text accepted */
-#define JSON_MAX_DEPTH 64           /* deepest nesting accepted by the importer */
+#define JSON_MAX_STRING (16u << 20)    /* longest string accepted, bytes (after unescaping) */
+#define JSON_MAX_NUMBER 256	       /* longest number text accepted */
+#define JSON_MAX_DEPTH 64	       /* deepest nesting accepted by the importer */
 #define JSON_MAX_INFLATED (1ull << 42) /* 4 TiB: a gzip that inflates beyond this is refused */
 
 enum json_tok {
@@ -39,8 +39,8 @@ struct json_lex {
 	unsigned char *in;  /* compressed input chunk (gzip only) */
 	unsigned char *buf; /* decoded bytes */
 	size_t len, pos;
-	uint64_t buf_off;   /* byte offset (of the decoded text) of buf[0] */
-	uint64_t line;      /* current line, from 1 */
+	uint64_t buf_off;    /* byte offset (of the decoded text) of buf[0] */
+	uint64_t line;	     /* current line, from 1 */
 	uint64_t line_start; /* byte offset where the current line starts */
 	/* position of the last token */
 	uint64_t tok_line, tok_col, tok_off;
@@ -59,7 +59,7 @@ void json_lex_close(struct json_lex *lx);
 enum json_tok json_lex_next(struct json_lex *lx);
 /* json_lex_error() - record an error at the last token's position; returns JT_ERROR. */
 enum json_tok json_lex_error(struct json_lex *lx, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+    __attribute__((format(printf, 2, 3)));
 /* json_tok_name() - a short description of a token kind, for messages. */
 const char *json_tok_name(enum json_tok t);
 

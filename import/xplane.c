@@ -69,7 +69,8 @@ static int space_header(struct xp_imp *im, const uint8_t *data, size_t len)
 		struct xp_field pf;
 		int is_env = 0;
 		while ((r = xp_next(&im->src, &pc, &pf, "XPlane")) > 0)
-			if (pf.num == 2 && pf.wt == XP_LEN && name_is(pf.data, pf.len, "Task Environment"))
+			if (pf.num == 2 && pf.wt == XP_LEN &&
+			    name_is(pf.data, pf.len, "Task Environment"))
 				is_env = 1;
 		if (r < 0)
 			goto out;
@@ -153,8 +154,9 @@ int tk_import_xplane(tk_writer *w, const char *path, const struct tk_import_opti
 		goto out;
 	}
 	if (!S_ISREG(sb.st_mode) || sb.st_size == 0) {
-		rc = tk_writer_fail(w, TK_EFORMAT, "'%s': byte 0: expected an XSpace message, found %s",
-				    path, S_ISREG(sb.st_mode) ? "an empty file" : "no regular file");
+		rc = tk_writer_fail(w, TK_EFORMAT,
+				    "'%s': byte 0: expected an XSpace message, found %s", path,
+				    S_ISREG(sb.st_mode) ? "an empty file" : "no regular file");
 		goto out;
 	}
 	map = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0);

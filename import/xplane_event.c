@@ -130,8 +130,10 @@ static int collect(struct xp_imp *im, const struct xp_stat *st, struct info *in)
 	if (is_text_code(c)) {
 		t = xp_stat_text(im, st);
 		if (!t && st->type == XV_GZIP)
-			return xp_fail(&im->src, st->at, "compressed_str_value of stat '%s' is not "
-				       "valid gzip or inflates past %u bytes", sm->name, XP_MAX_GUNZIP);
+			return xp_fail(&im->src, st->at,
+				       "compressed_str_value of stat '%s' is not "
+				       "valid gzip or inflates past %u bytes",
+				       sm->name, XP_MAX_GUNZIP);
 		if (!t)
 			return 0;
 	} else if (c == XS_FRAGMENTATION) {
@@ -144,28 +146,78 @@ static int collect(struct xp_imp *im, const struct xp_stat *st, struct info *in)
 		v = strtoll(xp_stat_text(im, st), NULL, 0); /* numbers written as text */
 	}
 	switch (c) {
-	case XS_KERNEL_DETAILS: in->kernel = t; break;
-	case XS_MEMCPY_DETAILS: in->memcpy = t; break;
-	case XS_MEMSET_DETAILS: in->memset = t; break;
-	case XS_CORRELATION_ID: in->corr = v; break;
-	case XS_HLO_OP: in->op.hlo_op = t; in->has_op = 1; break;
-	case XS_HLO_MODULE: in->op.hlo_module = t; in->has_op = 1; break;
-	case XS_TF_OP: in->op.framework_op = t; in->has_op = 1; break;
-	case XS_HLO_CATEGORY: in->op.op_category = t; in->has_op = 1; break;
-	case XS_PROGRAM_ID: in->op.program_id = v; in->has_op = 1; break;
-	case XS_FLOPS: in->op.flops = v; in->has_op = 1; break;
-	case XS_BYTES_ACCESSED: in->op.bytes_accessed = v; in->has_op = 1; break;
-	case XS_STEP_NUM: in->step_num = v; break;
-	case XS_GROUP_ID: in->group_id = v; break;
-	case XS_ALLOCATOR_NAME: in->allocator = t; break;
-	case XS_BYTES_RESERVED: in->bytes_reserved = v; break;
-	case XS_BYTES_ALLOCATED: in->bytes_allocated = v; break;
-	case XS_BYTES_AVAILABLE: in->bytes_available = v; break;
-	case XS_PEAK_BYTES_IN_USE: in->peak = v; break;
-	case XS_REQUESTED_BYTES: in->requested = v; break;
-	case XS_ALLOCATION_BYTES: in->allocation = v; break;
-	case XS_ADDR: in->address = v; break;
-	default: break;
+	case XS_KERNEL_DETAILS:
+		in->kernel = t;
+		break;
+	case XS_MEMCPY_DETAILS:
+		in->memcpy = t;
+		break;
+	case XS_MEMSET_DETAILS:
+		in->memset = t;
+		break;
+	case XS_CORRELATION_ID:
+		in->corr = v;
+		break;
+	case XS_HLO_OP:
+		in->op.hlo_op = t;
+		in->has_op = 1;
+		break;
+	case XS_HLO_MODULE:
+		in->op.hlo_module = t;
+		in->has_op = 1;
+		break;
+	case XS_TF_OP:
+		in->op.framework_op = t;
+		in->has_op = 1;
+		break;
+	case XS_HLO_CATEGORY:
+		in->op.op_category = t;
+		in->has_op = 1;
+		break;
+	case XS_PROGRAM_ID:
+		in->op.program_id = v;
+		in->has_op = 1;
+		break;
+	case XS_FLOPS:
+		in->op.flops = v;
+		in->has_op = 1;
+		break;
+	case XS_BYTES_ACCESSED:
+		in->op.bytes_accessed = v;
+		in->has_op = 1;
+		break;
+	case XS_STEP_NUM:
+		in->step_num = v;
+		break;
+	case XS_GROUP_ID:
+		in->group_id = v;
+		break;
+	case XS_ALLOCATOR_NAME:
+		in->allocator = t;
+		break;
+	case XS_BYTES_RESERVED:
+		in->bytes_reserved = v;
+		break;
+	case XS_BYTES_ALLOCATED:
+		in->bytes_allocated = v;
+		break;
+	case XS_BYTES_AVAILABLE:
+		in->bytes_available = v;
+		break;
+	case XS_PEAK_BYTES_IN_USE:
+		in->peak = v;
+		break;
+	case XS_REQUESTED_BYTES:
+		in->requested = v;
+		break;
+	case XS_ALLOCATION_BYTES:
+		in->allocation = v;
+		break;
+	case XS_ADDR:
+		in->address = v;
+		break;
+	default:
+		break;
 	}
 	return 0;
 }
@@ -195,9 +247,12 @@ static int add_arg(struct xp_imp *im, int64_t ev, const struct xp_stat *st)
 		if (t)
 			return tk_writer_add_arg_text(w, ev, k, t);
 		if (st->type == XV_GZIP)
-			return xp_fail(&im->src, st->at, "compressed_str_value of stat '%s' is not valid "
-				       "gzip or inflates past %u bytes", k, XP_MAX_GUNZIP);
-		return tk_writer_add_arg_int(w, ev, k, st->i); /* unresolved ref_value: keep the id */
+			return xp_fail(&im->src, st->at,
+				       "compressed_str_value of stat '%s' is not valid "
+				       "gzip or inflates past %u bytes",
+				       k, XP_MAX_GUNZIP);
+		return tk_writer_add_arg_int(w, ev, k,
+					     st->i); /* unresolved ref_value: keep the id */
 	}
 	}
 }
@@ -247,16 +302,25 @@ static int64_t allocator_device(const struct xp_imp *im, const char *a, enum tk_
 static int memory_event(struct xp_imp *im, const char *name, int64_t ts, const struct info *in)
 {
 	enum tk_mem_kind mk;
-	int64_t bytes = in->allocation != TK_NONE ? in->allocation
-		      : in->requested != TK_NONE ? in->requested : 0;
+	int64_t bytes = in->allocation != TK_NONE  ? in->allocation
+			: in->requested != TK_NONE ? in->requested
+						   : 0;
 	struct tk_memory_event m = {
-		.ts_ns = ts, .is_free = !strcmp(name, "MemoryDeallocation"),
-		.device_id = allocator_device(im, in->allocator, &mk), .process_id = im->process_id,
-		.address = in->address, .bytes = bytes < 0 ? 0 : bytes, .allocator = in->allocator,
-		.op_event_id = TK_NONE, .bytes_in_use = in->bytes_allocated,
-		.bytes_reserved = in->bytes_reserved, .bytes_available = in->bytes_available,
-		.peak_bytes_in_use = in->peak, .requested_bytes = in->requested,
-		.fragmentation = in->fragmentation, .op_name = in->op.framework_op,
+	    .ts_ns = ts,
+	    .is_free = !strcmp(name, "MemoryDeallocation"),
+	    .device_id = allocator_device(im, in->allocator, &mk),
+	    .process_id = im->process_id,
+	    .address = in->address,
+	    .bytes = bytes < 0 ? 0 : bytes,
+	    .allocator = in->allocator,
+	    .op_event_id = TK_NONE,
+	    .bytes_in_use = in->bytes_allocated,
+	    .bytes_reserved = in->bytes_reserved,
+	    .bytes_available = in->bytes_available,
+	    .peak_bytes_in_use = in->peak,
+	    .requested_bytes = in->requested,
+	    .fragmentation = in->fragmentation,
+	    .op_name = in->op.framework_op,
 	};
 	m.mem_kind = mk;
 	return tk_writer_add_memory_event(im->src.w, &m) == TK_OK ? 0 : -1;
@@ -294,7 +358,9 @@ static int decode(struct xp_imp *im, const uint8_t *data, size_t len, int64_t *m
 				size_t cap = im->st_cap ? im->st_cap * 2 : 16;
 				struct xp_stat *s = realloc(im->st, cap * sizeof(*s));
 				if (!s)
-					return tk_writer_fail(im->src.w, TK_ENOMEM, "out of memory"), -1;
+					return tk_writer_fail(im->src.w, TK_ENOMEM,
+							      "out of memory"),
+					       -1;
 				im->st = s;
 				im->st_cap = cap;
 			}
@@ -320,10 +386,14 @@ int xp_event(struct xp_imp *im, const uint8_t *data, size_t len)
 	if (decode(im, data, len, &md, &off, &dur, &nocc) < 0)
 		return -1;
 	if (dur < 0)
-		return xp_fail(&im->src, data, "negative duration_ps %lld in XEvent", (long long)dur);
-	if (__builtin_add_overflow(im->line_base_ns, off / 1000, &ts) || ts > INT64_MAX - dur / 1000)
-		return xp_fail(&im->src, data, "offset_ps %lld puts the XEvent outside the int64 "
-			       "nanosecond range", (long long)off);
+		return xp_fail(&im->src, data, "negative duration_ps %lld in XEvent",
+			       (long long)dur);
+	if (__builtin_add_overflow(im->line_base_ns, off / 1000, &ts) ||
+	    ts > INT64_MAX - dur / 1000)
+		return xp_fail(&im->src, data,
+			       "offset_ps %lld puts the XEvent outside the int64 "
+			       "nanosecond range",
+			       (long long)off);
 	struct xp_emd *e = xp_map_get(&im->em_index, md, &idx) ? &im->emd[idx] : NULL;
 	const Tensorflow__Profiler__XEventMetadata *m = e ? e->e->value : NULL;
 	const char *name = m && m->name ? m->name : "";
@@ -337,10 +407,17 @@ int xp_event(struct xp_imp *im, const uint8_t *data, size_t len)
 	xp_text_reset(im);
 	if (xp_text_reserve(im, 0, 2 * need) != TK_OK) /* texts may be made twice: column, arg */
 		return tk_writer_fail(w, TK_ENOMEM, "out of memory"), -1;
-	struct info in = {.corr = TK_NONE, .step_num = TK_NONE, .group_id = TK_NONE,
-			  .address = TK_NONE, .bytes_reserved = TK_NONE, .bytes_allocated = TK_NONE,
-			  .bytes_available = TK_NONE, .peak = TK_NONE, .requested = TK_NONE,
-			  .allocation = TK_NONE, .fragmentation = -1};
+	struct info in = {.corr = TK_NONE,
+			  .step_num = TK_NONE,
+			  .group_id = TK_NONE,
+			  .address = TK_NONE,
+			  .bytes_reserved = TK_NONE,
+			  .bytes_allocated = TK_NONE,
+			  .bytes_available = TK_NONE,
+			  .peak = TK_NONE,
+			  .requested = TK_NONE,
+			  .allocation = TK_NONE,
+			  .fragmentation = -1};
 	in.op.program_id = in.op.flops = in.op.bytes_accessed = TK_NONE;
 	for (size_t i = 0; e && i < e->nstats; i++)
 		if (collect(im, &e->stats[i], &in) < 0)
@@ -352,15 +429,26 @@ int xp_event(struct xp_imp *im, const uint8_t *data, size_t len)
 	enum tk_event_kind kind;
 	switch (im->lkind) {
 	case XP_LINE_STREAM:
-		kind = in.memcpy || starts(name, "Memcpy") ? TK_EV_MEMCPY
-		     : in.memset || starts(name, "Memset") ? TK_EV_MEMSET : TK_EV_KERNEL;
+		kind = in.memcpy || starts(name, "Memcpy")   ? TK_EV_MEMCPY
+		       : in.memset || starts(name, "Memset") ? TK_EV_MEMSET
+							     : TK_EV_KERNEL;
 		break;
-	case XP_LINE_XLA_OPS: kind = TK_EV_XLA_OP; break;
-	case XP_LINE_XLA_MODULES: kind = TK_EV_XLA_MODULE; break;
-	case XP_LINE_STEPS: kind = TK_EV_STEP; break;
-	case XP_LINE_FRAMEWORK_OPS: kind = TK_EV_FRAMEWORK_OP; break;
+	case XP_LINE_XLA_OPS:
+		kind = TK_EV_XLA_OP;
+		break;
+	case XP_LINE_XLA_MODULES:
+		kind = TK_EV_XLA_MODULE;
+		break;
+	case XP_LINE_STEPS:
+		kind = TK_EV_STEP;
+		break;
+	case XP_LINE_FRAMEWORK_OPS:
+		kind = TK_EV_FRAMEWORK_OP;
+		break;
 	case XP_LINE_DERIVED_OTHER:
-	case XP_LINE_NVTX: kind = TK_EV_ANNOTATION; break;
+	case XP_LINE_NVTX:
+		kind = TK_EV_ANNOTATION;
+		break;
 	default:
 		if (!strcmp(name, "MemoryAllocation") || !strcmp(name, "MemoryDeallocation"))
 			return memory_event(im, name, ts, &in);
@@ -374,7 +462,8 @@ int xp_event(struct xp_imp *im, const uint8_t *data, size_t len)
 	if (e && !use_disp)
 		name_id = e->name_id ? e->name_id : (e->name_id = tk_writer_intern(w, name));
 	else if (e)
-		name_id = e->disp_id ? e->disp_id : (e->disp_id = tk_writer_intern(w, m->display_name));
+		name_id =
+		    e->disp_id ? e->disp_id : (e->disp_id = tk_writer_intern(w, m->display_name));
 	else {
 		char buf[48];
 		snprintf(buf, sizeof(buf), "<event metadata %lld>", (long long)md);
@@ -382,15 +471,23 @@ int xp_event(struct xp_imp *im, const uint8_t *data, size_t len)
 	}
 	if (!name_id)
 		return -1;
-	struct tk_event ev = {.track_id = im->track_id, .kind = kind, .name_id = name_id,
-			      .ts_ns = ts, .dur_ns = dur / 1000, .correlation_id = in.corr};
+	struct tk_event ev = {.track_id = im->track_id,
+			      .kind = kind,
+			      .name_id = name_id,
+			      .ts_ns = ts,
+			      .dur_ns = dur / 1000,
+			      .correlation_id = in.corr};
 	uint64_t consumed = 1ull << XS_CORRELATION_ID;
 	int rc;
 	if (kind == TK_EV_KERNEL) {
 		struct tk_kernel_info k = {.grid = {TK_NONE, TK_NONE, TK_NONE},
-					   .block = {TK_NONE, TK_NONE, TK_NONE}, .registers = TK_NONE,
-					   .static_smem = TK_NONE, .dynamic_smem = TK_NONE,
-					   .occupancy = -1, .blocks_per_sm = -1, .warps_per_sm = -1};
+					   .block = {TK_NONE, TK_NONE, TK_NONE},
+					   .registers = TK_NONE,
+					   .static_smem = TK_NONE,
+					   .dynamic_smem = TK_NONE,
+					   .occupancy = -1,
+					   .blocks_per_sm = -1,
+					   .warps_per_sm = -1};
 		if (in.kernel)
 			xp_parse_kernel_details(in.kernel, &k);
 		consumed |= 1ull << XS_KERNEL_DETAILS;
@@ -398,12 +495,15 @@ int xp_event(struct xp_imp *im, const uint8_t *data, size_t len)
 	} else if (kind == TK_EV_MEMCPY) {
 		struct tk_copy_info c = {.src_device_id = TK_NONE, .dst_device_id = TK_NONE};
 		xp_parse_memcpy_details(in.memcpy, name, &c);
-		if (c.copy_kind == TK_COPY_H2D || c.copy_kind == TK_COPY_D2D || c.copy_kind == TK_COPY_P2P)
+		if (c.copy_kind == TK_COPY_H2D || c.copy_kind == TK_COPY_D2D ||
+		    c.copy_kind == TK_COPY_P2P)
 			c.dst_device_id = im->device_id;
-		if (c.copy_kind == TK_COPY_D2H || c.copy_kind == TK_COPY_D2D || c.copy_kind == TK_COPY_P2P)
+		if (c.copy_kind == TK_COPY_D2H || c.copy_kind == TK_COPY_D2D ||
+		    c.copy_kind == TK_COPY_P2P)
 			c.src_device_id = im->device_id;
 		if (c.copy_kind == TK_COPY_P2P)
-			c.dst_device_id = TK_NONE; /* the peer is not named in a form we can resolve */
+			c.dst_device_id =
+			    TK_NONE; /* the peer is not named in a form we can resolve */
 		consumed |= 1ull << XS_MEMCPY_DETAILS;
 		rc = tk_writer_add_copy(w, &ev, &c, &id);
 	} else if (kind == TK_EV_MEMSET) {

@@ -16,7 +16,7 @@
 enum { XP_VARINT = 0, XP_I64 = 1, XP_LEN = 2, XP_I32 = 5 };
 
 /* Limits that keep hostile input from costing more than it should. */
-#define XP_MAX_GUNZIP (64u << 20) /* largest inflated compressed_str_value, bytes */
+#define XP_MAX_GUNZIP (64u << 20)  /* largest inflated compressed_str_value, bytes */
 #define XP_RELEASE_STEP (8u << 20) /* give back mapped file pages every this many bytes */
 
 /* Where errors go: the writer (failed with TK_EFORMAT), the file and its first byte. */
@@ -50,7 +50,7 @@ int xp_next(const struct xp_src *s, struct xp_cur *c, struct xp_field *f, const 
 
 /* xp_fail() - fail the writer with TK_EFORMAT at @at: "'<path>': byte <off>: <message>". */
 int xp_fail(const struct xp_src *s, const uint8_t *at, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 
 /* xp_want() - check that @f has wire type @wt, else fail naming the field of @what. */
 int xp_want(const struct xp_src *s, const struct xp_field *f, int wt, const char *what);
@@ -60,14 +60,14 @@ int xp_want(const struct xp_src *s, const struct xp_field *f, int wt, const char
 struct xp_map {
 	struct xp_slot {
 		int64_t key, val; /* key INT64_MIN: empty slot; INT64_MIN + 1: deleted */
-	} *slots;
-	size_t cap, n, used;      /* cap a power of two; n keys; used = n + deleted <= 3/4 cap */
-	int shift;                /* 64 - log2(cap) */
-	int has_special[2];       /* the keys INT64_MIN and INT64_MIN + 1 are kept here */
+	} * slots;
+	size_t cap, n, used; /* cap a power of two; n keys; used = n + deleted <= 3/4 cap */
+	int shift;	     /* 64 - log2(cap) */
+	int has_special[2];  /* the keys INT64_MIN and INT64_MIN + 1 are kept here */
 	int64_t special_val[2];
 };
 
-int xp_map_put(struct xp_map *m, int64_t key, int64_t val); /* TK_OK or TK_ENOMEM */
+int xp_map_put(struct xp_map *m, int64_t key, int64_t val);	   /* TK_OK or TK_ENOMEM */
 int xp_map_get(const struct xp_map *m, int64_t key, int64_t *val); /* 1 found, 0 not */
 void xp_map_del(struct xp_map *m, int64_t key);
 void xp_map_clear(struct xp_map *m); /* keep the storage */
@@ -78,14 +78,41 @@ void xp_map_free(struct xp_map *m);
 /* Stat names the importer maps to columns; everything else (XS_OTHER) becomes an arg. */
 enum xp_stat_code {
 	XS_OTHER,
-	XS_KERNEL_DETAILS, XS_MEMCPY_DETAILS, XS_MEMSET_DETAILS, XS_CORRELATION_ID,
-	XS_HLO_OP, XS_HLO_MODULE, XS_PROGRAM_ID, XS_TF_OP, XS_FLOPS, XS_BYTES_ACCESSED,
-	XS_HLO_CATEGORY, XS_STEP_NUM, XS_GROUP_ID,
-	XS_ALLOCATOR_NAME, XS_BYTES_RESERVED, XS_BYTES_ALLOCATED, XS_BYTES_AVAILABLE,
-	XS_FRAGMENTATION, XS_PEAK_BYTES_IN_USE, XS_REQUESTED_BYTES, XS_ALLOCATION_BYTES, XS_ADDR,
-	XS_CLOCK_RATE, XS_CORE_COUNT, XS_MEMORY_BANDWIDTH, XS_MEMORY_SIZE, XS_CC_MAJOR, XS_CC_MINOR,
-	XS_PEAK_TFLOPS, XS_PEAK_HBM_BW, XS_DEVICE_VENDOR, XS_GPU_DEVICE_NAME, XS_DEVICE_TYPE_STRING,
-	XS_PROFILE_START, XS_PROFILE_STOP,
+	XS_KERNEL_DETAILS,
+	XS_MEMCPY_DETAILS,
+	XS_MEMSET_DETAILS,
+	XS_CORRELATION_ID,
+	XS_HLO_OP,
+	XS_HLO_MODULE,
+	XS_PROGRAM_ID,
+	XS_TF_OP,
+	XS_FLOPS,
+	XS_BYTES_ACCESSED,
+	XS_HLO_CATEGORY,
+	XS_STEP_NUM,
+	XS_GROUP_ID,
+	XS_ALLOCATOR_NAME,
+	XS_BYTES_RESERVED,
+	XS_BYTES_ALLOCATED,
+	XS_BYTES_AVAILABLE,
+	XS_FRAGMENTATION,
+	XS_PEAK_BYTES_IN_USE,
+	XS_REQUESTED_BYTES,
+	XS_ALLOCATION_BYTES,
+	XS_ADDR,
+	XS_CLOCK_RATE,
+	XS_CORE_COUNT,
+	XS_MEMORY_BANDWIDTH,
+	XS_MEMORY_SIZE,
+	XS_CC_MAJOR,
+	XS_CC_MINOR,
+	XS_PEAK_TFLOPS,
+	XS_PEAK_HBM_BW,
+	XS_DEVICE_VENDOR,
+	XS_GPU_DEVICE_NAME,
+	XS_DEVICE_TYPE_STRING,
+	XS_PROFILE_START,
+	XS_PROFILE_STOP,
 	XS_COUNT
 };
 
@@ -98,7 +125,7 @@ struct xp_smd;
 enum xp_val { XV_NONE, XV_DOUBLE, XV_UINT, XV_INT, XV_STR, XV_BYTES, XV_REF, XV_GZIP };
 
 struct xp_stat {
-	int64_t md;        /* stat metadata id */
+	int64_t md; /* stat metadata id */
 	enum xp_val type;
 	union {
 		double d;
@@ -107,7 +134,7 @@ struct xp_stat {
 	};
 	const uint8_t *data; /* XV_STR, XV_BYTES, XV_GZIP */
 	size_t len;
-	const uint8_t *at;   /* where it is in the file, for errors */
+	const uint8_t *at;	 /* where it is in the file, for errors */
 	const struct xp_smd *sm; /* its stat metadata (set by the importer), or NULL */
 };
 
@@ -133,7 +160,6 @@ void xp_parse_memset_details(const char *s, struct tk_set_info *m);
  */
 char *xp_gunzip(const uint8_t *data, size_t len, size_t *out_len);
 
-
 #ifndef TK_XPLANE_NO_STATE
 /* ---- importer state (xplane.c: file; xplane_plane.c: planes, lines; xplane_event.c) ---- */
 
@@ -145,9 +171,9 @@ typedef Tensorflow__Profiler__XPlane__StatMetadataEntry xp_sm_entry;
 /* One event metadata of the current plane (protobuf-c message, freed at the end of the plane). */
 struct xp_emd {
 	xp_em_entry *e;
-	uint32_t name_id;         /* interned name, 0 until first use */
-	uint32_t disp_id;         /* interned display_name (XLA ops), 0 until first use */
-	struct xp_stat *stats;    /* its stats, decoded */
+	uint32_t name_id;      /* interned name, 0 until first use */
+	uint32_t disp_id;      /* interned display_name (XLA ops), 0 until first use */
+	struct xp_stat *stats; /* its stats, decoded */
 	size_t nstats;
 };
 
@@ -161,22 +187,28 @@ struct xp_smd {
 /* Kinds of planes and lines, recognised by name. */
 enum xp_plane_kind { XP_PLANE_HOST, XP_PLANE_DEVICE, XP_PLANE_TASK_ENV, XP_PLANE_METADATA };
 enum xp_line_kind {
-	XP_LINE_THREAD, XP_LINE_STREAM, XP_LINE_XLA_OPS, XP_LINE_XLA_MODULES, XP_LINE_STEPS,
-	XP_LINE_FRAMEWORK_OPS, XP_LINE_DERIVED_OTHER, XP_LINE_NVTX
+	XP_LINE_THREAD,
+	XP_LINE_STREAM,
+	XP_LINE_XLA_OPS,
+	XP_LINE_XLA_MODULES,
+	XP_LINE_STEPS,
+	XP_LINE_FRAMEWORK_OPS,
+	XP_LINE_DERIVED_OTHER,
+	XP_LINE_NVTX
 };
 
 struct xp_imp {
 	struct xp_src src;
 	const struct tk_import_options *o;
-	char *host;            /* host name (file name without .xplane.pb) */
-	int64_t process_id;    /* store process of this host */
-	int64_t start_ns;      /* profile_start_time, or 0 */
+	char *host;		      /* host name (file name without .xplane.pb) */
+	int64_t process_id;	      /* store process of this host */
+	int64_t start_ns;	      /* profile_start_time, or 0 */
 	struct xp_map dev_by_ordinal; /* GPU/TPU ordinal on this host -> store device id */
-	struct xp_map corr;    /* correlation id -> event id * 2 + (1 when device side) */
+	struct xp_map corr;	      /* correlation id -> event id * 2 + (1 when device side) */
 	/* current plane */
 	enum xp_plane_kind pkind;
 	const char *pname;
-	int64_t device_id;     /* store device of the plane, or TK_NONE */
+	int64_t device_id; /* store device of the plane, or TK_NONE */
 	struct xp_emd *emd;
 	size_t nemd, emd_cap;
 	struct xp_smd *smd;
@@ -189,12 +221,13 @@ struct xp_imp {
 	/* per-event scratch */
 	struct xp_stat *st;
 	size_t nst, st_cap;
-	char *text;            /* NUL-terminated copies of the event's text stats */
+	char *text;		   /* NUL-terminated copies of the event's text stats */
 	size_t text_len, text_cap; /* reserved per event: never moves while texts are in use */
-	char **gz;             /* inflated compressed_str_values of the event */
+	char **gz;		   /* inflated compressed_str_values of the event */
 	size_t ngz, gz_cap;
 	const uint8_t *released; /* mapped pages before this were given back (release_behind) */
-	int64_t events, nplanes, nlines, nxevents; /* intervals written; planes, lines, XEvents read */
+	int64_t events, nplanes, nlines,
+	    nxevents; /* intervals written; planes, lines, XEvents read */
 };
 
 /* xp_plane() - map one XPlane (@data, @len) into the writer; 0 or -1 after failing it. */

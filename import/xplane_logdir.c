@@ -169,8 +169,10 @@ int tk_xplane_list_runs(const char *path, struct tk_xplane_run **runs, int *nrun
 	}
 done:
 	if (!n) {
-		tk_fmt(err, errlen, "'%s': no profile runs found (expected "
-		       "<logdir>/plugins/profile/<run>/<host>" XPLANE_EXT ")", path);
+		tk_fmt(err, errlen,
+		       "'%s': no profile runs found (expected "
+		       "<logdir>/plugins/profile/<run>/<host>" XPLANE_EXT ")",
+		       path);
 		rc = TK_ENOTFOUND;
 		goto out;
 	}

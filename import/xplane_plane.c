@@ -111,12 +111,14 @@ static int plane_metadata(struct xp_imp *im, const uint8_t *data, size_t len, in
 			if (xp_want(&im->src, &f, XP_LEN, "XPlane"))
 				return -1;
 			xp_em_entry *e = (xp_em_entry *)protobuf_c_message_unpack(
-				&tensorflow__profiler__xplane__event_metadata_entry__descriptor, NULL,
-				f.len, f.data);
+			    &tensorflow__profiler__xplane__event_metadata_entry__descriptor, NULL,
+			    f.len, f.data);
 			if (!e)
-				return xp_fail(&im->src, f.at, "cannot decode an event_metadata entry "
+				return xp_fail(&im->src, f.at,
+					       "cannot decode an event_metadata entry "
 					       "(XEventMetadata) of an XPlane");
-			if (!e->value || grow((void **)&im->emd, &im->emd_cap, im->nemd, sizeof(*im->emd))) {
+			if (!e->value ||
+			    grow((void **)&im->emd, &im->emd_cap, im->nemd, sizeof(*im->emd))) {
 				protobuf_c_message_free_unpacked(&e->base, NULL);
 				if (e->value)
 					return nomem(im);
@@ -143,10 +145,11 @@ static int plane_metadata(struct xp_imp *im, const uint8_t *data, size_t len, in
 			if (xp_want(&im->src, &f, XP_LEN, "XPlane"))
 				return -1;
 			xp_sm_entry *e = (xp_sm_entry *)protobuf_c_message_unpack(
-				&tensorflow__profiler__xplane__stat_metadata_entry__descriptor, NULL,
-				f.len, f.data);
+			    &tensorflow__profiler__xplane__stat_metadata_entry__descriptor, NULL,
+			    f.len, f.data);
 			if (!e)
-				return xp_fail(&im->src, f.at, "cannot decode a stat_metadata entry "
+				return xp_fail(&im->src, f.at,
+					       "cannot decode a stat_metadata entry "
 					       "(XStatMetadata) of an XPlane");
 			if (grow((void **)&im->smd, &im->smd_cap, im->nsmd, sizeof(*im->smd))) {
 				protobuf_c_message_free_unpacked(&e->base, NULL);
@@ -190,7 +193,8 @@ static int plane_stats(struct xp_imp *im, const uint8_t *data, size_t len, const
 	while ((r = xp_next(&im->src, &c, &f, "XPlane")) > 0) {
 		if (f.num != 6)
 			continue;
-		if (xp_want(&im->src, &f, XP_LEN, "XPlane") || xp_stat_decode(&im->src, f.data, f.len, &st))
+		if (xp_want(&im->src, &f, XP_LEN, "XPlane") ||
+		    xp_stat_decode(&im->src, f.data, f.len, &st))
 			return -1;
 		const struct xp_smd *sm = st.sm = xp_smd_of(im, st.md);
 		enum xp_stat_code code = sm ? sm->code : XS_OTHER;
@@ -199,23 +203,45 @@ static int plane_stats(struct xp_imp *im, const uint8_t *data, size_t len, const
 		xp_text_reset(im);
 		if (xp_text_reserve(im, 1, 2 * st.len + 64) != TK_OK)
 			return nomem(im);
-		const char *t = st.type == XV_STR || st.type == XV_REF ? xp_stat_text(im, &st) : NULL;
+		const char *t =
+		    st.type == XV_STR || st.type == XV_REF ? xp_stat_text(im, &st) : NULL;
 		switch (code) {
-		case XS_CLOCK_RATE: if (have) cp->d.clock_hz = v * 1000; continue; /* kHz */
-		case XS_CORE_COUNT: if (have) cp->d.sm_count = v; continue;
-		case XS_MEMORY_SIZE: if (have) cp->d.memory_bytes = v; continue;
-		case XS_MEMORY_BANDWIDTH: if (have) cp->d.memory_bandwidth_bps = v; continue;
-		case XS_CC_MAJOR: if (have) cp->cc_major = v; continue;
-		case XS_CC_MINOR: if (have) cp->cc_minor = v; continue;
+		case XS_CLOCK_RATE:
+			if (have)
+				cp->d.clock_hz = v * 1000;
+			continue; /* kHz */
+		case XS_CORE_COUNT:
+			if (have)
+				cp->d.sm_count = v;
+			continue;
+		case XS_MEMORY_SIZE:
+			if (have)
+				cp->d.memory_bytes = v;
+			continue;
+		case XS_MEMORY_BANDWIDTH:
+			if (have)
+				cp->d.memory_bandwidth_bps = v;
+			continue;
+		case XS_CC_MAJOR:
+			if (have)
+				cp->cc_major = v;
+			continue;
+		case XS_CC_MINOR:
+			if (have)
+				cp->cc_minor = v;
+			continue;
 		case XS_PEAK_TFLOPS:
 			if (st.type == XV_DOUBLE || have)
 				cp->d.peak_flops = (st.type == XV_DOUBLE ? st.d : (double)v) * 1e12;
 			continue;
 		case XS_PEAK_HBM_BW:
 			if (st.type == XV_DOUBLE || have)
-				cp->hbm_gbps = (int64_t)((st.type == XV_DOUBLE ? st.d : (double)v) * 1e9);
+				cp->hbm_gbps =
+				    (int64_t)((st.type == XV_DOUBLE ? st.d : (double)v) * 1e9);
 			continue;
-		case XS_DEVICE_VENDOR: copy_text(cp->vendor, sizeof(cp->vendor), t); continue;
+		case XS_DEVICE_VENDOR:
+			copy_text(cp->vendor, sizeof(cp->vendor), t);
+			continue;
 		case XS_GPU_DEVICE_NAME:
 		case XS_DEVICE_TYPE_STRING:
 			if (t && (code == XS_GPU_DEVICE_NAME || !cp->name[0]))
@@ -223,8 +249,12 @@ static int plane_stats(struct xp_imp *im, const uint8_t *data, size_t len, const
 			if (code == XS_GPU_DEVICE_NAME)
 				continue;
 			break;
-		case XS_PROFILE_START: if (have) im->start_ns = v; break;
-		default: break;
+		case XS_PROFILE_START:
+			if (have)
+				im->start_ns = v;
+			break;
+		default:
+			break;
 		}
 		/* Unmapped: meta "xplane.<host>.<plane>.<stat>". */
 		char key[512];
@@ -335,8 +365,11 @@ static int line(struct xp_imp *im, const uint8_t *data, size_t len)
 	/* Kind from the name (display_name when set, else name). */
 	im->lkind = line_kind(im, name);
 	im->step_seq = 0;
-	struct tk_track_info t = {.name = name, .process_id = im->process_id,
-				  .device_id = im->device_id, .tid = TK_NONE, .stream_id = TK_NONE};
+	struct tk_track_info t = {.name = name,
+				  .process_id = im->process_id,
+				  .device_id = im->device_id,
+				  .tid = TK_NONE,
+				  .stream_id = TK_NONE};
 	if (im->pkind != XP_PLANE_DEVICE) {
 		t.kind = TK_TRACK_THREAD;
 		t.device_id = TK_NONE;
@@ -376,9 +409,10 @@ int xp_plane(struct xp_imp *im, const uint8_t *data, size_t len)
 	im->nplanes++;
 	im->pname = pname;
 	im->device_id = TK_NONE;
-	im->pkind = name_starts(nm, nl, "/device:") ? XP_PLANE_DEVICE
-		  : name_is(nm, nl, "Task Environment") ? XP_PLANE_TASK_ENV
-		  : name_is(nm, nl, "/host:metadata") ? XP_PLANE_METADATA : XP_PLANE_HOST;
+	im->pkind = name_starts(nm, nl, "/device:")	  ? XP_PLANE_DEVICE
+		    : name_is(nm, nl, "Task Environment") ? XP_PLANE_TASK_ENV
+		    : name_is(nm, nl, "/host:metadata")	  ? XP_PLANE_METADATA
+							  : XP_PLANE_HOST;
 	struct caps cp;
 	memset(&cp, 0, sizeof(cp));
 	struct tk_device_info *d = &cp.d;
@@ -395,8 +429,9 @@ int xp_plane(struct xp_imp *im, const uint8_t *data, size_t len)
 		long long ord = tail ? strtoll(tail + 1, &end, 10) : 0;
 		int numbered = tail && end != tail + 1 && !*end;
 		d->ordinal = numbered ? ord : pid;
-		d->kind = strstr(pname, "/device:GPU:") ? "gpu" : strstr(pname, "/device:TPU:") ? "tpu"
-			: "custom";
+		d->kind = strstr(pname, "/device:GPU:")	  ? "gpu"
+			  : strstr(pname, "/device:TPU:") ? "tpu"
+							  : "custom";
 		for (char *p = cp.vendor; *p; p++)
 			if (*p >= 'A' && *p <= 'Z')
 				*p = (char)(*p - 'A' + 'a');
@@ -438,7 +473,9 @@ int xp_task_env(struct xp_imp *im, const uint8_t *data, size_t len)
 	memset(&cp, 0, sizeof(cp));
 	im->start_ns = 0;
 	int r = plane_metadata(im, data, len, &pid, &nm, &nl) < 0 ||
-			plane_stats(im, data, len, "Task Environment", &cp) < 0 ? -1 : 0;
+			plane_stats(im, data, len, "Task Environment", &cp) < 0
+		    ? -1
+		    : 0;
 	xp_plane_reset(im);
 	return r;
 }

@@ -14,41 +14,41 @@ static const struct {
 	const char *name;
 	enum xp_stat_code code;
 } stat_names[] = {
-	{"kernel_details", XS_KERNEL_DETAILS},
-	{"memcpy_details", XS_MEMCPY_DETAILS},
-	{"Memset_details", XS_MEMSET_DETAILS},
-	{"correlation_id", XS_CORRELATION_ID},
-	{"hlo_op", XS_HLO_OP},
-	{"hlo_module", XS_HLO_MODULE},
-	{"program_id", XS_PROGRAM_ID},
-	{"tf_op", XS_TF_OP},
-	{"flops", XS_FLOPS},
-	{"bytes_accessed", XS_BYTES_ACCESSED},
-	{"hlo_category", XS_HLO_CATEGORY},
-	{"step_num", XS_STEP_NUM},
-	{"group_id", XS_GROUP_ID},
-	{"allocator_name", XS_ALLOCATOR_NAME},
-	{"bytes_reserved", XS_BYTES_RESERVED},
-	{"bytes_allocated", XS_BYTES_ALLOCATED},
-	{"bytes_available", XS_BYTES_AVAILABLE},
-	{"fragmentation", XS_FRAGMENTATION},
-	{"peak_bytes_in_use", XS_PEAK_BYTES_IN_USE},
-	{"requested_bytes", XS_REQUESTED_BYTES},
-	{"allocation_bytes", XS_ALLOCATION_BYTES},
-	{"addr", XS_ADDR},
-	{"clock_rate", XS_CLOCK_RATE},
-	{"core_count", XS_CORE_COUNT},
-	{"memory_bandwidth", XS_MEMORY_BANDWIDTH},
-	{"memory_size", XS_MEMORY_SIZE},
-	{"compute_cap_major", XS_CC_MAJOR},
-	{"compute_cap_minor", XS_CC_MINOR},
-	{"peak_teraflops_per_second", XS_PEAK_TFLOPS},
-	{"peak_hbm_bw_gigabytes_per_second", XS_PEAK_HBM_BW},
-	{"device_vendor", XS_DEVICE_VENDOR},
-	{"gpu_device_name", XS_GPU_DEVICE_NAME},
-	{"device_type_string", XS_DEVICE_TYPE_STRING},
-	{"profile_start_time", XS_PROFILE_START},
-	{"profile_stop_time", XS_PROFILE_STOP},
+    {"kernel_details", XS_KERNEL_DETAILS},
+    {"memcpy_details", XS_MEMCPY_DETAILS},
+    {"Memset_details", XS_MEMSET_DETAILS},
+    {"correlation_id", XS_CORRELATION_ID},
+    {"hlo_op", XS_HLO_OP},
+    {"hlo_module", XS_HLO_MODULE},
+    {"program_id", XS_PROGRAM_ID},
+    {"tf_op", XS_TF_OP},
+    {"flops", XS_FLOPS},
+    {"bytes_accessed", XS_BYTES_ACCESSED},
+    {"hlo_category", XS_HLO_CATEGORY},
+    {"step_num", XS_STEP_NUM},
+    {"group_id", XS_GROUP_ID},
+    {"allocator_name", XS_ALLOCATOR_NAME},
+    {"bytes_reserved", XS_BYTES_RESERVED},
+    {"bytes_allocated", XS_BYTES_ALLOCATED},
+    {"bytes_available", XS_BYTES_AVAILABLE},
+    {"fragmentation", XS_FRAGMENTATION},
+    {"peak_bytes_in_use", XS_PEAK_BYTES_IN_USE},
+    {"requested_bytes", XS_REQUESTED_BYTES},
+    {"allocation_bytes", XS_ALLOCATION_BYTES},
+    {"addr", XS_ADDR},
+    {"clock_rate", XS_CLOCK_RATE},
+    {"core_count", XS_CORE_COUNT},
+    {"memory_bandwidth", XS_MEMORY_BANDWIDTH},
+    {"memory_size", XS_MEMORY_SIZE},
+    {"compute_cap_major", XS_CC_MAJOR},
+    {"compute_cap_minor", XS_CC_MINOR},
+    {"peak_teraflops_per_second", XS_PEAK_TFLOPS},
+    {"peak_hbm_bw_gigabytes_per_second", XS_PEAK_HBM_BW},
+    {"device_vendor", XS_DEVICE_VENDOR},
+    {"gpu_device_name", XS_GPU_DEVICE_NAME},
+    {"device_type_string", XS_DEVICE_TYPE_STRING},
+    {"profile_start_time", XS_PROFILE_START},
+    {"profile_stop_time", XS_PROFILE_STOP},
 };
 
 enum xp_stat_code xp_stat_code(const char *name)
@@ -141,8 +141,9 @@ static void parse_dims(const char *s, size_t n, int64_t v[3])
 }
 
 /* Call fn for each key:value token of s (tokens separated by blanks or newlines). */
-static void tokens(const char *s, void (*fn)(void *ctx, const char *k, size_t kn, const char *v,
-					      size_t vn), void *ctx)
+static void tokens(const char *s,
+		   void (*fn)(void *ctx, const char *k, size_t kn, const char *v, size_t vn),
+		   void *ctx)
 {
 	const char *p = s;
 	while (*p) {
@@ -257,8 +258,11 @@ void xp_parse_memcpy_details(const char *s, const char *event_name, struct tk_co
 		int sd = c->src_kind == TK_MEM_DEVICE, dd = c->dst_kind == TK_MEM_DEVICE;
 		int sh = c->src_kind == TK_MEM_PAGEABLE || c->src_kind == TK_MEM_PINNED;
 		int dh = c->dst_kind == TK_MEM_PAGEABLE || c->dst_kind == TK_MEM_PINNED;
-		c->copy_kind = sh && dd ? TK_COPY_H2D : sd && dh ? TK_COPY_D2H : sd && dd ? TK_COPY_D2D
-			     : sh && dh ? TK_COPY_H2H : TK_COPY_UNKNOWN;
+		c->copy_kind = sh && dd	  ? TK_COPY_H2D
+			       : sd && dh ? TK_COPY_D2H
+			       : sd && dd ? TK_COPY_D2D
+			       : sh && dh ? TK_COPY_H2H
+					  : TK_COPY_UNKNOWN;
 	}
 }
 

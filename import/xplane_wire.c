@@ -52,7 +52,8 @@ int xp_next(const struct xp_src *s, struct xp_cur *c, struct xp_field *f, const 
 	uint64_t tag;
 	f->at = at;
 	if (varint(&c->p, c->end, &tag) != 0)
-		return xp_fail(s, at, "expected a field tag (varint of at most 10 bytes) in %s", what);
+		return xp_fail(s, at, "expected a field tag (varint of at most 10 bytes) in %s",
+			       what);
 	f->num = (uint32_t)(tag >> 3);
 	f->wt = (int)(tag & 7);
 	if (f->num == 0 || tag >> 32)
@@ -64,21 +65,22 @@ int xp_next(const struct xp_src *s, struct xp_cur *c, struct xp_field *f, const 
 	switch (f->wt) {
 	case XP_VARINT:
 		if (varint(&c->p, c->end, &f->v) != 0)
-			return xp_fail(s, c->p, "expected a varint of at most 10 bytes for field %u of %s",
+			return xp_fail(s, c->p,
+				       "expected a varint of at most 10 bytes for field %u of %s",
 				       f->num, what);
 		return 1;
 	case XP_I64:
 		if (c->end - c->p < 8)
-			return xp_fail(s, c->p, "expected 8 bytes for field %u of %s, %lld left", f->num,
-				       what, (long long)(c->end - c->p));
+			return xp_fail(s, c->p, "expected 8 bytes for field %u of %s, %lld left",
+				       f->num, what, (long long)(c->end - c->p));
 		memcpy(&f->v, c->p, 8); /* little-endian host assumed (x86-64, aarch64) */
 		c->p += 8;
 		return 1;
 	case XP_I32: {
 		uint32_t v32;
 		if (c->end - c->p < 4)
-			return xp_fail(s, c->p, "expected 4 bytes for field %u of %s, %lld left", f->num,
-				       what, (long long)(c->end - c->p));
+			return xp_fail(s, c->p, "expected 4 bytes for field %u of %s, %lld left",
+				       f->num, what, (long long)(c->end - c->p));
 		memcpy(&v32, c->p, 4);
 		f->v = v32;
 		c->p += 4;
@@ -88,12 +90,17 @@ int xp_next(const struct xp_src *s, struct xp_cur *c, struct xp_field *f, const 
 		uint64_t len;
 		const uint8_t *lp = c->p;
 		if (varint(&c->p, c->end, &len) != 0)
-			return xp_fail(s, lp, "expected a length (varint of at most 10 bytes) for field %u "
-				       "of %s", f->num, what);
+			return xp_fail(
+			    s, lp,
+			    "expected a length (varint of at most 10 bytes) for field %u "
+			    "of %s",
+			    f->num, what);
 		if (len > (uint64_t)(c->end - c->p))
-			return xp_fail(s, lp, "length %llu of field %u of %s runs past the end of its "
-				       "enclosing message (%lld bytes left)", (unsigned long long)len,
-				       f->num, what, (long long)(c->end - c->p));
+			return xp_fail(s, lp,
+				       "length %llu of field %u of %s runs past the end of its "
+				       "enclosing message (%lld bytes left)",
+				       (unsigned long long)len, f->num, what,
+				       (long long)(c->end - c->p));
 		f->data = c->p;
 		f->len = (size_t)len;
 		c->p += len;
@@ -107,8 +114,8 @@ int xp_next(const struct xp_src *s, struct xp_cur *c, struct xp_field *f, const 
 
 int xp_want(const struct xp_src *s, const struct xp_field *f, int wt, const char *what)
 {
-	static const char *const names[] = {"a varint", "fixed64", "length-delimited", "", "",
-					    "fixed32"};
+	static const char *const names[] = {"a varint", "fixed64", "length-delimited",
+					    "",		"",	   "fixed32"};
 	if (f->wt == wt)
 		return 0;
 	return xp_fail(s, f->at, "field %u of %s should be %s, found wire type %d", f->num, what,
@@ -117,8 +124,8 @@ int xp_want(const struct xp_src *s, const struct xp_field *f, int wt, const char
 
 /* ---- hash map: open addressing, linear probing, tombstones for deletion ---- */
 
-#define EMPTY INT64_MIN       /* slot never used */
-#define TOMB (INT64_MIN + 1)  /* slot of a deleted key: lookups go on past it */
+#define EMPTY INT64_MIN	     /* slot never used */
+#define TOMB (INT64_MIN + 1) /* slot of a deleted key: lookups go on past it */
 
 /* The slot of @key: Fibonacci hashing (the high bits of key * 2^64/phi), robust to strided ids. */
 static size_t slot(const struct xp_map *m, int64_t key)

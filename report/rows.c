@@ -128,7 +128,10 @@ static void json_string(struct buf *b, const unsigned char *s, size_t n)
 			buf_putn(b, esc, 2);
 			i++;
 		} else if (c < 0x20 || c == '<' || c == '>' || c == '&' || c == 0x7F) {
-			const char *named = c == '\n' ? "\\n" : c == '\t' ? "\\t" : c == '\r' ? "\\r" : NULL;
+			const char *named = c == '\n'	? "\\n"
+					    : c == '\t' ? "\\t"
+					    : c == '\r' ? "\\r"
+							: NULL;
 			if (named) {
 				buf_puts(b, named);
 			} else {
@@ -221,7 +224,8 @@ static void cell_text(struct buf *b, sqlite3_stmt *st, int c)
 		hex_blob(b, sqlite3_column_blob(st, c), sqlite3_column_bytes(st, c));
 		break;
 	default:
-		buf_putn(b, (const char *)sqlite3_column_text(st, c), (size_t)sqlite3_column_bytes(st, c));
+		buf_putn(b, (const char *)sqlite3_column_text(st, c),
+			 (size_t)sqlite3_column_bytes(st, c));
 	}
 }
 
@@ -247,7 +251,10 @@ static void table_text(struct buf *b, const unsigned char *s, size_t n, int max_
 		if (c < 0x20 || c == 0x7F) {
 			char esc[8];
 			if (c == '\n' || c == '\t' || c == '\r')
-				snprintf(esc, sizeof(esc), "\\%c", c == '\n' ? 'n' : c == '\t' ? 't' : 'r');
+				snprintf(esc, sizeof(esc), "\\%c",
+					 c == '\n'   ? 'n'
+					 : c == '\t' ? 't'
+						     : 'r');
 			else
 				snprintf(esc, sizeof(esc), "\\x%02x", c);
 			buf_puts(b, esc);
@@ -320,7 +327,8 @@ static int write_table(FILE *out, sqlite3_stmt *st, int max_width, int *step_rc)
 	for (int c = 0; c < ncol; c++) {
 		const char *name = sqlite3_column_name(st, c);
 		struct buf b = {0};
-		table_text(&b, (const unsigned char *)name, strlen(name), max_width, &cells[c].width);
+		table_text(&b, (const unsigned char *)name, strlen(name), max_width,
+			   &cells[c].width);
 		cells[c].text = b.p ? b.p : strdup("");
 		width[c] = cells[c].width;
 	}

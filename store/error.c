@@ -4,8 +4,8 @@
 const char *tk_strerror(int status)
 {
 	switch (status) {
-#define TK_ERR_CASE(name, value, text)                                                             \
-	case value:                                                                                \
+#define TK_ERR_CASE(name, value, text) \
+	case value:                    \
 		return text;
 		TK_ERRORS(TK_ERR_CASE)
 #undef TK_ERR_CASE

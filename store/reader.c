@@ -95,8 +95,8 @@ int tk_store_open(const char *path, tk_store **out)
 		goto out;
 	}
 	int64_t has_meta = query_int(
-		s->db, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'meta'",
-		&sqlrc);
+	    s->db, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'meta'",
+	    &sqlrc);
 	if (sqlrc != SQLITE_OK || version <= 0 || has_meta != 1) {
 		tk_fmt(s->err, sizeof(s->err),
 		       "'%s' is not a tracekit store (no schema version or meta table)", path);
@@ -104,10 +104,11 @@ int tk_store_open(const char *path, tk_store **out)
 		goto out;
 	}
 	if (version > TK_STORE_SCHEMA_VERSION) {
-		tk_fmt(s->err, sizeof(s->err),
-		       "store '%s' has schema version %lld, newer than this tracekit supports (%d): "
-		       "upgrade tracekit to read it",
-		       path, (long long)version, TK_STORE_SCHEMA_VERSION);
+		tk_fmt(
+		    s->err, sizeof(s->err),
+		    "store '%s' has schema version %lld, newer than this tracekit supports (%d): "
+		    "upgrade tracekit to read it",
+		    path, (long long)version, TK_STORE_SCHEMA_VERSION);
 		rc = TK_EVERSION;
 		goto out;
 	}

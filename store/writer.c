@@ -23,23 +23,29 @@
 #include "writer_internal.h"
 
 static const char *const stmt_sql[ST_COUNT] = {
-	[ST_STRING] = "INSERT INTO strings(id, str) VALUES (?, ?)",
-	[ST_META] = "INSERT OR REPLACE INTO meta VALUES (?, ?)",
-	[ST_SOURCE] = "INSERT INTO sources VALUES (?, ?, ?, ?, ?)",
-	[ST_PROCESS] = "INSERT INTO processes VALUES (?, ?, ?, ?, ?, ?)",
-	[ST_DEVICE] = "INSERT INTO devices VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-	[ST_TRACK] = "INSERT INTO tracks VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+    [ST_STRING] = "INSERT INTO strings(id, str) VALUES (?, ?)",
+    [ST_META] = "INSERT OR REPLACE INTO meta VALUES (?, ?)",
+    [ST_SOURCE] = "INSERT INTO sources VALUES (?, ?, ?, ?, ?)",
+    [ST_PROCESS] = "INSERT INTO processes VALUES (?, ?, ?, ?, ?, ?)",
+    [ST_DEVICE] =
+	"INSERT INTO devices VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+    [ST_TRACK] = "INSERT INTO tracks VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
 };
 
 static const struct {
 	const char *table;
 	int ncol;
 } batch_tables[B_COUNT] = {
-	[B_EVENT] = {"events", 8},	   [B_KERNEL] = {"kernel_details", 14},
-	[B_COPY] = {"copy_details", 7},	   [B_SET] = {"set_details", 4},
-	[B_OP] = {"op_details", 8},	   [B_STEP] = {"step_details", 2},
-	[B_FLOW] = {"flows", 4},	   [B_COUNTER] = {"counters", 3},
-	[B_MEMORY] = {"memory_records", 17}, [B_ARG] = {"args", 3},
+    [B_EVENT] = {"events", 8},
+    [B_KERNEL] = {"kernel_details", 14},
+    [B_COPY] = {"copy_details", 7},
+    [B_SET] = {"set_details", 4},
+    [B_OP] = {"op_details", 8},
+    [B_STEP] = {"step_details", 2},
+    [B_FLOW] = {"flows", 4},
+    [B_COUNTER] = {"counters", 3},
+    [B_MEMORY] = {"memory_records", 17},
+    [B_ARG] = {"args", 3},
 };
 
 int tkw_fail(tk_writer *w, int status, const char *fmt, ...)
@@ -59,9 +65,10 @@ int tkw_fail_sql(tk_writer *w, const char *what)
 	int code = sqlite3_errcode(w->db);
 	int status = (code == SQLITE_FULL || code == SQLITE_IOERR || code == SQLITE_CANTOPEN ||
 		      code == SQLITE_READONLY)
-			     ? TK_EIO
-			     : TK_EINTERNAL;
-	return tkw_fail(w, status, "cannot write store '%s' (%s): %s", w->path, what, sqlite3_errmsg(w->db));
+			 ? TK_EIO
+			 : TK_EINTERNAL;
+	return tkw_fail(w, status, "cannot write store '%s' (%s): %s", w->path, what,
+			sqlite3_errmsg(w->db));
 }
 
 int tk_writer_status(const tk_writer *w)
@@ -229,15 +236,16 @@ int tk_writer_create(const char *path, tk_writer **out)
 		goto out;
 	}
 	close(fd);
-	if (sqlite3_open_v2(w->tmp_path, &w->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) !=
-	    SQLITE_OK) {
+	if (sqlite3_open_v2(w->tmp_path, &w->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX,
+			    NULL) != SQLITE_OK) {
 		rc = tkw_fail(w, TK_EIO, "cannot create store '%s': %s", path,
-			  w->db ? sqlite3_errmsg(w->db) : "out of memory");
+			      w->db ? sqlite3_errmsg(w->db) : "out of memory");
 		goto out;
 	}
-	if ((rc = exec(w, "PRAGMA page_size = 16384; PRAGMA journal_mode = OFF;"
-			  "PRAGMA synchronous = OFF; PRAGMA locking_mode = EXCLUSIVE;"
-			  "PRAGMA cache_size = -8192;",
+	if ((rc = exec(w,
+		       "PRAGMA page_size = 16384; PRAGMA journal_mode = OFF;"
+		       "PRAGMA synchronous = OFF; PRAGMA locking_mode = EXCLUSIVE;"
+		       "PRAGMA cache_size = -8192;",
 		       "settings")) != TK_OK)
 		goto out;
 	if ((rc = exec(w, "BEGIN", "begin")) != TK_OK)
@@ -264,8 +272,8 @@ int tk_writer_create(const char *path, tk_writer **out)
 		}
 	}
 	for (int i = 0; i < B_COUNT; i++) {
-		if (tk_batch_init(&w->batch[i], w->db, batch_tables[i].table, batch_tables[i].ncol) !=
-		    SQLITE_OK) {
+		if (tk_batch_init(&w->batch[i], w->db, batch_tables[i].table,
+				  batch_tables[i].ncol) != SQLITE_OK) {
 			rc = tkw_fail_sql(w, "prepare");
 			goto out;
 		}
@@ -366,8 +374,8 @@ int tk_writer_add_process(tk_writer *w, const struct tk_process_info *p, int64_t
 int tkw_check_process(tk_writer *w, int64_t id, const char *what)
 {
 	if (id != TK_NONE && (id < 1 || id > w->n_processes))
-		return tkw_fail(w, TK_EINVAL, "%s refers to process %lld, which was not added", what,
-			    (long long)id);
+		return tkw_fail(w, TK_EINVAL, "%s refers to process %lld, which was not added",
+				what, (long long)id);
 	return TK_OK;
 }
 
@@ -375,7 +383,7 @@ int tkw_check_device(tk_writer *w, int64_t id, const char *what)
 {
 	if (id != TK_NONE && (id < 0 || id >= w->n_devices))
 		return tkw_fail(w, TK_EINVAL, "%s refers to device %lld, which was not added", what,
-			    (long long)id);
+				(long long)id);
 	return TK_OK;
 }
 
@@ -421,8 +429,9 @@ int tk_writer_add_track(tk_writer *w, const struct tk_track_info *t, int64_t *ou
 	if (rc != TK_OK)
 		return rc;
 	if ((unsigned)t->kind > TK_TRACK_COUNTER)
-		return tkw_fail(w, TK_EINVAL, "track kind %d is not one of thread, stream, derived, counter",
-			    (int)t->kind);
+		return tkw_fail(w, TK_EINVAL,
+				"track kind %d is not one of thread, stream, derived, counter",
+				(int)t->kind);
 	if ((rc = tkw_check_process(w, t->process_id, "track")) != TK_OK ||
 	    (rc = tkw_check_device(w, t->device_id, "track")) != TK_OK)
 		return rc;

@@ -14,7 +14,19 @@
 enum { ST_STRING, ST_META, ST_SOURCE, ST_PROCESS, ST_DEVICE, ST_TRACK, ST_COUNT };
 
 /* Tables written once per record, in batches. */
-enum { B_EVENT, B_KERNEL, B_COPY, B_SET, B_OP, B_STEP, B_FLOW, B_COUNTER, B_MEMORY, B_ARG, B_COUNT };
+enum {
+	B_EVENT,
+	B_KERNEL,
+	B_COPY,
+	B_SET,
+	B_OP,
+	B_STEP,
+	B_FLOW,
+	B_COUNTER,
+	B_MEMORY,
+	B_ARG,
+	B_COUNT
+};
 
 struct tk_writer {
 	sqlite3 *db;

@@ -26,13 +26,16 @@ int tk_writer_add_event(tk_writer *w, const struct tk_event *ev, int64_t *out_id
 		return rc;
 	int64_t id = w->n_events + 1;
 	if (ev->track_id < 1 || ev->track_id > w->n_tracks)
-		return tkw_fail(w, TK_EINVAL, "event %lld refers to track %lld, which was not added",
-			    (long long)id, (long long)ev->track_id);
+		return tkw_fail(w, TK_EINVAL,
+				"event %lld refers to track %lld, which was not added",
+				(long long)id, (long long)ev->track_id);
 	if (ev->kind < TK_EV_HOST_OP || ev->kind > TK_EV_OTHER)
-		return tkw_fail(w, TK_EINVAL, "event %lld has unknown kind %d", (long long)id, (int)ev->kind);
+		return tkw_fail(w, TK_EINVAL, "event %lld has unknown kind %d", (long long)id,
+				(int)ev->kind);
 	if (ev->dur_ns < 0 || ev->ts_ns > INT64_MAX - ev->dur_ns)
-		return tkw_fail(w, TK_EINVAL, "event %lld has an invalid duration %lld ns at %lld ns",
-			    (long long)id, (long long)ev->dur_ns, (long long)ev->ts_ns);
+		return tkw_fail(w, TK_EINVAL,
+				"event %lld has an invalid duration %lld ns at %lld ns",
+				(long long)id, (long long)ev->dur_ns, (long long)ev->ts_ns);
 	uint32_t name = ev->name ? tk_writer_intern(w, ev->name) : ev->name_id;
 	uint32_t cat = ev->category ? tk_writer_intern(w, ev->category) : ev->category_id;
 	if (w->status != TK_OK)
@@ -66,7 +69,7 @@ static int add_typed(tk_writer *w, const struct tk_event *ev, enum tk_event_kind
 		return rc;
 	if (ev->kind != kind)
 		return tkw_fail(w, TK_EINVAL, "event of kind %d passed where kind %d is required",
-			    (int)ev->kind, (int)kind);
+				(int)ev->kind, (int)kind);
 	return tk_writer_add_event(w, ev, id);
 }
 
@@ -77,7 +80,8 @@ int tk_writer_add_kernel(tk_writer *w, const struct tk_event *ev, const struct t
 	int rc = add_typed(w, ev, TK_EV_KERNEL, &id);
 	if (rc != TK_OK)
 		return rc;
-	uint32_t mangled = k->mangled_name ? tk_writer_intern(w, k->mangled_name) : k->mangled_name_id;
+	uint32_t mangled =
+	    k->mangled_name ? tk_writer_intern(w, k->mangled_name) : k->mangled_name_id;
 	if (w->status != TK_OK)
 		return w->status;
 	struct tk_cell *row = tk_batch_row(&w->batch[B_KERNEL]);
@@ -104,7 +108,8 @@ int tk_writer_add_kernel(tk_writer *w, const struct tk_event *ev, const struct t
 static int check_mem_kind(tk_writer *w, enum tk_mem_kind k, int64_t id)
 {
 	if ((unsigned)k > TK_MEM_ARRAY)
-		return tkw_fail(w, TK_EINVAL, "event %lld has unknown memory kind %d", (long long)id, (int)k);
+		return tkw_fail(w, TK_EINVAL, "event %lld has unknown memory kind %d",
+				(long long)id, (int)k);
 	return TK_OK;
 }
 
@@ -118,8 +123,8 @@ int tk_writer_add_copy(tk_writer *w, const struct tk_event *ev, const struct tk_
 	if (c->bytes < 0)
 		return tkw_fail(w, TK_EINVAL, "copy event %lld has negative size", (long long)next);
 	if ((unsigned)c->copy_kind > TK_COPY_P2P)
-		return tkw_fail(w, TK_EINVAL, "copy event %lld has unknown copy kind %d", (long long)next,
-			    (int)c->copy_kind);
+		return tkw_fail(w, TK_EINVAL, "copy event %lld has unknown copy kind %d",
+				(long long)next, (int)c->copy_kind);
 	if ((rc = check_mem_kind(w, c->src_kind, next)) != TK_OK ||
 	    (rc = check_mem_kind(w, c->dst_kind, next)) != TK_OK ||
 	    (rc = tkw_check_device(w, c->src_device_id, "copy")) != TK_OK ||
@@ -152,7 +157,8 @@ int tk_writer_add_set(tk_writer *w, const struct tk_event *ev, const struct tk_s
 		return rc;
 	int64_t next = w->n_events + 1;
 	if (s->bytes < 0)
-		return tkw_fail(w, TK_EINVAL, "memset event %lld has negative size", (long long)next);
+		return tkw_fail(w, TK_EINVAL, "memset event %lld has negative size",
+				(long long)next);
 	if ((rc = check_mem_kind(w, s->mem_kind, next)) != TK_OK)
 		return rc;
 	int64_t id;
@@ -189,7 +195,7 @@ static int check_event(tk_writer *w, int64_t id, const char *what)
 {
 	if (id < 1 || id > w->n_events)
 		return tkw_fail(w, TK_EINVAL, "%s refers to event %lld, which was not added", what,
-			    (long long)id);
+				(long long)id);
 	return TK_OK;
 }
 
@@ -199,7 +205,8 @@ int tk_writer_add_op_details(tk_writer *w, int64_t event_id, const struct tk_op_
 	if (rc != TK_OK || (rc = check_event(w, event_id, "op details")) != TK_OK)
 		return rc;
 	uint32_t hop = tkw_intern_opt(w, op->hlo_op), hmod = tkw_intern_opt(w, op->hlo_module);
-	uint32_t fop = tkw_intern_opt(w, op->framework_op), cat = tkw_intern_opt(w, op->op_category);
+	uint32_t fop = tkw_intern_opt(w, op->framework_op),
+		 cat = tkw_intern_opt(w, op->op_category);
 	if (w->status != TK_OK)
 		return w->status;
 	struct tk_cell *row = tk_batch_row(&w->batch[B_OP]);
@@ -241,10 +248,12 @@ int tk_writer_add_counter(tk_writer *w, int64_t track_id, int64_t ts_ns, double 
 	if (rc != TK_OK)
 		return rc;
 	if (track_id < 1 || track_id > w->n_tracks)
-		return tkw_fail(w, TK_EINVAL, "counter sample refers to track %lld, which was not added",
-			    (long long)track_id);
+		return tkw_fail(w, TK_EINVAL,
+				"counter sample refers to track %lld, which was not added",
+				(long long)track_id);
 	if (value != value)
-		return tkw_fail(w, TK_EINVAL, "counter sample at %lld ns is not a number", (long long)ts_ns);
+		return tkw_fail(w, TK_EINVAL, "counter sample at %lld ns is not a number",
+				(long long)ts_ns);
 	struct tk_cell *row = tk_batch_row(&w->batch[B_COUNTER]);
 	tk_cell_int(&row[0], track_id);
 	tk_cell_int(&row[1], ts_ns);
@@ -268,7 +277,8 @@ int tk_writer_add_memory_event(tk_writer *w, const struct tk_memory_event *m)
 	    (rc = tkw_check_process(w, m->process_id, "memory event")) != TK_OK ||
 	    (rc = check_mem_kind(w, m->mem_kind, id)) != TK_OK)
 		return rc;
-	if (m->op_event_id != TK_NONE && (rc = check_event(w, m->op_event_id, "memory event")) != TK_OK)
+	if (m->op_event_id != TK_NONE &&
+	    (rc = check_event(w, m->op_event_id, "memory event")) != TK_OK)
 		return rc;
 	uint32_t alloc = m->allocator ? tk_writer_intern(w, m->allocator) : m->allocator_id;
 	uint32_t op_name = tkw_intern_opt(w, m->op_name);
@@ -359,4 +369,3 @@ int tk_writer_add_arg_text(tk_writer *w, int64_t event_id, const char *key, cons
 		return tkw_fail(w, TK_ENOMEM, "out of memory");
 	return arg_end(w);
 }
-

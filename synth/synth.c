@@ -126,27 +126,27 @@ static int add_rank(struct sy_gen *g, struct sy_rank *r, int rank)
 	if ((rc = tk_writer_add_process(w, &p, &r->process_id)) != TK_OK)
 		goto out;
 	struct tk_device_info d = {
-		.ordinal = rank,
-		.kind = "gpu",
-		.name = "NVIDIA H100 80GB HBM3",
-		.vendor = "nvidia",
-		.host = "synth-host",
-		.process_id = r->process_id,
-		.rank = rank,
-		.compute_capability = "9.0",
-		.sm_count = 132,
-		.clock_hz = 1980000000,
-		.memory_bytes = 85899345920LL,
-		.memory_bandwidth_bps = 3350000000000LL,
-		.peak_flops = 989e12,
-		.max_threads_per_sm = 2048,
-		.max_regs_per_sm = 65536,
-		.max_smem_per_sm = 233472,
+	    .ordinal = rank,
+	    .kind = "gpu",
+	    .name = "NVIDIA H100 80GB HBM3",
+	    .vendor = "nvidia",
+	    .host = "synth-host",
+	    .process_id = r->process_id,
+	    .rank = rank,
+	    .compute_capability = "9.0",
+	    .sm_count = 132,
+	    .clock_hz = 1980000000,
+	    .memory_bytes = 85899345920LL,
+	    .memory_bandwidth_bps = 3350000000000LL,
+	    .peak_flops = 989e12,
+	    .max_threads_per_sm = 2048,
+	    .max_regs_per_sm = 65536,
+	    .max_smem_per_sm = 233472,
 	};
 	if ((rc = tk_writer_add_device(w, &d, &r->device_id)) != TK_OK)
 		goto out;
-	struct tk_track_info t = {TK_TRACK_THREAD, "python main thread", r->process_id, TK_NONE,
-				  pid, TK_NONE, NULL};
+	struct tk_track_info t = {
+	    TK_TRACK_THREAD, "python main thread", r->process_id, TK_NONE, pid, TK_NONE, NULL};
 	if ((rc = tk_writer_add_track(w, &t, &r->main_track)) != TK_OK)
 		goto out;
 	t.name = "pt_data_pin (DataLoader)";
@@ -158,12 +158,13 @@ static int add_rank(struct sy_gen *g, struct sy_rank *r, int rank)
 		int n = stream_number(i);
 		snprintf(name, sizeof(name), "Stream #%d", n);
 		struct tk_track_info s = {TK_TRACK_STREAM, name, r->process_id, r->device_id,
-					  TK_NONE, n, NULL};
+					  TK_NONE,	   n,	 NULL};
 		if ((rc = tk_writer_add_track(w, &s, &r->stream_track[i])) != TK_OK)
 			goto out;
 	}
-	struct tk_track_info c = {TK_TRACK_COUNTER, "GPU memory allocated", r->process_id,
-				  r->device_id, TK_NONE, TK_NONE, "bytes"};
+	struct tk_track_info c = {
+	    TK_TRACK_COUNTER, "GPU memory allocated", r->process_id, r->device_id, TK_NONE, TK_NONE,
+	    "bytes"};
 	rc = tk_writer_add_track(w, &c, &r->counter_track);
 out:
 	return rc;
@@ -213,10 +214,11 @@ int tk_synth_write(tk_writer *w, const struct tk_synth_options *o)
 		goto out;
 	}
 	if (!valid(o)) {
-		rc = tk_writer_fail(w, TK_EINVAL,
-				    "synth options out of range: events %lld (>= 1), devices %d (1..64), "
-				    "streams %d (2..32), steps %d (1..1000000)",
-				    (long long)o->events, o->devices, o->streams, o->steps);
+		rc = tk_writer_fail(
+		    w, TK_EINVAL,
+		    "synth options out of range: events %lld (>= 1), devices %d (1..64), "
+		    "streams %d (2..32), steps %d (1..1000000)",
+		    (long long)o->events, o->devices, o->streams, o->steps);
 		goto out;
 	}
 	g = calloc(1, sizeof(*g));

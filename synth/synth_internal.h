@@ -193,8 +193,8 @@ struct sy_kernel_def {
 	int64_t registers, static_smem, dynamic_smem;
 	double occupancy;
 	int64_t base_lo_ns, base_hi_ns; /* range of the per-trace base duration (log-uniform) */
-	double jitter;                  /* relative spread of each occurrence around the base */
-	int outliers;                   /* 1: about 1% of occurrences run 1.3-2x longer */
+	double jitter;			/* relative spread of each occurrence around the base */
+	int outliers;			/* 1: about 1% of occurrences run 1.3-2x longer */
 };
 
 extern const struct sy_kernel_def sy_kernel_defs[SK_COUNT];
@@ -209,8 +209,8 @@ struct sy_free_list {
 };
 
 struct sy_mem {
-	int64_t base, bump;   /* next never-used address */
-	int64_t in_use;       /* bytes allocated and not freed */
+	int64_t base, bump;	    /* next never-used address */
+	int64_t in_use;		    /* bytes allocated and not freed */
 	struct sy_free_list *lists; /* one per block size, in first-use order */
 	size_t nlists, caplists;
 };
@@ -236,9 +236,9 @@ struct sy_block {
 #define SY_MAX_LAYERS 48
 
 struct sy_plan {
-	int layers;       /* transformer layers per micro-batch */
+	int layers;	  /* transformer layers per micro-batch */
 	int microbatches; /* gradient-accumulation micro-batches per step */
-	int64_t tiny;     /* optimizer kernels per step */
+	int64_t tiny;	  /* optimizer kernels per step */
 };
 
 /* Records one step writes with this plan; records one rank writes outside its steps. */
@@ -253,9 +253,9 @@ enum sy_child_kind { CH_KERNEL, CH_COPY, CH_SET, CH_API, CH_MEM };
 /* A planned piece of a host op: a launch with its device work, a bare API call, a memory event. */
 struct sy_child {
 	enum sy_child_kind kind;
-	int what;       /* kernel def for CH_KERNEL, name for CH_API/CH_COPY */
-	int stream;     /* stream index */
-	int is_free;    /* CH_MEM */
+	int what;    /* kernel def for CH_KERNEL, name for CH_API/CH_COPY */
+	int stream;  /* stream index */
+	int is_free; /* CH_MEM */
 	int64_t api_ts, api_dur, dev_ts, dev_dur, corr;
 	int64_t bytes, addr, in_use, reserved; /* CH_COPY/CH_SET/CH_MEM */
 	enum tk_copy_kind copy_kind;
@@ -275,13 +275,13 @@ struct sy_rank {
 	int rank, nstreams, comm;
 	int64_t process_id, device_id;
 	int64_t main_track, loader_track, counter_track, stream_track[SY_MAX_STREAMS];
-	double speed;                   /* >1: this rank's kernels run slower (straggler) */
-	int64_t t;                      /* host cursor, main thread */
-	int64_t loader_free;            /* end of the last data-loader-thread op */
-	int64_t sfree[SY_MAX_STREAMS];  /* when each stream is free */
-	int64_t dev_first, dev_last;    /* compute-stream span of the current step, -1 when none */
+	double speed;		       /* >1: this rank's kernels run slower (straggler) */
+	int64_t t;		       /* host cursor, main thread */
+	int64_t loader_free;	       /* end of the last data-loader-thread op */
+	int64_t sfree[SY_MAX_STREAMS]; /* when each stream is free */
+	int64_t dev_first, dev_last;   /* compute-stream span of the current step, -1 when none */
 	struct sy_mem mem;
-	int status;                     /* first failure, sticky */
+	int status; /* first failure, sticky */
 	/* the open leaf host op and its planned children */
 	int op_name;
 	int64_t op_ts;
@@ -300,11 +300,11 @@ struct sy_gen {
 	uint32_t name_id[SN_COUNT];
 	uint32_t kernel_id[SK_COUNT];
 	struct tk_kernel_info kinfo[SK_COUNT];
-	int64_t kbase[SK_COUNT];   /* per-trace base duration of each kernel, ns */
-	int64_t act_unit;          /* activation block unit, bytes */
-	int64_t param_bytes;       /* bytes of each flat parameter-sized buffer */
+	int64_t kbase[SK_COUNT]; /* per-trace base duration of each kernel, ns */
+	int64_t act_unit;	 /* activation block unit, bytes */
+	int64_t param_bytes;	 /* bytes of each flat parameter-sized buffer */
 	int64_t input_bytes, label_bytes;
-	int64_t next_corr;         /* correlation ids are unique over the whole trace */
+	int64_t next_corr; /* correlation ids are unique over the whole trace */
 	struct sy_rng model_rng;
 };
 

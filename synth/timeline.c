@@ -183,16 +183,16 @@ static int64_t add_event(struct sy_rank *r, const struct tk_event *ev)
 static void emit_launch(struct sy_rank *r, const struct sy_child *c)
 {
 	struct sy_gen *g = r->g;
-	static const int api_name[] = {[CH_KERNEL] = SN_API_LAUNCH, [CH_COPY] = SN_API_MEMCPY,
-				       [CH_SET] = SN_API_MEMSET};
+	static const int api_name[] = {
+	    [CH_KERNEL] = SN_API_LAUNCH, [CH_COPY] = SN_API_MEMCPY, [CH_SET] = SN_API_MEMSET};
 	struct tk_event ev = {
-		.track_id = r->main_track,
-		.kind = TK_EV_RUNTIME_API,
-		.name_id = g->name_id[api_name[c->kind]],
-		.category_id = g->name_id[SN_CAT_RUNTIME],
-		.ts_ns = c->api_ts,
-		.dur_ns = c->api_dur,
-		.correlation_id = c->corr,
+	    .track_id = r->main_track,
+	    .kind = TK_EV_RUNTIME_API,
+	    .name_id = g->name_id[api_name[c->kind]],
+	    .category_id = g->name_id[SN_CAT_RUNTIME],
+	    .ts_ns = c->api_ts,
+	    .dur_ns = c->api_dur,
+	    .correlation_id = c->corr,
 	};
 	int64_t api_id = add_event(r, &ev), dev_id = 0;
 	ev.track_id = r->stream_track[c->stream];
@@ -208,8 +208,8 @@ static void emit_launch(struct sy_rank *r, const struct sy_child *c)
 		ev.kind = TK_EV_MEMCPY;
 		ev.name_id = g->name_id[c->what];
 		ev.category_id = g->name_id[SN_CAT_MEMCPY];
-		struct tk_copy_info ci = {c->bytes, c->copy_kind, c->src_kind, c->dst_kind, TK_NONE,
-					  TK_NONE};
+		struct tk_copy_info ci = {c->bytes,    c->copy_kind, c->src_kind,
+					  c->dst_kind, TK_NONE,	     TK_NONE};
 		rc = tk_writer_add_copy(g->w, &ev, &ci, &dev_id);
 	} else {
 		ev.kind = TK_EV_MEMSET;
@@ -227,21 +227,21 @@ static void emit_launch(struct sy_rank *r, const struct sy_child *c)
 static void emit_mem(struct sy_rank *r, const struct sy_child *c, int64_t op_id)
 {
 	struct tk_memory_event m = {
-		.ts_ns = c->api_ts,
-		.is_free = c->is_free,
-		.device_id = r->device_id,
-		.process_id = r->process_id,
-		.address = c->addr,
-		.bytes = c->bytes,
-		.mem_kind = TK_MEM_DEVICE,
-		.allocator_id = r->g->name_id[SN_ALLOCATOR],
-		.op_event_id = op_id,
-		.bytes_in_use = c->in_use,
-		.bytes_reserved = c->reserved,
-		.bytes_available = TK_NONE,
-		.peak_bytes_in_use = TK_NONE,
-		.requested_bytes = TK_NONE,
-		.fragmentation = -1,
+	    .ts_ns = c->api_ts,
+	    .is_free = c->is_free,
+	    .device_id = r->device_id,
+	    .process_id = r->process_id,
+	    .address = c->addr,
+	    .bytes = c->bytes,
+	    .mem_kind = TK_MEM_DEVICE,
+	    .allocator_id = r->g->name_id[SN_ALLOCATOR],
+	    .op_event_id = op_id,
+	    .bytes_in_use = c->in_use,
+	    .bytes_reserved = c->reserved,
+	    .bytes_available = TK_NONE,
+	    .peak_bytes_in_use = TK_NONE,
+	    .requested_bytes = TK_NONE,
+	    .fragmentation = -1,
 	};
 	int rc = tk_writer_add_memory_event(r->g->w, &m);
 	if (rc == TK_OK)
@@ -259,13 +259,13 @@ static void emit_children(struct sy_rank *r, int64_t op_id)
 			emit_mem(r, c, op_id);
 		} else if (c->kind == CH_API) {
 			struct tk_event ev = {
-				.track_id = r->main_track,
-				.kind = TK_EV_RUNTIME_API,
-				.name_id = r->g->name_id[c->what],
-				.category_id = r->g->name_id[SN_CAT_RUNTIME],
-				.ts_ns = c->api_ts,
-				.dur_ns = c->api_dur,
-				.correlation_id = c->corr,
+			    .track_id = r->main_track,
+			    .kind = TK_EV_RUNTIME_API,
+			    .name_id = r->g->name_id[c->what],
+			    .category_id = r->g->name_id[SN_CAT_RUNTIME],
+			    .ts_ns = c->api_ts,
+			    .dur_ns = c->api_dur,
+			    .correlation_id = c->corr,
 			};
 			add_event(r, &ev);
 		} else {
@@ -295,13 +295,13 @@ int sy_op_end(struct sy_rank *r)
 	r->t += sy_range(&r->rng, 1 * US, 4 * US);
 	int cat = r->op_name == SN_OP_COMPILE ? SN_CAT_COMPILE : SN_CAT_CPU_OP;
 	struct tk_event ev = {
-		.track_id = r->main_track,
-		.kind = TK_EV_HOST_OP,
-		.name_id = r->g->name_id[r->op_name],
-		.category_id = r->g->name_id[cat],
-		.ts_ns = r->op_ts,
-		.dur_ns = r->t - r->op_ts,
-		.correlation_id = TK_NONE,
+	    .track_id = r->main_track,
+	    .kind = TK_EV_HOST_OP,
+	    .name_id = r->g->name_id[r->op_name],
+	    .category_id = r->g->name_id[cat],
+	    .ts_ns = r->op_ts,
+	    .dur_ns = r->t - r->op_ts,
+	    .correlation_id = TK_NONE,
 	};
 	int64_t id = add_event(r, &ev);
 	emit_children(r, id);
@@ -312,13 +312,13 @@ int sy_span(struct sy_rank *r, int64_t track, enum tk_event_kind kind, uint32_t 
 	    uint32_t cat_id, int64_t ts, int64_t end, int64_t *out_id)
 {
 	struct tk_event ev = {
-		.track_id = track,
-		.kind = kind,
-		.name_id = name_id,
-		.category_id = cat_id,
-		.ts_ns = ts,
-		.dur_ns = end - ts,
-		.correlation_id = TK_NONE,
+	    .track_id = track,
+	    .kind = kind,
+	    .name_id = name_id,
+	    .category_id = cat_id,
+	    .ts_ns = ts,
+	    .dur_ns = end - ts,
+	    .correlation_id = TK_NONE,
 	};
 	int64_t id = add_event(r, &ev);
 	if (out_id)

@@ -344,13 +344,13 @@ int sy_step(struct sy_rank *r, int step)
 		goto out;
 	}
 	struct tk_event ev = {
-		.track_id = r->main_track,
-		.kind = TK_EV_STEP,
-		.name_id = name_id,
-		.category_id = g->name_id[SN_CAT_ANNOTATION],
-		.ts_ns = ts,
-		.dur_ns = r->t - ts,
-		.correlation_id = TK_NONE,
+	    .track_id = r->main_track,
+	    .kind = TK_EV_STEP,
+	    .name_id = name_id,
+	    .category_id = g->name_id[SN_CAT_ANNOTATION],
+	    .ts_ns = ts,
+	    .dur_ns = r->t - ts,
+	    .correlation_id = TK_NONE,
 	};
 	if ((rc = tk_writer_add_step(g->w, &ev, step, NULL)) != TK_OK)
 		goto out;

@@ -6,14 +6,14 @@
  * One list, expanded twice: into the enum and into tk_strerror()'s table.
  * TK_OK is 0; errors are negative. tk_exit_code() maps a status to the CLI's exit code.
  */
-#define TK_ERRORS(X)                                                                   \
-	X(TK_OK, 0, "success")                                                         \
-	X(TK_EINVAL, -1, "invalid argument")                                           \
-	X(TK_EIO, -2, "input/output error")                                            \
-	X(TK_EFORMAT, -3, "malformed input")                                           \
-	X(TK_EVERSION, -4, "unsupported store version")                                \
-	X(TK_ENOTFOUND, -5, "not found")                                               \
-	X(TK_ENOMEM, -6, "out of memory")                                              \
+#define TK_ERRORS(X)                                    \
+	X(TK_OK, 0, "success")                          \
+	X(TK_EINVAL, -1, "invalid argument")            \
+	X(TK_EIO, -2, "input/output error")             \
+	X(TK_EFORMAT, -3, "malformed input")            \
+	X(TK_EVERSION, -4, "unsupported store version") \
+	X(TK_ENOTFOUND, -5, "not found")                \
+	X(TK_ENOMEM, -6, "out of memory")               \
 	X(TK_EINTERNAL, -7, "internal error")
 
 enum tk_status {

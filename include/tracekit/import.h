@@ -9,8 +9,8 @@
 enum tk_import_format { TK_FORMAT_UNKNOWN, TK_FORMAT_XPLANE, TK_FORMAT_CHROME_JSON };
 
 struct tk_import_options {
-	int64_t rank;     /* rank given on the command line (--rank), or TK_NONE */
-	int file_index;   /* position of this file among the inputs, from 0 (rank fallback) */
+	int64_t rank;	/* rank given on the command line (--rank), or TK_NONE */
+	int file_index; /* position of this file among the inputs, from 0 (rank fallback) */
 	/* Warnings (dropped events, unknown fields worth mentioning); may be NULL. The library never
 	 * prints: the CLI passes a callback that writes "tracekit: warning: ..." on stderr. */
 	void (*warn)(void *ctx, const char *message);
@@ -42,11 +42,11 @@ int tk_import_chrome_json(tk_writer *w, const char *path, const struct tk_import
 
 /* One profiling run of a TensorBoard logdir: <logdir>/plugins/profile/<name>/<host>.xplane.pb */
 struct tk_xplane_run {
-	char *name;      /* run directory name */
-	char *dir;       /* its path */
-	char **files;    /* the .xplane.pb files (one per host), sorted by name */
+	char *name;   /* run directory name */
+	char *dir;    /* its path */
+	char **files; /* the .xplane.pb files (one per host), sorted by name */
 	int nfiles;
-	int64_t bytes;   /* total size of the files */
+	int64_t bytes;	  /* total size of the files */
 	int64_t mtime_ns; /* newest modification time among the files */
 };
 

@@ -27,10 +27,24 @@ enum tk_event_kind {
 };
 
 /* copy_details.copy_kind codes (copy_kinds table). */
-enum tk_copy_kind { TK_COPY_UNKNOWN, TK_COPY_H2D, TK_COPY_D2H, TK_COPY_D2D, TK_COPY_H2H, TK_COPY_P2P };
+enum tk_copy_kind {
+	TK_COPY_UNKNOWN,
+	TK_COPY_H2D,
+	TK_COPY_D2H,
+	TK_COPY_D2D,
+	TK_COPY_H2H,
+	TK_COPY_P2P
+};
 
 /* memory kind codes (memory_kinds table). */
-enum tk_mem_kind { TK_MEM_UNKNOWN, TK_MEM_PAGEABLE, TK_MEM_PINNED, TK_MEM_DEVICE, TK_MEM_MANAGED, TK_MEM_ARRAY };
+enum tk_mem_kind {
+	TK_MEM_UNKNOWN,
+	TK_MEM_PAGEABLE,
+	TK_MEM_PINNED,
+	TK_MEM_DEVICE,
+	TK_MEM_MANAGED,
+	TK_MEM_ARRAY
+};
 
 /* Track kinds. */
 enum tk_track_kind { TK_TRACK_THREAD, TK_TRACK_STREAM, TK_TRACK_DERIVED, TK_TRACK_COUNTER };
@@ -45,26 +59,26 @@ typedef struct tk_writer tk_writer;
 typedef struct tk_store tk_store;
 
 struct tk_process_info {
-	int64_t pid;      /* OS process id, or TK_NONE */
+	int64_t pid;	  /* OS process id, or TK_NONE */
 	const char *name; /* process name, or NULL */
 	const char *host; /* host name, or NULL */
-	int64_t rank;     /* distributed rank, or TK_NONE */
+	int64_t rank;	  /* distributed rank, or TK_NONE */
 };
 
 struct tk_device_info {
-	int64_t ordinal;          /* device index on its host */
-	const char *kind;         /* "gpu", "tpu", ... (NULL means "gpu") */
-	const char *name;         /* product name, or NULL */
-	const char *vendor;       /* "nvidia", "amd", "google", or NULL */
-	const char *host;         /* host name, or NULL */
-	int64_t process_id;       /* store process id that drove it, or TK_NONE */
-	int64_t rank;             /* rank, or TK_NONE */
+	int64_t ordinal;		/* device index on its host */
+	const char *kind;		/* "gpu", "tpu", ... (NULL means "gpu") */
+	const char *name;		/* product name, or NULL */
+	const char *vendor;		/* "nvidia", "amd", "google", or NULL */
+	const char *host;		/* host name, or NULL */
+	int64_t process_id;		/* store process id that drove it, or TK_NONE */
+	int64_t rank;			/* rank, or TK_NONE */
 	const char *compute_capability; /* "9.0", "gfx942", or NULL */
-	int64_t sm_count;         /* or TK_NONE */
-	int64_t clock_hz;         /* or TK_NONE */
-	int64_t memory_bytes;     /* or TK_NONE */
-	int64_t memory_bandwidth_bps; /* or TK_NONE */
-	double peak_flops;        /* or < 0 */
+	int64_t sm_count;		/* or TK_NONE */
+	int64_t clock_hz;		/* or TK_NONE */
+	int64_t memory_bytes;		/* or TK_NONE */
+	int64_t memory_bandwidth_bps;	/* or TK_NONE */
+	double peak_flops;		/* or < 0 */
 	int64_t max_threads_per_sm, max_regs_per_sm, max_smem_per_sm; /* or TK_NONE */
 };
 
@@ -73,7 +87,7 @@ struct tk_track_info {
 	const char *name;   /* "python main thread", "Stream #7", "XLA Ops", ... or NULL */
 	int64_t process_id; /* store process id, or TK_NONE */
 	int64_t device_id;  /* store device id, or TK_NONE (host tracks) */
-	int64_t tid;        /* OS thread id, or TK_NONE */
+	int64_t tid;	    /* OS thread id, or TK_NONE */
 	int64_t stream_id;  /* stream number, or TK_NONE */
 	const char *unit;   /* counter unit, or NULL */
 };
@@ -83,21 +97,22 @@ struct tk_event {
 	int64_t track_id;
 	enum tk_event_kind kind;
 	const char *name;
-	uint32_t name_id;      /* used when name is NULL */
-	const char *category;  /* or NULL */
-	uint32_t category_id;  /* used when category is NULL; 0 = none */
+	uint32_t name_id;     /* used when name is NULL */
+	const char *category; /* or NULL */
+	uint32_t category_id; /* used when category is NULL; 0 = none */
 	int64_t ts_ns;
-	int64_t dur_ns;        /* >= 0 */
+	int64_t dur_ns;		/* >= 0 */
 	int64_t correlation_id; /* or TK_NONE */
 };
 
 struct tk_kernel_info {
-	const char *mangled_name; /* or NULL */
-	int64_t grid[3], block[3];  /* each TK_NONE when unknown */
+	const char *mangled_name;		      /* or NULL */
+	int64_t grid[3], block[3];		      /* each TK_NONE when unknown */
 	int64_t registers, static_smem, dynamic_smem; /* or TK_NONE */
-	double occupancy;         /* 0..1, or < 0 */
-	double blocks_per_sm, warps_per_sm; /* or < 0 */
-	uint32_t mangled_name_id; /* from tk_writer_intern(), used when mangled_name is NULL; 0 = none */
+	double occupancy;			      /* 0..1, or < 0 */
+	double blocks_per_sm, warps_per_sm;	      /* or < 0 */
+	uint32_t
+	    mangled_name_id; /* from tk_writer_intern(), used when mangled_name is NULL; 0 = none */
 };
 
 struct tk_copy_info {
@@ -115,29 +130,30 @@ struct tk_set_info {
 
 struct tk_op_info {
 	const char *hlo_op, *hlo_module, *framework_op, *op_category; /* each may be NULL */
-	int64_t program_id, flops, bytes_accessed; /* each may be TK_NONE */
+	int64_t program_id, flops, bytes_accessed;		      /* each may be TK_NONE */
 };
 
 struct tk_memory_event {
 	int64_t ts_ns;
-	int is_free;          /* 0 = alloc, 1 = free */
-	int64_t device_id;    /* or TK_NONE for host memory */
-	int64_t process_id;   /* or TK_NONE */
-	int64_t address;      /* or TK_NONE */
-	int64_t bytes;        /* > 0 */
+	int is_free;	    /* 0 = alloc, 1 = free */
+	int64_t device_id;  /* or TK_NONE for host memory */
+	int64_t process_id; /* or TK_NONE */
+	int64_t address;    /* or TK_NONE */
+	int64_t bytes;	    /* > 0 */
 	enum tk_mem_kind mem_kind;
-	const char *allocator; /* or NULL */
-	int64_t op_event_id;  /* or TK_NONE */
+	const char *allocator;		      /* or NULL */
+	int64_t op_event_id;		      /* or TK_NONE */
 	int64_t bytes_in_use, bytes_reserved; /* or TK_NONE */
 	uint32_t allocator_id; /* from tk_writer_intern(), used when allocator is NULL; 0 = none */
 	int64_t bytes_available, peak_bytes_in_use, requested_bytes; /* or TK_NONE */
-	double fragmentation;  /* 0..1, or < 0 */
-	const char *op_name;   /* name of the op that made it when there is no op_event_id, or NULL */
+	double fragmentation;					     /* 0..1, or < 0 */
+	const char *op_name; /* name of the op that made it when there is no op_event_id, or NULL */
 };
 
 /* Counts of what a writer has appended so far. */
 struct tk_writer_stats {
-	int64_t events, kernels, memcpys, memsets, memory_events, counter_samples, flows, args, strings;
+	int64_t events, kernels, memcpys, memsets, memory_events, counter_samples, flows, args,
+	    strings;
 };
 
 /* ---- writing ---- */
@@ -162,7 +178,8 @@ int tk_writer_status(const tk_writer *w);
  * generators) that find a problem of their own; the first failure wins. Returns the writer's
  * status.
  */
-int tk_writer_fail(tk_writer *w, int status, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+int tk_writer_fail(tk_writer *w, int status, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 
 /**
  * tk_writer_temp_path() - the temporary file the writer loads into (beside the target), so that a

@@ -6,11 +6,12 @@
 #include <tracekit/store.h>
 
 struct tk_synth_options {
-	int64_t events;  /* target number of timestamped records (intervals, memory events, counter samples) */
-	int devices;     /* GPUs, one driving process (rank) each */
-	int streams;     /* streams per GPU (>= 2: compute and copy/communication) */
-	int steps;       /* training steps after the warm-up */
-	uint64_t seed;   /* same seed and options -> identical store content */
+	int64_t
+	    events; /* target number of timestamped records (intervals, memory events, counter samples) */
+	int devices;   /* GPUs, one driving process (rank) each */
+	int streams;   /* streams per GPU (>= 2: compute and copy/communication) */
+	int steps;     /* training steps after the warm-up */
+	uint64_t seed; /* same seed and options -> identical store content */
 };
 
 /** tk_synth_defaults() - fill @o with the defaults (200000 events, 2 devices, 4 streams, 10 steps, seed 1). */

@@ -30,8 +30,8 @@ static void teardown(void)
 
 TestSuite(cli, .init = setup, .fini = teardown);
 
-#define EXPECT_RUN(r, want_code)                                                                   \
-	cr_expect_eq((r).code, (want_code), "exit %d, want %d\nstdout: %s\nstderr: %s", (r).code,  \
+#define EXPECT_RUN(r, want_code)                                                                  \
+	cr_expect_eq((r).code, (want_code), "exit %d, want %d\nstdout: %s\nstderr: %s", (r).code, \
 		     (want_code), (r).out, (r).err)
 
 static void expect_contains(const char *hay, const char *needle)
@@ -73,7 +73,8 @@ Test(cli, every_command_has_help)
 		snprintf(want, sizeof(want), "usage: tracekit %s", cmds[i]);
 		struct tkt_run r = tkt_tracekit(cmds[i], "--help", NULL);
 		EXPECT_RUN(r, 0);
-		cr_expect(strncmp(r.out, want, strlen(want)) == 0, "%s --help printed:\n%s", cmds[i], r.out);
+		cr_expect(strncmp(r.out, want, strlen(want)) == 0, "%s --help printed:\n%s",
+			  cmds[i], r.out);
 		tkt_run_free(&r);
 		r = tkt_tracekit("help", cmds[i], NULL);
 		EXPECT_RUN(r, 0);
@@ -202,24 +203,26 @@ Test(cli, info_refuses_a_newer_store)
 
 Test(cli, query_csv_quotes_fields)
 {
-	struct tkt_run r = tkt_tracekit(
-		"query", db,
-		"SELECT name, dur_ns, occupancy, NULL AS missing, ' pad' AS pad, 'a\nb' AS nl FROM kernels",
-		"--format", "csv", NULL);
+	struct tkt_run r = tkt_tracekit("query", db,
+					"SELECT name, dur_ns, occupancy, NULL AS missing, ' pad' "
+					"AS pad, 'a\nb' AS nl FROM kernels",
+					"--format", "csv", NULL);
 	EXPECT_RUN(r, 0);
-	cr_expect_str_eq(r.out, "name,dur_ns,occupancy,missing,pad,nl\n"
-				"\"void k<float, \"\"q\"\">(a < b && c > d, 'x'), Ünïcødé ✓\",7000,0.75,,"
-				"\" pad\",\"a\nb\"\n");
+	cr_expect_str_eq(r.out,
+			 "name,dur_ns,occupancy,missing,pad,nl\n"
+			 "\"void k<float, \"\"q\"\">(a < b && c > d, 'x'), Ünïcødé ✓\",7000,0.75,,"
+			 "\" pad\",\"a\nb\"\n");
 	tkt_run_free(&r);
 }
 
 Test(cli, query_json_escapes_and_parses_back)
 {
-	struct tkt_run r = tkt_tracekit("query", db,
-					"SELECT name, dur_ns, occupancy, mangled_name IS NULL AS n, "
-					"NULL AS z, CAST(x'41ff42' AS TEXT) AS bad, 'tab\there' AS t "
-					"FROM kernels",
-					"--format", "json", NULL);
+	struct tkt_run r =
+	    tkt_tracekit("query", db,
+			 "SELECT name, dur_ns, occupancy, mangled_name IS NULL AS n, "
+			 "NULL AS z, CAST(x'41ff42' AS TEXT) AS bad, 'tab\there' AS t "
+			 "FROM kernels",
+			 "--format", "json", NULL);
 	EXPECT_RUN(r, 0);
 	cr_expect_str_eq(r.out, "[\n{\"name\":\"void k\\u003cfloat, \\\"q\\\"\\u003e(a \\u003c b "
 				"\\u0026\\u0026 c \\u003e d, 'x'), Ünïcødé ✓\",\"dur_ns\":7000,"
@@ -242,9 +245,9 @@ Test(cli, query_json_escapes_and_parses_back)
 
 Test(cli, query_json_of_every_view_is_valid)
 {
-	const char *views[] = {"kernels",     "memcpys", "memsets",	      "api_calls",
-			       "host_ops",    "steps",	 "memory_events", "annotations",
-			       "intervals",   "counter_samples"};
+	const char *views[] = {"kernels",   "memcpys",	      "memsets",       "api_calls",
+			       "host_ops",  "steps",	      "memory_events", "annotations",
+			       "intervals", "counter_samples"};
 	for (size_t i = 0; i < sizeof(views) / sizeof(views[0]); i++) {
 		char sql[128];
 		snprintf(sql, sizeof(sql), "SELECT * FROM %s", views[i]);
@@ -254,7 +257,8 @@ Test(cli, query_json_of_every_view_is_valid)
 		cr_expect_not_null(doc, "%s: invalid JSON:\n%s", views[i], r.out);
 		cr_expect_gt(cJSON_GetArraySize(doc), 0, "%s is empty", views[i]);
 		cJSON *row = cJSON_GetArrayItem(doc, 0);
-		cr_expect_not_null(cJSON_GetObjectItem(row, "ts_rel_ns"), "%s lacks ts_rel_ns", views[i]);
+		cr_expect_not_null(cJSON_GetObjectItem(row, "ts_rel_ns"), "%s lacks ts_rel_ns",
+				   views[i]);
 		cJSON_Delete(doc);
 		tkt_run_free(&r);
 	}
@@ -314,8 +318,8 @@ Test(cli, query_refuses_writes_and_bad_sql)
 
 Test(cli, query_runs_several_statements_in_turn)
 {
-	struct tkt_run r = tkt_tracekit("query", db, "SELECT 1 AS a; SELECT 2.5 AS b", "--format",
-					"csv", NULL);
+	struct tkt_run r =
+	    tkt_tracekit("query", db, "SELECT 1 AS a; SELECT 2.5 AS b", "--format", "csv", NULL);
 	EXPECT_RUN(r, 0);
 	cr_expect_str_eq(r.out, "a\n1\nb\n2.5\n");
 	tkt_run_free(&r);
@@ -369,7 +373,8 @@ Test(cli, interrupted_synth_leaves_no_temporary_file)
 		int devnull = open("/dev/null", O_WRONLY);
 		dup2(devnull, 1);
 		dup2(devnull, 2);
-		execl(TK_BINARY, TK_BINARY, "synth", "--events", "50000000", "-o", out, (char *)NULL);
+		execl(TK_BINARY, TK_BINARY, "synth", "--events", "50000000", "-o", out,
+		      (char *)NULL);
 		_exit(127);
 	}
 	/* wait until the temporary store exists beside the target, then interrupt */

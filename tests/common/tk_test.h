@@ -18,9 +18,9 @@ int tkt_count_entries(const char *dir);
 
 /* Result of running the tracekit binary. */
 struct tkt_run {
-	int code;     /* exit status, or -1 when it did not exit normally */
-	char *out;    /* captured stdout, NUL-terminated */
-	char *err;    /* captured stderr, NUL-terminated */
+	int code;  /* exit status, or -1 when it did not exit normally */
+	char *out; /* captured stdout, NUL-terminated */
+	char *err; /* captured stderr, NUL-terminated */
 };
 
 /* Run build/tracekit with the NULL-terminated argument list (argv[0] is added). */

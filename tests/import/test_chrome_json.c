@@ -59,8 +59,8 @@ static void expect_text(const char *path, const char *sql, const char *want)
 	free(got);
 }
 
-#define EXPECT_INT(path, sql, want)                                                                \
-	cr_expect_eq(tkt_query_int(path, sql), (int64_t)(want), "%s: got %lld, want %lld", sql,      \
+#define EXPECT_INT(path, sql, want)                                                             \
+	cr_expect_eq(tkt_query_int(path, sql), (int64_t)(want), "%s: got %lld, want %lld", sql, \
 		     (long long)tkt_query_int(path, sql), (long long)(want))
 
 static void import_ok(const char *in)
@@ -77,7 +77,8 @@ Test(chrome_json, kineto_fixture_times_are_exact_ns)
 	import_ok(DATA "kineto_small.json");
 	/* "ts": 1700000000123456.789 us is exactly 1700000000123456789 ns; dur 12.3456 us rounds
 	 * to 12346 ns; "1.5e1" us is 15000 ns; 0.769 us is 769 ns */
-	EXPECT_INT(db, "SELECT ts_ns FROM host_ops WHERE name = 'aten::add'", 1700000000123456789LL);
+	EXPECT_INT(db, "SELECT ts_ns FROM host_ops WHERE name = 'aten::add'",
+		   1700000000123456789LL);
 	EXPECT_INT(db, "SELECT dur_ns FROM host_ops WHERE name = 'aten::add'", 12346);
 	EXPECT_INT(db, "SELECT dur_ns FROM kernels WHERE name LIKE 'void add_kernel%'", 15000);
 	EXPECT_INT(db, "SELECT ts_ns FROM kernels WHERE name LIKE 'void add_kernel%'",
@@ -114,26 +115,37 @@ Test(chrome_json, kineto_fixture_maps_every_kind)
 	snprintf(sql, sizeof(sql), "SELECT correlation_id %s", k);
 	EXPECT_INT(db, sql, 42);
 	/* copy kind from the name */
-	expect_text(db, "SELECT copy_kind || ' ' || src_kind || ' ' || dst_kind || ' ' || bytes "
-			"FROM memcpys", "H2D pageable device 4096");
+	expect_text(db,
+		    "SELECT copy_kind || ' ' || src_kind || ' ' || dst_kind || ' ' || bytes "
+		    "FROM memcpys",
+		    "H2D pageable device 4096");
 	EXPECT_INT(db, "SELECT bytes FROM memsets", 4);
 	/* steps */
 	EXPECT_INT(db, "SELECT step_num FROM steps", 7);
 	EXPECT_INT(db, "SELECT dur_ns FROM steps", 1000500);
 	/* device properties */
-	expect_text(db, "SELECT s.str || ' ' || compute_capability || ' ' || sm_count || ' ' || "
-			"memory_bytes FROM devices d JOIN strings s ON s.id = d.name_id",
+	expect_text(db,
+		    "SELECT s.str || ' ' || compute_capability || ' ' || sm_count || ' ' || "
+		    "memory_bytes FROM devices d JOIN strings s ON s.id = d.name_id",
 		    "NVIDIA H100 80GB HBM3 9.0 132 85045379072");
 	/* names from metadata written after the events */
-	expect_text(db, "SELECT s.str FROM tracks t JOIN strings s ON s.id = t.name_id "
-			"WHERE t.tid = 101", "main thread");
-	expect_text(db, "SELECT s.str FROM processes p JOIN strings s ON s.id = p.name_id "
-			"WHERE p.pid = 100", "python3");
+	expect_text(db,
+		    "SELECT s.str FROM tracks t JOIN strings s ON s.id = t.name_id "
+		    "WHERE t.tid = 101",
+		    "main thread");
+	expect_text(db,
+		    "SELECT s.str FROM processes p JOIN strings s ON s.id = p.name_id "
+		    "WHERE p.pid = 100",
+		    "python3");
 	/* args without a column are kept */
-	EXPECT_INT(db, "SELECT value FROM args a JOIN strings s ON s.id = a.key_id "
-		       "WHERE s.str = 'cbid'", 211);
-	expect_text(db, "SELECT value FROM args a JOIN strings s ON s.id = a.key_id "
-			"WHERE s.str = 'Input Dims'", "[[4,4],[]]");
+	EXPECT_INT(db,
+		   "SELECT value FROM args a JOIN strings s ON s.id = a.key_id "
+		   "WHERE s.str = 'cbid'",
+		   211);
+	expect_text(db,
+		    "SELECT value FROM args a JOIN strings s ON s.id = a.key_id "
+		    "WHERE s.str = 'Input Dims'",
+		    "[[4,4],[]]");
 }
 
 Test(chrome_json, one_start_several_ends_make_several_flows)
@@ -143,8 +155,10 @@ Test(chrome_json, one_start_several_ends_make_several_flows)
 	 * before its kernel in the file */
 	EXPECT_INT(db, "SELECT count(*) FROM flows WHERE kind = 'launch'", 2);
 	EXPECT_INT(db, "SELECT count(DISTINCT src_event_id) FROM flows", 1);
-	expect_text(db, "SELECT name FROM api_calls WHERE id = (SELECT src_event_id FROM flows "
-			"LIMIT 1)", "cudaLaunchKernel");
+	expect_text(db,
+		    "SELECT name FROM api_calls WHERE id = (SELECT src_event_id FROM flows "
+		    "LIMIT 1)",
+		    "cudaLaunchKernel");
 	EXPECT_INT(db, "SELECT count(*) FROM flows f JOIN kernels k ON k.id = f.dst_event_id", 2);
 }
 
@@ -152,11 +166,13 @@ Test(chrome_json, overlapping_events_memory_counters_and_be_pairs)
 {
 	import_ok(DATA "kineto_small.json");
 	/* partially overlapping X events on one thread are kept as they are */
-	EXPECT_INT(db, "SELECT ts_ns FROM host_ops WHERE name = 'overlap_b'", 1700000000124005000LL);
+	EXPECT_INT(db, "SELECT ts_ns FROM host_ops WHERE name = 'overlap_b'",
+		   1700000000124005000LL);
 	EXPECT_INT(db, "SELECT dur_ns FROM host_ops WHERE name = 'overlap_a'", 10000);
 	/* [memory] instants */
-	expect_text(db, "SELECT group_concat(kind || ' ' || bytes || ' ' || device_id || ' ' || "
-			"bytes_in_use, ';') FROM memory_events ORDER BY id",
+	expect_text(db,
+		    "SELECT group_concat(kind || ' ' || bytes || ' ' || device_id || ' ' || "
+		    "bytes_in_use, ';') FROM memory_events ORDER BY id",
 		    "alloc 1024 0 1024;free 1024 0 0");
 	/* counters: one track per arg key, numeric strings accepted */
 	EXPECT_INT(db, "SELECT count(*) FROM counter_samples", 2);
@@ -164,12 +180,16 @@ Test(chrome_json, overlapping_events_memory_counters_and_be_pairs)
 	/* B/E on string pid/tid, nested */
 	EXPECT_INT(db, "SELECT dur_ns FROM intervals WHERE name = 'outer'", 10000);
 	EXPECT_INT(db, "SELECT dur_ns FROM intervals WHERE name = 'inner'", 1000);
-	expect_text(db, "SELECT s.str FROM intervals i JOIN tracks t ON t.id = i.track_id "
-			"JOIN processes p ON p.id = t.process_id JOIN strings s ON s.id = p.name_id "
-			"WHERE i.name = 'outer'", "Spans");
-	EXPECT_INT(db, "SELECT count(*) FROM args a JOIN strings s ON s.id = a.key_id "
-		       "JOIN intervals i ON i.id = a.event_id WHERE s.str = 'end_arg' AND "
-		       "i.name = 'inner'", 1);
+	expect_text(db,
+		    "SELECT s.str FROM intervals i JOIN tracks t ON t.id = i.track_id "
+		    "JOIN processes p ON p.id = t.process_id JOIN strings s ON s.id = p.name_id "
+		    "WHERE i.name = 'outer'",
+		    "Spans");
+	EXPECT_INT(db,
+		   "SELECT count(*) FROM args a JOIN strings s ON s.id = a.key_id "
+		   "JOIN intervals i ON i.id = a.event_id WHERE s.str = 'end_arg' AND "
+		   "i.name = 'inner'",
+		   1);
 }
 
 Test(chrome_json, rank_and_world_size_come_from_distributed_info)
@@ -206,11 +226,15 @@ Test(chrome_json, generic_chrome_json_with_options_rank)
 	expect_text(db, "SELECT i.name FROM flows f JOIN intervals i ON i.id = f.dst_event_id",
 		    "target");
 	/* an unclosed B (and an unclosed async b) is kept with duration 0 and incomplete = 1 */
-	EXPECT_INT(db, "SELECT count(*) FROM args a JOIN strings s ON s.id = a.key_id "
-		       "WHERE s.str = 'incomplete'", 2);
+	EXPECT_INT(db,
+		   "SELECT count(*) FROM args a JOIN strings s ON s.id = a.key_id "
+		   "WHERE s.str = 'incomplete'",
+		   2);
 	EXPECT_INT(db, "SELECT dur_ns FROM intervals WHERE name = 'never_closed'", 0);
-	expect_text(db, "SELECT s.str FROM tracks t JOIN strings s ON s.id = t.name_id "
-			"WHERE t.tid = 3", "Compositor");
+	expect_text(db,
+		    "SELECT s.str FROM tracks t JOIN strings s ON s.id = t.name_id "
+		    "WHERE t.tid = 3",
+		    "Compositor");
 	EXPECT_INT(db, "SELECT count(*) FROM counter_samples WHERE name = 'mem used'", 2);
 }
 
@@ -271,7 +295,8 @@ Test(chrome_json, gzip_is_told_by_content_and_truncated_gzip_is_refused)
 	char *gz = tkt_path(dir, "trace.bin"); /* no .gz in the name */
 	write_gz(gz, 0);
 	import_ok(gz);
-	EXPECT_INT(db, "SELECT ts_ns FROM host_ops WHERE name = 'aten::add'", 1700000000123456789LL);
+	EXPECT_INT(db, "SELECT ts_ns FROM host_ops WHERE name = 'aten::add'",
+		   1700000000123456789LL);
 	remove(db);
 	char *cut = tkt_path(dir, "cut.json.gz");
 	write_gz(cut, 900);
@@ -287,7 +312,8 @@ Test(chrome_json, bare_array_with_bom_and_no_closing_bracket)
 	FILE *f = fopen(p, "wb");
 	cr_assert(f);
 	fputs("\xef\xbb\xbf[{\"ph\": \"X\", \"name\": \"a\", \"pid\": 1, \"tid\": 1, "
-	      "\"ts\": 0.001, \"dur\": 2},\n", f);
+	      "\"ts\": 0.001, \"dur\": 2},\n",
+	      f);
 	fclose(f);
 	import_ok(p);
 	EXPECT_INT(db, "SELECT ts_ns * 10000 + dur_ns FROM intervals WHERE name = 'a'", 12000);
@@ -334,32 +360,32 @@ Test(chrome_json, huge_string_is_refused)
 /* ---- the real corpus ---- */
 
 static const char *const kineto_files[] = {
-	HTA "amd_trace/mi250_minitoy_train_ROCm6_2_kineto.json.gz",
-	HTA "call_stack/backward_thread.json",
-	HTA "cpu_only/rank-34.Jul_15_10_52_41.1074.pt.trace.json.gz",
-	HTA "critical_path/alexnet/benchmark_result_2869224_1695835535_trace.json.gz",
-	HTA "critical_path/cuda_event_sync/event_sync_trace.json.gz",
-	HTA "critical_path/cuda_event_sync_multi_stream/event_sync_trace.json.gz",
-	HTA "critical_path/simple_add/benchmark_result_493459_1694039959_trace.json.gz",
-	HTA "cupti_profiler/benchmark_result_924719_1679055439_trace.json.gz",
-	HTA "df_index_resolver/df_index_resolver.json.gz",
-	HTA "mtia_trace_single_rank/mtia_rank_0.json.gz",
-	HTA "nccl_parser_config/nccl_data.json.gz",
-	HTA "negative_queue_length_values_check/rank0.json.gz",
-	HTA "ns_resolution_trace/rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz",
-	HTA "rank_non_gpu/rank_non_gpu.json.gz",
-	HTA "trace_compare/base/base.json.gz",
-	HTA "trace_compare/test/test.json.gz",
-	HTA "trace_diff/control/control.json.gz",
-	HTA "trace_diff/test/test.json.gz",
-	HTA "trace_filter/sampled_rank-0.json.gz",
-	HTA "trace_filter/sampled_rank-1.json.gz",
-	HTA "triton_example/triton_example.json.gz",
-	"kineto/kineto/docs/traces/after_fix_trace.json",
-	"kineto/kineto/docs/traces/before_fix_trace.json",
-	"kineto/kineto/tb_plugin/samples/resnet50_num_workers_0/worker0.1623143089861.pt.trace.json.gz",
-	"kineto/kineto/tb_plugin/test/gpu_metrics_expected.json",
-	"kineto/kineto/tb_plugin/test/gpu_metrics_input.json",
+    HTA "amd_trace/mi250_minitoy_train_ROCm6_2_kineto.json.gz",
+    HTA "call_stack/backward_thread.json",
+    HTA "cpu_only/rank-34.Jul_15_10_52_41.1074.pt.trace.json.gz",
+    HTA "critical_path/alexnet/benchmark_result_2869224_1695835535_trace.json.gz",
+    HTA "critical_path/cuda_event_sync/event_sync_trace.json.gz",
+    HTA "critical_path/cuda_event_sync_multi_stream/event_sync_trace.json.gz",
+    HTA "critical_path/simple_add/benchmark_result_493459_1694039959_trace.json.gz",
+    HTA "cupti_profiler/benchmark_result_924719_1679055439_trace.json.gz",
+    HTA "df_index_resolver/df_index_resolver.json.gz",
+    HTA "mtia_trace_single_rank/mtia_rank_0.json.gz",
+    HTA "nccl_parser_config/nccl_data.json.gz",
+    HTA "negative_queue_length_values_check/rank0.json.gz",
+    HTA "ns_resolution_trace/rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz",
+    HTA "rank_non_gpu/rank_non_gpu.json.gz",
+    HTA "trace_compare/base/base.json.gz",
+    HTA "trace_compare/test/test.json.gz",
+    HTA "trace_diff/control/control.json.gz",
+    HTA "trace_diff/test/test.json.gz",
+    HTA "trace_filter/sampled_rank-0.json.gz",
+    HTA "trace_filter/sampled_rank-1.json.gz",
+    HTA "triton_example/triton_example.json.gz",
+    "kineto/kineto/docs/traces/after_fix_trace.json",
+    "kineto/kineto/docs/traces/before_fix_trace.json",
+    "kineto/kineto/tb_plugin/samples/resnet50_num_workers_0/worker0.1623143089861.pt.trace.json.gz",
+    "kineto/kineto/tb_plugin/test/gpu_metrics_expected.json",
+    "kineto/kineto/tb_plugin/test/gpu_metrics_input.json",
 };
 
 Test(chrome_json, every_kineto_corpus_file_imports)
@@ -393,30 +419,119 @@ struct figures {
 };
 
 static const struct figures figs[] = {
-	{HTA "ns_resolution_trace/rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz", 4350, 1600, 145,
-	 15329, 468153602, 7000, 0, "void at::native::(anonymous namespace)::CatArrayBatchedCopy_",
-	 1712195495505582988LL, 4928, 7, {4, 106, 1}, 128},
-	{HTA "trace_filter/sampled_rank-0.json.gz", 1154, 40, 10, 1204, 606519000, 0, 0,
-	 "void fbgemm_gpu::permute_2D_lengths_kernel<int>(int, int, in", 1682725898082228000LL, 10000,
-	 23, {2400, 1, 1}, 256},
-	{HTA "nccl_parser_config/nccl_data.json.gz", 2700, 960, 114, 8740, 162532340, 4317, 0,
-	 "void cudnn::bn_bw_1C11_kernel_new<float, float, float2, 32, ", 1716423322983543183LL, 41407,
-	 7, {512, 1, 1}, 512},
-	{HTA "df_index_resolver/df_index_resolver.json.gz", 19370, 2040, 880, 42373, 977859000, 22290,
-	 28010, "void at::native::vectorized_elementwise_kernel<4, at::native", 1669783687389324000LL,
-	 3000, 7, {24, 1, 1}, 128},
-	{HTA "negative_queue_length_values_check/rank0.json.gz", 6080, 1390, 277, 33924, 401445000,
-	 6875, 0, "void at::native::unrolled_elementwise_kernel<at::native::CUD",
-	 1683564902133354000LL, 3000, 7, {1, 1, 1}, 128},
-	{HTA "critical_path/alexnet/benchmark_result_2869224_1695835535_trace.json.gz", 79, 16, 3, 361,
-	 10692000, 139, 0, "void at::native::(anonymous namespace)::distribution_element",
-	 1695835573023613000LL, 71000, 7, {864, 1, 1}, 256},
-	{HTA "amd_trace/mi250_minitoy_train_ROCm6_2_kineto.json.gz", 14, 2, 0, 21, 110881, 20, 0,
-	 "void at::native::elementwise_kernel<128, 2, at::native::gpu_", 1739836029603771648LL, 6880,
-	 0, {-1, -1, -1}, -1},
-	{"kineto/kineto/tb_plugin/samples/resnet50_num_workers_0/worker0.1623143089861.pt.trace.json.gz",
-	 8772, 12, 312, 11923, 591532000, 9096, 12838, "cask_cudnn::computeOffsetsKernel(cask_cudnn::",
-	 1623142623531625000LL, 2000, -1, {50, 1, 1}, 256},
+    {HTA "ns_resolution_trace/rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz",
+     4350,
+     1600,
+     145,
+     15329,
+     468153602,
+     7000,
+     0,
+     "void at::native::(anonymous namespace)::CatArrayBatchedCopy_",
+     1712195495505582988LL,
+     4928,
+     7,
+     {4, 106, 1},
+     128},
+    {HTA "trace_filter/sampled_rank-0.json.gz",
+     1154,
+     40,
+     10,
+     1204,
+     606519000,
+     0,
+     0,
+     "void fbgemm_gpu::permute_2D_lengths_kernel<int>(int, int, in",
+     1682725898082228000LL,
+     10000,
+     23,
+     {2400, 1, 1},
+     256},
+    {HTA "nccl_parser_config/nccl_data.json.gz",
+     2700,
+     960,
+     114,
+     8740,
+     162532340,
+     4317,
+     0,
+     "void cudnn::bn_bw_1C11_kernel_new<float, float, float2, 32, ",
+     1716423322983543183LL,
+     41407,
+     7,
+     {512, 1, 1},
+     512},
+    {HTA "df_index_resolver/df_index_resolver.json.gz",
+     19370,
+     2040,
+     880,
+     42373,
+     977859000,
+     22290,
+     28010,
+     "void at::native::vectorized_elementwise_kernel<4, at::native",
+     1669783687389324000LL,
+     3000,
+     7,
+     {24, 1, 1},
+     128},
+    {HTA "negative_queue_length_values_check/rank0.json.gz",
+     6080,
+     1390,
+     277,
+     33924,
+     401445000,
+     6875,
+     0,
+     "void at::native::unrolled_elementwise_kernel<at::native::CUD",
+     1683564902133354000LL,
+     3000,
+     7,
+     {1, 1, 1},
+     128},
+    {HTA "critical_path/alexnet/benchmark_result_2869224_1695835535_trace.json.gz",
+     79,
+     16,
+     3,
+     361,
+     10692000,
+     139,
+     0,
+     "void at::native::(anonymous namespace)::distribution_element",
+     1695835573023613000LL,
+     71000,
+     7,
+     {864, 1, 1},
+     256},
+    {HTA "amd_trace/mi250_minitoy_train_ROCm6_2_kineto.json.gz",
+     14,
+     2,
+     0,
+     21,
+     110881,
+     20,
+     0,
+     "void at::native::elementwise_kernel<128, 2, at::native::gpu_",
+     1739836029603771648LL,
+     6880,
+     0,
+     {-1, -1, -1},
+     -1},
+    {"kineto/kineto/tb_plugin/samples/resnet50_num_workers_0/"
+     "worker0.1623143089861.pt.trace.json.gz",
+     8772,
+     12,
+     312,
+     11923,
+     591532000,
+     9096,
+     12838,
+     "cask_cudnn::computeOffsetsKernel(cask_cudnn::",
+     1623142623531625000LL,
+     2000,
+     -1,
+     {50, 1, 1},
+     256},
 };
 
 Test(chrome_json, corpus_counts_match_independent_figures)
@@ -446,10 +561,14 @@ Test(chrome_json, corpus_counts_match_independent_figures)
 			EXPECT_INT(db, "SELECT stream_id FROM kernels ORDER BY id LIMIT 1",
 				   f->first_stream);
 		if (f->grid[0] >= 0) {
-			EXPECT_INT(db, "SELECT grid_x FROM kernels ORDER BY id LIMIT 1", f->grid[0]);
-			EXPECT_INT(db, "SELECT grid_y FROM kernels ORDER BY id LIMIT 1", f->grid[1]);
-			EXPECT_INT(db, "SELECT grid_z FROM kernels ORDER BY id LIMIT 1", f->grid[2]);
-			EXPECT_INT(db, "SELECT block_x FROM kernels ORDER BY id LIMIT 1", f->block_x);
+			EXPECT_INT(db, "SELECT grid_x FROM kernels ORDER BY id LIMIT 1",
+				   f->grid[0]);
+			EXPECT_INT(db, "SELECT grid_y FROM kernels ORDER BY id LIMIT 1",
+				   f->grid[1]);
+			EXPECT_INT(db, "SELECT grid_z FROM kernels ORDER BY id LIMIT 1",
+				   f->grid[2]);
+			EXPECT_INT(db, "SELECT block_x FROM kernels ORDER BY id LIMIT 1",
+				   f->block_x);
 		}
 	}
 }
@@ -466,17 +585,22 @@ Test(chrome_json, two_ranks_into_one_store)
 	struct tkt_run r = tkt_tracekit("import", r0, r1, "-o", db, NULL);
 	cr_assert_eq(r.code, 0, "exit %d\n%s", r.code, r.err);
 	tkt_run_free(&r);
-	expect_text(db, "SELECT group_concat(rank, ',') FROM (SELECT rank FROM sources ORDER BY id)",
+	expect_text(db,
+		    "SELECT group_concat(rank, ',') FROM (SELECT rank FROM sources ORDER BY id)",
 		    "0,1");
 	/* each rank's processes and devices are its own */
 	EXPECT_INT(db, "SELECT count(DISTINCT rank) FROM processes", 2);
 	EXPECT_INT(db, "SELECT count(DISTINCT rank) FROM devices", 2);
-	EXPECT_INT(db, "SELECT count(*) FROM devices d JOIN processes p ON p.id = d.process_id "
-		       "WHERE p.rank IS NOT d.rank", 0);
+	EXPECT_INT(db,
+		   "SELECT count(*) FROM devices d JOIN processes p ON p.id = d.process_id "
+		   "WHERE p.rank IS NOT d.rank",
+		   0);
 	/* 1154 + 1104 kernels (corpus_figures.py on each file) */
 	EXPECT_INT(db, "SELECT count(*) FROM kernels", 1154 + 1104);
-	EXPECT_INT(db, "SELECT count(*) FROM kernels k JOIN devices d ON d.id = k.device_id "
-		       "WHERE d.rank = 1", 1104);
+	EXPECT_INT(db,
+		   "SELECT count(*) FROM kernels k JOIN devices d ON d.id = k.device_id "
+		   "WHERE d.rank = 1",
+		   1104);
 	free(r0);
 	free(r1);
 }
@@ -484,11 +608,21 @@ Test(chrome_json, two_ranks_into_one_store)
 Test(chrome_json, perfetto_conformance_inputs_do_not_crash)
 {
 	static const char *const cases[] = {
-		"json_all_slice_types.json", "json_async.json", "json_counter_args.json",
-		"json_extreme_vals.json", "json_flow.json", "json_id2.json", "json_incomplete.json",
-		"json_metadata.json", "json_pid_tid_zero.json", "json_sort_index_hints.json",
-		"invalid_string_ts_and_dur.json", "json_trailing_comma.json", "args_ordered.json",
-		"string_ts_trailing_chars.json", "trailing_empty_event.json",
+	    "json_all_slice_types.json",
+	    "json_async.json",
+	    "json_counter_args.json",
+	    "json_extreme_vals.json",
+	    "json_flow.json",
+	    "json_id2.json",
+	    "json_incomplete.json",
+	    "json_metadata.json",
+	    "json_pid_tid_zero.json",
+	    "json_sort_index_hints.json",
+	    "invalid_string_ts_and_dur.json",
+	    "json_trailing_comma.json",
+	    "args_ordered.json",
+	    "string_ts_trailing_chars.json",
+	    "trailing_empty_event.json",
 	};
 	char *probe = tkt_corpus("perfetto_json/difftests/json");
 	if (!probe)

@@ -66,17 +66,17 @@ struct corpus_case {
 };
 
 static const struct corpus_case cases[] = {
-	/* planes=11 lines=7 events=4623 kernels=75 copies=0 memsets=0 memory=170 */
-	{PROFILE "jax08_mi300x_elementwise/tw003.xplane.pb", "tw003", 11, 7, 4623, 75, 0, 0, 170, 8,
-	 75},
-	/* planes=11 lines=7 events=3782 kernels=54 copies=0 memsets=0 memory=162 */
-	{PROFILE "jax08_mi300x_gemm/tw003.xplane.pb", "tw003", 11, 7, 3782, 54, 0, 0, 162, 8, 54},
-	/* planes=9 lines=37 events=23128 kernels=1330 copies=226 memsets=0 memory=2493 */
-	{PROFILE "tf24_gpu_v100_multiworker/34.83.195.179_6003.xplane.pb", "34.83.195.179_6003", 9, 37,
-	 23128, 1330, 226, 0, 2493, 8, 1556},
-	/* planes=7 lines=142 events=26723 kernels=0 copies=0 memsets=0 memory=906 */
-	{PROFILE "xprof_tpu_v6e_inference/tpu_inference_2.xplane.pb", "tpu_inference_2", 7, 142,
-	 26723, 0, 0, 0, 906, 4, 0},
+    /* planes=11 lines=7 events=4623 kernels=75 copies=0 memsets=0 memory=170 */
+    {PROFILE "jax08_mi300x_elementwise/tw003.xplane.pb", "tw003", 11, 7, 4623, 75, 0, 0, 170, 8,
+     75},
+    /* planes=11 lines=7 events=3782 kernels=54 copies=0 memsets=0 memory=162 */
+    {PROFILE "jax08_mi300x_gemm/tw003.xplane.pb", "tw003", 11, 7, 3782, 54, 0, 0, 162, 8, 54},
+    /* planes=9 lines=37 events=23128 kernels=1330 copies=226 memsets=0 memory=2493 */
+    {PROFILE "tf24_gpu_v100_multiworker/34.83.195.179_6003.xplane.pb", "34.83.195.179_6003", 9, 37,
+     23128, 1330, 226, 0, 2493, 8, 1556},
+    /* planes=7 lines=142 events=26723 kernels=0 copies=0 memsets=0 memory=906 */
+    {PROFILE "xprof_tpu_v6e_inference/tpu_inference_2.xplane.pb", "tpu_inference_2", 7, 142, 26723,
+     0, 0, 0, 906, 4, 0},
 };
 
 static void check_case(const struct corpus_case *c)
@@ -85,27 +85,43 @@ static void check_case(const struct corpus_case *c)
 	if (!in)
 		cr_skip_test("corpus file %s is absent (../shared/corpus)", c->rel);
 	char *db = import(in, "c.db");
-	snprintf(sql, sizeof(sql), "SELECT value FROM meta WHERE key = 'xplane.%s.planes'", c->host);
+	snprintf(sql, sizeof(sql), "SELECT value FROM meta WHERE key = 'xplane.%s.planes'",
+		 c->host);
 	cr_expect_eq(q(db, sql), c->planes, "planes of %s", c->rel);
-	snprintf(sql, sizeof(sql), "SELECT value FROM meta WHERE key = 'xplane.%s.events'", c->host);
+	snprintf(sql, sizeof(sql), "SELECT value FROM meta WHERE key = 'xplane.%s.events'",
+		 c->host);
 	cr_expect_eq(q(db, sql), c->xevents, "XEvents of %s", c->rel);
 	cr_expect_eq(q(db, "SELECT count(*) FROM tracks"), c->lines, "lines of %s", c->rel);
 	cr_expect_eq(q(db, "SELECT count(*) FROM events"), c->xevents - c->memory, "%s", c->rel);
 	cr_expect_eq(q(db, "SELECT count(*) FROM kernels"), c->kernels, "kernels of %s", c->rel);
 	cr_expect_eq(q(db, "SELECT count(*) FROM memcpys"), c->copies, "copies of %s", c->rel);
 	cr_expect_eq(q(db, "SELECT count(*) FROM memsets"), c->memsets, "memsets of %s", c->rel);
-	cr_expect_eq(q(db, "SELECT count(*) FROM memory_events"), c->memory, "memory of %s", c->rel);
+	cr_expect_eq(q(db, "SELECT count(*) FROM memory_events"), c->memory, "memory of %s",
+		     c->rel);
 	cr_expect_eq(q(db, "SELECT count(*) FROM devices"), c->devices, "devices of %s", c->rel);
-	cr_expect_eq(q(db, "SELECT count(*) FROM flows WHERE kind = 'launch'"), c->flows, "%s", c->rel);
+	cr_expect_eq(q(db, "SELECT count(*) FROM flows WHERE kind = 'launch'"), c->flows, "%s",
+		     c->rel);
 	cr_expect_eq(q(db, "SELECT count(*) FROM processes"), 1);
 	free(db);
 	free(in);
 }
 
-Test(xplane, corpus_mi300x_elementwise_counts) { check_case(&cases[0]); }
-Test(xplane, corpus_mi300x_gemm_counts) { check_case(&cases[1]); }
-Test(xplane, corpus_tf24_v100_counts) { check_case(&cases[2]); }
-Test(xplane, corpus_tpu_v6e_counts) { check_case(&cases[3]); }
+Test(xplane, corpus_mi300x_elementwise_counts)
+{
+	check_case(&cases[0]);
+}
+Test(xplane, corpus_mi300x_gemm_counts)
+{
+	check_case(&cases[1]);
+}
+Test(xplane, corpus_tf24_v100_counts)
+{
+	check_case(&cases[2]);
+}
+Test(xplane, corpus_tpu_v6e_counts)
+{
+	check_case(&cases[3]);
+}
 
 /*
  * Kernels checked by hand against the raw decode (xplane_walk.py --kernels 2): name, start
@@ -118,20 +134,48 @@ struct kernel_case {
 };
 
 static const struct kernel_case kernels[] = {
-	/* ROCm variant: " grid:1,1,1 block:512,1,1 private_mem:0 group_mem:0 occ_pct:0" */
-	{PROFILE "jax08_mi300x_gemm/tw003.xplane.pb", "__amd_rocclr_copyBuffer.kd",
-	 1771595650219196550LL, 4320, 16, {1, 1, 1}, {512, 1, 1}, TK_NONE},
-	{PROFILE "jax08_mi300x_gemm/tw003.xplane.pb", "wrapped_broadcast.kd", 1771595650219320070LL,
-	 5840, 16, {256, 1, 1}, {256, 1, 1}, TK_NONE},
-	{PROFILE "jax08_mi300x_elementwise/tw003.xplane.pb", "loop_convert_fusion.kd",
-	 1771595667256854615LL, 121840, 16, {65536, 1, 1}, {256, 1, 1}, TK_NONE},
-	/* TF 2020 variant: "regs:38 shm:0 grid:160,1,1 block:1024,1,1"; no Task Environment */
-	{PROFILE "tf24_gpu_v100_multiworker/34.83.195.179_6003.xplane.pb",
-	 "void tensorflow::functor::FillPhiloxRandomKernelLaunch%", 1921299828LL, 57343, 134,
-	 {160, 1, 1}, {1024, 1, 1}, 38},
-	{PROFILE "tf24_gpu_v100_multiworker/34.83.195.179_6003.xplane.pb",
-	 "void tensorflow::functor::FillPhiloxRandomKernelLaunch%", 2568855601LL, 23551, 142,
-	 {160, 1, 1}, {1024, 1, 1}, 38},
+    /* ROCm variant: " grid:1,1,1 block:512,1,1 private_mem:0 group_mem:0 occ_pct:0" */
+    {PROFILE "jax08_mi300x_gemm/tw003.xplane.pb",
+     "__amd_rocclr_copyBuffer.kd",
+     1771595650219196550LL,
+     4320,
+     16,
+     {1, 1, 1},
+     {512, 1, 1},
+     TK_NONE},
+    {PROFILE "jax08_mi300x_gemm/tw003.xplane.pb",
+     "wrapped_broadcast.kd",
+     1771595650219320070LL,
+     5840,
+     16,
+     {256, 1, 1},
+     {256, 1, 1},
+     TK_NONE},
+    {PROFILE "jax08_mi300x_elementwise/tw003.xplane.pb",
+     "loop_convert_fusion.kd",
+     1771595667256854615LL,
+     121840,
+     16,
+     {65536, 1, 1},
+     {256, 1, 1},
+     TK_NONE},
+    /* TF 2020 variant: "regs:38 shm:0 grid:160,1,1 block:1024,1,1"; no Task Environment */
+    {PROFILE "tf24_gpu_v100_multiworker/34.83.195.179_6003.xplane.pb",
+     "void tensorflow::functor::FillPhiloxRandomKernelLaunch%",
+     1921299828LL,
+     57343,
+     134,
+     {160, 1, 1},
+     {1024, 1, 1},
+     38},
+    {PROFILE "tf24_gpu_v100_multiworker/34.83.195.179_6003.xplane.pb",
+     "void tensorflow::functor::FillPhiloxRandomKernelLaunch%",
+     2568855601LL,
+     23551,
+     142,
+     {160, 1, 1},
+     {1024, 1, 1},
+     38},
 };
 
 Test(xplane, corpus_kernels_match_the_raw_decode)
@@ -146,17 +190,18 @@ Test(xplane, corpus_kernels_match_the_raw_decode)
 		in = tkt_corpus(k->rel);
 		snprintf(name, sizeof(name), "k%zu.db", i);
 		char *db = import(in, name);
-		snprintf(sql, sizeof(sql),
-			 "SELECT count(*) FROM kernels WHERE name LIKE '%s' AND ts_ns = %lld AND "
-			 "dur_ns = %lld AND stream_id = %lld AND grid_x = %lld AND grid_y = %lld AND "
-			 "grid_z = %lld AND block_x = %lld AND block_y = %lld AND block_z = %lld AND "
-			 "registers IS %s",
-			 k->name, (long long)k->ts, (long long)k->dur, (long long)k->stream,
-			 (long long)k->grid[0], (long long)k->grid[1], (long long)k->grid[2],
-			 (long long)k->block[0], (long long)k->block[1], (long long)k->block[2],
-			 k->regs == TK_NONE ? "NULL" : "38");
-		cr_expect_eq(q(db, sql), 1, "kernel %zu (%s at %lld) not found as decoded", i, k->name,
-			     (long long)k->ts);
+		snprintf(
+		    sql, sizeof(sql),
+		    "SELECT count(*) FROM kernels WHERE name LIKE '%s' AND ts_ns = %lld AND "
+		    "dur_ns = %lld AND stream_id = %lld AND grid_x = %lld AND grid_y = %lld AND "
+		    "grid_z = %lld AND block_x = %lld AND block_y = %lld AND block_z = %lld AND "
+		    "registers IS %s",
+		    k->name, (long long)k->ts, (long long)k->dur, (long long)k->stream,
+		    (long long)k->grid[0], (long long)k->grid[1], (long long)k->grid[2],
+		    (long long)k->block[0], (long long)k->block[1], (long long)k->block[2],
+		    k->regs == TK_NONE ? "NULL" : "38");
+		cr_expect_eq(q(db, sql), 1, "kernel %zu (%s at %lld) not found as decoded", i,
+			     k->name, (long long)k->ts);
 		free(db);
 		free(in);
 	}
@@ -173,9 +218,11 @@ Test(xplane, corpus_tpu_ops_carry_flops_and_modules)
 	cr_expect_eq(q(db, "SELECT count(*) FROM events WHERE kind = 9"), 105 + 3 * 103);
 	cr_expect_gt(q(db, "SELECT count(*) FROM op_details WHERE flops > 0"), 0);
 	cr_expect_eq(q(db, "SELECT count(*) FROM devices WHERE kind = 'tpu' AND vendor = 'google' "
-			   "AND peak_flops > 0"), 4);
+			   "AND peak_flops > 0"),
+		     4);
 	cr_expect_eq(q(db, "SELECT count(*) FROM meta WHERE key = 'clock' AND "
-			   "value = 'unix_epoch'"), 1);
+			   "value = 'unix_epoch'"),
+		     1);
 	free(db);
 	free(in);
 }
@@ -185,36 +232,52 @@ Test(xplane, tiny_fixture_maps_every_column)
 	char *db = import(DATA "tiny.xplane.pb", "tiny.db");
 	const int64_t t0 = 1767225600000000000LL;
 	/* Kernel: line timestamp 1000 ns + offset 2,000,000 ps; 5,000,500 ps truncates to 5000 ns. */
-	cr_expect_eq(q(db, "SELECT count(*) FROM kernels WHERE name = 'void k<float>(float*)' AND "
-			   "dur_ns = 5000 AND grid_x = 10 AND grid_y = 2 AND grid_z = 1 AND block_x = 128 "
-			   "AND registers = 32 AND static_smem = 1024 AND dynamic_smem = 2048 AND "
-			   "occupancy = 0.625 AND stream_id = 7 AND correlation_id = 77"), 1);
+	cr_expect_eq(
+	    q(db, "SELECT count(*) FROM kernels WHERE name = 'void k<float>(float*)' AND "
+		  "dur_ns = 5000 AND grid_x = 10 AND grid_y = 2 AND grid_z = 1 AND block_x = 128 "
+		  "AND registers = 32 AND static_smem = 1024 AND dynamic_smem = 2048 AND "
+		  "occupancy = 0.625 AND stream_id = 7 AND correlation_id = 77"),
+	    1);
 	cr_expect_eq(q(db, "SELECT ts_ns FROM kernels"), t0 + 3000);
-	cr_expect_eq(q(db, "SELECT count(*) FROM memcpys WHERE bytes = 4096 AND copy_kind = 'H2D' AND "
-			   "src_kind = 'pinned' AND dst_kind = 'device' AND dst_device_id = 0"), 1);
-	cr_expect_eq(q(db, "SELECT count(*) FROM memsets WHERE bytes = 256 AND mem_kind = 'device'"), 1);
+	cr_expect_eq(q(db,
+		       "SELECT count(*) FROM memcpys WHERE bytes = 4096 AND copy_kind = 'H2D' AND "
+		       "src_kind = 'pinned' AND dst_kind = 'device' AND dst_device_id = 0"),
+		     1);
+	cr_expect_eq(
+	    q(db, "SELECT count(*) FROM memsets WHERE bytes = 256 AND mem_kind = 'device'"), 1);
 	cr_expect_eq(q(db, "SELECT count(*) FROM api_calls WHERE name = 'cudaLaunchKernel' AND "
-			   "api = 'runtime' AND tid = 4242"), 2);
+			   "api = 'runtime' AND tid = 4242"),
+		     2);
 	cr_expect_eq(q(db, "SELECT count(*) FROM flows f JOIN api_calls a ON a.id = f.src_event_id "
 			   "JOIN intervals d ON d.id = f.dst_event_id WHERE a.correlation_id = "
-			   "d.correlation_id AND f.kind = 'launch'"), 2);
-	cr_expect_eq(q(db, "SELECT count(*) FROM memory_events WHERE kind = 'alloc' AND device_id = 0 "
-			   "AND allocator = 'GPU_0_bfc' AND bytes = 4096 AND address = 12513024 AND "
-			   "bytes_in_use = 8192 AND mem_kind = 'device'"), 1);
+			   "d.correlation_id AND f.kind = 'launch'"),
+		     2);
+	cr_expect_eq(q(db,
+		       "SELECT count(*) FROM memory_events WHERE kind = 'alloc' AND device_id = 0 "
+		       "AND allocator = 'GPU_0_bfc' AND bytes = 4096 AND address = 12513024 AND "
+		       "bytes_in_use = 8192 AND mem_kind = 'device'"),
+		     1);
 	/* Metadata-level stats (hlo_op, flops) and a gzip compressed_str_value. */
 	cr_expect_eq(q(db, "SELECT count(*) FROM op_details o JOIN strings s ON s.id = o.hlo_op_id "
-			   "WHERE s.str = 'fusion.1' AND o.flops = 1000"), 1);
+			   "WHERE s.str = 'fusion.1' AND o.flops = 1000"),
+		     1);
 	cr_expect_eq(q(db, "SELECT count(*) FROM args a JOIN strings k ON k.id = a.key_id WHERE "
-			   "k.str = 'note' AND a.value = 'hello gzip'"), 1);
+			   "k.str = 'note' AND a.value = 'hello gzip'"),
+		     1);
 	/* A uint64 above INT64_MAX is kept exactly, as text. */
 	cr_expect_eq(q(db, "SELECT count(*) FROM args a JOIN strings k ON k.id = a.key_id WHERE "
-			   "k.str = 'big' AND a.value = '9223372036854775808'"), 1);
-	cr_expect_eq(q(db, "SELECT count(*) FROM devices WHERE vendor = 'nvidia' AND sm_count = 108 AND "
-			   "clock_hz = 1410000000 AND compute_capability = '8.0' AND host_id IS NOT NULL"), 1);
+			   "k.str = 'big' AND a.value = '9223372036854775808'"),
+		     1);
+	cr_expect_eq(
+	    q(db, "SELECT count(*) FROM devices WHERE vendor = 'nvidia' AND sm_count = 108 AND "
+		  "clock_hz = 1410000000 AND compute_capability = '8.0' AND host_id IS NOT NULL"),
+	    1);
 	cr_expect_eq(q(db, "SELECT count(*) FROM meta WHERE key = 'xplane.warnings' AND "
-			   "value = 'Detected GPU events dropped: 3'"), 1);
+			   "value = 'Detected GPU events dropped: 3'"),
+		     1);
 	cr_expect_eq(q(db, "SELECT count(*) FROM meta WHERE key = 'clock' AND "
-			   "value = 'unix_epoch'"), 1);
+			   "value = 'unix_epoch'"),
+		     1);
 	free(db);
 }
 
@@ -253,7 +316,8 @@ static char *make_logdir(const char *src, const char *run, const char *const *ho
 	snprintf(path, sizeof(path), "%s/plugins/profile/%s", logdir, run);
 	mkdir(path, 0755);
 	for (int i = 0; i < n; i++) {
-		snprintf(path, sizeof(path), "%s/plugins/profile/%s/%s.xplane.pb", logdir, run, hosts[i]);
+		snprintf(path, sizeof(path), "%s/plugins/profile/%s/%s.xplane.pb", logdir, run,
+			 hosts[i]);
 		copy_file(src, path);
 	}
 	return logdir;
@@ -270,10 +334,12 @@ Test(xplane, two_hosts_of_a_run_stay_distinct)
 	cr_expect_eq(q(db, "SELECT count(DISTINCT id) FROM devices"), 2);
 	cr_expect_eq(q(db, "SELECT count(DISTINCT host_id) FROM devices"), 2);
 	cr_expect_eq(q(db, "SELECT count(*) FROM devices d JOIN processes p ON p.id = d.process_id "
-			   "WHERE p.host_id = d.host_id"), 2);
+			   "WHERE p.host_id = d.host_id"),
+		     2);
 	cr_expect_eq(q(db, "SELECT count(*) FROM kernels"), 2);
 	cr_expect_eq(q(db, "SELECT count(DISTINCT device_id) FROM kernels"), 2);
-	cr_expect_eq(q(db, "SELECT count(*) FROM flows"), 4); /* each host's launches matched in it */
+	cr_expect_eq(q(db, "SELECT count(*) FROM flows"),
+		     4); /* each host's launches matched in it */
 	/* Memory events name the device of their own host. */
 	cr_expect_eq(q(db, "SELECT count(DISTINCT device_id) FROM memory_events"), 2);
 	free(db);
@@ -369,9 +435,11 @@ static void expect_library_refuses(const char *in, const char *what)
 
 Test(xplane, library_reports_varint_and_wire_type)
 {
-	expect_library_refuses(DATA "long_varint.xplane.pb",
-			       "byte 0: expected a field tag (varint of at most 10 bytes) in XSpace");
-	expect_library_refuses(DATA "group.xplane.pb", "byte 0: unsupported wire type 3 for field 5");
+	expect_library_refuses(
+	    DATA "long_varint.xplane.pb",
+	    "byte 0: expected a field tag (varint of at most 10 bytes) in XSpace");
+	expect_library_refuses(DATA "group.xplane.pb",
+			       "byte 0: unsupported wire type 3 for field 5");
 }
 
 Test(xplane, every_prefix_of_the_fixture_is_refused_or_imported_cleanly)
@@ -443,7 +511,8 @@ Test(xplane, ls_orders_runs_by_time_and_import_takes_the_newest)
 	/* An older run: same file, modification time set back a day. */
 	snprintf(path, sizeof(path), "%s/plugins/profile/2025_12_31_00_00_00", logdir);
 	mkdir(path, 0755);
-	snprintf(path, sizeof(path), "%s/plugins/profile/2025_12_31_00_00_00/old.xplane.pb", logdir);
+	snprintf(path, sizeof(path), "%s/plugins/profile/2025_12_31_00_00_00/old.xplane.pb",
+		 logdir);
 	copy_file(DATA "tiny.xplane.pb", path);
 	struct timespec old[2] = {{time(NULL) - 86400, 0}, {time(NULL) - 86400, 0}};
 	cr_assert_eq(utimensat(AT_FDCWD, path, old, 0), 0);
@@ -454,7 +523,8 @@ Test(xplane, ls_orders_runs_by_time_and_import_takes_the_newest)
 	tkt_run_free(&r);
 	char *db = import(logdir, "newest.db");
 	cr_expect_eq(q(db, "SELECT count(*) FROM processes p JOIN strings s ON s.id = p.host_id "
-			   "WHERE s.str = 'h'"), 1);
+			   "WHERE s.str = 'h'"),
+		     1);
 	free(db);
 	free(logdir);
 }

@@ -64,14 +64,17 @@ Test(store, fixture_round_trips_every_table)
 	expect_int("SELECT value FROM meta WHERE key = 'trace_end_ns'", TKT_T0 + 200000);
 	expect_text("SELECT value FROM meta WHERE key = 'clock'", "unix_epoch");
 	expect_text("SELECT format || '|' || host || '|' || rank FROM sources", "synth|host-a|0");
-	expect_text("SELECT p.pid || '|' || n.str || '|' || h.str || '|' || p.rank FROM processes p "
-		    "JOIN strings n ON n.id = p.name_id JOIN strings h ON h.id = p.host_id",
-		    "4242|python train.py|host-a|0");
-	expect_text("SELECT d.id || '|' || d.kind || '|' || n.str || '|' || d.sm_count || '|' || "
-		    "d.memory_bytes || '|' || d.memory_bandwidth_bps || '|' || d.peak_flops || '|' || "
-		    "d.compute_capability || '|' || d.max_smem_per_sm FROM devices d JOIN strings n ON "
-		    "n.id = d.name_id",
-		    "0|gpu|NVIDIA H100 80GB HBM3|132|85899345920|3350000000000|989000000000000.0|9.0|233472");
+	expect_text(
+	    "SELECT p.pid || '|' || n.str || '|' || h.str || '|' || p.rank FROM processes p "
+	    "JOIN strings n ON n.id = p.name_id JOIN strings h ON h.id = p.host_id",
+	    "4242|python train.py|host-a|0");
+	expect_text(
+	    "SELECT d.id || '|' || d.kind || '|' || n.str || '|' || d.sm_count || '|' || "
+	    "d.memory_bytes || '|' || d.memory_bandwidth_bps || '|' || d.peak_flops || '|' || "
+	    "d.compute_capability || '|' || d.max_smem_per_sm FROM devices d JOIN strings n ON "
+	    "n.id = d.name_id",
+	    "0|gpu|NVIDIA H100 80GB "
+	    "HBM3|132|85899345920|3350000000000|989000000000000.0|9.0|233472");
 	expect_int("SELECT count(*) FROM tracks", 3);
 	expect_text("SELECT group_concat(kind, ',') FROM (SELECT kind FROM tracks ORDER BY id)",
 		    "thread,stream,counter");
@@ -83,54 +86,65 @@ Test(store, fixture_round_trips_every_table)
 	expect_int("SELECT count(*) FROM counters", 2);
 	expect_int("SELECT sum(value) FROM counters", 4096);
 	expect_int("SELECT count(*) FROM args WHERE event_id = 3", 3);
-	expect_text("SELECT typeof(value) FROM args a JOIN strings s ON s.id = a.key_id WHERE s.str = "
-		    "'queued'",
-		    "integer");
+	expect_text(
+	    "SELECT typeof(value) FROM args a JOIN strings s ON s.id = a.key_id WHERE s.str = "
+	    "'queued'",
+	    "integer");
 	expect_text("SELECT value FROM args a JOIN strings s ON s.id = a.key_id WHERE s.str = "
 		    "'est. achieved occupancy %'",
 		    "75.5");
-	expect_text("SELECT value FROM args a JOIN strings s ON s.id = a.key_id WHERE s.str = 'context'",
-		    "ctx <1> & \"two\"");
-	expect_text("SELECT h.str || '|' || m.str || '|' || program_id || '|' || f.str || '|' || c.str "
-		    "|| '|' || flops || '|' || bytes_accessed FROM op_details o JOIN strings h ON h.id = "
-		    "o.hlo_op_id JOIN strings m ON m.id = o.hlo_module_id JOIN strings f ON f.id = "
-		    "o.framework_op_id JOIN strings c ON c.id = o.op_category_id WHERE event_id = 8",
-		    "fusion.1|jit_train_step|7|dense/MatMul|fusion|123456789|4096");
+	expect_text(
+	    "SELECT value FROM args a JOIN strings s ON s.id = a.key_id WHERE s.str = 'context'",
+	    "ctx <1> & \"two\"");
+	expect_text(
+	    "SELECT h.str || '|' || m.str || '|' || program_id || '|' || f.str || '|' || c.str "
+	    "|| '|' || flops || '|' || bytes_accessed FROM op_details o JOIN strings h ON h.id = "
+	    "o.hlo_op_id JOIN strings m ON m.id = o.hlo_module_id JOIN strings f ON f.id = "
+	    "o.framework_op_id JOIN strings c ON c.id = o.op_category_id WHERE event_id = 8",
+	    "fusion.1|jit_train_step|7|dense/MatMul|fusion|123456789|4096");
 }
 
 Test(store, views_resolve_names_and_relative_times)
 {
 	cr_assert_eq(tkt_write_fixture(db), TK_OK);
 	expect_text("SELECT name FROM kernels", TKT_ODD_NAME);
-	expect_text("SELECT mangled_name || '|' || ts_ns || '|' || ts_rel_ns || '|' || dur_ns || '|' || "
-		    "end_ns || '|' || device_id || '|' || stream_id || '|' || pid || '|' || "
-		    "correlation_id FROM kernels",
-		    "_Z1kIfEvv|1767225600000010000|10000|7000|1767225600000017000|0|7|4242|100");
-	expect_text("SELECT grid_x || ',' || grid_y || ',' || grid_z || '|' || block_x || ',' || "
-		    "block_y || ',' || block_z || '|' || registers || '|' || static_smem || '|' || "
-		    "dynamic_smem || '|' || occupancy || '|' || blocks_per_sm || '|' || warps_per_sm "
-		    "FROM kernels",
-		    "120,2,1|256,1,1|32|1024|2048|0.75|1.5|12.0");
-	expect_text("SELECT name || '|' || bytes || '|' || copy_kind || '|' || src_kind || '|' || "
-		    "dst_kind || '|' || ts_rel_ns || '|' || dur_ns || '|' || gb_per_s FROM memcpys",
-		    "Memcpy HtoD (Pinned -> Device)|1048576|H2D|pinned|device|20000|100000|10.48576");
-	expect_text("SELECT name || '|' || bytes || '|' || value || '|' || mem_kind || '|' || stream_id "
-		    "FROM memsets",
-		    "Memset (Device)|256|0|device|7");
-	expect_text("SELECT name || '|' || api || '|' || pid || '|' || tid || '|' || correlation_id || "
-		    "'|' || ts_rel_ns FROM api_calls",
-		    "cudaLaunchKernel|runtime|4242|7|100|1000");
+	expect_text(
+	    "SELECT mangled_name || '|' || ts_ns || '|' || ts_rel_ns || '|' || dur_ns || '|' || "
+	    "end_ns || '|' || device_id || '|' || stream_id || '|' || pid || '|' || "
+	    "correlation_id FROM kernels",
+	    "_Z1kIfEvv|1767225600000010000|10000|7000|1767225600000017000|0|7|4242|100");
+	expect_text(
+	    "SELECT grid_x || ',' || grid_y || ',' || grid_z || '|' || block_x || ',' || "
+	    "block_y || ',' || block_z || '|' || registers || '|' || static_smem || '|' || "
+	    "dynamic_smem || '|' || occupancy || '|' || blocks_per_sm || '|' || warps_per_sm "
+	    "FROM kernels",
+	    "120,2,1|256,1,1|32|1024|2048|0.75|1.5|12.0");
+	expect_text(
+	    "SELECT name || '|' || bytes || '|' || copy_kind || '|' || src_kind || '|' || "
+	    "dst_kind || '|' || ts_rel_ns || '|' || dur_ns || '|' || gb_per_s FROM memcpys",
+	    "Memcpy HtoD (Pinned -> Device)|1048576|H2D|pinned|device|20000|100000|10.48576");
+	expect_text(
+	    "SELECT name || '|' || bytes || '|' || value || '|' || mem_kind || '|' || stream_id "
+	    "FROM memsets",
+	    "Memset (Device)|256|0|device|7");
+	expect_text(
+	    "SELECT name || '|' || api || '|' || pid || '|' || tid || '|' || correlation_id || "
+	    "'|' || ts_rel_ns FROM api_calls",
+	    "cudaLaunchKernel|runtime|4242|7|100|1000");
 	expect_text("SELECT name || '|' || kind || '|' || category || '|' || dur_ns FROM host_ops",
 		    "aten::linear|host_op|cpu_op|50000");
-	expect_text("SELECT name || '|' || category || '|' || ts_rel_ns || '|' || tid FROM annotations",
-		    "## forward ##|user_annotation|500|7");
-	expect_text("SELECT step_num || '|' || name || '|' || ts_rel_ns || '|' || dur_ns FROM steps",
-		    "3|ProfilerStep#3|0|200000");
-	expect_text("SELECT group_concat(kind || ':' || bytes || ':' || ts_rel_ns || ':' || device_id || "
-		    "':' || pid || ':' || allocator || ':' || mem_kind || ':' || coalesce(op_name, '-') "
-		    "|| ':' || bytes_in_use, ',') FROM (SELECT * FROM memory_events ORDER BY id)",
-		    "alloc:4096:1000:0:4242:caching:device:aten::linear:4096,"
-		    "free:4096:150000:0:4242:caching:device:-:0");
+	expect_text(
+	    "SELECT name || '|' || category || '|' || ts_rel_ns || '|' || tid FROM annotations",
+	    "## forward ##|user_annotation|500|7");
+	expect_text(
+	    "SELECT step_num || '|' || name || '|' || ts_rel_ns || '|' || dur_ns FROM steps",
+	    "3|ProfilerStep#3|0|200000");
+	expect_text(
+	    "SELECT group_concat(kind || ':' || bytes || ':' || ts_rel_ns || ':' || device_id || "
+	    "':' || pid || ':' || allocator || ':' || mem_kind || ':' || coalesce(op_name, '-') "
+	    "|| ':' || bytes_in_use, ',') FROM (SELECT * FROM memory_events ORDER BY id)",
+	    "alloc:4096:1000:0:4242:caching:device:aten::linear:4096,"
+	    "free:4096:150000:0:4242:caching:device:-:0");
 	expect_text("SELECT name || '|' || value || '|' || unit || '|' || ts_rel_ns FROM "
 		    "counter_samples ORDER BY ts_ns LIMIT 1",
 		    "GPU memory allocated|4096.0|bytes|1000");
@@ -160,8 +174,8 @@ Test(store, interning_stores_each_string_once)
 	struct tk_track_info t = {TK_TRACK_THREAD, "beta", proc, TK_NONE, 1, TK_NONE, NULL};
 	cr_assert_eq(tk_writer_add_track(w, &t, &trk), TK_OK);
 	for (int i = 0; i < 1000; i++) {
-		struct tk_event ev = {trk, TK_EV_HOST_OP, i % 2 ? "alpha" : NULL, b, NULL, 0, i * 10, 5,
-				      TK_NONE};
+		struct tk_event ev = {
+		    trk, TK_EV_HOST_OP, i % 2 ? "alpha" : NULL, b, NULL, 0, i * 10, 5, TK_NONE};
 		cr_assert_eq(tk_writer_add_event(w, &ev, NULL), TK_OK, "%s", tk_writer_errmsg(w));
 	}
 	/* an empty text arg (the first text in its batch) stays an empty string, not NULL */
@@ -304,7 +318,8 @@ Test(store, open_reads_meta_and_refuses_foreign_files)
 	cr_assert_str_eq(buf, "unix_epoch");
 	cr_assert_eq(tk_store_meta_text(s, "no such key", buf, sizeof(buf)), TK_ENOTFOUND);
 	/* read-only: writes fail */
-	cr_assert_neq(sqlite3_exec(tk_store_db(s), "DELETE FROM events", NULL, NULL, NULL), SQLITE_OK);
+	cr_assert_neq(sqlite3_exec(tk_store_db(s), "DELETE FROM events", NULL, NULL, NULL),
+		      SQLITE_OK);
 	tk_store_close(s);
 	tk_store_close(NULL);
 
@@ -313,7 +328,8 @@ Test(store, open_reads_meta_and_refuses_foreign_files)
 	fputs("this is not a database, but it is long enough to look like a header......\n", f);
 	fclose(f);
 	cr_assert_eq(tk_store_open(text, &s), TK_EFORMAT);
-	cr_assert(strstr(tk_store_errmsg(s), "not a tracekit store") != NULL, "%s", tk_store_errmsg(s));
+	cr_assert(strstr(tk_store_errmsg(s), "not a tracekit store") != NULL, "%s",
+		  tk_store_errmsg(s));
 	tk_store_close(s);
 
 	char *plain = tkt_path(dir, "plain.db");

@@ -129,8 +129,8 @@ Test(synth, size_is_near_the_target)
 		int64_t events;
 		int devices, streams, steps;
 	} cases[] = {
-		{20000, 2, 4, 10}, {50000, 2, 4, 10}, {30000, 1, 3, 5},
-		{40000, 4, 2, 3},  {25000, 3, 8, 2},  {20000, 1, 2, 50},
+	    {20000, 2, 4, 10}, {50000, 2, 4, 10}, {30000, 1, 3, 5},
+	    {40000, 4, 2, 3},  {25000, 3, 8, 2},  {20000, 1, 2, 50},
 	};
 	char *dir = tkt_mkdtemp();
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -251,7 +251,7 @@ Test(synth, runs_of_tiny_kernels)
 	struct fixture f = make(20000, 2, 4, 10);
 	sqlite3 *db = open_db(f.path);
 	sqlite3_stmt *st =
-		prepare(db, "SELECT track_id, dur_ns FROM kernels ORDER BY track_id, ts_ns");
+	    prepare(db, "SELECT track_id, dur_ns FROM kernels ORDER BY track_id, ts_ns");
 	int64_t track = -1, run = 0, best = 0;
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		int64_t t = sqlite3_column_int64(st, 0), dur = sqlite3_column_int64(st, 1);
@@ -275,8 +275,7 @@ Test(synth, idle_gaps_on_every_device)
 	sqlite3 *db = open_db(f.path);
 	/* Device work of each device in start order, with its rank's step window. */
 	sqlite3_stmt *st = prepare(
-		db,
-		"SELECT i.device_id, i.ts_ns, i.end_ns, w.lo, w.hi FROM intervals i "
+	    db, "SELECT i.device_id, i.ts_ns, i.end_ns, w.lo, w.hi FROM intervals i "
 		"JOIN devices d ON d.id = i.device_id "
 		"JOIN (SELECT p.id AS pid, min(s.ts_ns) AS lo, max(s.end_ns) AS hi FROM steps s "
 		"      JOIN processes p ON p.pid = s.pid GROUP BY p.id) w ON w.pid = d.process_id "
