@@ -14,7 +14,7 @@ static int run(int argc, char **argv);
 const struct tk_cmd tk_cmd_import = {
     "import",
     "import XPlane files/logdirs and Chrome/Kineto JSON traces into a store",
-    "usage: tracekit import INPUT... -o STORE [--run NAME] [--rank N]\n\n"
+    "usage: tracekit import INPUT... -o STORE [--run NAME] [--rank N] [--salvage]\n\n"
     "Each INPUT is an .xplane.pb file, a TensorBoard logdir or run directory\n"
     "(<logdir>/plugins/profile/<run>/<host>.xplane.pb: every host file of the newest run, or of\n"
     "--run NAME), or a Chrome trace / Kineto JSON file (.json or .json.gz). Formats are told by\n"
@@ -23,6 +23,8 @@ const struct tk_cmd tk_cmd_import = {
     "Options:\n"
     "  -o, --output STORE  store to write (replaced when it exists and the import succeeds)\n"
     "  --run NAME          the run to import from a logdir (default: the newest; see tracekit ls)\n"
+    "  --salvage           JSON: keep every complete event before the break of a truncated or\n"
+    "                      broken trace (a crashed run's file) and say where it stopped\n"
     "  --rank N            rank of the first JSON file that does not state its own (the next\n"
     "                      files get N+1, N+2, ...; default: file order from 0)\n"
     "  -h, --help          this text\n",
@@ -73,6 +75,7 @@ static int run(int argc, char **argv)
 	    {"output", required_argument, NULL, 'o'},
 	    {"run", required_argument, NULL, 'r'},
 	    {"rank", required_argument, NULL, 'k'},
+	    {"salvage", no_argument, NULL, 's'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -97,6 +100,9 @@ static int run(int argc, char **argv)
 			if ((rc = cli_parse_int(cmd, "--rank", optarg, 0, 1000000000, &v)))
 				return rc;
 			o.rank = v;
+			break;
+		case 's':
+			o.salvage = 1;
 			break;
 		case 'h':
 			return cli_help(cmd);

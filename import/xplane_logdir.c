@@ -53,6 +53,7 @@ static int scan_run(const char *dir, const char *name, struct tk_xplane_run *r)
 	struct dirent *de;
 	int cap = 0;
 	memset(r, 0, sizeof(*r));
+	r->start_ns = r->end_ns = TK_NONE;
 	if (!d)
 		return 0;
 	while ((de = readdir(d)) != NULL) {

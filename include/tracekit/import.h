@@ -15,6 +15,9 @@ struct tk_import_options {
 	 * prints: the CLI passes a callback that writes "tracekit: warning: ..." on stderr. */
 	void (*warn)(void *ctx, const char *message);
 	void *warn_ctx;
+	/* --salvage: on a truncated or broken input, keep every complete event before the break,
+	 * report where it stopped through warn, and succeed instead of failing (JSON only). */
+	int salvage;
 };
 
 /** tk_import_options_init() - rank TK_NONE, file_index 0, no warning callback. */
@@ -48,6 +51,7 @@ struct tk_xplane_run {
 	int nfiles;
 	int64_t bytes;	  /* total size of the files */
 	int64_t mtime_ns; /* newest modification time among the files */
+	int64_t start_ns, end_ns; /* profiled time span over the files (Unix epoch ns), or TK_NONE */
 };
 
 /**
