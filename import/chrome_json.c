@@ -7,6 +7,8 @@
  *   pass 2 maps every event into the store (chrome_json_map.c, chrome_json_flow.c).
  * Top level: {"traceEvents": [...], ...} in any key order, or a bare array (which, as the
  * Trace Event Format allows, may lack its closing ']').
+ * --salvage: at the first break of the input both passes stop after the same number of complete
+ * traceEvents elements, and the import succeeds (cj_break(), salvaged()).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,11 +18,28 @@
 
 #include "chrome_json_internal.h"
 
+/*
+ * Bad input at @line, @col. Without --salvage the writer fails (sticky: no store). With it,
+ * nothing is failed: the place is remembered and CJ_BREAK unwinds the pass, which ends there.
+ * Pass 2 stops where pass 1 stopped, so a break it finds itself is an earlier one and replaces
+ * it (a check only pass 2 makes, such as a negative 'dur').
+ */
+int cj_break(struct cj_ctx *c, uint64_t line, uint64_t col, const char *msg)
+{
+	if (!c->o->salvage)
+		return tk_writer_fail(c->w, TK_EFORMAT, "'%s': line %llu, column %llu: %s", c->path,
+				      (unsigned long long)line, (unsigned long long)col, msg);
+	c->broke = 1;
+	c->brk_line = line;
+	c->brk_col = col;
+	c->brk_events = c->n_read;
+	snprintf(c->brk_msg, sizeof(c->brk_msg), "%s", msg);
+	return CJ_BREAK;
+}
+
 static int lex_fail(struct cj_ctx *c, struct json_lex *lx)
 {
-	return tk_writer_fail(c->w, TK_EFORMAT, "'%s': line %llu, column %llu: %s", c->path,
-			      (unsigned long long)lx->err_line, (unsigned long long)lx->err_col,
-			      lx->msg);
+	return cj_break(c, lx->err_line, lx->err_col, lx->msg);
 }
 
 static const char *arg_text(const struct cj_event *e, const char *key, enum cj_vtype *type)
@@ -74,7 +93,7 @@ static int prescan(struct cj_ctx *c, struct cj_event *e)
 	    cj_proc_get(c, key, 1, key[0] == 'i' ? strtoll(key + 1, NULL, 10) : TK_NONE);
 	if (!p)
 		return tk_writer_fail(c->w, TK_ENOMEM, "out of memory");
-	if (!strcmp(ph, "M")) {
+	if (ph[0] == 'M') {
 		const char *name = e->name.type == CJV_STR ? cj_str(e, e->name) : "";
 		const char *v;
 		if (!strcmp(name, "process_name") && (v = arg_text(e, "name", NULL))) {
@@ -139,6 +158,8 @@ static int read_events(struct cj_ctx *c, struct json_lex *lx, struct cj_event *e
 	for (;;) {
 		if (bare && t == JT_EOF)
 			return TK_OK;
+		if (pass == 2 && c->broke && c->n_read >= c->brk_events)
+			return CJ_BREAK; /* --salvage: pass 1 broke here */
 		if (t == JT_LBRACE) {
 			if ((pass == 1 ? cj_event_parse_light(lx, e, 2)
 				       : cj_event_parse(lx, e, 2)) != 0)
@@ -151,6 +172,7 @@ static int read_events(struct cj_ctx *c, struct json_lex *lx, struct cj_event *e
 		} else if (pass == 2) {
 			c->n_skipped++;
 		}
+		c->n_read++;
 		t = json_lex_next(lx);
 		if (t == JT_RBRACK || (bare && t == JT_EOF))
 			return TK_OK;
@@ -185,19 +207,18 @@ static int read_devprops(struct cj_ctx *c, struct json_lex *lx, struct cj_event 
 			int64_t i;
 #define PROP_INT(k, field)                                    \
 	if ((v = arg_text(e, k, NULL)) && cj_int(v, &i) == 0) \
-		d->field = i;
+	d->field = i
 			if (e->id.type == CJV_NUM && cj_int(cj_str(e, e->id), &i) == 0)
 				d->id = i;
-			PROP_INT("numSms", sms)
-			PROP_INT("multiProcessorCount", sms) PROP_INT("totalGlobalMem", mem)
-			    PROP_INT("maxThreadsPerMultiprocessor",
-				     max_threads_sm) PROP_INT("regsPerMultiprocessor", regs_sm)
-				PROP_INT("sharedMemPerMultiprocessor", smem_sm)
+			PROP_INT("numSms", sms);
+			PROP_INT("multiProcessorCount", sms);
+			PROP_INT("totalGlobalMem", mem);
+			PROP_INT("maxThreadsPerMultiprocessor", max_threads_sm);
+			PROP_INT("regsPerMultiprocessor", regs_sm);
+			PROP_INT("sharedMemPerMultiprocessor", smem_sm);
 #undef PROP_INT
-				    if (e->name.type == CJV_STR &&
-					!(d->name = strdup(cj_str(
-					      e, e->name)))) return tk_writer_fail(c->w, TK_ENOMEM,
-										   "out of memory");
+			if (e->name.type == CJV_STR && !(d->name = strdup(cj_str(e, e->name))))
+				return tk_writer_fail(c->w, TK_ENOMEM, "out of memory");
 			if (((mj = arg_text(e, "computeMajor", NULL)) &&
 			     (mn = arg_text(e, "computeMinor", NULL))) ||
 			    ((mj = arg_text(e, "major", NULL)) &&
@@ -278,6 +299,7 @@ static int run_pass(struct cj_ctx *c, struct cj_event *e, int pass)
 	struct json_lex lx;
 	int rc = TK_OK;
 	char *key = NULL;
+	c->n_read = 0;
 	if (json_lex_open(&lx, c->path) != 0) {
 		rc = tk_writer_fail(c->w, TK_EIO, "cannot read '%s': %s", c->path, lx.msg);
 		goto out;
@@ -319,9 +341,11 @@ static int run_pass(struct cj_ctx *c, struct cj_event *e, int pass)
 			rc = top_key_pass1(c, &lx, e, key);
 		} else {
 			t = json_lex_next(&lx);
-			if (!strcmp(key, "traceEvents") && t == JT_LBRACK)
+			if (!strcmp(key, "traceEvents") && t == JT_LBRACK) {
 				rc = read_events(c, &lx, e, 2, 0);
-			else if (json_skip_value(&lx, t, 1) != 0)
+				if (rc == TK_OK && c->broke)
+					rc = CJ_BREAK; /* pass 1 broke after the events */
+			} else if (json_skip_value(&lx, t, 1) != 0)
 				rc = lex_fail(c, &lx);
 		}
 		if (rc != TK_OK)
@@ -348,6 +372,21 @@ static int run_pass(struct cj_ctx *c, struct cj_event *e, int pass)
 out:
 	free(key);
 	json_lex_close(&lx);
+	return rc;
+}
+
+/* --salvage: say where the input broke and how much was kept, in a warning and in meta. */
+static int salvaged(struct cj_ctx *c)
+{
+	char at[512];
+	snprintf(at, sizeof(at), "'%s': line %llu, column %llu: %s", c->path,
+		 (unsigned long long)c->brk_line, (unsigned long long)c->brk_col, c->brk_msg);
+	cj_warn(c, "line %llu, column %llu: %s; salvaged %lld events before it",
+		(unsigned long long)c->brk_line, (unsigned long long)c->brk_col, c->brk_msg,
+		(long long)c->brk_events);
+	int rc = tk_writer_set_meta_text(c->w, "json.salvaged_at", at);
+	if (rc == TK_OK)
+		rc = tk_writer_set_meta_int(c->w, "json.salvaged_events", c->brk_events);
 	return rc;
 }
 
@@ -394,7 +433,7 @@ int tk_import_chrome_json(tk_writer *w, const char *path, const struct tk_import
 	c.min_ts_ns = INT64_MAX;
 	if ((rc = tk_writer_status(w)) != TK_OK)
 		goto out;
-	if ((rc = run_pass(&c, &e, 1)) != TK_OK)
+	if ((rc = run_pass(&c, &e, 1)) != TK_OK && rc != CJ_BREAK)
 		goto out;
 	if (!c.rank_from_file)
 		c.rank = o->rank != TK_NONE ? o->rank + o->file_index : o->file_index;
@@ -408,9 +447,12 @@ int tk_import_chrome_json(tk_writer *w, const char *path, const struct tk_import
 		goto out;
 	if (c.world_size != TK_NONE && (rc = tk_writer_set_meta_int(w, "world_size", c.world_size)))
 		goto out;
-	if ((rc = run_pass(&c, &e, 2)) != TK_OK)
+	if ((rc = run_pass(&c, &e, 2)) != TK_OK && rc != CJ_BREAK)
 		goto out;
-	if ((rc = cj_be_finish(&c)) != TK_OK)
+	if ((rc = cj_be_finish(&c)) != TK_OK && rc != CJ_BREAK)
+		goto out;
+	rc = TK_OK;
+	if (c.broke && (rc = salvaged(&c)) != TK_OK)
 		goto out;
 	if (c.n_skipped)
 		cj_warn(&c,

@@ -78,18 +78,10 @@ static int bind(struct cj_ctx *c, int64_t fa, int64_t fb, int is_src, int64_t ev
 	return TK_OK;
 }
 
-int cj_flow_point(struct cj_ctx *c, struct cj_event *e, int64_t ts)
+/* The flow key of id @idv of @e: (category index * 2 + id is a string, id or its hash). */
+static int flow_key(struct cj_ctx *c, const struct cj_event *e, struct cj_val idv, int64_t *fa,
+		    int64_t *fb)
 {
-	int64_t track;
-	int is_gpu, rc;
-	struct cj_proc *p;
-	struct cj_val idv = e->id.type != CJV_NONE ? e->id : e->id2;
-	if (idv.type == CJV_NONE || idv.type == CJV_NULL) {
-		c->n_flow_unbound++;
-		return TK_OK;
-	}
-	if ((rc = cj_track_for(c, e, &track, &is_gpu, &p)) != TK_OK)
-		return rc;
 	const char *cat = e->cat.type == CJV_STR ? cj_str(e, e->cat) : "";
 	int64_t *ci = cj_smap_get(&c->cat_ids, cat), cat_ix;
 	if (ci) {
@@ -104,11 +96,56 @@ int cj_flow_point(struct cj_ctx *c, struct cj_event *e, int64_t ts)
 			return tk_writer_fail(c->w, TK_ENOMEM, "out of memory");
 		cat_ix = (int64_t)c->ncats++;
 	}
-	int64_t fb;
-	int is_str = idv.type != CJV_NUM || cj_int(cj_str(e, idv), &fb) != 0;
+	int is_str = idv.type != CJV_NUM || cj_int(cj_str(e, idv), fb) != 0;
 	if (is_str)
-		fb = (int64_t)fnv(cj_str(e, idv));
-	int64_t fa = cat_ix * 2 + is_str;
+		*fb = (int64_t)fnv(cj_str(e, idv));
+	*fa = cat_ix * 2 + is_str;
+	return TK_OK;
+}
+
+static int top_true(const struct cj_event *e, const char *key)
+{
+	for (size_t i = 0; i < e->nargs; i++)
+		if (e->args[i].top && !strcmp(e->arena + e->args[i].key, key))
+			return e->args[i].v.type == CJV_TRUE;
+	return 0;
+}
+
+/*
+ * Flow events v2: a slice ('X', or 'B' when its 'E' comes) with "bind_id" and "flow_in": true
+ * ends the flow of that id (from the last slice with "flow_out" for it), and with
+ * "flow_out": true starts one; both: it continues the chain. Keyed by (cat, bind_id) as v1.
+ */
+int cj_flow_v2(struct cj_ctx *c, const struct cj_event *e, int64_t id)
+{
+	int in = top_true(e, "flow_in"), out = top_true(e, "flow_out"), rc = TK_OK;
+	if (!in && !out)
+		return TK_OK;
+	int64_t fa, fb;
+	if ((rc = flow_key(c, e, e->bind_id, &fa, &fb)) != TK_OK)
+		return rc;
+	if (in)
+		rc = bind(c, fa, fb, 0, id);
+	if (rc == TK_OK && out)
+		rc = bind(c, fa, fb, 1, id);
+	return rc;
+}
+
+int cj_flow_point(struct cj_ctx *c, struct cj_event *e, int64_t ts)
+{
+	int64_t track;
+	int is_gpu, rc;
+	struct cj_proc *p;
+	struct cj_val idv = e->id.type != CJV_NONE ? e->id : e->id2;
+	if (idv.type == CJV_NONE || idv.type == CJV_NULL) {
+		c->n_flow_unbound++;
+		return TK_OK;
+	}
+	if ((rc = cj_track_for(c, e, &track, &is_gpu, &p)) != TK_OK)
+		return rc;
+	int64_t fa, fb;
+	if ((rc = flow_key(c, e, idv, &fa, &fb)) != TK_OK)
+		return rc;
 	int is_src = cj_str(e, e->ph)[0] == 's';
 	int64_t *ev = cj_pmap_get(&c->recent, track, ts);
 	if (ev)

@@ -13,8 +13,9 @@
 #include "chrome_json_event.h"
 #include "chrome_json_hash.h"
 
-#define TK_SKIP_EVENT 1		    /* internal: drop this event, not an error */
-#define CJ_MAX_BE_DEPTH 1024	    /* open B events per thread */
+#define TK_SKIP_EVENT 1	     /* internal: drop this event, not an error */
+#define CJ_BREAK 2	     /* internal, --salvage: the input broke here; stop, keep the rest */
+#define CJ_MAX_BE_DEPTH 1024 /* open B events per thread */
 #define CJ_MAX_RECENT (256u << 10)  /* (track, ts) -> event entries kept for flow binding */
 #define CJ_MAX_PENDING (256u << 10) /* flow points waiting for their event */
 #define CJ_MAX_FLOWS (512u << 10)   /* flow ids remembered */
@@ -87,6 +88,14 @@ struct cj_ctx {
 	struct cj_stack *stacks;
 	size_t nstacks;
 
+	/* --salvage: the first break of the input (pass 2 can only find one at or before it).
+	 * n_read counts the traceEvents elements read completely in the current pass; pass 2
+	 * stops after brk_events of them, where pass 1 stopped. */
+	int broke;
+	int64_t n_read, brk_events;
+	uint64_t brk_line, brk_col;
+	char brk_msg[256];
+
 	int64_t n_skipped, n_bad_time, n_flow_dropped, n_unclosed, n_unmatched_end, n_flow_unbound;
 	char keybuf[1024];
 };
@@ -97,6 +106,7 @@ struct cj_proc *cj_proc_get(struct cj_ctx *c, const char *key, int create, int64
 int cj_map_event(struct cj_ctx *c, struct cj_event *e);
 int cj_fail(struct cj_ctx *c, const struct cj_event *e, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+int cj_break(struct cj_ctx *c, uint64_t line, uint64_t col, const char *msg);
 void cj_warn(struct cj_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int cj_emit_interval(struct cj_ctx *c, const struct cj_event *e, int64_t ts, int64_t dur,
 		     const struct cj_event *extra, int force_other, int64_t *out_id);
@@ -105,6 +115,7 @@ int cj_track_for(struct cj_ctx *c, const struct cj_event *e, int64_t *track, int
 
 /* chrome_json_flow.c */
 int cj_flow_point(struct cj_ctx *c, struct cj_event *e, int64_t ts);
+int cj_flow_v2(struct cj_ctx *c, const struct cj_event *e, int64_t id);
 int cj_flow_event_added(struct cj_ctx *c, int64_t track, int64_t ts, int64_t id, int has_corr);
 int cj_be(struct cj_ctx *c, struct cj_event *e, int64_t ts, int is_begin, int async);
 int cj_be_finish(struct cj_ctx *c);

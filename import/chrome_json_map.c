@@ -19,8 +19,7 @@ int cj_fail(struct cj_ctx *c, const struct cj_event *e, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	return tk_writer_fail(c->w, TK_EFORMAT, "'%s': line %llu, column %llu: %s", c->path,
-			      (unsigned long long)e->line, (unsigned long long)e->col, msg);
+	return cj_break(c, e->line, e->col, msg);
 }
 
 void cj_warn(struct cj_ctx *c, const char *fmt, ...)
@@ -469,6 +468,8 @@ int cj_emit_interval(struct cj_ctx *c, const struct cj_event *ce, int64_t ts, in
 		rc = add_args(c, extra, id);
 	if (rc == TK_OK)
 		rc = cj_flow_event_added(c, track, ts, id, ev.correlation_id != TK_NONE);
+	if (rc == TK_OK && e->bind_id.type != CJV_NONE && e->bind_id.type != CJV_NULL)
+		rc = cj_flow_v2(c, e, id);
 	if (out_id)
 		*out_id = id;
 	return rc;
@@ -599,7 +600,8 @@ static int map_event(struct cj_ctx *c, struct cj_event *e)
 	const char *ph = cj_str(e, e->ph);
 	int64_t ts, dur = 0;
 	int rc;
-	if (ph[0] == 'M' || !ph[0] || ph[1]) {
+	/* the first character is the phase, as Perfetto reads it ("XXX" is an 'X') */
+	if (ph[0] == 'M' || !ph[0]) {
 		if (ph[0] != 'M')
 			c->n_skipped++;
 		return TK_OK;
