@@ -1,4 +1,7 @@
-/* `tracekit ls`: the profile runs of a TensorBoard logdir, newest first, with hosts and sizes. */
+/*
+ * `tracekit ls`: the profile runs of a TensorBoard logdir, newest first, with their profiled time
+ * span, hosts and sizes.
+ */
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -15,8 +18,10 @@ const struct tk_cmd tk_cmd_ls = {
     "usage: tracekit ls LOGDIR\n\n"
     "Lists the runs of LOGDIR (a logdir, its plugins/profile directory, or one run directory):\n"
     "<logdir>/plugins/profile/<run>/<host>.xplane.pb. One row per run, newest first (by the\n"
-    "modification time of its newest file): the run name, its hosts, the number and total size\n"
-    "of its .xplane.pb files, and when they were last written (UTC). 'tracekit import LOGDIR'\n"
+    "modification time of its newest file): the run name, when profiling started (UTC) and how\n"
+    "long it lasted (the profile_start_time / profile_stop_time of the files' Task Environment,\n"
+    "over all hosts; '-' when a file does not record it or cannot be read), when the files were\n"
+    "last written (UTC), their number and total size, and the hosts. 'tracekit import LOGDIR'\n"
     "imports the first row; '--run NAME' picks another.\n\n"
     "Options:\n"
     "  -h, --help  this text\n\n"
@@ -35,6 +40,38 @@ static void human(char *buf, size_t len, int64_t bytes)
 		snprintf(buf, len, "%lld B", (long long)bytes);
 	else
 		snprintf(buf, len, "%.1f %s", v, units[u]);
+}
+
+/* "YYYY-MM-DD HH:MM:SS" (UTC) of Unix epoch @ns, or "-" when TK_NONE. */
+static void utc(char *buf, size_t len, int64_t ns)
+{
+	struct tm tm;
+	time_t t = (time_t)(ns / 1000000000);
+	snprintf(buf, len, "-");
+	if (ns != TK_NONE && ns >= 0 && gmtime_r(&t, &tm))
+		strftime(buf, len, "%Y-%m-%d %H:%M:%S", &tm);
+}
+
+/* A duration: "850 ns", "12.3 us", "14.8 ms", "98.6 s", "1h02m05s"; "-" when unknown. */
+static void duration(char *buf, size_t len, int64_t start, int64_t end)
+{
+	if (start == TK_NONE || end == TK_NONE || end < start) {
+		snprintf(buf, len, "-");
+		return;
+	}
+	int64_t d = end - start;
+	if (d < 1000)
+		snprintf(buf, len, "%lld ns", (long long)d);
+	else if (d < 1000000)
+		snprintf(buf, len, "%.1f us", (double)d / 1e3);
+	else if (d < 1000000000)
+		snprintf(buf, len, "%.1f ms", (double)d / 1e6);
+	else if (d < 3600 * 1000000000LL)
+		snprintf(buf, len, "%.1f s", (double)d / 1e9);
+	else {
+		long long s = (long long)(d / 1000000000);
+		snprintf(buf, len, "%lldh%02lldm%02llds", s / 3600, s / 60 % 60, s % 60);
+	}
 }
 
 /* "host1, host2" from the file names of a run (file name without .xplane.pb). */
@@ -80,18 +117,18 @@ static int run(int argc, char **argv)
 	for (int i = 0; i < nruns; i++)
 		if ((int)strlen(runs[i].name) > wname)
 			wname = (int)strlen(runs[i].name);
-	printf("%-*s  %-20s  %5s  %10s  %s\n", wname, "run", "modified (UTC)", "files", "size",
-	       "hosts");
+	printf("%-*s  %-19s  %9s  %-19s  %5s  %10s  %s\n", wname, "run", "start (UTC)", "duration",
+	       "modified (UTC)", "files", "size", "hosts");
 	for (int i = 0; i < nruns; i++) {
 		const struct tk_xplane_run *r = &runs[i];
-		char when[32] = "?", size[32], hs[1024];
-		time_t t = (time_t)(r->mtime_ns / 1000000000);
-		struct tm tm;
-		if (gmtime_r(&t, &tm))
-			strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", &tm);
+		char start[32], dur[32], when[32], size[32], hs[1024];
+		utc(start, sizeof(start), r->start_ns);
+		duration(dur, sizeof(dur), r->start_ns, r->end_ns);
+		utc(when, sizeof(when), r->mtime_ns);
 		human(size, sizeof(size), r->bytes);
 		hosts(hs, sizeof(hs), r);
-		printf("%-*s  %-20s  %5d  %10s  %s\n", wname, r->name, when, r->nfiles, size, hs);
+		printf("%-*s  %-19s  %9s  %-19s  %5d  %10s  %s\n", wname, r->name, start, dur, when,
+		       r->nfiles, size, hs);
 	}
 	tk_xplane_runs_free(runs, nruns);
 	return TK_EXIT_OK;

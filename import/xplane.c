@@ -220,7 +220,7 @@ out:
 	xp_map_free(&im.em_index);
 	xp_map_free(&im.sm_index);
 	xp_map_free(&im.dev_by_ordinal);
-	xp_map_free(&im.corr);
+	xp_corr_free(&im.corr);
 	if (map != MAP_FAILED)
 		munmap(map, (size_t)sb.st_size);
 	if (fd >= 0)

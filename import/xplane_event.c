@@ -547,12 +547,12 @@ int xp_event(struct xp_imp *im, const uint8_t *data, size_t len)
 	if (in.corr != TK_NONE) {
 		int dev = im->pkind == XP_PLANE_DEVICE;
 		int64_t other;
-		if (xp_map_get(&im->corr, in.corr, &other) && (other & 1) != dev) {
+		if (xp_corr_get(&im->corr, in.corr, &other) && (other & 1) != dev) {
 			int64_t api = dev ? other >> 1 : id, op = dev ? id : other >> 1;
-			xp_map_del(&im->corr, in.corr);
+			xp_corr_del(&im->corr, in.corr);
 			if (tk_writer_add_flow(w, "launch", api, op) != TK_OK)
 				return -1;
-		} else if (xp_map_put(&im->corr, in.corr, id * 2 + dev) != TK_OK) {
+		} else if (xp_corr_put(&im->corr, in.corr, id * 2 + dev) != TK_OK) {
 			return tk_writer_fail(w, TK_ENOMEM, "out of memory"), -1;
 		}
 	}

@@ -17,9 +17,12 @@ enum { XP_VARINT = 0, XP_I64 = 1, XP_LEN = 2, XP_I32 = 5 };
 
 /* Limits that keep hostile input from costing more than it should. */
 #define XP_MAX_GUNZIP (64u << 20)  /* largest inflated compressed_str_value, bytes */
-#define XP_RELEASE_STEP (8u << 20) /* give back mapped file pages every this many bytes */
+#define XP_RELEASE_STEP (1u << 20) /* give back mapped file pages every this many bytes */
 
-/* Where errors go: the writer (failed with TK_EFORMAT), the file and its first byte. */
+/*
+ * Where errors go: the writer (failed with TK_EFORMAT), the file and its first byte. A NULL
+ * writer reads quietly: errors are only returned (tk_xplane_list_runs).
+ */
 struct xp_src {
 	tk_writer *w;
 	const char *path;
@@ -72,6 +75,32 @@ int xp_map_get(const struct xp_map *m, int64_t key, int64_t *val); /* 1 found, 0
 void xp_map_del(struct xp_map *m, int64_t key);
 void xp_map_clear(struct xp_map *m); /* keep the storage */
 void xp_map_free(struct xp_map *m);
+
+/*
+ * ---- pending correlation ids (xplane_wire.c) ----
+ * The launches or device ops still waiting for their other side, correlation id -> value (event
+ * id * 2 + side). Correlation ids are small, dense counters in practice (CUPTI, ROCm), so they
+ * index pages of XP_CORR_PAGE 32-bit slots holding value - base + 1 (0: empty); a page is freed
+ * when its last id is matched. Ids or values that do not fit, or that would leave pages mostly
+ * empty, go to a hash map. About 4 bytes per pending id instead of 16-32 in the hash map.
+ */
+#define XP_CORR_PAGE 4096
+
+struct xp_corr {
+	uint32_t **pages; /* page i: ids [i * XP_CORR_PAGE, (i + 1) * XP_CORR_PAGE), or NULL */
+	uint32_t *live;	  /* ids stored in each page */
+	size_t npages;	  /* length of pages and live */
+	size_t allocated; /* pages allocated */
+	size_t direct;	  /* ids stored in pages */
+	int64_t base;	  /* value origin, set by the first put */
+	int has_base;
+	struct xp_map map; /* the rest */
+};
+
+int xp_corr_put(struct xp_corr *c, int64_t id, int64_t val);	    /* TK_OK or TK_ENOMEM */
+int xp_corr_get(const struct xp_corr *c, int64_t id, int64_t *val); /* 1 found, 0 not */
+void xp_corr_del(struct xp_corr *c, int64_t id);
+void xp_corr_free(struct xp_corr *c);
 
 /* ---- stats (xplane_stats.c) ---- */
 
@@ -204,7 +233,7 @@ struct xp_imp {
 	int64_t process_id;	      /* store process of this host */
 	int64_t start_ns;	      /* profile_start_time, or 0 */
 	struct xp_map dev_by_ordinal; /* GPU/TPU ordinal on this host -> store device id */
-	struct xp_map corr;	      /* correlation id -> event id * 2 + (1 when device side) */
+	struct xp_corr corr;	      /* correlation id -> event id * 2 + (1 when device side) */
 	/* current plane */
 	enum xp_plane_kind pkind;
 	const char *pname;
@@ -225,7 +254,7 @@ struct xp_imp {
 	size_t text_len, text_cap; /* reserved per event: never moves while texts are in use */
 	char **gz;		   /* inflated compressed_str_values of the event */
 	size_t ngz, gz_cap;
-	const uint8_t *released; /* mapped pages before this were given back (release_behind) */
+	const uint8_t *released; /* mapped pages of the line before this were given back */
 	int64_t events, nplanes, nlines,
 	    nxevents; /* intervals written; planes, lines, XEvents read */
 };

@@ -1,20 +1,28 @@
 /*
  * XPlane importer: TensorBoard logdir discovery. A logdir holds
  * <logdir>/plugins/profile/<run>/<host>.xplane.pb; tk_xplane_list_runs() accepts the logdir, its
- * plugins/profile directory or a run directory, and lists the runs newest first.
+ * plugins/profile directory or a run directory, and lists the runs newest first, each with its
+ * profiled time span read cheaply from its files (the Task Environment plane, else line headers).
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <tracekit/error.h>
 #include <tracekit/import.h>
+#include <unistd.h>
 
 #include "store_internal.h"
+#define TK_XPLANE_NO_STATE
+#include "xplane_internal.h"
 
 #define XPLANE_EXT ".xplane.pb"
+/* Line timestamps below 2000-01-01 are relative to the session (normalized files), not epoch. */
+#define EPOCH_2000_NS 946684800000000000LL
 
 static int is_dir(const char *p)
 {
@@ -44,6 +52,187 @@ static void run_free(struct tk_xplane_run *r)
 	free(r->name);
 	free(r->dir);
 	memset(r, 0, sizeof(*r));
+}
+
+static int name_is(const uint8_t *n, size_t len, const char *s)
+{
+	return strlen(s) == len && !memcmp(n, s, len);
+}
+
+/* The name of an XPlane (@data, @len): field 2, read until found; 0, or -1 on bad input. */
+static int plane_name(const struct xp_src *s, const uint8_t *data, size_t len, const uint8_t **name,
+		      size_t *nlen)
+{
+	struct xp_cur c = {data, data + len};
+	struct xp_field f;
+	int r;
+	*name = (const uint8_t *)"";
+	*nlen = 0;
+	while ((r = xp_next(s, &c, &f, "XPlane")) > 0)
+		if (f.num == 2 && f.wt == XP_LEN) {
+			*name = f.data;
+			*nlen = f.len;
+			return 0;
+		}
+	return r;
+}
+
+/*
+ * profile_start_time / profile_stop_time of the Task Environment plane (@data, @len) into
+ * span[0], span[1] (left alone when absent); 0, or -1 on bad input.
+ */
+static int task_env_span(const struct xp_src *s, const uint8_t *data, size_t len, int64_t *span)
+{
+	static const char *const names[2] = {"profile_start_time", "profile_stop_time"};
+	int64_t ids[2] = {0, 0};
+	int have[2] = {0, 0}, r;
+	struct xp_cur c = {data, data + len};
+	struct xp_field f;
+	/* The stat metadata ids of the two names (map entries {1: key, 2: XStatMetadata}). */
+	while ((r = xp_next(s, &c, &f, "XPlane")) > 0) {
+		if (f.num != 5 || f.wt != XP_LEN)
+			continue;
+		struct xp_cur e = {f.data, f.data + f.len}, m;
+		struct xp_field ef, mf;
+		int64_t key = 0;
+		int which = -1;
+		while ((r = xp_next(s, &e, &ef, "stat_metadata entry")) > 0) {
+			if (ef.num == 1 && ef.wt == XP_VARINT)
+				key = (int64_t)ef.v;
+			if (ef.num != 2 || ef.wt != XP_LEN)
+				continue;
+			m = (struct xp_cur){ef.data, ef.data + ef.len};
+			while ((r = xp_next(s, &m, &mf, "XStatMetadata")) > 0)
+				if (mf.num == 2 && mf.wt == XP_LEN)
+					which = name_is(mf.data, mf.len, names[0])   ? 0
+						: name_is(mf.data, mf.len, names[1]) ? 1
+										     : -1;
+			if (r < 0)
+				return -1;
+		}
+		if (r < 0)
+			return -1;
+		if (which >= 0) {
+			ids[which] = key;
+			have[which] = 1;
+		}
+	}
+	if (r < 0)
+		return -1;
+	/* The plane's stats (field 6) that use them. */
+	c = (struct xp_cur){data, data + len};
+	while ((r = xp_next(s, &c, &f, "XPlane")) > 0) {
+		struct xp_stat st;
+		int64_t v;
+		if (f.num != 6 || f.wt != XP_LEN)
+			continue;
+		if (xp_stat_decode(s, f.data, f.len, &st) < 0)
+			return -1;
+		for (int i = 0; i < 2; i++)
+			if (have[i] && st.md == ids[i] && xp_stat_int(&st, &v))
+				span[i] = v;
+	}
+	return r;
+}
+
+/*
+ * Fallback without a Task Environment: min and max XLine timestamp_ns over the planes. Each
+ * line is read up to its first event only (the header fields precede the events on the wire),
+ * so no event is decoded. 0, or -1 on bad input.
+ */
+static int line_span(const struct xp_src *s, const uint8_t *data, size_t len, int64_t *lo,
+		     int64_t *hi)
+{
+	struct xp_cur c = {data, data + len};
+	struct xp_field f, pf, lf;
+	int r;
+	while ((r = xp_next(s, &c, &f, "XSpace")) > 0) {
+		if (f.num != 1 || f.wt != XP_LEN)
+			continue;
+		struct xp_cur pc = {f.data, f.data + f.len};
+		while ((r = xp_next(s, &pc, &pf, "XPlane")) > 0) {
+			if (pf.num != 3 || pf.wt != XP_LEN)
+				continue;
+			struct xp_cur lc = {pf.data, pf.data + pf.len};
+			int64_t ts = 0;
+			while ((r = xp_next(s, &lc, &lf, "XLine")) > 0 && lf.num != 4)
+				if (lf.num == 3 && lf.wt == XP_VARINT)
+					ts = (int64_t)lf.v;
+			if (r < 0)
+				return -1;
+			*lo = ts < *lo ? ts : *lo;
+			*hi = ts > *hi ? ts : *hi;
+		}
+		if (r < 0)
+			return -1;
+	}
+	return r;
+}
+
+/*
+ * The profiled time span of one .xplane.pb file (Unix epoch ns) into span[0..1], each TK_NONE
+ * when unknown: the Task Environment plane's profile_start_time / profile_stop_time, else the
+ * min / max line timestamp when those are absolute. Reads only the few pages it needs; a file
+ * that cannot be read or does not parse leaves both TK_NONE.
+ */
+static void file_span(const char *path, int64_t *span)
+{
+	struct stat sb;
+	void *map = MAP_FAILED;
+	int64_t env[2] = {TK_NONE, TK_NONE}, lo = INT64_MAX, hi = INT64_MIN;
+	int r, fd = open(path, O_RDONLY);
+	span[0] = span[1] = TK_NONE;
+	if (fd < 0 || fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode) || sb.st_size == 0)
+		goto out;
+	map = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (map == MAP_FAILED)
+		goto out;
+	madvise(map, (size_t)sb.st_size, MADV_RANDOM); /* no read-ahead: few pages are touched */
+	const uint8_t *data = map;
+	size_t len = (size_t)sb.st_size;
+	struct xp_src s = {NULL, path, data};
+	struct xp_cur c = {data, data + len};
+	struct xp_field f;
+	while ((r = xp_next(&s, &c, &f, "XSpace")) > 0) {
+		const uint8_t *nm;
+		size_t nl;
+		if (f.num != 1 || f.wt != XP_LEN)
+			continue;
+		if (plane_name(&s, f.data, f.len, &nm, &nl) < 0)
+			goto out;
+		if (name_is(nm, nl, "Task Environment") &&
+		    task_env_span(&s, f.data, f.len, env) < 0)
+			goto out;
+	}
+	if (r < 0)
+		goto out;
+	if (env[0] != TK_NONE) {
+		span[0] = env[0];
+		span[1] = env[1] != TK_NONE && env[1] >= env[0] ? env[1] : TK_NONE;
+		goto out;
+	}
+	if (line_span(&s, data, len, &lo, &hi) == 0 && lo != INT64_MAX && lo >= EPOCH_2000_NS) {
+		span[0] = lo;
+		span[1] = hi;
+	}
+out:
+	if (map != MAP_FAILED)
+		munmap(map, (size_t)sb.st_size);
+	if (fd >= 0)
+		close(fd);
+}
+
+/* The span of a run: the earliest start and latest end over its files that have one. */
+static void run_span(struct tk_xplane_run *r)
+{
+	for (int i = 0; i < r->nfiles; i++) {
+		int64_t span[2];
+		file_span(r->files[i], span);
+		if (span[0] != TK_NONE && (r->start_ns == TK_NONE || span[0] < r->start_ns))
+			r->start_ns = span[0];
+		if (span[1] != TK_NONE && (r->end_ns == TK_NONE || span[1] > r->end_ns))
+			r->end_ns = span[1];
+	}
 }
 
 /* Fill @r with the .xplane.pb files of @dir; 0 with r->nfiles possibly 0, -1 out of memory. */
@@ -91,6 +280,7 @@ static int scan_run(const char *dir, const char *name, struct tk_xplane_run *r)
 		r->name = strdup(name);
 		if (!r->dir || !r->name)
 			goto nomem;
+		run_span(r);
 	}
 	return 0;
 nomem:

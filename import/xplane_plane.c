@@ -309,18 +309,25 @@ static enum xp_line_kind line_kind(const struct xp_imp *im, const char *n)
 }
 
 /*
- * Give back the mapped pages before @upto: lines are read once, so the file's pages need not stay
- * resident (peak RSS then follows the working set, not the file size). They are re-read from the
- * page cache if touched again.
+ * Give back the mapped pages from *@mark to @upto once that is more than XP_RELEASE_STEP bytes,
+ * and move the mark: a line is walked twice (header, then events), each walk once, so the file's
+ * pages need not stay resident (mapped file pages count in RSS; peak RSS then follows the
+ * working set, not the file size). Pages touched again are re-read from the page cache.
  */
-static void release_behind(struct xp_imp *im, const uint8_t *upto)
+static void release_behind(const uint8_t **mark, const uint8_t *upto)
 {
+	if (upto < *mark) { /* a walk restarted before the mark: follow it */
+		*mark = upto;
+		return;
+	}
+	if ((size_t)(upto - *mark) < XP_RELEASE_STEP)
+		return;
 	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
-	uintptr_t from = ((uintptr_t)im->released + page - 1) & ~(page - 1);
+	uintptr_t from = ((uintptr_t)*mark + page - 1) & ~(page - 1);
 	uintptr_t to = (uintptr_t)upto & ~(page - 1);
 	if (to > from)
 		madvise((void *)from, to - from, MADV_DONTNEED);
-	im->released = upto;
+	*mark = upto;
 }
 
 /* One XLine: a track, then its events. */
@@ -332,12 +339,17 @@ static int line(struct xp_imp *im, const uint8_t *data, size_t len)
 	const uint8_t *nm = NULL, *dn = NULL;
 	size_t nm_len = 0, dn_len = 0;
 	int r;
+	im->released = data;
 	while ((r = xp_next(&im->src, &c, &f, "XLine")) > 0) {
 		int wt = f.num == 2 || f.num == 11 || f.num == 4 ? XP_LEN : XP_VARINT;
 		if (f.num > 11 || (f.num >= 5 && f.num <= 8))
 			continue;
 		if (xp_want(&im->src, &f, wt, "XLine"))
 			return -1;
+		if (f.num == 4) { /* display_id and display_name follow the events on the wire */
+			release_behind(&im->released, f.data);
+			continue;
+		}
 		if (f.num == 1)
 			id = (int64_t)f.v;
 		else if (f.num == 10)
@@ -384,14 +396,14 @@ static int line(struct xp_imp *im, const uint8_t *data, size_t len)
 		return -1;
 	c.p = data;
 	im->nlines++;
+	im->released = data;
 	while ((r = xp_next(&im->src, &c, &f, "XLine")) > 0) {
 		if (f.num != 4)
 			continue;
 		im->nxevents++;
 		if (xp_event(im, f.data, f.len) < 0)
 			return -1;
-		if ((size_t)(f.data - im->released) > XP_RELEASE_STEP)
-			release_behind(im, f.data);
+		release_behind(&im->released, f.data);
 	}
 	return r;
 }

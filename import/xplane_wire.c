@@ -1,7 +1,8 @@
 /*
  * XPlane importer: the bounded protobuf wire-format walker (every varint at most 10 bytes, every
- * length checked against what remains of its enclosing message, groups refused) and the small
- * int64 hash map the importer uses for metadata ids and correlation ids.
+ * length checked against what remains of its enclosing message, groups refused), the small
+ * int64 hash map the importer uses for metadata ids, and the compact table of pending
+ * correlation ids.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -18,8 +19,9 @@ int xp_fail(const struct xp_src *s, const uint8_t *at, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	tk_writer_fail(s->w, TK_EFORMAT, "'%s': byte %lld: %s", s->path, (long long)(at - s->base),
-		       msg);
+	if (s->w) /* NULL for the quiet reads of tk_xplane_list_runs */
+		tk_writer_fail(s->w, TK_EFORMAT, "'%s': byte %lld: %s", s->path,
+			       (long long)(at - s->base), msg);
 	return -1;
 }
 
@@ -248,4 +250,117 @@ void xp_map_free(struct xp_map *m)
 {
 	free(m->slots);
 	memset(m, 0, sizeof(*m));
+}
+
+/* ---- pending correlation ids: pages of 32-bit slots, hash map for the rest ---- */
+
+/*
+ * Pages are allocated freely up to CORR_SLACK_PAGES, beyond that only while at least one slot in
+ * CORR_MIN_FILL is in use: ids interleaved over streams fill pages sparsely at first (1 in 4 with
+ * 4 streams), while scattered ids must not cost a page each. At worst 4 * CORR_MIN_FILL = 32
+ * bytes per pending id, no more than the hash map's 16 bytes at its 3/8..3/4 load.
+ */
+#define CORR_SLACK_PAGES 256 /* 4 MiB of slots */
+#define CORR_MIN_FILL 8
+#define CORR_MAX_PAGES (((size_t)1 << 31) / XP_CORR_PAGE) /* direct ids below 2^31 */
+
+/* The slot value for @val (value - base + 1), or 0 when it does not fit in 32 bits. */
+static uint32_t corr_code(const struct xp_corr *c, int64_t val)
+{
+	int64_t d;
+	if (__builtin_sub_overflow(val, c->base, &d) || d < 0 || (uint64_t)d >= UINT32_MAX)
+		return 0;
+	return (uint32_t)d + 1;
+}
+
+/* The slot of @id, or NULL (no page, or an id outside the direct range). */
+static uint32_t *corr_slot(const struct xp_corr *c, int64_t id)
+{
+	if (id < 0 || (uint64_t)id / XP_CORR_PAGE >= c->npages)
+		return NULL;
+	uint32_t *page = c->pages[id / XP_CORR_PAGE];
+	return page ? &page[id % XP_CORR_PAGE] : NULL;
+}
+
+int xp_corr_put(struct xp_corr *c, int64_t id, int64_t val)
+{
+	if (!c->has_base) {
+		c->base = val;
+		c->has_base = 1;
+	}
+	uint32_t code = corr_code(c, val), *s = code ? corr_slot(c, id) : NULL;
+	if (code && !s && id >= 0 && (uint64_t)id / XP_CORR_PAGE < CORR_MAX_PAGES &&
+	    (c->allocated < CORR_SLACK_PAGES ||
+	     c->allocated * XP_CORR_PAGE <= CORR_MIN_FILL * (c->direct + 1))) {
+		/* A new page: grow the page index to cover it, then allocate it zeroed. */
+		size_t pi = (size_t)id / XP_CORR_PAGE;
+		if (pi >= c->npages) {
+			size_t n = c->npages ? c->npages : 64;
+			while (n <= pi)
+				n *= 2;
+			uint32_t **p = realloc(c->pages, n * sizeof(*p));
+			if (!p)
+				return TK_ENOMEM;
+			c->pages = p;
+			uint32_t *l = realloc(c->live, n * sizeof(*l));
+			if (!l)
+				return TK_ENOMEM;
+			c->live = l;
+			memset(c->pages + c->npages, 0, (n - c->npages) * sizeof(*p));
+			memset(c->live + c->npages, 0, (n - c->npages) * sizeof(*l));
+			c->npages = n;
+		}
+		if (!(c->pages[pi] = calloc(XP_CORR_PAGE, sizeof(uint32_t))))
+			return TK_ENOMEM;
+		c->allocated++;
+		s = &c->pages[pi][id % XP_CORR_PAGE];
+	}
+	if (!s)
+		return xp_map_put(&c->map, id, val);
+	if (c->map.n)
+		xp_map_del(&c->map, id); /* an id lives in one place */
+	if (!*s) {
+		c->live[id / XP_CORR_PAGE]++;
+		c->direct++;
+	}
+	*s = code;
+	return TK_OK;
+}
+
+int xp_corr_get(const struct xp_corr *c, int64_t id, int64_t *val)
+{
+	const uint32_t *s = corr_slot(c, id);
+	if (s && *s) {
+		*val = c->base + (int64_t)(*s - 1);
+		return 1;
+	}
+	return c->map.n && xp_map_get(&c->map, id, val);
+}
+
+void xp_corr_del(struct xp_corr *c, int64_t id)
+{
+	uint32_t *s = corr_slot(c, id);
+	if (s && *s) {
+		size_t pi = (size_t)id / XP_CORR_PAGE;
+		*s = 0;
+		c->direct--;
+		if (!--c->live[pi]) { /* its last pending id matched: give the page back */
+			free(c->pages[pi]);
+			c->pages[pi] = NULL;
+			c->allocated--;
+		}
+		return;
+	}
+	if (c->map.n)
+		xp_map_del(&c->map, id);
+}
+
+void xp_corr_free(struct xp_corr *c)
+{
+	for (size_t i = 0; i < c->npages; i++)
+		free(c->pages[i]);
+	free(c->pages);
+	free(c->live);
+	xp_map_free(&c->map);
+	memset(c, 0, sizeof(*c));
 }

@@ -20,6 +20,8 @@
 #include <unistd.h>
 
 #include "tk_test.h"
+#define TK_XPLANE_NO_STATE
+#include "../../import/xplane_internal.h" /* xp_corr: the pending correlation-id table */
 
 static char *dir;
 
@@ -526,5 +528,276 @@ Test(xplane, ls_orders_runs_by_time_and_import_takes_the_newest)
 			   "WHERE s.str = 'h'"),
 		     1);
 	free(db);
+	free(logdir);
+}
+
+/* The row of `tracekit ls` output @out that starts with run @name (malloc'd), or NULL. */
+static char *ls_row(const char *out, const char *name)
+{
+	size_t n = strlen(name);
+	for (const char *p = out; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
+		if (!strncmp(p, name, n) && p[n] == ' ') {
+			const char *e = strchr(p, '\n');
+			return strndup(p, e ? (size_t)(e - p) : strlen(p));
+		}
+	}
+	return NULL;
+}
+
+/*
+ * Spans from the Task Environment plane, read independently (tests/tools/xplane_walk.py prints
+ * start=; profile_stop_time with the same walker):
+ *   jax08_mi300x_elementwise 1771595667255705724 .. 1771595667270530383 (14.824659 ms)
+ *   jax08_mi300x_gemm        1771595650217823548 .. 1771595650231005056 (13.181508 ms)
+ *   xprof_tpu_v6e_inference  1741722099081044120 .. 1741722197726153802 (98.645 s)
+ *   tf24_gpu_v100_multiworker: no Task Environment, line timestamps relative (237916..245747 ns)
+ *   -> no span.
+ * UTC by Python's datetime.utcfromtimestamp: 2026-02-20 13:54:27, 2026-02-20 13:54:10,
+ * 2025-03-11 19:41:39.
+ */
+static const struct {
+	const char *run;
+	int64_t start, end;
+	const char *utc, *dur;
+} spans[] = {
+    {"jax08_mi300x_elementwise", 1771595667255705724LL, 1771595667270530383LL,
+     "2026-02-20 13:54:27", "14.8 ms"},
+    {"jax08_mi300x_gemm", 1771595650217823548LL, 1771595650231005056LL, "2026-02-20 13:54:10",
+     "13.2 ms"},
+    {"xprof_tpu_v6e_inference", 1741722099081044120LL, 1741722197726153802LL, "2025-03-11 19:41:39",
+     "98.6 s"},
+    {"tf24_gpu_v100_multiworker", TK_NONE, TK_NONE, NULL, NULL},
+};
+
+Test(xplane, list_runs_reads_the_profiled_span)
+{
+	char *logdir = tkt_corpus("xplane/logdir");
+	if (!logdir)
+		cr_skip_test("corpus is absent (../shared/corpus)");
+	struct tk_xplane_run *runs = NULL;
+	int n = 0;
+	char err[256];
+	cr_assert_eq(tk_xplane_list_runs(logdir, &runs, &n, err, sizeof(err)), TK_OK, "%s", err);
+	cr_assert_eq(n, 4);
+	for (size_t i = 0; i < sizeof(spans) / sizeof(spans[0]); i++) {
+		int found = 0;
+		for (int j = 0; j < n; j++) {
+			if (strcmp(runs[j].name, spans[i].run))
+				continue;
+			found = 1;
+			cr_expect_eq(runs[j].start_ns, spans[i].start, "start of %s: %lld",
+				     spans[i].run, (long long)runs[j].start_ns);
+			cr_expect_eq(runs[j].end_ns, spans[i].end, "end of %s: %lld", spans[i].run,
+				     (long long)runs[j].end_ns);
+		}
+		cr_expect(found, "run %s not listed", spans[i].run);
+	}
+	tk_xplane_runs_free(runs, n);
+	free(logdir);
+}
+
+Test(xplane, ls_prints_start_and_duration)
+{
+	char *logdir = tkt_corpus("xplane/logdir");
+	if (!logdir)
+		cr_skip_test("corpus is absent (../shared/corpus)");
+	struct tkt_run r = tkt_tracekit("ls", logdir, NULL);
+	cr_expect_eq(r.code, 0, "%s", r.err);
+	expect_contains(r.out, "start (UTC)");
+	expect_contains(r.out, "duration");
+	for (size_t i = 0; i < sizeof(spans) / sizeof(spans[0]); i++) {
+		char *row = ls_row(r.out, spans[i].run);
+		cr_assert(row, "no row for %s in:\n%s", spans[i].run, r.out);
+		if (spans[i].utc) {
+			expect_contains(row, spans[i].utc);
+			expect_contains(row, spans[i].dur);
+		} else {
+			/* Unknown span: "-" in both columns, right after the run name. */
+			const char *p = row + strlen(spans[i].run);
+			while (*p == ' ')
+				p++;
+			cr_expect(!strncmp(p, "- ", 2), "start should be '-': %s", row);
+			p++;
+			while (*p == ' ')
+				p++;
+			cr_expect(!strncmp(p, "- ", 2), "duration should be '-': %s", row);
+		}
+		free(row);
+	}
+	tkt_run_free(&r);
+	free(logdir);
+}
+
+Test(xplane, ls_leaves_the_span_of_a_corrupt_file_blank)
+{
+	/* Three runs: tiny (start only: 2026-01-01 00:00:00, no profile_stop_time), a truncated
+	 * file, and the corrupt corpus file when present. Listing succeeds; the bad runs show '-'. */
+	static const char *const hosts[] = {"good"};
+	char *logdir = make_logdir(DATA "tiny.xplane.pb", "2026_01_01_00_00_00", hosts, 1);
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/plugins/profile/truncated", logdir);
+	mkdir(path, 0755);
+	snprintf(path, sizeof(path), "%s/plugins/profile/truncated/t.xplane.pb", logdir);
+	copy_file(DATA "truncated.xplane.pb", path);
+	char *corrupt = tkt_corpus("xplane/corrupt/tpu_inference_2.utf8-mangled.xplane.pb");
+	if (corrupt) {
+		snprintf(path, sizeof(path), "%s/plugins/profile/mangled", logdir);
+		mkdir(path, 0755);
+		snprintf(path, sizeof(path), "%s/plugins/profile/mangled/m.xplane.pb", logdir);
+		copy_file(corrupt, path);
+	}
+	struct tkt_run r = tkt_tracekit("ls", logdir, NULL);
+	cr_expect_eq(r.code, 0, "%s", r.err);
+	char *row = ls_row(r.out, "2026_01_01_00_00_00");
+	cr_assert(row, "%s", r.out);
+	expect_contains(row, "2026-01-01 00:00:00");
+	free(row);
+	static const char *const bad[] = {"truncated", "mangled"};
+	for (int i = 0; i < (corrupt ? 2 : 1); i++) {
+		row = ls_row(r.out, bad[i]);
+		cr_assert(row, "no row for %s:\n%s", bad[i], r.out);
+		const char *p = row + strlen(bad[i]);
+		while (*p == ' ')
+			p++;
+		cr_expect(!strncmp(p, "- ", 2), "start should be '-': %s", row);
+		free(row);
+	}
+	tkt_run_free(&r);
+	struct tk_xplane_run *runs = NULL;
+	int n = 0;
+	char err[256];
+	cr_assert_eq(tk_xplane_list_runs(logdir, &runs, &n, err, sizeof(err)), TK_OK, "%s", err);
+	cr_expect_eq(n, corrupt ? 3 : 2);
+	for (int j = 0; j < n; j++) {
+		int good = !strcmp(runs[j].name, "2026_01_01_00_00_00");
+		cr_expect_eq(runs[j].start_ns, good ? 1767225600000000000LL : TK_NONE, "%s",
+			     runs[j].name);
+		cr_expect_eq(runs[j].end_ns, TK_NONE, "%s", runs[j].name);
+	}
+	tk_xplane_runs_free(runs, n);
+	free(corrupt);
+	free(logdir);
+}
+
+/* A pseudo-random sequence (xorshift64), for scattered ids. */
+static uint64_t next_rand(uint64_t *x)
+{
+	*x ^= *x << 13;
+	*x ^= *x >> 7;
+	*x ^= *x << 17;
+	return *x;
+}
+
+Test(xplane, pending_correlation_ids_keep_every_id_in_pages_or_map)
+{
+	struct xp_corr c;
+	int64_t v;
+	memset(&c, 0, sizeof(c));
+	/* Dense ids interleaved over 4 streams (1 in 4 per stream, as the importer meets them). */
+	const int64_t n = 200000;
+	for (int s = 0; s < 4; s++)
+		for (int64_t k = 0; k < n / 4; k++)
+			cr_assert_eq(xp_corr_put(&c, k * 4 + s + 1, 1000 + 2 * (s * n + k) + 1),
+				     TK_OK);
+	cr_expect_eq(c.map.n, 0, "dense ids should all live in pages (%zu in the map)", c.map.n);
+	cr_expect_eq(c.direct, (size_t)n);
+	cr_expect_leq(c.allocated, (size_t)(n / XP_CORR_PAGE + 1));
+	for (int s = 0; s < 4; s++)
+		for (int64_t k = 0; k < n / 4; k++) {
+			cr_assert(xp_corr_get(&c, k * 4 + s + 1, &v));
+			cr_assert_eq(v, 1000 + 2 * (s * n + k) + 1);
+		}
+	cr_expect(!xp_corr_get(&c, 0, &v));
+	cr_expect(!xp_corr_get(&c, n + 1, &v));
+	/* Values below the base, or too far above it for 32 bits, and odd ids go to the map. */
+	static const int64_t odd[] = {INT64_MIN,	INT64_MIN + 1,	  -5,
+				      (int64_t)1 << 31, (int64_t)1 << 40, INT64_MAX};
+	for (size_t i = 0; i < sizeof(odd) / sizeof(odd[0]); i++)
+		cr_assert_eq(xp_corr_put(&c, odd[i], (int64_t)i), TK_OK);
+	cr_assert_eq(xp_corr_put(&c, n + 10, 1000 + ((int64_t)1 << 34)), TK_OK);
+	cr_expect_eq(c.map.n, 7 - 2); /* INT64_MIN and INT64_MIN + 1 are kept beside the table */
+	for (size_t i = 0; i < sizeof(odd) / sizeof(odd[0]); i++) {
+		cr_assert(xp_corr_get(&c, odd[i], &v), "id %lld", (long long)odd[i]);
+		cr_expect_eq(v, (int64_t)i);
+	}
+	cr_assert(xp_corr_get(&c, n + 10, &v));
+	cr_expect_eq(v, 1000 + ((int64_t)1 << 34));
+	/* An id moved from the map into a page lives in one place. */
+	cr_assert_eq(xp_corr_put(&c, n + 10, 1002), TK_OK);
+	cr_assert(xp_corr_get(&c, n + 10, &v));
+	cr_expect_eq(v, 1002);
+	xp_corr_del(&c, n + 10);
+	cr_expect(!xp_corr_get(&c, n + 10, &v));
+	/* Matching every id gives every page back. */
+	for (int64_t id = 1; id <= n; id++)
+		xp_corr_del(&c, id);
+	for (size_t i = 0; i < sizeof(odd) / sizeof(odd[0]); i++)
+		xp_corr_del(&c, odd[i]);
+	cr_expect_eq(c.direct, 0);
+	cr_expect_eq(c.allocated, 0);
+	cr_expect(!xp_corr_get(&c, 5, &v));
+	cr_expect(!xp_corr_get(&c, INT64_MIN, &v));
+	/* Scattered ids: found again, and pages stay bounded (at most one per CORR_MIN_FILL = 8). */
+	uint64_t x = 88172645463325252ull;
+	for (int i = 0; i < 100000; i++)
+		cr_assert_eq(xp_corr_put(&c, (int64_t)(next_rand(&x) & 0x7fffffff), 5000 + i),
+			     TK_OK);
+	cr_expect_leq(c.allocated * XP_CORR_PAGE, 8 * (c.direct + 1) + 256 * XP_CORR_PAGE);
+	x = 88172645463325252ull;
+	for (int i = 0; i < 100000; i++) {
+		int64_t id = (int64_t)(next_rand(&x) & 0x7fffffff);
+		cr_assert(xp_corr_get(&c, id, &v), "scattered id %lld", (long long)id);
+	}
+	xp_corr_free(&c);
+}
+
+/*
+ * Spans of the two hand-built fixtures (tests/tools/make_xplane_fixtures.py, span_fixtures()):
+ * span.xplane.pb: Task Environment start 1767225600000000005 (uint64), stop 1767225601234567890
+ * (int64, its stat metadata after the stats); abs_lines.xplane.pb: no Task Environment, absolute
+ * line timestamps 1767225600000000000 and 1767225602500000000. A run of both files spans the
+ * earliest start and the latest end.
+ */
+Test(xplane, ls_span_from_task_environment_and_from_line_timestamps)
+{
+	static const char *const host[] = {"h"};
+	char *logdir = make_logdir(DATA "span.xplane.pb", "env", host, 1), path[4096];
+	snprintf(path, sizeof(path), "%s/plugins/profile/lines", logdir);
+	mkdir(path, 0755);
+	snprintf(path, sizeof(path), "%s/plugins/profile/lines/h.xplane.pb", logdir);
+	copy_file(DATA "abs_lines.xplane.pb", path);
+	snprintf(path, sizeof(path), "%s/plugins/profile/both", logdir);
+	mkdir(path, 0755);
+	snprintf(path, sizeof(path), "%s/plugins/profile/both/h1.xplane.pb", logdir);
+	copy_file(DATA "abs_lines.xplane.pb", path);
+	snprintf(path, sizeof(path), "%s/plugins/profile/both/h2.xplane.pb", logdir);
+	copy_file(DATA "span.xplane.pb", path);
+	struct tk_xplane_run *runs = NULL;
+	int n = 0;
+	char err[256];
+	cr_assert_eq(tk_xplane_list_runs(logdir, &runs, &n, err, sizeof(err)), TK_OK, "%s", err);
+	cr_assert_eq(n, 3);
+	for (int i = 0; i < n; i++) {
+		const struct tk_xplane_run *r = &runs[i];
+		int env = !strcmp(r->name, "env");
+		cr_expect_eq(r->start_ns, env ? 1767225600000000005LL : 1767225600000000000LL, "%s",
+			     r->name);
+		cr_expect_eq(r->end_ns, env ? 1767225601234567890LL : 1767225602500000000LL, "%s",
+			     r->name);
+	}
+	tk_xplane_runs_free(runs, n);
+	struct tkt_run r = tkt_tracekit("ls", logdir, NULL);
+	cr_expect_eq(r.code, 0, "%s", r.err);
+	char *row = ls_row(r.out, "env");
+	cr_assert(row, "%s", r.out);
+	expect_contains(row, "2026-01-01 00:00:00");
+	expect_contains(row, "1.2 s"); /* 1.234567885 s */
+	free(row);
+	row = ls_row(r.out, "lines");
+	cr_assert(row, "%s", r.out);
+	expect_contains(row, "2026-01-01 00:00:00");
+	expect_contains(row, "2.5 s");
+	free(row);
+	tkt_run_free(&r);
 	free(logdir);
 }

@@ -122,12 +122,31 @@ def tiny():
         lf(4, 'tinyhost') + UNKNOWN
 
 
+def span_fixtures():
+    """Two files for `tracekit ls` spans: span.xplane.pb has a Task Environment with
+    profile_start_time (uint64) and profile_stop_time (int64, its metadata after the stats);
+    abs_lines.xplane.pb has none, and absolute line timestamps (2026-01-01 00:00:00 and 2.5 s
+    later): its span is their min / max."""
+    t0 = 1_767_225_600_000_000_000
+    hline = vf(1, 1) + lf(2, 'main/1') + vf(3, 1000) + lf(4, event(1, 0, 1000))
+    host = lf(2, '/host:CPU') + lf(3, hline) + emd(1, 'work')
+    env = (lf(2, 'Task Environment') + smd(S_START, 'profile_start_time') +
+           lf(6, stat(S_START, 'uint', t0 + 5)) + lf(6, stat(S_CORR, 'int', t0 + 1_234_567_890)) +
+           smd(S_CORR, 'profile_stop_time'))
+    span = lf(1, host) + lf(1, env)
+    lines = (lf(3, vf(1, 1) + lf(2, 'a/1') + vf(3, t0 + 2_500_000_000) + lf(4, event(1, 0, 1000))) +
+             lf(3, vf(1, 2) + lf(2, 'b/2') + vf(3, t0) + lf(4, event(1, 7000, 1000))))
+    absl = lf(1, lf(2, '/host:CPU') + lines + emd(1, 'work'))
+    return {'span.xplane.pb': span, 'abs_lines.xplane.pb': absl}
+
+
 def main():
     out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), '..', 'data',
                                                                'xplane')
     os.makedirs(out, exist_ok=True)
     good = tiny()
     files = {'tiny.xplane.pb': good}
+    files.update(span_fixtures())
     bad = {}
     # Cut in the middle of the first plane: its length runs past the end of the file.
     bad['truncated.xplane.pb'] = (good[:200], 1, 'runs past the end')
