@@ -2,6 +2,7 @@
 #ifndef TRACEKIT_TRACEKIT_H
 #define TRACEKIT_TRACEKIT_H
 
+#include <tracekit/analyze.h>
 #include <tracekit/error.h>
 #include <tracekit/import.h>
 #include <tracekit/report.h>

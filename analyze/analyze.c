@@ -1,0 +1,120 @@
+/*
+ * The analyze driver: opens a store read-write, runs every analysis in order inside one
+ * transaction (so a failure leaves the store as it was), and records when and how it ran.
+ */
+#include <tracekit/analyze.h>
+#include <tracekit/error.h>
+#include <tracekit/store.h>
+#include <tracekit/version.h>
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "analyze_internal.h"
+
+void tk_analyze_options_init(struct tk_analyze_options *o)
+{
+	if (!o)
+		return;
+	memset(o, 0, sizeof(*o));
+	o->window = TK_WINDOW_AUTO;
+	o->small_kernel_ns = 100000;
+}
+
+int tka_fail(struct tka_ctx *c, int status, const char *fmt, ...)
+{
+	if (c->err && c->errlen) {
+		va_list ap;
+		va_start(ap, fmt);
+		vsnprintf(c->err, c->errlen, fmt, ap);
+		va_end(ap);
+	}
+	return status;
+}
+
+int tka_exec(struct tka_ctx *c, const char *what, const char *sql)
+{
+	char *msg = NULL;
+	if (sqlite3_exec(c->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
+		int rc = tka_fail(c, TK_EINTERNAL, "%s: %s", what, msg ? msg : "SQLite error");
+		sqlite3_free(msg);
+		return rc;
+	}
+	return TK_OK;
+}
+
+int tka_prepare(struct tka_ctx *c, const char *sql, sqlite3_stmt **st)
+{
+	if (sqlite3_prepare_v2(c->db, sql, -1, st, NULL) != SQLITE_OK)
+		return tka_fail(c, TK_EINTERNAL, "cannot prepare '%.80s...': %s", sql,
+				sqlite3_errmsg(c->db));
+	return TK_OK;
+}
+
+static const struct {
+	const char *name;
+	int (*run)(struct tka_ctx *c);
+} analyses[] = {
+    {"device time", tka_device_time}, {"idle gaps", tka_gaps},
+    {"steps", tka_steps},	      {"communication", tka_comm},
+    {"op profile", tka_op_profile},   {"kernel stats", tka_kernel_stats},
+    {"memory", tka_memory},	      {"kpi", tka_kpi},
+    {"findings", tka_findings},
+};
+
+int tk_analyze(const char *path, const struct tk_analyze_options *o, char *err, size_t errlen)
+{
+	struct tk_analyze_options defaults;
+	struct tka_ctx c = {NULL, o, err, errlen};
+	tk_store *s = NULL;
+	int rc, in_txn = 0;
+	if (err && errlen)
+		err[0] = '\0';
+	if (!o) {
+		tk_analyze_options_init(&defaults);
+		c.opt = &defaults;
+	}
+	/* The read-only open checks that this is a tracekit store of a supported version. */
+	rc = tk_store_open(path, &s);
+	if (rc != TK_OK) {
+		tka_fail(&c, rc, "%s", tk_store_errmsg(s));
+		goto out;
+	}
+	tk_store_close(s);
+	s = NULL;
+	if (sqlite3_open_v2(path, &c.db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK) {
+		rc = tka_fail(&c, TK_EIO, "cannot open store '%s' for writing: %s", path,
+			      c.db ? sqlite3_errmsg(c.db) : "out of memory");
+		goto out;
+	}
+	sqlite3_busy_timeout(c.db, 5000);
+	rc = tka_exec(&c, "cannot start the analysis", "PRAGMA cache_size = -65536; BEGIN IMMEDIATE");
+	if (rc != TK_OK) {
+		rc = tka_fail(&c, TK_EIO, "cannot write to store '%s': %s", path,
+			      sqlite3_errmsg(c.db));
+		goto out;
+	}
+	in_txn = 1;
+	for (size_t i = 0; i < sizeof(analyses) / sizeof(analyses[0]); i++) {
+		rc = analyses[i].run(&c);
+		if (rc != TK_OK) {
+			if (err && errlen) {
+				char msg[1024];
+				snprintf(msg, sizeof(msg), "%s", err);
+				snprintf(err, errlen, "%s analysis of '%s' failed: %s",
+					 analyses[i].name, path, msg);
+			}
+			goto out;
+		}
+	}
+	rc = tka_exec(&c, "cannot commit the analysis", "COMMIT");
+	if (rc == TK_OK)
+		in_txn = 0;
+out:
+	if (in_txn)
+		sqlite3_exec(c.db, "ROLLBACK", NULL, NULL, NULL);
+	sqlite3_close_v2(c.db);
+	tk_store_close(s);
+	return rc;
+}
