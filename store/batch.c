@@ -1,57 +1,134 @@
 /*
- * Batched inserts for the store writer. A multi-row INSERT of TK_BATCH_ROWS rows runs the VDBE
- * program once per batch instead of once per row, which makes bulk loading about 1.5x faster
- * than one prepared single-row INSERT per record. Rows are buffered as typed cells (text copied
- * into a small arena, so callers' strings need not outlive the call) and written when the batch
- * is full; tk_batch_flush() writes the rest one row at a time.
+ * Rows of one store table on their way to disk (see batch.h). Encoding follows SQLite's rules so
+ * that the pages read back exactly as if SQLite had inserted the rows: the INTEGER PRIMARY KEY
+ * column is stored as NULL and becomes the rowid; integers take the smallest serial type; a real
+ * with an integral value in a numeric column is stored as an integer (as SQLite does, and read
+ * back as a real in a REAL column); NOT NULL is enforced; a value a column's affinity would
+ * convert (text into a number column, a number into a text column) is refused as a bug.
  */
 #include "batch.h"
 
+#include <ctype.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
-static sqlite3_stmt *prepare_insert(sqlite3 *db, const char *table, int ncol, int nrows)
+static char affinity_of(const char *decl)
 {
-	size_t cap = 64 + strlen(table) + (size_t)nrows * ((size_t)ncol * 2 + 4);
-	char *sql = malloc(cap);
-	sqlite3_stmt *st = NULL;
-	if (!sql)
-		return NULL;
-	size_t n = (size_t)snprintf(sql, cap, "INSERT INTO %s VALUES ", table);
-	for (int r = 0; r < nrows; r++) {
-		sql[n++] = r ? ',' : ' ';
-		sql[n++] = '(';
-		for (int c = 0; c < ncol; c++) {
-			if (c)
-				sql[n++] = ',';
-			sql[n++] = '?';
-		}
-		sql[n++] = ')';
-	}
-	sql[n] = '\0';
-	sqlite3_prepare_v3(db, sql, (int)n, SQLITE_PREPARE_PERSISTENT, &st, NULL);
-	free(sql);
-	return st;
+	char up[64];
+	size_t n = 0;
+	for (; decl && decl[n] && n < sizeof(up) - 1; n++)
+		up[n] = (char)toupper((unsigned char)decl[n]);
+	up[n] = '\0';
+	if (strstr(up, "INT"))
+		return 'I';
+	if (strstr(up, "CHAR") || strstr(up, "CLOB") || strstr(up, "TEXT"))
+		return 'T';
+	if (!n || strstr(up, "BLOB"))
+		return 'B';
+	if (strstr(up, "REAL") || strstr(up, "FLOA") || strstr(up, "DOUB"))
+		return 'R';
+	return 'N';
 }
 
-int tk_batch_init(struct tk_batch *b, sqlite3 *db, const char *table, int ncol)
+int tk_batch_describe(struct tk_batch *b, sqlite3 *db, const char *table, int ncol)
 {
+	char sql[128];
+	sqlite3_stmt *st = NULL;
+	int rc, n = 0, npk = 0, pkcol = -1, pk_integer = 0;
 	memset(b, 0, sizeof(*b));
-	if (ncol < 1 || ncol > TK_BATCH_MAX_COLS)
+	b->ipk = -1;
+	b->conflict = "";
+	snprintf(b->table, sizeof(b->table), "%s", table);
+	if (ncol < 1 || ncol > TK_BATCH_MAX_COLS || strlen(table) >= sizeof(b->table)) {
+		snprintf(b->err, sizeof(b->err), "table %s: unsupported shape", table);
 		return SQLITE_MISUSE;
+	}
+	snprintf(sql, sizeof(sql), "PRAGMA table_info(%s)", table);
+	if ((rc = sqlite3_prepare_v2(db, sql, -1, &st, NULL)) != SQLITE_OK)
+		goto out;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (n >= ncol) {
+			n++;
+			continue;
+		}
+		const char *name = (const char *)sqlite3_column_text(st, 1);
+		const char *type = (const char *)sqlite3_column_text(st, 2);
+		snprintf(b->colname[n], sizeof(b->colname[n]), "%s", name ? name : "?");
+		b->aff[n] = affinity_of(type);
+		b->notnull[n] = (char)(sqlite3_column_int(st, 3) != 0);
+		if (sqlite3_column_int(st, 5)) {
+			npk++;
+			pkcol = n;
+			pk_integer = type && !strcasecmp(type, "INTEGER");
+		}
+		n++;
+	}
+	sqlite3_finalize(st);
+	st = NULL;
+	if (rc != SQLITE_DONE)
+		goto out;
+	if (n != ncol) {
+		snprintf(b->err, sizeof(b->err), "table %s has %d columns, the writer expects %d",
+			 table, n, ncol);
+		return SQLITE_SCHEMA;
+	}
 	b->ncol = ncol;
-	b->multi = prepare_insert(db, table, ncol, TK_BATCH_ROWS);
-	b->single = prepare_insert(db, table, ncol, 1);
-	return b->multi && b->single ? SQLITE_OK : SQLITE_ERROR;
+	if (npk == 1 && pk_integer)
+		b->ipk = pkcol;
+	if ((rc = sqlite3_prepare_v2(
+		 db,
+		 "SELECT (SELECT rootpage FROM sqlite_schema WHERE type = 'table'"
+		 " AND name = ?1), (SELECT count(*) FROM sqlite_schema WHERE"
+		 " type = 'index' AND tbl_name = ?1)",
+		 -1, &st, NULL)) != SQLITE_OK)
+		goto out;
+	sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
+	if ((rc = sqlite3_step(st)) != SQLITE_ROW)
+		goto out;
+	b->root = (uint32_t)sqlite3_column_int64(st, 0);
+	/* a table with an index of its own (UNIQUE, a non-integer PRIMARY KEY) goes through SQL */
+	b->direct = sqlite3_column_int(st, 1) == 0 && b->root > 1;
+	rc = SQLITE_OK;
+out:
+	if (rc != SQLITE_OK && !b->err[0])
+		snprintf(b->err, sizeof(b->err), "table %s: %s", table, sqlite3_errmsg(db));
+	sqlite3_finalize(st);
+	return rc;
+}
+
+int tk_batch_start(struct tk_batch *b, struct tk_pages *p)
+{
+	if (!b->direct)
+		return 0;
+	int err = tk_tree_init(&b->tree, p, b->root);
+	b->tree_ready = 1;
+	return err;
 }
 
 struct tk_cell *tk_batch_row(struct tk_batch *b)
 {
-	struct tk_cell *row = &b->cells[b->nrows * b->ncol];
 	for (int c = 0; c < b->ncol; c++)
-		row[c].type = TK_CELL_NULL;
-	return row;
+		b->row[c].type = TK_CELL_NULL;
+	b->alen = 0;
+	return b->row;
+}
+
+static int grow(char **buf, size_t *cap, size_t need)
+{
+	if (need <= *cap)
+		return 1;
+	size_t ncap = *cap ? *cap : 4096;
+	while (ncap < need)
+		ncap *= 2;
+	char *nb = realloc(*buf, ncap);
+	if (!nb)
+		return 0;
+	*buf = nb;
+	*cap = ncap;
+	return 1;
 }
 
 int tk_batch_text(struct tk_batch *b, struct tk_cell *c, const char *s)
@@ -59,18 +136,9 @@ int tk_batch_text(struct tk_batch *b, struct tk_cell *c, const char *s)
 	size_t len = strlen(s);
 	if (len > INT32_MAX)
 		return SQLITE_TOOBIG;
-	if (b->alen + len > b->acap) {
-		size_t ncap = b->acap ? b->acap : 4096;
-		while (b->alen + len > ncap)
-			ncap *= 2;
-		char *na = realloc(b->arena, ncap);
-		if (!na)
-			return SQLITE_NOMEM;
-		b->arena = na;
-		b->acap = ncap;
-	}
-	if (len) /* the arena may still be NULL for an empty first string */
-		memcpy(b->arena + b->alen, s, len);
+	if (!grow(&b->arena, &b->acap, b->alen + len + 1))
+		return SQLITE_NOMEM;
+	memcpy(b->arena + b->alen, s, len);
 	c->type = TK_CELL_TEXT;
 	c->off = b->alen;
 	c->len = (int)len;
@@ -78,56 +146,221 @@ int tk_batch_text(struct tk_batch *b, struct tk_cell *c, const char *s)
 	return SQLITE_OK;
 }
 
-static void bind_row(struct tk_batch *b, sqlite3_stmt *st, const struct tk_cell *row, int first)
+/* Serial type and body size of an integer. */
+static void int_type(int64_t v, uint64_t *type, int *size)
 {
+	uint64_t u = v < 0 ? ~(uint64_t)v : (uint64_t)v;
+	if (v == 0 || v == 1) {
+		*type = 8 + (uint64_t)v;
+		*size = 0;
+	} else if (u <= 0x7f) {
+		*type = 1, *size = 1;
+	} else if (u <= 0x7fff) {
+		*type = 2, *size = 2;
+	} else if (u <= 0x7fffff) {
+		*type = 3, *size = 3;
+	} else if (u <= 0x7fffffff) {
+		*type = 4, *size = 4;
+	} else if (u <= 0x7fffffffffffULL) {
+		*type = 5, *size = 6;
+	} else {
+		*type = 6, *size = 8;
+	}
+}
+
+static void put_be(unsigned char *p, uint64_t v, int size)
+{
+	for (int i = size - 1; i >= 0; i--) {
+		p[i] = (unsigned char)v;
+		v >>= 8;
+	}
+}
+
+/* A real with an integral value in a numeric column is stored as that integer (SQLite does). */
+static int real_as_int(double d, int64_t *out)
+{
+	if (!(d > -9.2233720368547748e18 && d < 9.2233720368547748e18))
+		return 0;
+	int64_t i = (int64_t)d;
+	if ((double)i != d || i == INT64_MIN || i == INT64_MAX)
+		return 0;
+	*out = i;
+	return 1;
+}
+
+/* Encode @row (text in @arena) as a record into b->rec; its length, or -1 with b->err set. */
+static long encode(struct tk_batch *b, const struct tk_cell *row, const char *arena, int64_t *rowid)
+{
+	uint64_t type[TK_BATCH_MAX_COLS];
+	int size[TK_BATCH_MAX_COLS];
+	int64_t ival[TK_BATCH_MAX_COLS];
+	size_t hdr = 0, body = 0;
 	for (int c = 0; c < b->ncol; c++) {
 		const struct tk_cell *cell = &row[c];
-		int i = first + c;
-		switch (cell->type) {
-		case TK_CELL_INT:
-			sqlite3_bind_int64(st, i, cell->i);
-			break;
-		case TK_CELL_REAL:
-			sqlite3_bind_double(st, i, cell->d);
-			break;
-		case TK_CELL_TEXT:
-			/* an empty string stays text, not NULL, even before the arena exists */
-			sqlite3_bind_text(st, i, cell->len ? b->arena + cell->off : "", cell->len,
-					  SQLITE_STATIC);
-			break;
-		default:
-			sqlite3_bind_null(st, i);
+		char aff = b->aff[c];
+		if (c == b->ipk) {
+			if (cell->type != TK_CELL_INT) {
+				snprintf(b->err, sizeof(b->err), "%s.%s must be an integer",
+					 b->table, b->colname[c]);
+				return -1;
+			}
+			*rowid = cell->i;
+			type[c] = 0, size[c] = 0;
+		} else if (cell->type == TK_CELL_NULL) {
+			if (b->notnull[c]) {
+				snprintf(b->err, sizeof(b->err),
+					 "NOT NULL constraint failed: %s.%s", b->table,
+					 b->colname[c]);
+				return -1;
+			}
+			type[c] = 0, size[c] = 0;
+		} else if (cell->type == TK_CELL_TEXT) {
+			if (aff != 'T' && aff != 'B')
+				goto mismatch;
+			type[c] = 13 + 2 * (uint64_t)cell->len;
+			size[c] = cell->len;
+		} else if (cell->type == TK_CELL_INT ||
+			   (aff != 'B' && real_as_int(cell->d, &ival[c]))) {
+			if (aff == 'T')
+				goto mismatch;
+			if (cell->type == TK_CELL_INT)
+				ival[c] = cell->i;
+			int_type(ival[c], &type[c], &size[c]);
+		} else {
+			if (aff == 'T')
+				goto mismatch;
+			type[c] = 7, size[c] = 8;
 		}
+		hdr += (size_t)tk_varint_len(type[c]);
+		body += (size_t)size[c];
+		continue;
+	mismatch:
+		snprintf(b->err, sizeof(b->err), "%s.%s cannot hold a value of this type", b->table,
+			 b->colname[c]);
+		return -1;
 	}
+	size_t hlen = hdr + 1; /* the header size counts its own varint */
+	while ((size_t)tk_varint_len(hlen) != hlen - hdr)
+		hlen++;
+	size_t total = hlen + body;
+	if (!grow((char **)&b->rec, &b->reccap, total)) {
+		snprintf(b->err, sizeof(b->err), "out of memory");
+		return -2;
+	}
+	unsigned char *p = b->rec, *q = b->rec + hlen;
+	p += tk_varint_put(p, hlen);
+	for (int c = 0; c < b->ncol; c++) {
+		p += tk_varint_put(p, type[c]);
+		const struct tk_cell *cell = &row[c];
+		if (size[c] == 0)
+			continue;
+		if (type[c] >= 13)
+			memcpy(q, arena + cell->off, (size_t)size[c]);
+		else if (type[c] == 7) {
+			uint64_t bits;
+			memcpy(&bits, &cell->d, 8);
+			put_be(q, bits, 8);
+		} else
+			put_be(q, (uint64_t)ival[c], size[c]);
+		q += size[c];
+	}
+	return (long)total;
 }
 
-static int run(sqlite3_stmt *st)
+/* Keep the current row for the SQL path. */
+static int keep(struct tk_batch *b)
 {
-	int rc = sqlite3_step(st);
-	sqlite3_reset(st);
-	return rc == SQLITE_DONE ? SQLITE_OK : rc;
+	if (b->nkept == b->keptcap) {
+		size_t ncap = b->keptcap ? b->keptcap * 2 : 64;
+		struct tk_cell *nk = realloc(b->kept, ncap * (size_t)b->ncol * sizeof(*nk));
+		if (!nk)
+			return SQLITE_NOMEM;
+		b->kept = nk;
+		b->keptcap = ncap;
+	}
+	if (!grow(&b->karena, &b->kacap, b->kalen + b->alen + 1))
+		return SQLITE_NOMEM;
+	struct tk_cell *dst = &b->kept[b->nkept * (size_t)b->ncol];
+	memcpy(dst, b->row, (size_t)b->ncol * sizeof(*dst));
+	for (int c = 0; c < b->ncol; c++)
+		if (dst[c].type == TK_CELL_TEXT)
+			dst[c].off += b->kalen;
+	if (b->alen)
+		memcpy(b->karena + b->kalen, b->arena, b->alen);
+	b->kalen += b->alen;
+	b->nkept++;
+	return SQLITE_OK;
 }
 
-int tk_batch_add(struct tk_batch *b)
+int tk_batch_add(struct tk_batch *b, int *sys_errno)
 {
-	if (++b->nrows < TK_BATCH_ROWS)
+	int64_t rowid = 0;
+	*sys_errno = 0;
+	long len = encode(b, b->row, b->arena, &rowid);
+	if (len == -2)
+		return SQLITE_NOMEM;
+	if (len < 0)
+		return strstr(b->err, "NOT NULL") ? SQLITE_CONSTRAINT : SQLITE_MISMATCH;
+	if (!b->direct)
+		return keep(b) == SQLITE_OK ? SQLITE_OK : SQLITE_NOMEM;
+	if (b->ipk < 0)
+		rowid = b->next_rowid + 1;
+	int err = tk_tree_append(&b->tree, rowid, b->rec, (size_t)len);
+	if (err == EINVAL && b->ipk >= 0) /* rowid not above the last one: insert it at finish */
+		return keep(b) == SQLITE_OK ? SQLITE_OK : SQLITE_NOMEM;
+	if (err) {
+		*sys_errno = err;
+		snprintf(b->err, sizeof(b->err), "%s", strerror(err));
+		return err == ENOMEM ? SQLITE_NOMEM : SQLITE_IOERR;
+	}
+	if (b->ipk < 0)
+		b->next_rowid = rowid;
+	return SQLITE_OK;
+}
+
+int tk_batch_finish_pages(struct tk_batch *b)
+{
+	return b->tree_ready ? tk_tree_finish(&b->tree) : 0;
+}
+
+int tk_batch_flush_sql(struct tk_batch *b, sqlite3 *db)
+{
+	if (!b->nkept)
 		return SQLITE_OK;
-	for (int r = 0; r < b->nrows; r++)
-		bind_row(b, b->multi, &b->cells[r * b->ncol], 1 + r * b->ncol);
-	b->nrows = 0;
-	b->alen = 0;
-	return run(b->multi);
-}
-
-int tk_batch_flush(struct tk_batch *b)
-{
-	int rc = SQLITE_OK;
-	for (int r = 0; r < b->nrows && rc == SQLITE_OK; r++) {
-		bind_row(b, b->single, &b->cells[r * b->ncol], 1);
-		rc = run(b->single);
+	char sql[256];
+	size_t n =
+	    (size_t)snprintf(sql, sizeof(sql), "INSERT %s INTO %s VALUES (", b->conflict, b->table);
+	for (int c = 0; c < b->ncol; c++)
+		n += (size_t)snprintf(sql + n, sizeof(sql) - n, "%s?", c ? "," : "");
+	snprintf(sql + n, sizeof(sql) - n, ")");
+	sqlite3_stmt *st = NULL;
+	int rc = sqlite3_prepare_v2(db, sql, -1, &st, NULL);
+	for (size_t r = 0; r < b->nkept && rc == SQLITE_OK; r++) {
+		const struct tk_cell *row = &b->kept[r * (size_t)b->ncol];
+		for (int c = 0; c < b->ncol; c++) {
+			const struct tk_cell *cell = &row[c];
+			int i = c + 1;
+			if (cell->type == TK_CELL_INT)
+				sqlite3_bind_int64(st, i, cell->i);
+			else if (cell->type == TK_CELL_REAL)
+				sqlite3_bind_double(st, i, cell->d);
+			else if (cell->type == TK_CELL_TEXT)
+				sqlite3_bind_text(st, i, cell->len ? b->karena + cell->off : "",
+						  cell->len, SQLITE_STATIC);
+			else
+				sqlite3_bind_null(st, i);
+		}
+		rc = sqlite3_step(st);
+		sqlite3_reset(st);
+		rc = rc == SQLITE_DONE ? SQLITE_OK : rc;
 	}
-	b->nrows = 0;
-	b->alen = 0;
+	if (rc != SQLITE_OK)
+		snprintf(b->err, sizeof(b->err), "table %s: %s", b->table, sqlite3_errmsg(db));
+	sqlite3_finalize(st);
+	if (rc == SQLITE_OK) {
+		b->nkept = 0;
+		b->kalen = 0;
+	}
 	return rc;
 }
 
@@ -135,8 +368,10 @@ void tk_batch_free(struct tk_batch *b)
 {
 	if (!b)
 		return;
-	sqlite3_finalize(b->multi);
-	sqlite3_finalize(b->single);
+	tk_tree_free(&b->tree);
 	free(b->arena);
+	free(b->rec);
+	free(b->kept);
+	free(b->karena);
 	memset(b, 0, sizeof(*b));
 }

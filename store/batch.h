@@ -1,4 +1,9 @@
-/* Batched inserts for the store writer: rows are buffered and written many per statement. */
+/*
+ * Rows of one store table on their way to disk. A row is filled as typed cells, then encoded as
+ * an SQLite record (with SQLite's column affinities and NOT NULL rules) and appended straight to
+ * the table's b-tree (pages.h). Rows that cannot be appended (a rowid not above the last one, or
+ * a table with a uniqueness constraint such as meta) are kept and inserted through SQL at finish.
+ */
 #ifndef TK_STORE_BATCH_H
 #define TK_STORE_BATCH_H
 
@@ -6,7 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define TK_BATCH_ROWS 32
+#include "pages.h"
+
 #define TK_BATCH_MAX_COLS 18
 
 enum tk_cell_type { TK_CELL_NULL, TK_CELL_INT, TK_CELL_REAL, TK_CELL_TEXT };
@@ -15,21 +21,45 @@ struct tk_cell {
 	enum tk_cell_type type;
 	int64_t i;  /* TK_CELL_INT */
 	double d;   /* TK_CELL_REAL */
-	size_t off; /* TK_CELL_TEXT: offset of the copy in the batch's arena */
+	size_t off; /* TK_CELL_TEXT: offset of the copy in the arena */
 	int len;    /* TK_CELL_TEXT: bytes */
 };
 
 struct tk_batch {
-	sqlite3_stmt *multi;  /* INSERT of TK_BATCH_ROWS rows */
-	sqlite3_stmt *single; /* INSERT of one row, for the rest at flush */
-	int ncol, nrows;
-	struct tk_cell cells[TK_BATCH_ROWS * TK_BATCH_MAX_COLS];
-	char *arena; /* text values of the buffered rows */
+	char table[32];
+	const char *conflict; /* "OR REPLACE" for the SQL path, or "" */
+	int ncol;
+	int ipk; /* column that is the rowid (INTEGER PRIMARY KEY), -1 when none */
+	char aff
+	    [TK_BATCH_MAX_COLS]; /* SQLite affinity letter: B(lob) T(ext) N(umeric) I(nt) R(eal) */
+	char notnull[TK_BATCH_MAX_COLS];
+	char colname[TK_BATCH_MAX_COLS][24];
+	uint32_t root; /* root page, as SQLite created it */
+	int direct;    /* rows go to the b-tree (else all through SQL at finish) */
+	struct tk_tree tree;
+	int tree_ready;
+	int64_t next_rowid; /* rowid of the last row of a table without an INTEGER PRIMARY KEY */
+	struct tk_cell row[TK_BATCH_MAX_COLS];
+	char *arena; /* text of the row being filled */
 	size_t alen, acap;
+	unsigned char *rec; /* encoding buffer */
+	size_t reccap;
+	struct tk_cell *kept; /* rows for the SQL path: ncol cells each */
+	size_t nkept, keptcap;
+	char *karena; /* their text */
+	size_t kalen, kacap;
+	char err[256];
 };
 
-/** tk_batch_init() - prepare the statements for @table of @ncol columns; an SQLite code. */
-int tk_batch_init(struct tk_batch *b, sqlite3 *db, const char *table, int ncol);
+/**
+ * tk_batch_describe() - learn @table's columns (affinity, NOT NULL, rowid column), root page and
+ * constraints from @db, where the schema was just created; @ncol must match. An SQLite code, with
+ * the message in b->err.
+ */
+int tk_batch_describe(struct tk_batch *b, sqlite3 *db, const char *table, int ncol);
+
+/** tk_batch_start() - start writing pages to @p (after SQLite closed the file); an errno. */
+int tk_batch_start(struct tk_batch *b, struct tk_pages *p);
 
 /** tk_batch_row() - the cells of the next row, all NULL; fill them, then tk_batch_add(). */
 struct tk_cell *tk_batch_row(struct tk_batch *b);
@@ -37,13 +67,20 @@ struct tk_cell *tk_batch_row(struct tk_batch *b);
 /** tk_batch_text() - set @c to a copy of @s; SQLITE_NOMEM when the copy fails. */
 int tk_batch_text(struct tk_batch *b, struct tk_cell *c, const char *s);
 
-/** tk_batch_add() - keep the row filled since tk_batch_row(); writes when the batch is full. */
-int tk_batch_add(struct tk_batch *b);
+/**
+ * tk_batch_add() - encode and append the row filled since tk_batch_row(). Returns SQLITE_OK, or
+ * SQLITE_CONSTRAINT / SQLITE_MISMATCH (a NULL in a NOT NULL column, a value the column's type
+ * cannot take), SQLITE_NOMEM, SQLITE_IOERR (errno in *sys_errno) with the message in b->err.
+ */
+int tk_batch_add(struct tk_batch *b, int *sys_errno);
 
-/** tk_batch_flush() - write every buffered row; an SQLite code. */
-int tk_batch_flush(struct tk_batch *b);
+/** tk_batch_finish_pages() - write the table's remaining pages and its root; an errno. */
+int tk_batch_finish_pages(struct tk_batch *b);
 
-/** tk_batch_free() - finalize the statements and drop buffered rows. */
+/** tk_batch_flush_sql() - insert the kept rows through @db; an SQLite code. */
+int tk_batch_flush_sql(struct tk_batch *b, sqlite3 *db);
+
+/** tk_batch_free() - drop everything (NULL-safe). */
 void tk_batch_free(struct tk_batch *b);
 
 static inline void tk_cell_int(struct tk_cell *c, int64_t v)

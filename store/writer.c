@@ -22,20 +22,16 @@
 #include "store_internal.h"
 #include "writer_internal.h"
 
-static const char *const stmt_sql[ST_COUNT] = {
-    [ST_STRING] = "INSERT INTO strings(id, str) VALUES (?, ?)",
-    [ST_META] = "INSERT OR REPLACE INTO meta VALUES (?, ?)",
-    [ST_SOURCE] = "INSERT INTO sources VALUES (?, ?, ?, ?, ?)",
-    [ST_PROCESS] = "INSERT INTO processes VALUES (?, ?, ?, ?, ?, ?)",
-    [ST_DEVICE] =
-	"INSERT INTO devices VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-    [ST_TRACK] = "INSERT INTO tracks VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-};
-
 static const struct {
 	const char *table;
 	int ncol;
 } batch_tables[B_COUNT] = {
+    [B_META] = {"meta", 2},
+    [B_STRING] = {"strings", 2},
+    [B_SOURCE] = {"sources", 5},
+    [B_PROCESS] = {"processes", 6},
+    [B_DEVICE] = {"devices", 18},
+    [B_TRACK] = {"tracks", 8},
     [B_EVENT] = {"events", 8},
     [B_KERNEL] = {"kernel_details", 14},
     [B_COPY] = {"copy_details", 7},
@@ -107,55 +103,26 @@ static int exec(tk_writer *w, const char *sql, const char *what)
 	return TK_OK;
 }
 
-/* Run a bound statement once and reset it. */
-static int step(tk_writer *w, int which)
-{
-	sqlite3_stmt *st = w->st[which];
-	int rc = sqlite3_step(st);
-	sqlite3_reset(st);
-	if (rc != SQLITE_DONE)
-		return tkw_fail_sql(w, "insert");
-	return TK_OK;
-}
-
 /* Keep the row filled since tk_batch_row() in batch @which. */
 int tkw_add_row(tk_writer *w, int which)
 {
-	if (tk_batch_add(&w->batch[which]) != SQLITE_OK)
-		return tkw_fail_sql(w, batch_tables[which].table);
-	return TK_OK;
+	int sys_errno;
+	struct tk_batch *b = &w->batch[which];
+	int rc = tk_batch_add(b, &sys_errno);
+	if (rc == SQLITE_OK)
+		return TK_OK;
+	int status = rc == SQLITE_NOMEM	       ? TK_ENOMEM
+		     : rc == SQLITE_IOERR      ? TK_EIO
+		     : rc == SQLITE_CONSTRAINT ? TK_EINVAL
+					       : TK_EINTERNAL;
+	return tkw_fail(w, status, "cannot write store '%s' (%s): %s", w->path, b->table, b->err);
 }
 
-static void bind_opt_int(sqlite3_stmt *st, int i, int64_t v)
+int tkw_cell_text(tk_writer *w, int which, struct tk_cell *c, const char *s)
 {
-	if (v == TK_NONE)
-		sqlite3_bind_null(st, i);
-	else
-		sqlite3_bind_int64(st, i, v);
-}
-
-static void bind_opt_real(sqlite3_stmt *st, int i, double v)
-{
-	if (v < 0 || v != v)
-		sqlite3_bind_null(st, i);
-	else
-		sqlite3_bind_double(st, i, v);
-}
-
-static void bind_str_id(sqlite3_stmt *st, int i, uint32_t id)
-{
-	if (id == 0)
-		sqlite3_bind_null(st, i);
-	else
-		sqlite3_bind_int64(st, i, id);
-}
-
-static void bind_opt_text(sqlite3_stmt *st, int i, const char *s)
-{
-	if (!s)
-		sqlite3_bind_null(st, i);
-	else
-		sqlite3_bind_text(st, i, s, -1, SQLITE_TRANSIENT);
+	if (s && tk_batch_text(&w->batch[which], c, s) != SQLITE_OK)
+		return tkw_fail(w, TK_ENOMEM, "out of memory");
+	return w->status;
 }
 
 uint32_t tk_writer_intern(tk_writer *w, const char *s)
@@ -174,10 +141,10 @@ uint32_t tk_writer_intern(tk_writer *w, const char *s)
 		return 0;
 	}
 	if (added) {
-		sqlite3_stmt *st = w->st[ST_STRING];
-		sqlite3_bind_int64(st, 1, id);
-		sqlite3_bind_text(st, 2, s, (int)len, SQLITE_STATIC);
-		if (step(w, ST_STRING) != TK_OK)
+		struct tk_cell *row = tk_batch_row(&w->batch[B_STRING]);
+		tk_cell_int(&row[0], id);
+		if (tkw_cell_text(w, B_STRING, &row[1], s) != TK_OK ||
+		    tkw_add_row(w, B_STRING) != TK_OK)
 			return 0;
 		w->stats.strings++;
 	}
@@ -262,21 +229,46 @@ int tk_writer_create(const char *path, tk_writer **out)
 		goto out;
 	char sql[64];
 	snprintf(sql, sizeof(sql), "PRAGMA user_version = %d", TK_STORE_SCHEMA_VERSION);
-	if ((rc = exec(w, sql, "schema version")) != TK_OK)
+	if ((rc = exec(w, sql, "schema version")) != TK_OK ||
+	    (rc = exec(w, "COMMIT", "commit")) != TK_OK)
 		goto out;
-	for (int i = 0; i < ST_COUNT; i++) {
-		if (sqlite3_prepare_v3(w->db, stmt_sql[i], -1, SQLITE_PREPARE_PERSISTENT, &w->st[i],
-				       NULL) != SQLITE_OK) {
-			rc = tkw_fail_sql(w, "prepare");
+	for (int i = 0; i < B_COUNT; i++) {
+		if (tk_batch_describe(&w->batch[i], w->db, batch_tables[i].table,
+				      batch_tables[i].ncol) != SQLITE_OK) {
+			rc = tkw_fail(w, TK_EINTERNAL, "cannot create store '%s': %s", path,
+				      w->batch[i].err);
 			goto out;
 		}
 	}
-	for (int i = 0; i < B_COUNT; i++) {
-		if (tk_batch_init(&w->batch[i], w->db, batch_tables[i].table,
-				  batch_tables[i].ncol) != SQLITE_OK) {
-			rc = tkw_fail_sql(w, "prepare");
-			goto out;
-		}
+	w->batch[B_META].conflict = "OR REPLACE";
+	/* From here until finish the tables' pages are written directly (pages.h). */
+	sqlite3_stmt *st = NULL;
+	int64_t page_size = 0, page_count = 0;
+	if (sqlite3_prepare_v2(
+		w->db, "SELECT page_size, page_count FROM pragma_page_size, pragma_page_count", -1,
+		&st, NULL) == SQLITE_OK &&
+	    sqlite3_step(st) == SQLITE_ROW) {
+		page_size = sqlite3_column_int64(st, 0);
+		page_count = sqlite3_column_int64(st, 1);
+	}
+	sqlite3_finalize(st);
+	if (page_size <= 0 || page_count <= 0) {
+		rc = tkw_fail_sql(w, "page count");
+		goto out;
+	}
+	if (sqlite3_close(w->db) != SQLITE_OK) {
+		rc = tkw_fail_sql(w, "close");
+		goto out;
+	}
+	w->db = NULL;
+	int err = tk_pages_open(&w->pages, w->tmp_path, (uint32_t)page_size, (uint32_t)page_count);
+	w->pages_open = 1;
+	for (int i = 0; i < B_COUNT && !err; i++)
+		err = tk_batch_start(&w->batch[i], &w->pages);
+	if (err) {
+		rc = tkw_fail(w, err == ENOMEM ? TK_ENOMEM : TK_EIO, "cannot create store '%s': %s",
+			      path, strerror(err));
+		goto out;
 	}
 	if ((rc = tk_writer_set_meta_int(w, "schema_version", TK_STORE_SCHEMA_VERSION)) != TK_OK)
 		goto out;
@@ -288,10 +280,10 @@ out:
 
 static void release(tk_writer *w, int remove_tmp)
 {
-	for (int i = 0; i < ST_COUNT; i++)
-		sqlite3_finalize(w->st[i]);
 	for (int i = 0; i < B_COUNT; i++)
 		tk_batch_free(&w->batch[i]);
+	if (w->pages_open)
+		tk_pages_close(&w->pages);
 	sqlite3_close_v2(w->db);
 	if (remove_tmp && w->tmp_path && w->tmp_path[0])
 		unlink(w->tmp_path);
@@ -314,10 +306,11 @@ int tk_writer_set_meta_text(tk_writer *w, const char *key, const char *value)
 		return rc;
 	if (!key || !value)
 		return tkw_fail(w, TK_EINVAL, "meta key and value must not be NULL");
-	sqlite3_stmt *st = w->st[ST_META];
-	sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, value, -1, SQLITE_STATIC);
-	return step(w, ST_META);
+	struct tk_cell *row = tk_batch_row(&w->batch[B_META]);
+	if (tkw_cell_text(w, B_META, &row[0], key) != TK_OK ||
+	    tkw_cell_text(w, B_META, &row[1], value) != TK_OK)
+		return w->status;
+	return tkw_add_row(w, B_META);
 }
 
 int tk_writer_set_meta_int(tk_writer *w, const char *key, int64_t value)
@@ -327,10 +320,11 @@ int tk_writer_set_meta_int(tk_writer *w, const char *key, int64_t value)
 		return rc;
 	if (!key)
 		return tkw_fail(w, TK_EINVAL, "meta key must not be NULL");
-	sqlite3_stmt *st = w->st[ST_META];
-	sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 2, value);
-	return step(w, ST_META);
+	struct tk_cell *row = tk_batch_row(&w->batch[B_META]);
+	if (tkw_cell_text(w, B_META, &row[0], key) != TK_OK)
+		return w->status;
+	tk_cell_int(&row[1], value);
+	return tkw_add_row(w, B_META);
 }
 
 int tk_writer_add_source(tk_writer *w, const char *format, const char *path, const char *host,
@@ -341,13 +335,16 @@ int tk_writer_add_source(tk_writer *w, const char *format, const char *path, con
 		return rc;
 	if (!format)
 		return tkw_fail(w, TK_EINVAL, "source format must not be NULL");
-	sqlite3_stmt *st = w->st[ST_SOURCE];
-	sqlite3_bind_int64(st, 1, ++w->n_sources);
-	sqlite3_bind_text(st, 2, format, -1, SQLITE_STATIC);
-	bind_opt_text(st, 3, path);
-	bind_opt_text(st, 4, host);
-	bind_opt_int(st, 5, rank);
-	return step(w, ST_SOURCE);
+	struct tk_cell *row = tk_batch_row(&w->batch[B_SOURCE]);
+	tk_cell_int(&row[0], w->n_sources + 1);
+	if (tkw_cell_text(w, B_SOURCE, &row[1], format) != TK_OK ||
+	    tkw_cell_text(w, B_SOURCE, &row[2], path) != TK_OK ||
+	    tkw_cell_text(w, B_SOURCE, &row[3], host) != TK_OK)
+		return w->status;
+	tk_cell_opt_int(&row[4], rank);
+	if ((rc = tkw_add_row(w, B_SOURCE)) == TK_OK)
+		w->n_sources++;
+	return rc;
 }
 
 int tk_writer_add_process(tk_writer *w, const struct tk_process_info *p, int64_t *out_id)
@@ -358,17 +355,20 @@ int tk_writer_add_process(tk_writer *w, const struct tk_process_info *p, int64_t
 	uint32_t name = tkw_intern_opt(w, p->name), host = tkw_intern_opt(w, p->host);
 	if (w->status != TK_OK)
 		return w->status;
-	sqlite3_stmt *st = w->st[ST_PROCESS];
-	int64_t id = ++w->n_processes;
-	sqlite3_bind_int64(st, 1, id);
-	bind_opt_int(st, 2, p->pid);
-	bind_str_id(st, 3, name);
-	bind_str_id(st, 4, host);
-	bind_opt_int(st, 5, p->rank);
-	bind_opt_int(st, 6, w->n_sources ? w->n_sources : TK_NONE);
-	if ((rc = step(w, ST_PROCESS)) == TK_OK && out_id)
+	int64_t id = w->n_processes + 1;
+	struct tk_cell *row = tk_batch_row(&w->batch[B_PROCESS]);
+	tk_cell_int(&row[0], id);
+	tk_cell_opt_int(&row[1], p->pid);
+	tk_cell_str_id(&row[2], name);
+	tk_cell_str_id(&row[3], host);
+	tk_cell_opt_int(&row[4], p->rank);
+	tk_cell_opt_int(&row[5], w->n_sources ? w->n_sources : TK_NONE);
+	if ((rc = tkw_add_row(w, B_PROCESS)) != TK_OK)
+		return rc;
+	w->n_processes = id;
+	if (out_id)
 		*out_id = id;
-	return rc;
+	return TK_OK;
 }
 
 int tkw_check_process(tk_writer *w, int64_t id, const char *what)
@@ -397,29 +397,34 @@ int tk_writer_add_device(tk_writer *w, const struct tk_device_info *d, int64_t *
 	uint32_t name = tkw_intern_opt(w, d->name), host = tkw_intern_opt(w, d->host);
 	if (w->status != TK_OK)
 		return w->status;
-	sqlite3_stmt *st = w->st[ST_DEVICE];
-	int64_t id = w->n_devices++;
-	sqlite3_bind_int64(st, 1, id);
-	sqlite3_bind_int64(st, 2, d->ordinal);
-	sqlite3_bind_text(st, 3, d->kind ? d->kind : "gpu", -1, SQLITE_STATIC);
-	bind_str_id(st, 4, name);
-	bind_opt_text(st, 5, d->vendor);
-	bind_str_id(st, 6, host);
-	bind_opt_int(st, 7, d->process_id);
-	bind_opt_int(st, 8, d->rank);
-	bind_opt_text(st, 9, d->compute_capability);
-	bind_opt_int(st, 10, d->sm_count);
-	bind_opt_int(st, 11, d->clock_hz);
-	bind_opt_int(st, 12, d->memory_bytes);
-	bind_opt_int(st, 13, d->memory_bandwidth_bps);
-	bind_opt_real(st, 14, d->peak_flops);
-	bind_opt_int(st, 15, d->max_threads_per_sm);
-	bind_opt_int(st, 16, d->max_regs_per_sm);
-	bind_opt_int(st, 17, d->max_smem_per_sm);
-	bind_opt_int(st, 18, w->n_sources ? w->n_sources : TK_NONE);
-	if ((rc = step(w, ST_DEVICE)) == TK_OK && out_id)
+	int64_t id = w->n_devices;
+	struct tk_cell *row = tk_batch_row(&w->batch[B_DEVICE]);
+	tk_cell_int(&row[0], id);
+	tk_cell_int(&row[1], d->ordinal);
+	if (tkw_cell_text(w, B_DEVICE, &row[2], d->kind ? d->kind : "gpu") != TK_OK ||
+	    tkw_cell_text(w, B_DEVICE, &row[4], d->vendor) != TK_OK ||
+	    tkw_cell_text(w, B_DEVICE, &row[8], d->compute_capability) != TK_OK)
+		return w->status;
+	tk_cell_str_id(&row[3], name);
+	tk_cell_str_id(&row[5], host);
+	tk_cell_opt_int(&row[6], d->process_id);
+	tk_cell_opt_int(&row[7], d->rank);
+	tk_cell_opt_int(&row[9], d->sm_count);
+	tk_cell_opt_int(&row[10], d->clock_hz);
+	tk_cell_opt_int(&row[11], d->memory_bytes);
+	tk_cell_opt_int(&row[12], d->memory_bandwidth_bps);
+	if (d->peak_flops == d->peak_flops) /* NaN means unknown, like a negative value */
+		tk_cell_opt_real(&row[13], d->peak_flops);
+	tk_cell_opt_int(&row[14], d->max_threads_per_sm);
+	tk_cell_opt_int(&row[15], d->max_regs_per_sm);
+	tk_cell_opt_int(&row[16], d->max_smem_per_sm);
+	tk_cell_opt_int(&row[17], w->n_sources ? w->n_sources : TK_NONE);
+	if ((rc = tkw_add_row(w, B_DEVICE)) != TK_OK)
+		return rc;
+	w->n_devices++;
+	if (out_id)
 		*out_id = id;
-	return rc;
+	return TK_OK;
 }
 
 int tk_writer_add_track(tk_writer *w, const struct tk_track_info *t, int64_t *out_id)
@@ -438,19 +443,23 @@ int tk_writer_add_track(tk_writer *w, const struct tk_track_info *t, int64_t *ou
 	uint32_t name = tkw_intern_opt(w, t->name);
 	if (w->status != TK_OK)
 		return w->status;
-	sqlite3_stmt *st = w->st[ST_TRACK];
-	int64_t id = ++w->n_tracks;
-	sqlite3_bind_int64(st, 1, id);
-	sqlite3_bind_text(st, 2, kinds[t->kind], -1, SQLITE_STATIC);
-	bind_str_id(st, 3, name);
-	bind_opt_int(st, 4, t->process_id);
-	bind_opt_int(st, 5, t->device_id);
-	bind_opt_int(st, 6, t->tid);
-	bind_opt_int(st, 7, t->stream_id);
-	bind_opt_text(st, 8, t->unit);
-	if ((rc = step(w, ST_TRACK)) == TK_OK && out_id)
+	int64_t id = w->n_tracks + 1;
+	struct tk_cell *row = tk_batch_row(&w->batch[B_TRACK]);
+	tk_cell_int(&row[0], id);
+	if (tkw_cell_text(w, B_TRACK, &row[1], kinds[t->kind]) != TK_OK ||
+	    tkw_cell_text(w, B_TRACK, &row[7], t->unit) != TK_OK)
+		return w->status;
+	tk_cell_str_id(&row[2], name);
+	tk_cell_opt_int(&row[3], t->process_id);
+	tk_cell_opt_int(&row[4], t->device_id);
+	tk_cell_opt_int(&row[5], t->tid);
+	tk_cell_opt_int(&row[6], t->stream_id);
+	if ((rc = tkw_add_row(w, B_TRACK)) != TK_OK)
+		return rc;
+	w->n_tracks = id;
+	if (out_id)
 		*out_id = id;
-	return rc;
+	return TK_OK;
 }
 
 void tk_writer_get_stats(const tk_writer *w, struct tk_writer_stats *out)
@@ -472,12 +481,33 @@ static int sync_path(const char *path, int is_dir)
 	return is_dir ? 0 : rc;
 }
 
-/* Indexes, trace bounds, commit, close, rename. */
+/* Pages, then through SQLite: kept rows, trace bounds, indexes; commit, close, rename. */
 static int finish(tk_writer *w)
 {
 	int rc = tkw_check_ready(w);
 	if (rc != TK_OK)
 		return rc;
+	int err = 0;
+	for (int i = 0; i < B_COUNT && !err; i++)
+		err = tk_batch_finish_pages(&w->batch[i]);
+	int cerr = tk_pages_close(&w->pages);
+	w->pages_open = 0;
+	if (err || cerr)
+		return tkw_fail(w, TK_EIO, "cannot write store '%s': %s", w->path,
+				strerror(err ? err : cerr));
+	if (sqlite3_open_v2(w->tmp_path, &w->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX,
+			    NULL) != SQLITE_OK)
+		return tkw_fail(w, TK_EIO, "cannot write store '%s': %s", w->path,
+				w->db ? sqlite3_errmsg(w->db) : "out of memory");
+	if ((rc = exec(w,
+		       "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF;"
+		       "PRAGMA locking_mode = EXCLUSIVE; PRAGMA cache_size = -8192; BEGIN",
+		       "settings")) != TK_OK)
+		return rc;
+	for (int i = 0; i < B_COUNT; i++)
+		if (tk_batch_flush_sql(&w->batch[i], w->db) != SQLITE_OK)
+			return tkw_fail(w, TK_EINVAL, "cannot write store '%s': %s", w->path,
+					w->batch[i].err);
 	if (w->min_ts <= w->max_end) {
 		char sql[160];
 		snprintf(sql, sizeof(sql),
@@ -487,20 +517,11 @@ static int finish(tk_writer *w)
 		if ((rc = exec(w, sql, "trace bounds")) != TK_OK)
 			return rc;
 	}
-	for (int i = 0; i < B_COUNT; i++)
-		if (tk_batch_flush(&w->batch[i]) != SQLITE_OK)
-			return tkw_fail_sql(w, batch_tables[i].table);
 	const char *indexes = strstr(tk_schema_sql, TK_SCHEMA_INDEX_MARKER);
 	if (indexes && (rc = exec(w, indexes, "indexes")) != TK_OK)
 		return rc;
 	if ((rc = exec(w, "COMMIT", "commit")) != TK_OK)
 		return rc;
-	for (int i = 0; i < ST_COUNT; i++) {
-		sqlite3_finalize(w->st[i]);
-		w->st[i] = NULL;
-	}
-	for (int i = 0; i < B_COUNT; i++)
-		tk_batch_free(&w->batch[i]);
 	if (sqlite3_close(w->db) != SQLITE_OK)
 		return tkw_fail_sql(w, "close");
 	w->db = NULL;

@@ -10,11 +10,14 @@
 #include "batch.h"
 #include "intern.h"
 
-/* Statements run once per call (rare records), not batched. */
-enum { ST_STRING, ST_META, ST_SOURCE, ST_PROCESS, ST_DEVICE, ST_TRACK, ST_COUNT };
-
-/* Tables written once per record, in batches. */
+/* The tables the writer fills, each through its batch (batch.h). */
 enum {
+	B_META,
+	B_STRING,
+	B_SOURCE,
+	B_PROCESS,
+	B_DEVICE,
+	B_TRACK,
 	B_EVENT,
 	B_KERNEL,
 	B_COPY,
@@ -29,8 +32,9 @@ enum {
 };
 
 struct tk_writer {
-	sqlite3 *db;
-	sqlite3_stmt *st[ST_COUNT];
+	sqlite3 *db; /* open while the schema is created and again at finish, not in between */
+	struct tk_pages pages;
+	int pages_open;
 	struct tk_batch batch[B_COUNT];
 	char *path;
 	char *tmp_path;
@@ -44,6 +48,8 @@ struct tk_writer {
 
 /* Record the first failure (sticky) with a message; returns the writer's status. */
 int tkw_fail(tk_writer *w, int status, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* Set a text cell of batch @which (NULL leaves it NULL); fails the writer when out of memory. */
+int tkw_cell_text(tk_writer *w, int which, struct tk_cell *c, const char *s);
 /* Fail with SQLite's message for @what. */
 int tkw_fail_sql(tk_writer *w, const char *what);
 /* Keep the row filled since tk_batch_row() in batch @which. */

@@ -1,0 +1,79 @@
+/*
+ * Direct SQLite page output for the store writer's bulk load: table b-trees built bottom-up from
+ * rows that arrive in rowid order, written as pages appended to a database file that SQLite
+ * created (schema, lookup tables) and will open again afterwards. The file format is SQLite's
+ * own (https://sqlite.org/fileformat2.html); nothing here is SQLite's code.
+ */
+#ifndef TK_STORE_PAGES_H
+#define TK_STORE_PAGES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* A database file being extended page by page. */
+struct tk_pages {
+	int fd;
+	uint32_t page_size;
+	uint32_t npages;    /* pages in the file, counting those allocated and not yet written */
+	unsigned char *buf; /* contiguous pages waiting to be written */
+	uint32_t buf_first; /* page number of buf's first page */
+	uint32_t buf_n, buf_cap; /* pages in buf, and room */
+	int err;		 /* errno of the first failure, sticky */
+};
+
+/** tk_pages_open() - extend @path, an SQLite file of @npages pages of @page_size; an errno. */
+int tk_pages_open(struct tk_pages *p, const char *path, uint32_t page_size, uint32_t npages);
+
+/** tk_pages_alloc() - the number of a new page at the end of the file (0 when full). */
+uint32_t tk_pages_alloc(struct tk_pages *p);
+
+/** tk_pages_put() - write page @pgno (page_size bytes); an errno, sticky. */
+int tk_pages_put(struct tk_pages *p, uint32_t pgno, const unsigned char *page);
+
+/** tk_pages_close() - write what is pending, set the header's page count, close; an errno. */
+int tk_pages_close(struct tk_pages *p);
+
+/* One interior level of a tree under construction: its children not yet written in a page. */
+struct tk_tree_level {
+	uint32_t *child;
+	int64_t *key; /* largest rowid under each child */
+	int n;
+	size_t bytes; /* bytes the page would take with the children so far */
+};
+
+/* A table b-tree built from rows appended in increasing rowid order. */
+struct tk_tree {
+	struct tk_pages *pages;
+	uint32_t root;	     /* page the finished root goes to (SQLite's empty root) */
+	unsigned char *leaf; /* the leaf page being filled */
+	int ncell;
+	uint32_t content; /* start of the leaf's cell content area */
+	int64_t last_rowid;
+	int64_t rows;
+	struct tk_tree_level *levels; /* levels[0] is the level above the leaves */
+	int nlevels;
+	int max_children;
+	unsigned char *ovfl; /* overflow page buffer */
+};
+
+/** tk_tree_init() - a builder for the table whose (empty) root page is @root; an errno. */
+int tk_tree_init(struct tk_tree *t, struct tk_pages *p, uint32_t root);
+
+/**
+ * tk_tree_append() - append a row: @rowid must be above every earlier one; @rec is the
+ * record (SQLite record format) of @len bytes. Returns an errno (EINVAL for a rowid out of order).
+ */
+int tk_tree_append(struct tk_tree *t, int64_t rowid, const unsigned char *rec, size_t len);
+
+/** tk_tree_finish() - write the remaining pages and the root; an errno. */
+int tk_tree_finish(struct tk_tree *t);
+
+/** tk_tree_free() - release the buffers (NULL-safe). */
+void tk_tree_free(struct tk_tree *t);
+
+/* SQLite varint of @v into @out (at most 9 bytes); returns the length. */
+int tk_varint_put(unsigned char *out, uint64_t v);
+/* Length of the varint of @v. */
+int tk_varint_len(uint64_t v);
+
+#endif
