@@ -82,7 +82,7 @@ int tk_batch_describe(struct tk_batch *b, sqlite3 *db, const char *table, int nc
 		 db,
 		 "SELECT (SELECT rootpage FROM sqlite_schema WHERE type = 'table'"
 		 " AND name = ?1), (SELECT count(*) FROM sqlite_schema WHERE"
-		 " type = 'index' AND tbl_name = ?1)",
+		 " type = 'index' AND tbl_name = ?1 AND name LIKE 'sqlite_autoindex_%')",
 		 -1, &st, NULL)) != SQLITE_OK)
 		goto out;
 	sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
@@ -91,6 +91,7 @@ int tk_batch_describe(struct tk_batch *b, sqlite3 *db, const char *table, int nc
 	b->root = (uint32_t)sqlite3_column_int64(st, 0);
 	/* a table with an index of its own (UNIQUE, a non-integer PRIMARY KEY) goes through SQL */
 	b->direct = sqlite3_column_int(st, 1) == 0 && b->root > 1;
+	b->ka = b->kb = -1;
 	rc = SQLITE_OK;
 out:
 	if (rc != SQLITE_OK && !b->err[0])
@@ -99,13 +100,85 @@ out:
 	return rc;
 }
 
-int tk_batch_start(struct tk_batch *b, struct tk_pages *p)
+int tk_batch_plan_index(struct tk_batch *b, sqlite3 *db, const char *name, int *by_writer)
+{
+	sqlite3_stmt *st = NULL;
+	int cid[3], n = 0, unique = 1, rc;
+	uint32_t root = 0;
+	*by_writer = 0;
+	rc = sqlite3_prepare_v2(db,
+				"SELECT (SELECT rootpage FROM sqlite_schema WHERE name = ?1),"
+				" (SELECT \"unique\" FROM pragma_index_list(?2) WHERE name = ?1)",
+				-1, &st, NULL);
+	if (rc != SQLITE_OK)
+		goto out;
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, b->table, -1, SQLITE_STATIC);
+	if ((rc = sqlite3_step(st)) != SQLITE_ROW)
+		goto out;
+	root = (uint32_t)sqlite3_column_int64(st, 0);
+	unique = sqlite3_column_int(st, 1);
+	sqlite3_finalize(st);
+	st = NULL;
+	if ((rc = sqlite3_prepare_v2(db, "SELECT cid FROM pragma_index_info(?1) ORDER BY seqno", -1,
+				     &st, NULL)) != SQLITE_OK)
+		goto out;
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		if (n < 3)
+			cid[n++] = sqlite3_column_int(st, 0);
+		else
+			n++;
+	if (rc != SQLITE_DONE)
+		goto out;
+	rc = SQLITE_OK;
+	int ok = !unique && !b->has_ix && b->direct && root > 1 && (n == 1 || n == 2);
+	for (int i = 0; ok && i < n; i++)
+		ok = cid[i] >= 0 && cid[i] < b->ncol && cid[i] != b->ipk && b->aff[cid[i]] == 'I';
+	if (ok && n == 2)
+		ok = b->notnull[cid[1]];
+	if (ok) {
+		b->has_ix = 1;
+		b->ka = cid[0];
+		b->kb = n == 2 ? cid[1] : -1;
+		b->ix_root = root;
+		*by_writer = 1;
+	}
+out:
+	if (rc != SQLITE_OK)
+		snprintf(b->err, sizeof(b->err), "index %s: %s", name, sqlite3_errmsg(db));
+	sqlite3_finalize(st);
+	return rc;
+}
+
+int tk_batch_start(struct tk_batch *b, struct tk_pages *p, const char *tmp_dir, size_t run_keys)
 {
 	if (!b->direct)
 		return 0;
 	int err = tk_tree_init(&b->tree, p, b->root);
 	b->tree_ready = 1;
+	if (!err && b->has_ix)
+		err = tk_index_init(&b->ix, p, b->ix_root, b->kb >= 0 ? 2 : 1, tmp_dir, run_keys);
 	return err;
+}
+
+/* The index key of the row just appended as @rowid; 0, or an errno. */
+static int add_key(struct tk_batch *b, int64_t rowid)
+{
+	const struct tk_cell *a = &b->row[b->ka], *k2 = b->kb >= 0 ? &b->row[b->kb] : NULL;
+	struct tk_ikey key = {0, 0, rowid, 0};
+	if (a->type == TK_CELL_NULL)
+		key.a_null = 1;
+	else if (a->type == TK_CELL_INT)
+		key.a = a->i;
+	else
+		return EINVAL;
+	if (k2) {
+		if (k2->type != TK_CELL_INT)
+			return EINVAL;
+		key.b = k2->i;
+	}
+	return tk_index_add(&b->ix, &key);
 }
 
 struct tk_cell *tk_batch_row(struct tk_batch *b)
@@ -315,12 +388,22 @@ int tk_batch_add(struct tk_batch *b, int *sys_errno)
 	}
 	if (b->ipk < 0)
 		b->next_rowid = rowid;
+	if (b->has_ix && (err = add_key(b, rowid))) {
+		*sys_errno = err;
+		snprintf(b->err, sizeof(b->err), "index key: %s", strerror(err));
+		return err == ENOMEM   ? SQLITE_NOMEM
+		       : err == EINVAL ? SQLITE_MISMATCH
+				       : SQLITE_IOERR;
+	}
 	return SQLITE_OK;
 }
 
 int tk_batch_finish_pages(struct tk_batch *b)
 {
-	return b->tree_ready ? tk_tree_finish(&b->tree) : 0;
+	int err = b->tree_ready ? tk_tree_finish(&b->tree) : 0;
+	if (!err && b->has_ix && b->tree_ready)
+		err = tk_index_finish(&b->ix);
+	return err;
 }
 
 int tk_batch_flush_sql(struct tk_batch *b, sqlite3 *db)
@@ -369,6 +452,8 @@ void tk_batch_free(struct tk_batch *b)
 	if (!b)
 		return;
 	tk_tree_free(&b->tree);
+	if (b->has_ix && b->tree_ready)
+		tk_index_free(&b->ix);
 	free(b->arena);
 	free(b->rec);
 	free(b->kept);

@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "index.h"
 #include "pages.h"
 
 #define TK_BATCH_MAX_COLS 18
@@ -48,6 +49,10 @@ struct tk_batch {
 	size_t nkept, keptcap;
 	char *karena; /* their text */
 	size_t kalen, kacap;
+	/* an index the writer builds itself (index.h): key columns ka and kb (-1: none) */
+	int has_ix, ka, kb;
+	uint32_t ix_root;
+	struct tk_index ix;
 	char err[256];
 };
 
@@ -58,8 +63,18 @@ struct tk_batch {
  */
 int tk_batch_describe(struct tk_batch *b, sqlite3 *db, const char *table, int ncol);
 
-/** tk_batch_start() - start writing pages to @p (after SQLite closed the file); an errno. */
-int tk_batch_start(struct tk_batch *b, struct tk_pages *p);
+/**
+ * tk_batch_plan_index() - decide who builds index @name (on this batch's table): the writer when
+ * it is not UNIQUE, has one or two integer key columns (the second NOT NULL) and the table's rows
+ * are appended directly, else SQLite (REINDEX at finish; *by_writer = 0). An SQLite code.
+ */
+int tk_batch_plan_index(struct tk_batch *b, sqlite3 *db, const char *name, int *by_writer);
+
+/**
+ * tk_batch_start() - start writing pages to @p (after SQLite closed the file); index sort runs
+ * go to files in @tmp_dir, at most @run_keys keys in memory per index. An errno.
+ */
+int tk_batch_start(struct tk_batch *b, struct tk_pages *p, const char *tmp_dir, size_t run_keys);
 
 /** tk_batch_row() - the cells of the next row, all NULL; fill them, then tk_batch_add(). */
 struct tk_cell *tk_batch_row(struct tk_batch *b);

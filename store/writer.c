@@ -164,6 +164,45 @@ int tkw_check_ready(tk_writer *w)
 	return w->status;
 }
 
+/* Keys per index held in memory before a sorted run goes to disk (32 bytes each). */
+#define TK_INDEX_RUN_KEYS (256 * 1024)
+
+/* Who builds each index of the schema: the writer (index.h) or SQLite at finish (REINDEX). */
+static int plan_indexes(tk_writer *w)
+{
+	sqlite3_stmt *st = NULL;
+	int rc = TK_OK;
+	size_t len = 0;
+	if (sqlite3_prepare_v2(w->db,
+			       "SELECT name, tbl_name FROM sqlite_schema WHERE type = 'index'"
+			       " AND name NOT LIKE 'sqlite_autoindex_%' ORDER BY name",
+			       -1, &st, NULL) != SQLITE_OK)
+		return tkw_fail_sql(w, "indexes");
+	while (rc == TK_OK && sqlite3_step(st) == SQLITE_ROW) {
+		const char *name = (const char *)sqlite3_column_text(st, 0);
+		const char *table = (const char *)sqlite3_column_text(st, 1);
+		for (int i = 0; i < B_COUNT; i++) {
+			struct tk_batch *b = &w->batch[i];
+			int by_writer;
+			if (strcmp(b->table, table) != 0)
+				continue;
+			if (tk_batch_plan_index(b, w->db, name, &by_writer) != SQLITE_OK)
+				rc = tkw_fail(w, TK_EINTERNAL, "cannot create store '%s': %s",
+					      w->path, b->err);
+			else if (!by_writer) {
+				int n = snprintf(w->reindex + len, sizeof(w->reindex) - len,
+						 "REINDEX %s;", name);
+				if (n < 0 || (size_t)n >= sizeof(w->reindex) - len)
+					rc = tkw_fail(w, TK_EINTERNAL, "too many indexes");
+				else
+					len += (size_t)n;
+			}
+		}
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
 int tk_writer_create(const char *path, tk_writer **out)
 {
 	int rc = TK_OK;
@@ -222,9 +261,7 @@ int tk_writer_create(const char *path, tk_writer **out)
 		rc = tkw_fail(w, TK_ENOMEM, "out of memory");
 		goto out;
 	}
-	char *marker = strstr(schema, TK_SCHEMA_INDEX_MARKER);
-	if (marker)
-		*marker = '\0';
+	/* the indexes too, empty: the writer fills those it can build (index.h), SQLite the rest */
 	if ((rc = exec(w, schema, "schema")) != TK_OK)
 		goto out;
 	char sql[64];
@@ -241,6 +278,8 @@ int tk_writer_create(const char *path, tk_writer **out)
 		}
 	}
 	w->batch[B_META].conflict = "OR REPLACE";
+	if ((rc = plan_indexes(w)) != TK_OK)
+		goto out;
 	/* From here until finish the tables' pages are written directly (pages.h). */
 	sqlite3_stmt *st = NULL;
 	int64_t page_size = 0, page_count = 0;
@@ -263,8 +302,12 @@ int tk_writer_create(const char *path, tk_writer **out)
 	w->db = NULL;
 	int err = tk_pages_open(&w->pages, w->tmp_path, (uint32_t)page_size, (uint32_t)page_count);
 	w->pages_open = 1;
+	char *dir = strdup(w->tmp_path);
+	if (!dir && !err)
+		err = ENOMEM;
 	for (int i = 0; i < B_COUNT && !err; i++)
-		err = tk_batch_start(&w->batch[i], &w->pages);
+		err = tk_batch_start(&w->batch[i], &w->pages, dirname(dir), TK_INDEX_RUN_KEYS);
+	free(dir);
 	if (err) {
 		rc = tkw_fail(w, err == ENOMEM ? TK_ENOMEM : TK_EIO, "cannot create store '%s': %s",
 			      path, strerror(err));
@@ -517,8 +560,7 @@ static int finish(tk_writer *w)
 		if ((rc = exec(w, sql, "trace bounds")) != TK_OK)
 			return rc;
 	}
-	const char *indexes = strstr(tk_schema_sql, TK_SCHEMA_INDEX_MARKER);
-	if (indexes && (rc = exec(w, indexes, "indexes")) != TK_OK)
+	if (w->reindex[0] && (rc = exec(w, w->reindex, "indexes")) != TK_OK)
 		return rc;
 	if ((rc = exec(w, "COMMIT", "commit")) != TK_OK)
 		return rc;

@@ -36,6 +36,7 @@ struct tk_writer {
 	struct tk_pages pages;
 	int pages_open;
 	struct tk_batch batch[B_COUNT];
+	char reindex[1024]; /* REINDEX statements for the indexes SQLite builds at finish */
 	char *path;
 	char *tmp_path;
 	int status; /* first error, sticky */

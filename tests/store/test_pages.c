@@ -68,7 +68,7 @@ Test(pages, deep_tree_with_overflow_reads_back_exactly)
 	cr_assert_eq(b.ipk, 0);
 	cr_assert(b.direct);
 	cr_assert_eq(tk_pages_open(&pages, path, 512, npages), 0);
-	cr_assert_eq(tk_batch_start(&b, &pages), 0);
+	cr_assert_eq(tk_batch_start(&b, &pages, dir, 1000), 0);
 	const int64_t n = 200000;
 	for (int64_t i = 1; i <= n; i++) {
 		/* rowids with gaps and large values: 3 i, and one near 2^62 at the end */
@@ -166,7 +166,7 @@ Test(pages, table_without_rowid_column_and_untyped_values)
 	sqlite3_close(db);
 	cr_assert_eq(b.ipk, -1);
 	cr_assert_eq(tk_pages_open(&pages, path, 1024, npages), 0);
-	cr_assert_eq(tk_batch_start(&b, &pages), 0);
+	cr_assert_eq(tk_batch_start(&b, &pages, dir, 1000), 0);
 	for (int i = 0; i < 3000; i++) {
 		struct tk_cell *row = tk_batch_row(&b);
 		tk_cell_int(&row[0], INT64_MIN + i); /* extreme integers survive */
@@ -278,6 +278,80 @@ Test(pages, synthetic_store_passes_integrity_check)
 	cr_assert_eq(sqlite3_open(path, &db), SQLITE_OK);
 	check_string(db, "PRAGMA integrity_check", "ok");
 	sqlite3_close(db);
+	free(path);
+	tkt_rmdir(dir);
+	free(dir);
+}
+
+Test(pages, index_built_from_sorted_runs_matches_the_table)
+{
+	char *dir = tkt_mkdtemp(), *path = tkt_path(dir, "x.db");
+	sqlite3 *db = NULL;
+	cr_assert_eq(sqlite3_open(path, &db), SQLITE_OK);
+	cr_assert_eq(
+	    sqlite3_exec(db,
+			 "PRAGMA page_size = 512; PRAGMA journal_mode = OFF;"
+			 "CREATE TABLE x (id INTEGER PRIMARY KEY, k INTEGER, ts INTEGER NOT "
+			 "NULL, v TEXT);"
+			 "CREATE INDEX x_by_k ON x(k, ts); CREATE UNIQUE INDEX x_by_v ON x(v);"
+			 "CREATE INDEX x_by_v2 ON x(v);",
+			 NULL, NULL, NULL),
+	    SQLITE_OK);
+	struct tk_batch b;
+	int by_writer;
+	cr_assert_eq(tk_batch_describe(&b, db, "x", 4), SQLITE_OK, "%s", b.err);
+	cr_assert_eq(tk_batch_plan_index(&b, db, "x_by_v", &by_writer), SQLITE_OK);
+	cr_expect_eq(by_writer, 0, "a UNIQUE index is left to SQLite");
+	cr_assert_eq(tk_batch_plan_index(&b, db, "x_by_v2", &by_writer), SQLITE_OK);
+	cr_expect_eq(by_writer, 0, "a text key is left to SQLite");
+	cr_assert_eq(tk_batch_plan_index(&b, db, "x_by_k", &by_writer), SQLITE_OK);
+	cr_assert_eq(by_writer, 1);
+	sqlite3_close(db);
+	uint32_t npages = (uint32_t)tkt_query_int(path, "PRAGMA page_count");
+	struct tk_pages pages;
+	cr_assert_eq(tk_pages_open(&pages, path, 512, npages), 0);
+	cr_assert_eq(tk_batch_start(&b, &pages, dir, 1000), 0);
+	const int n = 100000;
+	int64_t n_k5 = 0, n_null = 0;
+	for (int i = 1; i <= n; i++) {
+		struct tk_cell *row = tk_batch_row(&b);
+		tk_cell_int(&row[0], i);
+		/* keys out of order across runs; NULLs and negative values; runs of equal keys */
+		int64_t k = (i * 7919) % 13 - 3, ts = ((int64_t)i * 104729) % 100003 - 50000;
+		if (i % 17 == 0)
+			n_null++;
+		else {
+			tk_cell_int(&row[1], k);
+			n_k5 += k == 5;
+		}
+		tk_cell_int(&row[2], i < 3000 ? 1000 : ts); /* the first run arrives sorted */
+		char v[32];
+		snprintf(v, sizeof(v), "v%d", i);
+		cr_assert_eq(tk_batch_text(&b, &row[3], v), SQLITE_OK);
+		int e;
+		cr_assert_eq(tk_batch_add(&b, &e), SQLITE_OK, "%s", b.err);
+	}
+	cr_expect_gt(b.ix.nruns, 50);
+	cr_assert_eq(tk_batch_finish_pages(&b), 0);
+	cr_assert_eq(tk_pages_close(&pages), 0);
+	tk_batch_free(&b);
+	cr_assert_eq(sqlite3_open(path, &db), SQLITE_OK);
+	cr_assert_eq(sqlite3_exec(db, "REINDEX x_by_v; REINDEX x_by_v2", NULL, NULL, NULL),
+		     SQLITE_OK);
+	check_string(db, "PRAGMA integrity_check", "ok"); /* checks every index entry */
+	sqlite3_close(db);
+	cr_expect_eq(tkt_query_int(path, "SELECT count(*) FROM x INDEXED BY x_by_k WHERE k = 5"),
+		     n_k5);
+	cr_expect_eq(
+	    tkt_query_int(path, "SELECT count(*) FROM x INDEXED BY x_by_k WHERE k IS NULL"),
+	    n_null);
+	cr_expect_eq(tkt_query_int(path, "SELECT count(*) FROM x INDEXED BY x_by_k"
+					 " WHERE k = -3 AND ts BETWEEN -100 AND 100"),
+		     tkt_query_int(path, "SELECT count(*) FROM x NOT INDEXED"
+					 " WHERE k = -3 AND ts BETWEEN -100 AND 100"));
+	cr_expect_gt(tkt_query_int(path, "SELECT max(length(path)) FROM dbstat WHERE name = "
+					 "'x_by_k' AND pagetype = 'internal'"),
+		     4, "expected at least two interior levels");
 	free(path);
 	tkt_rmdir(dir);
 	free(dir);

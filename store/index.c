@@ -1,0 +1,472 @@
+/*
+ * Indexes built by the store writer (see index.h). Keys are sorted in runs of bounded size (a run
+ * that arrived in order is not sorted again), runs go to an unlinked temporary file, and a k-way
+ * merge feeds the b-tree builder. An index b-tree holds each entry once: a full page gives up its
+ * largest entry as the separator in the level above (so no page is ever left empty), and at the
+ * end the last page of each level becomes the right-most child of the level above; the top page
+ * goes to the root SQLite reserved.
+ */
+#include "index.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+enum { PAGE_LEAF_INDEX = 10, PAGE_INTERIOR_INDEX = 2, READ_KEYS = 2048, MAX_LEVELS = 16 };
+
+static int cmp_key(const struct tk_ikey *x, const struct tk_ikey *y)
+{
+	if (x->a_null != y->a_null)
+		return x->a_null ? -1 : 1;
+	if (!x->a_null && x->a != y->a)
+		return x->a < y->a ? -1 : 1;
+	if (x->b != y->b)
+		return x->b < y->b ? -1 : 1;
+	if (x->rowid != y->rowid)
+		return x->rowid < y->rowid ? -1 : 1;
+	return 0;
+}
+
+static int qcmp(const void *x, const void *y)
+{
+	return cmp_key(x, y);
+}
+
+int tk_index_init(struct tk_index *ix, struct tk_pages *p, uint32_t root, int ncols,
+		  const char *dir, size_t run_keys)
+{
+	memset(ix, 0, sizeof(*ix));
+	ix->pages = p;
+	ix->root = root;
+	ix->ncols = ncols;
+	ix->fd = -1;
+	ix->buf_sorted = 1;
+	ix->cap = run_keys < 16 ? 16 : run_keys;
+	ix->tmp_dir = strdup(dir);
+	if (!ix->tmp_dir)
+		return ENOMEM;
+	return 0;
+}
+
+void tk_index_free(struct tk_index *ix)
+{
+	if (!ix)
+		return;
+	if (ix->fd >= 0)
+		close(ix->fd);
+	free(ix->buf);
+	free(ix->run_len);
+	free(ix->tmp_dir);
+	memset(ix, 0, sizeof(*ix));
+	ix->fd = -1;
+}
+
+static int write_all(int fd, const void *data, size_t len)
+{
+	const char *p = data;
+	while (len) {
+		ssize_t n = write(fd, p, len);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return errno;
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/* Sort the buffer (unless it arrived in order) and append it to the run file. */
+static int spill_run(struct tk_index *ix)
+{
+	if (!ix->buf_sorted)
+		qsort(ix->buf, ix->n, sizeof(*ix->buf), qcmp);
+	if (ix->fd < 0) {
+		size_t len = strlen(ix->tmp_dir) + 40;
+		char *path = malloc(len);
+		if (!path)
+			return ENOMEM;
+		snprintf(path, len, "%s/.tracekit-sort-XXXXXX", ix->tmp_dir);
+		ix->fd = mkstemp(path);
+		int e = errno;
+		if (ix->fd >= 0)
+			unlink(path);
+		free(path);
+		if (ix->fd < 0)
+			return e;
+	}
+	uint64_t *nl = realloc(ix->run_len, sizeof(*nl) * (ix->nruns + 1));
+	if (!nl)
+		return ENOMEM;
+	ix->run_len = nl;
+	int err = write_all(ix->fd, ix->buf, ix->n * sizeof(*ix->buf));
+	if (err)
+		return err;
+	ix->run_len[ix->nruns++] = ix->n;
+	ix->n = 0;
+	ix->buf_sorted = 1;
+	return 0;
+}
+
+int tk_index_add(struct tk_index *ix, const struct tk_ikey *k)
+{
+	if (!ix->buf) {
+		ix->buf = malloc(ix->cap * sizeof(*ix->buf));
+		if (!ix->buf)
+			return ENOMEM;
+	}
+	if (ix->n == ix->cap) {
+		int err = spill_run(ix);
+		if (err)
+			return err;
+	}
+	if (ix->n && ix->buf_sorted && cmp_key(&ix->buf[ix->n - 1], k) > 0)
+		ix->buf_sorted = 0;
+	ix->buf[ix->n++] = *k;
+	ix->total++;
+	return 0;
+}
+
+/* ---- the b-tree ---- */
+
+struct ipage {
+	unsigned char *pg;
+	int ncell;
+	uint32_t content, hdr, size;
+	uint32_t last_len; /* size of the last cell added (it sits at content) */
+};
+
+struct builder {
+	struct tk_index *ix;
+	uint32_t U;
+	struct ipage leaf, level[MAX_LEVELS];
+	int nlevels;
+};
+
+static void put16(unsigned char *p, uint32_t v)
+{
+	p[0] = (unsigned char)(v >> 8);
+	p[1] = (unsigned char)v;
+}
+
+static void put32(unsigned char *p, uint32_t v)
+{
+	p[0] = (unsigned char)(v >> 24);
+	p[1] = (unsigned char)(v >> 16);
+	p[2] = (unsigned char)(v >> 8);
+	p[3] = (unsigned char)v;
+}
+
+static int ip_init(struct ipage *ip, uint32_t U, uint32_t hdr)
+{
+	ip->pg = calloc(1, U);
+	ip->ncell = 0;
+	ip->content = U;
+	ip->size = U;
+	ip->hdr = hdr;
+	return ip->pg ? 0 : ENOMEM;
+}
+
+static int ip_fits(const struct ipage *ip, uint32_t U, uint32_t len)
+{
+	return ip->hdr + 2 * ((uint32_t)ip->ncell + 1) + (U - ip->content) + len <= U;
+}
+
+static void ip_add(struct ipage *ip, const unsigned char *cell, uint32_t len)
+{
+	ip->content -= len;
+	memcpy(ip->pg + ip->content, cell, len);
+	put16(ip->pg + ip->hdr + 2 * ip->ncell, ip->content);
+	ip->ncell++;
+	ip->last_len = len;
+}
+
+/* Remove the last cell (the largest entry), copying it to @out; its length. */
+static uint32_t ip_pop(struct ipage *ip, unsigned char *out)
+{
+	uint32_t len = ip->last_len;
+	memcpy(out, ip->pg + ip->content, len);
+	ip->content += len;
+	ip->ncell--;
+	/* the cell before it is the new last one: cells sit back to back from the page's end */
+	if (ip->ncell) {
+		const unsigned char *p = ip->pg + ip->hdr + 2 * (ip->ncell - 2);
+		uint32_t above = ip->ncell >= 2 ? ((uint32_t)p[0] << 8 | p[1]) : ip->size;
+		ip->last_len = above - ip->content;
+	}
+	return len;
+}
+
+static int ip_write(struct builder *bd, struct ipage *ip, int type, uint32_t right, uint32_t pgno)
+{
+	unsigned char *pg = ip->pg;
+	uint32_t end = ip->hdr + 2 * (uint32_t)ip->ncell;
+	pg[0] = (unsigned char)type;
+	pg[1] = pg[2] = 0;
+	put16(pg + 3, (uint32_t)ip->ncell);
+	put16(pg + 5, ip->content == 65536 ? 0 : ip->content);
+	pg[7] = 0;
+	if (type == PAGE_INTERIOR_INDEX)
+		put32(pg + 8, right);
+	memset(pg + end, 0, ip->content - end);
+	int err = tk_pages_put(bd->ix->pages, pgno, pg);
+	ip->ncell = 0;
+	ip->content = bd->U;
+	return err;
+}
+
+/* Add separator @rec (an entry) with left child @child to @level, spilling upwards when full. */
+static int push_sep(struct builder *bd, int level, uint32_t child, const unsigned char *rec,
+		    uint32_t rlen)
+{
+	if (level >= MAX_LEVELS)
+		return EFBIG;
+	if (level == bd->nlevels) {
+		int err = ip_init(&bd->level[level], bd->U, 12);
+		if (err)
+			return err;
+		bd->nlevels++;
+	}
+	struct ipage *ip = &bd->level[level];
+	unsigned char cell[48];
+	put32(cell, child);
+	cell[4] = (unsigned char)rlen; /* records are < 128 bytes: a one-byte varint */
+	memcpy(cell + 5, rec, rlen);
+	if (!ip_fits(ip, bd->U, rlen + 5)) {
+		unsigned char last[48];
+		uint32_t llen = ip_pop(ip, last);
+		uint32_t right = (uint32_t)last[0] << 24 | (uint32_t)last[1] << 16 |
+				 (uint32_t)last[2] << 8 | last[3];
+		uint32_t pgno = tk_pages_alloc(bd->ix->pages);
+		if (!pgno)
+			return bd->ix->pages->err;
+		int err = ip_write(bd, ip, PAGE_INTERIOR_INDEX, right, pgno);
+		if (err || (err = push_sep(bd, level + 1, pgno, last + 5, llen - 5)))
+			return err;
+		ip = &bd->level[level];
+	}
+	ip_add(ip, cell, rlen + 5);
+	return 0;
+}
+
+static int int_size(int64_t v, unsigned char *type)
+{
+	uint64_t u = v < 0 ? ~(uint64_t)v : (uint64_t)v;
+	if (v == 0 || v == 1) {
+		*type = (unsigned char)(8 + v);
+		return 0;
+	}
+	static const struct {
+		uint64_t max;
+		unsigned char type, size;
+	} t[] = {{0x7f, 1, 1},
+		 {0x7fff, 2, 2},
+		 {0x7fffff, 3, 3},
+		 {0x7fffffff, 4, 4},
+		 {0x7fffffffffffULL, 5, 6},
+		 {UINT64_MAX, 6, 8}};
+	for (int i = 0;; i++)
+		if (u <= t[i].max) {
+			*type = t[i].type;
+			return t[i].size;
+		}
+}
+
+/* The record of @k: (a, [b,] rowid). */
+static uint32_t key_record(const struct tk_index *ix, const struct tk_ikey *k, unsigned char *out)
+{
+	int64_t v[3] = {k->a, k->b, k->rowid};
+	int nv = ix->ncols + 1, size[3];
+	unsigned char type[3];
+	for (int i = 0; i < nv; i++) {
+		int64_t x = i == nv - 1 ? k->rowid : v[i];
+		if (i == 0 && k->a_null) {
+			type[i] = 0;
+			size[i] = 0;
+		} else
+			size[i] = int_size(x, &type[i]);
+	}
+	unsigned char *p = out;
+	*p++ = (unsigned char)(nv + 1);
+	for (int i = 0; i < nv; i++)
+		*p++ = type[i];
+	for (int i = 0; i < nv; i++) {
+		uint64_t x = (uint64_t)(i == nv - 1 ? k->rowid : v[i]);
+		for (int j = size[i] - 1; j >= 0; j--) {
+			p[j] = (unsigned char)x;
+			x >>= 8;
+		}
+		p += size[i];
+	}
+	return (uint32_t)(p - out);
+}
+
+static int add_entry(struct builder *bd, const struct tk_ikey *k)
+{
+	unsigned char cell[48];
+	uint32_t rlen = key_record(bd->ix, k, cell + 1);
+	cell[0] = (unsigned char)rlen;
+	struct ipage *leaf = &bd->leaf;
+	if (!ip_fits(leaf, bd->U, rlen + 1)) {
+		unsigned char last[48];
+		uint32_t llen = ip_pop(leaf, last);
+		uint32_t pgno = tk_pages_alloc(bd->ix->pages);
+		if (!pgno)
+			return bd->ix->pages->err;
+		int err = ip_write(bd, leaf, PAGE_LEAF_INDEX, 0, pgno);
+		if (err || (err = push_sep(bd, 0, pgno, last + 1, llen - 1)))
+			return err;
+	}
+	ip_add(leaf, cell, rlen + 1);
+	return 0;
+}
+
+static int finish_tree(struct builder *bd)
+{
+	int err;
+	if (bd->nlevels == 0)
+		return ip_write(bd, &bd->leaf, PAGE_LEAF_INDEX, 0, bd->ix->root);
+	uint32_t child = tk_pages_alloc(bd->ix->pages);
+	if (!child)
+		return bd->ix->pages->err;
+	if ((err = ip_write(bd, &bd->leaf, PAGE_LEAF_INDEX, 0, child)))
+		return err;
+	for (int level = 0; level < bd->nlevels; level++) {
+		uint32_t pgno =
+		    level == bd->nlevels - 1 ? bd->ix->root : tk_pages_alloc(bd->ix->pages);
+		if (!pgno)
+			return bd->ix->pages->err;
+		if ((err = ip_write(bd, &bd->level[level], PAGE_INTERIOR_INDEX, child, pgno)))
+			return err;
+		child = pgno;
+	}
+	return 0;
+}
+
+/* ---- merging runs ---- */
+
+struct run {
+	uint64_t off, left; /* next key's byte offset in the file, keys left */
+	struct tk_ikey *buf;
+	size_t pos, n;
+};
+
+static int run_fill(int fd, struct run *r)
+{
+	size_t want = r->left < READ_KEYS ? (size_t)r->left : READ_KEYS;
+	size_t bytes = want * sizeof(struct tk_ikey), got = 0;
+	while (got < bytes) {
+		ssize_t n = pread(fd, (char *)r->buf + got, bytes - got, (off_t)(r->off + got));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? errno : EIO;
+		got += (size_t)n;
+	}
+	r->off += bytes;
+	r->left -= want;
+	r->pos = 0;
+	r->n = want;
+	return 0;
+}
+
+static const struct tk_ikey *run_head(const struct run *r)
+{
+	return &r->buf[r->pos];
+}
+
+static void sift_down(struct run **heap, size_t n, size_t i)
+{
+	for (;;) {
+		size_t l = 2 * i + 1, m = i;
+		if (l < n && cmp_key(run_head(heap[l]), run_head(heap[m])) < 0)
+			m = l;
+		if (l + 1 < n && cmp_key(run_head(heap[l + 1]), run_head(heap[m])) < 0)
+			m = l + 1;
+		if (m == i)
+			return;
+		struct run *t = heap[i];
+		heap[i] = heap[m];
+		heap[m] = t;
+		i = m;
+	}
+}
+
+static int merge(struct tk_index *ix, struct builder *bd)
+{
+	size_t nr = ix->nruns + (ix->n ? 1 : 0), nh = 0;
+	struct run *runs = calloc(nr, sizeof(*runs));
+	struct run **heap = calloc(nr, sizeof(*heap));
+	int err = runs && heap ? 0 : ENOMEM;
+	uint64_t off = 0;
+	for (size_t i = 0; i < ix->nruns && !err; i++) {
+		runs[i].off = off;
+		runs[i].left = ix->run_len[i];
+		off += ix->run_len[i] * sizeof(struct tk_ikey);
+		runs[i].buf = malloc(READ_KEYS * sizeof(struct tk_ikey));
+		if (!runs[i].buf)
+			err = ENOMEM;
+		else if (!(err = run_fill(ix->fd, &runs[i])) && runs[i].n)
+			heap[nh++] = &runs[i];
+	}
+	if (!err && ix->n) { /* the sorted tail still in memory */
+		struct run *r = &runs[nr - 1];
+		r->buf = ix->buf;
+		r->n = ix->n;
+		heap[nh++] = r;
+	}
+	for (size_t i = nh; i-- > 0;)
+		sift_down(heap, nh, i);
+	while (!err && nh) {
+		struct run *r = heap[0];
+		err = add_entry(bd, run_head(r));
+		if (err)
+			break;
+		if (++r->pos == r->n) {
+			if (r->left)
+				err = run_fill(ix->fd, r);
+			else
+				r->n = 0;
+			if (!r->n) {
+				heap[0] = heap[--nh];
+				r = NULL;
+			}
+		}
+		if (nh)
+			sift_down(heap, nh, 0);
+	}
+	for (size_t i = 0; runs && i < ix->nruns; i++)
+		free(runs[i].buf);
+	free(runs);
+	free(heap);
+	return err;
+}
+
+int tk_index_finish(struct tk_index *ix)
+{
+	if (!ix->total)
+		return 0; /* SQLite's root is an empty index leaf already */
+	struct builder bd;
+	memset(&bd, 0, sizeof(bd));
+	bd.ix = ix;
+	bd.U = ix->pages->page_size;
+	int err = ip_init(&bd.leaf, bd.U, 8);
+	if (!err && ix->n && !ix->buf_sorted)
+		qsort(ix->buf, ix->n, sizeof(*ix->buf), qcmp);
+	if (!err) {
+		if (ix->nruns)
+			err = merge(ix, &bd);
+		else
+			for (size_t i = 0; i < ix->n && !err; i++)
+				err = add_entry(&bd, &ix->buf[i]);
+	}
+	if (!err)
+		err = finish_tree(&bd);
+	free(bd.leaf.pg);
+	for (int i = 0; i < bd.nlevels; i++)
+		free(bd.level[i].pg);
+	return err;
+}

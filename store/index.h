@@ -1,0 +1,48 @@
+/*
+ * Indexes built by the store writer itself: keys of up to two integer columns (the first may be
+ * NULL) plus the rowid are collected as rows are appended, sorted in bounded memory (sorted runs
+ * spilled to an unlinked temporary file, merged at the end), and written as an SQLite index
+ * b-tree into the page SQLite reserved when it created the (empty) index.
+ */
+#ifndef TK_STORE_INDEX_H
+#define TK_STORE_INDEX_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pages.h"
+
+struct tk_ikey {
+	int64_t a, b, rowid;
+	int64_t a_null; /* 1 when a is NULL (sorts first, as in SQLite) */
+};
+
+struct tk_index {
+	struct tk_pages *pages;
+	uint32_t root;
+	int ncols; /* key columns before the rowid: 1 or 2 */
+	/* sorting */
+	struct tk_ikey *buf;
+	size_t n, cap;
+	int buf_sorted; /* keys so far arrived in order */
+	int fd;		/* runs, or -1 */
+	size_t nruns;
+	uint64_t *run_len; /* keys per run, runs stored back to back */
+	uint64_t total;
+	char *tmp_dir;
+};
+
+/** tk_index_init() - an index of @ncols key columns whose root is @root; temp runs go in @dir. */
+int tk_index_init(struct tk_index *ix, struct tk_pages *p, uint32_t root, int ncols,
+		  const char *dir, size_t run_keys);
+
+/** tk_index_add() - one key; an errno. */
+int tk_index_add(struct tk_index *ix, const struct tk_ikey *k);
+
+/** tk_index_finish() - sort what is left, merge the runs, write the b-tree; an errno. */
+int tk_index_finish(struct tk_index *ix);
+
+/** tk_index_free() - release everything (NULL-safe). */
+void tk_index_free(struct tk_index *ix);
+
+#endif
