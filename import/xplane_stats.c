@@ -120,6 +120,27 @@ int xp_stat_int(const struct xp_stat *st, int64_t *out)
 	}
 }
 
+/*
+ * A plain decimal number (optional '-', digits, no leading zero) at s[0..n) into *out, with the
+ * length used; 0 when it is anything else (the callers fall back to strtoll then).
+ */
+static size_t fast_dec(const char *s, size_t n, int64_t *out)
+{
+	size_t i = 0;
+	int neg = 0;
+	if (i < n && s[i] == '-')
+		neg = 1, i++;
+	size_t start = i;
+	uint64_t v = 0;
+	while (i < n && s[i] >= '0' && s[i] <= '9' && i - start < 18)
+		v = v * 10 + (uint64_t)(s[i++] - '0');
+	if (i == start || (s[start] == '0' && i - start > 1) ||
+	    (i < n && s[i] >= '0' && s[i] <= '9'))
+		return 0;
+	*out = neg ? -(int64_t)v : (int64_t)v;
+	return i;
+}
+
 /* Parse "x,y,z" into v[0..2] (missing dims default to 1, as XProf does). */
 static void parse_dims(const char *s, size_t n, int64_t v[3])
 {
@@ -127,8 +148,14 @@ static void parse_dims(const char *s, size_t n, int64_t v[3])
 	v[0] = v[1] = v[2] = 1;
 	const char *p = s, *end = s + n;
 	while (p < end && i < 3) {
-		char *q;
-		long long x = strtoll(p, &q, 10);
+		int64_t x;
+		size_t used = fast_dec(p, (size_t)(end - p), &x);
+		const char *q = p + used;
+		if (!used) {
+			char *e;
+			x = strtoll(p, &e, 10);
+			q = e;
+		}
 		if (q == p)
 			break;
 		v[i++] = x;
@@ -165,6 +192,9 @@ static int key_is(const char *k, size_t kn, const char *want)
 
 static int64_t num(const char *v, size_t vn)
 {
+	int64_t x;
+	if (fast_dec(v, vn, &x) == vn)
+		return x;
 	char buf[32];
 	if (vn >= sizeof(buf))
 		vn = sizeof(buf) - 1;

@@ -26,10 +26,15 @@ int xp_fail(const struct xp_src *s, const uint8_t *at, const char *fmt, ...)
 }
 
 /* Read a varint at *p (before end); 0 on success, -1 when longer than 10 bytes or cut short. */
-static int varint(const uint8_t **p, const uint8_t *end, uint64_t *out)
+static inline int varint(const uint8_t **p, const uint8_t *end, uint64_t *out)
 {
 	const uint8_t *q = *p;
 	uint64_t v = 0;
+	if (q < end && *q < 0x80) { /* most tags and small values: one byte */
+		*out = *q;
+		*p = q + 1;
+		return 0;
+	}
 	for (int i = 0; i < 10; i++) {
 		if (q >= end)
 			return -1;

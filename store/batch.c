@@ -220,7 +220,7 @@ int tk_batch_text(struct tk_batch *b, struct tk_cell *c, const char *s)
 }
 
 /* Serial type and body size of an integer. */
-static void int_type(int64_t v, uint64_t *type, int *size)
+static inline void int_type(int64_t v, uint64_t *type, int *size)
 {
 	uint64_t u = v < 0 ? ~(uint64_t)v : (uint64_t)v;
 	if (v == 0 || v == 1) {
@@ -241,8 +241,13 @@ static void int_type(int64_t v, uint64_t *type, int *size)
 	}
 }
 
-static void put_be(unsigned char *p, uint64_t v, int size)
+static inline void put_be(unsigned char *p, uint64_t v, int size)
 {
+	if (size == 8) {
+		uint64_t be = __builtin_bswap64(v);
+		memcpy(p, &be, 8);
+		return;
+	}
 	for (int i = size - 1; i >= 0; i--) {
 		p[i] = (unsigned char)v;
 		v >>= 8;

@@ -20,22 +20,8 @@
 
 enum { PAGE_LEAF_TABLE = 13, PAGE_INTERIOR_TABLE = 5 };
 
-int tk_varint_len(uint64_t v)
+int tk_varint_put_slow(unsigned char *p, uint64_t v)
 {
-	if (v >> 56)
-		return 9;
-	int n = 1;
-	while (v >>= 7)
-		n++;
-	return n;
-}
-
-int tk_varint_put(unsigned char *p, uint64_t v)
-{
-	if (v <= 0x7f) {
-		p[0] = (unsigned char)v;
-		return 1;
-	}
 	if (v >> 56) {
 		p[8] = (unsigned char)v;
 		v >>= 8;

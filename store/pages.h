@@ -71,9 +71,29 @@ int tk_tree_finish(struct tk_tree *t);
 /** tk_tree_free() - release the buffers (NULL-safe). */
 void tk_tree_free(struct tk_tree *t);
 
+/* Length of the SQLite varint of @v (1 to 9 bytes). */
+static inline int tk_varint_len(uint64_t v)
+{
+	if (v < 0x80)
+		return 1;
+	if (v >> 56)
+		return 9;
+	int n = 1;
+	while (v >>= 7)
+		n++;
+	return n;
+}
+
+int tk_varint_put_slow(unsigned char *out, uint64_t v);
+
 /* SQLite varint of @v into @out (at most 9 bytes); returns the length. */
-int tk_varint_put(unsigned char *out, uint64_t v);
-/* Length of the varint of @v. */
-int tk_varint_len(uint64_t v);
+static inline int tk_varint_put(unsigned char *out, uint64_t v)
+{
+	if (v < 0x80) {
+		out[0] = (unsigned char)v;
+		return 1;
+	}
+	return tk_varint_put_slow(out, v);
+}
 
 #endif
