@@ -66,7 +66,7 @@ static const struct {
 int tk_analyze(const char *path, const struct tk_analyze_options *o, char *err, size_t errlen)
 {
 	struct tk_analyze_options defaults;
-	struct tka_ctx c = {NULL, o, err, errlen};
+	struct tka_ctx c = {NULL, o, err, errlen, NULL};
 	tk_store *s = NULL;
 	int rc, in_txn = 0;
 	if (err && errlen)
@@ -114,6 +114,7 @@ int tk_analyze(const char *path, const struct tk_analyze_options *o, char *err, 
 out:
 	if (in_txn)
 		sqlite3_exec(c.db, "ROLLBACK", NULL, NULL, NULL);
+	tka_timeline_free(c.tl);
 	sqlite3_close_v2(c.db);
 	tk_store_close(s);
 	return rc;

@@ -14,7 +14,11 @@ struct tka_ctx {
 	const struct tk_analyze_options *opt;
 	char *err; /* message buffer of errlen bytes */
 	size_t errlen;
+	struct tka_timeline *tl; /* per-device timeline (intervals.h), built on first use */
 };
+
+/* Free the timeline (intervals.c); tk_analyze calls it when the analyses are done. */
+void tka_timeline_free(struct tka_timeline *tl);
 
 /* Record a failure message (printf-style) and return @status. */
 int tka_fail(struct tka_ctx *c, int status, const char *fmt, ...)

@@ -1,8 +1,270 @@
-/* PLACEHOLDER: the findings analysis (issue 5), being written. */
+/*
+ * Findings (analysis_findings): rules that name a bottleneck with the numbers behind it, the top
+ * offenders and a fix. Each rule is one INSERT ... SELECT over the other analyses' tables (and a
+ * few store tables), so every finding can be re-derived with the same SQL; a rule whose input
+ * tables are missing is skipped. Rules and thresholds: docs/metrics-analyze-ops.md ("Findings").
+ */
+#include <string.h>
+
 #include "analyze_internal.h"
+
+/* One rule: the tables it reads (space-separated) and its INSERT ... SELECT (?1 = small_kernel_ns). */
+struct rule {
+	const char *name, *needs, *sql;
+};
+
+/* Synchronous API calls among analysis_op_profile rows (docs: "sync_api_calls"). */
+#define TKA_SYNC_COND                                                                        \
+	"(level = 'sync' OR (level IN ('runtime_api', 'driver_api') AND (name IN ("          \
+	"'cudaMemcpy', 'cudaMemcpy2D', 'cudaMemcpy3D', 'cudaMemcpyToSymbol', "               \
+	"'cudaMemcpyFromSymbol', 'cudaMemset', 'cudaMemset2D', 'hipMemcpy', 'hipMemset', "   \
+	"'cuMemcpy', 'cuMemcpyDtoH', 'cuMemcpyHtoD', 'cuMemcpyDtoH_v2', 'cuMemcpyHtoD_v2') " \
+	"OR name GLOB '*Synchronize*')))"
+
+/* Long kernels at low occupancy (docs: "low_occupancy"). */
+#define TKA_LOWOCC_COND \
+	"occupancy IS NOT NULL AND occupancy < 0.25 AND median_ns >= 100000 AND tensor_core = 0"
+
+#define INS                                                                              \
+	"INSERT INTO analysis_findings (rule, severity, device_id, process_id, metric, " \
+	"threshold, summary, evidence, fix) "
+
+static const struct rule rules[] = {
+    {"small_kernels", "analysis_kpi analysis_kernel_stats",
+     INS "SELECT 'small_kernels', CASE WHEN k.value >= 80 THEN 'high' ELSE 'medium' END, "
+	 "k.device_id, NULL, k.value, 50, "
+	 "printf('%.1f%% of the %d kernels on device %d run under %d us: launch overhead "
+	 "dominates', k.value, n.kernels, k.device_id, ?1 / 1000), "
+	 "json_object('small_kernel_ns', ?1, 'kernels', n.kernels, 'small_share_count_pct', "
+	 "k.value, 'small_share_time_pct', (SELECT value FROM analysis_kpi WHERE device_id = "
+	 "k.device_id AND kpi = 'small_kernel_share_time'), 'top', (SELECT json_group_array("
+	 "json_object('name', name, 'occurrences', occurrences, 'total_ns', total_ns, "
+	 "'median_ns', median_ns)) FROM (SELECT name, sum(occurrences) AS occurrences, "
+	 "sum(total_ns) AS total_ns, max(median_ns) AS median_ns FROM analysis_kernel_stats "
+	 "WHERE device_id = k.device_id AND median_ns < ?1 GROUP BY name "
+	 "ORDER BY occurrences DESC, name LIMIT 5))), "
+	 "'Fuse small ops (torch.compile, XLA fusion, fused optimizers), capture repeated "
+	 "launches in CUDA graphs, and batch work into fewer, larger kernels.' "
+	 "FROM analysis_kpi k JOIN (SELECT device_id, sum(occurrences) AS kernels FROM "
+	 "analysis_kernel_stats GROUP BY device_id) n ON n.device_id = k.device_id "
+	 "WHERE k.kpi = 'small_kernel_share_count' AND k.value >= 50 AND n.kernels >= 100 "
+	 "ORDER BY k.device_id"},
+    {"gpu_idle", "analysis_device_time analysis_gaps",
+     INS "SELECT 'gpu_idle', CASE WHEN 100.0 * d.idle_ns / d.window_ns >= 50 THEN 'high' "
+	 "ELSE 'medium' END, d.device_id, NULL, 100.0 * d.idle_ns / d.window_ns, 20, "
+	 "printf('device %d is idle %.1f%% of its %s window (%d ns); most idle time is %s', "
+	 "d.device_id, 100.0 * d.idle_ns / d.window_ns, d.window, d.idle_ns, "
+	 "coalesce((SELECT cause FROM analysis_gaps WHERE device_id = d.device_id GROUP BY "
+	 "cause ORDER BY sum(dur_ns) DESC, cause LIMIT 1), 'unattributed')), "
+	 "json_object('window', d.window, 'window_ns', d.window_ns, 'idle_ns', d.idle_ns, "
+	 "'idle_pct', 100.0 * d.idle_ns / d.window_ns, 'by_cause', (SELECT json_group_object("
+	 "cause, ns) FROM (SELECT cause, sum(dur_ns) AS ns FROM analysis_gaps WHERE device_id = "
+	 "d.device_id GROUP BY cause ORDER BY cause)), 'top', (SELECT json_group_array("
+	 "json_object('start_ns', start_ns, 'dur_ns', dur_ns, 'cause', cause, 'before', "
+	 "prev_name, 'after', next_name)) FROM (SELECT * FROM analysis_gaps WHERE device_id = "
+	 "d.device_id ORDER BY dur_ns DESC, start_ns LIMIT 5))), "
+	 "CASE (SELECT cause FROM analysis_gaps WHERE device_id = d.device_id GROUP BY cause "
+	 "ORDER BY sum(dur_ns) DESC, cause LIMIT 1) "
+	 "WHEN 'host_bound' THEN 'The host launches work too slowly: cut Python and framework "
+	 "overhead (torch.compile, CUDA graphs, larger batches) and move data preparation off "
+	 "the launching thread.' "
+	 "WHEN 'sync' THEN 'The device waits on synchronization or dependencies: remove "
+	 "host syncs (.item(), .cpu(), cudaDeviceSynchronize), and overlap independent work on "
+	 "other streams.' "
+	 "ELSE 'Find what the device waits for in the gaps listed; link launches to device work "
+	 "(correlation ids) to attribute them.' END "
+	 "FROM analysis_device_time d WHERE d.selected = 1 AND d.window_ns > 0 AND "
+	 "d.idle_ns * 100 >= 20 * d.window_ns ORDER BY d.device_id"},
+    {"host_device_copies", "analysis_device_time",
+     INS "SELECT 'host_device_copies', CASE WHEN 100.0 * c.ns / d.window_ns >= 20 THEN 'high' "
+	 "ELSE 'medium' END, c.device_id, NULL, 100.0 * c.ns / d.window_ns, 5, "
+	 "printf('host<->device copies on device %d take %.1f%% of its %s window (%d copies, "
+	 "%d bytes; %d pageable)', c.device_id, 100.0 * c.ns / d.window_ns, d.window, c.n, "
+	 "c.bytes, c.pageable), "
+	 "json_object('copies', c.n, 'bytes', c.bytes, 'copy_ns', c.ns, 'window_ns', "
+	 "d.window_ns, 'copy_pct', 100.0 * c.ns / d.window_ns, 'pageable_copies', c.pageable, "
+	 "'pageable_bytes', c.pageable_bytes, 'pageable_ns', c.pageable_ns, 'top', (SELECT "
+	 "json_group_array(json_object('name', name, 'copy_kind', kind, 'count', n, 'bytes', b, "
+	 "'total_ns', ns)) FROM (SELECT s.str AS name, k.name AS kind, count(*) AS n, "
+	 "sum(x.bytes) AS b, sum(e.dur_ns) AS ns FROM copy_details x JOIN events e ON e.id = "
+	 "x.event_id JOIN tracks t ON t.id = e.track_id JOIN strings s ON s.id = e.name_id "
+	 "JOIN copy_kinds k ON k.id = x.copy_kind WHERE t.device_id = c.device_id AND "
+	 "x.copy_kind IN (1, 2) GROUP BY 1, 2 ORDER BY ns DESC, name LIMIT 5))), "
+	 "'Use pinned host memory (pin_memory=True) with non_blocking copies, keep tensors on "
+	 "the device between steps, and overlap the remaining copies with compute on another "
+	 "stream.' "
+	 "FROM (SELECT t.device_id, count(*) AS n, sum(x.bytes) AS bytes, sum(e.dur_ns) AS ns, "
+	 "sum(x.src_mem_kind = 1 OR x.dst_mem_kind = 1) AS pageable, "
+	 "sum(CASE WHEN x.src_mem_kind = 1 OR x.dst_mem_kind = 1 THEN x.bytes ELSE 0 END) AS "
+	 "pageable_bytes, sum(CASE WHEN x.src_mem_kind = 1 OR x.dst_mem_kind = 1 THEN e.dur_ns "
+	 "ELSE 0 END) AS pageable_ns FROM copy_details x JOIN events e ON e.id = x.event_id "
+	 "JOIN tracks t ON t.id = e.track_id WHERE x.copy_kind IN (1, 2) AND t.device_id IS NOT "
+	 "NULL GROUP BY t.device_id) c "
+	 "JOIN analysis_device_time d ON d.device_id = c.device_id AND d.selected = 1 "
+	 "WHERE d.window_ns > 0 AND (c.ns * 100 >= 5 * d.window_ns OR c.pageable_ns * 100 >= "
+	 "d.window_ns) ORDER BY c.device_id"},
+    {"dominant_op", "analysis_op_profile",
+     INS "SELECT 'dominant_op', 'medium', o.device_id, NULL, 100 * o.device_share, 50, "
+	 "printf('%s %s takes %.1f%% of device %d''s busy time (%d occurrences, %d ns)', "
+	 "o.level, o.name, 100 * o.device_share, o.device_id, o.occurrences, o.total_ns), "
+	 "json_object('level', o.level, 'name', o.name, 'occurrences', o.occurrences, "
+	 "'total_ns', o.total_ns, 'share_pct', 100 * o.device_share, 'top', (SELECT "
+	 "json_group_array(json_object('name', name, 'occurrences', occurrences, 'total_ns', "
+	 "total_ns, 'share_pct', 100 * device_share)) FROM (SELECT * FROM analysis_op_profile "
+	 "WHERE device_id = o.device_id AND level = o.level ORDER BY total_ns DESC, name "
+	 "LIMIT 3))), "
+	 "'Optimize this op first: check its occupancy and tensor-core use in the kernel stats, "
+	 "try other algorithms, shapes or precisions, and see whether it runs more often than "
+	 "needed.' "
+	 "FROM analysis_op_profile o WHERE o.level IN ('kernel', 'xla_op') AND "
+	 "o.device_share > 0.5 ORDER BY o.device_id, o.level, o.total_ns DESC"},
+    {"sync_api_calls", "analysis_op_profile",
+     INS "SELECT 'sync_api_calls', CASE WHEN 100.0 * s.ns / m.span >= 10 THEN 'high' ELSE "
+	 "'medium' END, NULL, s.process_id, 100.0 * s.ns / m.span, 1, "
+	 "printf('synchronous API calls on process %d take %d ns (%.1f%% of the trace) in %d "
+	 "calls', s.process_id, s.ns, 100.0 * s.ns / m.span, s.n), "
+	 "json_object('calls', s.n, 'total_ns', s.ns, 'trace_ns', m.span, 'pct', "
+	 "100.0 * s.ns / m.span, 'top', (SELECT json_group_array(json_object('name', name, "
+	 "'calls', occurrences, 'total_ns', total_ns)) FROM (SELECT name, sum(occurrences) AS "
+	 "occurrences, sum(total_ns) AS total_ns FROM analysis_op_profile WHERE process_id IS "
+	 "s.process_id AND " TKA_SYNC_COND " GROUP BY name ORDER BY total_ns DESC, name LIMIT "
+	 "5))), "
+	 "'Avoid host-device synchronization in the loop: use the Async copy and memset "
+	 "variants, drop explicit device/stream synchronizes, and read results (.item(), "
+	 ".cpu()) once per step or less.' "
+	 "FROM (SELECT process_id, sum(occurrences) AS n, sum(total_ns) AS ns FROM "
+	 "analysis_op_profile WHERE " TKA_SYNC_COND " GROUP BY process_id) s, "
+	 "(SELECT (SELECT value FROM meta WHERE key = 'trace_end_ns') - (SELECT value FROM meta "
+	 "WHERE key = 'trace_start_ns') AS span) m "
+	 "WHERE m.span > 0 AND s.ns * 100 >= m.span ORDER BY s.process_id"},
+    {"compilation_in_window", "analysis_device_time",
+     INS "SELECT 'compilation_in_window', CASE WHEN 100.0 * c.ns / d.window_ns >= 10 THEN "
+	 "'high' ELSE 'medium' END, d.device_id, NULL, 100.0 * c.ns / d.window_ns, 1, "
+	 "printf('compilation takes %d ns inside the %s window of device %d (%.1f%%, %d "
+	 "events)', c.ns, d.window, d.device_id, 100.0 * c.ns / d.window_ns, c.n), "
+	 "json_object('compile_ns', c.ns, 'events', c.n, 'window', d.window, 'window_ns', "
+	 "d.window_ns, 'pct', 100.0 * c.ns / d.window_ns, 'top', c.top), "
+	 "'Warm up before measuring (exclude the first steps), keep shapes static so that "
+	 "graphs are not recompiled, and cache compiled programs.' "
+	 "FROM analysis_device_time d JOIN devices v ON v.id = d.device_id, "
+	 "(SELECT d2.device_id AS device_id, count(*) AS n, sum(min(e.ts_ns + e.dur_ns, "
+	 "d2.end_ns) - max(e.ts_ns, d2.start_ns)) AS ns, json_group_array(s.str) AS top "
+	 "FROM analysis_device_time d2 JOIN devices v2 ON v2.id = d2.device_id "
+	 "JOIN tracks t ON t.process_id = v2.process_id AND t.device_id IS NULL "
+	 "JOIN events e ON +e.track_id = t.id JOIN strings s ON s.id = e.name_id "
+	 "WHERE d2.selected = 1 AND +e.name_id IN (SELECT id FROM strings WHERE (str LIKE "
+	 "'%compil%') AND NOT (str LIKE '%compiled%')) AND e.ts_ns < d2.end_ns AND "
+	 "e.ts_ns + e.dur_ns > d2.start_ns GROUP BY d2.device_id) c "
+	 "WHERE d.selected = 1 AND c.device_id = d.device_id AND d.window_ns > 0 AND "
+	 "c.ns * 100 >= d.window_ns ORDER BY d.device_id"},
+    {"low_occupancy", "analysis_kernel_stats analysis_device_time",
+     INS "SELECT 'low_occupancy', CASE WHEN 100.0 * k.ns / d.busy_ns >= 25 THEN 'high' ELSE "
+	 "'medium' END, k.device_id, NULL, 100.0 * k.ns / d.busy_ns, 5, "
+	 "printf('%d kernel configurations on device %d run at occupancy under 25%% for "
+	 "%.1f%% of its busy time', k.n, k.device_id, 100.0 * k.ns / d.busy_ns), "
+	 "json_object('configurations', k.n, 'total_ns', k.ns, 'busy_ns', d.busy_ns, "
+	 "'pct', 100.0 * k.ns / d.busy_ns, 'top', (SELECT json_group_array(json_object("
+	 "'name', name, 'occupancy', occupancy, 'source', occupancy_source, 'occurrences', "
+	 "occurrences, 'total_ns', total_ns, 'median_ns', median_ns)) FROM (SELECT * FROM "
+	 "analysis_kernel_stats WHERE device_id = k.device_id AND " TKA_LOWOCC_COND
+	 " ORDER BY total_ns DESC LIMIT 5))), "
+	 "'Raise occupancy: fewer registers per thread (launch bounds), less shared memory per "
+	 "block, or block sizes that fit more blocks per SM; check the grid covers every SM.' "
+	 "FROM (SELECT device_id, count(*) AS n, sum(total_ns) AS ns FROM "
+	 "analysis_kernel_stats WHERE " TKA_LOWOCC_COND " GROUP BY device_id) k "
+	 "JOIN analysis_device_time d ON d.device_id = k.device_id AND d.window = 'device' "
+	 "WHERE d.busy_ns > 0 AND k.ns * 100 >= 5 * d.busy_ns ORDER BY k.device_id"},
+    {"exposed_communication", "analysis_device_time",
+     INS "SELECT 'exposed_communication', CASE WHEN 100.0 * d.exposed_comm_ns / d.window_ns "
+	 ">= 25 THEN 'high' ELSE 'medium' END, d.device_id, NULL, 100.0 * d.exposed_comm_ns / "
+	 "d.window_ns, 10, "
+	 "printf('communication not overlapped by compute takes %.1f%% of the %s window of "
+	 "device %d (%d of %d ns of communication)', 100.0 * d.exposed_comm_ns / d.window_ns, "
+	 "d.window, d.device_id, d.exposed_comm_ns, d.comm_ns), "
+	 "json_object('comm_ns', d.comm_ns, 'exposed_comm_ns', d.exposed_comm_ns, 'window', "
+	 "d.window, 'window_ns', d.window_ns, 'pct', 100.0 * d.exposed_comm_ns / d.window_ns), "
+	 "'Overlap communication with compute (DDP gradient buckets, FSDP prefetch, async "
+	 "collectives), shrink what is exchanged (lower precision, fewer syncs), and check for "
+	 "stragglers in analysis_comm_ranks.' "
+	 "FROM analysis_device_time d WHERE d.selected = 1 AND d.window_ns > 0 AND "
+	 "d.exposed_comm_ns * 100 >= 10 * d.window_ns ORDER BY d.device_id"},
+    {"input_bound_steps", "analysis_steps",
+     INS "SELECT 'input_bound_steps', CASE WHEN 100.0 * s.host / s.dur >= 20 THEN 'high' "
+	 "ELSE 'medium' END, s.device_id, NULL, 100.0 * s.host / s.dur, 10, "
+	 "printf('device %d waits on the host for %.1f%% of its step time (%d ns over %d "
+	 "steps)', s.device_id, 100.0 * s.host / s.dur, s.host, s.n), "
+	 "json_object('steps', s.n, 'step_ns', s.dur, 'host_idle_ns', s.host, 'pct', "
+	 "100.0 * s.host / s.dur, 'top', (SELECT json_group_array(json_object('step_num', "
+	 "step_num, 'dur_ns', dur_ns, 'host_idle_ns', host_idle_ns)) FROM (SELECT * FROM "
+	 "analysis_steps WHERE device_id = s.device_id ORDER BY host_idle_ns DESC, start_ns "
+	 "LIMIT 5))), "
+	 "'Feed the device faster: more DataLoader workers with prefetching and pinned memory, "
+	 "preprocessing moved off the training loop, and input copies overlapped with the "
+	 "previous step.' "
+	 "FROM (SELECT device_id, count(*) AS n, sum(dur_ns) AS dur, sum(host_idle_ns) AS host "
+	 "FROM analysis_steps GROUP BY device_id) s "
+	 "WHERE s.dur > 0 AND s.host * 100 >= 10 * s.dur ORDER BY s.device_id"},
+};
+
+static int have_table(struct tka_ctx *c, const char *name, size_t len)
+{
+	sqlite3_stmt *q = NULL;
+	int found = 0;
+	if (sqlite3_prepare_v2(c->db,
+			       "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", -1,
+			       &q, NULL) == SQLITE_OK) {
+		sqlite3_bind_text(q, 1, name, (int)len, SQLITE_STATIC);
+		found = sqlite3_step(q) == SQLITE_ROW;
+	}
+	sqlite3_finalize(q);
+	return found;
+}
+
+/* 1 when every table named in @needs exists. */
+static int inputs_present(struct tka_ctx *c, const char *needs)
+{
+	for (const char *p = needs; *p;) {
+		size_t n = strcspn(p, " ");
+		if (n && !have_table(c, p, n))
+			return 0;
+		p += n;
+		while (*p == ' ')
+			p++;
+	}
+	return 1;
+}
+
+static const char *const create_sql =
+    "DROP TABLE IF EXISTS analysis_findings;"
+    "CREATE TABLE analysis_findings (\n"
+    "  id         INTEGER PRIMARY KEY, -- finding number, in rule order then device\n"
+    "  rule       TEXT NOT NULL, -- rule name (docs/metrics-analyze-ops.md, 'Findings')\n"
+    "  severity   TEXT NOT NULL, -- high or medium, by the rule's documented bands\n"
+    "  device_id  INTEGER,       -- devices.id it is about, NULL for host-side findings\n"
+    "  process_id INTEGER,       -- processes.id for host-side findings, else NULL\n"
+    "  metric     REAL NOT NULL, -- the figure compared with the threshold (percent)\n"
+    "  threshold  REAL NOT NULL, -- the threshold it met (metric >= threshold fires)\n"
+    "  summary    TEXT NOT NULL, -- one sentence with the numbers\n"
+    "  evidence   TEXT NOT NULL, -- JSON object: the numbers behind it and the top offenders\n"
+    "  fix        TEXT NOT NULL  -- what to try\n"
+    ");";
 
 int tka_findings(struct tka_ctx *c)
 {
-	(void)c;
-	return TK_OK;
+	sqlite3_stmt *st = NULL;
+	int rc = tka_exec(c, "findings", create_sql);
+	for (size_t i = 0; rc == TK_OK && i < sizeof(rules) / sizeof(rules[0]); i++) {
+		if (!inputs_present(c, rules[i].needs))
+			continue;
+		if ((rc = tka_prepare(c, rules[i].sql, &st)) != TK_OK)
+			break;
+		if (sqlite3_bind_parameter_count(st) >= 1)
+			sqlite3_bind_int64(st, 1, c->opt->small_kernel_ns);
+		if (sqlite3_step(st) != SQLITE_DONE)
+			rc = tka_fail(c, TK_EINTERNAL, "finding rule %s: %s", rules[i].name,
+				      sqlite3_errmsg(c->db));
+		sqlite3_finalize(st);
+		st = NULL;
+	}
+	return rc;
 }

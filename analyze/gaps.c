@@ -1,8 +1,211 @@
-/* PLACEHOLDER: the gaps analysis (issue 5), being written. */
-#include "analyze_internal.h"
+/*
+ * Idle gaps (docs/metrics.md, "Idle gaps"): every maximal not-busy interval of each device inside
+ * its selected window, with its cause (host-bound, sync/dependency, unknown) from the launch of
+ * the device operation that ends it, and the operations before and after (analysis_gaps); and
+ * per stream HTA's idle categories host_wait / kernel_wait / other, with overlaps counted apart
+ * (analysis_gap_summary). Built from the shared timeline (intervals.c) in linear sweeps.
+ */
+#include "intervals.h"
+
+#include <tracekit/store.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+/* HTA's consecutive_kernel_delay: a stream gap shorter than this is kernel_wait. */
+#define KERNEL_WAIT_NS 30000
+
+static const char *const schema =
+    "DROP TABLE IF EXISTS analysis_gaps;"
+    "CREATE TABLE analysis_gaps (\n"
+    "  id INTEGER PRIMARY KEY,      -- gap number, in (device_id, start_ns) order\n"
+    "  device_id INTEGER NOT NULL,  -- devices.id\n"
+    "  window TEXT NOT NULL,        -- the device's selected window ('device' or 'steps', see "
+    "analysis_device_time)\n"
+    "  start_ns INTEGER NOT NULL,   -- start of the not-busy interval (clipped to the window)\n"
+    "  end_ns INTEGER NOT NULL,     -- its end (clipped to the window)\n"
+    "  dur_ns INTEGER NOT NULL,     -- end_ns − start_ns, > 0\n"
+    "  cause TEXT NOT NULL,         -- host_bound: next op launched after start_ns; sync: "
+    "launched at or before start_ns; unknown: no next op or no launch linked\n"
+    "  launch_ts_ns INTEGER,        -- start of the API call that launched the next op, NULL "
+    "when none is linked\n"
+    "  prev_event_id INTEGER,       -- events.id of the op that ended the busy time before, "
+    "NULL when none\n"
+    "  prev_name TEXT,              -- its name\n"
+    "  next_event_id INTEGER,       -- events.id of the op that starts the busy time after, "
+    "NULL when none\n"
+    "  next_name TEXT               -- its name\n"
+    ");"
+    "DROP TABLE IF EXISTS analysis_gap_summary;"
+    "CREATE TABLE analysis_gap_summary (\n"
+    "  device_id INTEGER NOT NULL,  -- devices.id\n"
+    "  track_id INTEGER NOT NULL,   -- tracks.id of the stream (or derived device line)\n"
+    "  stream_id INTEGER,           -- tracks.stream_id\n"
+    "  window TEXT NOT NULL,        -- the device's selected window\n"
+    "  category TEXT NOT NULL,      -- host_wait, kernel_wait (< 30 us), other, or overlap "
+    "(next op started before the stream's previous ops ended)\n"
+    "  count INTEGER NOT NULL,      -- intervals in the category (zero-length ones included "
+    "in host_wait/kernel_wait)\n"
+    "  total_ns INTEGER NOT NULL,   -- sum of their lengths (overlap: of the overlapped "
+    "amounts, positive)\n"
+    "  min_ns INTEGER NOT NULL,     -- shortest\n"
+    "  max_ns INTEGER NOT NULL      -- longest\n"
+    ");";
+
+struct gap_writer {
+	struct tka_ctx *c;
+	sqlite3_stmt *ins;
+	const struct tka_device *d;
+};
+
+static int write_gap(void *arg, const struct tka_gap *g)
+{
+	struct gap_writer *gw = arg;
+	const struct tka_device *d = gw->d;
+	sqlite3_stmt *ins = gw->ins;
+	int i = 1;
+	sqlite3_reset(ins);
+	sqlite3_bind_int64(ins, i++, d->device_id);
+	sqlite3_bind_text(ins, i++, tka_window_name(d), -1, SQLITE_STATIC);
+	sqlite3_bind_int64(ins, i++, g->start);
+	sqlite3_bind_int64(ins, i++, g->end);
+	sqlite3_bind_int64(ins, i++, g->end - g->start);
+	sqlite3_bind_text(ins, i++, tka_gap_cause_name(g->cause), -1, SQLITE_STATIC);
+	if (g->next != SIZE_MAX && d->ops[g->next].launch_ts != TKA_NO_LAUNCH)
+		sqlite3_bind_int64(ins, i++, d->ops[g->next].launch_ts);
+	else
+		sqlite3_bind_null(ins, i++);
+	const size_t ends[2] = {g->prev, g->next};
+	for (int k = 0; k < 2; k++) {
+		if (ends[k] == SIZE_MAX) {
+			sqlite3_bind_null(ins, i++);
+			sqlite3_bind_null(ins, i++);
+		} else {
+			sqlite3_bind_int64(ins, i++, d->ops[ends[k]].id);
+			sqlite3_bind_int64(ins, i++, d->ops[ends[k]].name_id);
+		}
+	}
+	if (sqlite3_step(ins) != SQLITE_DONE)
+		return tka_fail(gw->c, TK_EINTERNAL, "writing analysis_gaps: %s",
+				sqlite3_errmsg(gw->c->db));
+	return TK_OK;
+}
+
+enum { CAT_HOST, CAT_KERNEL, CAT_OTHER, CAT_OVERLAP, N_CAT };
+static const char *const cat_names[N_CAT] = {"host_wait", "kernel_wait", "other", "overlap"};
+
+struct cat_sum {
+	int64_t count, total, min, max;
+};
+
+struct stream_state {
+	int seen;
+	int64_t max_end;
+	struct cat_sum cat[N_CAT];
+};
+
+static void add_cat(struct cat_sum *s, int64_t v)
+{
+	if (s->count == 0 || v < s->min)
+		s->min = v;
+	if (s->count == 0 || v > s->max)
+		s->max = v;
+	s->count++;
+	s->total += v;
+}
+
+/* 1 when @ts lies inside a span of @w (w sorted; @hint advances monotonically with ts). */
+static int in_window(const struct tka_spans *w, size_t *hint, int64_t ts)
+{
+	while (*hint < w->n && w->v[*hint].end <= ts)
+		(*hint)++;
+	return *hint < w->n && w->v[*hint].start <= ts;
+}
+
+/* Per-stream HTA categories over consecutive operations of each stream. */
+static int stream_summary(struct tka_ctx *c, sqlite3_stmt *ins, const struct tka_device *d)
+{
+	struct stream_state *st = calloc(d->nstreams ? d->nstreams : 1, sizeof(*st));
+	size_t hint = 0;
+	int rc = TK_OK;
+	if (!st)
+		return tka_fail(c, TK_ENOMEM, "out of memory");
+	for (size_t k = 0; k < d->nops; k++) {
+		const struct tka_op *op = &d->ops[k];
+		struct stream_state *s = &st[op->stream];
+		if (s->seen && in_window(d->window, &hint, op->ts)) {
+			int64_t gap = op->ts - s->max_end;
+			if (gap < 0)
+				add_cat(&s->cat[CAT_OVERLAP], -gap);
+			else if (op->launch_ts != TKA_NO_LAUNCH && op->launch_ts > s->max_end)
+				add_cat(&s->cat[CAT_HOST], gap);
+			else if (gap < KERNEL_WAIT_NS)
+				add_cat(&s->cat[CAT_KERNEL], gap);
+			else
+				add_cat(&s->cat[CAT_OTHER], gap);
+		}
+		if (!s->seen || op->end > s->max_end)
+			s->max_end = op->end;
+		s->seen = 1;
+	}
+	for (size_t i = 0; i < d->nstreams; i++) {
+		for (int k = 0; k < N_CAT; k++) {
+			const struct cat_sum *cs = &st[i].cat[k];
+			if (cs->count == 0)
+				continue;
+			int j = 1;
+			sqlite3_reset(ins);
+			sqlite3_bind_int64(ins, j++, d->device_id);
+			sqlite3_bind_int64(ins, j++, d->streams[i].track_id);
+			if (d->streams[i].stream_id == TK_NONE)
+				sqlite3_bind_null(ins, j++);
+			else
+				sqlite3_bind_int64(ins, j++, d->streams[i].stream_id);
+			sqlite3_bind_text(ins, j++, tka_window_name(d), -1, SQLITE_STATIC);
+			sqlite3_bind_text(ins, j++, cat_names[k], -1, SQLITE_STATIC);
+			sqlite3_bind_int64(ins, j++, cs->count);
+			sqlite3_bind_int64(ins, j++, cs->total);
+			sqlite3_bind_int64(ins, j++, cs->min);
+			sqlite3_bind_int64(ins, j++, cs->max);
+			if (sqlite3_step(ins) != SQLITE_DONE) {
+				rc = tka_fail(c, TK_EINTERNAL, "writing analysis_gap_summary: %s",
+					      sqlite3_errmsg(c->db));
+				goto out;
+			}
+		}
+	}
+out:
+	free(st);
+	return rc;
+}
 
 int tka_gaps(struct tka_ctx *c)
 {
-	(void)c;
-	return TK_OK;
+	const struct tka_timeline *tl;
+	sqlite3_stmt *ins = NULL, *sum = NULL;
+	int rc;
+	if ((rc = tka_exec(c, "creating analysis_gaps", schema)) != TK_OK ||
+	    (rc = tka_timeline_get(c, &tl)) != TK_OK ||
+	    (rc = tka_prepare(
+		 c,
+		 "INSERT INTO analysis_gaps (device_id, window, start_ns, end_ns, dur_ns,"
+		 " cause, launch_ts_ns, prev_event_id, prev_name, next_event_id, "
+		 "next_name)"
+		 " VALUES (?, ?, ?, ?, ?, ?, ?, ?, (SELECT str FROM strings WHERE id = ?),"
+		 " ?, (SELECT str FROM strings WHERE id = ?))",
+		 &ins)) != TK_OK ||
+	    (rc = tka_prepare(c,
+			      "INSERT INTO analysis_gap_summary VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+			      &sum)) != TK_OK)
+		goto out;
+	for (size_t i = 0; i < tl->ndev; i++) {
+		struct gap_writer gw = {c, ins, &tl->dev[i]};
+		if ((rc = tka_gaps_each(&tl->dev[i], tl->dev[i].window, write_gap, &gw)) != TK_OK ||
+		    (rc = stream_summary(c, sum, &tl->dev[i])) != TK_OK)
+			goto out;
+	}
+out:
+	sqlite3_finalize(ins);
+	sqlite3_finalize(sum);
+	return rc;
 }

@@ -1,8 +1,439 @@
-/* PLACEHOLDER: the kernel_stats analysis (issue 5), being written. */
+/*
+ * Kernel stats (analysis_kernel_stats): kernels grouped by device, name, grid, block, registers
+ * and shared memory, with occurrences, total/avg/min/max/median/stddev duration, occupancy (from
+ * the source, else computed from the launch configuration and the device's limits) and a
+ * tensor-core name heuristic; ranked by total time. Definitions: docs/metrics-analyze-ops.md.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <tracekit/store.h>
+
 #include "analyze_internal.h"
+
+#define NKEY 11 /* device, name, grid xyz, block xyz, registers, static smem, dynamic smem */
+#define NONE INT64_MIN
+
+struct kgroup {
+	int64_t key[NKEY]; /* NONE for a NULL column */
+	int used;
+	int64_t n, total, min, max;
+	int64_t *durs;
+	size_t ndurs, cap;
+	double occ_w, occ_wdur, occ_sum; /* Σ occ·dur, Σ dur, Σ occ over kernels with occupancy */
+	int64_t occ_n;			 /* kernels with a source occupancy */
+	double median, stddev, occupancy;
+	const char *occ_source;
+};
+
+struct kgroups {
+	struct kgroup *g;
+	size_t cap, used;
+};
+
+/* Device limits for the computed occupancy (NONE when unknown). */
+struct devlim {
+	int64_t id, max_threads, max_regs, max_smem, max_blocks;
+};
+
+static uint64_t khash(const int64_t *k)
+{
+	uint64_t h = 1469598103934665603ULL;
+	for (int i = 0; i < NKEY; i++) {
+		h ^= (uint64_t)k[i];
+		h *= 1099511628211ULL;
+		h ^= h >> 31;
+	}
+	return h;
+}
+
+static int kgroups_grow(struct kgroups *G)
+{
+	size_t ncap = G->cap ? G->cap * 2 : 256;
+	struct kgroup *ng = calloc(ncap, sizeof(*ng));
+	if (!ng)
+		return TK_ENOMEM;
+	for (size_t i = 0; i < G->cap; i++) {
+		if (!G->g[i].used)
+			continue;
+		size_t j = khash(G->g[i].key) & (ncap - 1);
+		while (ng[j].used)
+			j = (j + 1) & (ncap - 1);
+		ng[j] = G->g[i];
+	}
+	free(G->g);
+	G->g = ng;
+	G->cap = ncap;
+	return TK_OK;
+}
+
+static struct kgroup *kgroups_get(struct kgroups *G, const int64_t *k)
+{
+	if ((G->used + 1) * 2 > G->cap && kgroups_grow(G) != TK_OK)
+		return NULL;
+	size_t j = khash(k) & (G->cap - 1);
+	while (G->g[j].used && memcmp(G->g[j].key, k, sizeof(int64_t) * NKEY))
+		j = (j + 1) & (G->cap - 1);
+	struct kgroup *g = &G->g[j];
+	if (!g->used) {
+		g->used = 1;
+		memcpy(g->key, k, sizeof(int64_t) * NKEY);
+		G->used++;
+	}
+	return g;
+}
+
+static int add_kernel(struct kgroup *g, int64_t dur, double occ)
+{
+	if (g->ndurs == g->cap) {
+		size_t ncap = g->cap ? g->cap * 2 : 8;
+		int64_t *nd = realloc(g->durs, ncap * sizeof(*nd));
+		if (!nd)
+			return TK_ENOMEM;
+		g->durs = nd;
+		g->cap = ncap;
+	}
+	g->durs[g->ndurs++] = dur;
+	if (!g->n || dur < g->min)
+		g->min = dur;
+	if (!g->n || dur > g->max)
+		g->max = dur;
+	g->n++;
+	g->total += dur;
+	if (occ >= 0) {
+		g->occ_n++;
+		g->occ_sum += occ;
+		g->occ_w += occ * (double)dur;
+		g->occ_wdur += (double)dur;
+	}
+	return TK_OK;
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return (x > y) - (x < y);
+}
+
+/*
+ * Maximum resident blocks per SM of a CUDA compute capability "M.m" (CUDA programming guide,
+ * "Technical Specifications per Compute Capability"), or NONE when not known.
+ */
+static int64_t max_blocks_for_cc(const char *cc)
+{
+	static const struct {
+		const char *cc;
+		int64_t blocks;
+	} t[] = {{"5.0", 32}, {"5.2", 32}, {"5.3", 32},	 {"6.0", 32}, {"6.1", 32}, {"6.2", 32},
+		 {"7.0", 32}, {"7.2", 32}, {"7.5", 16},	 {"8.0", 32}, {"8.6", 16}, {"8.7", 16},
+		 {"8.9", 24}, {"9.0", 32}, {"10.0", 32}, {"12.0", 32}};
+	for (size_t i = 0; cc && i < sizeof(t) / sizeof(t[0]); i++)
+		if (!strcmp(cc, t[i].cc))
+			return t[i].blocks;
+	return NONE;
+}
+
+/* Theoretical occupancy of a launch configuration on @d (docs: "Computed occupancy"), or -1. */
+static double computed_occupancy(const int64_t *k, const struct devlim *d)
+{
+	if (!d || d->max_threads == NONE || d->max_threads <= 0)
+		return -1;
+	int64_t threads = 1;
+	for (int i = 5; i < 8; i++) {
+		if (k[i] == NONE || k[i] <= 0 || k[i] > 65536)
+			return -1;
+		threads *= k[i];
+	}
+	int64_t warps = (threads + 31) / 32, active = d->max_threads / (warps * 32);
+	if (k[8] != NONE && k[8] > 0 && d->max_regs != NONE && d->max_regs > 0) {
+		int64_t by_regs = d->max_regs / (k[8] * warps * 32);
+		if (by_regs < active)
+			active = by_regs;
+	}
+	int64_t smem = (k[9] != NONE ? k[9] : 0) + (k[10] != NONE ? k[10] : 0);
+	if (smem > 0 && d->max_smem != NONE && d->max_smem > 0 && d->max_smem / smem < active)
+		active = d->max_smem / smem;
+	if (d->max_blocks != NONE && d->max_blocks < active)
+		active = d->max_blocks;
+	return (double)(active * warps * 32) / (double)d->max_threads;
+}
+
+/* Tensor-core name patterns: XProf's list (kernel_stats_utils.cc) plus two of our own. */
+static int uses_tensor_cores(const char *name)
+{
+	static const char *const pat[] = {"16816",
+					  "c1688",
+					  "conv1x1",
+					  "conv2d_c1_k1",
+					  "dgrad_1x1_stride_2x2",
+					  "direct_group",
+					  "first_layer_wgrad_kernel",
+					  "h1688",
+					  "h884",
+					  "hmma",
+					  "i16832",
+					  "i8816",
+					  "s884",
+					  "s1688",
+					  "xmma_gemm",
+					  "xmma_implicit_gemm",
+					  "xmma_sparse_conv",
+					  "xmma_sparse_gemm",
+					  "xmma_warp_specialized_implicit_gemm",
+					  "tensorop",
+					  "wgmma"};
+	for (size_t i = 0; name && i < sizeof(pat) / sizeof(pat[0]); i++)
+		if (strstr(name, pat[i]))
+			return 1;
+	return 0;
+}
+
+static int load_devices(struct tka_ctx *c, struct devlim **out, size_t *n)
+{
+	sqlite3_stmt *q = NULL;
+	size_t cap = 0;
+	int rc = tka_prepare(c,
+			     "SELECT id, max_threads_per_sm, max_regs_per_sm, max_smem_per_sm, "
+			     "compute_capability FROM devices ORDER BY id",
+			     &q);
+	*out = NULL;
+	*n = 0;
+	while (rc == TK_OK && sqlite3_step(q) == SQLITE_ROW) {
+		if (*n == cap) {
+			cap = cap ? cap * 2 : 8;
+			struct devlim *nd = realloc(*out, cap * sizeof(*nd));
+			if (!nd) {
+				rc = tka_fail(c, TK_ENOMEM, "out of memory in kernel stats");
+				break;
+			}
+			*out = nd;
+		}
+		struct devlim *d = &(*out)[(*n)++];
+		d->id = sqlite3_column_int64(q, 0);
+		for (int i = 1; i <= 3; i++) {
+			int64_t v = sqlite3_column_type(q, i) == SQLITE_NULL
+					? NONE
+					: sqlite3_column_int64(q, i);
+			if (i == 1)
+				d->max_threads = v;
+			else if (i == 2)
+				d->max_regs = v;
+			else
+				d->max_smem = v;
+		}
+		d->max_blocks = max_blocks_for_cc((const char *)sqlite3_column_text(q, 4));
+	}
+	sqlite3_finalize(q);
+	return rc;
+}
+
+static const struct devlim *find_dev(const struct devlim *d, size_t n, int64_t id)
+{
+	for (size_t i = 0; i < n; i++)
+		if (d[i].id == id)
+			return &d[i];
+	return NULL;
+}
+
+static int read_kernels(struct tka_ctx *c, struct kgroups *G)
+{
+	sqlite3_stmt *q = NULL;
+	int rc = tka_prepare(
+	    c,
+	    "SELECT t.device_id, e.name_id, d.grid_x, d.grid_y, d.grid_z, d.block_x, d.block_y, "
+	    "d.block_z, d.registers, d.static_smem, d.dynamic_smem, e.dur_ns, d.occupancy "
+	    "FROM events e JOIN tracks t ON t.id = e.track_id "
+	    "LEFT JOIN kernel_details d ON d.event_id = e.id WHERE e.kind = 5",
+	    &q);
+	int step;
+	if (rc != TK_OK)
+		return rc;
+	while ((step = sqlite3_step(q)) == SQLITE_ROW) {
+		int64_t k[NKEY];
+		for (int i = 0; i < NKEY; i++)
+			k[i] = sqlite3_column_type(q, i) == SQLITE_NULL
+				   ? NONE
+				   : sqlite3_column_int64(q, i);
+		double occ =
+		    sqlite3_column_type(q, 12) == SQLITE_NULL ? -1 : sqlite3_column_double(q, 12);
+		struct kgroup *g = kgroups_get(G, k);
+		if (!g || add_kernel(g, sqlite3_column_int64(q, 11), occ) != TK_OK) {
+			rc = tka_fail(c, TK_ENOMEM, "out of memory in kernel stats");
+			goto out;
+		}
+	}
+	if (step != SQLITE_DONE)
+		rc = tka_fail(c, TK_EINTERNAL, "reading kernels: %s", sqlite3_errmsg(c->db));
+out:
+	sqlite3_finalize(q);
+	return rc;
+}
+
+/* Median, stddev and occupancy of every group. */
+static void finish_groups(struct kgroups *G, const struct devlim *devs, size_t ndev)
+{
+	for (size_t i = 0; i < G->cap; i++) {
+		struct kgroup *g = &G->g[i];
+		if (!g->used)
+			continue;
+		qsort(g->durs, g->ndurs, sizeof(int64_t), cmp_i64);
+		size_t m = g->ndurs / 2;
+		g->median = g->ndurs % 2 ? (double)g->durs[m]
+					 : ((double)g->durs[m - 1] + (double)g->durs[m]) / 2.0;
+		long double mean = (long double)g->total / (long double)g->n, ss = 0;
+		for (size_t j = 0; j < g->ndurs; j++) {
+			long double d = (long double)g->durs[j] - mean;
+			ss += d * d;
+		}
+		g->stddev = (double)sqrtl(ss / (long double)g->n);
+		g->occupancy = -1;
+		g->occ_source = NULL;
+		if (g->occ_n) {
+			g->occupancy = g->occ_wdur > 0 ? g->occ_w / g->occ_wdur
+						       : g->occ_sum / (double)g->occ_n;
+			g->occ_source = "source";
+		} else {
+			const struct devlim *d =
+			    g->key[0] == NONE ? NULL : find_dev(devs, ndev, g->key[0]);
+			g->occupancy = computed_occupancy(g->key, d);
+			if (g->occupancy >= 0)
+				g->occ_source = "computed";
+		}
+	}
+}
+
+static int cmp_group(const void *a, const void *b)
+{
+	const struct kgroup *x = *(const struct kgroup *const *)a;
+	const struct kgroup *y = *(const struct kgroup *const *)b;
+	if (x->total != y->total)
+		return x->total > y->total ? -1 : 1;
+	for (int i = 0; i < NKEY; i++)
+		if (x->key[i] != y->key[i])
+			return x->key[i] < y->key[i] ? -1 : 1;
+	return 0;
+}
+
+static const char *const create_sql =
+    "DROP TABLE IF EXISTS analysis_kernel_stats;"
+    "CREATE TABLE analysis_kernel_stats (\n"
+    "  rank         INTEGER NOT NULL, -- 1 = largest total_ns (ties: device, name id, config)\n"
+    "  device_id    INTEGER,  -- devices.id of the kernels' tracks\n"
+    "  name         TEXT NOT NULL, -- kernel name (events.name)\n"
+    "  grid_x INTEGER, grid_y INTEGER, grid_z INTEGER,    -- kernel_details grid, NULL unknown\n"
+    "  block_x INTEGER, block_y INTEGER, block_z INTEGER, -- kernel_details block, NULL unknown\n"
+    "  registers    INTEGER,  -- registers per thread, NULL when unknown\n"
+    "  static_smem  INTEGER,  -- static shared memory per block, bytes, NULL when unknown\n"
+    "  dynamic_smem INTEGER,  -- dynamic shared memory per block, bytes, NULL when unknown\n"
+    "  shared_mem   INTEGER,  -- static_smem + dynamic_smem (a NULL one counts 0; NULL if both)\n"
+    "  occurrences  INTEGER NOT NULL, -- kernels in the group\n"
+    "  total_ns     INTEGER NOT NULL, -- sum of durations\n"
+    "  avg_ns       REAL NOT NULL,    -- total_ns / occurrences\n"
+    "  min_ns       INTEGER NOT NULL, -- shortest duration\n"
+    "  max_ns       INTEGER NOT NULL, -- longest duration\n"
+    "  median_ns    REAL NOT NULL,    -- middle duration; even count: mean of the two middle "
+    "ones\n"
+    "  stddev_ns    REAL NOT NULL,    -- population standard deviation (divides by "
+    "occurrences)\n"
+    "  occupancy    REAL,     -- 0..1: source value (duration-weighted mean), else computed; "
+    "NULL when neither\n"
+    "  occupancy_source TEXT, -- 'source', 'computed' or NULL\n"
+    "  tensor_core  INTEGER NOT NULL  -- 1 when the name matches a tensor-core pattern\n"
+    ");";
+
+static int write_groups(struct tka_ctx *c, struct kgroups *G)
+{
+	sqlite3_stmt *ins = NULL, *str = NULL;
+	struct kgroup **v = malloc((G->used ? G->used : 1) * sizeof(*v));
+	size_t n = 0;
+	int rc = v ? TK_OK : tka_fail(c, TK_ENOMEM, "out of memory in kernel stats");
+	for (size_t i = 0; rc == TK_OK && i < G->cap; i++)
+		if (G->g[i].used)
+			v[n++] = &G->g[i];
+	if (rc == TK_OK) {
+		qsort(v, n, sizeof(*v), cmp_group);
+		rc = tka_exec(c, "kernel stats", create_sql);
+	}
+	if (rc == TK_OK)
+		rc = tka_prepare(
+		    c,
+		    "INSERT INTO analysis_kernel_stats VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,"
+		    "?,?,?,?,?,?,?,?,?)",
+		    &ins);
+	if (rc == TK_OK)
+		rc = tka_prepare(c, "SELECT str FROM strings WHERE id = ?", &str);
+	for (size_t i = 0; rc == TK_OK && i < n; i++) {
+		struct kgroup *g = v[i];
+		sqlite3_bind_int64(str, 1, g->key[1]);
+		const char *name = sqlite3_step(str) == SQLITE_ROW
+				       ? (const char *)sqlite3_column_text(str, 0)
+				       : NULL;
+		sqlite3_bind_int64(ins, 1, (int64_t)i + 1);
+		for (int k = 0; k < NKEY; k++) {
+			int col = k < 1 ? 2 : k + 2; /* name goes in column 3 */
+			if (k == 1)
+				continue;
+			if (g->key[k] == NONE)
+				sqlite3_bind_null(ins, col);
+			else
+				sqlite3_bind_int64(ins, col, g->key[k]);
+		}
+		if (name)
+			sqlite3_bind_text(ins, 3, name, -1, SQLITE_TRANSIENT);
+		else
+			sqlite3_bind_text(ins, 3, "", -1, SQLITE_STATIC);
+		if (g->key[9] == NONE && g->key[10] == NONE)
+			sqlite3_bind_null(ins, 13);
+		else
+			sqlite3_bind_int64(ins, 13,
+					   (g->key[9] == NONE ? 0 : g->key[9]) +
+					       (g->key[10] == NONE ? 0 : g->key[10]));
+		sqlite3_bind_int64(ins, 14, g->n);
+		sqlite3_bind_int64(ins, 15, g->total);
+		sqlite3_bind_double(ins, 16, (double)g->total / (double)g->n);
+		sqlite3_bind_int64(ins, 17, g->min);
+		sqlite3_bind_int64(ins, 18, g->max);
+		sqlite3_bind_double(ins, 19, g->median);
+		sqlite3_bind_double(ins, 20, g->stddev);
+		if (g->occ_source)
+			sqlite3_bind_double(ins, 21, g->occupancy);
+		else
+			sqlite3_bind_null(ins, 21);
+		if (g->occ_source)
+			sqlite3_bind_text(ins, 22, g->occ_source, -1, SQLITE_STATIC);
+		else
+			sqlite3_bind_null(ins, 22);
+		sqlite3_bind_int(ins, 23, uses_tensor_cores(name));
+		if (sqlite3_step(ins) != SQLITE_DONE)
+			rc = tka_fail(c, TK_EINTERNAL, "writing kernel stats: %s",
+				      sqlite3_errmsg(c->db));
+		sqlite3_reset(ins);
+		sqlite3_reset(str);
+	}
+	sqlite3_finalize(ins);
+	sqlite3_finalize(str);
+	free(v);
+	return rc;
+}
 
 int tka_kernel_stats(struct tka_ctx *c)
 {
-	(void)c;
-	return TK_OK;
+	struct kgroups G = {NULL, 0, 0};
+	struct devlim *devs = NULL;
+	size_t ndev = 0;
+	int rc = load_devices(c, &devs, &ndev);
+	if (rc == TK_OK && kgroups_grow(&G) != TK_OK)
+		rc = tka_fail(c, TK_ENOMEM, "out of memory in kernel stats");
+	if (rc == TK_OK)
+		rc = read_kernels(c, &G);
+	if (rc == TK_OK) {
+		finish_groups(&G, devs, ndev);
+		rc = write_groups(c, &G);
+	}
+	for (size_t i = 0; i < G.cap; i++)
+		free(G.g[i].durs);
+	free(G.g);
+	free(devs);
+	return rc;
 }

@@ -1,8 +1,433 @@
-/* PLACEHOLDER: the kpi analysis (issue 5), being written. */
-#include "analyze_internal.h"
+/*
+ * KPIs (docs/metrics.md, "KPIs"): per device the DESIGN.md table with its seed bands: GPU
+ * utilization, kernel duration median, small-kernel share by count and by time, host overhead,
+ * memory bandwidth achieved/peak, compilation time. Each row says its window and how it was
+ * computed; a figure that cannot be known is band 'n-a' with the reason in note.
+ */
+#include "intervals.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <tracekit/store.h>
+
+static const char *const schema =
+    "DROP TABLE IF EXISTS analysis_kpi;"
+    "CREATE TABLE analysis_kpi (\n"
+    "  device_id INTEGER NOT NULL, -- devices.id\n"
+    "  kpi TEXT NOT NULL,          -- gpu_utilization, kernel_duration_median, "
+    "small_kernel_share_count, small_kernel_share_time, host_overhead, memory_bandwidth, "
+    "compilation_time\n"
+    "  value REAL,                 -- the figure in unit; NULL when it cannot be known\n"
+    "  unit TEXT NOT NULL,         -- '%' or 'ns'\n"
+    "  band TEXT NOT NULL,         -- good, warning, bad, or n-a (no band, or value unknown)\n"
+    "  window TEXT NOT NULL,       -- 'device', 'steps' (the selected window) or 'trace'\n"
+    "  note TEXT NOT NULL          -- how it was computed, or why it is n-a\n"
+    ");";
+
+struct kpi_writer {
+	struct tka_ctx *c;
+	sqlite3_stmt *ins;
+	const struct tka_device *d;
+};
+
+/* Band of @v: higher is better when good_above, with the two thresholds lo < hi. */
+static const char *band(double v, double lo, double hi, int higher_better)
+{
+	if (higher_better)
+		return v > hi ? "good" : v >= lo ? "warning" : "bad";
+	return v < lo ? "good" : v <= hi ? "warning" : "bad";
+}
+
+static int put(struct kpi_writer *kw, const char *kpi, int known, double value, const char *unit,
+	       const char *bnd, const char *window, const char *note)
+{
+	sqlite3_stmt *ins = kw->ins;
+	int i = 1;
+	sqlite3_reset(ins);
+	sqlite3_bind_int64(ins, i++, kw->d->device_id);
+	sqlite3_bind_text(ins, i++, kpi, -1, SQLITE_STATIC);
+	if (known)
+		sqlite3_bind_double(ins, i++, value);
+	else
+		sqlite3_bind_null(ins, i++);
+	sqlite3_bind_text(ins, i++, unit, -1, SQLITE_STATIC);
+	sqlite3_bind_text(ins, i++, known ? bnd : "n-a", -1, SQLITE_STATIC);
+	sqlite3_bind_text(ins, i++, window, -1, SQLITE_STATIC);
+	sqlite3_bind_text(ins, i++, note, -1, SQLITE_TRANSIENT);
+	if (sqlite3_step(ins) != SQLITE_DONE)
+		return tka_fail(kw->c, TK_EINTERNAL, "writing analysis_kpi: %s",
+				sqlite3_errmsg(kw->c->db));
+	return TK_OK;
+}
+
+static int add_host(void *arg, const struct tka_gap *g)
+{
+	if (g->cause == TKA_GAP_HOST)
+		*(int64_t *)arg += g->end - g->start;
+	return TK_OK;
+}
+
+/* The @k-th smallest of v[0..n) (0-based), partially reordering v (quickselect). */
+static int64_t select_kth(int64_t *v, size_t n, size_t k)
+{
+	size_t lo = 0, hi = n - 1;
+	while (lo < hi) {
+		int64_t pivot = v[lo + (hi - lo) / 2];
+		size_t i = lo, j = hi;
+		while (i <= j) {
+			while (v[i] < pivot)
+				i++;
+			while (v[j] > pivot)
+				j--;
+			if (i <= j) {
+				int64_t t = v[i];
+				v[i] = v[j];
+				v[j] = t;
+				i++;
+				if (j == 0)
+					break;
+				j--;
+			}
+		}
+		if (k <= j)
+			hi = j;
+		else if (k >= i)
+			lo = i;
+		else
+			return v[k];
+	}
+	return v[k];
+}
+
+/* 1 when @ts lies in a span of @w (binary search). */
+static int in_spans(const struct tka_spans *w, int64_t ts)
+{
+	size_t lo = 0, hi = w->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (w->v[mid].end <= ts)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < w->n && w->v[lo].start <= ts;
+}
+
+/* Kernel duration median and small-kernel shares over the kernels starting in the window. */
+static int kernel_kpis(struct kpi_writer *kw, const char *win)
+{
+	const struct tka_device *d = kw->d;
+	int64_t thr = kw->c->opt->small_kernel_ns, n = 0, small = 0, total = 0, small_t = 0;
+	int64_t *durs = malloc((d->nops ? d->nops : 1) * sizeof(*durs));
+	int kind = d->nops && d->ops[0].kind == TK_EV_XLA_OP ? TK_EV_XLA_OP : TK_EV_KERNEL;
+	const char *what = kind == TK_EV_XLA_OP ? "XLA ops" : "kernels";
+	char note[256];
+	int rc;
+	if (!durs)
+		return tka_fail(kw->c, TK_ENOMEM, "out of memory");
+	for (size_t k = 0; k < d->nops; k++) {
+		const struct tka_op *op = &d->ops[k];
+		if (op->kind != kind || !in_spans(d->window, op->ts))
+			continue;
+		int64_t dur = op->end - op->ts;
+		durs[n++] = dur;
+		total += dur;
+		if (dur < thr) {
+			small++;
+			small_t += dur;
+		}
+	}
+	if (n > 0) {
+		double med = (double)select_kth(durs, (size_t)n, (size_t)n / 2);
+		if (n % 2 == 0) { /* the largest of the lower half is the other middle value */
+			int64_t lower = durs[0];
+			for (int64_t k = 1; k < n / 2; k++)
+				lower = durs[k] > lower ? durs[k] : lower;
+			med = ((double)lower + med) / 2.0;
+		}
+		snprintf(note, sizeof(note),
+			 "median duration of the %lld %s starting in the window; good > 1 ms, "
+			 "warning 0.1-1 ms, bad < 0.1 ms",
+			 (long long)n, what);
+		rc = put(kw, "kernel_duration_median", 1, med, "ns", band(med, 1e5, 1e6, 1), win,
+			 note);
+	} else {
+		snprintf(note, sizeof(note), "n/a: no %s start in the window", what);
+		rc = put(kw, "kernel_duration_median", 0, 0, "ns", NULL, win, note);
+	}
+	if (rc == TK_OK) {
+		snprintf(note, sizeof(note),
+			 "%lld of %lld %s shorter than %lld ns (--small-kernel-us); no seed band",
+			 (long long)small, (long long)n, what, (long long)thr);
+		rc = put(kw, "small_kernel_share_count", n > 0, n ? 100.0 * small / n : 0, "%",
+			 "n-a", win, n ? note : "n/a: no kernels in the window");
+	}
+	if (rc == TK_OK) {
+		snprintf(note, sizeof(note),
+			 "%lld of %lld ns of %s time is in %s shorter than %lld ns; no seed band",
+			 (long long)small_t, (long long)total, what, what, (long long)thr);
+		rc = put(kw, "small_kernel_share_time", total > 0,
+			 total ? 100.0 * (double)small_t / (double)total : 0, "%", "n-a", win,
+			 total ? note : "n/a: no kernel time in the window");
+	}
+	free(durs);
+	return rc;
+}
+
+/* Achieved / peak memory bandwidth from the bytes_accessed of the device's ops. */
+static int bandwidth_kpi(struct kpi_writer *kw, sqlite3_stmt *peak_q, sqlite3_stmt *bytes_q,
+			 const char *win)
+{
+	const struct tka_device *d = kw->d;
+	int kind = d->nops && d->ops[0].kind == TK_EV_XLA_OP ? TK_EV_XLA_OP : TK_EV_KERNEL;
+	int64_t peak = 0, bytes = 0, time = 0, n = 0;
+	char note[256];
+	sqlite3_reset(peak_q);
+	sqlite3_bind_int64(peak_q, 1, d->device_id);
+	if (sqlite3_step(peak_q) == SQLITE_ROW && sqlite3_column_type(peak_q, 0) != SQLITE_NULL)
+		peak = sqlite3_column_int64(peak_q, 0);
+	sqlite3_reset(bytes_q);
+	sqlite3_bind_int64(bytes_q, 1, d->device_id);
+	sqlite3_bind_int(bytes_q, 2, kind);
+	while (sqlite3_step(bytes_q) == SQLITE_ROW) {
+		int64_t ts = sqlite3_column_int64(bytes_q, 0),
+			dur = sqlite3_column_int64(bytes_q, 1);
+		if (dur <= 0 || !in_spans(d->window, ts))
+			continue;
+		bytes += sqlite3_column_int64(bytes_q, 2);
+		time += dur;
+		n++;
+	}
+	if (peak <= 0)
+		return put(kw, "memory_bandwidth", 0, 0, "%", NULL, win,
+			   "n/a: the device's peak memory bandwidth is unknown");
+	if (n == 0)
+		return put(kw, "memory_bandwidth", 0, 0, "%", NULL, win,
+			   "n/a: no op in the window states the bytes it accessed");
+	double achieved = (double)bytes * 1e9 / (double)time; /* bytes per second */
+	double v = 100.0 * achieved / (double)peak;
+	snprintf(note, sizeof(note),
+		 "%lld bytes accessed by %lld %s in %lld ns of their time = %.6g B/s of %lld B/s "
+		 "peak; good > 60%%, warning 40-60%%, bad < 40%%",
+		 (long long)bytes, (long long)n, kind == TK_EV_XLA_OP ? "XLA ops" : "kernels",
+		 (long long)time, achieved, (long long)peak);
+	return put(kw, "memory_bandwidth", 1, v, "%", band(v, 40, 60, 1), win, note);
+}
+
+/* Compile intervals per process: (process_id, ts, end), host tracks only. */
+struct cspan {
+	int64_t pid, ts, end;
+};
+
+static int cmp_cspan(const void *pa, const void *pb)
+{
+	const struct cspan *a = pa, *b = pb;
+	if (a->pid != b->pid)
+		return a->pid < b->pid ? -1 : 1;
+	return a->ts < b->ts ? -1 : a->ts > b->ts;
+}
+
+/* 1 when @name denotes compilation: "compile" not followed by "d" (CompiledFunction is not). */
+static int is_compile_name(const char *name)
+{
+	for (const char *p = name; p && *p; p++) {
+		if (strncasecmp(p, "compil", 6) != 0)
+			continue;
+		if (!strncasecmp(p + 6, "ation", 5))
+			return 1;
+		if ((p[6] == 'e' || p[6] == 'E') && p[7] != 'd' && p[7] != 'D')
+			return 1;
+	}
+	return 0;
+}
+
+static int load_compile(struct tka_ctx *c, struct cspan **out, size_t *nout, int *have_names)
+{
+	sqlite3_stmt *st = NULL;
+	char *sql = NULL;
+	size_t len = 0, cap = 0, n = 0, vcap = 0;
+	struct cspan *v = NULL;
+	int rc, step;
+	*have_names = 0;
+	rc = tka_prepare(
+	    c, "SELECT id, str FROM strings WHERE str LIKE '%compil%' OR str = 'compile'", &st);
+	if (rc != TK_OK)
+		goto out;
+	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *s = (const char *)sqlite3_column_text(st, 1);
+		if (!s || !(is_compile_name(s) || !strcmp(s, "compile")))
+			continue;
+		if (len + 32 >= cap) {
+			cap = cap ? cap * 2 : 256;
+			char *ns = realloc(sql, cap);
+			if (!ns) {
+				rc = tka_fail(c, TK_ENOMEM, "out of memory");
+				goto out;
+			}
+			sql = ns;
+		}
+		len += (size_t)snprintf(sql + len, cap - len, "%s%lld", len ? ", " : "",
+					(long long)sqlite3_column_int64(st, 0));
+	}
+	sqlite3_finalize(st);
+	st = NULL;
+	if (!len)
+		goto out;
+	*have_names = 1;
+	char *q =
+	    sqlite3_mprintf("SELECT t.process_id, e.ts_ns, e.dur_ns FROM events e JOIN tracks "
+			    "t ON t.id = e.track_id WHERE t.device_id IS NULL AND"
+			    " (e.name_id IN (%s) OR e.category_id IN (%s))",
+			    sql, sql);
+	if (!q) {
+		rc = tka_fail(c, TK_ENOMEM, "out of memory");
+		goto out;
+	}
+	rc = tka_prepare(c, q, &st);
+	sqlite3_free(q);
+	if (rc != TK_OK)
+		goto out;
+	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+		if (n == vcap) {
+			vcap = vcap ? vcap * 2 : 64;
+			struct cspan *nv = realloc(v, vcap * sizeof(*nv));
+			if (!nv) {
+				rc = tka_fail(c, TK_ENOMEM, "out of memory");
+				goto out;
+			}
+			v = nv;
+		}
+		v[n].pid = sqlite3_column_type(st, 0) == SQLITE_NULL ? TK_NONE
+								     : sqlite3_column_int64(st, 0);
+		v[n].ts = sqlite3_column_int64(st, 1);
+		v[n].end = v[n].ts + sqlite3_column_int64(st, 2);
+		n++;
+	}
+	if (n > 1)
+		qsort(v, n, sizeof(*v), cmp_cspan);
+out:
+	sqlite3_finalize(st);
+	free(sql);
+	*out = v;
+	*nout = n;
+	return rc;
+}
+
+/* Union of the compile spans of process @pid (TK_NONE: all processes), in total and in @w. */
+static int compile_kpi(struct kpi_writer *kw, const struct cspan *v, size_t n, int have_names)
+{
+	const struct tka_device *d = kw->d;
+	struct tka_spans u = {0};
+	char note[320];
+	int64_t events = 0;
+	int rc;
+	if (d->process_id == TK_NONE) {
+		/* all processes: union over every compile event, in time order */
+		struct cspan *all = malloc((n ? n : 1) * sizeof(*all));
+		if (!all)
+			return tka_fail(kw->c, TK_ENOMEM, "out of memory");
+		for (size_t i = 0; i < n; i++) {
+			all[i] = v[i];
+			all[i].pid = 0;
+		}
+		if (n > 1)
+			qsort(all, n, sizeof(*all), cmp_cspan);
+		for (size_t i = 0; i < n; i++, events++)
+			if (tka_spans_add(&u, all[i].ts, all[i].end) != TK_OK) {
+				free(all);
+				tka_spans_free(&u);
+				return tka_fail(kw->c, TK_ENOMEM, "out of memory");
+			}
+		free(all);
+	} else {
+		for (size_t i = 0; i < n; i++) {
+			if (v[i].pid != d->process_id)
+				continue;
+			events++;
+			if (tka_spans_add(&u, v[i].ts, v[i].end) != TK_OK) {
+				tka_spans_free(&u);
+				return tka_fail(kw->c, TK_ENOMEM, "out of memory");
+			}
+		}
+	}
+	if (events == 0) {
+		rc = put(kw, "compilation_time", 0, 0, "ns", NULL, "trace",
+			 have_names ? "n/a: no compile events in this device's process"
+				    : "n/a: the trace has no compile events");
+		tka_spans_free(&u);
+		return rc;
+	}
+	int64_t total = tka_spans_len(&u), inside = tka_spans_overlap(&u, d->window);
+	snprintf(note, sizeof(note),
+		 "union of %lld compile events (%s) on the host; %lld ns of it inside the %s "
+		 "window; good < 2 s, warning 2-10 s, bad > 10 s",
+		 (long long)events,
+		 d->process_id == TK_NONE ? "all processes" : "the device's process",
+		 (long long)inside, tka_window_name(d));
+	rc = put(kw, "compilation_time", 1, (double)total, "ns", band((double)total, 2e9, 1e10, 0),
+		 "trace", note);
+	tka_spans_free(&u);
+	return rc;
+}
 
 int tka_kpi(struct tka_ctx *c)
 {
-	(void)c;
-	return TK_OK;
+	const struct tka_timeline *tl;
+	sqlite3_stmt *ins = NULL, *peak_q = NULL, *bytes_q = NULL;
+	struct cspan *cs = NULL;
+	size_t ncs = 0;
+	int have_names = 0, rc;
+	char note[256];
+	if ((rc = tka_exec(c, "creating analysis_kpi", schema)) != TK_OK ||
+	    (rc = tka_timeline_get(c, &tl)) != TK_OK ||
+	    (rc = tka_prepare(c, "INSERT INTO analysis_kpi VALUES (?, ?, ?, ?, ?, ?, ?)", &ins)) !=
+		TK_OK ||
+	    (rc = tka_prepare(c, "SELECT memory_bandwidth_bps FROM devices WHERE id = ?",
+			      &peak_q)) != TK_OK ||
+	    (rc = tka_prepare(
+		 c,
+		 "SELECT e.ts_ns, e.dur_ns, od.bytes_accessed FROM op_details od"
+		 " JOIN events e ON e.id = od.event_id JOIN tracks t ON t.id = "
+		 "e.track_id"
+		 " WHERE t.device_id = ? AND e.kind = ? AND od.bytes_accessed IS NOT NULL",
+		 &bytes_q)) != TK_OK ||
+	    (rc = load_compile(c, &cs, &ncs, &have_names)) != TK_OK)
+		goto out;
+	for (size_t i = 0; i < tl->ndev; i++) {
+		const struct tka_device *d = &tl->dev[i];
+		struct kpi_writer kw = {c, ins, d};
+		const char *win = tka_window_name(d);
+		int64_t w = tka_spans_len(d->window), busy = tka_spans_overlap(&d->busy, d->window);
+		int64_t host = 0;
+		if ((rc = tka_gaps_each(d, d->window, add_host, &host)) != TK_OK)
+			goto out;
+		double util = w ? 100.0 * (double)busy / (double)w : 0;
+		snprintf(
+		    note, sizeof(note),
+		    "busy %lld ns of a %lld ns window; good > 80%%, warning 50-80%%, bad < 50%%",
+		    (long long)busy, (long long)w);
+		if ((rc = put(&kw, "gpu_utilization", w > 0, util, "%", band(util, 50, 80, 1), win,
+			      w ? note : "n/a: empty window")) != TK_OK ||
+		    (rc = kernel_kpis(&kw, win)) != TK_OK)
+			goto out;
+		double ho = w ? 100.0 * (double)host / (double)w : 0;
+		snprintf(
+		    note, sizeof(note),
+		    "host-bound idle %lld ns of a %lld ns window; good < 10%%, warning 10-20%%, "
+		    "bad > 20%%",
+		    (long long)host, (long long)w);
+		if ((rc = put(&kw, "host_overhead", w > 0, ho, "%", band(ho, 10, 20, 0), win,
+			      w ? note : "n/a: empty window")) != TK_OK ||
+		    (rc = bandwidth_kpi(&kw, peak_q, bytes_q, win)) != TK_OK ||
+		    (rc = compile_kpi(&kw, cs, ncs, have_names)) != TK_OK)
+			goto out;
+	}
+out:
+	sqlite3_finalize(ins);
+	sqlite3_finalize(peak_q);
+	sqlite3_finalize(bytes_q);
+	free(cs);
+	return rc;
 }

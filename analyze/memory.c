@@ -1,8 +1,656 @@
-/* PLACEHOLDER: the memory analysis (issue 5), being written. */
+/*
+ * Memory timeline (analysis_memory and its companions analysis_memory_timeline,
+ * analysis_memory_live_at_peak, analysis_memory_histogram): per device, process and allocator the
+ * bytes in use over time, the peak and when, the live allocations at the peak with the op that
+ * made them, an allocation size histogram and the fragmentation where reported.
+ * Definitions: docs/metrics-analyze-ops.md ("Memory").
+ *
+ * Pass 1 reads every memory record once in (device, time, id) order and keeps, per series, the
+ * live allocations (address -> allocation), both candidate values of bytes in use (reported and
+ * summed), their peaks, the downsampled timeline and the histogram. Pass 2 replays each series up
+ * to its peak record to list the allocations live there.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <tracekit/store.h>
+
 #include "analyze_internal.h"
+
+#define NONE INT64_MIN
+#define TL_BUCKETS 1000 /* timeline buckets per device span */
+
+struct alloc {
+	int64_t addr; /* key; NONE marks an empty slot */
+	int64_t bytes, id, ts, op_event_id, op_name_id;
+};
+
+/* Live allocations: open addressing on the address, backward-shift deletion. */
+struct liveset {
+	struct alloc *a;
+	size_t cap, n;
+	int64_t bytes;
+};
+
+struct bucket {
+	int64_t records, max, max_ts, min, last;
+};
+
+/* One value series (reported or summed) of a memory series. */
+struct valser {
+	int64_t n; /* records that gave a value */
+	int64_t peak, peak_ts, peak_id, peak_seq, last;
+	struct bucket *b; /* TL_BUCKETS */
+};
+
+struct series {
+	int64_t device_id, process_id, allocator_id; /* NONE for NULL */
+	int64_t records, allocs, frees, unmatched, with_reported;
+	int64_t first_ts, last_ts, seq, dev_first, width;
+	int64_t reported_peak; /* max peak_bytes_in_use, NONE when none */
+	double max_frag;       /* < 0 when none reported */
+	struct liveset live;
+	struct valser rep, sum;
+	int64_t hist_n[65], hist_bytes[65]; /* [0]: size 0; [k + 1]: sizes in [2^k, 2^(k+1)) */
+	int basis_summed;		    /* chosen basis */
+};
+
+struct mem {
+	struct series *s;
+	size_t n, cap;
+};
+
+static uint64_t ahash(int64_t a)
+{
+	uint64_t h = (uint64_t)a * 0x9E3779B97F4A7C15ULL;
+	return h ^ (h >> 29);
+}
+
+static int live_grow(struct liveset *L)
+{
+	size_t ncap = L->cap ? L->cap * 2 : 64;
+	struct alloc *na = malloc(ncap * sizeof(*na));
+	if (!na)
+		return TK_ENOMEM;
+	for (size_t i = 0; i < ncap; i++)
+		na[i].addr = NONE;
+	for (size_t i = 0; i < L->cap; i++) {
+		if (L->a[i].addr == NONE)
+			continue;
+		size_t j = ahash(L->a[i].addr) & (ncap - 1);
+		while (na[j].addr != NONE)
+			j = (j + 1) & (ncap - 1);
+		na[j] = L->a[i];
+	}
+	free(L->a);
+	L->a = na;
+	L->cap = ncap;
+	return TK_OK;
+}
+
+static struct alloc *live_find(struct liveset *L, int64_t addr)
+{
+	if (!L->cap)
+		return NULL;
+	size_t j = ahash(addr) & (L->cap - 1);
+	while (L->a[j].addr != NONE) {
+		if (L->a[j].addr == addr)
+			return &L->a[j];
+		j = (j + 1) & (L->cap - 1);
+	}
+	return NULL;
+}
+
+static void live_remove(struct liveset *L, struct alloc *x)
+{
+	size_t i = (size_t)(x - L->a), mask = L->cap - 1;
+	L->bytes -= x->bytes;
+	L->n--;
+	L->a[i].addr = NONE;
+	for (size_t j = (i + 1) & mask; L->a[j].addr != NONE; j = (j + 1) & mask) {
+		size_t h = ahash(L->a[j].addr) & mask;
+		/* move j back to i when its home slot h is not in (i, j] */
+		if ((j > i && (h <= i || h > j)) || (j < i && (h <= i && h > j))) {
+			L->a[i] = L->a[j];
+			L->a[j].addr = NONE;
+			i = j;
+		}
+	}
+}
+
+static int live_add(struct liveset *L, const struct alloc *x)
+{
+	if ((L->n + 1) * 2 > L->cap && live_grow(L) != TK_OK)
+		return TK_ENOMEM;
+	size_t j = ahash(x->addr) & (L->cap - 1);
+	while (L->a[j].addr != NONE)
+		j = (j + 1) & (L->cap - 1);
+	L->a[j] = *x;
+	L->n++;
+	L->bytes += x->bytes;
+	return TK_OK;
+}
+
+/* One record as read. */
+struct rec {
+	int64_t id, ts, address, bytes, in_use, peak_rep, op_event_id, op_name_id;
+	int is_free;
+	double frag;
+};
+
+/*
+ * Apply @r to the live set of @s (docs: "Summed bytes in use"). Allocations with no address get
+ * a unique negative key (never matched by a free).
+ */
+static int apply(struct series *s, const struct rec *r)
+{
+	if (!r->is_free) {
+		struct alloc a = {r->address, r->bytes,	      r->id,
+				  r->ts,      r->op_event_id, r->op_name_id};
+		if (r->address == NONE)
+			a.addr = -1 - r->id;
+		else {
+			struct alloc *old = live_find(&s->live, r->address);
+			if (old)
+				live_remove(&s->live, old);
+		}
+		return live_add(&s->live, &a);
+	}
+	struct alloc *old = r->address == NONE ? NULL : live_find(&s->live, r->address);
+	if (old)
+		live_remove(&s->live, old);
+	else
+		s->unmatched++;
+	return TK_OK;
+}
+
+static void value_add(struct series *s, struct valser *v, int64_t val, const struct rec *r)
+{
+	if (!v->n++ || val > v->peak) {
+		v->peak = val;
+		v->peak_ts = r->ts;
+		v->peak_id = r->id;
+		v->peak_seq = s->seq;
+	}
+	v->last = val;
+	int64_t k = (r->ts - s->dev_first) / s->width;
+	struct bucket *b = &v->b[k < 0 ? 0 : k >= TL_BUCKETS ? TL_BUCKETS - 1 : k];
+	if (!b->records || val > b->max) {
+		b->max = val;
+		b->max_ts = r->ts;
+	}
+	if (!b->records || val < b->min)
+		b->min = val;
+	b->last = val;
+	b->records++;
+}
+
+static int series_add(struct series *s, const struct rec *r)
+{
+	int rc = apply(s, r);
+	if (rc != TK_OK)
+		return rc;
+	s->records++;
+	s->seq++;
+	if (s->records == 1)
+		s->first_ts = r->ts;
+	s->last_ts = r->ts;
+	if (r->is_free) {
+		s->frees++;
+	} else {
+		s->allocs++;
+		int k = 0;
+		if (r->bytes > 0)
+			for (uint64_t b = (uint64_t)r->bytes; b > 1; b >>= 1)
+				k++;
+		int idx = r->bytes > 0 ? k + 1 : 0;
+		s->hist_n[idx]++;
+		s->hist_bytes[idx] += r->bytes;
+	}
+	if (r->in_use != NONE) {
+		s->with_reported++;
+		value_add(s, &s->rep, r->in_use, r);
+	}
+	value_add(s, &s->sum, s->live.bytes, r);
+	if (r->peak_rep != NONE && (s->reported_peak == NONE || r->peak_rep > s->reported_peak))
+		s->reported_peak = r->peak_rep;
+	if (r->frag >= 0 && r->frag > s->max_frag)
+		s->max_frag = r->frag;
+	return TK_OK;
+}
+
+static int64_t col_or_none(sqlite3_stmt *q, int i)
+{
+	return sqlite3_column_type(q, i) == SQLITE_NULL ? NONE : sqlite3_column_int64(q, i);
+}
+
+/* The series of (device, process, allocator) of the current row, created when new. */
+static struct series *series_for(struct mem *M, const int64_t *key, int64_t dev_first,
+				 int64_t dev_last)
+{
+	for (size_t i = M->n; i-- > 0;)
+		if (!memcmp(&M->s[i].device_id, key, 3 * sizeof(int64_t)))
+			return &M->s[i];
+	if (M->n == M->cap) {
+		size_t ncap = M->cap ? M->cap * 2 : 8;
+		struct series *ns = realloc(M->s, ncap * sizeof(*ns));
+		if (!ns)
+			return NULL;
+		M->s = ns;
+		M->cap = ncap;
+	}
+	struct series *s = &M->s[M->n];
+	memset(s, 0, sizeof(*s));
+	s->rep.b = calloc(TL_BUCKETS, sizeof(struct bucket));
+	s->sum.b = calloc(TL_BUCKETS, sizeof(struct bucket));
+	if (!s->rep.b || !s->sum.b) {
+		free(s->rep.b);
+		free(s->sum.b);
+		return NULL;
+	}
+	M->n++;
+	s->device_id = key[0];
+	s->process_id = key[1];
+	s->allocator_id = key[2];
+	s->reported_peak = NONE;
+	s->max_frag = -1;
+	s->dev_first = dev_first;
+	/* ceil((span + 1) / buckets): every record time falls in [0, TL_BUCKETS) */
+	s->width = (dev_last - dev_first) / TL_BUCKETS + 1;
+	return s;
+}
+
+static const char *const read_sql =
+    "SELECT device_id, process_id, allocator_id, id, ts_ns, kind = 'free', address, bytes, "
+    "bytes_in_use, peak_bytes_in_use, op_event_id, op_name_id, fragmentation "
+    "FROM memory_records WHERE device_id IS ?1 AND ts_ns <= ?2 ORDER BY ts_ns, id";
+
+static void read_rec(sqlite3_stmt *q, int64_t *key, struct rec *r)
+{
+	key[0] = col_or_none(q, 0);
+	key[1] = col_or_none(q, 1);
+	key[2] = col_or_none(q, 2);
+	r->id = sqlite3_column_int64(q, 3);
+	r->ts = sqlite3_column_int64(q, 4);
+	r->is_free = sqlite3_column_int(q, 5);
+	r->address = col_or_none(q, 6);
+	r->bytes = sqlite3_column_int64(q, 7);
+	r->in_use = col_or_none(q, 8);
+	r->peak_rep = col_or_none(q, 9);
+	r->op_event_id = col_or_none(q, 10);
+	r->op_name_id = col_or_none(q, 11);
+	r->frag = sqlite3_column_type(q, 12) == SQLITE_NULL ? -1 : sqlite3_column_double(q, 12);
+}
+
+/* Pass 1 over the records of one device (@dev: NONE for host memory). */
+static int pass1_device(struct tka_ctx *c, struct mem *M, sqlite3_stmt *q, int64_t dev,
+			int64_t first, int64_t last)
+{
+	int step, rc = TK_OK;
+	sqlite3_reset(q);
+	if (dev == NONE)
+		sqlite3_bind_null(q, 1);
+	else
+		sqlite3_bind_int64(q, 1, dev);
+	sqlite3_bind_int64(q, 2, INT64_MAX);
+	while ((step = sqlite3_step(q)) == SQLITE_ROW) {
+		int64_t key[3];
+		struct rec r;
+		read_rec(q, key, &r);
+		struct series *s = series_for(M, key, first, last);
+		if (!s || series_add(s, &r) != TK_OK)
+			return tka_fail(c, TK_ENOMEM, "out of memory in the memory analysis");
+	}
+	if (step != SQLITE_DONE)
+		rc = tka_fail(c, TK_EINTERNAL, "reading memory records: %s", sqlite3_errmsg(c->db));
+	return rc;
+}
+
+static const char *const create_sql =
+    "DROP TABLE IF EXISTS analysis_memory;"
+    "DROP TABLE IF EXISTS analysis_memory_timeline;"
+    "DROP TABLE IF EXISTS analysis_memory_live_at_peak;"
+    "DROP TABLE IF EXISTS analysis_memory_histogram;"
+    "CREATE TABLE analysis_memory (\n"
+    "  series_id    INTEGER PRIMARY KEY, -- one (device, process, allocator) series, from 1\n"
+    "  device_id    INTEGER,  -- memory_records.device_id, NULL for host memory\n"
+    "  process_id   INTEGER,  -- memory_records.process_id\n"
+    "  allocator    TEXT,     -- allocator name, NULL when the source names none\n"
+    "  basis        TEXT NOT NULL, -- 'reported': bytes_in_use as the source reports it on "
+    "every record; 'summed': live allocations made in the trace\n"
+    "  records      INTEGER NOT NULL, -- memory records of the series\n"
+    "  allocs       INTEGER NOT NULL, -- of which allocations\n"
+    "  frees        INTEGER NOT NULL, -- of which frees\n"
+    "  unmatched_frees INTEGER NOT NULL, -- frees with no live allocation at their address\n"
+    "  first_ns     INTEGER NOT NULL, -- time of the first record\n"
+    "  last_ns      INTEGER NOT NULL, -- time of the last record\n"
+    "  peak_bytes   INTEGER NOT NULL, -- greatest bytes in use after any record\n"
+    "  peak_ns      INTEGER NOT NULL, -- time of the first record that reached it\n"
+    "  peak_record_id INTEGER NOT NULL, -- memory_records.id of that record\n"
+    "  end_bytes    INTEGER NOT NULL, -- bytes in use after the last record\n"
+    "  live_at_peak INTEGER NOT NULL, -- allocations made in the trace and live at the peak\n"
+    "  live_bytes_at_peak INTEGER NOT NULL, -- their bytes (= peak_bytes when basis is summed)\n"
+    "  reserved_at_peak INTEGER, -- bytes_reserved reported on the peak record, NULL if none\n"
+    "  reported_peak_bytes INTEGER, -- max peak_bytes_in_use reported (allocator lifetime), "
+    "NULL if none\n"
+    "  fragmentation_at_peak REAL, -- fragmentation reported on the peak record, NULL if none\n"
+    "  max_fragmentation REAL  -- max fragmentation reported, NULL if none\n"
+    ");"
+    "CREATE TABLE analysis_memory_timeline (\n"
+    "  series_id  INTEGER NOT NULL, -- analysis_memory.series_id\n"
+    "  bucket     INTEGER NOT NULL, -- 0..999: equal slices of the device's record span\n"
+    "  start_ns   INTEGER NOT NULL, -- first ns of the bucket\n"
+    "  end_ns     INTEGER NOT NULL, -- first ns after the bucket\n"
+    "  records    INTEGER NOT NULL, -- records of the series in the bucket (empty buckets are "
+    "left out)\n"
+    "  max_bytes  INTEGER NOT NULL, -- greatest bytes in use after a record in the bucket\n"
+    "  max_ns     INTEGER NOT NULL, -- time of the first record that reached max_bytes\n"
+    "  min_bytes  INTEGER NOT NULL, -- least bytes in use after a record in the bucket\n"
+    "  last_bytes INTEGER NOT NULL  -- bytes in use after the bucket's last record\n"
+    ");"
+    "CREATE TABLE analysis_memory_live_at_peak (\n"
+    "  series_id    INTEGER NOT NULL, -- analysis_memory.series_id\n"
+    "  rank         INTEGER NOT NULL, -- 1 = largest (ties: earlier allocation first)\n"
+    "  record_id    INTEGER NOT NULL, -- memory_records.id of the allocation\n"
+    "  address      INTEGER,  -- its address, NULL when not reported\n"
+    "  bytes        INTEGER NOT NULL, -- its size\n"
+    "  alloc_ns     INTEGER NOT NULL, -- when it was made\n"
+    "  op_event_id  INTEGER,  -- events.id of the op that made it (record's op, else the "
+    "enclosing host op)\n"
+    "  op_name      TEXT,     -- that op's name, or the record's op_name\n"
+    "  op_source    TEXT      -- 'record', 'name', 'enclosing' or NULL when unknown\n"
+    ");"
+    "CREATE TABLE analysis_memory_histogram (\n"
+    "  series_id INTEGER NOT NULL, -- analysis_memory.series_id\n"
+    "  lo_bytes  INTEGER NOT NULL, -- smallest size of the bucket (0, 1, 2, 4, ...)\n"
+    "  hi_bytes  INTEGER,          -- first size above the bucket (1 for size 0; 2 * lo_bytes); "
+    "NULL for the last\n"
+    "  allocs    INTEGER NOT NULL, -- allocations of a size in [lo_bytes, hi_bytes)\n"
+    "  bytes     INTEGER NOT NULL  -- their total size\n"
+    ");";
+
+static int step_done(struct tka_ctx *c, sqlite3_stmt *st)
+{
+	int rc = sqlite3_step(st) == SQLITE_DONE
+		     ? TK_OK
+		     : tka_fail(c, TK_EINTERNAL, "writing the memory analysis: %s",
+				sqlite3_errmsg(c->db));
+	sqlite3_reset(st);
+	return rc;
+}
+
+static void bind_opt(sqlite3_stmt *st, int i, int64_t v)
+{
+	if (v == NONE)
+		sqlite3_bind_null(st, i);
+	else
+		sqlite3_bind_int64(st, i, v);
+}
+
+static int cmp_alloc(const void *a, const void *b)
+{
+	const struct alloc *x = a, *y = b;
+	if (x->bytes != y->bytes)
+		return x->bytes > y->bytes ? -1 : 1;
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	return (x->id > y->id) - (x->id < y->id);
+}
+
+/* The innermost host op of @process containing @ts (docs: "enclosing host op"), or NONE. */
+static int64_t enclosing_op(sqlite3_stmt *maxq, sqlite3_stmt *encq, int64_t process, int64_t ts)
+{
+	int64_t maxdur = -1, id = NONE;
+	if (process == NONE)
+		return NONE;
+	sqlite3_bind_int64(maxq, 1, process);
+	if (sqlite3_step(maxq) == SQLITE_ROW && sqlite3_column_type(maxq, 0) != SQLITE_NULL)
+		maxdur = sqlite3_column_int64(maxq, 0);
+	sqlite3_reset(maxq);
+	if (maxdur < 0)
+		return NONE;
+	sqlite3_bind_int64(encq, 1, process);
+	sqlite3_bind_int64(encq, 2, ts);
+	sqlite3_bind_int64(encq, 3, ts > INT64_MIN + maxdur ? ts - maxdur : INT64_MIN);
+	if (sqlite3_step(encq) == SQLITE_ROW)
+		id = sqlite3_column_int64(encq, 0);
+	sqlite3_reset(encq);
+	return id;
+}
+
+/* Pass 2 for @s: replay to the peak record, then write the live allocations there. */
+static int write_live(struct tka_ctx *c, struct series *s, int64_t sid, sqlite3_stmt *q,
+		      sqlite3_stmt *ins, sqlite3_stmt *maxq, sqlite3_stmt *encq, sqlite3_stmt *opq,
+		      int64_t *nlive, int64_t *live_bytes)
+{
+	const struct valser *v = s->basis_summed ? &s->sum : &s->rep;
+	struct series r;
+	int step, rc = TK_OK;
+	memset(&r, 0, sizeof(r));
+	sqlite3_reset(q);
+	bind_opt(q, 1, s->device_id);
+	sqlite3_bind_int64(q, 2, v->peak_ts);
+	while ((step = sqlite3_step(q)) == SQLITE_ROW) {
+		int64_t key[3];
+		struct rec rr;
+		read_rec(q, key, &rr);
+		if (memcmp(key, &s->device_id, sizeof(key)))
+			continue;
+		if (apply(&r, &rr) != TK_OK) {
+			rc = tka_fail(c, TK_ENOMEM, "out of memory in the memory analysis");
+			goto out;
+		}
+		if (rr.id == v->peak_id)
+			break;
+	}
+	*nlive = (int64_t)r.live.n;
+	*live_bytes = r.live.bytes;
+	size_t n = 0;
+	struct alloc *a = malloc((r.live.n ? r.live.n : 1) * sizeof(*a));
+	if (!a) {
+		rc = tka_fail(c, TK_ENOMEM, "out of memory in the memory analysis");
+		goto out;
+	}
+	for (size_t i = 0; i < r.live.cap; i++)
+		if (r.live.a[i].addr != NONE)
+			a[n++] = r.live.a[i];
+	qsort(a, n, sizeof(*a), cmp_alloc);
+	for (size_t i = 0; rc == TK_OK && i < n; i++) {
+		const char *src = NULL;
+		int64_t op = a[i].op_event_id;
+		if (op != NONE)
+			src = "record";
+		else if (a[i].op_name_id == NONE &&
+			 (op = enclosing_op(maxq, encq, s->process_id, a[i].ts)) != NONE)
+			src = "enclosing";
+		sqlite3_bind_int64(ins, 1, sid);
+		sqlite3_bind_int64(ins, 2, (int64_t)i + 1);
+		sqlite3_bind_int64(ins, 3, a[i].id);
+		bind_opt(ins, 4, a[i].addr < 0 && a[i].addr == -1 - a[i].id ? NONE : a[i].addr);
+		sqlite3_bind_int64(ins, 5, a[i].bytes);
+		sqlite3_bind_int64(ins, 6, a[i].ts);
+		bind_opt(ins, 7, op);
+		sqlite3_bind_null(ins, 8);
+		if (op != NONE) {
+			sqlite3_bind_int64(opq, 1, op);
+			if (sqlite3_step(opq) == SQLITE_ROW)
+				sqlite3_bind_text(ins, 8, (const char *)sqlite3_column_text(opq, 0),
+						  -1, SQLITE_TRANSIENT);
+			sqlite3_reset(opq);
+		} else if (a[i].op_name_id != NONE) {
+			src = "name";
+		}
+		if (src)
+			sqlite3_bind_text(ins, 9, src, -1, SQLITE_STATIC);
+		else
+			sqlite3_bind_null(ins, 9);
+		sqlite3_bind_int64(ins, 10, a[i].op_name_id == NONE ? 0 : a[i].op_name_id);
+		rc = step_done(c, ins);
+	}
+	free(a);
+out:
+	free(r.live.a);
+	return rc;
+}
+
+static int write_series(struct tka_ctx *c, struct mem *M)
+{
+	sqlite3_stmt *ms = NULL, *tl = NULL, *lv = NULL, *hi = NULL, *q = NULL, *pk = NULL;
+	sqlite3_stmt *maxq = NULL, *encq = NULL, *opq = NULL;
+	int rc = tka_exec(c, "memory analysis", create_sql);
+	if (rc == TK_OK)
+		rc = tka_prepare(
+		    c,
+		    "INSERT INTO analysis_memory VALUES (?,?,?,(SELECT str FROM strings "
+		    "WHERE id = ?),?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+		    &ms);
+	if (rc == TK_OK)
+		rc = tka_prepare(
+		    c, "INSERT INTO analysis_memory_timeline VALUES (?,?,?,?,?,?,?,?,?)", &tl);
+	if (rc == TK_OK)
+		rc = tka_prepare(
+		    c,
+		    "INSERT INTO analysis_memory_live_at_peak VALUES (?1,?2,?3,?4,?5,?6,?7,"
+		    "coalesce(?8, (SELECT str FROM strings WHERE id = ?10)),?9)",
+		    &lv);
+	if (rc == TK_OK)
+		rc =
+		    tka_prepare(c, "INSERT INTO analysis_memory_histogram VALUES (?,?,?,?,?)", &hi);
+	if (rc == TK_OK)
+		rc = tka_prepare(c, read_sql, &q);
+	if (rc == TK_OK)
+		rc = tka_prepare(
+		    c, "SELECT bytes_reserved, fragmentation FROM memory_records WHERE id = ?",
+		    &pk);
+	if (rc == TK_OK)
+		rc = tka_prepare(
+		    c,
+		    "SELECT max(e.dur_ns) FROM events e WHERE e.kind = 1 AND e.track_id IN "
+		    "(SELECT id FROM tracks WHERE process_id = ?1 AND device_id IS NULL)",
+		    &maxq);
+	if (rc == TK_OK)
+		rc = tka_prepare(
+		    c,
+		    "SELECT e.id FROM events e WHERE e.kind = 1 AND e.track_id IN "
+		    "(SELECT id FROM tracks WHERE process_id = ?1 AND device_id IS NULL) "
+		    "AND e.ts_ns <= ?2 AND e.ts_ns >= ?3 AND e.ts_ns + e.dur_ns > ?2 "
+		    "ORDER BY e.ts_ns DESC, e.dur_ns, e.id DESC LIMIT 1",
+		    &encq);
+	if (rc == TK_OK)
+		rc = tka_prepare(c,
+				 "SELECT s.str FROM events e JOIN strings s ON s.id = e.name_id "
+				 "WHERE e.id = ?",
+				 &opq);
+	for (size_t i = 0; rc == TK_OK && i < M->n; i++) {
+		struct series *s = &M->s[i];
+		int64_t sid = (int64_t)i + 1, nlive = 0, live_bytes = 0;
+		s->basis_summed = s->with_reported != s->records;
+		const struct valser *v = s->basis_summed ? &s->sum : &s->rep;
+		rc = write_live(c, s, sid, q, lv, maxq, encq, opq, &nlive, &live_bytes);
+		if (rc != TK_OK)
+			break;
+		sqlite3_bind_int64(ms, 1, sid);
+		bind_opt(ms, 2, s->device_id);
+		bind_opt(ms, 3, s->process_id);
+		bind_opt(ms, 4, s->allocator_id);
+		sqlite3_bind_text(ms, 5, s->basis_summed ? "summed" : "reported", -1,
+				  SQLITE_STATIC);
+		sqlite3_bind_int64(ms, 6, s->records);
+		sqlite3_bind_int64(ms, 7, s->allocs);
+		sqlite3_bind_int64(ms, 8, s->frees);
+		sqlite3_bind_int64(ms, 9, s->unmatched);
+		sqlite3_bind_int64(ms, 10, s->first_ts);
+		sqlite3_bind_int64(ms, 11, s->last_ts);
+		sqlite3_bind_int64(ms, 12, v->peak);
+		sqlite3_bind_int64(ms, 13, v->peak_ts);
+		sqlite3_bind_int64(ms, 14, v->peak_id);
+		sqlite3_bind_int64(ms, 15, v->last);
+		sqlite3_bind_int64(ms, 16, nlive);
+		sqlite3_bind_int64(ms, 17, live_bytes);
+		sqlite3_bind_null(ms, 18);
+		sqlite3_bind_null(ms, 20);
+		sqlite3_bind_int64(pk, 1, v->peak_id);
+		if (sqlite3_step(pk) == SQLITE_ROW) {
+			if (sqlite3_column_type(pk, 0) != SQLITE_NULL)
+				sqlite3_bind_int64(ms, 18, sqlite3_column_int64(pk, 0));
+			if (sqlite3_column_type(pk, 1) != SQLITE_NULL)
+				sqlite3_bind_double(ms, 20, sqlite3_column_double(pk, 1));
+		}
+		sqlite3_reset(pk);
+		bind_opt(ms, 19, s->reported_peak);
+		if (s->max_frag >= 0)
+			sqlite3_bind_double(ms, 21, s->max_frag);
+		else
+			sqlite3_bind_null(ms, 21);
+		rc = step_done(c, ms);
+		for (int k = 0; rc == TK_OK && k < TL_BUCKETS; k++) {
+			const struct bucket *b = &v->b[k];
+			if (!b->records)
+				continue;
+			int64_t start = s->dev_first + (int64_t)k * s->width;
+			sqlite3_bind_int64(tl, 1, sid);
+			sqlite3_bind_int64(tl, 2, k);
+			sqlite3_bind_int64(tl, 3, start);
+			sqlite3_bind_int64(tl, 4, start + s->width);
+			sqlite3_bind_int64(tl, 5, b->records);
+			sqlite3_bind_int64(tl, 6, b->max);
+			sqlite3_bind_int64(tl, 7, b->max_ts);
+			sqlite3_bind_int64(tl, 8, b->min);
+			sqlite3_bind_int64(tl, 9, b->last);
+			rc = step_done(c, tl);
+		}
+		for (int k = 0; rc == TK_OK && k < 65; k++) {
+			if (!s->hist_n[k])
+				continue;
+			int64_t lo = k == 0 ? 0 : (int64_t)1 << (k - 1);
+			sqlite3_bind_int64(hi, 1, sid);
+			sqlite3_bind_int64(hi, 2, lo);
+			if (k == 0)
+				sqlite3_bind_int64(hi, 3, 1);
+			else if (k < 63)
+				sqlite3_bind_int64(hi, 3, lo * 2);
+			else
+				sqlite3_bind_null(hi, 3);
+			sqlite3_bind_int64(hi, 4, s->hist_n[k]);
+			sqlite3_bind_int64(hi, 5, s->hist_bytes[k]);
+			rc = step_done(c, hi);
+		}
+	}
+	sqlite3_finalize(ms);
+	sqlite3_finalize(tl);
+	sqlite3_finalize(lv);
+	sqlite3_finalize(hi);
+	sqlite3_finalize(q);
+	sqlite3_finalize(pk);
+	sqlite3_finalize(maxq);
+	sqlite3_finalize(encq);
+	sqlite3_finalize(opq);
+	return rc;
+}
 
 int tka_memory(struct tka_ctx *c)
 {
-	(void)c;
-	return TK_OK;
+	struct mem M = {NULL, 0, 0};
+	sqlite3_stmt *devs = NULL, *q = NULL;
+	int rc = tka_prepare(c,
+			     "SELECT device_id, min(ts_ns), max(ts_ns) FROM memory_records "
+			     "GROUP BY device_id ORDER BY device_id",
+			     &devs);
+	if (rc == TK_OK)
+		rc = tka_prepare(c, read_sql, &q);
+	while (rc == TK_OK && sqlite3_step(devs) == SQLITE_ROW)
+		rc = pass1_device(c, &M, q, col_or_none(devs, 0), sqlite3_column_int64(devs, 1),
+				  sqlite3_column_int64(devs, 2));
+	sqlite3_finalize(devs);
+	sqlite3_finalize(q);
+	devs = q = NULL;
+	if (rc == TK_OK)
+		rc = write_series(c, &M);
+	for (size_t i = 0; i < M.n; i++) {
+		free(M.s[i].live.a);
+		free(M.s[i].rep.b);
+		free(M.s[i].sum.b);
+	}
+	free(M.s);
+	return rc;
 }

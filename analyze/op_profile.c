@@ -1,8 +1,522 @@
-/* PLACEHOLDER: the op_profile analysis (issue 5), being written. */
+/*
+ * Op profile (analysis_op_profile): per op and level (host op, kernel, XLA op, XLA module,
+ * framework op; also runtime/driver API calls and sync waits) its occurrences, total and self time, average/min/max and share of the device's
+ * busy time, plus one IDLE row per device. Definitions: docs/metrics-analyze-ops.md.
+ *
+ * Self time is the time during which an event is the innermost open event of its track (the one
+ * that started last). It is found by one sweep per track in start order. To avoid a random-access
+ * index scan of every event, the events are read once in load (rowid) order into a small reorder
+ * buffer per track (sources often write a parent after its children); a track where an event comes
+ * later than the buffer can absorb is swept again on its own, in index order, and its first
+ * results are dropped.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <tracekit/store.h>
+
 #include "analyze_internal.h"
+
+/* One open event on a track's stack. */
+struct open_ev {
+	int64_t ts, end, self;
+	int64_t name_id, cat_id, module_id; /* cat_id/module_id 0 = none */
+	int kind;
+};
+
+/* Events a track's reorder buffer holds back before the earliest is swept. */
+#define REORDER_EVENTS 8192
+
+/* Sweep state of one track. */
+struct track_sweep {
+	struct open_ev *st; /* open events, outermost first */
+	size_t n, cap;
+	struct open_ev *buf; /* reorder buffer: buf[head, head + nbuf) in start order */
+	size_t head, nbuf, bcap;
+	int64_t now, last_ts; /* sweep time; start of the last event swept */
+	int seen, unsorted;
+};
+
+/* Aggregate of one (track, kind, name, category, module) group. */
+struct group {
+	int64_t key[5]; /* track_id, kind, name_id, cat_id, module_id; key[0] == 0: empty slot */
+	int64_t n, total, self, min, max;
+};
+
+struct groups {
+	struct group *g;
+	size_t cap, used;
+};
+
+/* Annotations and steps label work; they are not ops and take no part in nesting. */
+static int nests(int kind)
+{
+	return kind != TK_EV_ANNOTATION && kind != TK_EV_STEP;
+}
+
+static int profiled(int kind)
+{
+	return kind == TK_EV_HOST_OP || kind == TK_EV_KERNEL || kind == TK_EV_XLA_OP ||
+	       kind == TK_EV_XLA_MODULE || kind == TK_EV_FRAMEWORK_OP ||
+	       kind == TK_EV_RUNTIME_API || kind == TK_EV_DRIVER_API || kind == TK_EV_SYNC;
+}
+
+static uint64_t key_hash(const int64_t *k)
+{
+	uint64_t h = 1469598103934665603ULL;
+	for (int i = 0; i < 5; i++) {
+		h ^= (uint64_t)k[i];
+		h *= 1099511628211ULL;
+		h ^= h >> 29;
+	}
+	return h;
+}
+
+static int groups_grow(struct groups *G)
+{
+	size_t ncap = G->cap ? G->cap * 2 : 1024;
+	struct group *ng = calloc(ncap, sizeof(*ng));
+	if (!ng)
+		return TK_ENOMEM;
+	for (size_t i = 0; i < G->cap; i++) {
+		if (!G->g[i].key[0])
+			continue;
+		size_t j = key_hash(G->g[i].key) & (ncap - 1);
+		while (ng[j].key[0])
+			j = (j + 1) & (ncap - 1);
+		ng[j] = G->g[i];
+	}
+	free(G->g);
+	G->g = ng;
+	G->cap = ncap;
+	return TK_OK;
+}
+
+/* Add one finished event of @track to its group. */
+static int groups_add(struct groups *G, int64_t track, const struct open_ev *e)
+{
+	int64_t k[5] = {track, e->kind, e->name_id, e->cat_id, e->module_id};
+	if ((G->used + 1) * 2 > G->cap && groups_grow(G) != TK_OK)
+		return TK_ENOMEM;
+	size_t j = key_hash(k) & (G->cap - 1);
+	while (G->g[j].key[0] && memcmp(G->g[j].key, k, sizeof(k)))
+		j = (j + 1) & (G->cap - 1);
+	struct group *g = &G->g[j];
+	int64_t dur = e->end - e->ts;
+	if (!g->key[0]) {
+		memcpy(g->key, k, sizeof(k));
+		g->min = g->max = dur;
+		G->used++;
+	}
+	g->n++;
+	g->total += dur;
+	g->self += e->self;
+	if (dur < g->min)
+		g->min = dur;
+	if (dur > g->max)
+		g->max = dur;
+	return TK_OK;
+}
+
+/* Credit the time up to @t to the innermost open events, finishing those that end by @t. */
+static int sweep_advance(struct groups *G, int64_t track, struct track_sweep *s, int64_t t)
+{
+	while (s->n) {
+		struct open_ev *top = &s->st[s->n - 1];
+		if (top->end > s->now) {
+			int64_t e = top->end < t ? top->end : t;
+			top->self += e - s->now;
+			s->now = e;
+			if (top->end > t)
+				break;
+		}
+		if (profiled(top->kind) && groups_add(G, track, top) != TK_OK)
+			return TK_ENOMEM;
+		s->n--;
+	}
+	if (s->now < t)
+		s->now = t;
+	return TK_OK;
+}
+
+/* Open @e at its start (the sweep has been advanced to it). */
+static int sweep_push(struct track_sweep *s, const struct open_ev *e)
+{
+	if (s->n == s->cap) {
+		size_t ncap = s->cap ? s->cap * 2 : 16;
+		struct open_ev *ns = realloc(s->st, ncap * sizeof(*ns));
+		if (!ns)
+			return TK_ENOMEM;
+		s->st = ns;
+		s->cap = ncap;
+	}
+	/* Among events that start together the longer one is the outer one. */
+	size_t i = s->n;
+	while (i > 0 && s->st[i - 1].ts == e->ts && s->st[i - 1].end < e->end)
+		i--;
+	memmove(&s->st[i + 1], &s->st[i], (s->n - i) * sizeof(*e));
+	s->st[i] = *e;
+	s->n++;
+	return TK_OK;
+}
+
+/* Feed one event of track @track; events of a track must come in start order. */
+static int sweep_event(struct groups *G, int64_t track, struct track_sweep *s,
+		       const struct open_ev *e)
+{
+	int rc;
+	if (!s->seen) {
+		s->seen = 1;
+		s->now = e->ts;
+	}
+	s->last_ts = e->ts;
+	if ((rc = sweep_advance(G, track, s, e->ts)) != TK_OK)
+		return rc;
+	return sweep_push(s, e);
+}
+
+static int sweep_finish(struct groups *G, int64_t track, struct track_sweep *s)
+{
+	return sweep_advance(G, track, s, INT64_MAX);
+}
+
+/* Sweep the earliest buffered event of @s. */
+static int buffer_release(struct groups *G, int64_t track, struct track_sweep *s)
+{
+	struct open_ev e = s->buf[s->head];
+	s->head++;
+	s->nbuf--;
+	return sweep_event(G, track, s, &e);
+}
+
+/*
+ * Put @e (in load order) into the reorder buffer of @s, sweeping the earliest when it is full.
+ * Marks the track unsorted when @e starts before an event already swept.
+ */
+static int buffer_add(struct groups *G, int64_t track, struct track_sweep *s,
+		      const struct open_ev *e)
+{
+	if (s->seen && e->ts < s->last_ts) {
+		s->unsorted = 1;
+		return TK_OK;
+	}
+	if (s->head + s->nbuf == s->bcap) {
+		if (s->head > 0) {
+			memmove(s->buf, s->buf + s->head, s->nbuf * sizeof(*e));
+			s->head = 0;
+		} else {
+			size_t ncap = s->bcap ? s->bcap * 2 : 64;
+			struct open_ev *nb = realloc(s->buf, ncap * sizeof(*nb));
+			if (!nb)
+				return TK_ENOMEM;
+			s->buf = nb;
+			s->bcap = ncap;
+		}
+	}
+	/* Insert after every buffered event that starts at or before it (keeps load order). */
+	struct open_ev *b = s->buf + s->head;
+	size_t lo = 0, hi = s->nbuf;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (b[mid].ts <= e->ts)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	memmove(&b[lo + 1], &b[lo], (s->nbuf - lo) * sizeof(*e));
+	b[lo] = *e;
+	s->nbuf++;
+	if (s->nbuf > REORDER_EVENTS)
+		return buffer_release(G, track, s);
+	return TK_OK;
+}
+
+static int buffer_finish(struct groups *G, int64_t track, struct track_sweep *s)
+{
+	int rc = TK_OK;
+	while (rc == TK_OK && s->nbuf)
+		rc = buffer_release(G, track, s);
+	if (rc == TK_OK && s->seen)
+		rc = sweep_finish(G, track, s);
+	return rc;
+}
+
+static void row_event(sqlite3_stmt *q, struct open_ev *e)
+{
+	e->kind = sqlite3_column_int(q, 1);
+	e->name_id = sqlite3_column_int64(q, 2);
+	e->cat_id = sqlite3_column_int64(q, 3);
+	e->ts = sqlite3_column_int64(q, 4);
+	int64_t dur = sqlite3_column_int64(q, 5);
+	e->end = dur > 0 && e->ts <= INT64_MAX - dur ? e->ts + dur : e->ts;
+	e->self = 0;
+	e->module_id = 0;
+}
+
+/* Drop every group of @track (its load order turned out not to be its start order). */
+static void groups_drop_track(struct groups *G, int64_t track)
+{
+	for (size_t i = 0; i < G->cap; i++)
+		if (G->g[i].key[0] == track)
+			G->g[i].key[1] = -1; /* kept as a tombstone; skipped when written */
+}
+
+/* The load-order pass over every event (op_details merged in by event id). */
+static int pass_load_order(struct tka_ctx *c, struct groups *G, struct track_sweep *T,
+			   int64_t ntracks)
+{
+	sqlite3_stmt *q = NULL, *od = NULL;
+	int rc, step, od_ok;
+	int64_t od_id = INT64_MAX, od_cat = 0, od_mod = 0;
+	rc = tka_prepare(c,
+			 "SELECT track_id, kind, name_id, coalesce(category_id, 0), ts_ns, dur_ns, "
+			 "id FROM events ORDER BY id",
+			 &q);
+	if (rc == TK_OK)
+		rc = tka_prepare(c,
+				 "SELECT event_id, coalesce(op_category_id, 0), "
+				 "coalesce(hlo_module_id, 0) FROM op_details ORDER BY event_id",
+				 &od);
+	if (rc != TK_OK)
+		goto out;
+	od_ok = sqlite3_step(od) == SQLITE_ROW;
+	if (od_ok) {
+		od_id = sqlite3_column_int64(od, 0);
+		od_cat = sqlite3_column_int64(od, 1);
+		od_mod = sqlite3_column_int64(od, 2);
+	}
+	while ((step = sqlite3_step(q)) == SQLITE_ROW) {
+		int64_t track = sqlite3_column_int64(q, 0), id = sqlite3_column_int64(q, 6);
+		struct open_ev e;
+		row_event(q, &e);
+		while (od_ok && od_id < id) {
+			od_ok = sqlite3_step(od) == SQLITE_ROW;
+			od_id = od_ok ? sqlite3_column_int64(od, 0) : INT64_MAX;
+			od_cat = od_ok ? sqlite3_column_int64(od, 1) : 0;
+			od_mod = od_ok ? sqlite3_column_int64(od, 2) : 0;
+		}
+		if (od_id == id) {
+			if (od_cat)
+				e.cat_id = od_cat;
+			e.module_id = od_mod;
+		}
+		if (track < 1 || track > ntracks || !nests(e.kind))
+			continue; /* no track to report it on, or a label */
+		struct track_sweep *s = &T[track];
+		if (s->unsorted)
+			continue;
+		if ((rc = buffer_add(G, track, s, &e)) != TK_OK) {
+			tka_fail(c, rc, "out of memory in the op profile");
+			goto out;
+		}
+	}
+	if (step != SQLITE_DONE) {
+		rc = tka_fail(c, TK_EINTERNAL, "reading events: %s", sqlite3_errmsg(c->db));
+		goto out;
+	}
+	for (int64_t t = 1; t <= ntracks; t++) {
+		if (T[t].unsorted)
+			continue;
+		if ((rc = buffer_finish(G, t, &T[t])) != TK_OK) {
+			tka_fail(c, rc, "out of memory in the op profile");
+			goto out;
+		}
+	}
+	rc = TK_OK;
+out:
+	sqlite3_finalize(q);
+	sqlite3_finalize(od);
+	return rc;
+}
+
+/* Sweep the tracks whose load order was not start order again, in index order. */
+static int pass_unsorted(struct tka_ctx *c, struct groups *G, struct track_sweep *T,
+			 int64_t ntracks)
+{
+	sqlite3_stmt *q = NULL;
+	int rc = TK_OK, step;
+	for (int64_t t = 1; t <= ntracks && rc == TK_OK; t++) {
+		if (!T[t].unsorted)
+			continue;
+		groups_drop_track(G, t);
+		struct track_sweep *s = &T[t];
+		s->n = s->nbuf = s->head = 0;
+		s->seen = 0;
+		if (!q)
+			rc = tka_prepare(c,
+					 "SELECT e.track_id, e.kind, e.name_id, "
+					 "coalesce(o.op_category_id, e.category_id, 0), e.ts_ns, "
+					 "e.dur_ns, coalesce(o.hlo_module_id, 0) FROM events e "
+					 "LEFT JOIN op_details o ON o.event_id = e.id "
+					 "WHERE e.track_id = ? ORDER BY e.ts_ns",
+					 &q);
+		if (rc != TK_OK)
+			break;
+		sqlite3_reset(q);
+		sqlite3_bind_int64(q, 1, t);
+		while ((step = sqlite3_step(q)) == SQLITE_ROW) {
+			struct open_ev e;
+			row_event(q, &e);
+			e.module_id = sqlite3_column_int64(q, 6);
+			if (!nests(e.kind))
+				continue;
+			if ((rc = sweep_event(G, t, s, &e)) != TK_OK)
+				break;
+		}
+		if (rc == TK_OK && step != SQLITE_DONE)
+			rc = tka_fail(c, TK_EINTERNAL, "reading events: %s", sqlite3_errmsg(c->db));
+		else if (rc == TK_OK)
+			rc = sweep_finish(G, t, s);
+		if (rc == TK_ENOMEM)
+			tka_fail(c, rc, "out of memory in the op profile");
+	}
+	sqlite3_finalize(q);
+	return rc;
+}
+
+static int write_track_groups(struct tka_ctx *c, const struct groups *G)
+{
+	sqlite3_stmt *ins = NULL;
+	int rc = tka_exec(c, "op profile",
+			  "DROP TABLE IF EXISTS temp._op_track;"
+			  "CREATE TEMP TABLE _op_track (track_id INTEGER, kind INTEGER, name_id "
+			  "INTEGER, cat_id INTEGER, module_id INTEGER, n INTEGER, total INTEGER, "
+			  "self INTEGER, mn INTEGER, mx INTEGER)");
+	if (rc == TK_OK)
+		rc =
+		    tka_prepare(c, "INSERT INTO temp._op_track VALUES (?,?,?,?,?,?,?,?,?,?)", &ins);
+	for (size_t i = 0; rc == TK_OK && i < G->cap; i++) {
+		const struct group *g = &G->g[i];
+		if (!g->key[0] || g->key[1] < 0)
+			continue;
+		for (int k = 0; k < 5; k++) {
+			if (k >= 3 && !g->key[k])
+				sqlite3_bind_null(ins, k + 1);
+			else
+				sqlite3_bind_int64(ins, k + 1, g->key[k]);
+		}
+		sqlite3_bind_int64(ins, 6, g->n);
+		sqlite3_bind_int64(ins, 7, g->total);
+		sqlite3_bind_int64(ins, 8, g->self);
+		sqlite3_bind_int64(ins, 9, g->min);
+		sqlite3_bind_int64(ins, 10, g->max);
+		if (sqlite3_step(ins) != SQLITE_DONE)
+			rc = tka_fail(c, TK_EINTERNAL, "writing the op profile: %s",
+				      sqlite3_errmsg(c->db));
+		sqlite3_reset(ins);
+	}
+	sqlite3_finalize(ins);
+	return rc;
+}
+
+static const char *const create_sql =
+    "DROP TABLE IF EXISTS analysis_op_profile;"
+    "CREATE TABLE analysis_op_profile (\n"
+    "  level        TEXT NOT NULL, -- event_kinds.name: host_op, kernel, xla_op, xla_module, "
+    "framework_op, runtime_api, driver_api, sync; or idle\n"
+    "  device_id    INTEGER,       -- devices.id of the tracks the op ran on, NULL on host "
+    "tracks\n"
+    "  process_id   INTEGER,       -- processes.id of the host tracks, NULL for device rows\n"
+    "  module       TEXT,          -- op_details.hlo_module of the events, NULL when none\n"
+    "  category     TEXT,          -- op_details.op_category, else events.category, NULL when "
+    "none\n"
+    "  name         TEXT NOT NULL, -- event name ('IDLE' for the idle row)\n"
+    "  occurrences  INTEGER,       -- number of events (NULL for IDLE)\n"
+    "  total_ns     INTEGER NOT NULL, -- sum of durations (IDLE: the device's idle_ns)\n"
+    "  self_ns      INTEGER NOT NULL, -- sum of self times: time each event was the innermost "
+    "open event of its track\n"
+    "  avg_ns       REAL,          -- total_ns / occurrences\n"
+    "  min_ns       INTEGER,       -- shortest duration\n"
+    "  max_ns       INTEGER,       -- longest duration\n"
+    "  device_share REAL           -- total_ns / busy_ns of the device (analysis_device_time, "
+    "window 'device'); NULL on the host, for IDLE, or when busy is unknown or 0\n"
+    ");";
+
+/* Name of the busy-time source: analysis_device_time when the device-time analysis wrote it. */
+static int have_table(struct tka_ctx *c, const char *name)
+{
+	sqlite3_stmt *q = NULL;
+	int found = 0;
+	if (sqlite3_prepare_v2(c->db,
+			       "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", -1,
+			       &q, NULL) == SQLITE_OK) {
+		sqlite3_bind_text(q, 1, name, -1, SQLITE_STATIC);
+		found = sqlite3_step(q) == SQLITE_ROW;
+	}
+	sqlite3_finalize(q);
+	return found;
+}
+
+static int write_profile(struct tka_ctx *c)
+{
+	int rc = tka_exec(c, "op profile", create_sql);
+	int dt = have_table(c, "analysis_device_time");
+	if (rc != TK_OK)
+		return rc;
+	rc =
+	    tka_exec(c, "op profile",
+		     dt ? "CREATE TEMP TABLE _op_busy AS SELECT device_id, busy_ns, idle_ns FROM "
+			  "analysis_device_time WHERE \"window\" = 'device'"
+			: "CREATE TEMP TABLE _op_busy (device_id INTEGER, busy_ns INTEGER, idle_ns "
+			  "INTEGER)");
+	if (rc != TK_OK)
+		return rc;
+	rc = tka_exec(
+	    c, "op profile",
+	    "INSERT INTO analysis_op_profile "
+	    "SELECT k.name, g.device_id, g.process_id, m.str, ca.str, s.str, g.n, g.total, g.self, "
+	    "  CAST(g.total AS REAL) / g.n, g.mn, g.mx, "
+	    "  CASE WHEN b.busy_ns > 0 THEN CAST(g.total AS REAL) / b.busy_ns END "
+	    "FROM (SELECT o.kind, t.device_id, CASE WHEN t.device_id IS NULL THEN t.process_id END "
+	    "        AS process_id, o.module_id, o.cat_id, o.name_id, sum(o.n) AS n, "
+	    "        sum(o.total) AS total, sum(o.self) AS self, min(o.mn) AS mn, max(o.mx) AS mx "
+	    "      FROM temp._op_track o JOIN tracks t ON t.id = o.track_id "
+	    "      GROUP BY 1, 2, 3, 4, 5, 6) g "
+	    "JOIN event_kinds k ON k.id = g.kind "
+	    "JOIN strings s ON s.id = g.name_id "
+	    "LEFT JOIN strings m ON m.id = g.module_id "
+	    "LEFT JOIN strings ca ON ca.id = g.cat_id "
+	    "LEFT JOIN temp._op_busy b ON g.device_id IS NOT NULL AND b.device_id = g.device_id "
+	    "ORDER BY g.device_id IS NULL, g.device_id, g.process_id, g.total DESC, s.str;"
+	    "INSERT INTO analysis_op_profile "
+	    "SELECT 'idle', device_id, NULL, NULL, NULL, 'IDLE', NULL, idle_ns, idle_ns, NULL, "
+	    "  NULL, NULL, NULL FROM temp._op_busy WHERE idle_ns IS NOT NULL ORDER BY device_id;"
+	    "DROP TABLE temp._op_busy; DROP TABLE temp._op_track;");
+	return rc;
+}
 
 int tka_op_profile(struct tka_ctx *c)
 {
-	(void)c;
-	return TK_OK;
+	struct groups G = {NULL, 0, 0};
+	struct track_sweep *T = NULL;
+	int64_t ntracks = 0;
+	sqlite3_stmt *q = NULL;
+	int rc = tka_prepare(c, "SELECT coalesce(max(id), 0) FROM tracks", &q);
+	if (rc != TK_OK)
+		goto out;
+	if (sqlite3_step(q) == SQLITE_ROW)
+		ntracks = sqlite3_column_int64(q, 0);
+	sqlite3_finalize(q);
+	q = NULL;
+	T = calloc((size_t)ntracks + 1, sizeof(*T));
+	if (!T || groups_grow(&G) != TK_OK) {
+		rc = tka_fail(c, TK_ENOMEM, "out of memory in the op profile");
+		goto out;
+	}
+	rc = pass_load_order(c, &G, T, ntracks);
+	if (rc == TK_OK)
+		rc = pass_unsorted(c, &G, T, ntracks);
+	if (rc == TK_OK)
+		rc = write_track_groups(c, &G);
+	if (rc == TK_OK)
+		rc = write_profile(c);
+out:
+	sqlite3_finalize(q);
+	for (int64_t t = 0; T && t <= ntracks; t++) {
+		free(T[t].st);
+		free(T[t].buf);
+	}
+	free(T);
+	free(G.g);
+	return rc;
 }

@@ -1,8 +1,207 @@
-/* PLACEHOLDER: the steps analysis (issue 5), being written. */
-#include "analyze_internal.h"
+/*
+ * Steps (docs/metrics.md, "Steps"): for every step of each device (the steps of its process, or
+ * on its own tracks) the step's duration split exactly into compute, exposed communication,
+ * exposed copies, host-bound idle and other idle (analysis_steps), and per device the step-time
+ * statistics (mean, median, p90, stddev, MAD) with the outlier rule (analysis_step_stats).
+ */
+#include "intervals.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <tracekit/store.h>
+
+static const char *const schema =
+    "DROP TABLE IF EXISTS analysis_steps;"
+    "CREATE TABLE analysis_steps (\n"
+    "  device_id INTEGER NOT NULL,         -- devices.id the breakdown is of\n"
+    "  step_event_id INTEGER NOT NULL,     -- events.id of the step\n"
+    "  step_num INTEGER,                   -- step_details.step_num, NULL when unknown\n"
+    "  start_ns INTEGER NOT NULL,          -- step start\n"
+    "  end_ns INTEGER NOT NULL,            -- step end\n"
+    "  dur_ns INTEGER NOT NULL,            -- end_ns − start_ns\n"
+    "  busy_ns INTEGER NOT NULL,           -- |device busy ∩ step|\n"
+    "  compute_ns INTEGER NOT NULL,        -- |compute ∩ step|\n"
+    "  comm_ns INTEGER NOT NULL,           -- |communication ∩ step| (overlapped or not)\n"
+    "  exposed_comm_ns INTEGER NOT NULL,   -- |(comm − compute) ∩ step|\n"
+    "  exposed_memcpy_ns INTEGER NOT NULL, -- |(copies − compute − comm) ∩ step|\n"
+    "  host_idle_ns INTEGER NOT NULL,      -- not-busy time in the step whose cause is "
+    "host_bound\n"
+    "  other_idle_ns INTEGER NOT NULL,     -- the rest of the not-busy time (sync, unknown)\n"
+    "  outlier INTEGER NOT NULL            -- 1 when dur_ns > analysis_step_stats.threshold_ns "
+    "(3 or more steps)\n"
+    ");"
+    "DROP TABLE IF EXISTS analysis_step_stats;"
+    "CREATE TABLE analysis_step_stats (\n"
+    "  device_id INTEGER NOT NULL,   -- devices.id\n"
+    "  steps INTEGER NOT NULL,       -- number of steps\n"
+    "  total_ns INTEGER NOT NULL,    -- sum of dur_ns\n"
+    "  mean_ns REAL NOT NULL,        -- total_ns / steps\n"
+    "  median_ns REAL NOT NULL,      -- middle dur_ns (mean of the two middle ones when even)\n"
+    "  p90_ns INTEGER NOT NULL,      -- nearest rank: the ceil(0.9 * steps)-th smallest dur_ns\n"
+    "  stddev_ns REAL NOT NULL,      -- population standard deviation of dur_ns\n"
+    "  min_ns INTEGER NOT NULL,      -- shortest step\n"
+    "  max_ns INTEGER NOT NULL,      -- longest step\n"
+    "  mad_ns REAL NOT NULL,         -- median of |dur_ns − median_ns|\n"
+    "  threshold_ns REAL NOT NULL,   -- median_ns + 3 * max(mad_ns, median_ns / 100)\n"
+    "  outliers INTEGER NOT NULL     -- steps with dur_ns > threshold_ns (0 when fewer than 3 "
+    "steps)\n"
+    ");";
+
+struct step_out {
+	int64_t busy, compute, comm, xcomm, xcopy, host_idle, other_idle;
+};
+
+static int add_idle(void *arg, const struct tka_gap *g)
+{
+	struct step_out *o = arg;
+	if (g->cause == TKA_GAP_HOST)
+		o->host_idle += g->end - g->start;
+	else
+		o->other_idle += g->end - g->start;
+	return TK_OK;
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+static int cmp_dbl(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+static double median_dbl(const double *v, size_t n)
+{
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2.0;
+}
+
+static int one_device(struct tka_ctx *c, sqlite3_stmt *ins, sqlite3_stmt *sti,
+		      const struct tka_device *d)
+{
+	struct tka_spans xcomm = {0}, tmp = {0}, xcopy = {0};
+	struct step_out *out = calloc(d->nsteps, sizeof(*out));
+	int64_t *durs = malloc(d->nsteps * sizeof(*durs));
+	double *dev = malloc(d->nsteps * sizeof(*dev));
+	int rc = TK_OK;
+	if (!out || !durs || !dev || tka_spans_minus(&d->comm, &d->compute, &xcomm) != TK_OK ||
+	    tka_spans_minus(&d->copy, &d->compute, &tmp) != TK_OK ||
+	    tka_spans_minus(&tmp, &d->comm, &xcopy) != TK_OK) {
+		rc = tka_fail(c, TK_ENOMEM, "out of memory");
+		goto out;
+	}
+	size_t n = d->nsteps;
+	int64_t total = 0;
+	for (size_t k = 0; k < n; k++) {
+		const struct tka_step *s = &d->steps[k];
+		struct step_out *o = &out[k];
+		o->busy = tka_spans_len_in(&d->busy, s->ts, s->end);
+		o->compute = tka_spans_len_in(&d->compute, s->ts, s->end);
+		o->comm = tka_spans_len_in(&d->comm, s->ts, s->end);
+		o->xcomm = tka_spans_len_in(&xcomm, s->ts, s->end);
+		o->xcopy = tka_spans_len_in(&xcopy, s->ts, s->end);
+		struct tka_span sp = {s->ts, s->end};
+		struct tka_spans w = {&sp, s->end > s->ts ? 1 : 0, 1};
+		if ((rc = tka_gaps_each(d, &w, add_idle, o)) != TK_OK)
+			goto out;
+		durs[k] = s->end - s->ts;
+		total += durs[k];
+	}
+	qsort(durs, n, sizeof(*durs), cmp_i64);
+	double mean = (double)total / (double)n, var = 0;
+	for (size_t k = 0; k < n; k++)
+		var += ((double)durs[k] - mean) * ((double)durs[k] - mean);
+	double med = n % 2 ? (double)durs[n / 2] : ((double)durs[n / 2 - 1] + durs[n / 2]) / 2.0;
+	for (size_t k = 0; k < n; k++)
+		dev[k] = fabs((double)durs[k] - med);
+	qsort(dev, n, sizeof(*dev), cmp_dbl);
+	double mad = median_dbl(dev, n);
+	double thr = med + 3.0 * (mad > med / 100.0 ? mad : med / 100.0);
+	int64_t outliers = 0;
+	for (size_t k = 0; k < n; k++) {
+		const struct tka_step *s = &d->steps[k];
+		const struct step_out *o = &out[k];
+		int outlier = n >= 3 && (double)(s->end - s->ts) > thr;
+		int64_t idle[2] = {o->host_idle, o->other_idle};
+		outliers += outlier;
+		int i = 1;
+		sqlite3_reset(ins);
+		sqlite3_bind_int64(ins, i++, d->device_id);
+		sqlite3_bind_int64(ins, i++, s->event_id);
+		if (s->step_num == TK_NONE)
+			sqlite3_bind_null(ins, i++);
+		else
+			sqlite3_bind_int64(ins, i++, s->step_num);
+		sqlite3_bind_int64(ins, i++, s->ts);
+		sqlite3_bind_int64(ins, i++, s->end);
+		sqlite3_bind_int64(ins, i++, s->end - s->ts);
+		sqlite3_bind_int64(ins, i++, o->busy);
+		sqlite3_bind_int64(ins, i++, o->compute);
+		sqlite3_bind_int64(ins, i++, o->comm);
+		sqlite3_bind_int64(ins, i++, o->xcomm);
+		sqlite3_bind_int64(ins, i++, o->xcopy);
+		sqlite3_bind_int64(ins, i++, idle[0]);
+		sqlite3_bind_int64(ins, i++, idle[1]);
+		sqlite3_bind_int(ins, i++, outlier);
+		if (sqlite3_step(ins) != SQLITE_DONE) {
+			rc = tka_fail(c, TK_EINTERNAL, "writing analysis_steps: %s",
+				      sqlite3_errmsg(c->db));
+			goto out;
+		}
+	}
+	int i = 1;
+	sqlite3_reset(sti);
+	sqlite3_bind_int64(sti, i++, d->device_id);
+	sqlite3_bind_int64(sti, i++, (int64_t)n);
+	sqlite3_bind_int64(sti, i++, total);
+	sqlite3_bind_double(sti, i++, mean);
+	sqlite3_bind_double(sti, i++, med);
+	sqlite3_bind_int64(sti, i++, durs[(9 * n + 9) / 10 - 1]);
+	sqlite3_bind_double(sti, i++, sqrt(var / (double)n));
+	sqlite3_bind_int64(sti, i++, durs[0]);
+	sqlite3_bind_int64(sti, i++, durs[n - 1]);
+	sqlite3_bind_double(sti, i++, mad);
+	sqlite3_bind_double(sti, i++, thr);
+	sqlite3_bind_int64(sti, i++, outliers);
+	if (sqlite3_step(sti) != SQLITE_DONE)
+		rc = tka_fail(c, TK_EINTERNAL, "writing analysis_step_stats: %s",
+			      sqlite3_errmsg(c->db));
+out:
+	tka_spans_free(&xcomm);
+	tka_spans_free(&tmp);
+	tka_spans_free(&xcopy);
+	free(out);
+	free(durs);
+	free(dev);
+	return rc;
+}
 
 int tka_steps(struct tka_ctx *c)
 {
-	(void)c;
-	return TK_OK;
+	const struct tka_timeline *tl;
+	sqlite3_stmt *ins = NULL, *sti = NULL;
+	int rc;
+	if ((rc = tka_exec(c, "creating analysis_steps", schema)) != TK_OK ||
+	    (rc = tka_timeline_get(c, &tl)) != TK_OK ||
+	    (rc = tka_prepare(
+		 c,
+		 "INSERT INTO analysis_steps VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
+		 "?, ?)",
+		 &ins)) != TK_OK ||
+	    (rc = tka_prepare(
+		 c,
+		 "INSERT INTO analysis_step_stats VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
+		 "?, ?)",
+		 &sti)) != TK_OK)
+		goto out;
+	for (size_t i = 0; i < tl->ndev && rc == TK_OK; i++)
+		if (tl->dev[i].nsteps > 0)
+			rc = one_device(c, ins, sti, &tl->dev[i]);
+out:
+	sqlite3_finalize(ins);
+	sqlite3_finalize(sti);
+	return rc;
 }

@@ -1,0 +1,152 @@
+/*
+ * Shared helpers of the time-based analyses (docs/metrics.md, "Device time"): the device
+ * operations of every device read once from the store (sorted, classified, with the start of the
+ * API call that launched each), their exact unions per class, the step intervals, the windows,
+ * and the maximal not-busy intervals (gaps) inside a window with their cause.
+ *
+ * Any analysis may call tka_timeline_get(): the first call builds the timeline from the store
+ * (one indexed pass per device track), later calls return the same read-only object, and
+ * tk_analyze() frees it at the end. Everything here is exact integer nanoseconds.
+ */
+#ifndef TK_ANALYZE_INTERVALS_H
+#define TK_ANALYZE_INTERVALS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "analyze_internal.h"
+
+/* Class of a device operation (the name rule is in docs/metrics.md, "Communication kernels"). */
+enum tka_op_class {
+	TKA_COMPUTE =
+	    0, /* kernels that are not communication, memsets, XLA ops that are not collectives */
+	TKA_COMM = 1,	/* NCCL/RCCL/collective kernels (or XLA collective ops) */
+	TKA_MEMCPY = 2, /* memory copies */
+};
+
+/* launch_ts of an operation no launching API call is linked to. */
+#define TKA_NO_LAUNCH INT64_MIN
+
+/* One device operation: a kernel, memcpy or memset (XLA op on devices that have none of those). */
+struct tka_op {
+	int64_t ts, end;   /* [ts, end) in ns; end = ts + dur_ns */
+	int64_t id;	   /* events.id */
+	int64_t launch_ts; /* ts_ns of the launching API call, or TKA_NO_LAUNCH */
+	uint32_t name_id;  /* events.name_id */
+	uint16_t stream;   /* index into tka_device.streams */
+	uint8_t kind;	   /* TK_EV_KERNEL, TK_EV_MEMCPY, TK_EV_MEMSET or TK_EV_XLA_OP */
+	uint8_t cls;	   /* enum tka_op_class */
+};
+
+/* A half-open interval [start, end) of ns. */
+struct tka_span {
+	int64_t start, end;
+};
+
+/* A set of sorted, disjoint, non-empty spans (touching spans are merged). */
+struct tka_spans {
+	struct tka_span *v;
+	size_t n, cap;
+};
+
+/* One step interval of a device (from a step event of its process or on its own tracks). */
+struct tka_step {
+	int64_t event_id; /* events.id of the step */
+	int64_t step_num; /* step_details.step_num, or TK_NONE */
+	int64_t ts, end;  /* [ts, end) */
+};
+
+/* A device track that holds device operations (a stream or a derived line). */
+struct tka_stream {
+	int64_t track_id;  /* tracks.id */
+	int64_t stream_id; /* tracks.stream_id, or TK_NONE */
+};
+
+/* Everything the time-based analyses know about one device. */
+struct tka_device {
+	int64_t device_id;  /* devices.id */
+	int64_t process_id; /* devices.process_id, or TK_NONE */
+	int64_t rank;	    /* devices.rank, else the rank of its process, or TK_NONE */
+	struct tka_op *ops; /* every device operation, sorted by (ts, id) */
+	size_t nops;
+	struct tka_stream *streams;
+	size_t nstreams;
+	struct tka_spans busy;		      /* union of all operations of positive duration */
+	size_t *busy_first, *busy_last;	      /* per busy span: index in ops of its first operation
+						and of the operation that ends it (the last of those
+						with the greatest end) */
+	struct tka_spans compute, comm, copy; /* unions per class */
+	struct tka_step *steps;		      /* sorted by (ts, event_id) */
+	size_t nsteps;
+	struct tka_spans device_window; /* [first op start, last op end]: one span, or none */
+	struct tka_spans step_window;	/* union of the step intervals (empty without steps) */
+	int selected_steps;		/* 1 when the selected window is the steps window */
+	const struct tka_spans *window; /* the selected window (device_window or step_window) */
+};
+
+/* All devices that have device operations (devices without any are left out), by device id. */
+struct tka_timeline {
+	struct tka_device *dev;
+	size_t ndev;
+	int launch_source; /* 0 none, 1 flows of kind launch, 2 correlation ids */
+};
+
+/** tka_timeline_get() - build once (then reuse) the timeline of the store in @c. */
+int tka_timeline_get(struct tka_ctx *c, const struct tka_timeline **out);
+
+/** tka_timeline_free() - free a timeline (NULL is fine). */
+void tka_timeline_free(struct tka_timeline *tl);
+
+/** tka_is_comm_name() - 1 when a kernel/XLA op name is communication by the documented rule. */
+int tka_is_comm_name(const char *name);
+
+/** tka_window_name() - "device" or "steps" for the window of @d that tka_device.window is. */
+const char *tka_window_name(const struct tka_device *d);
+
+/* ---- span sets ---- */
+
+/** tka_spans_len() - total length of @s. */
+int64_t tka_spans_len(const struct tka_spans *s);
+
+/** tka_spans_overlap() - |a ∩ b|. */
+int64_t tka_spans_overlap(const struct tka_spans *a, const struct tka_spans *b);
+
+/** tka_spans_len_in() - |s ∩ [start, end)| (binary search, then the spans inside). */
+int64_t tka_spans_len_in(const struct tka_spans *s, int64_t start, int64_t end);
+
+/** tka_spans_minus() - @out = a − b (out is reset first); TK_OK or TK_ENOMEM. */
+int tka_spans_minus(const struct tka_spans *a, const struct tka_spans *b, struct tka_spans *out);
+
+/** tka_spans_add() - append [start, end) (start must be >= the last end; touching merges). */
+int tka_spans_add(struct tka_spans *s, int64_t start, int64_t end);
+
+void tka_spans_free(struct tka_spans *s);
+
+/* ---- gaps ---- */
+
+/* Cause of a not-busy interval (docs/metrics.md, "Idle gaps"). */
+enum tka_gap_cause {
+	TKA_GAP_HOST = 0,    /* next operation launched after the interval began: host-bound */
+	TKA_GAP_SYNC = 1,    /* launched at or before the interval began: sync/dependency-bound */
+	TKA_GAP_UNKNOWN = 2, /* no next operation, or no launch linked to it */
+};
+
+/** tka_gap_cause_name() - "host_bound", "sync" or "unknown". */
+const char *tka_gap_cause_name(int cause);
+
+/* One not-busy interval inside a window. */
+struct tka_gap {
+	int64_t start, end; /* [start, end) */
+	size_t prev, next;  /* indexes in ops of the operation that ended the busy time before and
+			       of the one that starts the busy time after; SIZE_MAX when none */
+	int cause;	    /* enum tka_gap_cause */
+};
+
+/*
+ * tka_gaps_each() - call @fn for every maximal not-busy interval of @d inside @window (each
+ * window span clips the not-busy time separately), in time order; stops at a non-TK_OK return.
+ */
+int tka_gaps_each(const struct tka_device *d, const struct tka_spans *window,
+		  int (*fn)(void *arg, const struct tka_gap *g), void *arg);
+
+#endif

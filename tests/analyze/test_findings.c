@@ -1,0 +1,129 @@
+/* Findings on small stores where each rule fires or does not by construction. */
+#include <criterion/criterion.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <tracekit/tracekit.h>
+
+#include "tk_test.h"
+
+#define OK(call) cr_assert_eq((call), TK_OK, "%s: %s", #call, tk_writer_errmsg(w))
+#define T0 TKT_T0
+
+/* Every column of the one row @sql returns, as 'a|b|NULL|...' (malloc'd). */
+static char *row(const char *path, const char *sql)
+{
+	sqlite3 *db;
+	sqlite3_stmt *st;
+	cr_assert_eq(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+	cr_assert_eq(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK, "%s: %s", sql,
+		     sqlite3_errmsg(db));
+	cr_assert_eq(sqlite3_step(st), SQLITE_ROW, "no row: %s", sql);
+	size_t cap = 4096, len = 0;
+	char *out = calloc(1, cap);
+	for (int i = 0; i < sqlite3_column_count(st); i++) {
+		const char *v = sqlite3_column_type(st, i) == SQLITE_NULL
+				    ? "NULL"
+				    : (const char *)sqlite3_column_text(st, i);
+		len += (size_t)snprintf(out + len, cap - len, "%s%s", i ? "|" : "", v);
+	}
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+	return out;
+}
+
+#define ROW_EQ(path, sql, want)                                                          \
+	do {                                                                             \
+		char *got_ = row(path, sql);                                             \
+		cr_expect_str_eq(got_, want, "%s\n got: %s\nwant: %s", sql, got_, want); \
+		free(got_);                                                              \
+	} while (0)
+
+static void analyze(const char *path)
+{
+	char err[1024];
+	cr_assert_eq(tk_analyze(path, NULL, err, sizeof(err)), TK_OK, "%s", err);
+}
+
+static int64_t ev(tk_writer *w, int64_t track, int kind, const char *name, const char *cat,
+		  int64_t ts, int64_t dur)
+{
+	struct tk_event e = {track, kind, name, 0, cat, 0, T0 + ts, dur, TK_NONE};
+	int64_t id;
+	OK(tk_writer_add_event(w, &e, &id));
+	return id;
+}
+
+static void kernel(tk_writer *w, int64_t track, const char *name, int64_t ts, int64_t dur)
+{
+	ev(w, track, TK_EV_KERNEL, name, NULL, ts, dur);
+}
+
+/*
+ * Device 0: big [0,150) and small [900,1000): window 1000 ns, busy 250, idle 750 (75 %: gpu_idle,
+ * high); big is 60 % of busy (dominant_op). Device 1: a [0,500) and b [500,1000): never idle, no op
+ * above 50 %. Host: cudaDeviceSynchronize [0,600) and cudaLaunchKernel [700,710): the sync call is
+ * 60 % of the 1000 ns trace (sync_api_calls, high). Nothing else fires: 4 kernels are not "many",
+ * no occupancy, copies, compilation, communication or steps.
+ */
+static char *write_findings_store(char *dir)
+{
+	char *path = tkt_path(dir, "f.db");
+	tk_writer *w = NULL;
+	cr_assert_eq(tk_writer_create(path, &w), TK_OK);
+	int64_t proc, d0, d1, thr, s0, s1;
+	struct tk_process_info p = {10, "train", "h", 0};
+	OK(tk_writer_add_process(w, &p, &proc));
+	struct tk_device_info d = {0,	"gpu",	 "H100",  "nvidia", "h", proc,	  0,	   "9.0",
+				   132, TK_NONE, TK_NONE, TK_NONE,  -1,	 TK_NONE, TK_NONE, TK_NONE};
+	OK(tk_writer_add_device(w, &d, &d0));
+	d.ordinal = 1;
+	OK(tk_writer_add_device(w, &d, &d1));
+	struct tk_track_info t1 = {TK_TRACK_THREAD, "main", proc, TK_NONE, 1, TK_NONE, NULL};
+	struct tk_track_info t2 = {TK_TRACK_STREAM, "Stream #7", proc, d0, TK_NONE, 7, NULL};
+	struct tk_track_info t3 = {TK_TRACK_STREAM, "Stream #7", proc, d1, TK_NONE, 7, NULL};
+	OK(tk_writer_add_track(w, &t1, &thr));
+	OK(tk_writer_add_track(w, &t2, &s0));
+	OK(tk_writer_add_track(w, &t3, &s1));
+	ev(w, thr, TK_EV_RUNTIME_API, "cudaDeviceSynchronize", NULL, 0, 600);
+	ev(w, thr, TK_EV_RUNTIME_API, "cudaLaunchKernel", NULL, 700, 10);
+	kernel(w, s0, "big", 0, 150);
+	kernel(w, s0, "small", 900, 100);
+	kernel(w, s1, "a", 0, 500);
+	kernel(w, s1, "b", 500, 500);
+	char err[512];
+	cr_assert_eq(tk_writer_finish(w, err, sizeof(err)), TK_OK, "%s", err);
+	return path;
+}
+
+#define FQ "SELECT rule, severity, device_id, process_id, metric, threshold FROM analysis_findings "
+
+Test(findings, rules_fire_by_construction)
+{
+	char *dir = tkt_mkdtemp(), *path = write_findings_store(dir);
+	analyze(path);
+	cr_expect_eq(tkt_query_int(path, "SELECT count(*) FROM analysis_findings"), 3);
+	ROW_EQ(path, FQ "WHERE id = 1", "gpu_idle|high|0|NULL|75.0|20.0");
+	ROW_EQ(path, FQ "WHERE id = 2", "dominant_op|medium|0|NULL|60.0|50.0");
+	ROW_EQ(path, FQ "WHERE id = 3", "sync_api_calls|high|NULL|1|60.0|1.0");
+	ROW_EQ(path,
+	       "SELECT json_extract(evidence, '$.window_ns'), json_extract(evidence, '$.idle_ns'), "
+	       "json_extract(evidence, '$.top[0].dur_ns') FROM analysis_findings WHERE id = 1",
+	       "1000|750|750");
+	ROW_EQ(path,
+	       "SELECT json_extract(evidence, '$.name'), json_extract(evidence, '$.total_ns'), "
+	       "json_extract(evidence, '$.top[1].name') FROM analysis_findings WHERE id = 2",
+	       "big|150|small");
+	ROW_EQ(path,
+	       "SELECT json_extract(evidence, '$.calls'), json_extract(evidence, '$.total_ns'), "
+	       "json_extract(evidence, '$.trace_ns'), json_extract(evidence, '$.top[0].name') "
+	       "FROM analysis_findings WHERE id = 3",
+	       "1|600|1000|cudaDeviceSynchronize");
+	cr_expect_eq(tkt_query_int(path, "SELECT count(*) FROM analysis_findings WHERE summary = "
+					 "'' OR fix = '' OR json_valid(evidence) = 0"),
+		     0);
+	free(path);
+	tkt_rmdir(dir);
+	free(dir);
+}

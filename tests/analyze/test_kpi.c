@@ -1,0 +1,304 @@
+/*
+ * Tests of analysis_kpi (every KPI with its band, window and note, on a store whose figures are
+ * known by construction: a host-bound and a sync gap, kernels of known durations, bytes accessed
+ * against a known peak bandwidth, nested compile events, a device without peak bandwidth and a
+ * device without any work) and of the `tracekit analyze` command line (--help, exit codes,
+ * options, re-runs replacing the tables, the printed summary).
+ */
+#include <criterion/criterion.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <tracekit/tracekit.h>
+
+#include "tk_test.h"
+
+#define U 1000LL
+#define T0 1000000000000000000LL
+
+static char *dir, *db;
+
+static void setup(void)
+{
+	dir = tkt_mkdtemp();
+	db = tkt_path(dir, "k.db");
+}
+
+static void teardown(void)
+{
+	tkt_rmdir(dir);
+	free(dir);
+	free(db);
+}
+
+TestSuite(analyze_kpi, .init = setup, .fini = teardown, .timeout = 600);
+
+/* Every row of @sql as "c1|c2|...", rows joined by "\n", NULL as "NULL"; malloc'd. */
+static char *rows(const char *path, const char *sql)
+{
+	sqlite3 *h = NULL;
+	sqlite3_stmt *st = NULL;
+	size_t len = 0, cap = 256;
+	char *out = malloc(cap);
+	out[0] = '\0';
+	cr_assert_eq(sqlite3_open_v2(path, &h, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+	int rc = sqlite3_prepare_v2(h, sql, -1, &st, NULL);
+	cr_assert_eq(rc, SQLITE_OK, "%s: %s", sql, sqlite3_errmsg(h));
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		for (int i = 0; i < sqlite3_column_count(st); i++) {
+			const char *v = (const char *)sqlite3_column_text(st, i);
+			if (!v)
+				v = "NULL";
+			size_t need = len + strlen(v) + 3;
+			if (need > cap) {
+				while (need > cap)
+					cap *= 2;
+				out = realloc(out, cap);
+			}
+			len += (size_t)sprintf(out + len, "%s%s", i ? "|" : (len ? "\n" : ""), v);
+		}
+	}
+	sqlite3_finalize(st);
+	sqlite3_close(h);
+	return out;
+}
+
+static void expect_rows(const char *path, const char *sql, const char *want)
+{
+	char *got = rows(path, sql);
+	cr_expect_str_eq(got, want, "%s\n--- got ---\n%s\n--- want ---\n%s", sql, got, want);
+	free(got);
+}
+
+#define OK(call) cr_assert_eq((call), TK_OK, "%s: %s", #call, tk_writer_errmsg(w))
+
+/* A kernel [ts, ts + dur) U on @track, launched at @launch U; its event id. */
+static int64_t kernel(tk_writer *w, int64_t thr, int64_t track, const char *name, int64_t ts,
+		      int64_t dur, int64_t launch)
+{
+	static int64_t corr = 1;
+	int64_t api, id;
+	struct tk_event a = {
+	    thr, TK_EV_RUNTIME_API, "cudaLaunchKernel", 0, NULL, 0, T0 + launch * U, 2 * U, corr};
+	OK(tk_writer_add_event(w, &a, &api));
+	struct tk_event e = {track, TK_EV_KERNEL, name, 0, NULL, 0, T0 + ts * U, dur * U, corr++};
+	struct tk_kernel_info k = {NULL,    {1, 1, 1}, {32, 1, 1}, TK_NONE, TK_NONE,
+				   TK_NONE, -1,	       -1,	   -1,	    0};
+	OK(tk_writer_add_kernel(w, &e, &k, &id));
+	OK(tk_writer_add_flow(w, "launch", api, id));
+	return id;
+}
+
+static void host(tk_writer *w, int64_t thr, const char *name, const char *cat, int64_t ts,
+		 int64_t dur)
+{
+	struct tk_event e = {thr, TK_EV_HOST_OP, name, 0, cat, 0, T0 + ts * U, dur * U, TK_NONE};
+	OK(tk_writer_add_event(w, &e, NULL));
+}
+
+/*
+ * Device 0 (peak 1e12 B/s, process 1): kernels big [0,2000) 1.6e9 bytes, small [2100,2150)
+ * launched at 2050 (host-bound gap [2000,2100)), small [2150,2200), mid [2500,3000) 0.4e9
+ * bytes launched at 100 (sync gap [2200,2500)); compile events of process 1: XlaCompile
+ * [-5 s,-2 s) with backend_compile nested, "inductor" of category compile [10 ms, 10.5 ms),
+ * and CompiledFunction (not a compile event). Device 1 (no peak, process 2): one 10 us kernel.
+ * Device 2: no work at all.
+ */
+static void write_kpi_store(const char *path)
+{
+	tk_writer *w = NULL;
+	int64_t proc[2], dev[3], thr[2], strm[2], id;
+	cr_assert_eq(tk_writer_create(path, &w), TK_OK);
+	for (int r = 0; r < 2; r++) {
+		struct tk_process_info p = {1 + r, "p", "h", r};
+		OK(tk_writer_add_process(w, &p, &proc[r]));
+		struct tk_device_info d = {r,	    "gpu",   NULL,    NULL,
+					   "h",	    proc[r], r,	      NULL,
+					   TK_NONE, TK_NONE, TK_NONE, r ? TK_NONE : 1000000000000LL,
+					   -1,	    TK_NONE, TK_NONE, TK_NONE};
+		OK(tk_writer_add_device(w, &d, &dev[r]));
+		struct tk_track_info t = {TK_TRACK_THREAD, NULL, proc[r], TK_NONE, 1,
+					  TK_NONE,	   NULL};
+		OK(tk_writer_add_track(w, &t, &thr[r]));
+		struct tk_track_info s = {TK_TRACK_STREAM, NULL, proc[r], dev[r], TK_NONE, 7, NULL};
+		OK(tk_writer_add_track(w, &s, &strm[r]));
+	}
+	struct tk_device_info d2 = {2,	     "gpu",   NULL,    NULL,	"h",	 TK_NONE,
+				    TK_NONE, NULL,    TK_NONE, TK_NONE, TK_NONE, TK_NONE,
+				    -1,	     TK_NONE, TK_NONE, TK_NONE};
+	OK(tk_writer_add_device(w, &d2, &dev[2]));
+	struct tk_op_info oi = {"fusion", "module", NULL, NULL, TK_NONE, TK_NONE, 1600000000LL};
+	id = kernel(w, thr[0], strm[0], "big", 0, 2000, -10);
+	OK(tk_writer_add_op_details(w, id, &oi));
+	id = kernel(w, thr[0], strm[0], "small", 2100, 50, 2050);
+	oi.bytes_accessed = TK_NONE;
+	OK(tk_writer_add_op_details(w, id, &oi));
+	kernel(w, thr[0], strm[0], "small", 2150, 50, 0);
+	id = kernel(w, thr[0], strm[0], "mid", 2500, 500, 100);
+	oi.bytes_accessed = 400000000LL;
+	OK(tk_writer_add_op_details(w, id, &oi));
+	kernel(w, thr[1], strm[1], "k", 0, 10, -5);
+	host(w, thr[0], "XlaCompile", "cpu_op", -5000000, 3000000);
+	host(w, thr[0], "backend_compile", "cpu_op", -4000000, 1000000);
+	host(w, thr[0], "CompiledFunction", "cpu_op", 0, 1000);
+	host(w, thr[0], "inductor", "compile", 10000, 500);
+	char err[512];
+	cr_assert_eq(tk_writer_finish(w, err, sizeof(err)), TK_OK, "%s", err);
+}
+
+static void analyze(const char *path, int64_t small_ns)
+{
+	struct tk_analyze_options o;
+	char err[1024];
+	tk_analyze_options_init(&o);
+	if (small_ns >= 0)
+		o.small_kernel_ns = small_ns;
+	int rc = tk_analyze(path, &o, err, sizeof(err));
+	cr_assert_eq(rc, TK_OK, "tk_analyze: %d %s", rc, err);
+}
+
+Test(analyze_kpi, every_kpi_with_band_window_and_note)
+{
+	write_kpi_store(db);
+	analyze(db, -1);
+	expect_rows(
+	    db, "SELECT * FROM analysis_kpi WHERE device_id = 0 ORDER BY rowid",
+	    "0|gpu_utilization|86.6666666666667|%|good|device|busy 2600000 ns of a 3000000 ns "
+	    "window; good > 80%, warning 50-80%, bad < 50%\n"
+	    "0|kernel_duration_median|275000.0|ns|warning|device|median duration of the 4 "
+	    "kernels starting in the window; good > 1 ms, warning 0.1-1 ms, bad < 0.1 ms\n"
+	    "0|small_kernel_share_count|50.0|%|n-a|device|2 of 4 kernels shorter than 100000 ns "
+	    "(--small-kernel-us); no seed band\n"
+	    "0|small_kernel_share_time|3.84615384615385|%|n-a|device|100000 of 2600000 ns of "
+	    "kernels time is in kernels shorter than 100000 ns; no seed band\n"
+	    "0|host_overhead|3.33333333333333|%|good|device|host-bound idle 100000 ns of a "
+	    "3000000 ns window; good < 10%, warning 10-20%, bad > 20%\n"
+	    "0|memory_bandwidth|80.0|%|good|device|2000000000 bytes accessed by 2 kernels in "
+	    "2500000 ns of their time = 8e+11 B/s of 1000000000000 B/s peak; good > 60%, warning "
+	    "40-60%, bad < 40%\n"
+	    "0|compilation_time|3000500000.0|ns|warning|trace|union of 3 compile events (the "
+	    "device's process) on the host; 0 ns of it inside the device window; good < 2 s, "
+	    "warning 2-10 s, bad > 10 s");
+	expect_rows(db, "SELECT * FROM analysis_kpi WHERE device_id = 1 ORDER BY rowid",
+		    "1|gpu_utilization|100.0|%|good|device|busy 10000 ns of a 10000 ns window; "
+		    "good > 80%, warning 50-80%, bad < 50%\n"
+		    "1|kernel_duration_median|10000.0|ns|bad|device|median duration of the 1 "
+		    "kernels starting in the window; good > 1 ms, warning 0.1-1 ms, bad < 0.1 ms\n"
+		    "1|small_kernel_share_count|100.0|%|n-a|device|1 of 1 kernels shorter than "
+		    "100000 ns (--small-kernel-us); no seed band\n"
+		    "1|small_kernel_share_time|100.0|%|n-a|device|10000 of 10000 ns of kernels "
+		    "time is in kernels shorter than 100000 ns; no seed band\n"
+		    "1|host_overhead|0.0|%|good|device|host-bound idle 0 ns of a 10000 ns window; "
+		    "good < 10%, warning 10-20%, bad > 20%\n"
+		    "1|memory_bandwidth|NULL|%|n-a|device|n/a: the device's peak memory bandwidth "
+		    "is unknown\n"
+		    "1|compilation_time|NULL|ns|n-a|trace|n/a: no compile events in this device's "
+		    "process");
+	/* the device without work has no rows; utilization equals analysis_device_time's */
+	cr_expect_eq(tkt_query_int(db, "SELECT count(*) FROM analysis_kpi WHERE device_id = 2"), 0);
+	cr_expect_eq(tkt_query_int(db, "SELECT count(*) FROM analysis_kpi k JOIN "
+				       "analysis_device_time t ON t.device_id = k.device_id AND "
+				       "t.selected = 1 WHERE k.kpi = 'gpu_utilization' AND "
+				       "k.value = 100.0 * t.utilization"),
+		     2);
+	/* host overhead re-derived from analysis_gaps */
+	cr_expect_eq(tkt_query_int(db, "SELECT sum(dur_ns) FROM analysis_gaps WHERE device_id = 0 "
+				       "AND cause = 'host_bound'"),
+		     100000);
+}
+
+Test(analyze_kpi, small_kernel_threshold_is_configurable)
+{
+	write_kpi_store(db);
+	analyze(db, 1000000); /* 1 ms: big (2 ms) is the only one not small */
+	expect_rows(
+	    db,
+	    "SELECT value, note FROM analysis_kpi WHERE device_id = 0 AND kpi LIKE "
+	    "'small_kernel%' ORDER BY rowid",
+	    "75.0|3 of 4 kernels shorter than 1000000 ns (--small-kernel-us); no seed band\n"
+	    "23.0769230769231|600000 of 2600000 ns of kernels time is in kernels shorter "
+	    "than 1000000 ns; no seed band");
+}
+
+/* ---- command line ---- */
+
+Test(analyze_kpi, cli_help_and_usage_errors)
+{
+	struct tkt_run r = tkt_tracekit("analyze", "--help", NULL);
+	cr_expect_eq(r.code, 0);
+	cr_expect(strstr(r.out, "usage: tracekit analyze STORE [--window auto|device|steps]"), "%s",
+		  r.out);
+	tkt_run_free(&r);
+	r = tkt_tracekit("help", "analyze", NULL);
+	cr_expect_eq(r.code, 0);
+	cr_expect(strstr(r.out, "--small-kernel-us N"), "%s", r.out);
+	tkt_run_free(&r);
+	const char *bad[][3] = {
+	    {"analyze", NULL, NULL},
+	    {"analyze", "--bogus", "x.db"},
+	    {"analyze", "--window=sometimes", "x.db"},
+	    {"analyze", "--small-kernel-us=-1", "x.db"},
+	    {"analyze", "--small-kernel-us=ten", "x.db"},
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		int n = bad[i][1] ? (bad[i][2] ? 3 : 2) : 1;
+		r = tkt_tracekitv(n, bad[i]);
+		cr_expect_eq(r.code, 2, "case %zu: exit %d", i, r.code);
+		cr_expect(strstr(r.err, "tracekit analyze"), "case %zu: %s", i, r.err);
+		tkt_run_free(&r);
+	}
+}
+
+Test(analyze_kpi, cli_bad_store_exits_2_naming_the_file)
+{
+	char *missing = tkt_path(dir, "missing.db"), *text = tkt_path(dir, "notes.db");
+	FILE *f = fopen(text, "w");
+	fputs("not a database, just text\n", f);
+	fclose(f);
+	const char *files[] = {missing, text};
+	for (int i = 0; i < 2; i++) {
+		struct tkt_run r = tkt_tracekit("analyze", files[i], NULL);
+		cr_expect_eq(r.code, 2, "%s: exit %d", files[i], r.code);
+		cr_expect(strstr(r.err, files[i]), "message does not name %s: %s", files[i], r.err);
+		cr_expect_str_eq(r.out, "");
+		tkt_run_free(&r);
+	}
+	free(missing);
+	free(text);
+}
+
+Test(analyze_kpi, cli_prints_a_summary_and_reruns_replace_the_tables)
+{
+	write_kpi_store(db);
+	struct tkt_run r = tkt_tracekit("analyze", db, NULL);
+	cr_assert_eq(r.code, 0, "exit %d: %s", r.code, r.err);
+	const char *want[] = {"analyzed: ",	    "Devices (selected window; ms with 6 decimals)",
+			      "3.000000",	    "86.7%",
+			      "Idle gaps by cause", "0.100000",
+			      "0.300000",	    "KPIs",
+			      "gpu_utilization",    "memory_bandwidth",
+			      "3000.500000 ms",	    "warning"};
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+		cr_expect(strstr(r.out, want[i]), "summary lacks '%s':\n%s", want[i], r.out);
+	cr_expect(!strstr(r.out, "Steps"), "no steps in this store:\n%s", r.out);
+	tkt_run_free(&r);
+	int64_t kpis = tkt_query_int(db, "SELECT count(*) FROM analysis_kpi");
+	int64_t gaps = tkt_query_int(db, "SELECT count(*) FROM analysis_gaps");
+	cr_expect_eq(kpis, 14);
+	cr_expect_eq(gaps, 2);
+	r = tkt_tracekit("analyze", "-q", "--window", "steps", "--small-kernel-us", "1000", db,
+			 NULL);
+	cr_expect_eq(r.code, 0, "exit %d: %s", r.code, r.err);
+	cr_expect_str_eq(r.out, "");
+	tkt_run_free(&r);
+	cr_expect_eq(tkt_query_int(db, "SELECT count(*) FROM analysis_kpi"), kpis);
+	cr_expect_eq(tkt_query_int(db, "SELECT count(*) FROM analysis_gaps"), gaps);
+	/* no steps: --window steps falls back to the device window */
+	cr_expect_eq(tkt_query_int(db, "SELECT count(*) FROM analysis_device_time WHERE window = "
+				       "'device' AND selected = 1"),
+		     2);
+	cr_expect_eq(tkt_query_int(db, "SELECT CAST(value AS INTEGER) FROM analysis_kpi WHERE "
+				       "device_id = 0 AND kpi = 'small_kernel_share_count'"),
+		     75);
+}
