@@ -2,7 +2,7 @@
  * Findings (analysis_findings): rules that name a bottleneck with the numbers behind it, the top
  * offenders and a fix. Each rule is one INSERT ... SELECT over the other analyses' tables (and a
  * few store tables), so every finding can be re-derived with the same SQL; a rule whose input
- * tables are missing is skipped. Rules and thresholds: docs/metrics-analyze-ops.md ("Findings").
+ * tables are missing is skipped. Rules and thresholds: docs/metrics.md ("Findings").
  */
 #include <string.h>
 
@@ -238,7 +238,7 @@ static const char *const create_sql =
     "DROP TABLE IF EXISTS analysis_findings;"
     "CREATE TABLE analysis_findings (\n"
     "  id         INTEGER PRIMARY KEY, -- finding number, in rule order then device\n"
-    "  rule       TEXT NOT NULL, -- rule name (docs/metrics-analyze-ops.md, 'Findings')\n"
+    "  rule       TEXT NOT NULL, -- rule name (docs/metrics.md, 'Findings')\n"
     "  severity   TEXT NOT NULL, -- high or medium, by the rule's documented bands\n"
     "  device_id  INTEGER,       -- devices.id it is about, NULL for host-side findings\n"
     "  process_id INTEGER,       -- processes.id for host-side findings, else NULL\n"

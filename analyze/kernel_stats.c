@@ -2,7 +2,7 @@
  * Kernel stats (analysis_kernel_stats): kernels grouped by device, name, grid, block, registers
  * and shared memory, with occurrences, total/avg/min/max/median/stddev duration, occupancy (from
  * the source, else computed from the launch configuration and the device's limits) and a
- * tensor-core name heuristic; ranked by total time. Definitions: docs/metrics-analyze-ops.md.
+ * tensor-core name heuristic; ranked by total time. Definitions: docs/metrics.md.
  */
 #include <math.h>
 #include <stdlib.h>

@@ -3,7 +3,7 @@
  * analysis_memory_live_at_peak, analysis_memory_histogram): per device, process and allocator the
  * bytes in use over time, the peak and when, the live allocations at the peak with the op that
  * made them, an allocation size histogram and the fragmentation where reported.
- * Definitions: docs/metrics-analyze-ops.md ("Memory").
+ * Definitions: docs/metrics.md ("Memory").
  *
  * Pass 1 reads every memory record once in (device, time, id) order and keeps, per series, the
  * live allocations (address -> allocation), both candidate values of bytes in use (reported and

@@ -1,7 +1,7 @@
 /*
  * Op profile (analysis_op_profile): per op and level (host op, kernel, XLA op, XLA module,
  * framework op; also runtime/driver API calls and sync waits) its occurrences, total and self time, average/min/max and share of the device's
- * busy time, plus one IDLE row per device. Definitions: docs/metrics-analyze-ops.md.
+ * busy time, plus one IDLE row per device. Definitions: docs/metrics.md.
  *
  * Self time is the time during which an event is the innermost open event of its track (the one
  * that started last). It is found by one sweep per track in start order. To avoid a random-access

@@ -20,7 +20,8 @@ struct tk_cmd {
 	int (*run)(int argc, char **argv);
 };
 
-extern const struct tk_cmd tk_cmd_import, tk_cmd_ls, tk_cmd_synth, tk_cmd_info, tk_cmd_query;
+extern const struct tk_cmd tk_cmd_import, tk_cmd_ls, tk_cmd_synth, tk_cmd_info, tk_cmd_query,
+    tk_cmd_analyze;
 
 /* Print "tracekit: <message>" on stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

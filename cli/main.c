@@ -6,7 +6,7 @@
 #include "cli.h"
 
 static const struct tk_cmd *const commands[] = {
-    &tk_cmd_import, &tk_cmd_ls, &tk_cmd_synth, &tk_cmd_info, &tk_cmd_query,
+    &tk_cmd_import, &tk_cmd_ls, &tk_cmd_synth, &tk_cmd_info, &tk_cmd_query, &tk_cmd_analyze,
 };
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The built-in example: a synthetic 2-GPU training trace, described and queried.
+# The built-in example: a synthetic 2-GPU training trace, described, queried and analyzed.
 # Usage: scripts/demo.sh [BUILD_DIR]
 set -euo pipefail
 build=${1:-build}
@@ -18,4 +18,8 @@ run "$tk" query "$store" "SELECT copy_kind, count(*) AS copies, sum(bytes) AS by
     printf('%.2f', sum(bytes) * 1.0 / sum(dur_ns)) AS gb_per_s FROM memcpys GROUP BY copy_kind" --format csv
 run "$tk" query "$store" "SELECT device_id, max(bytes_in_use) AS peak_bytes_in_use FROM memory_events
     GROUP BY device_id" --format json
-printf '\nThe store is %s: query it with SQL (docs/store.md lists the tables and views).\n' "$store"
+run "$tk" analyze "$store"
+run "$tk" query "$store" "SELECT device_id, cause, printf('%.6f', dur_ns / 1e6) AS gap_ms, prev_name,
+    next_name FROM analysis_gaps ORDER BY dur_ns DESC LIMIT 5" --max-width 40
+printf '\nThe store is %s: query it with SQL (docs/store.md lists the tables and views;\n' "$store"
+printf 'docs/metrics.md defines every analysis_* table).\n'

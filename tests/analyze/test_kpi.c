@@ -282,6 +282,10 @@ Test(analyze_kpi, cli_prints_a_summary_and_reruns_replace_the_tables)
 	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
 		cr_expect(strstr(r.out, want[i]), "summary lacks '%s':\n%s", want[i], r.out);
 	cr_expect(!strstr(r.out, "Steps"), "no steps in this store:\n%s", r.out);
+	/* findings (another analysis) are listed exactly when analysis_findings has rows */
+	int64_t findings = tkt_query_int(db, "SELECT count(*) FROM analysis_findings");
+	cr_expect_eq(strstr(r.out, "\nFindings\n") != NULL, findings > 0, "%lld findings:\n%s",
+		     (long long)findings, r.out);
 	tkt_run_free(&r);
 	int64_t kpis = tkt_query_int(db, "SELECT count(*) FROM analysis_kpi");
 	int64_t gaps = tkt_query_int(db, "SELECT count(*) FROM analysis_gaps");

@@ -1,0 +1,180 @@
+/* `tracekit analyze`: run every analysis on a store (replacing its analysis_* tables), then print
+ * a short summary: per device the window, utilization and idle time, idle gaps by cause, the KPI
+ * bands, step statistics, stragglers and the findings. */
+#include <getopt.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <string.h>
+#include <tracekit/analyze.h>
+#include <tracekit/error.h>
+#include <tracekit/report.h>
+#include <tracekit/store.h>
+
+#include "cli.h"
+
+static int run(int argc, char **argv);
+
+const struct tk_cmd tk_cmd_analyze = {
+    "analyze",
+    "compute the analyses (device time, gaps, steps, KPIs, ...) into the store",
+    "usage: tracekit analyze STORE [--window auto|device|steps] [--small-kernel-us N]\n\n"
+    "Computes every analysis (docs/metrics.md) from the store and writes the results back into\n"
+    "it as analysis_* tables (device_time, gaps, gap_summary, steps, step_stats, comm,\n"
+    "comm_ranks, op_profile, kernel_stats, memory, kpi, findings), replacing those of an earlier\n"
+    "run, in one transaction. Then prints a short summary: per device its window, utilization\n"
+    "and idle time, idle gaps by cause, the KPI bands, step times, stragglers and findings.\n"
+    "Times are printed in ms with 6 decimals (exact ns).\n\n"
+    "Options:\n"
+    "  --window W            window of each device's figures: auto (steps when the device has\n"
+    "                        steps, else device; the default), device (first to last device\n"
+    "                        operation), steps (union of the step intervals)\n"
+    "  --small-kernel-us N   small-kernel threshold in microseconds (default 100)\n"
+    "  -q, --quiet           print no summary\n"
+    "  -h, --help            this text\n\n"
+    "Exit codes: 0 done, 2 usage error or a file that is not a (supported) tracekit store,\n"
+    "3 internal error.\n",
+    run,
+};
+
+struct section {
+	const char *title;
+	const char *sql;
+};
+
+static const struct section sections[] = {
+    {"Devices (selected window; ms with 6 decimals)",
+     "SELECT device_id AS device, window, printf('%.6f', window_ns / 1e6) AS window_ms,"
+     " CASE WHEN utilization IS NULL THEN '-' ELSE printf('%.1f%%', 100.0 * utilization) END"
+     " AS utilization,"
+     " printf('%.6f', busy_ns / 1e6) AS busy_ms, printf('%.6f', idle_ns / 1e6) AS idle_ms,"
+     " printf('%.6f', exposed_comm_ns / 1e6) AS exposed_comm_ms,"
+     " printf('%.6f', exposed_memcpy_ns / 1e6) AS exposed_copy_ms"
+     " FROM analysis_device_time WHERE selected = 1 ORDER BY device_id"},
+    {"Idle gaps by cause",
+     "SELECT device_id AS device, count(*) AS gaps,"
+     " printf('%.6f', coalesce(sum(CASE cause WHEN 'host_bound' THEN dur_ns END), 0) / 1e6)"
+     " AS host_bound_ms,"
+     " printf('%.6f', coalesce(sum(CASE cause WHEN 'sync' THEN dur_ns END), 0) / 1e6) AS sync_ms,"
+     " printf('%.6f', coalesce(sum(CASE cause WHEN 'unknown' THEN dur_ns END), 0) / 1e6)"
+     " AS unknown_ms,"
+     " printf('%.6f', max(dur_ns) / 1e6) AS longest_ms"
+     " FROM analysis_gaps GROUP BY device_id ORDER BY device_id"},
+    {"KPIs", "SELECT device_id AS device, kpi,"
+	     " CASE WHEN value IS NULL THEN '-' WHEN unit = '%' THEN printf('%.1f%%', value)"
+	     " ELSE printf('%.6f ms', value / 1e6) END AS value, band, window"
+	     " FROM analysis_kpi ORDER BY device_id, rowid"},
+    {"Steps",
+     "SELECT device_id AS device, steps, printf('%.6f', mean_ns / 1e6) AS mean_ms,"
+     " printf('%.6f', median_ns / 1e6) AS median_ms, printf('%.6f', p90_ns / 1e6) AS p90_ms,"
+     " printf('%.6f', stddev_ns / 1e6) AS stddev_ms, outliers"
+     " FROM analysis_step_stats ORDER BY device_id"},
+    {"Collectives across ranks", "SELECT device_id AS device, rank, collectives, times_last,"
+				 " printf('%.1f%%', 100.0 * late_share) AS late_share,"
+				 " printf('%.6f', max_skew_ns / 1e6) AS max_skew_ms,"
+				 " CASE straggler WHEN 1 THEN 'straggler' ELSE '' END AS flag"
+				 " FROM analysis_comm_ranks ORDER BY device_id"},
+    {"Findings", "SELECT rule, severity, device_id AS device, summary FROM analysis_findings"},
+};
+
+/* Print one section when its query runs and has rows (a missing table is skipped). */
+static int print_section(sqlite3 *db, const struct section *sec, const char *path)
+{
+	sqlite3_stmt *st = NULL;
+	char err[512];
+	int rc = TK_EXIT_OK;
+	if (sqlite3_prepare_v2(db, sec->sql, -1, &st, NULL) != SQLITE_OK)
+		goto out; /* the table is absent (or another version of it): nothing to show */
+	int step = sqlite3_step(st);
+	if (step != SQLITE_ROW)
+		goto out;
+	sqlite3_reset(st);
+	printf("\n%s\n", sec->title);
+	struct tk_rows_options opt = {TK_ROWS_TABLE, 60};
+	if ((rc = tk_rows_write(stdout, st, &opt, err, sizeof(err))) != TK_OK) {
+		cli_error("'%s': %s", path, err);
+		rc = tk_exit_code(rc);
+	}
+out:
+	sqlite3_finalize(st);
+	return rc;
+}
+
+static int summary(const char *path)
+{
+	tk_store *s = NULL;
+	int rc = tk_store_open(path, &s);
+	if (rc != TK_OK) {
+		rc = cli_fail(rc, tk_store_errmsg(s));
+		goto out;
+	}
+	printf("analyzed: %s\n", path);
+	for (size_t i = 0; i < sizeof(sections) / sizeof(sections[0]); i++)
+		if ((rc = print_section(tk_store_db(s), &sections[i], path)) != TK_EXIT_OK)
+			goto out;
+	rc = TK_EXIT_OK;
+out:
+	tk_store_close(s);
+	return rc;
+}
+
+static int run(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+	    {"window", required_argument, NULL, 'w'},
+	    {"small-kernel-us", required_argument, NULL, 's'},
+	    {"quiet", no_argument, NULL, 'q'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
+	};
+	const struct tk_cmd *cmd = &tk_cmd_analyze;
+	struct tk_analyze_options o;
+	int c, rc, quiet = 0;
+	int64_t us;
+	char err[1024];
+	tk_analyze_options_init(&o);
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":qh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'h':
+			return cli_help(cmd);
+		case 'q':
+			quiet = 1;
+			break;
+		case 'w':
+			if (!strcmp(optarg, "auto"))
+				o.window = TK_WINDOW_AUTO;
+			else if (!strcmp(optarg, "device"))
+				o.window = TK_WINDOW_DEVICE;
+			else if (!strcmp(optarg, "steps"))
+				o.window = TK_WINDOW_STEPS;
+			else
+				return cli_usage_error(
+				    cmd, "--window expects auto, device or steps, got '%s'",
+				    optarg);
+			break;
+		case 's':
+			if ((rc = cli_parse_int(cmd, "--small-kernel-us", optarg, 0,
+						INT64_MAX / 1000, &us)) != TK_EXIT_OK)
+				return rc;
+			o.small_kernel_ns = us * 1000;
+			break;
+		default:
+			return cli_option_error(cmd, c, argv);
+		}
+	}
+	if (argc - optind != 1)
+		return cli_usage_error(cmd, "expected one store");
+	const char *path = argv[optind];
+	rc = tk_analyze(path, &o, err, sizeof(err));
+	if (rc != TK_OK) {
+		if (!strstr(err, path)) {
+			char msg[1400];
+			snprintf(msg, sizeof(msg), "'%s': %s", path,
+				 err[0] ? err : tk_strerror(rc));
+			return cli_fail(rc, msg);
+		}
+		return cli_fail(rc, err);
+	}
+	return quiet ? TK_EXIT_OK : summary(path);
+}

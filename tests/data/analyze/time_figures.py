@@ -1,0 +1,164 @@
+#!/usr/bin/env python3
+"""Independent figures for tests/analyze/test_time.c, computed from Kineto/Chrome JSON with
+Python's json/gzip modules and exact Decimal arithmetic, never with tracekit. The definitions are
+those of docs/metrics.md ("tracekit analyze"), re-implemented here from the text.
+
+Usage: python3 time_figures.py FILE...   (prints the figures of each device of each file)
+
+  ops: X events with cat kernel|Kernel, gpu_memcpy|Memcpy, gpu_memset|Memset; device =
+       args.device when present, else pid; stream = tid
+  window device: [min ts, max end]; window steps: union of the X events named ProfilerStep#N
+       with cat user_annotation (the CPU-side step annotations)
+  busy/compute/comm/copy: unions (positive durations); comm = kernel name containing one of the
+       documented words (ASCII case ignored); memset = compute
+  launch: ts of the cuda_runtime|cuda_driver|Runtime event with the same args.correlation
+  gaps: not-busy pieces inside the steps window (device window when no steps), cause from the
+       launch of the op starting the next busy span
+  stream categories: HTA-style over each stream, running max end, see docs
+"""
+import gzip
+import json
+import sys
+from decimal import Decimal, ROUND_HALF_UP
+
+COMM = ["nccl", "rccl", "all-reduce", "allreduce", "all_reduce", "all-gather", "allgather",
+        "all_gather", "reduce-scatter", "reducescatter", "reduce_scatter", "all-to-all",
+        "alltoall", "all_to_all", "collective-permute", "collectivepermute"]
+OPS = {"kernel": "k", "Kernel": "k", "gpu_memcpy": "c", "Memcpy": "c", "gpu_memset": "s",
+       "Memset": "s"}
+API = {"cuda_runtime", "cuda_driver", "Runtime"}
+
+
+def ns(v):
+    return int((Decimal(str(v)) * 1000).quantize(Decimal(1), rounding=ROUND_HALF_UP))
+
+
+def union(iv):
+    out = []
+    for a, b in sorted(iv):
+        if b <= a:
+            continue
+        if out and a <= out[-1][1]:
+            out[-1][1] = max(out[-1][1], b)
+        else:
+            out.append([a, b])
+    return out
+
+
+def length(u):
+    return sum(b - a for a, b in u)
+
+
+def inter(u, w):
+    t = 0
+    for a, b in u:
+        for c, d in w:
+            lo, hi = max(a, c), min(b, d)
+            if hi > lo:
+                t += hi - lo
+    return t
+
+
+def minus(u, v):
+    out = []
+    for a, b in u:
+        cur = a
+        for c, d in v:
+            if d <= cur or c >= b:
+                continue
+            if c > cur:
+                out.append([cur, c])
+            cur = max(cur, d)
+        if cur < b:
+            out.append([cur, b])
+    return out
+
+
+for path in sys.argv[1:]:
+    opener = gzip.open if open(path, 'rb').read(2) == b'\x1f\x8b' else open
+    with opener(path, 'rt') as f:
+        doc = json.load(f, parse_float=Decimal)
+    evs = doc['traceEvents'] if isinstance(doc, dict) else doc
+    launch, ops, steps = {}, {}, []
+    for e in evs:
+        if e.get('ph') != 'X' or 'dur' not in e:
+            continue
+        cat, args = e.get('cat'), e.get('args') or {}
+        ts = ns(e['ts'])
+        end = ts + ns(e['dur'])
+        if cat in API and 'correlation' in args:
+            c = args['correlation']
+            launch[c] = min(launch.get(c, ts), ts)
+        elif cat in OPS:
+            dev = args.get('device', e.get('pid'))
+            name = e.get('name', '')
+            cls = 'copy' if OPS[cat] == 'c' else 'compute'
+            if OPS[cat] == 'k' and any(w in name.lower() for w in COMM):
+                cls = 'comm'
+            ops.setdefault(int(dev), []).append((ts, end, cls, args.get('correlation'),
+                                                 e.get('tid'), name))
+        elif str(e.get('name', '')).startswith('ProfilerStep#') and cat == 'user_annotation':
+            steps.append((ts, end))
+    print(path)
+    for dev in sorted(ops):
+        o = sorted(ops[dev], key=lambda x: (x[0], x[1]))
+        busy = union([(a, b) for a, b, *_ in o])
+        comp = union([(a, b) for a, b, c, *_ in o if c == 'compute'])
+        comm = union([(a, b) for a, b, c, *_ in o if c == 'comm'])
+        copy = union([(a, b) for a, b, c, *_ in o if c == 'copy'])
+        dw = [[min(x[0] for x in o), max(x[1] for x in o)]]
+        sw = union(steps)
+        for name, w in (("device", dw), ("steps", sw)):
+            if not w:
+                continue
+            wl = length(w)
+            b = inter(busy, w)
+            print(f"  device {dev} window {name}: window_ns {wl} busy_ns {b} idle_ns {wl - b}"
+                  f" compute_ns {inter(comp, w)} comm_ns {inter(comm, w)} memcpy_ns {inter(copy, w)}"
+                  f" exposed_comm_ns {inter(minus(comm, comp), w)}"
+                  f" exposed_memcpy_ns {inter(minus(minus(copy, comp), comm), w)}")
+        w = sw if sw else dw
+        # gaps: free intervals between busy spans, clipped to the window spans
+        firsts = {}
+        for a, b, c, corr, tid, name in o:
+            if b > a and a not in firsts:
+                firsts[a] = corr
+        causes = {"host_bound": [0, 0], "sync": [0, 0], "unknown": [0, 0]}
+        free = [(None, busy[0][0])] + [(busy[i][1], busy[i + 1][0]) for i in range(len(busy) - 1)]
+        free.append((busy[-1][1], None))
+        for fs, fe in free:
+            for ws, we in w:
+                s = ws if fs is None else max(fs, ws)
+                t = we if fe is None else min(fe, we)
+                if t <= s:
+                    continue
+                corr = firsts.get(fe) if fe is not None else None
+                lt = launch.get(corr) if corr is not None else None
+                cause = "unknown" if lt is None else ("host_bound" if lt > s else "sync")
+                causes[cause][0] += 1
+                causes[cause][1] += t - s
+        print(f"  device {dev} gaps: " + " ".join(f"{k} {v[0]} {v[1]}" for k, v in causes.items()))
+        # per-stream categories
+        per = {}
+        for a, b, c, corr, tid, name in o:
+            st = per.setdefault(tid, {"E": None, "host_wait": [0, 0], "kernel_wait": [0, 0],
+                                      "other": [0, 0], "overlap": [0, 0]})
+            if st["E"] is not None and any(ws <= a < we for ws, we in w):
+                g = a - st["E"]
+                lt = launch.get(corr) if corr is not None else None
+                if g < 0:
+                    cat = "overlap"
+                    g = -g
+                elif lt is not None and lt > st["E"]:
+                    cat = "host_wait"
+                elif g < 30000:
+                    cat = "kernel_wait"
+                else:
+                    cat = "other"
+                st[cat][0] += 1
+                st[cat][1] += g
+            st["E"] = b if st["E"] is None else max(st["E"], b)
+        for tid in sorted(per, key=str):
+            st = per[tid]
+            print(f"  device {dev} stream {tid}: " + " ".join(
+                f"{k} {st[k][0]} {st[k][1]}" for k in ("host_wait", "kernel_wait", "other", "overlap")))
