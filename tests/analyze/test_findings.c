@@ -11,27 +11,8 @@
 #define OK(call) cr_assert_eq((call), TK_OK, "%s: %s", #call, tk_writer_errmsg(w))
 #define T0 TKT_T0
 
-/* Every column of the one row @sql returns, as 'a|b|NULL|...' (malloc'd). */
-static char *row(const char *path, const char *sql)
-{
-	sqlite3 *db;
-	sqlite3_stmt *st;
-	cr_assert_eq(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
-	cr_assert_eq(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK, "%s: %s", sql,
-		     sqlite3_errmsg(db));
-	cr_assert_eq(sqlite3_step(st), SQLITE_ROW, "no row: %s", sql);
-	size_t cap = 4096, len = 0;
-	char *out = calloc(1, cap);
-	for (int i = 0; i < sqlite3_column_count(st); i++) {
-		const char *v = sqlite3_column_type(st, i) == SQLITE_NULL
-				    ? "NULL"
-				    : (const char *)sqlite3_column_text(st, i);
-		len += (size_t)snprintf(out + len, cap - len, "%s%s", i ? "|" : "", v);
-	}
-	sqlite3_finalize(st);
-	sqlite3_close(db);
-	return out;
-}
+/* The one row @sql returns, as 'a|b|NULL|...' (malloc'd). */
+#define row(path, sql) tkt_rows(path, sql)
 
 #define ROW_EQ(path, sql, want)                                                          \
 	do {                                                                             \

@@ -35,39 +35,9 @@ static void teardown(void)
 
 TestSuite(analyze_time, .init = setup, .fini = teardown, .timeout = 600);
 
-/* Every row of @sql as "c1|c2|...", rows joined by "\n", NULL as "NULL"; malloc'd. */
-static char *rows(const char *path, const char *sql)
-{
-	sqlite3 *h = NULL;
-	sqlite3_stmt *st = NULL;
-	size_t len = 0, cap = 256;
-	char *out = malloc(cap);
-	out[0] = '\0';
-	cr_assert_eq(sqlite3_open_v2(path, &h, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
-	int rc = sqlite3_prepare_v2(h, sql, -1, &st, NULL);
-	cr_assert_eq(rc, SQLITE_OK, "%s: %s", sql, sqlite3_errmsg(h));
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		for (int i = 0; i < sqlite3_column_count(st); i++) {
-			const char *v = (const char *)sqlite3_column_text(st, i);
-			if (!v)
-				v = "NULL";
-			size_t need = len + strlen(v) + 3;
-			if (need > cap) {
-				while (need > cap)
-					cap *= 2;
-				out = realloc(out, cap);
-			}
-			len += (size_t)sprintf(out + len, "%s%s", i ? "|" : (len ? "\n" : ""), v);
-		}
-	}
-	sqlite3_finalize(st);
-	sqlite3_close(h);
-	return out;
-}
-
 static void expect_rows(const char *path, const char *sql, const char *want)
 {
-	char *got = rows(path, sql);
+	char *got = tkt_rows(path, sql);
 	cr_expect_str_eq(got, want, "%s\n--- got ---\n%s\n--- want ---\n%s", sql, got, want);
 	free(got);
 }

@@ -35,6 +35,12 @@ uint64_t tkt_store_digest(const char *path);
 /* Run one integer-valued query on a store; aborts the test on error. */
 int64_t tkt_query_int(const char *path, const char *sql);
 
+/*
+ * Every row of @sql on the store at @path as "c1|c2|...", rows joined by "\n", NULL as "NULL";
+ * malloc'd. Aborts the test when the query cannot run.
+ */
+char *tkt_rows(const char *path, const char *sql);
+
 /* Corpus path (../shared/corpus/<rel>) when present, else NULL; the caller skips with a message. */
 char *tkt_corpus(const char *rel);
 
