@@ -216,6 +216,7 @@ out:
 	free(im.st);
 	free(im.text);
 	free(im.gz);
+	free(im.kd_cache);
 	free(im.host);
 	xp_map_free(&im.em_index);
 	xp_map_free(&im.sm_index);

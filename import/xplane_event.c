@@ -489,7 +489,7 @@ int xp_event(struct xp_imp *im, const uint8_t *data, size_t len)
 					   .blocks_per_sm = -1,
 					   .warps_per_sm = -1};
 		if (in.kernel)
-			xp_parse_kernel_details(in.kernel, &k);
+			xp_kernel_details(im, in.kernel, &k);
 		consumed |= 1ull << XS_KERNEL_DETAILS;
 		rc = tk_writer_add_kernel(w, &ev, &k, &id);
 	} else if (kind == TK_EV_MEMCPY) {

@@ -255,9 +255,26 @@ struct xp_imp {
 	char **gz;		   /* inflated compressed_str_values of the event */
 	size_t ngz, gz_cap;
 	const uint8_t *released; /* mapped pages of the line before this were given back */
+	struct xp_kd_slot *kd_cache; /* parsed kernel_details texts, XP_KD_SLOTS direct-mapped */
 	int64_t events, nplanes, nlines,
 	    nxevents; /* intervals written; planes, lines, XEvents read */
 };
+
+/* Kernels launched with one configuration repeat one kernel_details text: parse it once. */
+#define XP_KD_SLOTS 512
+#define XP_KD_MAX_TEXT 256 /* longer texts are parsed every time */
+struct xp_kd_slot {
+	uint64_t hash;
+	size_t len; /* 0: empty */
+	char text[XP_KD_MAX_TEXT];
+	struct tk_kernel_info k;
+};
+
+/*
+ * xp_kernel_details() - parse kernel_details text @s into @k (fields it lacks left as they are),
+ * through @im's cache of recently seen texts.
+ */
+void xp_kernel_details(struct xp_imp *im, const char *s, struct tk_kernel_info *k);
 
 /* xp_plane() - map one XPlane (@data, @len) into the writer; 0 or -1 after failing it. */
 int xp_plane(struct xp_imp *im, const uint8_t *data, size_t len);

@@ -233,6 +233,44 @@ void xp_parse_kernel_details(const char *s, struct tk_kernel_info *k)
 	tokens(s, kernel_token, k);
 }
 
+void xp_kernel_details(struct xp_imp *im, const char *s, struct tk_kernel_info *k)
+{
+	size_t n = strlen(s);
+	if (n == 0 || n >= XP_KD_MAX_TEXT) {
+		xp_parse_kernel_details(s, k);
+		return;
+	}
+	if (!im->kd_cache)
+		im->kd_cache = calloc(XP_KD_SLOTS, sizeof(*im->kd_cache));
+	if (!im->kd_cache) { /* no memory for the cache: parse every time */
+		xp_parse_kernel_details(s, k);
+		return;
+	}
+	uint64_t h = n, w;
+	size_t i = 0;
+	for (; i + 8 <= n; i += 8) { /* eight bytes at a time; the tail below */
+		memcpy(&w, s + i, 8);
+		h = (h ^ w) * 0x9e3779b97f4a7c15ull;
+		h ^= h >> 32;
+	}
+	w = 0;
+	memcpy(&w, s + i, n - i);
+	h = (h ^ w) * 0x9e3779b97f4a7c15ull;
+	h ^= h >> 29;
+	struct xp_kd_slot *slot = &im->kd_cache[h % XP_KD_SLOTS];
+	if (slot->len == n && slot->hash == h && !memcmp(slot->text, s, n)) {
+		*k = slot->k;
+		return;
+	}
+	/* The fields the text does not set keep the caller's defaults, which are the same for
+	 * every kernel, so the cached result stands for the text alone. */
+	xp_parse_kernel_details(s, k);
+	slot->hash = h;
+	slot->len = n;
+	memcpy(slot->text, s, n);
+	slot->k = *k;
+}
+
 struct copy_ctx {
 	struct tk_copy_info *c;
 	int have_src, have_dst;
