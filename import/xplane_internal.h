@@ -49,7 +49,61 @@ struct xp_field {
  * Returns 1 for a field, 0 at the end of the message, -1 after failing the writer with
  * "'<path>': byte <offset>: ...".
  */
-int xp_next(const struct xp_src *s, struct xp_cur *c, struct xp_field *f, const char *what);
+int xp_next_slow(const struct xp_src *s, struct xp_cur *c, struct xp_field *f, const char *what);
+
+/* Read a varint at *p (before end); 0 on success, -1 when longer than 10 bytes or cut short. */
+static inline int xp_varint(const uint8_t **p, const uint8_t *end, uint64_t *out)
+{
+	const uint8_t *q = *p;
+	uint64_t v = 0;
+	if (q < end && *q < 0x80) { /* most tags and small values: one byte */
+		*out = *q;
+		*p = q + 1;
+		return 0;
+	}
+	for (int i = 0; i < 10; i++) {
+		if (q >= end)
+			return -1;
+		uint8_t b = *q++;
+		if (i == 9 && b > 1)
+			return -1;
+		v |= (uint64_t)(b & 0x7f) << (7 * i);
+		if (b < 0x80) {
+			*p = q;
+			*out = v;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+/* The common case inline (a one-byte tag of a varint or length field that fits); the rest, and
+ * every error, in xp_next_slow(). */
+static inline int xp_next(const struct xp_src *s, struct xp_cur *c, struct xp_field *f,
+			  const char *what)
+{
+	const uint8_t *p = c->p, *q;
+	uint64_t v;
+	if (p < c->end && *p < 0x80 && *p >= 8) {
+		unsigned wt = *p & 7;
+		q = p + 1;
+		if ((wt == 0 || wt == 2) && xp_varint(&q, c->end, &v) == 0) {
+			if (wt == 0) {
+				f->at = p, f->num = *p >> 3, f->wt = 0, f->v = v;
+				f->data = NULL, f->len = 0;
+				c->p = q;
+				return 1;
+			}
+			if (v <= (uint64_t)(c->end - q)) {
+				f->at = p, f->num = *p >> 3, f->wt = 2, f->v = 0;
+				f->data = q, f->len = (size_t)v;
+				c->p = q + v;
+				return 1;
+			}
+		}
+	}
+	return xp_next_slow(s, c, f, what);
+}
 
 /* xp_fail() - fail the writer with TK_EFORMAT at @at: "'<path>': byte <off>: <message>". */
 int xp_fail(const struct xp_src *s, const uint8_t *at, const char *fmt, ...)

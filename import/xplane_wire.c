@@ -25,40 +25,14 @@ int xp_fail(const struct xp_src *s, const uint8_t *at, const char *fmt, ...)
 	return -1;
 }
 
-/* Read a varint at *p (before end); 0 on success, -1 when longer than 10 bytes or cut short. */
-static inline int varint(const uint8_t **p, const uint8_t *end, uint64_t *out)
-{
-	const uint8_t *q = *p;
-	uint64_t v = 0;
-	if (q < end && *q < 0x80) { /* most tags and small values: one byte */
-		*out = *q;
-		*p = q + 1;
-		return 0;
-	}
-	for (int i = 0; i < 10; i++) {
-		if (q >= end)
-			return -1;
-		uint8_t b = *q++;
-		if (i == 9 && b > 1)
-			return -1;
-		v |= (uint64_t)(b & 0x7f) << (7 * i);
-		if (b < 0x80) {
-			*p = q;
-			*out = v;
-			return 0;
-		}
-	}
-	return -1;
-}
-
-int xp_next(const struct xp_src *s, struct xp_cur *c, struct xp_field *f, const char *what)
+int xp_next_slow(const struct xp_src *s, struct xp_cur *c, struct xp_field *f, const char *what)
 {
 	if (c->p >= c->end)
 		return 0;
 	const uint8_t *at = c->p;
 	uint64_t tag;
 	f->at = at;
-	if (varint(&c->p, c->end, &tag) != 0)
+	if (xp_varint(&c->p, c->end, &tag) != 0)
 		return xp_fail(s, at, "expected a field tag (varint of at most 10 bytes) in %s",
 			       what);
 	f->num = (uint32_t)(tag >> 3);
@@ -71,7 +45,7 @@ int xp_next(const struct xp_src *s, struct xp_cur *c, struct xp_field *f, const 
 	f->v = 0;
 	switch (f->wt) {
 	case XP_VARINT:
-		if (varint(&c->p, c->end, &f->v) != 0)
+		if (xp_varint(&c->p, c->end, &f->v) != 0)
 			return xp_fail(s, c->p,
 				       "expected a varint of at most 10 bytes for field %u of %s",
 				       f->num, what);
@@ -96,7 +70,7 @@ int xp_next(const struct xp_src *s, struct xp_cur *c, struct xp_field *f, const 
 	case XP_LEN: {
 		uint64_t len;
 		const uint8_t *lp = c->p;
-		if (varint(&c->p, c->end, &len) != 0)
+		if (xp_varint(&c->p, c->end, &len) != 0)
 			return xp_fail(
 			    s, lp,
 			    "expected a length (varint of at most 10 bytes) for field %u "
