@@ -219,28 +219,6 @@ int tk_batch_text(struct tk_batch *b, struct tk_cell *c, const char *s)
 	return SQLITE_OK;
 }
 
-/* Serial type and body size of an integer. */
-static inline void int_type(int64_t v, uint64_t *type, int *size)
-{
-	uint64_t u = v < 0 ? ~(uint64_t)v : (uint64_t)v;
-	if (v == 0 || v == 1) {
-		*type = 8 + (uint64_t)v;
-		*size = 0;
-	} else if (u <= 0x7f) {
-		*type = 1, *size = 1;
-	} else if (u <= 0x7fff) {
-		*type = 2, *size = 2;
-	} else if (u <= 0x7fffff) {
-		*type = 3, *size = 3;
-	} else if (u <= 0x7fffffff) {
-		*type = 4, *size = 4;
-	} else if (u <= 0x7fffffffffffULL) {
-		*type = 5, *size = 6;
-	} else {
-		*type = 6, *size = 8;
-	}
-}
-
 static inline void put_be(unsigned char *p, uint64_t v, int size)
 {
 	if (size == 8) {
@@ -303,7 +281,7 @@ static long encode(struct tk_batch *b, const struct tk_cell *row, const char *ar
 				goto mismatch;
 			if (cell->type == TK_CELL_INT)
 				ival[c] = cell->i;
-			int_type(ival[c], &type[c], &size[c]);
+			size[c] = tk_int_serial(ival[c], &type[c]);
 		} else {
 			if (aff == 'T')
 				goto mismatch;

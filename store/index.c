@@ -252,29 +252,6 @@ static int push_sep(struct builder *bd, int level, uint32_t child, const unsigne
 	return 0;
 }
 
-static int int_size(int64_t v, unsigned char *type)
-{
-	uint64_t u = v < 0 ? ~(uint64_t)v : (uint64_t)v;
-	if (v == 0 || v == 1) {
-		*type = (unsigned char)(8 + v);
-		return 0;
-	}
-	static const struct {
-		uint64_t max;
-		unsigned char type, size;
-	} t[] = {{0x7f, 1, 1},
-		 {0x7fff, 2, 2},
-		 {0x7fffff, 3, 3},
-		 {0x7fffffff, 4, 4},
-		 {0x7fffffffffffULL, 5, 6},
-		 {UINT64_MAX, 6, 8}};
-	for (int i = 0;; i++)
-		if (u <= t[i].max) {
-			*type = t[i].type;
-			return t[i].size;
-		}
-}
-
 /* The record of @k: (a, [b,] rowid). */
 static uint32_t key_record(const struct tk_index *ix, const struct tk_ikey *k, unsigned char *out)
 {
@@ -286,8 +263,11 @@ static uint32_t key_record(const struct tk_index *ix, const struct tk_ikey *k, u
 		if (i == 0 && k->a_null) {
 			type[i] = 0;
 			size[i] = 0;
-		} else
-			size[i] = int_size(x, &type[i]);
+		} else {
+			uint64_t st;
+			size[i] = tk_int_serial(x, &st);
+			type[i] = (unsigned char)st;
+		}
 	}
 	unsigned char *p = out;
 	*p++ = (unsigned char)(nv + 1);

@@ -84,6 +84,27 @@ static inline int tk_varint_len(uint64_t v)
 	return n;
 }
 
+/* SQLite record serial type of integer @v into *type; returns the size of its body in bytes. */
+static inline int tk_int_serial(int64_t v, uint64_t *type)
+{
+	uint64_t u = v < 0 ? ~(uint64_t)v : (uint64_t)v;
+	if (v == 0 || v == 1) {
+		*type = 8 + (uint64_t)v;
+		return 0;
+	}
+	if (u <= 0x7f)
+		return *type = 1, 1;
+	if (u <= 0x7fff)
+		return *type = 2, 2;
+	if (u <= 0x7fffff)
+		return *type = 3, 3;
+	if (u <= 0x7fffffff)
+		return *type = 4, 4;
+	if (u <= 0x7fffffffffffULL)
+		return *type = 5, 6;
+	return *type = 6, 8;
+}
+
 int tk_varint_put_slow(unsigned char *out, uint64_t v);
 
 /* SQLite varint of @v into @out (at most 9 bytes); returns the length. */

@@ -339,7 +339,7 @@ static int arg_end(tk_writer *w)
 
 int tk_writer_add_arg_int(tk_writer *w, int64_t event_id, const char *key, int64_t value)
 {
-	struct tk_cell *row;
+	struct tk_cell *row = NULL;
 	int rc = arg_begin(w, event_id, key, &row);
 	if (rc != TK_OK)
 		return rc;
@@ -349,7 +349,7 @@ int tk_writer_add_arg_int(tk_writer *w, int64_t event_id, const char *key, int64
 
 int tk_writer_add_arg_real(tk_writer *w, int64_t event_id, const char *key, double value)
 {
-	struct tk_cell *row;
+	struct tk_cell *row = NULL;
 	int rc = arg_begin(w, event_id, key, &row);
 	if (rc != TK_OK)
 		return rc;
@@ -361,7 +361,7 @@ int tk_writer_add_arg_text(tk_writer *w, int64_t event_id, const char *key, cons
 {
 	if (!value)
 		return tkw_fail(w, TK_EINVAL, "arg '%s' has a NULL value", key ? key : "(null)");
-	struct tk_cell *row;
+	struct tk_cell *row = NULL;
 	int rc = arg_begin(w, event_id, key, &row);
 	if (rc != TK_OK)
 		return rc;
