@@ -1,7 +1,9 @@
 /*
  * Indexes built by the store writer (see index.h). Keys are sorted in runs of bounded size (a run
- * that arrived in order is not sorted again), runs go to an unlinked temporary file, and a k-way
- * merge feeds the b-tree builder. An index b-tree holds each entry once: a full page gives up its
+ * that arrived in order is not sorted again), runs go to an unlinked temporary file with each key
+ * stored as its differences from the one before (a flag byte and three LEB128 varints: about 5
+ * bytes instead of 32 for the usual index on (track, time)), and a k-way merge feeds the b-tree
+ * builder. An index b-tree holds each entry once: a full page gives up its
  * largest entry as the separator in the level above (so no page is ever left empty), and at the
  * end the last page of each level becomes the right-most child of the level above; the top page
  * goes to the root SQLite reserved.
@@ -14,7 +16,15 @@
 #include <string.h>
 #include <unistd.h>
 
-enum { PAGE_LEAF_INDEX = 10, PAGE_INTERIOR_INDEX = 2, READ_KEYS = 2048, MAX_LEVELS = 16 };
+enum {
+	PAGE_LEAF_INDEX = 10,
+	PAGE_INTERIOR_INDEX = 2,
+	READ_KEYS = 2048,
+	MAX_LEVELS = 16,
+	KEY_MAX_BYTES = 31,	  /* flag byte and three 10-byte varints */
+	READ_BYTES = 32 * 1024,	  /* per run while merging */
+	SPILL_BYTES = 256 * 1024, /* encoded keys written at a time */
+};
 
 static int cmp_key(const struct tk_ikey *x, const struct tk_ikey *y)
 {
@@ -57,7 +67,7 @@ void tk_index_free(struct tk_index *ix)
 	if (ix->fd >= 0)
 		close(ix->fd);
 	free(ix->buf);
-	free(ix->run_len);
+	free(ix->runs);
 	free(ix->tmp_dir);
 	memset(ix, 0, sizeof(*ix));
 	ix->fd = -1;
@@ -79,9 +89,43 @@ static int write_all(int fd, const void *data, size_t len)
 	return 0;
 }
 
-/* Sort the buffer (unless it arrived in order) and append it to the run file. */
+static unsigned char *put_leb(unsigned char *p, uint64_t v)
+{
+	while (v >= 0x80) {
+		*p++ = (unsigned char)(v | 0x80);
+		v >>= 7;
+	}
+	*p++ = (unsigned char)v;
+	return p;
+}
+
+/* The difference @x - @prev, modulo 2^64, zigzag-coded so that small steps either way are small. */
+static uint64_t zz(int64_t x, int64_t prev)
+{
+	uint64_t d = (uint64_t)x - (uint64_t)prev;
+	return (d << 1) ^ (uint64_t)-(int64_t)(d >> 63);
+}
+
+static int64_t unzz(uint64_t z, int64_t prev)
+{
+	uint64_t d = (z >> 1) ^ (uint64_t)-(int64_t)(z & 1);
+	return (int64_t)((uint64_t)prev + d);
+}
+
+/* Encode @k after @prev at @p (at most KEY_MAX_BYTES); the end. */
+static unsigned char *encode_key(unsigned char *p, const struct tk_ikey *k, const struct tk_ikey *prev)
+{
+	*p++ = (unsigned char)(k->a_null != 0);
+	p = put_leb(p, zz(k->a, prev->a));
+	p = put_leb(p, zz(k->b, prev->b));
+	return put_leb(p, zz(k->rowid, prev->rowid));
+}
+
+/* Sort the buffer (unless it arrived in order) and append it, encoded, to the run file. */
 static int spill_run(struct tk_index *ix)
 {
+	int err = 0;
+	unsigned char *out = NULL;
 	if (!ix->buf_sorted)
 		qsort(ix->buf, ix->n, sizeof(*ix->buf), qcmp);
 	if (ix->fd < 0) {
@@ -98,17 +142,35 @@ static int spill_run(struct tk_index *ix)
 		if (ix->fd < 0)
 			return e;
 	}
-	uint64_t *nl = realloc(ix->run_len, sizeof(*nl) * (ix->nruns + 1));
-	if (!nl)
+	struct tk_irun *nr = realloc(ix->runs, sizeof(*nr) * (ix->nruns + 1));
+	if (!nr)
 		return ENOMEM;
-	ix->run_len = nl;
-	int err = write_all(ix->fd, ix->buf, ix->n * sizeof(*ix->buf));
-	if (err)
-		return err;
-	ix->run_len[ix->nruns++] = ix->n;
+	ix->runs = nr;
+	if (!(out = malloc(SPILL_BYTES)))
+		return ENOMEM;
+	struct tk_ikey prev = {0, 0, 0, 0};
+	size_t used = 0;
+	uint64_t bytes = 0;
+	for (size_t i = 0; i < ix->n; i++) {
+		if (used > SPILL_BYTES - KEY_MAX_BYTES) {
+			if ((err = write_all(ix->fd, out, used)))
+				goto out;
+			bytes += used;
+			used = 0;
+		}
+		used = (size_t)(encode_key(out + used, &ix->buf[i], &prev) - out);
+		prev = ix->buf[i];
+	}
+	if ((err = write_all(ix->fd, out, used)))
+		goto out;
+	bytes += used;
+	ix->runs[ix->nruns++] = (struct tk_irun){ix->n, ix->file_bytes, bytes};
+	ix->file_bytes += bytes;
 	ix->n = 0;
 	ix->buf_sorted = 1;
-	return 0;
+out:
+	free(out);
+	return err;
 }
 
 int tk_index_add(struct tk_index *ix, const struct tk_ikey *k)
@@ -329,27 +391,64 @@ static int finish_tree(struct builder *bd)
 /* ---- merging runs ---- */
 
 struct run {
-	uint64_t off, left; /* next key's byte offset in the file, keys left */
+	uint64_t off, end; /* next unread byte of the run in the file, and its end */
+	unsigned char *bytes;
+	size_t bpos, blen; /* undecoded bytes in bytes[bpos, blen) */
+	struct tk_ikey prev; /* the last key decoded */
+	uint64_t left;	     /* keys not yet decoded */
 	struct tk_ikey *buf;
 	size_t pos, n;
 };
 
+static int get_leb(const unsigned char **p, const unsigned char *end, uint64_t *v)
+{
+	uint64_t x = 0;
+	for (int shift = 0; shift < 64 && *p < end; shift += 7) {
+		unsigned char b = *(*p)++;
+		x |= (uint64_t)(b & 0x7f) << shift;
+		if (b < 0x80) {
+			*v = x;
+			return 0;
+		}
+	}
+	return EIO;
+}
+
+/* Decode up to READ_KEYS keys of @r into r->buf, reading more of the file as needed. */
 static int run_fill(int fd, struct run *r)
 {
-	size_t want = r->left < READ_KEYS ? (size_t)r->left : READ_KEYS;
-	size_t bytes = want * sizeof(struct tk_ikey), got = 0;
-	while (got < bytes) {
-		ssize_t n = pread(fd, (char *)r->buf + got, bytes - got, (off_t)(r->off + got));
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return n < 0 ? errno : EIO;
-		got += (size_t)n;
+	r->pos = r->n = 0;
+	while (r->n < READ_KEYS && r->left) {
+		if (r->blen - r->bpos < KEY_MAX_BYTES && r->off < r->end) {
+			memmove(r->bytes, r->bytes + r->bpos, r->blen - r->bpos);
+			r->blen -= r->bpos;
+			r->bpos = 0;
+			size_t want = READ_BYTES - r->blen;
+			if (want > r->end - r->off)
+				want = (size_t)(r->end - r->off);
+			ssize_t got = pread(fd, r->bytes + r->blen, want, (off_t)r->off);
+			if (got < 0 && errno == EINTR)
+				continue;
+			if (got <= 0)
+				return got < 0 ? errno : EIO;
+			r->blen += (size_t)got;
+			r->off += (uint64_t)got;
+		}
+		const unsigned char *p = r->bytes + r->bpos, *e = r->bytes + r->blen;
+		uint64_t za, zb, zr;
+		if (p == e)
+			return EIO;
+		struct tk_ikey k = {.a_null = *p++ & 1};
+		if (get_leb(&p, e, &za) || get_leb(&p, e, &zb) || get_leb(&p, e, &zr))
+			return EIO;
+		k.a = unzz(za, r->prev.a);
+		k.b = unzz(zb, r->prev.b);
+		k.rowid = unzz(zr, r->prev.rowid);
+		r->prev = k;
+		r->buf[r->n++] = k;
+		r->left--;
+		r->bpos = (size_t)(p - r->bytes);
 	}
-	r->off += bytes;
-	r->left -= want;
-	r->pos = 0;
-	r->n = want;
 	return 0;
 }
 
@@ -381,13 +480,13 @@ static int merge(struct tk_index *ix, struct builder *bd)
 	struct run *runs = calloc(nr, sizeof(*runs));
 	struct run **heap = calloc(nr, sizeof(*heap));
 	int err = runs && heap ? 0 : ENOMEM;
-	uint64_t off = 0;
 	for (size_t i = 0; i < ix->nruns && !err; i++) {
-		runs[i].off = off;
-		runs[i].left = ix->run_len[i];
-		off += ix->run_len[i] * sizeof(struct tk_ikey);
+		runs[i].off = ix->runs[i].off;
+		runs[i].end = ix->runs[i].off + ix->runs[i].bytes;
+		runs[i].left = ix->runs[i].keys;
 		runs[i].buf = malloc(READ_KEYS * sizeof(struct tk_ikey));
-		if (!runs[i].buf)
+		runs[i].bytes = malloc(READ_BYTES);
+		if (!runs[i].buf || !runs[i].bytes)
 			err = ENOMEM;
 		else if (!(err = run_fill(ix->fd, &runs[i])) && runs[i].n)
 			heap[nh++] = &runs[i];
@@ -418,8 +517,10 @@ static int merge(struct tk_index *ix, struct builder *bd)
 		if (nh)
 			sift_down(heap, nh, 0);
 	}
-	for (size_t i = 0; runs && i < ix->nruns; i++)
+	for (size_t i = 0; runs && i < ix->nruns; i++) {
 		free(runs[i].buf);
+		free(runs[i].bytes);
+	}
 	free(runs);
 	free(heap);
 	return err;

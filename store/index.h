@@ -27,7 +27,10 @@ struct tk_index {
 	int buf_sorted; /* keys so far arrived in order */
 	int fd;		/* runs, or -1 */
 	size_t nruns;
-	uint64_t *run_len; /* keys per run, runs stored back to back */
+	struct tk_irun {
+		uint64_t keys, off, bytes; /* runs stored back to back, delta-encoded */
+	} *runs;
+	uint64_t file_bytes;
 	uint64_t total;
 	char *tmp_dir;
 };
