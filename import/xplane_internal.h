@@ -308,7 +308,7 @@ struct xp_imp {
 	size_t text_len, text_cap; /* reserved per event: never moves while texts are in use */
 	char **gz;		   /* inflated compressed_str_values of the event */
 	size_t ngz, gz_cap;
-	const uint8_t *released; /* mapped pages of the line before this were given back */
+	const uint8_t *released;     /* mapped pages of the line before this were given back */
 	struct xp_kd_slot *kd_cache; /* parsed kernel_details texts, XP_KD_SLOTS direct-mapped */
 	int64_t events, nplanes, nlines,
 	    nxevents; /* intervals written; planes, lines, XEvents read */

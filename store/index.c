@@ -103,17 +103,18 @@ static unsigned char *put_leb(unsigned char *p, uint64_t v)
 static uint64_t zz(int64_t x, int64_t prev)
 {
 	uint64_t d = (uint64_t)x - (uint64_t)prev;
-	return (d << 1) ^ (uint64_t)-(int64_t)(d >> 63);
+	return (d << 1) ^ (uint64_t) - (int64_t)(d >> 63);
 }
 
 static int64_t unzz(uint64_t z, int64_t prev)
 {
-	uint64_t d = (z >> 1) ^ (uint64_t)-(int64_t)(z & 1);
+	uint64_t d = (z >> 1) ^ (uint64_t) - (int64_t)(z & 1);
 	return (int64_t)((uint64_t)prev + d);
 }
 
 /* Encode @k after @prev at @p (at most KEY_MAX_BYTES); the end. */
-static unsigned char *encode_key(unsigned char *p, const struct tk_ikey *k, const struct tk_ikey *prev)
+static unsigned char *encode_key(unsigned char *p, const struct tk_ikey *k,
+				 const struct tk_ikey *prev)
 {
 	*p++ = (unsigned char)(k->a_null != 0);
 	p = put_leb(p, zz(k->a, prev->a));
@@ -393,7 +394,7 @@ static int finish_tree(struct builder *bd)
 struct run {
 	uint64_t off, end; /* next unread byte of the run in the file, and its end */
 	unsigned char *bytes;
-	size_t bpos, blen; /* undecoded bytes in bytes[bpos, blen) */
+	size_t bpos, blen;   /* undecoded bytes in bytes[bpos, blen) */
 	struct tk_ikey prev; /* the last key decoded */
 	uint64_t left;	     /* keys not yet decoded */
 	struct tk_ikey *buf;

@@ -52,8 +52,8 @@ static void text_of(unsigned i, char *buf, size_t n)
 			 i % 128, i, i + 3, 1 + i % 4);
 		break;
 	case 2: /* TF 2020 */
-		snprintf(buf, n, "regs:%u shm:%u grid:%u,1,1 block:%u,1,1", 8 + i % 64, i * 4,
-			 i, 32 * (1 + i % 8));
+		snprintf(buf, n, "regs:%u shm:%u grid:%u,1,1 block:%u,1,1", 8 + i % 64, i * 4, i,
+			 32 * (1 + i % 8));
 		break;
 	default: /* longer than a cache slot: parsed every time */
 		snprintf(buf, n,
