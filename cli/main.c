@@ -5,8 +5,13 @@
 
 #include "cli.h"
 
+extern const struct tk_cmd tk_cmd_export; /* cli/cmd_export.c */
+extern const struct tk_cmd tk_cmd_record; /* cli/cmd_record.c */
+
 static const struct tk_cmd *const commands[] = {
-    &tk_cmd_import, &tk_cmd_ls, &tk_cmd_synth, &tk_cmd_info, &tk_cmd_query, &tk_cmd_analyze,
+    &tk_cmd_import, &tk_cmd_ls,      &tk_cmd_synth,   &tk_cmd_info,
+    &tk_cmd_query,  &tk_cmd_analyze, &tk_cmd_export,
+    &tk_cmd_record,
 };
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
 

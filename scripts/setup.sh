@@ -5,7 +5,7 @@ set -euo pipefail
 
 packages=(
   build-essential cmake pkg-config
-  libsqlite3-dev zlib1g-dev libprotobuf-c-dev protobuf-c-compiler libcjson-dev
+  libsqlite3-dev zlib1g-dev libprotobuf-c-dev protobuf-c-compiler protobuf-compiler libcjson-dev
   libcriterion-dev
 )
 

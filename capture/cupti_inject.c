@@ -1,0 +1,430 @@
+/*
+ * libtracekit_cupti.so, the CUPTI injection library: the CUDA driver loads it through
+ * CUDA_INJECTION64_PATH and calls InitializeInjection() during cuInit. It enables the activity
+ * kinds, hands CUPTI 4 MB buffers, decodes completed buffers on its own thread into the store
+ * named by TRACEKIT_OUTPUT (through the writer API, with cupti_decode.c), and finishes the store
+ * at exit or on a fatal signal. The application's host annotations join the same store through
+ * tk_cupti_host_hooks(). As a tool it prints one-line messages on stderr ("tracekit: ...").
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <cupti.h>
+#include <tracekit/error.h>
+
+#include "cupti_decode.h"
+#include "host.h"
+
+#define TK_EXPORT __attribute__((visibility("default")))
+#define BUFFER_BYTES (4u << 20)
+#define MAX_QUEUED 64 /* buffers waiting for the decoder (256 MB); CUPTI drops beyond */
+
+struct buffer {
+	struct buffer *next;
+	uint8_t *data;
+	size_t valid;
+	uint32_t stream;
+};
+
+static struct {
+	pthread_mutex_t mu; /* the writer and everything below */
+	pthread_mutex_t qmu; /* the buffer queue */
+	pthread_cond_t qcv;
+	struct buffer *queue, *queue_tail;
+	int queued, stop, thread_started, cupti_on, initialized, finished, host_attached;
+	pthread_t thread;
+	char *path;
+	struct tk_trace_options o;
+	struct tk_window win;
+	tk_writer *w;
+	struct tk_host_writer *hw;
+	struct tk_cupti_decoder *dec;
+	void (*host_flush)(void);
+	int64_t declined;
+} G = {.mu = PTHREAD_MUTEX_INITIALIZER,
+       .qmu = PTHREAD_MUTEX_INITIALIZER,
+       .qcv = PTHREAD_COND_INITIALIZER};
+
+static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void say(const char *fmt, ...)
+{
+	char line[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "tracekit: %s\n", line);
+}
+
+/* Open the store (G.mu held); TK_OK when it is open. */
+static int open_store(const char *path, const struct tk_trace_options *o, const char *format)
+{
+	if (G.w)
+		return TK_OK;
+	if (G.finished)
+		return TK_EINVAL;
+	int64_t process_id;
+	int rc = tk_writer_create(path, &G.w);
+	if (rc == TK_OK)
+		rc = tk_capture_store_setup(G.w, format, o, &process_id);
+	if (rc == TK_OK)
+		rc = tk_host_writer_create(G.w, process_id, getpid(), &G.hw);
+	if (rc == TK_OK)
+		rc = tk_cupti_decoder_create(G.w, process_id, G.hw, &G.dec);
+	if (rc != TK_OK) {
+		say("cannot create the store '%s': %s", path,
+		    G.w ? tk_writer_errmsg(G.w) : tk_strerror(rc));
+		tk_cupti_decoder_free(G.dec);
+		tk_host_writer_free(G.hw);
+		tk_writer_abort(G.w);
+		G.dec = NULL;
+		G.hw = NULL;
+		G.w = NULL;
+		return rc;
+	}
+	free(G.path);
+	G.path = strdup(path);
+	G.o = *o;
+	tk_cupti_decoder_thread_names(G.dec, 1);
+	tk_window_start(&G.win, o, tk_capture_now_ns());
+	tk_cupti_decoder_gate(G.dec, G.win.by_steps || o->duration_ms > 0);
+	if (G.win.open)
+		tk_cupti_decoder_window(G.dec, 1, tk_capture_now_ns());
+	if (G.win.deadline_ns)
+		tk_cupti_decoder_window(G.dec, 0, G.win.deadline_ns);
+	return TK_OK;
+}
+
+/* ---- buffers and the decoder thread ---- */
+
+static void CUPTIAPI buffer_requested(uint8_t **buffer, size_t *size, size_t *max_records)
+{
+	*buffer = NULL;
+	*size = 0;
+	*max_records = 0;
+	pthread_mutex_lock(&G.qmu);
+	int full = G.queued >= MAX_QUEUED;
+	if (full)
+		G.declined++;
+	pthread_mutex_unlock(&G.qmu);
+	if (full)
+		return; /* CUPTI counts what it drops: cuptiActivityGetNumDroppedRecords */
+	uint8_t *b = aligned_alloc(8, BUFFER_BYTES);
+	if (b) {
+		*buffer = b;
+		*size = BUFFER_BYTES;
+	}
+}
+
+static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *buffer,
+				      size_t size, size_t valid)
+{
+	(void)ctx;
+	(void)size;
+	struct buffer *b = malloc(sizeof(*b));
+	if (!b) {
+		free(buffer);
+		return;
+	}
+	*b = (struct buffer){NULL, buffer, valid, stream};
+	pthread_mutex_lock(&G.qmu);
+	if (G.queue_tail)
+		G.queue_tail->next = b;
+	else
+		G.queue = b;
+	G.queue_tail = b;
+	G.queued++;
+	pthread_cond_signal(&G.qcv);
+	pthread_mutex_unlock(&G.qmu);
+}
+
+static void decode(struct buffer *b)
+{
+	pthread_mutex_lock(&G.mu);
+	if (G.dec && b->valid)
+		tk_cupti_decode_buffer(G.dec, b->data, b->valid);
+	size_t dropped = 0;
+	if (G.dec && cuptiActivityGetNumDroppedRecords(NULL, b->stream, &dropped) ==
+			 CUPTI_SUCCESS && dropped)
+		tk_cupti_decoder_add_dropped(G.dec, (int64_t)dropped);
+	pthread_mutex_unlock(&G.mu);
+	free(b->data);
+	free(b);
+}
+
+/* Take the queued buffers (all of them); NULL when none. */
+static struct buffer *take_queue(void)
+{
+	struct buffer *b = G.queue;
+	G.queue = G.queue_tail = NULL;
+	G.queued = 0;
+	return b;
+}
+
+static void decode_list(struct buffer *b)
+{
+	while (b) {
+		struct buffer *next = b->next;
+		decode(b);
+		b = next;
+	}
+}
+
+static void *decoder_main(void *arg)
+{
+	(void)arg;
+	pthread_mutex_lock(&G.qmu);
+	while (!G.stop) {
+		if (!G.queue) {
+			struct timespec until;
+			clock_gettime(CLOCK_REALTIME, &until);
+			until.tv_sec += 1;
+			if (pthread_cond_timedwait(&G.qcv, &G.qmu, &until) == ETIMEDOUT) {
+				pthread_mutex_unlock(&G.qmu);
+				cuptiActivityFlushAll(0); /* completed buffers only */
+				pthread_mutex_lock(&G.qmu);
+			}
+			continue;
+		}
+		struct buffer *b = take_queue();
+		pthread_mutex_unlock(&G.qmu);
+		decode_list(b);
+		pthread_mutex_lock(&G.qmu);
+	}
+	pthread_mutex_unlock(&G.qmu);
+	return NULL;
+}
+
+/* ---- session end ---- */
+
+static const CUpti_ActivityKind kinds[] = {
+    CUPTI_ACTIVITY_KIND_DEVICE,	   CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL,
+    CUPTI_ACTIVITY_KIND_MEMCPY,	   CUPTI_ACTIVITY_KIND_MEMSET,
+    CUPTI_ACTIVITY_KIND_MEMORY2,   CUPTI_ACTIVITY_KIND_RUNTIME,
+    CUPTI_ACTIVITY_KIND_DRIVER,	   CUPTI_ACTIVITY_KIND_SYNCHRONIZATION,
+    CUPTI_ACTIVITY_KIND_MARKER,	   CUPTI_ACTIVITY_KIND_OVERHEAD,
+};
+
+/* Flush CUPTI, decode everything, finish the store. @from_signal: no waiting on locks. */
+static void finish(int from_signal)
+{
+	if (__atomic_exchange_n(&G.finished, 1, __ATOMIC_ACQ_REL))
+		return;
+	if (!from_signal && G.host_flush)
+		G.host_flush(); /* the application's annotations first */
+	if (G.cupti_on)
+		cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+	if (G.thread_started && !from_signal) {
+		pthread_mutex_lock(&G.qmu);
+		G.stop = 1;
+		pthread_cond_signal(&G.qcv);
+		pthread_mutex_unlock(&G.qmu);
+		pthread_join(G.thread, NULL);
+		G.thread_started = 0;
+	}
+	if (from_signal ? pthread_mutex_trylock(&G.qmu) : pthread_mutex_lock(&G.qmu))
+		return;
+	struct buffer *b = take_queue();
+	pthread_mutex_unlock(&G.qmu);
+	decode_list(b);
+	if (from_signal ? pthread_mutex_trylock(&G.mu) : pthread_mutex_lock(&G.mu))
+		return;
+	if (!G.w) {
+		pthread_mutex_unlock(&G.mu);
+		return;
+	}
+	struct tk_cupti_stats st;
+	tk_cupti_decoder_add_dropped(G.dec, G.declined);
+	tk_cupti_decoder_stats(G.dec, &st);
+	if (G.cupti_on)
+		tk_cupti_decoder_finish(G.dec);
+	if (from_signal)
+		tk_writer_set_meta_text(G.w, "capture.ended_by", "signal");
+	tk_cupti_decoder_free(G.dec);
+	tk_host_writer_free(G.hw);
+	char err[512];
+	int rc = tk_writer_finish(G.w, err, sizeof(err));
+	G.w = NULL;
+	G.dec = NULL;
+	G.hw = NULL;
+	pthread_mutex_unlock(&G.mu);
+	if (rc != TK_OK)
+		say("cannot write the store '%s': %s", G.path, err);
+	if (st.dropped)
+		say("CUPTI dropped %lld activity records (buffers full or declined); the store "
+		    "counts them in meta cupti.dropped_records",
+		    (long long)st.dropped);
+	if (G.win.by_steps && !G.host_attached)
+		say("no step markers (tk_step) were seen: the step window recorded nothing");
+}
+
+static void at_exit(void)
+{
+	finish(0);
+}
+
+/* The store is finished at exit (once registered, by whichever came first). */
+static void finish_at_exit(void)
+{
+	static int done;
+	if (!__atomic_exchange_n(&done, 1, __ATOMIC_ACQ_REL))
+		atexit(at_exit);
+}
+
+static void on_fatal(int sig)
+{
+	finish(1);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+/* ---- host hooks: the application's annotation session joins this store ---- */
+
+static int hook_attach(const char *path, const struct tk_trace_options *o, void (*flush)(void))
+{
+	pthread_mutex_lock(&G.mu);
+	const char *env = getenv("TRACEKIT_OUTPUT");
+	int rc = open_store(G.w ? G.path : env && *env ? env : path, o, "tracekit");
+	if (rc == TK_OK) {
+		G.host_flush = flush;
+		G.host_attached = 1;
+	}
+	pthread_mutex_unlock(&G.mu);
+	if (rc == TK_OK)
+		finish_at_exit();
+	return rc;
+}
+
+static void hook_records(int64_t tid, const char *name, const struct tk_host_rec *r, size_t n)
+{
+	pthread_mutex_lock(&G.mu);
+	if (G.hw)
+		tk_host_writer_records(G.hw, tid, name, r, n);
+	pthread_mutex_unlock(&G.mu);
+}
+
+static void hook_steps(const struct tk_host_step *s, size_t n)
+{
+	pthread_mutex_lock(&G.mu);
+	if (G.hw)
+		tk_host_writer_steps(G.hw, s, n);
+	pthread_mutex_unlock(&G.mu);
+}
+
+static void hook_window(int open, int64_t ts)
+{
+	pthread_mutex_lock(&G.mu);
+	if (G.dec) {
+		tk_cupti_decoder_gate(G.dec, 1); /* the application's windows rule */
+		tk_cupti_decoder_window(G.dec, open, ts);
+	}
+	pthread_mutex_unlock(&G.mu);
+}
+
+static int hook_detach(char *errbuf, size_t errlen)
+{
+	pthread_mutex_lock(&G.mu);
+	G.host_flush = NULL; /* done: the store is finished at exit */
+	int rc = G.w ? tk_writer_status(G.w) : TK_OK;
+	snprintf(errbuf, errlen, "%s", G.w ? tk_writer_errmsg(G.w) : "");
+	pthread_mutex_unlock(&G.mu);
+	return rc;
+}
+
+TK_EXPORT const struct tk_cupti_hooks *tk_cupti_host_hooks(void)
+{
+	static const struct tk_cupti_hooks hooks = {TK_CUPTI_HOOKS_VERSION, hook_attach,
+						    hook_records, hook_steps, hook_window,
+						    hook_detach};
+	return &hooks;
+}
+
+/* ---- entry points ---- */
+
+static const char *cupti_error(CUptiResult r)
+{
+	const char *s = NULL;
+	if (cuptiGetResultString(r, &s) != CUPTI_SUCCESS || !s)
+		return "unknown CUPTI error";
+	return s;
+}
+
+static void start_fatal_handlers(void)
+{
+	static const int sigs[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTERM, SIGINT};
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
+		struct sigaction old;
+		if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler == SIG_DFL)
+			signal(sigs[i], on_fatal); /* a program's own handlers are kept */
+	}
+}
+
+TK_EXPORT int InitializeInjection(void)
+{
+	if (__atomic_exchange_n(&G.initialized, 1, __ATOMIC_ACQ_REL))
+		return 1;
+	struct tk_trace_options o;
+	char err[256];
+	if (tk_trace_options_from_env(&o, err, sizeof(err)) != TK_OK) {
+		say("%s; device activity is not recorded", err);
+		return 1;
+	}
+	const char *path = getenv("TRACEKIT_OUTPUT");
+	char fallback[64];
+	if (!path || !*path) {
+		snprintf(fallback, sizeof(fallback), "tracekit-%d.db", (int)getpid());
+		path = fallback;
+	}
+	CUptiResult r = cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed);
+	const char *what = "cuptiActivityRegisterCallbacks";
+	for (size_t i = 0; r == CUPTI_SUCCESS && i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+		r = cuptiActivityEnable(kinds[i]);
+		what = "cuptiActivityEnable";
+	}
+	if (r != CUPTI_SUCCESS) {
+		for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+			cuptiActivityDisable(kinds[i]);
+		say("CUPTI activity tracing is unavailable (%s: %s; no GPU, no driver, or another "
+		    "profiler holds CUPTI): the program runs untraced on the device side",
+		    what, cupti_error(r));
+		return 1; /* the program goes on */
+	}
+	cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM); /* gettid(), as host events */
+	pthread_mutex_lock(&G.mu);
+	int rc = G.w ? tk_writer_add_source(G.w, "cupti", NULL, NULL, TK_NONE) /* host first */
+		     : open_store(path, &o, "cupti");
+	if (rc == TK_OK)
+		rc = tk_writer_set_meta_text(G.w, "source", "cupti");
+	pthread_mutex_unlock(&G.mu);
+	if (rc != TK_OK) {
+		for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+			cuptiActivityDisable(kinds[i]);
+		return 1;
+	}
+	G.cupti_on = 1;
+	if (pthread_create(&G.thread, NULL, decoder_main, NULL) == 0)
+		G.thread_started = 1;
+	finish_at_exit();
+	start_fatal_handlers();
+	return 1;
+}
+
+/* NVTX_INJECTION64_PATH: hand NVTX to CUPTI so that ranges arrive as MARKER records. */
+extern int cuptiNvtxInitialize(void *);
+extern int cuptiNvtxInitialize2(void *);
+
+TK_EXPORT int InitializeInjectionNvtx(void *get_export_table)
+{
+	return cuptiNvtxInitialize(get_export_table);
+}
+
+TK_EXPORT int InitializeInjectionNvtx2(void *get_export_table)
+{
+	return cuptiNvtxInitialize2(get_export_table);
+}

@@ -1,0 +1,100 @@
+/* `tracekit export`: a store into an XPlane logdir, a Perfetto protobuf trace or Chrome JSON. */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+#include <tracekit/error.h>
+#include <tracekit/export.h>
+
+#include "cli.h"
+
+static int run(int argc, char **argv);
+
+const struct tk_cmd tk_cmd_export = {
+    "export",
+    "write a store as an XPlane logdir, a Perfetto trace or Chrome JSON",
+    "usage: tracekit export STORE --format xplane|perfetto|chrome -o OUT [--run NAME]\n\n"
+    "Writes what viewers open (docs/export.md):\n"
+    "  xplane    OUT is a TensorBoard logdir: OUT/plugins/profile/<run>/<host>.xplane.pb, one\n"
+    "            file per host, for TensorBoard's profile plugin or XProf\n"
+    "  perfetto  OUT is a native Perfetto TrackEvent protobuf trace (.pftrace) for\n"
+    "            ui.perfetto.dev and trace_processor\n"
+    "  chrome    OUT is Chrome Trace Event Format JSON, gzip-compressed when OUT ends in .gz\n"
+    "Every file is written under a temporary name and renamed into place when complete.\n\n"
+    "Options:\n"
+    "  -f, --format F   xplane, perfetto or chrome (required)\n"
+    "  -o, --output P   the logdir (xplane) or file (required)\n"
+    "  --run NAME       xplane: the run directory name (default: the local time as\n"
+    "                   YYYY_MM_DD_HH_MM_SS, as JAX names runs); unsafe characters become '_'\n"
+    "  -q, --quiet      print nothing on success\n"
+    "  -h, --help       this text\n\n"
+    "Exit codes: 0 done, 2 usage error or a file that is not a (supported) tracekit store,\n"
+    "or an output that cannot be written, 3 internal error.\n",
+    run,
+};
+
+static int run(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+	    {"format", required_argument, NULL, 'f'}, {"output", required_argument, NULL, 'o'},
+	    {"run", required_argument, NULL, 'r'},    {"quiet", no_argument, NULL, 'q'},
+	    {"help", no_argument, NULL, 'h'},	      {NULL, 0, NULL, 0},
+	};
+	const struct tk_cmd *cmd = &tk_cmd_export;
+	struct tk_export_options o;
+	tk_export_options_init(&o);
+	const char *format = NULL, *output = NULL;
+	int quiet = 0, c;
+	optind = 0;
+	while ((c = getopt_long(argc, argv, ":f:o:qh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'h':
+			return cli_help(cmd);
+		case 'f':
+			format = optarg;
+			break;
+		case 'o':
+			output = optarg;
+			break;
+		case 'r':
+			o.run = optarg;
+			break;
+		case 'q':
+			quiet = 1;
+			break;
+		default:
+			return cli_option_error(cmd, c, argv);
+		}
+	}
+	if (argc - optind != 1)
+		return cli_usage_error(cmd, "expected one store");
+	if (!format)
+		return cli_usage_error(cmd, "--format is required (xplane, perfetto or chrome)");
+	if (tk_export_format_parse(format, &o.format) != TK_OK)
+		return cli_usage_error(cmd, "unknown format '%s' (xplane, perfetto or chrome)",
+				       format);
+	if (!output || !*output)
+		return cli_usage_error(cmd, "-o OUT is required");
+	if (o.run && o.format != TK_EXPORT_XPLANE)
+		return cli_usage_error(cmd, "--run applies to --format xplane only");
+	tk_exporter *x = NULL;
+	int rc = tk_exporter_create(&x);
+	if (rc != TK_OK)
+		return cli_fail(rc, "out of memory");
+	rc = tk_exporter_run(x, argv[optind], output, &o);
+	if (rc != TK_OK) {
+		int code = cli_fail(rc, tk_exporter_errmsg(x));
+		tk_exporter_destroy(x);
+		return code;
+	}
+	if (!quiet) {
+		struct tk_export_stats s;
+		tk_exporter_stats(x, &s);
+		printf("wrote %s: %lld events, %lld flows, %lld counter samples, %lld memory events "
+		       "(%lld file%s, %lld bytes)\n",
+		       tk_exporter_output(x), (long long)s.events, (long long)s.flows,
+		       (long long)s.counters, (long long)s.memory_events, (long long)s.files,
+		       s.files == 1 ? "" : "s", (long long)s.bytes);
+	}
+	tk_exporter_destroy(x);
+	return TK_EXIT_OK;
+}

@@ -1,0 +1,286 @@
+/*
+ * Perfetto export, tracks and counters: the TrackDescriptor packets (a process track per process,
+ * a thread track per host thread, a track per device with its streams and derived lines as
+ * children in stream order, counter tracks; extra lanes on demand), then the counter samples of
+ * the store, memory in use per device and allocator (from allocations and frees that report it)
+ * and, when `tracekit analyze` has run, device utilization per step.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <tracekit/error.h>
+
+#include "perfetto_out.h"
+
+/* A TrackDescriptor: uuid, name, parent, and an optional process/thread/counter body. */
+struct desc {
+	uint64_t uuid, parent;
+	const char *name;
+	int64_t pid, tid; /* process (pid only) or thread (both) when set */
+	int process, thread, counter, explicit_children;
+	const char *unit;
+	int64_t rank; /* sibling_order_rank, or TK_NONE */
+};
+
+static int descriptor(struct pf *f, const struct desc *d)
+{
+	uint8_t body[2048], sub[1024], *p = body, *q = sub;
+	size_t nl = d->name ? strlen(d->name) : 0;
+	if (nl > 900)
+		nl = 900;
+	p = pb_uint(p, 1, d->uuid);
+	if (d->process) {
+		q = pb_uint(q, 1, (uint64_t)d->pid);
+		q = pb_bytes(q, 6, d->name, nl);
+		p = pb_bytes(p, 3, sub, (size_t)(q - sub));
+	} else if (d->thread) {
+		q = pb_uint(q, 1, (uint64_t)d->pid);
+		q = pb_uint(q, 2, (uint64_t)d->tid);
+		q = pb_bytes(q, 5, d->name, nl);
+		p = pb_bytes(p, 4, sub, (size_t)(q - sub));
+	} else {
+		p = pb_bytes(p, 2, d->name, nl);
+		if (d->parent)
+			p = pb_uint(p, 5, d->parent);
+	}
+	if (d->counter) {
+		const char *u = d->unit ? d->unit : "";
+		if (!strcmp(u, "bytes"))
+			q = pb_uint(sub, 3, 3); /* UNIT_SIZE_BYTES */
+		else
+			q = pb_bytes(sub, 6, u, strlen(u) > 100 ? 100 : strlen(u));
+		p = pb_bytes(p, 8, sub, (size_t)(q - sub));
+	}
+	if (d->explicit_children)
+		p = pb_uint(p, 11, 3); /* child_ordering EXPLICIT */
+	if (d->rank != TK_NONE)
+		p = pb_uint(p, 12, (uint64_t)(int32_t)d->rank);
+	if (!d->process && !d->thread)
+		p = pb_uint(p, 15, 2); /* sibling_merge_behavior NONE: lanes stay apart */
+	size_t n = (size_t)(p - body);
+	uint8_t *o = ex_out_room(&f->out, n + 16);
+	if (!o)
+		return TK_EIO;
+	uint8_t *r = pb_varint(pb_tag(o, 1, PB_LEN), n + 2 + pb_varint_size(n));
+	r = pb_bytes(r, 60, body, n);
+	f->out.len += (size_t)(r - o);
+	return TK_OK;
+}
+
+int pf_lane_descriptor(struct pf *f, const struct pf_track *t, int64_t track, int lane)
+{
+	char name[600];
+	snprintf(name, sizeof(name), "%s (lane %d)", ex_str(f->x, t->name_id), lane + 1);
+	struct desc d = {.uuid = pf_lane_uuid(track, lane),
+			 .parent = t->parent,
+			 .name = name,
+			 .rank = t->rank == TK_NONE ? TK_NONE : t->rank * PF_LANES + lane};
+	return descriptor(f, &d);
+}
+
+static int64_t col(sqlite3_stmt *st, int i, int64_t dflt)
+{
+	return sqlite3_column_type(st, i) == SQLITE_NULL ? dflt : sqlite3_column_int64(st, i);
+}
+
+int pf_tracks(struct pf *f)
+{
+	struct tk_exporter *x = f->x;
+	sqlite3_stmt *st = NULL;
+	char name[600];
+	int rc;
+	if ((rc = ex_prepare(x, "SELECT (SELECT coalesce(max(id), 0) + 1 FROM tracks), "
+				"(SELECT coalesce(max(id), 0) + 1 FROM strings)",
+			     &st)) != TK_OK)
+		return rc;
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		f->ntracks = sqlite3_column_int64(st, 0);
+		f->nbits = (uint64_t)sqlite3_column_int64(st, 1);
+	}
+	sqlite3_finalize(st);
+	f->tracks = calloc((size_t)f->ntracks, sizeof(*f->tracks));
+	f->names = calloc(f->nbits / 8 + 1, 1);
+	f->cats = calloc(f->nbits / 8 + 1, 1);
+	if (!f->tracks || !f->names || !f->cats)
+		return ex_fail(x, TK_ENOMEM, "out of memory");
+	/* processes */
+	if ((rc = ex_prepare(x, "SELECT id, pid, coalesce(name_id, 0) FROM processes ORDER BY id",
+			     &st)) != TK_OK)
+		return rc;
+	while (rc == TK_OK && sqlite3_step(st) == SQLITE_ROW) {
+		int64_t id = sqlite3_column_int64(st, 0);
+		const char *n = ex_str(x, (uint32_t)sqlite3_column_int64(st, 2));
+		struct desc d = {.uuid = PF_UUID_PROC + (uint64_t)id,
+				 .name = n[0] ? n : "process",
+				 .process = 1,
+				 .pid = col(st, 1, 2000000 + id),
+				 .rank = TK_NONE};
+		rc = descriptor(f, &d);
+	}
+	sqlite3_finalize(st);
+	if (rc != TK_OK)
+		return rc;
+	/* devices */
+	if ((rc = ex_prepare(x, "SELECT id, ordinal, coalesce(name_id, 0), kind FROM devices ORDER BY id",
+			     &st)) != TK_OK)
+		return rc;
+	while (rc == TK_OK && sqlite3_step(st) == SQLITE_ROW) {
+		int64_t id = sqlite3_column_int64(st, 0);
+		const char *n = ex_str(x, (uint32_t)sqlite3_column_int64(st, 2));
+		const char *kind = (const char *)sqlite3_column_text(st, 3);
+		snprintf(name, sizeof(name), "%s %lld%s%s%s",
+			 kind && !strcmp(kind, "tpu") ? "TPU" : "GPU",
+			 (long long)sqlite3_column_int64(st, 1), n[0] ? " (" : "", n, n[0] ? ")" : "");
+		struct desc d = {.uuid = PF_UUID_DEV + (uint64_t)id,
+				 .name = name,
+				 .explicit_children = 1,
+				 .rank = TK_NONE};
+		rc = descriptor(f, &d);
+	}
+	sqlite3_finalize(st);
+	if (rc != TK_OK)
+		return rc;
+	/* tracks */
+	if ((rc = ex_prepare(x,
+			     "SELECT t.id, t.kind, coalesce(t.name_id, 0), t.process_id, t.device_id, "
+			     "t.tid, t.stream_id, p.pid, t.unit FROM tracks t LEFT JOIN processes p "
+			     "ON p.id = t.process_id ORDER BY t.id",
+			     &st)) != TK_OK)
+		return rc;
+	while (rc == TK_OK && sqlite3_step(st) == SQLITE_ROW) {
+		int64_t id = sqlite3_column_int64(st, 0);
+		const char *kind = (const char *)sqlite3_column_text(st, 1);
+		struct pf_track *t = &f->tracks[id];
+		t->name_id = (uint32_t)sqlite3_column_int64(st, 2);
+		int64_t proc = col(st, 3, 0), dev = col(st, 4, -1);
+		const char *n = ex_str(x, t->name_id);
+		struct desc d = {.uuid = PF_UUID_TRACK + (uint64_t)id, .rank = TK_NONE};
+		t->parent = dev >= 0 ? PF_UUID_DEV + (uint64_t)dev
+			    : proc  ? PF_UUID_PROC + (uint64_t)proc
+				    : 0;
+		t->rank = TK_NONE;
+		if (kind && !strcmp(kind, "counter")) {
+			d.counter = 1;
+			d.unit = (const char *)sqlite3_column_text(st, 8);
+			d.parent = t->parent;
+			d.name = n[0] ? n : "counter";
+			rc = descriptor(f, &d);
+			continue;
+		}
+		t->has = 1;
+		if (dev < 0 && kind && !strcmp(kind, "thread")) {
+			d.thread = 1;
+			d.pid = col(st, 7, proc ? 2000000 + proc : 3000000);
+			d.tid = col(st, 5, 100000 + id);
+			snprintf(name, sizeof(name), "%s", n[0] ? n : "thread");
+		} else {
+			d.parent = t->parent;
+			int64_t sid = col(st, 6, TK_NONE);
+			if (n[0])
+				snprintf(name, sizeof(name), "%s", n);
+			else if (sid != TK_NONE)
+				snprintf(name, sizeof(name), "Stream #%lld", (long long)sid);
+			else
+				snprintf(name, sizeof(name), "track %lld", (long long)id);
+			t->rank = sid != TK_NONE && sid >= 0 && sid < (1 << 20) ? sid : (1 << 20) + id;
+			d.rank = t->rank * PF_LANES;
+			if (t->name_id == 0)
+				t->name_id = 0; /* lanes fall back to the track's own name below */
+		}
+		d.name = name;
+		rc = descriptor(f, &d);
+	}
+	sqlite3_finalize(st);
+	return rc != TK_OK ? rc : f->out.failed ? TK_EIO : TK_OK;
+}
+
+/* The memory-in-use counter track of (device, allocator), described on first use. */
+static int mem_track(struct pf *f, int64_t dev, uint32_t alloc, uint64_t *uuid)
+{
+	*uuid = PF_UUID_MEM + ((uint64_t)(dev + 1) << 32) + alloc;
+	for (size_t i = 0; i < f->nmem; i++)
+		if (f->mem[i] == *uuid)
+			return TK_OK;
+	if (f->nmem == f->capmem) {
+		size_t cap = f->capmem ? f->capmem * 2 : 16;
+		uint64_t *m = realloc(f->mem, cap * sizeof(*m));
+		if (!m)
+			return ex_fail(f->x, TK_ENOMEM, "out of memory");
+		f->mem = m;
+		f->capmem = cap;
+	}
+	f->mem[f->nmem++] = *uuid;
+	char name[400];
+	const char *a = ex_str(f->x, alloc);
+	snprintf(name, sizeof(name), "Memory in use%s%s%s", a[0] ? " (" : "", a, a[0] ? ")" : "");
+	struct desc d = {.uuid = *uuid,
+			 .parent = dev >= 0 ? PF_UUID_DEV + (uint64_t)dev : 0,
+			 .name = name,
+			 .counter = 1,
+			 .unit = "bytes",
+			 .rank = -1};
+	return descriptor(f, &d);
+}
+
+int pf_counters(struct pf *f)
+{
+	struct tk_exporter *x = f->x;
+	sqlite3_stmt *st = NULL;
+	int rc;
+	if ((rc = ex_prepare(x, "SELECT track_id, ts_ns, value FROM counters ORDER BY rowid", &st)) !=
+	    TK_OK)
+		return rc;
+	while (sqlite3_step(st) == SQLITE_ROW)
+		pf_counter(f, PF_UUID_TRACK + (uint64_t)sqlite3_column_int64(st, 0),
+			   sqlite3_column_int64(st, 1), sqlite3_column_double(st, 2));
+	sqlite3_finalize(st);
+	if ((rc = ex_prepare(x,
+			     "SELECT ts_ns, device_id, coalesce(allocator_id, 0), bytes_in_use "
+			     "FROM memory_records WHERE bytes_in_use IS NOT NULL ORDER BY id",
+			     &st)) != TK_OK)
+		return rc;
+	while (rc == TK_OK && sqlite3_step(st) == SQLITE_ROW) {
+		uint64_t uuid;
+		rc = mem_track(f, col(st, 1, -1), (uint32_t)sqlite3_column_int64(st, 2), &uuid);
+		if (rc == TK_OK)
+			pf_counter(f, uuid, sqlite3_column_int64(st, 0),
+				   (double)sqlite3_column_int64(st, 3));
+		x->stats.memory_events++;
+	}
+	sqlite3_finalize(st);
+	if (rc != TK_OK)
+		return rc;
+	/* Utilization per step, when the analyses have been computed. */
+	if (sqlite3_prepare_v2(x->db,
+			       "SELECT device_id, start_ns, end_ns, busy_ns, dur_ns FROM "
+			       "analysis_steps ORDER BY device_id, start_ns",
+			       -1, &st, NULL) == SQLITE_OK) {
+		int64_t cur = -1, last_end = 0;
+		while (sqlite3_step(st) == SQLITE_ROW) {
+			int64_t dev = sqlite3_column_int64(st, 0);
+			uint64_t uuid = PF_UUID_UTIL + (uint64_t)dev;
+			if (dev != cur) {
+				if (cur >= 0)
+					pf_counter(f, PF_UUID_UTIL + (uint64_t)cur, last_end, 0);
+				cur = dev;
+				struct desc d = {.uuid = uuid,
+						 .parent = PF_UUID_DEV + (uint64_t)dev,
+						 .name = "Utilization per step (%)",
+						 .counter = 1,
+						 .unit = "%",
+						 .rank = -2};
+				if ((rc = descriptor(f, &d)) != TK_OK)
+					break;
+			}
+			int64_t dur = sqlite3_column_int64(st, 4);
+			pf_counter(f, uuid, sqlite3_column_int64(st, 1),
+				   dur > 0 ? 100.0 * (double)sqlite3_column_int64(st, 3) / (double)dur
+					   : 0);
+			last_end = sqlite3_column_int64(st, 2);
+		}
+		if (cur >= 0 && rc == TK_OK)
+			pf_counter(f, PF_UUID_UTIL + (uint64_t)cur, last_end, 0);
+	}
+	sqlite3_finalize(st);
+	return rc != TK_OK ? rc : f->out.failed ? TK_EIO : TK_OK;
+}
