@@ -216,9 +216,39 @@ struct ex_event {
 	struct ex_flow out[EX_MAX_FLOWS], in[EX_MAX_FLOWS];
 };
 
+/* A forward cursor over one table: read straight from its pages (store/tscan.c) when the store
+ * allows it, else through an SQL statement. */
+struct tk_tscan;
+struct ex_cur {
+	sqlite3_stmt *st;
+	struct tk_tscan *ts;
+	char err[256]; /* the direct read's message */
+};
+
+/* A table a cursor reads: its columns, and which of them the rows must come ordered by (the
+ * direct read is used only when that column is the rowid); @order is the SQL fallback's. */
+struct ex_table {
+	const char *name, *order;
+	const char *cols[16];
+	int order_col;
+};
+
+/* Open @c on @t (through SQL only when @sql_only, ordered by @order or t->order); a status. */
+int ex_cur_open(struct tk_exporter *x, struct ex_cur *c, const struct ex_table *t, int sql_only,
+		const char *order);
+/* 1 with a row, 0 at the end, < 0 on error (message in x). */
+int ex_cur_step(struct tk_exporter *x, struct ex_cur *c);
+void ex_cur_close(struct ex_cur *c); /* NULL-safe, idempotent */
+int ex_cur_null(const struct ex_cur *c, int i);
+int64_t ex_cur_z(const struct ex_cur *c, int i); /* integer, NULL as 0 */
+int64_t ex_cur_i(const struct ex_cur *c, int i); /* integer, NULL as TK_NONE */
+double ex_cur_r(const struct ex_cur *c, int i);	 /* real, NULL as -1 */
+/* Text, NULL as @dflt, into @out (cut to @n - 1 bytes). */
+void ex_cur_text(const struct ex_cur *c, int i, char *out, size_t n, const char *dflt);
+
 struct ex_scan {
 	struct tk_exporter *x;
-	sqlite3_stmt *ev, *kd, *cd, *sd, *st, *od, *fo, *fi;
+	struct ex_cur ev, kd, cd, sd, st, od, fo, fi;
 	int kd_ok, cd_ok, sd_ok, st_ok, od_ok, fo_ok, fi_ok; /* cursor has a current row */
 	int64_t kd_key, cd_key, sd_key, st_key, od_key;	     /* current keys */
 	int64_t last_fo, last_fi; /* flow cursors' current keys (sortedness check) */

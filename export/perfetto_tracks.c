@@ -89,8 +89,9 @@ int pf_tracks(struct pf *f)
 	sqlite3_stmt *st = NULL;
 	char name[600];
 	int rc;
-	if ((rc = ex_prepare(x, "SELECT (SELECT coalesce(max(id), 0) + 1 FROM tracks), "
-				"(SELECT coalesce(max(id), 0) + 1 FROM strings)",
+	if ((rc = ex_prepare(x,
+			     "SELECT (SELECT coalesce(max(id), 0) + 1 FROM tracks), "
+			     "(SELECT coalesce(max(id), 0) + 1 FROM strings)",
 			     &st)) != TK_OK)
 		return rc;
 	if (sqlite3_step(st) == SQLITE_ROW) {
@@ -121,8 +122,9 @@ int pf_tracks(struct pf *f)
 	if (rc != TK_OK)
 		return rc;
 	/* devices */
-	if ((rc = ex_prepare(x, "SELECT id, ordinal, coalesce(name_id, 0), kind FROM devices ORDER BY id",
-			     &st)) != TK_OK)
+	if ((rc = ex_prepare(
+		 x, "SELECT id, ordinal, coalesce(name_id, 0), kind FROM devices ORDER BY id",
+		 &st)) != TK_OK)
 		return rc;
 	while (rc == TK_OK && sqlite3_step(st) == SQLITE_ROW) {
 		int64_t id = sqlite3_column_int64(st, 0);
@@ -130,7 +132,8 @@ int pf_tracks(struct pf *f)
 		const char *kind = (const char *)sqlite3_column_text(st, 3);
 		snprintf(name, sizeof(name), "%s %lld%s%s%s",
 			 kind && !strcmp(kind, "tpu") ? "TPU" : "GPU",
-			 (long long)sqlite3_column_int64(st, 1), n[0] ? " (" : "", n, n[0] ? ")" : "");
+			 (long long)sqlite3_column_int64(st, 1), n[0] ? " (" : "", n,
+			 n[0] ? ")" : "");
 		struct desc d = {.uuid = PF_UUID_DEV + (uint64_t)id,
 				 .name = name,
 				 .explicit_children = 1,
@@ -141,11 +144,12 @@ int pf_tracks(struct pf *f)
 	if (rc != TK_OK)
 		return rc;
 	/* tracks */
-	if ((rc = ex_prepare(x,
-			     "SELECT t.id, t.kind, coalesce(t.name_id, 0), t.process_id, t.device_id, "
-			     "t.tid, t.stream_id, p.pid, t.unit FROM tracks t LEFT JOIN processes p "
-			     "ON p.id = t.process_id ORDER BY t.id",
-			     &st)) != TK_OK)
+	if ((rc = ex_prepare(
+		 x,
+		 "SELECT t.id, t.kind, coalesce(t.name_id, 0), t.process_id, t.device_id, "
+		 "t.tid, t.stream_id, p.pid, t.unit FROM tracks t LEFT JOIN processes p "
+		 "ON p.id = t.process_id ORDER BY t.id",
+		 &st)) != TK_OK)
 		return rc;
 	while (rc == TK_OK && sqlite3_step(st) == SQLITE_ROW) {
 		int64_t id = sqlite3_column_int64(st, 0);
@@ -156,8 +160,8 @@ int pf_tracks(struct pf *f)
 		const char *n = ex_str(x, t->name_id);
 		struct desc d = {.uuid = PF_UUID_TRACK + (uint64_t)id, .rank = TK_NONE};
 		t->parent = dev >= 0 ? PF_UUID_DEV + (uint64_t)dev
-			    : proc  ? PF_UUID_PROC + (uint64_t)proc
-				    : 0;
+			    : proc   ? PF_UUID_PROC + (uint64_t)proc
+				     : 0;
 		t->rank = TK_NONE;
 		if (kind && !strcmp(kind, "counter")) {
 			d.counter = 1;
@@ -182,7 +186,8 @@ int pf_tracks(struct pf *f)
 				snprintf(name, sizeof(name), "Stream #%lld", (long long)sid);
 			else
 				snprintf(name, sizeof(name), "track %lld", (long long)id);
-			t->rank = sid != TK_NONE && sid >= 0 && sid < (1 << 20) ? sid : (1 << 20) + id;
+			t->rank =
+			    sid != TK_NONE && sid >= 0 && sid < (1 << 20) ? sid : (1 << 20) + id;
 			d.rank = t->rank * PF_LANES;
 			if (t->name_id == 0)
 				t->name_id = 0; /* lanes fall back to the track's own name below */
@@ -222,32 +227,41 @@ static int mem_track(struct pf *f, int64_t dev, uint32_t alloc, uint64_t *uuid)
 	return descriptor(f, &d);
 }
 
+static const struct ex_table T_COUNTERS = {
+    "counters", "rowid", {"track_id", "ts_ns", "value", NULL}, -1};
+static const struct ex_table T_MEMORY = {
+    "memory_records", "id", {"id", "ts_ns", "device_id", "allocator_id", "bytes_in_use", NULL}, 0};
+
 int pf_counters(struct pf *f)
 {
 	struct tk_exporter *x = f->x;
 	sqlite3_stmt *st = NULL;
-	int rc;
-	if ((rc = ex_prepare(x, "SELECT track_id, ts_ns, value FROM counters ORDER BY rowid", &st)) !=
-	    TK_OK)
+	struct ex_cur c;
+	int rc, r;
+	/* counters has no rowid alias: its rows come in rowid order either way */
+	if ((rc = ex_cur_open(x, &c, &T_COUNTERS, 0, NULL)) != TK_OK)
 		return rc;
-	while (sqlite3_step(st) == SQLITE_ROW)
-		pf_counter(f, PF_UUID_TRACK + (uint64_t)sqlite3_column_int64(st, 0),
-			   sqlite3_column_int64(st, 1), sqlite3_column_double(st, 2));
-	sqlite3_finalize(st);
-	if ((rc = ex_prepare(x,
-			     "SELECT ts_ns, device_id, coalesce(allocator_id, 0), bytes_in_use "
-			     "FROM memory_records WHERE bytes_in_use IS NOT NULL ORDER BY id",
-			     &st)) != TK_OK)
+	while ((r = ex_cur_step(x, &c)) == 1)
+		pf_counter(f, PF_UUID_TRACK + (uint64_t)ex_cur_z(&c, 0), ex_cur_z(&c, 1),
+			   ex_cur_null(&c, 2) ? 0 : ex_cur_r(&c, 2));
+	ex_cur_close(&c);
+	if (r < 0)
+		return TK_EFORMAT;
+	if ((rc = ex_cur_open(x, &c, &T_MEMORY, 0, NULL)) != TK_OK)
 		return rc;
-	while (rc == TK_OK && sqlite3_step(st) == SQLITE_ROW) {
+	while (rc == TK_OK && (r = ex_cur_step(x, &c)) == 1) {
+		if (ex_cur_null(&c, 4))
+			continue;
 		uint64_t uuid;
-		rc = mem_track(f, col(st, 1, -1), (uint32_t)sqlite3_column_int64(st, 2), &uuid);
+		rc = mem_track(f, ex_cur_null(&c, 2) ? -1 : ex_cur_z(&c, 2),
+			       (uint32_t)ex_cur_z(&c, 3), &uuid);
 		if (rc == TK_OK)
-			pf_counter(f, uuid, sqlite3_column_int64(st, 0),
-				   (double)sqlite3_column_int64(st, 3));
+			pf_counter(f, uuid, ex_cur_z(&c, 1), (double)ex_cur_z(&c, 4));
 		x->stats.memory_events++;
 	}
-	sqlite3_finalize(st);
+	ex_cur_close(&c);
+	if (rc == TK_OK && r < 0)
+		rc = TK_EFORMAT;
 	if (rc != TK_OK)
 		return rc;
 	/* Utilization per step, when the analyses have been computed. */
@@ -274,8 +288,9 @@ int pf_counters(struct pf *f)
 			}
 			int64_t dur = sqlite3_column_int64(st, 4);
 			pf_counter(f, uuid, sqlite3_column_int64(st, 1),
-				   dur > 0 ? 100.0 * (double)sqlite3_column_int64(st, 3) / (double)dur
-					   : 0);
+				   dur > 0
+				       ? 100.0 * (double)sqlite3_column_int64(st, 3) / (double)dur
+				       : 0);
 			last_end = sqlite3_column_int64(st, 2);
 		}
 		if (cur >= 0 && rc == TK_OK)
