@@ -185,9 +185,10 @@ static int prologue(struct chrome *c)
 	int rc;
 	char buf[512];
 	c->nproc = c->ndev = c->ntr = 1;
-	if ((rc = ex_prepare(x, "SELECT (SELECT coalesce(max(id), 0) + 1 FROM processes), "
-				"(SELECT coalesce(max(id), 0) + 1 FROM devices), "
-				"(SELECT coalesce(max(id), 0) + 1 FROM tracks)",
+	if ((rc = ex_prepare(x,
+			     "SELECT (SELECT coalesce(max(id), 0) + 1 FROM processes), "
+			     "(SELECT coalesce(max(id), 0) + 1 FROM devices), "
+			     "(SELECT coalesce(max(id), 0) + 1 FROM tracks)",
 			     &st)) != TK_OK)
 		return rc;
 	if (sqlite3_step(st) == SQLITE_ROW) {
@@ -220,11 +221,12 @@ static int prologue(struct chrome *c)
 	}
 	sqlite3_finalize(st);
 	/* Devices: pid = ordinal, as Kineto numbers them, unless that collides. */
-	if ((rc = ex_prepare(x,
-			     "SELECT d.id, d.ordinal, coalesce(d.name_id, 0), (SELECT count(*) FROM "
-			     "devices e WHERE e.ordinal = d.ordinal) + (SELECT count(*) FROM "
-			     "processes p WHERE p.pid = d.ordinal) FROM devices d ORDER BY d.id",
-			     &st)) != TK_OK)
+	if ((rc =
+		 ex_prepare(x,
+			    "SELECT d.id, d.ordinal, coalesce(d.name_id, 0), (SELECT count(*) FROM "
+			    "devices e WHERE e.ordinal = d.ordinal) + (SELECT count(*) FROM "
+			    "processes p WHERE p.pid = d.ordinal) FROM devices d ORDER BY d.id",
+			    &st)) != TK_OK)
 		return rc;
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		int64_t id = sqlite3_column_int64(st, 0), ord = sqlite3_column_int64(st, 1);
@@ -249,8 +251,8 @@ static int prologue(struct chrome *c)
 		int64_t id = sqlite3_column_int64(st, 0);
 		struct ctrack *t = &c->tr[id];
 		const char *kind = (const char *)sqlite3_column_text(st, 1);
-		int64_t proc = sqlite3_column_type(st, 3) == SQLITE_NULL ? 0
-								       : sqlite3_column_int64(st, 3);
+		int64_t proc =
+		    sqlite3_column_type(st, 3) == SQLITE_NULL ? 0 : sqlite3_column_int64(st, 3);
 		t->name_id = (uint32_t)sqlite3_column_int64(st, 2);
 		t->stream = TK_NONE;
 		if (sqlite3_column_type(st, 4) != SQLITE_NULL) {
@@ -264,8 +266,9 @@ static int prologue(struct chrome *c)
 			t->tid = t->stream != TK_NONE ? t->stream : 100000 + id;
 		} else {
 			t->pid = proc > 0 && proc < c->nproc ? c->proc_pid[proc] : 3000000;
-			t->tid = sqlite3_column_type(st, 5) == SQLITE_NULL ? 100000 + id
-									   : sqlite3_column_int64(st, 5);
+			t->tid = sqlite3_column_type(st, 5) == SQLITE_NULL
+				     ? 100000 + id
+				     : sqlite3_column_int64(st, 5);
 		}
 		if (kind && !strcmp(kind, "counter"))
 			continue;
@@ -415,8 +418,8 @@ static void args(struct chrome *c, const struct ex_event *e, const struct ctrack
 	ex_puts(&c->out, "}");
 }
 
-static void flow_point(struct chrome *c, const struct ex_flow *f, char ph,
-		       const struct ctrack *t, int64_t ts)
+static void flow_point(struct chrome *c, const struct ex_flow *f, char ph, const struct ctrack *t,
+		       int64_t ts)
 {
 	const char *cat = !strcmp(f->kind, "launch") ? "ac2g" : f->kind;
 	char head[128];
@@ -478,15 +481,16 @@ static int memory_and_counters(struct chrome *c)
 	struct tk_exporter *x = c->x;
 	sqlite3_stmt *st = NULL;
 	int rc;
-	if ((rc = ex_prepare(x,
-			     "SELECT m.ts_ns, m.kind = 'free', m.device_id, d.ordinal, m.process_id, "
-			     "m.address, m.bytes, m.bytes_in_use, m.bytes_reserved FROM memory_records "
-			     "m LEFT JOIN devices d ON d.id = m.device_id ORDER BY m.id",
-			     &st)) != TK_OK)
+	if ((rc = ex_prepare(
+		 x,
+		 "SELECT m.ts_ns, m.kind = 'free', m.device_id, d.ordinal, m.process_id, "
+		 "m.address, m.bytes, m.bytes_in_use, m.bytes_reserved FROM memory_records "
+		 "m LEFT JOIN devices d ON d.id = m.device_id ORDER BY m.id",
+		 &st)) != TK_OK)
 		return rc;
 	while (sqlite3_step(st) == SQLITE_ROW) {
-		int64_t proc = sqlite3_column_type(st, 4) == SQLITE_NULL ? 0
-									: sqlite3_column_int64(st, 4);
+		int64_t proc =
+		    sqlite3_column_type(st, 4) == SQLITE_NULL ? 0 : sqlite3_column_int64(st, 4);
 		int64_t pid = proc > 0 && proc < c->nproc ? c->proc_pid[proc] : 3000000;
 		int dev = sqlite3_column_type(st, 2) != SQLITE_NULL;
 		int64_t bytes = sqlite3_column_int64(st, 6);
@@ -518,10 +522,11 @@ static int memory_and_counters(struct chrome *c)
 		x->stats.memory_events++;
 	}
 	sqlite3_finalize(st);
-	if ((rc = ex_prepare(x,
-			     "SELECT c.track_id, c.ts_ns, c.value, t.unit FROM counters c JOIN tracks "
-			     "t ON t.id = c.track_id ORDER BY c.rowid",
-			     &st)) != TK_OK)
+	if ((rc = ex_prepare(
+		 x,
+		 "SELECT c.track_id, c.ts_ns, c.value, t.unit FROM counters c JOIN tracks "
+		 "t ON t.id = c.track_id ORDER BY c.rowid",
+		 &st)) != TK_OK)
 		return rc;
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		int64_t tid = sqlite3_column_int64(st, 0);
@@ -559,9 +564,8 @@ int ex_chrome(struct tk_exporter *x, const char *path)
 	int rc = ex_out_open(x, &c->out, path, gz);
 	if (rc != TK_OK)
 		goto out;
-	if (x->has_args &&
-	    (rc = ex_prepare(x, "SELECT key_id, value FROM args WHERE event_id = ?", &c->args)) !=
-		TK_OK)
+	if (x->has_args && (rc = ex_prepare(x, "SELECT key_id, value FROM args WHERE event_id = ?",
+					    &c->args)) != TK_OK)
 		goto out;
 	ex_puts(&c->out, "{\"traceEvents\":[\n");
 	if ((rc = prologue(c)) != TK_OK || (rc = events(c)) != TK_OK ||

@@ -136,8 +136,8 @@ void ex_sanitize(const char *in, char *out, size_t n)
 	size_t j = 0;
 	for (const char *p = in ? in : ""; *p && j + 1 < n; p++) {
 		char c = *p;
-		int ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-			 c == '.' || c == '-' || c == '_';
+		int ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+			 (c >= '0' && c <= '9') || c == '.' || c == '-' || c == '_';
 		out[j++] = ok ? c : '_';
 	}
 	out[j] = 0;
@@ -198,8 +198,9 @@ static int open_store(struct tk_exporter *x, const char *path)
 	x->end_ns = meta_int(x, "trace_end_ns", x->start_ns);
 	/* The tables every exporter reads must be there (a store of another tool has a meta too). */
 	sqlite3_stmt *st = NULL;
-	if ((rc = ex_prepare(x, "SELECT EXISTS(SELECT 1 FROM args), (SELECT count(*) FROM events "
-				"WHERE 0), (SELECT count(*) FROM flows WHERE 0)",
+	if ((rc = ex_prepare(x,
+			     "SELECT EXISTS(SELECT 1 FROM args), (SELECT count(*) FROM events "
+			     "WHERE 0), (SELECT count(*) FROM flows WHERE 0)",
 			     &st)) != TK_OK)
 		return rc;
 	if (sqlite3_step(st) == SQLITE_ROW)

@@ -81,7 +81,8 @@ int ex_out_open(struct tk_exporter *x, struct ex_out *o, const char *path, int g
 	fchmod(o->fd, 0644);
 	if (gzip) {
 		o->z = calloc(1, sizeof(*o->z));
-		if (!o->z || deflateInit2(o->z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
+		if (!o->z ||
+		    deflateInit2(o->z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
 			free(o->z);
 			o->z = NULL;
 			o->failed = 1;

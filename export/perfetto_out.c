@@ -20,19 +20,34 @@
 #include "perfetto_out.h"
 
 /* Fixed debug annotation name iids. */
-static const char *const da_names[] = {NULL,	      "grid",	     "block",	  "registers",
-				       "static_smem", "dynamic_smem", "occupancy", "bytes",
-				       "copy_kind",   "correlation_id", "step_num", "hlo_op",
-				       "hlo_module",  "stream",	     "device"};
-enum { DA_GRID = 1, DA_BLOCK, DA_REGS, DA_SSMEM, DA_DSMEM, DA_OCC, DA_BYTES, DA_COPY_KIND,
-       DA_CORR, DA_STEP, DA_HLO_OP, DA_HLO_MODULE, DA_STREAM, DA_DEVICE, DA_N };
+static const char *const da_names[] = {NULL,	      "grid",		"block",     "registers",
+				       "static_smem", "dynamic_smem",	"occupancy", "bytes",
+				       "copy_kind",   "correlation_id", "step_num",  "hlo_op",
+				       "hlo_module",  "stream",		"device"};
+enum {
+	DA_GRID = 1,
+	DA_BLOCK,
+	DA_REGS,
+	DA_SSMEM,
+	DA_DSMEM,
+	DA_OCC,
+	DA_BYTES,
+	DA_COPY_KIND,
+	DA_CORR,
+	DA_STEP,
+	DA_HLO_OP,
+	DA_HLO_MODULE,
+	DA_STREAM,
+	DA_DEVICE,
+	DA_N
+};
 
 static const char *const copy_names[] = {"unknown", "H2D", "D2H", "D2D", "H2H", "P2P"};
 
 static const char *const kind_names[] = {
-    "event",	 "host_op",  "runtime_api", "driver_api",   "annotation",
-    "kernel",	 "memcpy",   "memset",	    "xla_op",	    "xla_module",
-    "framework_op", "step",  "sync",	    "python_function", "other"};
+    "event",	    "host_op", "runtime_api", "driver_api",	 "annotation",
+    "kernel",	    "memcpy",  "memset",      "xla_op",		 "xla_module",
+    "framework_op", "step",    "sync",	      "python_function", "other"};
 
 /* ---- lanes ---- */
 
@@ -169,8 +184,8 @@ static void packet(struct pf *f, int64_t ts, const uint8_t *te, size_t ten)
 
 static int slice(struct pf *f, const struct ex_event *e)
 {
-	struct pf_track *t = e->track_id > 0 && e->track_id < f->ntracks ? &f->tracks[e->track_id]
-									  : NULL;
+	struct pf_track *t =
+	    e->track_id > 0 && e->track_id < f->ntracks ? &f->tracks[e->track_id] : NULL;
 	uint64_t uuid = PF_UUID_TRACK + (uint64_t)e->track_id;
 	if (t && t->has) {
 		int lane = place(f, t, e->track_id, e->ts, e->ts + e->dur);
@@ -183,8 +198,8 @@ static int slice(struct pf *f, const struct ex_event *e)
 	if (!seen(f->names, f->nbits, e->name_id) &&
 	    intern(f, 2, e->name_id, ex_str(f->x, e->name_id)) != TK_OK)
 		return ex_fail(f->x, TK_ENOMEM, "out of memory");
-	int cat_new = e->cat_id ? !seen(f->cats, f->nbits, e->cat_id)
-				: !f->kind_seen[e->kind & 15]++;
+	int cat_new =
+	    e->cat_id ? !seen(f->cats, f->nbits, e->cat_id) : !f->kind_seen[e->kind & 15]++;
 	if (cat_new &&
 	    intern(f, 1, cat,
 		   e->cat_id ? ex_str(f->x, e->cat_id)
@@ -222,7 +237,8 @@ static int slice(struct pf *f, const struct ex_event *e)
 	if (e->has_copy || e->has_set)
 		p = da_int(p, DA_BYTES, e->bytes);
 	if (e->has_copy) {
-		const char *ck = copy_names[e->copy_kind >= 0 && e->copy_kind < 6 ? e->copy_kind : 0];
+		const char *ck =
+		    copy_names[e->copy_kind >= 0 && e->copy_kind < 6 ? e->copy_kind : 0];
 		p = da_str(p, DA_COPY_KIND, ck, strlen(ck));
 	}
 	if (e->has_step)

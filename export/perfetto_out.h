@@ -4,10 +4,10 @@
 
 #include "export_internal.h"
 
-#define PF_SEQ 1	     /* the one trusted_packet_sequence_id */
-#define PF_LANES 8	     /* lanes per track (the first is the track itself) */
-#define PF_DEPTH 32	     /* nesting depth tracked per lane */
-#define PF_UUID_TRACK 0ull   /* + tracks.id: a thread, stream, derived or counter track */
+#define PF_SEQ 1		  /* the one trusted_packet_sequence_id */
+#define PF_LANES 8		  /* lanes per track (the first is the track itself) */
+#define PF_DEPTH 32		  /* nesting depth tracked per lane */
+#define PF_UUID_TRACK 0ull	  /* + tracks.id: a thread, stream, derived or counter track */
 #define PF_UUID_PROC (1ull << 48) /* + processes.id */
 #define PF_UUID_DEV (2ull << 48)  /* + devices.id */
 #define PF_UUID_LANE (3ull << 48) /* + lane << 32 + tracks.id */

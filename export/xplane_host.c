@@ -15,12 +15,13 @@
 /* Which events of a track a line takes (?3 of EV_SQL). */
 enum { SEL_ALL, SEL_DEVICE_OPS, SEL_NOT_DEVICE_OPS, SEL_NOT_ANNOTATIONS, SEL_ANNOTATIONS };
 
-#define EV_SQL                                                                                     \
-	"SELECT e.id, e.kind, e.name_id, e.ts_ns, e.dur_ns, e.correlation_id, "                    \
-	"k.event_id IS NOT NULL, k.grid_x, k.grid_y, k.grid_z, k.block_x, k.block_y, k.block_z, "  \
-	"k.registers, k.static_smem, k.dynamic_smem, k.occupancy, coalesce(k.mangled_name_id, 0), " \
+#define EV_SQL                                                                                    \
+	"SELECT e.id, e.kind, e.name_id, e.ts_ns, e.dur_ns, e.correlation_id, "                   \
+	"k.event_id IS NOT NULL, k.grid_x, k.grid_y, k.grid_z, k.block_x, k.block_y, k.block_z, " \
+	"k.registers, k.static_smem, k.dynamic_smem, k.occupancy, coalesce(k.mangled_name_id, "   \
+	"0), "                                                                                    \
 	"c.event_id IS NOT NULL, c.bytes, c.copy_kind, coalesce(c.src_mem_kind, 0), "             \
-	"coalesce(c.dst_mem_kind, 0), s.event_id IS NOT NULL, s.bytes, coalesce(s.mem_kind, 0), "  \
+	"coalesce(c.dst_mem_kind, 0), s.event_id IS NOT NULL, s.bytes, coalesce(s.mem_kind, 0), " \
 	"st.step_num, o.event_id IS NOT NULL, coalesce(o.hlo_op_id, 0), "                         \
 	"coalesce(o.hlo_module_id, 0), o.program_id, coalesce(o.framework_op_id, 0), "            \
 	"coalesce(o.op_category_id, 0), o.flops, o.bytes_accessed "                               \
@@ -28,7 +29,8 @@ enum { SEL_ALL, SEL_DEVICE_OPS, SEL_NOT_DEVICE_OPS, SEL_NOT_ANNOTATIONS, SEL_ANN
 	"LEFT JOIN copy_details c ON c.event_id = e.id LEFT JOIN set_details s ON s.event_id = "  \
 	"e.id LEFT JOIN step_details st ON st.event_id = e.id LEFT JOIN op_details o ON "         \
 	"o.event_id = e.id WHERE e.track_id = ?1 AND (CASE ?2 WHEN 0 THEN 1 WHEN 1 THEN e.kind "  \
-	"IN (5, 6, 7) WHEN 2 THEN e.kind NOT IN (5, 6, 7) WHEN 3 THEN e.kind <> 4 ELSE e.kind = 4 " \
+	"IN (5, 6, 7) WHEN 2 THEN e.kind NOT IN (5, 6, 7) WHEN 3 THEN e.kind <> 4 ELSE e.kind = " \
+	"4 "                                                                                      \
 	"END) ORDER BY e.ts_ns, e.id"
 
 static const char *const mem_kind_names[] = {"unknown", "pageable", "pinned",
@@ -115,7 +117,8 @@ static int event(struct host_ctx *h, int64_t line_ts)
 	if (__builtin_sub_overflow(ts, line_ts, &off) || __builtin_mul_overflow(off, 1000, &off) ||
 	    __builtin_mul_overflow(dur, 1000, &durps))
 		return ex_fail(h->x, TK_EINVAL,
-			       "event %lld: time out of the XPlane picosecond range", (long long)id);
+			       "event %lld: time out of the XPlane picosecond range",
+			       (long long)id);
 	b->len = 0;
 	if (ex_buf_reserve(b, 40) != TK_OK)
 		return nomem(h);
@@ -245,8 +248,8 @@ static int line(struct host_ctx *h, int64_t track, int sel, int64_t id, int64_t 
 		return TK_OK;
 	char full[600];
 	if (is_stream) {
-		static const char *const words[] = {"Kernel",	 "MemcpyH2D",	"MemcpyD2H",
-						    "MemcpyD2D", "MemcpyP2P",	"MemcpyOther",
+		static const char *const words[] = {"Kernel",	 "MemcpyH2D", "MemcpyD2H",
+						    "MemcpyD2D", "MemcpyP2P", "MemcpyOther",
 						    "Memset"};
 		size_t k = (size_t)snprintf(full, sizeof(full), "%s(", name);
 		for (int i = 0; i < 7; i++)
@@ -268,8 +271,8 @@ static int line(struct host_ctx *h, int64_t track, int sel, int64_t id, int64_t 
 static int64_t line_id(struct host_ctx *h, int64_t want, int64_t fallback)
 {
 	uint64_t k = (uint64_t)want + 1;
-	for (size_t j = (k * 0x9E3779B97F4A7C15ull) >> 20 & (h->line_ids.cap - 1);
-	     h->line_ids.cap; j = (j + 1) & (h->line_ids.cap - 1)) {
+	for (size_t j = (k * 0x9E3779B97F4A7C15ull) >> 20 & (h->line_ids.cap - 1); h->line_ids.cap;
+	     j = (j + 1) & (h->line_ids.cap - 1)) {
 		if (h->line_ids.k[j] == k)
 			return xo_set_add(&h->line_ids, (uint64_t)fallback + 1), fallback;
 		if (!h->line_ids.k[j])
@@ -319,8 +322,8 @@ static int device_stats(struct host_ctx *h, sqlite3_stmt *d)
 	const char *vendor = (const char *)sqlite3_column_text(d, 4);
 	if (vendor)
 		rc |= xo_stat_str(b, 6, XS_DEVICE_VENDOR,
-				  !strcmp(vendor, "nvidia") ? "Nvidia"
-				  : !strcmp(vendor, "amd")  ? "AMD"
+				  !strcmp(vendor, "nvidia")   ? "Nvidia"
+				  : !strcmp(vendor, "amd")    ? "AMD"
 				  : !strcmp(vendor, "google") ? "Google"
 							      : vendor);
 	uint32_t nid = (uint32_t)sqlite3_column_int64(d, 3);
@@ -339,17 +342,19 @@ static int device_planes(struct host_ctx *h, int64_t host_id)
 	sqlite3_stmt *d = NULL, *t = NULL;
 	struct xo_set ords = {0};
 	int rc, r;
-	if ((rc = ex_prepare(h->x,
-			     "SELECT id, ordinal, kind, coalesce(name_id, 0), vendor, "
-			     "compute_capability, sm_count, clock_hz, memory_bytes, "
-			     "memory_bandwidth_bps, peak_flops, max_threads_per_sm, max_regs_per_sm, "
-			     "max_smem_per_sm FROM devices WHERE coalesce(host_id, 0) = ? ORDER BY id",
-			     &d)) != TK_OK ||
-	    (rc = ex_prepare(h->x,
-			     "SELECT t.id, t.kind, coalesce(t.name_id, 0), t.stream_id FROM tracks t "
-			     "WHERE t.device_id = ? AND t.kind IN ('stream', 'derived') "
-			     "ORDER BY t.kind = 'derived', t.stream_id, t.id",
-			     &t)) != TK_OK)
+	if ((rc = ex_prepare(
+		 h->x,
+		 "SELECT id, ordinal, kind, coalesce(name_id, 0), vendor, "
+		 "compute_capability, sm_count, clock_hz, memory_bytes, "
+		 "memory_bandwidth_bps, peak_flops, max_threads_per_sm, max_regs_per_sm, "
+		 "max_smem_per_sm FROM devices WHERE coalesce(host_id, 0) = ? ORDER BY id",
+		 &d)) != TK_OK ||
+	    (rc = ex_prepare(
+		 h->x,
+		 "SELECT t.id, t.kind, coalesce(t.name_id, 0), t.stream_id FROM tracks t "
+		 "WHERE t.device_id = ? AND t.kind IN ('stream', 'derived') "
+		 "ORDER BY t.kind = 'derived', t.stream_id, t.id",
+		 &t)) != TK_OK)
 		goto out;
 	sqlite3_bind_int64(d, 1, host_id);
 	while ((r = sqlite3_step(d)) == SQLITE_ROW) {
@@ -392,13 +397,15 @@ static int device_planes(struct host_ctx *h, int64_t host_id)
 				int64_t lid = line_id(h, sid, (3ll << 32) + track);
 				if ((rc = line(h, track, SEL_DEVICE_OPS, lid, 0, nm, 1)) != TK_OK)
 					goto out;
-				snprintf(nm, sizeof(nm), "Annotations (stream %lld)", (long long)sid);
+				snprintf(nm, sizeof(nm), "Annotations (stream %lld)",
+					 (long long)sid);
 				if ((rc = line(h, track, SEL_NOT_DEVICE_OPS, (1ll << 32) + track, 0,
 					       nm, 0)) != TK_OK)
 					goto out;
 			} else {
 				snprintf(nm, sizeof(nm), "%s", tname[0] ? tname : "Derived");
-				int64_t lid = line_id(h, derived_id(nm, track), (2ll << 32) + track);
+				int64_t lid =
+				    line_id(h, derived_id(nm, track), (2ll << 32) + track);
 				if ((rc = line(h, track, SEL_ALL, lid, 0, nm, 0)) != TK_OK)
 					goto out;
 			}
@@ -430,7 +437,8 @@ static int memory_line(struct host_ctx *h, int64_t host_id)
 	if ((rc = ex_prepare(
 		 h->x,
 		 "SELECT m.ts_ns, m.kind = 'free', m.device_id, d.ordinal, m.address, m.bytes, "
-		 "coalesce(m.allocator_id, 0), m.bytes_in_use, m.bytes_reserved, m.bytes_available, "
+		 "coalesce(m.allocator_id, 0), m.bytes_in_use, m.bytes_reserved, "
+		 "m.bytes_available, "
 		 "m.peak_bytes_in_use, m.requested_bytes, m.fragmentation, "
 		 "coalesce(oe.name_id, m.op_name_id, 0) FROM memory_records m "
 		 "LEFT JOIN devices d ON d.id = m.device_id LEFT JOIN processes p ON p.id = "
@@ -489,9 +497,10 @@ static int memory_line(struct host_ctx *h, int64_t host_id)
 		}
 		rc = xo_stat_str(b, 4, XS_ALLOCATOR_NAME, alloc);
 		static const int cols[] = {4, 5, 7, 8, 9, 10, 11};
-		static const int mds[] = {XS_ADDR,		XS_ALLOCATION_BYTES, XS_BYTES_ALLOCATED,
-					  XS_BYTES_RESERVED,	XS_BYTES_AVAILABLE,  XS_PEAK_BYTES_IN_USE,
-					  XS_REQUESTED_BYTES};
+		static const int mds[] = {
+		    XS_ADDR,	       XS_ALLOCATION_BYTES, XS_BYTES_ALLOCATED,
+		    XS_BYTES_RESERVED, XS_BYTES_AVAILABLE,  XS_PEAK_BYTES_IN_USE,
+		    XS_REQUESTED_BYTES};
 		for (size_t i = 0; i < 7 && rc == TK_OK; i++)
 			rc = stat_opt_int(b, (uint64_t)mds[i], ci(m, cols[i]));
 		if (rc == TK_OK && sqlite3_column_type(m, 12) != SQLITE_NULL)
@@ -533,8 +542,8 @@ static int host_plane(struct host_ctx *h, int64_t host_id)
 	sqlite3_bind_int64(t, 1, host_id);
 	while ((r = sqlite3_step(t)) == SQLITE_ROW) {
 		int64_t track = sqlite3_column_int64(t, 0);
-		int64_t tid = sqlite3_column_type(t, 2) == SQLITE_NULL ? track
-								       : sqlite3_column_int64(t, 2);
+		int64_t tid =
+		    sqlite3_column_type(t, 2) == SQLITE_NULL ? track : sqlite3_column_int64(t, 2);
 		const char *tn = ex_str(h->x, (uint32_t)sqlite3_column_int64(t, 1));
 		char nm[512];
 		if (tn[0])
@@ -580,9 +589,8 @@ int ex_xplane_host(struct xp_out *w, int64_t host_id, const char *host)
 		rc = TK_EIO;
 		goto out;
 	}
-	if (w->x->epoch &&
-	    (xo_stat_int(&w->pstats, 6, XS_PROFILE_START, w->x->start_ns) != TK_OK ||
-	     xo_stat_int(&w->pstats, 6, XS_PROFILE_STOP, w->x->end_ns) != TK_OK)) {
+	if (w->x->epoch && (xo_stat_int(&w->pstats, 6, XS_PROFILE_START, w->x->start_ns) != TK_OK ||
+			    xo_stat_int(&w->pstats, 6, XS_PROFILE_STOP, w->x->end_ns) != TK_OK)) {
 		rc = nomem(&h);
 		goto out;
 	}

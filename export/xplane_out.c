@@ -34,8 +34,8 @@ int xo_set_add(struct xo_set *s, uint64_t k)
 			return TK_ENOMEM;
 		for (size_t i = 0; i < s->cap; i++)
 			if (s->k[i])
-				for (size_t j = (s->k[i] * 0x9E3779B97F4A7C15ull) >> 20 & (cap - 1);;
-				     j = (j + 1) & (cap - 1))
+				for (size_t j = (s->k[i] * 0x9E3779B97F4A7C15ull) >> 20 & (cap - 1);
+				     ; j = (j + 1) & (cap - 1))
 					if (!t[j]) {
 						t[j] = s->k[i];
 						break;
@@ -44,7 +44,8 @@ int xo_set_add(struct xo_set *s, uint64_t k)
 		s->k = t;
 		s->cap = cap;
 	}
-	for (size_t j = (k * 0x9E3779B97F4A7C15ull) >> 20 & (s->cap - 1);; j = (j + 1) & (s->cap - 1)) {
+	for (size_t j = (k * 0x9E3779B97F4A7C15ull) >> 20 & (s->cap - 1);;
+	     j = (j + 1) & (s->cap - 1)) {
 		if (s->k[j] == k)
 			return TK_OK;
 		if (!s->k[j]) {
@@ -307,7 +308,7 @@ int ex_xplane(struct tk_exporter *x, const char *logdir, const char *run)
 	memset(&w, 0, sizeof(w));
 	w.x = x;
 	w.out.fd = -1;
-	char (*used)[256] = NULL;
+	char(*used)[256] = NULL;
 	size_t nused = 0, capused = 0;
 	if (run && *run) {
 		ex_sanitize(run, runbuf, sizeof(runbuf));
@@ -326,14 +327,15 @@ int ex_xplane(struct tk_exporter *x, const char *logdir, const char *run)
 		goto out;
 	snprintf(x->output, sizeof(x->output), "%s", dir);
 	/* One file per host: the hosts of processes and devices (0 = unnamed). */
-	if ((rc = ex_prepare(x,
-			     "SELECT h, (SELECT host FROM sources WHERE host IS NOT NULL "
-			     "ORDER BY id LIMIT 1) FROM (SELECT DISTINCT coalesce(host_id, 0) AS h "
-			     "FROM (SELECT host_id FROM processes UNION ALL SELECT host_id FROM "
-			     "devices)) UNION SELECT 0, (SELECT host FROM sources WHERE host IS NOT "
-			     "NULL ORDER BY id LIMIT 1) WHERE NOT EXISTS (SELECT 1 FROM processes) "
-			     "AND NOT EXISTS (SELECT 1 FROM devices) ORDER BY 1",
-			     &hosts)) != TK_OK)
+	if ((rc =
+		 ex_prepare(x,
+			    "SELECT h, (SELECT host FROM sources WHERE host IS NOT NULL "
+			    "ORDER BY id LIMIT 1) FROM (SELECT DISTINCT coalesce(host_id, 0) AS h "
+			    "FROM (SELECT host_id FROM processes UNION ALL SELECT host_id FROM "
+			    "devices)) UNION SELECT 0, (SELECT host FROM sources WHERE host IS NOT "
+			    "NULL ORDER BY id LIMIT 1) WHERE NOT EXISTS (SELECT 1 FROM processes) "
+			    "AND NOT EXISTS (SELECT 1 FROM devices) ORDER BY 1",
+			    &hosts)) != TK_OK)
 		goto out;
 	int r;
 	while ((r = sqlite3_step(hosts)) == SQLITE_ROW) {
