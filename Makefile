@@ -1,5 +1,5 @@
 # The two commands of the quick start, and a few more. Every target sets up what it needs.
-#   make demo   set up, build, run synth -> info -> queries on the built-in example
+#   make demo   set up, build, run synth -> info -> queries -> analyze -> report on the built-in example
 #   make test   set up, build, run the whole suite (normal build, then ASan+UBSan build)
 #   make bench  write 1 M and 10 M event stores and print events/s and peak RSS
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
@@ -7,7 +7,7 @@ BUILD ?= build
 ASAN_BUILD ?= build-asan
 CMAKE_FLAGS ?=
 
-.PHONY: all setup build demo test test-fast test-asan bench clean
+.PHONY: all setup test-setup build demo test test-fast test-asan bench clean
 
 all: build
 
@@ -23,13 +23,18 @@ build: setup $(BUILD)/CMakeCache.txt
 demo: build
 	@scripts/demo.sh $(BUILD)
 
-test-fast: build
+# The HTML report test needs headless Chromium: install it when missing (the test skips when
+# it cannot be installed).
+test-setup: setup
+	@tests/report/install_chromium.sh || echo "make: chromium unavailable: the HTML browser test will skip" >&2
+
+test-fast: build test-setup
 	@cd $(BUILD) && ctest -j $(JOBS) --output-on-failure
 
 $(ASAN_BUILD)/CMakeCache.txt: | setup
 	@cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DTK_WERROR=ON -DTK_SANITIZE=ON $(CMAKE_FLAGS) >/dev/null
 
-test-asan: setup $(ASAN_BUILD)/CMakeCache.txt
+test-asan: setup test-setup $(ASAN_BUILD)/CMakeCache.txt
 	@cmake --build $(ASAN_BUILD) -j $(JOBS)
 	@cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 		ctest -j $(JOBS) --output-on-failure

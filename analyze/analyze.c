@@ -1,6 +1,7 @@
 /*
- * The analyze driver: opens a store read-write, runs every analysis in order inside one
- * transaction (so a failure leaves the store as it was), and records when and how it ran.
+ * The analyze driver: opens a store read-write, reads every event once (event_pass.c: the
+ * timeline, op profile, kernel stats and KPI inputs are built from that one pass), then runs
+ * every analysis in order inside one transaction (so a failure leaves the store as it was).
  */
 #include <tracekit/analyze.h>
 #include <tracekit/error.h>
@@ -56,17 +57,21 @@ static const struct {
 	const char *name;
 	int (*run)(struct tka_ctx *c);
 } analyses[] = {
-    {"device time", tka_device_time}, {"idle gaps", tka_gaps},
-    {"steps", tka_steps},	      {"communication", tka_comm},
-    {"op profile", tka_op_profile},   {"kernel stats", tka_kernel_stats},
-    {"memory", tka_memory},	      {"kpi", tka_kpi},
+    {"device time", tka_device_time},
+    {"idle gaps", tka_gaps},
+    {"steps", tka_steps},
+    {"communication", tka_comm},
+    {"op profile", tka_op_profile},
+    {"kernel stats", tka_kernel_stats},
+    {"memory", tka_memory},
+    {"kpi", tka_kpi},
     {"findings", tka_findings},
 };
 
 int tk_analyze(const char *path, const struct tk_analyze_options *o, char *err, size_t errlen)
 {
 	struct tk_analyze_options defaults;
-	struct tka_ctx c = {NULL, o, err, errlen, NULL};
+	struct tka_ctx c = {.opt = o, .err = err, .errlen = errlen};
 	tk_store *s = NULL;
 	int rc, in_txn = 0;
 	if (err && errlen)
@@ -83,19 +88,33 @@ int tk_analyze(const char *path, const struct tk_analyze_options *o, char *err, 
 	}
 	tk_store_close(s);
 	s = NULL;
-	if (sqlite3_open_v2(path, &c.db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK) {
+	/* One thread uses the connection: no SQLite mutex around every call. */
+	if (sqlite3_open_v2(path, &c.db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) !=
+	    SQLITE_OK) {
 		rc = tka_fail(&c, TK_EIO, "cannot open store '%s' for writing: %s", path,
 			      c.db ? sqlite3_errmsg(c.db) : "out of memory");
 		goto out;
 	}
 	sqlite3_busy_timeout(c.db, 5000);
-	rc = tka_exec(&c, "cannot start the analysis", "PRAGMA cache_size = -65536; BEGIN IMMEDIATE");
+	/* 8 MiB of page cache: the analyses read sequentially, a larger cache only adds RSS. */
+	rc =
+	    tka_exec(&c, "cannot start the analysis", "PRAGMA cache_size = -8192; BEGIN IMMEDIATE");
 	if (rc != TK_OK) {
 		rc = tka_fail(&c, TK_EIO, "cannot write to store '%s': %s", path,
 			      sqlite3_errmsg(c.db));
 		goto out;
 	}
 	in_txn = 1;
+	/* Every event once, for the timeline, the op profile, kernel stats and the KPIs. */
+	rc = tka_pass_run(&c);
+	if (rc != TK_OK) {
+		if (err && errlen) {
+			char msg[1024];
+			snprintf(msg, sizeof(msg), "%s", err);
+			snprintf(err, errlen, "reading the events of '%s' failed: %s", path, msg);
+		}
+		goto out;
+	}
 	for (size_t i = 0; i < sizeof(analyses) / sizeof(analyses[0]); i++) {
 		rc = analyses[i].run(&c);
 		if (rc != TK_OK) {
@@ -114,6 +133,7 @@ int tk_analyze(const char *path, const struct tk_analyze_options *o, char *err, 
 out:
 	if (in_txn)
 		sqlite3_exec(c.db, "ROLLBACK", NULL, NULL, NULL);
+	tka_pass_free(&c);
 	tka_timeline_free(c.tl);
 	sqlite3_close_v2(c.db);
 	tk_store_close(s);

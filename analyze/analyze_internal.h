@@ -14,11 +14,78 @@ struct tka_ctx {
 	const struct tk_analyze_options *opt;
 	char *err; /* message buffer of errlen bytes */
 	size_t errlen;
-	struct tka_timeline *tl; /* per-device timeline (intervals.h), built on first use */
+	struct tka_pass *pass;	    /* the shared pass over the events (event_pass.c) */
+	struct tka_timeline *tl;    /* per-device timeline (intervals.h), from the pass */
+	struct tka_tl_builder *tlb; /* timeline.c: the timeline while the pass builds it */
+	struct tka_op_state *ops;   /* op_profile.c: self-time sweeps fed by the pass */
+	struct tka_ks_state *ks;    /* kernel_stats.c: kernel groups fed by the pass */
+	struct tka_kpi_state *kpi;  /* kpi.c: compile intervals, bytes accessed, from the pass */
 };
 
 /* Free the timeline (intervals.c); tk_analyze calls it when the analyses are done. */
 void tka_timeline_free(struct tka_timeline *tl);
+
+/* ---- the shared pass over the events (event_pass.c) ---- */
+
+/* A track as the pass users see it (tracks table), by track id. */
+struct tka_track {
+	int64_t device_id, process_id; /* TK_NONE when NULL */
+	uint8_t exists, counter;       /* a tracks row has this id; its kind is 'counter' */
+};
+
+/* The pass: the tracks, and what its users asked it to read (set in their begin hook). */
+struct tka_pass {
+	struct tka_track *tracks; /* [0, ntracks]: index = tracks.id */
+	int64_t ntracks;	  /* greatest tracks.id (0 when none) */
+	int want_corr;		  /* read events.correlation_id */
+	int want_op_details;	  /* merge op_details */
+	int want_kernel_details;  /* merge kernel_details */
+	int done;		  /* every event has been read */
+};
+
+/* One event of the pass, in load (id) order, with its op_details and kernel_details. */
+struct tka_ev {
+	int64_t id, track, ts, dur;
+	int64_t name_id, cat_id; /* cat_id 0 when NULL */
+	int64_t corr;		 /* TK_NONE when NULL or not asked for */
+	int kind;
+	int has_op;		   /* has an op_details row (when asked for) */
+	int64_t op_cat, op_module; /* its op_category_id, hlo_module_id; 0 when NULL */
+	int64_t op_bytes;	   /* its bytes_accessed, TK_NONE when NULL */
+	int has_kd;		   /* has a kernel_details row (when asked for) */
+	int64_t kd[9];		   /* grid xyz, block xyz, registers, static_smem, dynamic_smem;
+					 TK_NONE when NULL */
+	double occupancy;	   /* kernel_details.occupancy, < 0 when NULL */
+};
+
+/*
+ * tka_pass_run() - read every event once, in load order, and hand each to the analyses that
+ * need it (timeline, op profile, kernel stats, KPI inputs). Runs once per
+ * tk_analyze(); later calls return at once. Each user has a begin hook (prepares its state in
+ * the ctx, may ask for more columns), an event hook and an end hook.
+ */
+int tka_pass_run(struct tka_ctx *c);
+
+/* tka_pass_free() - free the pass and whatever its users still hold (NULL states are fine). */
+void tka_pass_free(struct tka_ctx *c);
+
+/* The pass users' hooks (each in its analysis' file) and the frees of their states. */
+int tka_timeline_begin(struct tka_ctx *c);
+int tka_timeline_event(struct tka_ctx *c, const struct tka_ev *e);
+int tka_timeline_end(struct tka_ctx *c);
+void tka_timeline_builder_free(struct tka_tl_builder *b);
+int tka_op_profile_begin(struct tka_ctx *c);
+int tka_op_profile_event(struct tka_ctx *c, const struct tka_ev *e);
+int tka_op_profile_end(struct tka_ctx *c);
+void tka_op_profile_free(struct tka_op_state *s);
+int tka_kernel_stats_begin(struct tka_ctx *c);
+int tka_kernel_stats_event(struct tka_ctx *c, const struct tka_ev *e);
+int tka_kernel_stats_end(struct tka_ctx *c);
+void tka_kernel_stats_free(struct tka_ks_state *s);
+int tka_kpi_begin(struct tka_ctx *c);
+int tka_kpi_event(struct tka_ctx *c, const struct tka_ev *e);
+int tka_kpi_end(struct tka_ctx *c);
+void tka_kpi_free(struct tka_kpi_state *s);
 
 /* Record a failure message (printf-style) and return @status. */
 int tka_fail(struct tka_ctx *c, int status, const char *fmt, ...)
@@ -29,6 +96,13 @@ int tka_exec(struct tka_ctx *c, const char *what, const char *sql);
 
 /* Prepare one statement; on error the message names the SQL. */
 int tka_prepare(struct tka_ctx *c, const char *sql, sqlite3_stmt **st);
+
+/*
+ * tka_enclosing_ops() - for each time ts[k], the events.id of the innermost host op on a host
+ * thread of @process containing it (docs/metrics.md, "enclosing"), written over ts[k]; TK_NONE
+ * when none (always, when @process is TK_NONE). enclosing.c.
+ */
+int tka_enclosing_ops(struct tka_ctx *c, int64_t process, int64_t *ts, size_t n);
 
 /*
  * The analyses, in the order tk_analyze runs them (later ones may read earlier ones' tables).

@@ -4,9 +4,10 @@
  * API call that launched each), their exact unions per class, the step intervals, the windows,
  * and the maximal not-busy intervals (gaps) inside a window with their cause.
  *
- * Any analysis may call tka_timeline_get(): the first call builds the timeline from the store
- * (one indexed pass per device track), later calls return the same read-only object, and
- * tk_analyze() frees it at the end. Everything here is exact integer nanoseconds.
+ * Any analysis may call tka_timeline_get(): the timeline is built by the shared pass over the
+ * events (event_pass.c, timeline.c), which the first call runs when tk_analyze() has not; every
+ * call returns the same read-only object, and tk_analyze() frees it at the end. Everything here
+ * is exact integer nanoseconds.
  */
 #ifndef TK_ANALYZE_INTERVALS_H
 #define TK_ANALYZE_INTERVALS_H

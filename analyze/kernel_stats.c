@@ -2,7 +2,9 @@
  * Kernel stats (analysis_kernel_stats): kernels grouped by device, name, grid, block, registers
  * and shared memory, with occurrences, total/avg/min/max/median/stddev duration, occupancy (from
  * the source, else computed from the launch configuration and the device's limits) and a
- * tensor-core name heuristic; ranked by total time. Definitions: docs/metrics.md.
+ * tensor-core name heuristic; ranked by total time. Definitions: docs/metrics.md. The kernels
+ * and their kernel_details come from the shared pass over the events (event_pass.c), grouped as
+ * they go by.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -114,6 +116,47 @@ static int cmp_i64(const void *a, const void *b)
 {
 	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
 	return (x > y) - (x < y);
+}
+
+/*
+ * Sort v[0..n) ascending: qsort for small arrays, else an LSD radix sort by bytes (of the value
+ * with its sign bit flipped, so negatives order first) that skips the bytes every value shares;
+ * @tmp holds n values. Same result as qsort, in a few linear passes.
+ */
+static void sort_i64(int64_t *v, size_t n, int64_t *tmp)
+{
+	size_t count[8][256];
+	if (n < 256 || !tmp) {
+		qsort(v, n, sizeof(*v), cmp_i64);
+		return;
+	}
+	memset(count, 0, sizeof(count));
+	for (size_t i = 0; i < n; i++) {
+		uint64_t u = (uint64_t)v[i] ^ (1ULL << 63);
+		for (int b = 0; b < 8; b++)
+			count[b][(u >> (8 * b)) & 255]++;
+	}
+	int64_t *src = v, *dst = tmp;
+	for (int b = 0; b < 8; b++) {
+		size_t pos = 0, skip = 0;
+		for (int k = 0; k < 256; k++) {
+			size_t c = count[b][k];
+			skip |= c == n;
+			count[b][k] = pos;
+			pos += c;
+		}
+		if (skip) /* every value has the same byte here */
+			continue;
+		for (size_t i = 0; i < n; i++) {
+			uint64_t u = (uint64_t)src[i] ^ (1ULL << 63);
+			dst[count[b][(u >> (8 * b)) & 255]++] = src[i];
+		}
+		int64_t *t = src;
+		src = dst;
+		dst = t;
+	}
+	if (src != v)
+		memcpy(v, src, n * sizeof(*v));
 }
 
 /*
@@ -236,48 +279,75 @@ static const struct devlim *find_dev(const struct devlim *d, size_t n, int64_t i
 	return NULL;
 }
 
-static int read_kernels(struct tka_ctx *c, struct kgroups *G)
+/* What the pass over the events builds for kernel stats. */
+struct tka_ks_state {
+	struct kgroups G;
+	struct devlim *devs;
+	size_t ndev;
+};
+
+void tka_kernel_stats_free(struct tka_ks_state *s)
 {
-	sqlite3_stmt *q = NULL;
-	int rc = tka_prepare(
-	    c,
-	    "SELECT t.device_id, e.name_id, d.grid_x, d.grid_y, d.grid_z, d.block_x, d.block_y, "
-	    "d.block_z, d.registers, d.static_smem, d.dynamic_smem, e.dur_ns, d.occupancy "
-	    "FROM events e JOIN tracks t ON t.id = e.track_id "
-	    "LEFT JOIN kernel_details d ON d.event_id = e.id WHERE e.kind = 5",
-	    &q);
-	int step;
-	if (rc != TK_OK)
+	if (!s)
+		return;
+	for (size_t i = 0; i < s->G.cap; i++)
+		free(s->G.g[i].durs);
+	free(s->G.g);
+	free(s->devs);
+	free(s);
+}
+
+int tka_kernel_stats_begin(struct tka_ctx *c)
+{
+	struct tka_ks_state *s = calloc(1, sizeof(*s));
+	int rc;
+	if (!s)
+		return tka_fail(c, TK_ENOMEM, "out of memory in kernel stats");
+	c->ks = s;
+	if ((rc = load_devices(c, &s->devs, &s->ndev)) != TK_OK)
 		return rc;
-	while ((step = sqlite3_step(q)) == SQLITE_ROW) {
-		int64_t k[NKEY];
-		for (int i = 0; i < NKEY; i++)
-			k[i] = sqlite3_column_type(q, i) == SQLITE_NULL
-				   ? NONE
-				   : sqlite3_column_int64(q, i);
-		double occ =
-		    sqlite3_column_type(q, 12) == SQLITE_NULL ? -1 : sqlite3_column_double(q, 12);
-		struct kgroup *g = kgroups_get(G, k);
-		if (!g || add_kernel(g, sqlite3_column_int64(q, 11), occ) != TK_OK) {
-			rc = tka_fail(c, TK_ENOMEM, "out of memory in kernel stats");
-			goto out;
-		}
-	}
-	if (step != SQLITE_DONE)
-		rc = tka_fail(c, TK_EINTERNAL, "reading kernels: %s", sqlite3_errmsg(c->db));
-out:
-	sqlite3_finalize(q);
-	return rc;
+	if (kgroups_grow(&s->G) != TK_OK)
+		return tka_fail(c, TK_ENOMEM, "out of memory in kernel stats");
+	c->pass->want_kernel_details = 1;
+	return TK_OK;
+}
+
+/* Every kernel event (kind 5) of a track, grouped by device, name and launch configuration. */
+int tka_kernel_stats_event(struct tka_ctx *c, const struct tka_ev *e)
+{
+	if (e->kind != TK_EV_KERNEL || e->track < 1 || e->track > c->pass->ntracks ||
+	    !c->pass->tracks[e->track].exists)
+		return TK_OK;
+	int64_t k[NKEY];
+	k[0] = c->pass->tracks[e->track].device_id;
+	k[1] = e->name_id;
+	for (int i = 0; i < 9; i++)
+		k[i + 2] = e->has_kd ? e->kd[i] : NONE;
+	struct kgroup *g = kgroups_get(&c->ks->G, k);
+	if (!g || add_kernel(g, e->dur, e->has_kd ? e->occupancy : -1) != TK_OK)
+		return tka_fail(c, TK_ENOMEM, "out of memory in kernel stats");
+	return TK_OK;
+}
+
+int tka_kernel_stats_end(struct tka_ctx *c)
+{
+	(void)c;
+	return TK_OK;
 }
 
 /* Median, stddev and occupancy of every group. */
 static void finish_groups(struct kgroups *G, const struct devlim *devs, size_t ndev)
 {
+	size_t most = 0;
+	for (size_t i = 0; i < G->cap; i++)
+		if (G->g[i].used && G->g[i].ndurs > most)
+			most = G->g[i].ndurs;
+	int64_t *tmp = malloc((most ? most : 1) * sizeof(*tmp)); /* NULL: qsort instead */
 	for (size_t i = 0; i < G->cap; i++) {
 		struct kgroup *g = &G->g[i];
 		if (!g->used)
 			continue;
-		qsort(g->durs, g->ndurs, sizeof(int64_t), cmp_i64);
+		sort_i64(g->durs, g->ndurs, tmp);
 		size_t m = g->ndurs / 2;
 		g->median = g->ndurs % 2 ? (double)g->durs[m]
 					 : ((double)g->durs[m - 1] + (double)g->durs[m]) / 2.0;
@@ -301,6 +371,7 @@ static void finish_groups(struct kgroups *G, const struct devlim *devs, size_t n
 				g->occ_source = "computed";
 		}
 	}
+	free(tmp);
 }
 
 static int cmp_group(const void *a, const void *b)
@@ -419,21 +490,14 @@ static int write_groups(struct tka_ctx *c, struct kgroups *G)
 
 int tka_kernel_stats(struct tka_ctx *c)
 {
-	struct kgroups G = {NULL, 0, 0};
-	struct devlim *devs = NULL;
-	size_t ndev = 0;
-	int rc = load_devices(c, &devs, &ndev);
-	if (rc == TK_OK && kgroups_grow(&G) != TK_OK)
-		rc = tka_fail(c, TK_ENOMEM, "out of memory in kernel stats");
-	if (rc == TK_OK)
-		rc = read_kernels(c, &G);
-	if (rc == TK_OK) {
-		finish_groups(&G, devs, ndev);
-		rc = write_groups(c, &G);
-	}
-	for (size_t i = 0; i < G.cap; i++)
-		free(G.g[i].durs);
-	free(G.g);
-	free(devs);
+	int rc = tka_pass_run(c); /* groups every kernel as the events go by */
+	if (rc == TK_OK && !c->ks)
+		rc = tka_fail(c, TK_EINTERNAL, "kernel stats were already written");
+	if (rc != TK_OK)
+		return rc;
+	finish_groups(&c->ks->G, c->ks->devs, c->ks->ndev);
+	rc = write_groups(c, &c->ks->G);
+	tka_kernel_stats_free(c->ks);
+	c->ks = NULL;
 	return rc;
 }

@@ -2,7 +2,9 @@
  * KPIs (docs/metrics.md, "KPIs"): per device the DESIGN.md table with its seed bands: GPU
  * utilization, kernel duration median, small-kernel share by count and by time, host overhead,
  * memory bandwidth achieved/peak, compilation time. Each row says its window and how it was
- * computed; a figure that cannot be known is band 'n-a' with the reason in note.
+ * computed; a figure that cannot be known is band 'n-a' with the reason in note. The compile
+ * intervals and the bytes accessed by device ops are collected by the shared pass over the
+ * events (event_pass.c).
  */
 #include "intervals.h"
 
@@ -25,6 +27,27 @@ static const char *const schema =
     "  window TEXT NOT NULL,       -- 'device', 'steps' (the selected window) or 'trace'\n"
     "  note TEXT NOT NULL          -- how it was computed, or why it is n-a\n"
     ");";
+
+/* Compile intervals per process: (process_id, ts, end), host tracks only. */
+struct cspan {
+	int64_t pid, ts, end;
+};
+
+/* An op of a device track that states the bytes it accessed (op_details.bytes_accessed). */
+struct bytes_row {
+	int64_t device_id, ts, dur, bytes;
+	int kind;
+};
+
+/* What the pass over the events collects for the KPIs. */
+struct tka_kpi_state {
+	uint8_t *is_compile; /* per string id up to max_id: a compile name or category */
+	int64_t max_id;	     /* -1 when the trace has no compile name: nothing to collect */
+	struct cspan *v;     /* compile intervals on host tracks, by (process, start) */
+	size_t n, cap;
+	struct bytes_row *b; /* kernels and XLA ops with bytes accessed, in load order */
+	size_t nb, capb;
+};
 
 struct kpi_writer {
 	struct tka_ctx *c;
@@ -177,8 +200,7 @@ static int kernel_kpis(struct kpi_writer *kw, const char *win)
 }
 
 /* Achieved / peak memory bandwidth from the bytes_accessed of the device's ops. */
-static int bandwidth_kpi(struct kpi_writer *kw, sqlite3_stmt *peak_q, sqlite3_stmt *bytes_q,
-			 const char *win)
+static int bandwidth_kpi(struct kpi_writer *kw, sqlite3_stmt *peak_q, const char *win)
 {
 	const struct tka_device *d = kw->d;
 	int kind = d->nops && d->ops[0].kind == TK_EV_XLA_OP ? TK_EV_XLA_OP : TK_EV_KERNEL;
@@ -188,16 +210,14 @@ static int bandwidth_kpi(struct kpi_writer *kw, sqlite3_stmt *peak_q, sqlite3_st
 	sqlite3_bind_int64(peak_q, 1, d->device_id);
 	if (sqlite3_step(peak_q) == SQLITE_ROW && sqlite3_column_type(peak_q, 0) != SQLITE_NULL)
 		peak = sqlite3_column_int64(peak_q, 0);
-	sqlite3_reset(bytes_q);
-	sqlite3_bind_int64(bytes_q, 1, d->device_id);
-	sqlite3_bind_int(bytes_q, 2, kind);
-	while (sqlite3_step(bytes_q) == SQLITE_ROW) {
-		int64_t ts = sqlite3_column_int64(bytes_q, 0),
-			dur = sqlite3_column_int64(bytes_q, 1);
-		if (dur <= 0 || !in_spans(d->window, ts))
+	const struct tka_kpi_state *s = kw->c->kpi;
+	for (size_t i = 0; i < s->nb; i++) {
+		const struct bytes_row *r = &s->b[i];
+		if (r->device_id != d->device_id || r->kind != kind || r->dur <= 0 ||
+		    !in_spans(d->window, r->ts))
 			continue;
-		bytes += sqlite3_column_int64(bytes_q, 2);
-		time += dur;
+		bytes += r->bytes;
+		time += r->dur;
 		n++;
 	}
 	if (peak <= 0)
@@ -215,11 +235,6 @@ static int bandwidth_kpi(struct kpi_writer *kw, sqlite3_stmt *peak_q, sqlite3_st
 		 (long long)time, achieved, (long long)peak);
 	return put(kw, "memory_bandwidth", 1, v, "%", band(v, 40, 60, 1), win, note);
 }
-
-/* Compile intervals per process: (process_id, ts, end), host tracks only. */
-struct cspan {
-	int64_t pid, ts, end;
-};
 
 static int cmp_cspan(const void *pa, const void *pb)
 {
@@ -243,76 +258,115 @@ static int is_compile_name(const char *name)
 	return 0;
 }
 
-static int load_compile(struct tka_ctx *c, struct cspan **out, size_t *nout, int *have_names)
+void tka_kpi_free(struct tka_kpi_state *s)
 {
+	if (!s)
+		return;
+	free(s->is_compile);
+	free(s->v);
+	free(s->b);
+	free(s);
+}
+
+/* The string ids that are compile names or the category 'compile' (docs: compilation_time). */
+int tka_kpi_begin(struct tka_ctx *c)
+{
+	struct tka_kpi_state *s = calloc(1, sizeof(*s));
 	sqlite3_stmt *st = NULL;
-	char *sql = NULL;
-	size_t len = 0, cap = 0, n = 0, vcap = 0;
-	struct cspan *v = NULL;
 	int rc, step;
-	*have_names = 0;
+	if (!s)
+		return tka_fail(c, TK_ENOMEM, "out of memory");
+	c->kpi = s;
+	s->max_id = -1;
+	c->pass->want_op_details = 1;
 	rc = tka_prepare(
 	    c, "SELECT id, str FROM strings WHERE str LIKE '%compil%' OR str = 'compile'", &st);
-	if (rc != TK_OK)
-		goto out;
-	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-		const char *s = (const char *)sqlite3_column_text(st, 1);
-		if (!s || !(is_compile_name(s) || !strcmp(s, "compile")))
+	while (rc == TK_OK && (step = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *str = (const char *)sqlite3_column_text(st, 1);
+		int64_t id = sqlite3_column_int64(st, 0);
+		if (!str || !(is_compile_name(str) || !strcmp(str, "compile")) || id < 0 ||
+		    id >= INT32_MAX)
 			continue;
-		if (len + 32 >= cap) {
-			cap = cap ? cap * 2 : 256;
-			char *ns = realloc(sql, cap);
-			if (!ns) {
+		if (id > s->max_id) {
+			uint8_t *v = realloc(s->is_compile, (size_t)id + 1);
+			if (!v) {
 				rc = tka_fail(c, TK_ENOMEM, "out of memory");
-				goto out;
+				break;
 			}
-			sql = ns;
+			memset(v + s->max_id + 1, 0, (size_t)(id - s->max_id));
+			s->is_compile = v;
+			s->max_id = id;
 		}
-		len += (size_t)snprintf(sql + len, cap - len, "%s%lld", len ? ", " : "",
-					(long long)sqlite3_column_int64(st, 0));
+		s->is_compile[id] = 1;
 	}
+	if (rc == TK_OK && step != SQLITE_DONE)
+		rc = tka_fail(c, TK_EINTERNAL, "reading strings: %s", sqlite3_errmsg(c->db));
 	sqlite3_finalize(st);
-	st = NULL;
-	if (!len)
-		goto out;
-	*have_names = 1;
-	char *q =
-	    sqlite3_mprintf("SELECT t.process_id, e.ts_ns, e.dur_ns FROM events e JOIN tracks "
-			    "t ON t.id = e.track_id WHERE t.device_id IS NULL AND"
-			    " (e.name_id IN (%s) OR e.category_id IN (%s))",
-			    sql, sql);
-	if (!q) {
-		rc = tka_fail(c, TK_ENOMEM, "out of memory");
-		goto out;
-	}
-	rc = tka_prepare(c, q, &st);
-	sqlite3_free(q);
-	if (rc != TK_OK)
-		goto out;
-	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-		if (n == vcap) {
-			vcap = vcap ? vcap * 2 : 64;
-			struct cspan *nv = realloc(v, vcap * sizeof(*nv));
-			if (!nv) {
-				rc = tka_fail(c, TK_ENOMEM, "out of memory");
-				goto out;
-			}
-			v = nv;
-		}
-		v[n].pid = sqlite3_column_type(st, 0) == SQLITE_NULL ? TK_NONE
-								     : sqlite3_column_int64(st, 0);
-		v[n].ts = sqlite3_column_int64(st, 1);
-		v[n].end = v[n].ts + sqlite3_column_int64(st, 2);
-		n++;
-	}
-	if (n > 1)
-		qsort(v, n, sizeof(*v), cmp_cspan);
-out:
-	sqlite3_finalize(st);
-	free(sql);
-	*out = v;
-	*nout = n;
 	return rc;
+}
+
+static int compile_id(const struct tka_kpi_state *s, int64_t id)
+{
+	return id >= 0 && id <= s->max_id && s->is_compile[id];
+}
+
+/* A kernel or XLA op on a device track that states its bytes accessed: keep it. */
+static int bytes_event(struct tka_ctx *c, struct tka_kpi_state *s, const struct tka_ev *e)
+{
+	if (s->nb == s->capb) {
+		size_t cap = s->capb ? s->capb * 2 : 256;
+		struct bytes_row *v = realloc(s->b, cap * sizeof(*v));
+		if (!v)
+			return tka_fail(c, TK_ENOMEM, "out of memory");
+		s->b = v;
+		s->capb = cap;
+	}
+	struct bytes_row *r = &s->b[s->nb++];
+	r->device_id = c->pass->tracks[e->track].device_id;
+	r->ts = e->ts;
+	r->dur = e->dur;
+	r->bytes = e->op_bytes;
+	r->kind = e->kind;
+	return TK_OK;
+}
+
+/*
+ * An event with a compile name or category on a host track: its process and interval; a
+ * kernel or XLA op of a device track with bytes accessed: the memory bandwidth's input.
+ */
+int tka_kpi_event(struct tka_ctx *c, const struct tka_ev *e)
+{
+	struct tka_kpi_state *s = c->kpi;
+	if (e->track < 1 || e->track > c->pass->ntracks || !c->pass->tracks[e->track].exists)
+		return TK_OK;
+	const struct tka_track *t = &c->pass->tracks[e->track];
+	if (e->has_op && e->op_bytes != TK_NONE && t->device_id != TK_NONE &&
+	    (e->kind == TK_EV_KERNEL || e->kind == TK_EV_XLA_OP))
+		return bytes_event(c, s, e);
+	if (s->max_id < 0 || !(compile_id(s, e->name_id) || compile_id(s, e->cat_id)) ||
+	    t->device_id != TK_NONE)
+		return TK_OK;
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? s->cap * 2 : 64;
+		struct cspan *v = realloc(s->v, cap * sizeof(*v));
+		if (!v)
+			return tka_fail(c, TK_ENOMEM, "out of memory");
+		s->v = v;
+		s->cap = cap;
+	}
+	s->v[s->n].pid = t->process_id;
+	s->v[s->n].ts = e->ts;
+	s->v[s->n].end = e->ts + e->dur;
+	s->n++;
+	return TK_OK;
+}
+
+int tka_kpi_end(struct tka_ctx *c)
+{
+	struct tka_kpi_state *s = c->kpi;
+	if (s->n > 1)
+		qsort(s->v, s->n, sizeof(*s->v), cmp_cspan);
+	return TK_OK;
 }
 
 /* Union of the compile spans of process @pid (TK_NONE: all processes), in total and in @w. */
@@ -375,10 +429,8 @@ static int compile_kpi(struct kpi_writer *kw, const struct cspan *v, size_t n, i
 int tka_kpi(struct tka_ctx *c)
 {
 	const struct tka_timeline *tl;
-	sqlite3_stmt *ins = NULL, *peak_q = NULL, *bytes_q = NULL;
-	struct cspan *cs = NULL;
-	size_t ncs = 0;
-	int have_names = 0, rc;
+	sqlite3_stmt *ins = NULL, *peak_q = NULL;
+	int rc;
 	char note[256];
 	if ((rc = tka_exec(c, "creating analysis_kpi", schema)) != TK_OK ||
 	    (rc = tka_timeline_get(c, &tl)) != TK_OK ||
@@ -386,15 +438,9 @@ int tka_kpi(struct tka_ctx *c)
 		TK_OK ||
 	    (rc = tka_prepare(c, "SELECT memory_bandwidth_bps FROM devices WHERE id = ?",
 			      &peak_q)) != TK_OK ||
-	    (rc = tka_prepare(
-		 c,
-		 "SELECT e.ts_ns, e.dur_ns, od.bytes_accessed FROM op_details od"
-		 " JOIN events e ON e.id = od.event_id JOIN tracks t ON t.id = "
-		 "e.track_id"
-		 " WHERE t.device_id = ? AND e.kind = ? AND od.bytes_accessed IS NOT NULL",
-		 &bytes_q)) != TK_OK ||
-	    (rc = load_compile(c, &cs, &ncs, &have_names)) != TK_OK)
+	    (rc = tka_pass_run(c)) != TK_OK)
 		goto out;
+	const struct tka_kpi_state *cs = c->kpi;
 	for (size_t i = 0; i < tl->ndev; i++) {
 		const struct tka_device *d = &tl->dev[i];
 		struct kpi_writer kw = {c, ins, d};
@@ -420,14 +466,12 @@ int tka_kpi(struct tka_ctx *c)
 		    (long long)host, (long long)w);
 		if ((rc = put(&kw, "host_overhead", w > 0, ho, "%", band(ho, 10, 20, 0), win,
 			      w ? note : "n/a: empty window")) != TK_OK ||
-		    (rc = bandwidth_kpi(&kw, peak_q, bytes_q, win)) != TK_OK ||
-		    (rc = compile_kpi(&kw, cs, ncs, have_names)) != TK_OK)
+		    (rc = bandwidth_kpi(&kw, peak_q, win)) != TK_OK ||
+		    (rc = compile_kpi(&kw, cs->v, cs->n, cs->max_id >= 0)) != TK_OK)
 			goto out;
 	}
 out:
 	sqlite3_finalize(ins);
 	sqlite3_finalize(peak_q);
-	sqlite3_finalize(bytes_q);
-	free(cs);
 	return rc;
 }

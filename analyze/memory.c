@@ -8,7 +8,8 @@
  * Pass 1 reads every memory record once in (device, time, id) order and keeps, per series, the
  * live allocations (address -> allocation), both candidate values of bytes in use (reported and
  * summed), their peaks, the downsampled timeline and the histogram. Pass 2 replays each series up
- * to its peak record to list the allocations live there.
+ * to its peak record to list the allocations live there, and enclosing.c finds the host op
+ * around those that name no op (one sweep per host track, not a query per allocation).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -397,34 +398,14 @@ static int cmp_alloc(const void *a, const void *b)
 	return (x->id > y->id) - (x->id < y->id);
 }
 
-/* The innermost host op of @process containing @ts (docs: "enclosing host op"), or NONE. */
-static int64_t enclosing_op(sqlite3_stmt *maxq, sqlite3_stmt *encq, int64_t process, int64_t ts)
-{
-	int64_t maxdur = -1, id = NONE;
-	if (process == NONE)
-		return NONE;
-	sqlite3_bind_int64(maxq, 1, process);
-	if (sqlite3_step(maxq) == SQLITE_ROW && sqlite3_column_type(maxq, 0) != SQLITE_NULL)
-		maxdur = sqlite3_column_int64(maxq, 0);
-	sqlite3_reset(maxq);
-	if (maxdur < 0)
-		return NONE;
-	sqlite3_bind_int64(encq, 1, process);
-	sqlite3_bind_int64(encq, 2, ts);
-	sqlite3_bind_int64(encq, 3, ts > INT64_MIN + maxdur ? ts - maxdur : INT64_MIN);
-	if (sqlite3_step(encq) == SQLITE_ROW)
-		id = sqlite3_column_int64(encq, 0);
-	sqlite3_reset(encq);
-	return id;
-}
-
 /* Pass 2 for @s: replay to the peak record, then write the live allocations there. */
 static int write_live(struct tka_ctx *c, struct series *s, int64_t sid, sqlite3_stmt *q,
-		      sqlite3_stmt *ins, sqlite3_stmt *maxq, sqlite3_stmt *encq, sqlite3_stmt *opq,
-		      int64_t *nlive, int64_t *live_bytes)
+		      sqlite3_stmt *ins, sqlite3_stmt *opq, int64_t *nlive, int64_t *live_bytes)
 {
 	const struct valser *v = s->basis_summed ? &s->sum : &s->rep;
 	struct series r;
+	struct alloc *a = NULL;
+	int64_t *enc = NULL;
 	int step, rc = TK_OK;
 	memset(&r, 0, sizeof(r));
 	sqlite3_reset(q);
@@ -446,7 +427,7 @@ static int write_live(struct tka_ctx *c, struct series *s, int64_t sid, sqlite3_
 	*nlive = (int64_t)r.live.n;
 	*live_bytes = r.live.bytes;
 	size_t n = 0;
-	struct alloc *a = malloc((r.live.n ? r.live.n : 1) * sizeof(*a));
+	a = malloc((r.live.n ? r.live.n : 1) * sizeof(*a));
 	if (!a) {
 		rc = tka_fail(c, TK_ENOMEM, "out of memory in the memory analysis");
 		goto out;
@@ -455,13 +436,33 @@ static int write_live(struct tka_ctx *c, struct series *s, int64_t sid, sqlite3_
 		if (r.live.a[i].addr != NONE)
 			a[n++] = r.live.a[i];
 	qsort(a, n, sizeof(*a), cmp_alloc);
+	size_t *need = malloc((n ? n : 1) * sizeof(*need)), nneed = 0;
+	enc = malloc((n ? n : 1) * sizeof(*enc));
+	if (!need || !enc) {
+		free(need);
+		rc = tka_fail(c, TK_ENOMEM, "out of memory in the memory analysis");
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		enc[i] = NONE;
+		if (s->process_id != NONE && a[i].op_event_id == NONE && a[i].op_name_id == NONE)
+			need[nneed++] = i;
+	}
+	for (size_t k = 0; k < nneed; k++) /* the times to look up, in place of their indexes */
+		enc[k] = a[need[k]].ts;
+	rc = tka_enclosing_ops(c, s->process_id, enc, nneed);
+	for (size_t k = nneed; k-- > 0;) { /* enc[k] is the op of need[k] >= k: move it there */
+		int64_t op = enc[k];
+		enc[k] = NONE;
+		enc[need[k]] = op;
+	}
+	free(need);
 	for (size_t i = 0; rc == TK_OK && i < n; i++) {
 		const char *src = NULL;
 		int64_t op = a[i].op_event_id;
 		if (op != NONE)
 			src = "record";
-		else if (a[i].op_name_id == NONE &&
-			 (op = enclosing_op(maxq, encq, s->process_id, a[i].ts)) != NONE)
+		else if (a[i].op_name_id == NONE && (op = enc[i]) != NONE)
 			src = "enclosing";
 		sqlite3_bind_int64(ins, 1, sid);
 		sqlite3_bind_int64(ins, 2, (int64_t)i + 1);
@@ -487,8 +488,9 @@ static int write_live(struct tka_ctx *c, struct series *s, int64_t sid, sqlite3_
 		sqlite3_bind_int64(ins, 10, a[i].op_name_id == NONE ? 0 : a[i].op_name_id);
 		rc = step_done(c, ins);
 	}
-	free(a);
 out:
+	free(a);
+	free(enc);
 	free(r.live.a);
 	return rc;
 }
@@ -496,7 +498,7 @@ out:
 static int write_series(struct tka_ctx *c, struct mem *M)
 {
 	sqlite3_stmt *ms = NULL, *tl = NULL, *lv = NULL, *hi = NULL, *q = NULL, *pk = NULL;
-	sqlite3_stmt *maxq = NULL, *encq = NULL, *opq = NULL;
+	sqlite3_stmt *opq = NULL;
 	int rc = tka_exec(c, "memory analysis", create_sql);
 	if (rc == TK_OK)
 		rc = tka_prepare(
@@ -523,20 +525,6 @@ static int write_series(struct tka_ctx *c, struct mem *M)
 		    c, "SELECT bytes_reserved, fragmentation FROM memory_records WHERE id = ?",
 		    &pk);
 	if (rc == TK_OK)
-		rc = tka_prepare(
-		    c,
-		    "SELECT max(e.dur_ns) FROM events e WHERE e.kind = 1 AND e.track_id IN "
-		    "(SELECT id FROM tracks WHERE process_id = ?1 AND device_id IS NULL)",
-		    &maxq);
-	if (rc == TK_OK)
-		rc = tka_prepare(
-		    c,
-		    "SELECT e.id FROM events e WHERE e.kind = 1 AND e.track_id IN "
-		    "(SELECT id FROM tracks WHERE process_id = ?1 AND device_id IS NULL) "
-		    "AND e.ts_ns <= ?2 AND e.ts_ns >= ?3 AND e.ts_ns + e.dur_ns > ?2 "
-		    "ORDER BY e.ts_ns DESC, e.dur_ns, e.id DESC LIMIT 1",
-		    &encq);
-	if (rc == TK_OK)
 		rc = tka_prepare(c,
 				 "SELECT s.str FROM events e JOIN strings s ON s.id = e.name_id "
 				 "WHERE e.id = ?",
@@ -546,7 +534,7 @@ static int write_series(struct tka_ctx *c, struct mem *M)
 		int64_t sid = (int64_t)i + 1, nlive = 0, live_bytes = 0;
 		s->basis_summed = s->with_reported != s->records;
 		const struct valser *v = s->basis_summed ? &s->sum : &s->rep;
-		rc = write_live(c, s, sid, q, lv, maxq, encq, opq, &nlive, &live_bytes);
+		rc = write_live(c, s, sid, q, lv, opq, &nlive, &live_bytes);
 		if (rc != TK_OK)
 			break;
 		sqlite3_bind_int64(ms, 1, sid);
@@ -622,28 +610,67 @@ static int write_series(struct tka_ctx *c, struct mem *M)
 	sqlite3_finalize(hi);
 	sqlite3_finalize(q);
 	sqlite3_finalize(pk);
-	sqlite3_finalize(maxq);
-	sqlite3_finalize(encq);
 	sqlite3_finalize(opq);
+	return rc;
+}
+
+/* The int64 result of @st (?1, if any, bound to @dev; NONE: NULL), or NONE when NULL. */
+static int64_t one_value(sqlite3_stmt *st, int64_t dev)
+{
+	int64_t v = NONE;
+	sqlite3_reset(st);
+	if (sqlite3_bind_parameter_count(st) > 0 && dev == NONE)
+		sqlite3_bind_null(st, 1);
+	else if (sqlite3_bind_parameter_count(st) > 0)
+		sqlite3_bind_int64(st, 1, dev);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		v = col_or_none(st, 0);
+	sqlite3_reset(st);
+	return v;
+}
+
+/*
+ * Pass 1 over every device's records (host memory first, then by device id). The devices and
+ * their first and last record times come from seeks on memory_records_by_device: a GROUP BY
+ * would read the whole index.
+ */
+static int pass1(struct tka_ctx *c, struct mem *M)
+{
+	sqlite3_stmt *q = NULL, *first = NULL, *next = NULL, *lo = NULL, *hi = NULL;
+	int rc = tka_prepare(c, read_sql, &q);
+	if (rc == TK_OK)
+		rc = tka_prepare(c,
+				 "SELECT min(device_id) FROM memory_records WHERE device_id IS NOT "
+				 "NULL",
+				 &first);
+	if (rc == TK_OK)
+		rc = tka_prepare(
+		    c, "SELECT min(device_id) FROM memory_records WHERE device_id > ?1", &next);
+	if (rc == TK_OK)
+		rc = tka_prepare(c, "SELECT min(ts_ns) FROM memory_records WHERE device_id IS ?1",
+				 &lo);
+	if (rc == TK_OK)
+		rc = tka_prepare(c, "SELECT max(ts_ns) FROM memory_records WHERE device_id IS ?1",
+				 &hi);
+	for (int64_t dev = NONE, host = 1; rc == TK_OK; host = 0) {
+		if (!host && (dev = one_value(dev == NONE ? first : next, dev)) == NONE)
+			break; /* no device after the last one */
+		int64_t a = one_value(lo, dev), b = one_value(hi, dev);
+		if (a != NONE && b != NONE)
+			rc = pass1_device(c, M, q, dev, a, b);
+	}
+	sqlite3_finalize(q);
+	sqlite3_finalize(first);
+	sqlite3_finalize(next);
+	sqlite3_finalize(lo);
+	sqlite3_finalize(hi);
 	return rc;
 }
 
 int tka_memory(struct tka_ctx *c)
 {
 	struct mem M = {NULL, 0, 0};
-	sqlite3_stmt *devs = NULL, *q = NULL;
-	int rc = tka_prepare(c,
-			     "SELECT device_id, min(ts_ns), max(ts_ns) FROM memory_records "
-			     "GROUP BY device_id ORDER BY device_id",
-			     &devs);
-	if (rc == TK_OK)
-		rc = tka_prepare(c, read_sql, &q);
-	while (rc == TK_OK && sqlite3_step(devs) == SQLITE_ROW)
-		rc = pass1_device(c, &M, q, col_or_none(devs, 0), sqlite3_column_int64(devs, 1),
-				  sqlite3_column_int64(devs, 2));
-	sqlite3_finalize(devs);
-	sqlite3_finalize(q);
-	devs = q = NULL;
+	int rc = pass1(c, &M);
 	if (rc == TK_OK)
 		rc = write_series(c, &M);
 	for (size_t i = 0; i < M.n; i++) {

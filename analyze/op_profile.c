@@ -5,10 +5,10 @@
  *
  * Self time is the time during which an event is the innermost open event of its track (the one
  * that started last). It is found by one sweep per track in start order. To avoid a random-access
- * index scan of every event, the events are read once in load (rowid) order into a small reorder
- * buffer per track (sources often write a parent after its children); a track where an event comes
- * later than the buffer can absorb is swept again on its own, in index order, and its first
- * results are dropped.
+ * index scan of every event, the shared pass over the events (event_pass.c) hands them over once
+ * in load (rowid) order, into a small reorder buffer per track (sources often write a parent
+ * after its children); a track where an event comes later than the buffer can absorb is swept
+ * again on its own, in index order, and its first results are dropped.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -261,72 +261,69 @@ static void groups_drop_track(struct groups *G, int64_t track)
 			G->g[i].key[1] = -1; /* kept as a tombstone; skipped when written */
 }
 
-/* The load-order pass over every event (op_details merged in by event id). */
-static int pass_load_order(struct tka_ctx *c, struct groups *G, struct track_sweep *T,
-			   int64_t ntracks)
+/* What the pass over the events builds for the op profile. */
+struct tka_op_state {
+	struct groups G;
+	struct track_sweep *T; /* by track id, [0, ntracks] */
+	int64_t ntracks;
+};
+
+void tka_op_profile_free(struct tka_op_state *s)
 {
-	sqlite3_stmt *q = NULL, *od = NULL;
-	int rc, step, od_ok;
-	int64_t od_id = INT64_MAX, od_cat = 0, od_mod = 0;
-	rc = tka_prepare(c,
-			 "SELECT track_id, kind, name_id, coalesce(category_id, 0), ts_ns, dur_ns, "
-			 "id FROM events ORDER BY id",
-			 &q);
-	if (rc == TK_OK)
-		rc = tka_prepare(c,
-				 "SELECT event_id, coalesce(op_category_id, 0), "
-				 "coalesce(hlo_module_id, 0) FROM op_details ORDER BY event_id",
-				 &od);
-	if (rc != TK_OK)
-		goto out;
-	od_ok = sqlite3_step(od) == SQLITE_ROW;
-	if (od_ok) {
-		od_id = sqlite3_column_int64(od, 0);
-		od_cat = sqlite3_column_int64(od, 1);
-		od_mod = sqlite3_column_int64(od, 2);
+	if (!s)
+		return;
+	for (int64_t t = 0; s->T && t <= s->ntracks; t++) {
+		free(s->T[t].st);
+		free(s->T[t].buf);
 	}
-	while ((step = sqlite3_step(q)) == SQLITE_ROW) {
-		int64_t track = sqlite3_column_int64(q, 0), id = sqlite3_column_int64(q, 6);
-		struct open_ev e;
-		row_event(q, &e);
-		while (od_ok && od_id < id) {
-			od_ok = sqlite3_step(od) == SQLITE_ROW;
-			od_id = od_ok ? sqlite3_column_int64(od, 0) : INT64_MAX;
-			od_cat = od_ok ? sqlite3_column_int64(od, 1) : 0;
-			od_mod = od_ok ? sqlite3_column_int64(od, 2) : 0;
-		}
-		if (od_id == id) {
-			if (od_cat)
-				e.cat_id = od_cat;
-			e.module_id = od_mod;
-		}
-		if (track < 1 || track > ntracks || !nests(e.kind))
-			continue; /* no track to report it on, or a label */
-		struct track_sweep *s = &T[track];
-		if (s->unsorted)
-			continue;
-		if ((rc = buffer_add(G, track, s, &e)) != TK_OK) {
-			tka_fail(c, rc, "out of memory in the op profile");
-			goto out;
-		}
-	}
-	if (step != SQLITE_DONE) {
-		rc = tka_fail(c, TK_EINTERNAL, "reading events: %s", sqlite3_errmsg(c->db));
-		goto out;
-	}
-	for (int64_t t = 1; t <= ntracks; t++) {
-		if (T[t].unsorted)
-			continue;
-		if ((rc = buffer_finish(G, t, &T[t])) != TK_OK) {
-			tka_fail(c, rc, "out of memory in the op profile");
-			goto out;
-		}
-	}
-	rc = TK_OK;
-out:
-	sqlite3_finalize(q);
-	sqlite3_finalize(od);
-	return rc;
+	free(s->T);
+	free(s->G.g);
+	free(s);
+}
+
+int tka_op_profile_begin(struct tka_ctx *c)
+{
+	struct tka_op_state *s = calloc(1, sizeof(*s));
+	if (!s)
+		return tka_fail(c, TK_ENOMEM, "out of memory in the op profile");
+	c->ops = s;
+	s->ntracks = c->pass->ntracks;
+	s->T = calloc((size_t)s->ntracks + 1, sizeof(*s->T));
+	if (!s->T || groups_grow(&s->G) != TK_OK)
+		return tka_fail(c, TK_ENOMEM, "out of memory in the op profile");
+	c->pass->want_op_details = 1;
+	return TK_OK;
+}
+
+/* One event in load order (op_details merged in by the pass) into its track's reorder buffer. */
+int tka_op_profile_event(struct tka_ctx *c, const struct tka_ev *ev)
+{
+	struct tka_op_state *s = c->ops;
+	if (ev->track < 1 || ev->track > s->ntracks || !nests(ev->kind))
+		return TK_OK; /* no track to report it on, or a label */
+	struct track_sweep *ts = &s->T[ev->track];
+	if (ts->unsorted)
+		return TK_OK;
+	struct open_ev e;
+	e.kind = ev->kind;
+	e.name_id = ev->name_id;
+	e.cat_id = ev->has_op && ev->op_cat ? ev->op_cat : ev->cat_id;
+	e.module_id = ev->has_op ? ev->op_module : 0;
+	e.ts = ev->ts;
+	e.end = ev->dur > 0 && e.ts <= INT64_MAX - ev->dur ? e.ts + ev->dur : e.ts;
+	e.self = 0;
+	if (buffer_add(&s->G, ev->track, ts, &e) != TK_OK)
+		return tka_fail(c, TK_ENOMEM, "out of memory in the op profile");
+	return TK_OK;
+}
+
+int tka_op_profile_end(struct tka_ctx *c)
+{
+	struct tka_op_state *s = c->ops;
+	for (int64_t t = 1; t <= s->ntracks; t++)
+		if (!s->T[t].unsorted && buffer_finish(&s->G, t, &s->T[t]) != TK_OK)
+			return tka_fail(c, TK_ENOMEM, "out of memory in the op profile");
+	return TK_OK;
 }
 
 /* Sweep the tracks whose load order was not start order again, in index order. */
@@ -487,36 +484,18 @@ static int write_profile(struct tka_ctx *c)
 
 int tka_op_profile(struct tka_ctx *c)
 {
-	struct groups G = {NULL, 0, 0};
-	struct track_sweep *T = NULL;
-	int64_t ntracks = 0;
-	sqlite3_stmt *q = NULL;
-	int rc = tka_prepare(c, "SELECT coalesce(max(id), 0) FROM tracks", &q);
+	int rc = tka_pass_run(c); /* feeds the sweeps of every track read in load order */
+	if (rc == TK_OK && !c->ops)
+		rc = tka_fail(c, TK_EINTERNAL, "the op profile was already written");
 	if (rc != TK_OK)
-		goto out;
-	if (sqlite3_step(q) == SQLITE_ROW)
-		ntracks = sqlite3_column_int64(q, 0);
-	sqlite3_finalize(q);
-	q = NULL;
-	T = calloc((size_t)ntracks + 1, sizeof(*T));
-	if (!T || groups_grow(&G) != TK_OK) {
-		rc = tka_fail(c, TK_ENOMEM, "out of memory in the op profile");
-		goto out;
-	}
-	rc = pass_load_order(c, &G, T, ntracks);
+		return rc;
+	struct tka_op_state *s = c->ops;
+	rc = pass_unsorted(c, &s->G, s->T, s->ntracks);
 	if (rc == TK_OK)
-		rc = pass_unsorted(c, &G, T, ntracks);
-	if (rc == TK_OK)
-		rc = write_track_groups(c, &G);
+		rc = write_track_groups(c, &s->G);
 	if (rc == TK_OK)
 		rc = write_profile(c);
-out:
-	sqlite3_finalize(q);
-	for (int64_t t = 0; T && t <= ntracks; t++) {
-		free(T[t].st);
-		free(T[t].buf);
-	}
-	free(T);
-	free(G.g);
+	tka_op_profile_free(s);
+	c->ops = NULL;
 	return rc;
 }

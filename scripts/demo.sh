@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The built-in example: a synthetic 2-GPU training trace, described, queried and analyzed.
+# The built-in example: a synthetic 2-GPU training trace, described, queried, analyzed and
+# reported (text in the terminal, plus an HTML report to open).
 # Usage: scripts/demo.sh [BUILD_DIR]
 set -euo pipefail
 build=${1:-build}
@@ -21,5 +22,9 @@ run "$tk" query "$store" "SELECT device_id, max(bytes_in_use) AS peak_bytes_in_u
 run "$tk" analyze "$store"
 run "$tk" query "$store" "SELECT device_id, cause, printf('%.6f', dur_ns / 1e6) AS gap_ms, prev_name,
     next_name FROM analysis_gaps ORDER BY dur_ns DESC LIMIT 5" --max-width 40
+html="$build/demo-report.html"
 printf '\nThe store is %s: query it with SQL (docs/store.md lists the tables and views;\n' "$store"
-printf 'docs/metrics.md defines every analysis_* table).\n'
+printf 'docs/metrics.md defines every analysis_* table, docs/reports.md every report section).\n'
+run "$tk" report "$store" --format html -o "$html"
+run "$tk" report "$store" --top 10
+printf '\nOpen the HTML report: %s\n' "$(cd "$(dirname "$html")" && pwd)/$(basename "$html")"

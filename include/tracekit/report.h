@@ -32,4 +32,49 @@ struct tk_rows_options {
 int tk_rows_write(FILE *out, struct sqlite3_stmt *st, const struct tk_rows_options *opt, char *err,
 		  size_t errlen);
 
+/* ---- reports (report/): `tracekit report` and `tracekit diff` ---- */
+
+enum tk_report_format { TK_REPORT_TEXT, TK_REPORT_HTML, TK_REPORT_JSON, TK_REPORT_MD };
+
+/** tk_report_format_parse() - "text", "html", "json" or "md" into @out; TK_EINVAL otherwise. */
+int tk_report_format_parse(const char *name, enum tk_report_format *out);
+
+struct tk_report_options {
+	enum tk_report_format format;
+	int width;	  /* text: columns to fit in (0 = 100) */
+	int color;	  /* text: ANSI colours (the CLI sets it only on a TTY without --no-color) */
+	int top;	  /* rows per capped table (0 = 20) */
+	double threshold; /* diff: relative change flagged, e.g. 0.05 for 5 % (0 = 0.05) */
+};
+
+/** tk_report_options_init() - text, width 100, no colour, top 20, threshold 5 %. */
+void tk_report_options_init(struct tk_report_options *o);
+
+/**
+ * tk_report_has_analysis() - whether the store at @path has analysis_* tables (*out = 1) or not
+ * (*out = 0), so that a caller can run tk_analyze() first.
+ * @return TK_OK, or the tk_store_open() status with its message in @err.
+ */
+int tk_report_has_analysis(const char *path, int *out, char *err, size_t errlen);
+
+/**
+ * tk_report_write() - write the report of the analysed store at @path to @out in @o's format
+ * (docs/reports.md): trace summary, KPIs with bands, findings, device time, top ops and kernels,
+ * idle gaps, memory, steps, communication. Every number comes from the store's analysis_* tables
+ * (HTML's utilization-over-time chart is binned from the device events).
+ * @return TK_OK; TK_EIO/TK_EFORMAT/TK_EVERSION when the store cannot be read, TK_EIO on a
+ *         write error; the message is in @err (@errlen bytes).
+ */
+int tk_report_write(FILE *out, const char *path, const struct tk_report_options *o, char *err,
+		    size_t errlen);
+
+/**
+ * tk_report_diff() - compare the analysed stores @a (before) and @b (after) and write the diff to
+ * @out: KPIs, device time, top ops and kernels side by side with absolute and relative deltas,
+ * new and vanished ops and kernels; changes beyond @o->threshold are flagged.
+ * @return as tk_report_write().
+ */
+int tk_report_diff(FILE *out, const char *a, const char *b, const struct tk_report_options *o,
+		   char *err, size_t errlen);
+
 #endif

@@ -1,44 +1,18 @@
 /* Findings on small stores where each rule fires or does not by construction. */
 #include <criterion/criterion.h>
-#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <tracekit/tracekit.h>
 
-#include "tk_test.h"
+#include "tk_analyze_store.h"
 
-#define OK(call) cr_assert_eq((call), TK_OK, "%s: %s", #call, tk_writer_errmsg(w))
 #define T0 TKT_T0
 
-/* The one row @sql returns, as 'a|b|NULL|...' (malloc'd). */
-#define row(path, sql) tkt_rows(path, sql)
-
-#define ROW_EQ(path, sql, want)                                                          \
-	do {                                                                             \
-		char *got_ = row(path, sql);                                             \
-		cr_expect_str_eq(got_, want, "%s\n got: %s\nwant: %s", sql, got_, want); \
-		free(got_);                                                              \
-	} while (0)
-
-static void analyze(const char *path)
-{
-	char err[1024];
-	cr_assert_eq(tk_analyze(path, NULL, err, sizeof(err)), TK_OK, "%s", err);
-}
-
-static int64_t ev(tk_writer *w, int64_t track, int kind, const char *name, const char *cat,
-		  int64_t ts, int64_t dur)
-{
-	struct tk_event e = {track, kind, name, 0, cat, 0, T0 + ts, dur, TK_NONE};
-	int64_t id;
-	OK(tk_writer_add_event(w, &e, &id));
-	return id;
-}
-
+/* A kernel without kernel_details. */
 static void kernel(tk_writer *w, int64_t track, const char *name, int64_t ts, int64_t dur)
 {
-	ev(w, track, TK_EV_KERNEL, name, NULL, ts, dur);
+	tkt_ev(w, track, TK_EV_KERNEL, name, NULL, ts, dur);
 }
 
 /*
@@ -55,26 +29,25 @@ static char *write_findings_store(char *dir)
 	cr_assert_eq(tk_writer_create(path, &w), TK_OK);
 	int64_t proc, d0, d1, thr, s0, s1;
 	struct tk_process_info p = {10, "train", "h", 0};
-	OK(tk_writer_add_process(w, &p, &proc));
+	TKT_OK(tk_writer_add_process(w, &p, &proc));
 	struct tk_device_info d = {0,	"gpu",	 "H100",  "nvidia", "h", proc,	  0,	   "9.0",
 				   132, TK_NONE, TK_NONE, TK_NONE,  -1,	 TK_NONE, TK_NONE, TK_NONE};
-	OK(tk_writer_add_device(w, &d, &d0));
+	TKT_OK(tk_writer_add_device(w, &d, &d0));
 	d.ordinal = 1;
-	OK(tk_writer_add_device(w, &d, &d1));
+	TKT_OK(tk_writer_add_device(w, &d, &d1));
 	struct tk_track_info t1 = {TK_TRACK_THREAD, "main", proc, TK_NONE, 1, TK_NONE, NULL};
 	struct tk_track_info t2 = {TK_TRACK_STREAM, "Stream #7", proc, d0, TK_NONE, 7, NULL};
 	struct tk_track_info t3 = {TK_TRACK_STREAM, "Stream #7", proc, d1, TK_NONE, 7, NULL};
-	OK(tk_writer_add_track(w, &t1, &thr));
-	OK(tk_writer_add_track(w, &t2, &s0));
-	OK(tk_writer_add_track(w, &t3, &s1));
-	ev(w, thr, TK_EV_RUNTIME_API, "cudaDeviceSynchronize", NULL, 0, 600);
-	ev(w, thr, TK_EV_RUNTIME_API, "cudaLaunchKernel", NULL, 700, 10);
+	TKT_OK(tk_writer_add_track(w, &t1, &thr));
+	TKT_OK(tk_writer_add_track(w, &t2, &s0));
+	TKT_OK(tk_writer_add_track(w, &t3, &s1));
+	tkt_ev(w, thr, TK_EV_RUNTIME_API, "cudaDeviceSynchronize", NULL, 0, 600);
+	tkt_ev(w, thr, TK_EV_RUNTIME_API, "cudaLaunchKernel", NULL, 700, 10);
 	kernel(w, s0, "big", 0, 150);
 	kernel(w, s0, "small", 900, 100);
 	kernel(w, s1, "a", 0, 500);
 	kernel(w, s1, "b", 500, 500);
-	char err[512];
-	cr_assert_eq(tk_writer_finish(w, err, sizeof(err)), TK_OK, "%s", err);
+	tkt_finish(w);
 	return path;
 }
 
@@ -83,24 +56,27 @@ static char *write_findings_store(char *dir)
 Test(findings, rules_fire_by_construction)
 {
 	char *dir = tkt_mkdtemp(), *path = write_findings_store(dir);
-	analyze(path);
+	tkt_analyze(path, TK_WINDOW_AUTO, -1);
 	cr_expect_eq(tkt_query_int(path, "SELECT count(*) FROM analysis_findings"), 3);
-	ROW_EQ(path, FQ "WHERE id = 1", "gpu_idle|high|0|NULL|75.0|20.0");
-	ROW_EQ(path, FQ "WHERE id = 2", "dominant_op|medium|0|NULL|60.0|50.0");
-	ROW_EQ(path, FQ "WHERE id = 3", "sync_api_calls|high|NULL|1|60.0|1.0");
-	ROW_EQ(path,
-	       "SELECT json_extract(evidence, '$.window_ns'), json_extract(evidence, '$.idle_ns'), "
-	       "json_extract(evidence, '$.top[0].dur_ns') FROM analysis_findings WHERE id = 1",
-	       "1000|750|750");
-	ROW_EQ(path,
-	       "SELECT json_extract(evidence, '$.name'), json_extract(evidence, '$.total_ns'), "
-	       "json_extract(evidence, '$.top[1].name') FROM analysis_findings WHERE id = 2",
-	       "big|150|small");
-	ROW_EQ(path,
-	       "SELECT json_extract(evidence, '$.calls'), json_extract(evidence, '$.total_ns'), "
-	       "json_extract(evidence, '$.trace_ns'), json_extract(evidence, '$.top[0].name') "
-	       "FROM analysis_findings WHERE id = 3",
-	       "1|600|1000|cudaDeviceSynchronize");
+	tkt_expect_rows(path, FQ "WHERE id = 1", "gpu_idle|high|0|NULL|75.0|20.0");
+	tkt_expect_rows(path, FQ "WHERE id = 2", "dominant_op|medium|0|NULL|60.0|50.0");
+	tkt_expect_rows(path, FQ "WHERE id = 3", "sync_api_calls|high|NULL|1|60.0|1.0");
+	tkt_expect_rows(
+	    path,
+	    "SELECT json_extract(evidence, '$.window_ns'), json_extract(evidence, '$.idle_ns'), "
+	    "json_extract(evidence, '$.top[0].dur_ns') FROM analysis_findings WHERE id = 1",
+	    "1000|750|750");
+	tkt_expect_rows(
+	    path,
+	    "SELECT json_extract(evidence, '$.name'), json_extract(evidence, '$.total_ns'), "
+	    "json_extract(evidence, '$.top[1].name') FROM analysis_findings WHERE id = 2",
+	    "big|150|small");
+	tkt_expect_rows(
+	    path,
+	    "SELECT json_extract(evidence, '$.calls'), json_extract(evidence, '$.total_ns'), "
+	    "json_extract(evidence, '$.trace_ns'), json_extract(evidence, '$.top[0].name') "
+	    "FROM analysis_findings WHERE id = 3",
+	    "1|600|1000|cudaDeviceSynchronize");
 	cr_expect_eq(tkt_query_int(path, "SELECT count(*) FROM analysis_findings WHERE summary = "
 					 "'' OR fix = '' OR json_valid(evidence) = 0"),
 		     0);

@@ -6,65 +6,30 @@
  * options, re-runs replacing the tables, the printed summary).
  */
 #include <criterion/criterion.h>
-#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <tracekit/tracekit.h>
 
-#include "tk_test.h"
+#include "tk_analyze_store.h"
 
 #define U 1000LL
 #define T0 1000000000000000000LL
 
-static char *dir, *db;
-
-static void setup(void)
-{
-	dir = tkt_mkdtemp();
-	db = tkt_path(dir, "k.db");
-}
-
-static void teardown(void)
-{
-	tkt_rmdir(dir);
-	free(dir);
-	free(db);
-}
-
-TestSuite(analyze_kpi, .init = setup, .fini = teardown, .timeout = 600);
-
-static void expect_rows(const char *path, const char *sql, const char *want)
-{
-	char *got = tkt_rows(path, sql);
-	cr_expect_str_eq(got, want, "%s\n--- got ---\n%s\n--- want ---\n%s", sql, got, want);
-	free(got);
-}
-
-#define OK(call) cr_assert_eq((call), TK_OK, "%s: %s", #call, tk_writer_errmsg(w))
+TestSuite(analyze_kpi, .init = tkt_analyze_setup, .fini = tkt_analyze_teardown, .timeout = 600);
 
 /* A kernel [ts, ts + dur) U on @track, launched at @launch U; its event id. */
 static int64_t kernel(tk_writer *w, int64_t thr, int64_t track, const char *name, int64_t ts,
 		      int64_t dur, int64_t launch)
 {
-	static int64_t corr = 1;
-	int64_t api, id;
-	struct tk_event a = {
-	    thr, TK_EV_RUNTIME_API, "cudaLaunchKernel", 0, NULL, 0, T0 + launch * U, 2 * U, corr};
-	OK(tk_writer_add_event(w, &a, &api));
-	struct tk_event e = {track, TK_EV_KERNEL, name, 0, NULL, 0, T0 + ts * U, dur * U, corr++};
-	struct tk_kernel_info k = {NULL,    {1, 1, 1}, {32, 1, 1}, TK_NONE, TK_NONE,
-				   TK_NONE, -1,	       -1,	   -1,	    0};
-	OK(tk_writer_add_kernel(w, &e, &k, &id));
-	OK(tk_writer_add_flow(w, "launch", api, id));
-	return id;
+	return tkt_launched_op(w, thr, track, TK_EV_KERNEL, name, T0 + ts * U, dur * U,
+			       T0 + launch * U);
 }
 
 static void host(tk_writer *w, int64_t thr, const char *name, const char *cat, int64_t ts,
 		 int64_t dur)
 {
-	struct tk_event e = {thr, TK_EV_HOST_OP, name, 0, cat, 0, T0 + ts * U, dur * U, TK_NONE};
-	OK(tk_writer_add_event(w, &e, NULL));
+	tkt_event(w, thr, TK_EV_HOST_OP, name, cat, T0 + ts * U, dur * U, TK_NONE);
 }
 
 /*
@@ -82,58 +47,46 @@ static void write_kpi_store(const char *path)
 	cr_assert_eq(tk_writer_create(path, &w), TK_OK);
 	for (int r = 0; r < 2; r++) {
 		struct tk_process_info p = {1 + r, "p", "h", r};
-		OK(tk_writer_add_process(w, &p, &proc[r]));
+		TKT_OK(tk_writer_add_process(w, &p, &proc[r]));
 		struct tk_device_info d = {r,	    "gpu",   NULL,    NULL,
 					   "h",	    proc[r], r,	      NULL,
 					   TK_NONE, TK_NONE, TK_NONE, r ? TK_NONE : 1000000000000LL,
 					   -1,	    TK_NONE, TK_NONE, TK_NONE};
-		OK(tk_writer_add_device(w, &d, &dev[r]));
+		TKT_OK(tk_writer_add_device(w, &d, &dev[r]));
 		struct tk_track_info t = {TK_TRACK_THREAD, NULL, proc[r], TK_NONE, 1,
 					  TK_NONE,	   NULL};
-		OK(tk_writer_add_track(w, &t, &thr[r]));
+		TKT_OK(tk_writer_add_track(w, &t, &thr[r]));
 		struct tk_track_info s = {TK_TRACK_STREAM, NULL, proc[r], dev[r], TK_NONE, 7, NULL};
-		OK(tk_writer_add_track(w, &s, &strm[r]));
+		TKT_OK(tk_writer_add_track(w, &s, &strm[r]));
 	}
 	struct tk_device_info d2 = {2,	     "gpu",   NULL,    NULL,	"h",	 TK_NONE,
 				    TK_NONE, NULL,    TK_NONE, TK_NONE, TK_NONE, TK_NONE,
 				    -1,	     TK_NONE, TK_NONE, TK_NONE};
-	OK(tk_writer_add_device(w, &d2, &dev[2]));
+	TKT_OK(tk_writer_add_device(w, &d2, &dev[2]));
 	struct tk_op_info oi = {"fusion", "module", NULL, NULL, TK_NONE, TK_NONE, 1600000000LL};
 	id = kernel(w, thr[0], strm[0], "big", 0, 2000, -10);
-	OK(tk_writer_add_op_details(w, id, &oi));
+	TKT_OK(tk_writer_add_op_details(w, id, &oi));
 	id = kernel(w, thr[0], strm[0], "small", 2100, 50, 2050);
 	oi.bytes_accessed = TK_NONE;
-	OK(tk_writer_add_op_details(w, id, &oi));
+	TKT_OK(tk_writer_add_op_details(w, id, &oi));
 	kernel(w, thr[0], strm[0], "small", 2150, 50, 0);
 	id = kernel(w, thr[0], strm[0], "mid", 2500, 500, 100);
 	oi.bytes_accessed = 400000000LL;
-	OK(tk_writer_add_op_details(w, id, &oi));
+	TKT_OK(tk_writer_add_op_details(w, id, &oi));
 	kernel(w, thr[1], strm[1], "k", 0, 10, -5);
 	host(w, thr[0], "XlaCompile", "cpu_op", -5000000, 3000000);
 	host(w, thr[0], "backend_compile", "cpu_op", -4000000, 1000000);
 	host(w, thr[0], "CompiledFunction", "cpu_op", 0, 1000);
 	host(w, thr[0], "inductor", "compile", 10000, 500);
-	char err[512];
-	cr_assert_eq(tk_writer_finish(w, err, sizeof(err)), TK_OK, "%s", err);
-}
-
-static void analyze(const char *path, int64_t small_ns)
-{
-	struct tk_analyze_options o;
-	char err[1024];
-	tk_analyze_options_init(&o);
-	if (small_ns >= 0)
-		o.small_kernel_ns = small_ns;
-	int rc = tk_analyze(path, &o, err, sizeof(err));
-	cr_assert_eq(rc, TK_OK, "tk_analyze: %d %s", rc, err);
+	tkt_finish(w);
 }
 
 Test(analyze_kpi, every_kpi_with_band_window_and_note)
 {
-	write_kpi_store(db);
-	analyze(db, -1);
-	expect_rows(
-	    db, "SELECT * FROM analysis_kpi WHERE device_id = 0 ORDER BY rowid",
+	write_kpi_store(tkt_db);
+	tkt_analyze(tkt_db, TK_WINDOW_AUTO, -1);
+	tkt_expect_rows(
+	    tkt_db, "SELECT * FROM analysis_kpi WHERE device_id = 0 ORDER BY rowid",
 	    "0|gpu_utilization|86.6666666666667|%|good|device|busy 2600000 ns of a 3000000 ns "
 	    "window; good > 80%, warning 50-80%, bad < 50%\n"
 	    "0|kernel_duration_median|275000.0|ns|warning|device|median duration of the 4 "
@@ -150,40 +103,45 @@ Test(analyze_kpi, every_kpi_with_band_window_and_note)
 	    "0|compilation_time|3000500000.0|ns|warning|trace|union of 3 compile events (the "
 	    "device's process) on the host; 0 ns of it inside the device window; good < 2 s, "
 	    "warning 2-10 s, bad > 10 s");
-	expect_rows(db, "SELECT * FROM analysis_kpi WHERE device_id = 1 ORDER BY rowid",
-		    "1|gpu_utilization|100.0|%|good|device|busy 10000 ns of a 10000 ns window; "
-		    "good > 80%, warning 50-80%, bad < 50%\n"
-		    "1|kernel_duration_median|10000.0|ns|bad|device|median duration of the 1 "
-		    "kernels starting in the window; good > 1 ms, warning 0.1-1 ms, bad < 0.1 ms\n"
-		    "1|small_kernel_share_count|100.0|%|n-a|device|1 of 1 kernels shorter than "
-		    "100000 ns (--small-kernel-us); no seed band\n"
-		    "1|small_kernel_share_time|100.0|%|n-a|device|10000 of 10000 ns of kernels "
-		    "time is in kernels shorter than 100000 ns; no seed band\n"
-		    "1|host_overhead|0.0|%|good|device|host-bound idle 0 ns of a 10000 ns window; "
-		    "good < 10%, warning 10-20%, bad > 20%\n"
-		    "1|memory_bandwidth|NULL|%|n-a|device|n/a: the device's peak memory bandwidth "
-		    "is unknown\n"
-		    "1|compilation_time|NULL|ns|n-a|trace|n/a: no compile events in this device's "
-		    "process");
+	tkt_expect_rows(
+	    tkt_db, "SELECT * FROM analysis_kpi WHERE device_id = 1 ORDER BY rowid",
+	    "1|gpu_utilization|100.0|%|good|device|busy 10000 ns of a 10000 ns window; "
+	    "good > 80%, warning 50-80%, bad < 50%\n"
+	    "1|kernel_duration_median|10000.0|ns|bad|device|median duration of the 1 "
+	    "kernels starting in the window; good > 1 ms, warning 0.1-1 ms, bad < 0.1 ms\n"
+	    "1|small_kernel_share_count|100.0|%|n-a|device|1 of 1 kernels shorter than "
+	    "100000 ns (--small-kernel-us); no seed band\n"
+	    "1|small_kernel_share_time|100.0|%|n-a|device|10000 of 10000 ns of kernels "
+	    "time is in kernels shorter than 100000 ns; no seed band\n"
+	    "1|host_overhead|0.0|%|good|device|host-bound idle 0 ns of a 10000 ns window; "
+	    "good < 10%, warning 10-20%, bad > 20%\n"
+	    "1|memory_bandwidth|NULL|%|n-a|device|n/a: the device's peak memory bandwidth "
+	    "is unknown\n"
+	    "1|compilation_time|NULL|ns|n-a|trace|n/a: no compile events in this device's "
+	    "process");
 	/* the device without work has no rows; utilization equals analysis_device_time's */
-	cr_expect_eq(tkt_query_int(db, "SELECT count(*) FROM analysis_kpi WHERE device_id = 2"), 0);
-	cr_expect_eq(tkt_query_int(db, "SELECT count(*) FROM analysis_kpi k JOIN "
-				       "analysis_device_time t ON t.device_id = k.device_id AND "
-				       "t.selected = 1 WHERE k.kpi = 'gpu_utilization' AND "
-				       "k.value = 100.0 * t.utilization"),
+	cr_expect_eq(tkt_query_int(tkt_db, "SELECT count(*) FROM analysis_kpi WHERE device_id = 2"),
+		     0);
+	cr_expect_eq(tkt_query_int(tkt_db,
+				   "SELECT count(*) FROM analysis_kpi k JOIN "
+				   "analysis_device_time t ON t.device_id = k.device_id AND "
+				   "t.selected = 1 WHERE k.kpi = 'gpu_utilization' AND "
+				   "k.value = 100.0 * t.utilization"),
 		     2);
 	/* host overhead re-derived from analysis_gaps */
-	cr_expect_eq(tkt_query_int(db, "SELECT sum(dur_ns) FROM analysis_gaps WHERE device_id = 0 "
-				       "AND cause = 'host_bound'"),
+	cr_expect_eq(tkt_query_int(tkt_db,
+				   "SELECT sum(dur_ns) FROM analysis_gaps WHERE device_id = 0 "
+				   "AND cause = 'host_bound'"),
 		     100000);
 }
 
 Test(analyze_kpi, small_kernel_threshold_is_configurable)
 {
-	write_kpi_store(db);
-	analyze(db, 1000000); /* 1 ms: big (2 ms) is the only one not small */
-	expect_rows(
-	    db,
+	write_kpi_store(tkt_db);
+	tkt_analyze(tkt_db, TK_WINDOW_AUTO,
+		    1000000); /* 1 ms: big (2 ms) is the only one not small */
+	tkt_expect_rows(
+	    tkt_db,
 	    "SELECT value, note FROM analysis_kpi WHERE device_id = 0 AND kpi LIKE "
 	    "'small_kernel%' ORDER BY rowid",
 	    "75.0|3 of 4 kernels shorter than 1000000 ns (--small-kernel-us); no seed band\n"
@@ -222,7 +180,7 @@ Test(analyze_kpi, cli_help_and_usage_errors)
 
 Test(analyze_kpi, cli_bad_store_exits_2_naming_the_file)
 {
-	char *missing = tkt_path(dir, "missing.db"), *text = tkt_path(dir, "notes.db");
+	char *missing = tkt_path(tkt_dir, "missing.db"), *text = tkt_path(tkt_dir, "notes.db");
 	FILE *f = fopen(text, "w");
 	fputs("not a database, just text\n", f);
 	fclose(f);
@@ -240,8 +198,8 @@ Test(analyze_kpi, cli_bad_store_exits_2_naming_the_file)
 
 Test(analyze_kpi, cli_prints_a_summary_and_reruns_replace_the_tables)
 {
-	write_kpi_store(db);
-	struct tkt_run r = tkt_tracekit("analyze", db, NULL);
+	write_kpi_store(tkt_db);
+	struct tkt_run r = tkt_tracekit("analyze", tkt_db, NULL);
 	cr_assert_eq(r.code, 0, "exit %d: %s", r.code, r.err);
 	const char *want[] = {"analyzed: ",	    "Devices (selected window; ms with 6 decimals)",
 			      "3.000000",	    "86.7%",
@@ -253,26 +211,27 @@ Test(analyze_kpi, cli_prints_a_summary_and_reruns_replace_the_tables)
 		cr_expect(strstr(r.out, want[i]), "summary lacks '%s':\n%s", want[i], r.out);
 	cr_expect(!strstr(r.out, "Steps"), "no steps in this store:\n%s", r.out);
 	/* findings (another analysis) are listed exactly when analysis_findings has rows */
-	int64_t findings = tkt_query_int(db, "SELECT count(*) FROM analysis_findings");
+	int64_t findings = tkt_query_int(tkt_db, "SELECT count(*) FROM analysis_findings");
 	cr_expect_eq(strstr(r.out, "\nFindings\n") != NULL, findings > 0, "%lld findings:\n%s",
 		     (long long)findings, r.out);
 	tkt_run_free(&r);
-	int64_t kpis = tkt_query_int(db, "SELECT count(*) FROM analysis_kpi");
-	int64_t gaps = tkt_query_int(db, "SELECT count(*) FROM analysis_gaps");
+	int64_t kpis = tkt_query_int(tkt_db, "SELECT count(*) FROM analysis_kpi");
+	int64_t gaps = tkt_query_int(tkt_db, "SELECT count(*) FROM analysis_gaps");
 	cr_expect_eq(kpis, 14);
 	cr_expect_eq(gaps, 2);
-	r = tkt_tracekit("analyze", "-q", "--window", "steps", "--small-kernel-us", "1000", db,
+	r = tkt_tracekit("analyze", "-q", "--window", "steps", "--small-kernel-us", "1000", tkt_db,
 			 NULL);
 	cr_expect_eq(r.code, 0, "exit %d: %s", r.code, r.err);
 	cr_expect_str_eq(r.out, "");
 	tkt_run_free(&r);
-	cr_expect_eq(tkt_query_int(db, "SELECT count(*) FROM analysis_kpi"), kpis);
-	cr_expect_eq(tkt_query_int(db, "SELECT count(*) FROM analysis_gaps"), gaps);
+	cr_expect_eq(tkt_query_int(tkt_db, "SELECT count(*) FROM analysis_kpi"), kpis);
+	cr_expect_eq(tkt_query_int(tkt_db, "SELECT count(*) FROM analysis_gaps"), gaps);
 	/* no steps: --window steps falls back to the device window */
-	cr_expect_eq(tkt_query_int(db, "SELECT count(*) FROM analysis_device_time WHERE window = "
-				       "'device' AND selected = 1"),
+	cr_expect_eq(tkt_query_int(tkt_db,
+				   "SELECT count(*) FROM analysis_device_time WHERE window = "
+				   "'device' AND selected = 1"),
 		     2);
-	cr_expect_eq(tkt_query_int(db, "SELECT CAST(value AS INTEGER) FROM analysis_kpi WHERE "
-				       "device_id = 0 AND kpi = 'small_kernel_share_count'"),
+	cr_expect_eq(tkt_query_int(tkt_db, "SELECT CAST(value AS INTEGER) FROM analysis_kpi WHERE "
+					   "device_id = 0 AND kpi = 'small_kernel_share_count'"),
 		     75);
 }

@@ -1,40 +1,13 @@
 /* Op profile and kernel stats on small stores whose answers are known by construction. */
 #include <criterion/criterion.h>
-#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <tracekit/tracekit.h>
 
-#include "tk_test.h"
+#include "tk_analyze_store.h"
 
-#define OK(call) cr_assert_eq((call), TK_OK, "%s: %s", #call, tk_writer_errmsg(w))
 #define T0 TKT_T0
-
-/* The one row @sql returns, as 'a|b|NULL|...' (malloc'd). */
-#define row(path, sql) tkt_rows(path, sql)
-
-#define ROW_EQ(path, sql, want)                                                          \
-	do {                                                                             \
-		char *got_ = row(path, sql);                                             \
-		cr_expect_str_eq(got_, want, "%s\n got: %s\nwant: %s", sql, got_, want); \
-		free(got_);                                                              \
-	} while (0)
-
-static void analyze(const char *path)
-{
-	char err[1024];
-	cr_assert_eq(tk_analyze(path, NULL, err, sizeof(err)), TK_OK, "%s", err);
-}
-
-static int64_t ev(tk_writer *w, int64_t track, int kind, const char *name, const char *cat,
-		  int64_t ts, int64_t dur)
-{
-	struct tk_event e = {track, kind, name, 0, cat, 0, T0 + ts, dur, TK_NONE};
-	int64_t id;
-	OK(tk_writer_add_event(w, &e, &id));
-	return id;
-}
 
 /*
  * Host thread: outer [0,100) holding inner [10,30), a launch [40,45) and inner [50,60), under an
@@ -51,43 +24,42 @@ static char *write_ops_store(char *dir)
 	cr_assert_eq(tk_writer_create(path, &w), TK_OK);
 	int64_t proc, dev, thr, strm, xla;
 	struct tk_process_info p = {10, "train", "h", 0};
-	OK(tk_writer_add_process(w, &p, &proc));
+	TKT_OK(tk_writer_add_process(w, &p, &proc));
 	struct tk_device_info d = {0,	"gpu",	 "H100",  "nvidia", "h", proc,	  0,	   "9.0",
 				   132, TK_NONE, TK_NONE, TK_NONE,  -1,	 TK_NONE, TK_NONE, TK_NONE};
-	OK(tk_writer_add_device(w, &d, &dev));
+	TKT_OK(tk_writer_add_device(w, &d, &dev));
 	struct tk_track_info t1 = {TK_TRACK_THREAD, "main", proc, TK_NONE, 1, TK_NONE, NULL};
 	struct tk_track_info t2 = {TK_TRACK_STREAM, "Stream #7", proc, dev, TK_NONE, 7, NULL};
 	struct tk_track_info t3 = {TK_TRACK_DERIVED, "XLA Ops", proc, dev, TK_NONE, TK_NONE, NULL};
-	OK(tk_writer_add_track(w, &t1, &thr));
-	OK(tk_writer_add_track(w, &t2, &strm));
-	OK(tk_writer_add_track(w, &t3, &xla));
-	ev(w, thr, TK_EV_HOST_OP, "outer", "cpu_op", 0, 100);
-	ev(w, thr, TK_EV_ANNOTATION, "## ann ##", NULL, 5, 90);
-	ev(w, thr, TK_EV_HOST_OP, "inner", "cpu_op", 10, 20);
-	ev(w, thr, TK_EV_RUNTIME_API, "cudaLaunchKernel", NULL, 40, 5);
-	ev(w, thr, TK_EV_HOST_OP, "inner", "cpu_op", 50, 10);
-	ev(w, thr, TK_EV_HOST_OP, "p1", "cpu_op", 200, 10);
-	ev(w, thr, TK_EV_HOST_OP, "p2", "cpu_op", 205, 10);
-	ev(w, thr, TK_EV_HOST_OP, "eqshort", "cpu_op", 300, 5);
-	ev(w, thr, TK_EV_HOST_OP, "eqlong", "cpu_op", 300, 20);
-	ev(w, thr, TK_EV_HOST_OP, "late_child", "cpu_op", 410, 10);
-	ev(w, thr, TK_EV_HOST_OP, "late_parent", "cpu_op", 400, 100);
+	TKT_OK(tk_writer_add_track(w, &t1, &thr));
+	TKT_OK(tk_writer_add_track(w, &t2, &strm));
+	TKT_OK(tk_writer_add_track(w, &t3, &xla));
+	tkt_ev(w, thr, TK_EV_HOST_OP, "outer", "cpu_op", 0, 100);
+	tkt_ev(w, thr, TK_EV_ANNOTATION, "## ann ##", NULL, 5, 90);
+	tkt_ev(w, thr, TK_EV_HOST_OP, "inner", "cpu_op", 10, 20);
+	tkt_ev(w, thr, TK_EV_RUNTIME_API, "cudaLaunchKernel", NULL, 40, 5);
+	tkt_ev(w, thr, TK_EV_HOST_OP, "inner", "cpu_op", 50, 10);
+	tkt_ev(w, thr, TK_EV_HOST_OP, "p1", "cpu_op", 200, 10);
+	tkt_ev(w, thr, TK_EV_HOST_OP, "p2", "cpu_op", 205, 10);
+	tkt_ev(w, thr, TK_EV_HOST_OP, "eqshort", "cpu_op", 300, 5);
+	tkt_ev(w, thr, TK_EV_HOST_OP, "eqlong", "cpu_op", 300, 20);
+	tkt_ev(w, thr, TK_EV_HOST_OP, "late_child", "cpu_op", 410, 10);
+	tkt_ev(w, thr, TK_EV_HOST_OP, "late_parent", "cpu_op", 400, 100);
 	struct tk_kernel_info ki = {NULL, {1, 1, 1}, {32, 1, 1}, 8, 0, 0, -1, -1, -1, 0};
 	struct tk_event k1 = {strm, TK_EV_KERNEL, "k", 0, "kernel", 0, T0 + 1000, 100, 1};
 	struct tk_event k2 = {strm, TK_EV_KERNEL, "k", 0, "kernel", 0, T0 + 1200, 50, 2};
 	struct tk_event k3 = {strm, TK_EV_KERNEL, "k2", 0, "kernel", 0, T0 + 1250, 50, 3};
-	OK(tk_writer_add_kernel(w, &k1, &ki, NULL));
-	OK(tk_writer_add_kernel(w, &k2, &ki, NULL));
-	OK(tk_writer_add_kernel(w, &k3, &ki, NULL));
+	TKT_OK(tk_writer_add_kernel(w, &k1, &ki, NULL));
+	TKT_OK(tk_writer_add_kernel(w, &k2, &ki, NULL));
+	TKT_OK(tk_writer_add_kernel(w, &k3, &ki, NULL));
 	struct tk_event cp = {strm, TK_EV_MEMCPY, "Memcpy HtoD", 0, NULL, 0, T0 + 1300, 100, 4};
 	struct tk_copy_info ci = {4096,		 TK_COPY_H2D, TK_MEM_PINNED,
 				  TK_MEM_DEVICE, TK_NONE,     TK_NONE};
-	OK(tk_writer_add_copy(w, &cp, &ci, NULL));
-	int64_t x = ev(w, xla, TK_EV_XLA_OP, "fusion.1", NULL, 1000, 100);
+	TKT_OK(tk_writer_add_copy(w, &cp, &ci, NULL));
+	int64_t x = tkt_ev(w, xla, TK_EV_XLA_OP, "fusion.1", NULL, 1000, 100);
 	struct tk_op_info oi = {"fusion.1", "jit_f", NULL, "fusion", TK_NONE, TK_NONE, TK_NONE};
-	OK(tk_writer_add_op_details(w, x, &oi));
-	char err[512];
-	cr_assert_eq(tk_writer_finish(w, err, sizeof(err)), TK_OK, "%s", err);
+	TKT_OK(tk_writer_add_op_details(w, x, &oi));
+	tkt_finish(w);
 	return path;
 }
 
@@ -99,26 +71,32 @@ static char *write_ops_store(char *dir)
 Test(op_profile, self_time_nesting_overlaps_and_shares)
 {
 	char *dir = tkt_mkdtemp(), *path = write_ops_store(dir);
-	analyze(path);
-	ROW_EQ(path, OPQ("outer"), "host_op|NULL|1|NULL|cpu_op|outer|1|100|65|100.0|100|100|NULL");
-	ROW_EQ(path, OPQ("inner"), "host_op|NULL|1|NULL|cpu_op|inner|2|30|30|15.0|10|20|NULL");
-	ROW_EQ(path, OPQ("cudaLaunchKernel"),
-	       "runtime_api|NULL|1|NULL|NULL|cudaLaunchKernel|1|5|5|5.0|5|5|NULL");
-	ROW_EQ(path, OPQ("p1"), "host_op|NULL|1|NULL|cpu_op|p1|1|10|5|10.0|10|10|NULL");
-	ROW_EQ(path, OPQ("p2"), "host_op|NULL|1|NULL|cpu_op|p2|1|10|10|10.0|10|10|NULL");
-	ROW_EQ(path, OPQ("eqlong"), "host_op|NULL|1|NULL|cpu_op|eqlong|1|20|15|20.0|20|20|NULL");
-	ROW_EQ(path, OPQ("eqshort"), "host_op|NULL|1|NULL|cpu_op|eqshort|1|5|5|5.0|5|5|NULL");
-	ROW_EQ(path, OPQ("late_parent"),
-	       "host_op|NULL|1|NULL|cpu_op|late_parent|1|100|90|100.0|100|100|NULL");
-	ROW_EQ(path, OPQ("late_child"),
-	       "host_op|NULL|1|NULL|cpu_op|late_child|1|10|10|10.0|10|10|NULL");
+	tkt_analyze(path, TK_WINDOW_AUTO, -1);
+	tkt_expect_rows(path, OPQ("outer"),
+			"host_op|NULL|1|NULL|cpu_op|outer|1|100|65|100.0|100|100|NULL");
+	tkt_expect_rows(path, OPQ("inner"),
+			"host_op|NULL|1|NULL|cpu_op|inner|2|30|30|15.0|10|20|NULL");
+	tkt_expect_rows(path, OPQ("cudaLaunchKernel"),
+			"runtime_api|NULL|1|NULL|NULL|cudaLaunchKernel|1|5|5|5.0|5|5|NULL");
+	tkt_expect_rows(path, OPQ("p1"), "host_op|NULL|1|NULL|cpu_op|p1|1|10|5|10.0|10|10|NULL");
+	tkt_expect_rows(path, OPQ("p2"), "host_op|NULL|1|NULL|cpu_op|p2|1|10|10|10.0|10|10|NULL");
+	tkt_expect_rows(path, OPQ("eqlong"),
+			"host_op|NULL|1|NULL|cpu_op|eqlong|1|20|15|20.0|20|20|NULL");
+	tkt_expect_rows(path, OPQ("eqshort"),
+			"host_op|NULL|1|NULL|cpu_op|eqshort|1|5|5|5.0|5|5|NULL");
+	tkt_expect_rows(path, OPQ("late_parent"),
+			"host_op|NULL|1|NULL|cpu_op|late_parent|1|100|90|100.0|100|100|NULL");
+	tkt_expect_rows(path, OPQ("late_child"),
+			"host_op|NULL|1|NULL|cpu_op|late_child|1|10|10|10.0|10|10|NULL");
 	/* device busy = [1000,1100) + [1200,1400) = 300 ns; window 400 ns; idle 100 ns */
-	ROW_EQ(path, OPQ("k"), "kernel|0|NULL|NULL|kernel|k|2|150|150|75.0|50|100|0.5");
-	ROW_EQ(path, OPQ("k2"),
-	       "kernel|0|NULL|NULL|kernel|k2|1|50|50|50.0|50|50|0.166666666666667");
-	ROW_EQ(path, OPQ("fusion.1"),
-	       "xla_op|0|NULL|jit_f|fusion|fusion.1|1|100|100|100.0|100|100|0.333333333333333");
-	ROW_EQ(path, OPQ("IDLE"), "idle|0|NULL|NULL|NULL|IDLE|NULL|100|100|NULL|NULL|NULL|NULL");
+	tkt_expect_rows(path, OPQ("k"), "kernel|0|NULL|NULL|kernel|k|2|150|150|75.0|50|100|0.5");
+	tkt_expect_rows(path, OPQ("k2"),
+			"kernel|0|NULL|NULL|kernel|k2|1|50|50|50.0|50|50|0.166666666666667");
+	tkt_expect_rows(
+	    path, OPQ("fusion.1"),
+	    "xla_op|0|NULL|jit_f|fusion|fusion.1|1|100|100|100.0|100|100|0.333333333333333");
+	tkt_expect_rows(path, OPQ("IDLE"),
+			"idle|0|NULL|NULL|NULL|IDLE|NULL|100|100|NULL|NULL|NULL|NULL");
 	/* annotations are not ops; memcpys are not in the op profile */
 	cr_expect_eq(tkt_query_int(path, "SELECT count(*) FROM analysis_op_profile"), 13);
 	/* on a track, the self times add up to the union of its (non-label) events */
@@ -126,7 +104,7 @@ Test(op_profile, self_time_nesting_overlaps_and_shares)
 					 "device_id IS NULL"),
 		     100 + 15 + 20 + 100);
 	/* re-runnable: the second run replaces the table */
-	analyze(path);
+	tkt_analyze(path, TK_WINDOW_AUTO, -1);
 	cr_expect_eq(tkt_query_int(path, "SELECT count(*) FROM analysis_op_profile"), 13);
 	free(path);
 	tkt_rmdir(dir);
@@ -146,12 +124,12 @@ static char *write_kernel_store(char *dir)
 	cr_assert_eq(tk_writer_create(path, &w), TK_OK);
 	int64_t proc, dev, strm;
 	struct tk_process_info p = {10, "train", "h", 0};
-	OK(tk_writer_add_process(w, &p, &proc));
+	TKT_OK(tk_writer_add_process(w, &p, &proc));
 	struct tk_device_info d = {0,	"gpu",	 "H100",  "nvidia", "h", proc, 0,     "9.0",
 				   132, TK_NONE, TK_NONE, TK_NONE,  -1,	 2048, 65536, 233472};
-	OK(tk_writer_add_device(w, &d, &dev));
+	TKT_OK(tk_writer_add_device(w, &d, &dev));
 	struct tk_track_info t2 = {TK_TRACK_STREAM, "Stream #7", proc, dev, TK_NONE, 7, NULL};
-	OK(tk_writer_add_track(w, &t2, &strm));
+	TKT_OK(tk_writer_add_track(w, &t2, &strm));
 	struct tk_kernel_info a = {NULL, {10, 1, 1}, {256, 1, 1}, 32, 0, 0, -1, -1, -1, 0};
 	struct tk_kernel_info b = {NULL, {4, 2, 1}, {1024, 1, 1}, 64, 1024, 0, -1, -1, -1, 0};
 	struct tk_kernel_info h = {NULL, {8, 1, 1}, {128, 1, 1}, 255, 0, 49152, 0.25, -1, -1, 0};
@@ -159,24 +137,23 @@ static char *write_kernel_store(char *dir)
 	const int64_t da[] = {100, 300, 200}, db[] = {10, 20};
 	for (int i = 0; i < 3; i++, t += 1000) {
 		struct tk_event e = {strm, TK_EV_KERNEL, "k", 0, NULL, 0, T0 + t, da[i], TK_NONE};
-		OK(tk_writer_add_kernel(w, &e, &a, NULL));
+		TKT_OK(tk_writer_add_kernel(w, &e, &a, NULL));
 	}
 	for (int i = 0; i < 2; i++, t += 1000) {
 		struct tk_event e = {strm, TK_EV_KERNEL, "k", 0, NULL, 0, T0 + t, db[i], TK_NONE};
-		OK(tk_writer_add_kernel(w, &e, &b, NULL));
+		TKT_OK(tk_writer_add_kernel(w, &e, &b, NULL));
 	}
 	struct tk_event he = {strm, TK_EV_KERNEL, "volta_hmma_gemm", 0, NULL, 0, T0 + t,
 			      30,   TK_NONE};
-	OK(tk_writer_add_kernel(w, &he, &h, NULL));
+	TKT_OK(tk_writer_add_kernel(w, &he, &h, NULL));
 	t += 1000;
 	he.ts_ns = T0 + t;
 	he.dur_ns = 10;
 	h.occupancy = 0.5;
-	OK(tk_writer_add_kernel(w, &he, &h, NULL));
+	TKT_OK(tk_writer_add_kernel(w, &he, &h, NULL));
 	t += 1000;
-	ev(w, strm, TK_EV_KERNEL, "nodetail", NULL, t, 7);
-	char err[512];
-	cr_assert_eq(tk_writer_finish(w, err, sizeof(err)), TK_OK, "%s", err);
+	tkt_ev(w, strm, TK_EV_KERNEL, "nodetail", NULL, t, 7);
+	tkt_finish(w);
 	return path;
 }
 
@@ -185,23 +162,27 @@ static char *write_kernel_store(char *dir)
 Test(kernel_stats, groups_median_stddev_occupancy_tensor_cores)
 {
 	char *dir = tkt_mkdtemp(), *path = write_kernel_store(dir);
-	analyze(path);
+	tkt_analyze(path, TK_WINDOW_AUTO, -1);
 	/* 256 threads = 8 warps: 8 blocks by threads, 65536 / (32 * 256) = 8 by registers -> 1.0;
 	 * stddev = sqrt((100^2 + 100^2 + 0) / 3) */
-	ROW_EQ(path, KQ "1",
-	       "1|0|k|10|1|1|256|1|1|32|0|0|0|3|600|200.0|100|300|200.0|81.6496580927726|1.0|"
-	       "computed|0");
+	tkt_expect_rows(
+	    path, KQ "1",
+	    "1|0|k|10|1|1|256|1|1|32|0|0|0|3|600|200.0|100|300|200.0|81.6496580927726|1.0|"
+	    "computed|0");
 	/* occupancy from the source, duration-weighted: (0.25 * 30 + 0.5 * 10) / 40 */
-	ROW_EQ(path, KQ "2",
-	       "2|0|volta_hmma_gemm|8|1|1|128|1|1|255|0|49152|49152|2|40|20.0|10|30|20.0|10.0|"
-	       "0.3125|source|1");
+	tkt_expect_rows(
+	    path, KQ "2",
+	    "2|0|volta_hmma_gemm|8|1|1|128|1|1|255|0|49152|49152|2|40|20.0|10|30|20.0|10.0|"
+	    "0.3125|source|1");
 	/* 1024 threads = 32 warps: 2 blocks by threads, 65536 / (64 * 1024) = 1 by registers ->
 	 * 0.5; even count: median is the mean of the two middle ones */
-	ROW_EQ(path, KQ "3",
-	       "3|0|k|4|2|1|1024|1|1|64|1024|0|1024|2|30|15.0|10|20|15.0|5.0|0.5|computed|0");
-	ROW_EQ(path, KQ "4",
-	       "4|0|nodetail|NULL|NULL|NULL|NULL|NULL|NULL|NULL|NULL|NULL|NULL|1|7|7.0|7|7|7.0|"
-	       "0.0|NULL|NULL|0");
+	tkt_expect_rows(
+	    path, KQ "3",
+	    "3|0|k|4|2|1|1024|1|1|64|1024|0|1024|2|30|15.0|10|20|15.0|5.0|0.5|computed|0");
+	tkt_expect_rows(
+	    path, KQ "4",
+	    "4|0|nodetail|NULL|NULL|NULL|NULL|NULL|NULL|NULL|NULL|NULL|NULL|1|7|7.0|7|7|7.0|"
+	    "0.0|NULL|NULL|0");
 	cr_expect_eq(tkt_query_int(path, "SELECT count(*) FROM analysis_kernel_stats"), 4);
 	cr_expect_eq(tkt_query_int(path, "SELECT sum(total_ns) FROM analysis_kernel_stats"),
 		     tkt_query_int(path, "SELECT sum(dur_ns) FROM kernels"));

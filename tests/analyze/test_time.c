@@ -7,52 +7,17 @@
  * computed independently with Python (tests/data/analyze/time_figures.py).
  */
 #include <criterion/criterion.h>
-#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <tracekit/tracekit.h>
 
-#include "tk_test.h"
+#include "tk_analyze_store.h"
 
 #define U 1000LL		 /* 1 us in ns */
 #define T0 1000000000000000000LL /* base time of the fixtures */
 
-static char *dir, *db;
-
-static void setup(void)
-{
-	dir = tkt_mkdtemp();
-	db = tkt_path(dir, "t.db");
-}
-
-static void teardown(void)
-{
-	tkt_rmdir(dir);
-	free(dir);
-	free(db);
-}
-
-TestSuite(analyze_time, .init = setup, .fini = teardown, .timeout = 600);
-
-static void expect_rows(const char *path, const char *sql, const char *want)
-{
-	char *got = tkt_rows(path, sql);
-	cr_expect_str_eq(got, want, "%s\n--- got ---\n%s\n--- want ---\n%s", sql, got, want);
-	free(got);
-}
-
-static void analyze(const char *path, enum tk_window w)
-{
-	struct tk_analyze_options o;
-	char err[1024];
-	tk_analyze_options_init(&o);
-	o.window = w;
-	int rc = tk_analyze(path, &o, err, sizeof(err));
-	cr_assert_eq(rc, TK_OK, "tk_analyze: %d %s", rc, err);
-}
-
-#define OK(call) cr_assert_eq((call), TK_OK, "%s: %s", #call, tk_writer_errmsg(w))
+TestSuite(analyze_time, .init = tkt_analyze_setup, .fini = tkt_analyze_teardown, .timeout = 600);
 
 /* A device op at [ts, ts + dur) U on @track, launched at @launch U by an API call (none when
  * @launch is NO), as a kernel (kind 5), memcpy (6) or memset (7). */
@@ -60,29 +25,8 @@ static void analyze(const char *path, enum tk_window w)
 static void op(tk_writer *w, int64_t thr, int64_t track, enum tk_event_kind kind, const char *name,
 	       int64_t ts, int64_t dur, int64_t launch)
 {
-	static int64_t corr = 1;
-	int64_t api = 0, id = 0;
-	if (launch != NO) {
-		struct tk_event a = {
-		    thr, TK_EV_RUNTIME_API, "cudaLaunchKernel", 0, NULL, 0, T0 + launch * U, 2 * U,
-		    corr};
-		OK(tk_writer_add_event(w, &a, &api));
-	}
-	struct tk_event e = {track, kind, name, 0, NULL, 0, T0 + ts * U, dur * U, corr++};
-	if (kind == TK_EV_KERNEL) {
-		struct tk_kernel_info k = {NULL,    {1, 1, 1}, {32, 1, 1}, TK_NONE, TK_NONE,
-					   TK_NONE, -1,	       -1,	   -1,	    0};
-		OK(tk_writer_add_kernel(w, &e, &k, &id));
-	} else if (kind == TK_EV_MEMCPY) {
-		struct tk_copy_info ci = {1 << 20,	 TK_COPY_H2D, TK_MEM_PINNED,
-					  TK_MEM_DEVICE, TK_NONE,     TK_NONE};
-		OK(tk_writer_add_copy(w, &e, &ci, &id));
-	} else {
-		struct tk_set_info si = {256, 0, TK_MEM_DEVICE};
-		OK(tk_writer_add_set(w, &e, &si, &id));
-	}
-	if (launch != NO)
-		OK(tk_writer_add_flow(w, "launch", api, id));
+	tkt_launched_op(w, thr, track, kind, name, T0 + ts * U, dur * U,
+			launch == NO ? TKT_NO_LAUNCH : T0 + launch * U);
 }
 
 /*
@@ -106,25 +50,25 @@ static void write_two_streams(const char *path)
 	tk_writer *w = NULL;
 	int64_t proc, dev, thr, s1, s2;
 	cr_assert_eq(tk_writer_create(path, &w), TK_OK);
-	OK(tk_writer_add_source(w, "synth", NULL, "h", 0));
+	TKT_OK(tk_writer_add_source(w, "synth", NULL, "h", 0));
 	struct tk_process_info p = {100, "train", "h", 0};
-	OK(tk_writer_add_process(w, &p, &proc));
+	TKT_OK(tk_writer_add_process(w, &p, &proc));
 	struct tk_device_info d = {0,  "gpu",	"GPU",	 "nvidia", "h",	    proc,
 				   0,  NULL,	TK_NONE, TK_NONE,  TK_NONE, TK_NONE,
 				   -1, TK_NONE, TK_NONE, TK_NONE};
-	OK(tk_writer_add_device(w, &d, &dev));
+	TKT_OK(tk_writer_add_device(w, &d, &dev));
 	struct tk_track_info t = {TK_TRACK_THREAD, "main", proc, TK_NONE, 1, TK_NONE, NULL};
-	OK(tk_writer_add_track(w, &t, &thr));
+	TKT_OK(tk_writer_add_track(w, &t, &thr));
 	struct tk_track_info a = {TK_TRACK_STREAM, "Stream 7", proc, dev, TK_NONE, 7, NULL};
-	OK(tk_writer_add_track(w, &a, &s1));
+	TKT_OK(tk_writer_add_track(w, &a, &s1));
 	a.stream_id = 8;
-	OK(tk_writer_add_track(w, &a, &s2));
+	TKT_OK(tk_writer_add_track(w, &a, &s2));
 	struct tk_event st = {thr, TK_EV_STEP, "ProfilerStep#1", 0, NULL, 0, T0, 280 * U, TK_NONE};
-	OK(tk_writer_add_step(w, &st, 1, NULL));
+	TKT_OK(tk_writer_add_step(w, &st, 1, NULL));
 	st.name = "ProfilerStep#2";
 	st.ts_ns = T0 + 480 * U;
 	st.dur_ns = 520 * U;
-	OK(tk_writer_add_step(w, &st, 2, NULL));
+	TKT_OK(tk_writer_add_step(w, &st, 2, NULL));
 	const char *nccl = "ncclDevKernel_AllReduce_Sum_f32_RING_LL";
 	op(w, thr, s1, TK_EV_KERNEL, "gemm", 0, 100, -50);
 	op(w, thr, s2, TK_EV_KERNEL, nccl, 50, 200, -40);
@@ -136,90 +80,95 @@ static void write_two_streams(const char *path)
 	op(w, thr, s2, TK_EV_KERNEL, "gemm", 880, 120, 760);
 	op(w, thr, s1, TK_EV_KERNEL, "tiny", 910, 20, 700);
 	op(w, thr, s2, TK_EV_KERNEL, "tiny", 990, 10, 770);
-	char err[512];
-	cr_assert_eq(tk_writer_finish(w, err, sizeof(err)), TK_OK, "%s", err);
+	tkt_finish(w);
 }
 
 Test(analyze_time, device_time_of_overlapping_streams_in_both_windows)
 {
-	write_two_streams(db);
-	analyze(db, TK_WINDOW_AUTO);
+	write_two_streams(tkt_db);
+	tkt_analyze(tkt_db, TK_WINDOW_AUTO, -1);
 	/* device: [0,1000) 10 ops; busy 750, compute 500, comm 200, copies 100, exposed comm
 	 * [100,250) = 150, exposed copies 100, idle 250. steps: [0,280) + [480,1000) = 800 U,
 	 * 9 ops start inside (not M1); busy 250 + 200 + 200, copies 0. */
-	expect_rows(db, "SELECT * FROM analysis_device_time ORDER BY window",
-		    "0|device|0|1000000000000000000|1000000000001000000|1000000|1|10|750000|500000|"
-		    "200000|100000|150000|100000|250000|0.75\n"
-		    "0|steps|1|1000000000000000000|1000000000001000000|800000|2|9|650000|500000|"
-		    "200000|0|150000|0|150000|0.8125");
+	tkt_expect_rows(
+	    tkt_db, "SELECT * FROM analysis_device_time ORDER BY window",
+	    "0|device|0|1000000000000000000|1000000000001000000|1000000|1|10|750000|500000|"
+	    "200000|100000|150000|100000|250000|0.75\n"
+	    "0|steps|1|1000000000000000000|1000000000001000000|800000|2|9|650000|500000|"
+	    "200000|0|150000|0|150000|0.8125");
 	/* busy = compute + exposed comm + exposed copies, in every row */
-	cr_expect_eq(tkt_query_int(db, "SELECT count(*) FROM analysis_device_time WHERE busy_ns <> "
-				       "compute_ns + exposed_comm_ns + exposed_memcpy_ns"),
+	cr_expect_eq(tkt_query_int(tkt_db,
+				   "SELECT count(*) FROM analysis_device_time WHERE busy_ns <> "
+				   "compute_ns + exposed_comm_ns + exposed_memcpy_ns"),
 		     0);
 }
 
 Test(analyze_time, gaps_have_causes_and_neighbours)
 {
-	write_two_streams(db);
-	analyze(db, TK_WINDOW_AUTO);
+	write_two_streams(tkt_db);
+	tkt_analyze(tkt_db, TK_WINDOW_AUTO, -1);
 	/* steps window: [250,280) host-bound (M1 launched at 280), [480,500) sync (K3 launched at
 	 * 100, the piece starts at the window edge 480), [700,800) unknown (K4 has no launch; the
 	 * zero-length op at 750 does not split it) */
-	expect_rows(db, "SELECT * FROM analysis_gaps ORDER BY id",
-		    "1|0|steps|1000000000000250000|1000000000000280000|30000|host_bound|"
-		    "1000000000000280000|6|ncclDevKernel_AllReduce_Sum_f32_RING_LL|8|Memcpy HtoD\n"
-		    "2|0|steps|1000000000000480000|1000000000000500000|20000|sync|"
-		    "1000000000000100000|8|Memcpy HtoD|10|gemm\n"
-		    "3|0|steps|1000000000000700000|1000000000000800000|100000|unknown|NULL|12|"
-		    "Memset|13|elem");
-	expect_rows(db, "SELECT * FROM analysis_gap_summary",
-		    "0|2|7|steps|kernel_wait|1|10000|10000|10000\n"
-		    "0|2|7|steps|other|2|300000|100000|200000\n"
-		    "0|3|8|steps|host_wait|1|130000|130000|130000\n"
-		    "0|3|8|steps|other|2|350000|50000|300000\n"
-		    "0|3|8|steps|overlap|1|10000|10000|10000");
+	tkt_expect_rows(
+	    tkt_db, "SELECT * FROM analysis_gaps ORDER BY id",
+	    "1|0|steps|1000000000000250000|1000000000000280000|30000|host_bound|"
+	    "1000000000000280000|6|ncclDevKernel_AllReduce_Sum_f32_RING_LL|8|Memcpy HtoD\n"
+	    "2|0|steps|1000000000000480000|1000000000000500000|20000|sync|"
+	    "1000000000000100000|8|Memcpy HtoD|10|gemm\n"
+	    "3|0|steps|1000000000000700000|1000000000000800000|100000|unknown|NULL|12|"
+	    "Memset|13|elem");
+	tkt_expect_rows(tkt_db, "SELECT * FROM analysis_gap_summary",
+			"0|2|7|steps|kernel_wait|1|10000|10000|10000\n"
+			"0|2|7|steps|other|2|300000|100000|200000\n"
+			"0|3|8|steps|host_wait|1|130000|130000|130000\n"
+			"0|3|8|steps|other|2|350000|50000|300000\n"
+			"0|3|8|steps|overlap|1|10000|10000|10000");
 }
 
 Test(analyze_time, window_device_rerun_replaces_the_tables)
 {
-	write_two_streams(db);
-	analyze(db, TK_WINDOW_AUTO);
-	analyze(db, TK_WINDOW_DEVICE);
-	expect_rows(db, "SELECT window, selected FROM analysis_device_time ORDER BY window",
-		    "device|1\nsteps|0");
-	expect_rows(db,
-		    "SELECT window, start_ns - 1000000000000000000, dur_ns, cause, prev_event_id,"
-		    " next_event_id FROM analysis_gaps ORDER BY id",
-		    "device|250000|50000|host_bound|6|8\n"
-		    "device|400000|100000|sync|8|10\n"
-		    "device|700000|100000|unknown|12|13");
+	write_two_streams(tkt_db);
+	tkt_analyze(tkt_db, TK_WINDOW_AUTO, -1);
+	tkt_analyze(tkt_db, TK_WINDOW_DEVICE, -1);
+	tkt_expect_rows(tkt_db, "SELECT window, selected FROM analysis_device_time ORDER BY window",
+			"device|1\nsteps|0");
+	tkt_expect_rows(
+	    tkt_db,
+	    "SELECT window, start_ns - 1000000000000000000, dur_ns, cause, prev_event_id,"
+	    " next_event_id FROM analysis_gaps ORDER BY id",
+	    "device|250000|50000|host_bound|6|8\n"
+	    "device|400000|100000|sync|8|10\n"
+	    "device|700000|100000|unknown|12|13");
 	/* M1 now starts inside the window: S1 gets its host_wait (launch 280 > end 100) */
-	expect_rows(db, "SELECT stream_id, category, count, total_ns FROM analysis_gap_summary",
-		    "7|host_wait|1|200000\n7|kernel_wait|1|10000\n7|other|2|300000\n"
-		    "8|host_wait|1|130000\n8|other|2|350000\n8|overlap|1|10000");
+	tkt_expect_rows(tkt_db,
+			"SELECT stream_id, category, count, total_ns FROM analysis_gap_summary",
+			"7|host_wait|1|200000\n7|kernel_wait|1|10000\n7|other|2|300000\n"
+			"8|host_wait|1|130000\n8|other|2|350000\n8|overlap|1|10000");
 	/* steps are analyzed whatever the window */
-	cr_expect_eq(tkt_query_int(db, "SELECT count(*) FROM analysis_steps"), 2);
+	cr_expect_eq(tkt_query_int(tkt_db, "SELECT count(*) FROM analysis_steps"), 2);
 }
 
 Test(analyze_time, steps_breakdown_adds_up_to_the_step)
 {
-	write_two_streams(db);
-	analyze(db, TK_WINDOW_AUTO);
+	write_two_streams(tkt_db);
+	tkt_analyze(tkt_db, TK_WINDOW_AUTO, -1);
 	/* step 1 [0,280): compute [0,100), comm [50,250) of which [100,250) exposed, host-bound
 	 * idle [250,280). step 2 [480,1000): compute [500,700) + [800,1000), other idle [480,500)
 	 * (sync) + [700,800) (unknown). */
-	expect_rows(db, "SELECT * FROM analysis_steps ORDER BY step_num",
-		    "0|1|1|1000000000000000000|1000000000000280000|280000|250000|100000|200000|"
-		    "150000|0|30000|0|0\n"
-		    "0|2|2|1000000000000480000|1000000000001000000|520000|400000|400000|0|0|0|0|"
-		    "120000|0");
+	tkt_expect_rows(
+	    tkt_db, "SELECT * FROM analysis_steps ORDER BY step_num",
+	    "0|1|1|1000000000000000000|1000000000000280000|280000|250000|100000|200000|"
+	    "150000|0|30000|0|0\n"
+	    "0|2|2|1000000000000480000|1000000000001000000|520000|400000|400000|0|0|0|0|"
+	    "120000|0");
 	/* n = 2: median 400000, p90 the 2nd, stddev 120000, MAD 120000, threshold 760000 */
-	expect_rows(
-	    db, "SELECT * FROM analysis_step_stats",
+	tkt_expect_rows(
+	    tkt_db, "SELECT * FROM analysis_step_stats",
 	    "0|2|800000|400000.0|400000.0|520000|120000.0|280000|520000|120000.0|760000.0|0");
-	cr_expect_eq(tkt_query_int(db, "SELECT count(*) FROM analysis_steps WHERE dur_ns <> "
-				       "compute_ns + exposed_comm_ns + exposed_memcpy_ns + "
-				       "host_idle_ns + other_idle_ns"),
+	cr_expect_eq(tkt_query_int(tkt_db, "SELECT count(*) FROM analysis_steps WHERE dur_ns <> "
+					   "compute_ns + exposed_comm_ns + exposed_memcpy_ns + "
+					   "host_idle_ns + other_idle_ns"),
 		     0);
 }
 
@@ -228,17 +177,17 @@ Test(analyze_time, slow_step_is_an_outlier)
 {
 	tk_writer *w = NULL;
 	int64_t proc, dev, thr, s1;
-	cr_assert_eq(tk_writer_create(db, &w), TK_OK);
+	cr_assert_eq(tk_writer_create(tkt_db, &w), TK_OK);
 	struct tk_process_info p = {1, NULL, NULL, TK_NONE};
-	OK(tk_writer_add_process(w, &p, &proc));
+	TKT_OK(tk_writer_add_process(w, &p, &proc));
 	struct tk_device_info d = {0,	    "gpu",   NULL,    NULL,    NULL,	proc,
 				   TK_NONE, NULL,    TK_NONE, TK_NONE, TK_NONE, TK_NONE,
 				   -1,	    TK_NONE, TK_NONE, TK_NONE};
-	OK(tk_writer_add_device(w, &d, &dev));
+	TKT_OK(tk_writer_add_device(w, &d, &dev));
 	struct tk_track_info t = {TK_TRACK_THREAD, NULL, proc, TK_NONE, 1, TK_NONE, NULL};
-	OK(tk_writer_add_track(w, &t, &thr));
+	TKT_OK(tk_writer_add_track(w, &t, &thr));
 	struct tk_track_info a = {TK_TRACK_STREAM, NULL, proc, dev, TK_NONE, 7, NULL};
-	OK(tk_writer_add_track(w, &a, &s1));
+	TKT_OK(tk_writer_add_track(w, &a, &s1));
 	const int64_t starts[] = {0, 100, 200, 300, 400, 600};
 	for (int i = 0; i < 5; i++) {
 		struct tk_event st = {thr,
@@ -250,18 +199,18 @@ Test(analyze_time, slow_step_is_an_outlier)
 				      T0 + starts[i] * U,
 				      (starts[i + 1] - starts[i]) * U,
 				      TK_NONE};
-		OK(tk_writer_add_step(w, &st, i, NULL));
+		TKT_OK(tk_writer_add_step(w, &st, i, NULL));
 	}
 	op(w, thr, s1, TK_EV_KERNEL, "k", 0, 600, NO);
-	char err[512];
-	cr_assert_eq(tk_writer_finish(w, err, sizeof(err)), TK_OK, "%s", err);
-	analyze(db, TK_WINDOW_AUTO);
+	tkt_finish(w);
+	tkt_analyze(tkt_db, TK_WINDOW_AUTO, -1);
 	/* mean 120000, median 100000, p90 = 5th, stddev 40000, MAD 0, threshold
 	 * 100000 + 3 * 1000 */
-	expect_rows(db, "SELECT * FROM analysis_step_stats",
-		    "0|5|600000|120000.0|100000.0|200000|40000.0|100000|200000|0.0|103000.0|1");
-	expect_rows(db, "SELECT step_num, outlier, busy_ns, other_idle_ns FROM analysis_steps",
-		    "0|0|100000|0\n1|0|100000|0\n2|0|100000|0\n3|0|100000|0\n4|1|200000|0");
+	tkt_expect_rows(tkt_db, "SELECT * FROM analysis_step_stats",
+			"0|5|600000|120000.0|100000.0|200000|40000.0|100000|200000|0.0|103000.0|1");
+	tkt_expect_rows(tkt_db,
+			"SELECT step_num, outlier, busy_ns, other_idle_ns FROM analysis_steps",
+			"0|0|100000|0\n1|0|100000|0\n2|0|100000|0\n3|0|100000|0\n4|1|200000|0");
 }
 
 /* Two ranks, five all-reduces in process group "0": rank 1 starts 5, 7, 3, 1 us late on the
@@ -270,45 +219,34 @@ Test(analyze_time, two_ranks_with_a_known_straggler)
 {
 	tk_writer *w = NULL;
 	int64_t proc[2], dev[2], thr[2], strm[2];
-	cr_assert_eq(tk_writer_create(db, &w), TK_OK);
+	cr_assert_eq(tk_writer_create(tkt_db, &w), TK_OK);
 	for (int r = 0; r < 2; r++) {
 		struct tk_process_info p = {1000 + r, "train", "h", r};
-		OK(tk_writer_add_process(w, &p, &proc[r]));
+		TKT_OK(tk_writer_add_process(w, &p, &proc[r]));
 		struct tk_device_info d = {r,  "gpu",	NULL,	 NULL,	  "h",	   proc[r],
 					   r,  NULL,	TK_NONE, TK_NONE, TK_NONE, TK_NONE,
 					   -1, TK_NONE, TK_NONE, TK_NONE};
-		OK(tk_writer_add_device(w, &d, &dev[r]));
+		TKT_OK(tk_writer_add_device(w, &d, &dev[r]));
 		struct tk_track_info t = {TK_TRACK_THREAD, NULL, proc[r], TK_NONE, 1,
 					  TK_NONE,	   NULL};
-		OK(tk_writer_add_track(w, &t, &thr[r]));
+		TKT_OK(tk_writer_add_track(w, &t, &thr[r]));
 		struct tk_track_info s = {TK_TRACK_STREAM, NULL, proc[r], dev[r], TK_NONE, 9, NULL};
-		OK(tk_writer_add_track(w, &s, &strm[r]));
+		TKT_OK(tk_writer_add_track(w, &s, &strm[r]));
 	}
 	const char *name = "ncclDevKernel_AllReduce_Sum_f32_RING_LL";
 	const int64_t t0[] = {0, 100, 200, 300, 400}, t1[] = {5, 107, 203, 301, 398};
 	for (int r = 0; r < 2; r++)
 		for (int i = 0; i < 5; i++) {
-			int64_t id;
-			struct tk_event e = {
-			    strm[r], TK_EV_KERNEL, name, 0, NULL, 0, T0 + (r ? t1[i] : t0[i]) * U,
-			    50 * U,  TK_NONE};
-			struct tk_kernel_info k = {NULL,    {1, 1, 1}, {32, 1, 1}, TK_NONE, TK_NONE,
-						   TK_NONE, -1,	       -1,	   -1,	    0};
-			OK(tk_writer_add_kernel(w, &e, &k, &id));
-			OK(tk_writer_add_arg_text(w, id, "Process Group Name", "0"));
+			int64_t id = tkt_kernel(w, strm[r], name, T0 + (r ? t1[i] : t0[i]) * U,
+						50 * U, TK_NONE);
+			TKT_OK(tk_writer_add_arg_text(w, id, "Process Group Name", "0"));
 		}
-	int64_t id;
-	struct tk_event e = {strm[0], TK_EV_KERNEL, name,   0,	    NULL,
-			     0,	      T0 + 500 * U, 50 * U, TK_NONE};
-	struct tk_kernel_info k = {NULL,    {1, 1, 1}, {32, 1, 1}, TK_NONE, TK_NONE,
-				   TK_NONE, -1,	       -1,	   -1,	    0};
-	OK(tk_writer_add_kernel(w, &e, &k, &id));
-	OK(tk_writer_add_arg_text(w, id, "Process Group Name", "1"));
-	char err[512];
-	cr_assert_eq(tk_writer_finish(w, err, sizeof(err)), TK_OK, "%s", err);
-	analyze(db, TK_WINDOW_AUTO);
-	expect_rows(
-	    db,
+	int64_t id = tkt_kernel(w, strm[0], name, T0 + 500 * U, 50 * U, TK_NONE);
+	TKT_OK(tk_writer_add_arg_text(w, id, "Process Group Name", "1"));
+	tkt_finish(w);
+	tkt_analyze(tkt_db, TK_WINDOW_AUTO, -1);
+	tkt_expect_rows(
+	    tkt_db,
 	    "SELECT device_id, rank, collective = 'ncclDevKernel_AllReduce_Sum_f32_RING_LL',"
 	    " process_group, seq, event_id, start_ns - 1000000000000000000, dur_ns, members,"
 	    " skew_ns, wait_ns, last FROM analysis_comm ORDER BY seq, device_id",
@@ -322,26 +260,20 @@ Test(analyze_time, two_ranks_with_a_known_straggler)
 	    "1|1|1|0|4|9|301000|50000|2|1000|0|1\n"
 	    "0|0|1|0|5|5|400000|50000|2|2000|0|1\n"
 	    "1|1|1|0|5|10|398000|50000|2|0|2000|0");
-	expect_rows(db, "SELECT * FROM analysis_comm_ranks ORDER BY device_id",
-		    "0|0|5|1|0.2|0.5|2000|2000|16000|0\n"
-		    "1|1|5|4|0.8|0.5|16000|7000|2000|1");
+	tkt_expect_rows(tkt_db, "SELECT * FROM analysis_comm_ranks ORDER BY device_id",
+			"0|0|5|1|0.2|0.5|2000|2000|16000|0\n"
+			"1|1|5|4|0.8|0.5|16000|7000|2000|1");
 	/* both devices: comm time is the union of their kernels, none of it overlapped */
-	expect_rows(db, "SELECT device_id, comm_ns, exposed_comm_ns FROM analysis_device_time",
-		    "0|300000|300000\n1|250000|250000");
+	tkt_expect_rows(tkt_db,
+			"SELECT device_id, comm_ns, exposed_comm_ns FROM analysis_device_time",
+			"0|300000|300000\n1|250000|250000");
 }
 
 /* ---- real traces (shared corpus) against tests/data/analyze/time_figures.py ---- */
 
 static int import_corpus(const char *rel)
 {
-	char *p = tkt_corpus(rel);
-	if (!p)
-		return 0;
-	struct tkt_run r = tkt_tracekit("import", p, "-o", db, NULL);
-	cr_assert_eq(r.code, 0, "import %s: exit %d\n%s", p, r.code, r.err);
-	tkt_run_free(&r);
-	free(p);
-	return 1;
+	return tkt_import_corpus(rel, tkt_db);
 }
 
 /* HTA's nccl_data (A100, Kineto 2024, ac2g launch flows, NCCL kernels on stream 40). */
@@ -350,22 +282,23 @@ Test(analyze_time, kineto_nccl_trace_agrees_with_python)
 	if (!import_corpus("kineto/HolisticTraceAnalysis/tests/data/nccl_parser_config/"
 			   "nccl_data.json.gz"))
 		cr_skip_test("the shared corpus (../shared/corpus/kineto) is not present");
-	analyze(db, TK_WINDOW_AUTO);
-	expect_rows(db,
-		    "SELECT device_id, window, window_ns, busy_ns, idle_ns, compute_ns, comm_ns,"
-		    " memcpy_ns, exposed_comm_ns, exposed_memcpy_ns FROM analysis_device_time"
-		    " ORDER BY window",
-		    "0|device|660551005|157500014|503050991|116046564|46876493|2262781|39529327|"
-		    "1924123\n"
-		    "0|steps|667105339|157500014|509605325|116046564|46876493|2262781|39529327|"
-		    "1924123");
-	expect_rows(
-	    db,
+	tkt_analyze(tkt_db, TK_WINDOW_AUTO, -1);
+	tkt_expect_rows(
+	    tkt_db,
+	    "SELECT device_id, window, window_ns, busy_ns, idle_ns, compute_ns, comm_ns,"
+	    " memcpy_ns, exposed_comm_ns, exposed_memcpy_ns FROM analysis_device_time"
+	    " ORDER BY window",
+	    "0|device|660551005|157500014|503050991|116046564|46876493|2262781|39529327|"
+	    "1924123\n"
+	    "0|steps|667105339|157500014|509605325|116046564|46876493|2262781|39529327|"
+	    "1924123");
+	tkt_expect_rows(
+	    tkt_db,
 	    "SELECT cause, count(*), sum(dur_ns) FROM analysis_gaps GROUP BY cause ORDER BY "
 	    "cause",
 	    "host_bound|2443|507022353\nsync|1040|2000134\nunknown|1|582838");
-	expect_rows(
-	    db,
+	tkt_expect_rows(
+	    tkt_db,
 	    "SELECT stream_id, category, count, total_ns FROM analysis_gap_summary ORDER BY "
 	    "stream_id, category",
 	    "7|host_wait|2613|540091317\n7|kernel_wait|1139|2150343\n"
@@ -379,18 +312,19 @@ Test(analyze_time, legacy_kineto_trace_agrees_with_python)
 	if (!import_corpus("kineto/kineto/tb_plugin/samples/resnet50_num_workers_0/"
 			   "worker0.1623143089861.pt.trace.json.gz"))
 		cr_skip_test("the shared corpus (../shared/corpus/kineto) is not present");
-	analyze(db, TK_WINDOW_AUTO);
-	expect_rows(db,
-		    "SELECT device_id, window, window_ns, busy_ns, idle_ns, compute_ns, comm_ns,"
-		    " memcpy_ns, exposed_comm_ns, exposed_memcpy_ns FROM analysis_device_time",
-		    "0|device|996477000|603558000|392919000|592066000|0|11492000|0|11492000");
-	expect_rows(
-	    db,
+	tkt_analyze(tkt_db, TK_WINDOW_AUTO, -1);
+	tkt_expect_rows(
+	    tkt_db,
+	    "SELECT device_id, window, window_ns, busy_ns, idle_ns, compute_ns, comm_ns,"
+	    " memcpy_ns, exposed_comm_ns, exposed_memcpy_ns FROM analysis_device_time",
+	    "0|device|996477000|603558000|392919000|592066000|0|11492000|0|11492000");
+	tkt_expect_rows(
+	    tkt_db,
 	    "SELECT cause, count(*), sum(dur_ns) FROM analysis_gaps GROUP BY cause ORDER BY "
 	    "cause",
 	    "host_bound|852|382676000\nsync|7433|10243000");
-	expect_rows(db, "SELECT category, count, total_ns FROM analysis_gap_summary",
-		    "host_wait|1488|382676000\nkernel_wait|7607|10243000");
+	tkt_expect_rows(tkt_db, "SELECT category, count, total_ns FROM analysis_gap_summary",
+			"host_wait|1488|382676000\nkernel_wait|7607|10243000");
 }
 
 /* A TPU-like device: only XLA ops on a derived line (a fusion with a nested op, an all-reduce
@@ -399,39 +333,39 @@ Test(analyze_time, xla_ops_stand_in_for_kernels_without_any)
 {
 	tk_writer *w = NULL;
 	int64_t proc, dev, line;
-	cr_assert_eq(tk_writer_create(db, &w), TK_OK);
+	cr_assert_eq(tk_writer_create(tkt_db, &w), TK_OK);
 	struct tk_process_info p = {1, NULL, NULL, TK_NONE};
-	OK(tk_writer_add_process(w, &p, &proc));
+	TKT_OK(tk_writer_add_process(w, &p, &proc));
 	struct tk_device_info d = {0,	    "tpu",   NULL,    NULL,    NULL,	proc,
 				   TK_NONE, NULL,    TK_NONE, TK_NONE, TK_NONE, TK_NONE,
 				   -1,	    TK_NONE, TK_NONE, TK_NONE};
-	OK(tk_writer_add_device(w, &d, &dev));
+	TKT_OK(tk_writer_add_device(w, &d, &dev));
 	struct tk_track_info t = {TK_TRACK_DERIVED, "XLA Ops", proc, dev, TK_NONE, TK_NONE, NULL};
-	OK(tk_writer_add_track(w, &t, &line));
+	TKT_OK(tk_writer_add_track(w, &t, &line));
 	struct tk_event e = {line, TK_EV_XLA_OP, "fusion.1", 0, NULL, 0, T0, 100 * U, TK_NONE};
-	OK(tk_writer_add_event(w, &e, NULL));
+	TKT_OK(tk_writer_add_event(w, &e, NULL));
 	e.name = "convolution.2";
 	e.ts_ns = T0 + 10 * U;
 	e.dur_ns = 10 * U;
-	OK(tk_writer_add_event(w, &e, NULL));
+	TKT_OK(tk_writer_add_event(w, &e, NULL));
 	e.name = "all-reduce.3";
 	e.ts_ns = T0 + 50 * U;
 	e.dur_ns = 100 * U;
-	OK(tk_writer_add_event(w, &e, NULL));
+	TKT_OK(tk_writer_add_event(w, &e, NULL));
 	e.kind = TK_EV_ANNOTATION;
 	e.name = "region";
 	e.ts_ns = T0 + 200 * U;
-	OK(tk_writer_add_event(w, &e, NULL));
-	char err[512];
-	cr_assert_eq(tk_writer_finish(w, err, sizeof(err)), TK_OK, "%s", err);
-	analyze(db, TK_WINDOW_AUTO);
-	expect_rows(db,
-		    "SELECT window, window_ns, ops, busy_ns, compute_ns, comm_ns, exposed_comm_ns, "
-		    "idle_ns FROM analysis_device_time",
-		    "device|150000|3|150000|100000|100000|50000|0");
-	cr_expect_eq(tkt_query_int(db, "SELECT count(*) FROM analysis_gaps"), 0);
-	expect_rows(
-	    db, "SELECT value, note FROM analysis_kpi WHERE kpi = 'kernel_duration_median'",
+	TKT_OK(tk_writer_add_event(w, &e, NULL));
+	tkt_finish(w);
+	tkt_analyze(tkt_db, TK_WINDOW_AUTO, -1);
+	tkt_expect_rows(
+	    tkt_db,
+	    "SELECT window, window_ns, ops, busy_ns, compute_ns, comm_ns, exposed_comm_ns, "
+	    "idle_ns FROM analysis_device_time",
+	    "device|150000|3|150000|100000|100000|50000|0");
+	cr_expect_eq(tkt_query_int(tkt_db, "SELECT count(*) FROM analysis_gaps"), 0);
+	tkt_expect_rows(
+	    tkt_db, "SELECT value, note FROM analysis_kpi WHERE kpi = 'kernel_duration_median'",
 	    "100000.0|median duration of the 3 XLA ops starting in the window; good > 1 ms, "
 	    "warning 0.1-1 ms, bad < 0.1 ms");
 }

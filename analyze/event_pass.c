@@ -1,0 +1,191 @@
+/*
+ * The shared pass over the events: every event is read once, in load (rowid) order, with its
+ * op_details and kernel_details rows merged in by event id (both tables are keyed by it, so the
+ * merge is two more sequential scans), and handed to each analysis that needs the events: the
+ * timeline (device operations, launch times), the op profile (self-time sweeps), kernel stats
+ * (groups) and the KPIs (compile intervals, bytes accessed). A sequential scan of the events table is the
+ * cheapest way to read them; reading them per analysis, or device tracks through the
+ * (track_id, ts_ns) index, cost a table seek per event and several scans in all.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <tracekit/store.h>
+
+#include "analyze_internal.h"
+
+static const struct {
+	const char *what;
+	int (*begin)(struct tka_ctx *c);
+	int (*event)(struct tka_ctx *c, const struct tka_ev *e);
+	int (*end)(struct tka_ctx *c);
+} users[] = {
+    {"timeline", tka_timeline_begin, tka_timeline_event, tka_timeline_end},
+    {"op profile", tka_op_profile_begin, tka_op_profile_event, tka_op_profile_end},
+    {"kernel stats", tka_kernel_stats_begin, tka_kernel_stats_event, tka_kernel_stats_end},
+    {"kpi inputs", tka_kpi_begin, tka_kpi_event, tka_kpi_end},
+};
+#define NUSERS (sizeof(users) / sizeof(users[0]))
+
+/* Column @i as an integer, TK_NONE when NULL (the type is looked at only for a 0: NULL reads 0). */
+static int64_t col_or_none(sqlite3_stmt *st, int i)
+{
+	int64_t v = sqlite3_column_int64(st, i);
+	return v == 0 && sqlite3_column_type(st, i) == SQLITE_NULL ? TK_NONE : v;
+}
+
+/* The tracks table by id. */
+static int load_tracks(struct tka_ctx *c, struct tka_pass *p)
+{
+	sqlite3_stmt *st = NULL;
+	int rc = tka_prepare(c, "SELECT coalesce(max(id), 0) FROM tracks", &st), step;
+	if (rc != TK_OK)
+		return rc;
+	if (sqlite3_step(st) == SQLITE_ROW)
+		p->ntracks = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	st = NULL;
+	if (p->ntracks < 0 || (uint64_t)p->ntracks >= SIZE_MAX / sizeof(*p->tracks) - 1)
+		return tka_fail(c, TK_EINTERNAL, "track id %lld is out of range",
+				(long long)p->ntracks);
+	p->tracks = calloc((size_t)p->ntracks + 1, sizeof(*p->tracks));
+	if (!p->tracks)
+		return tka_fail(c, TK_ENOMEM, "out of memory");
+	rc = tka_prepare(c, "SELECT id, device_id, process_id, kind = 'counter' FROM tracks", &st);
+	while (rc == TK_OK && (step = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t id = sqlite3_column_int64(st, 0);
+		if (id < 1 || id > p->ntracks)
+			continue;
+		struct tka_track *t = &p->tracks[id];
+		t->device_id = col_or_none(st, 1);
+		t->process_id = col_or_none(st, 2);
+		t->exists = 1;
+		t->counter = (uint8_t)sqlite3_column_int(st, 3);
+	}
+	if (rc == TK_OK && step != SQLITE_DONE)
+		rc = tka_fail(c, TK_EINTERNAL, "reading tracks: %s", sqlite3_errmsg(c->db));
+	sqlite3_finalize(st);
+	return rc;
+}
+
+/* A cursor over a details table in event_id order, merged into the events as they come. */
+struct merge {
+	sqlite3_stmt *st;
+	int64_t id; /* event_id of the current row, INT64_MAX at the end */
+};
+
+static int merge_open(struct tka_ctx *c, struct merge *m, const char *sql)
+{
+	int rc = tka_prepare(c, sql, &m->st);
+	m->id = INT64_MAX;
+	if (rc == TK_OK && sqlite3_step(m->st) == SQLITE_ROW)
+		m->id = sqlite3_column_int64(m->st, 0);
+	return rc;
+}
+
+/* Move @m to the first row with event_id >= @id; 1 when that row is @id's. */
+static int merge_seek(struct merge *m, int64_t id)
+{
+	while (m->id < id)
+		m->id =
+		    sqlite3_step(m->st) == SQLITE_ROW ? sqlite3_column_int64(m->st, 0) : INT64_MAX;
+	return m->id == id;
+}
+
+static int read_events(struct tka_ctx *c, struct tka_pass *p)
+{
+	struct merge od = {NULL, INT64_MAX}, kd = {NULL, INT64_MAX};
+	sqlite3_stmt *q = NULL;
+	int rc, step;
+	rc = tka_prepare(c,
+			 p->want_corr ? "SELECT id, track_id, kind, name_id, category_id, ts_ns, "
+					"dur_ns, correlation_id FROM events ORDER BY id"
+				      : "SELECT id, track_id, kind, name_id, category_id, ts_ns, "
+					"dur_ns FROM events ORDER BY id",
+			 &q);
+	if (rc == TK_OK && p->want_op_details)
+		rc = merge_open(c, &od,
+				"SELECT event_id, coalesce(op_category_id, 0), "
+				"coalesce(hlo_module_id, 0), bytes_accessed FROM op_details "
+				"ORDER BY event_id");
+	if (rc == TK_OK && p->want_kernel_details)
+		rc = merge_open(
+		    c, &kd,
+		    "SELECT event_id, grid_x, grid_y, grid_z, block_x, block_y, block_z, "
+		    "registers, static_smem, dynamic_smem, occupancy FROM kernel_details "
+		    "ORDER BY event_id");
+	if (rc != TK_OK)
+		goto out;
+	while ((step = sqlite3_step(q)) == SQLITE_ROW) {
+		struct tka_ev e;
+		e.id = sqlite3_column_int64(q, 0);
+		e.track = sqlite3_column_int64(q, 1);
+		e.kind = sqlite3_column_int(q, 2);
+		e.name_id = sqlite3_column_int64(q, 3);
+		e.cat_id = sqlite3_column_int64(q, 4); /* 0 when NULL */
+		e.ts = sqlite3_column_int64(q, 5);
+		e.dur = sqlite3_column_int64(q, 6);
+		e.corr = p->want_corr ? col_or_none(q, 7) : TK_NONE;
+		e.has_op = od.st && merge_seek(&od, e.id);
+		e.op_cat = e.has_op ? sqlite3_column_int64(od.st, 1) : 0;
+		e.op_module = e.has_op ? sqlite3_column_int64(od.st, 2) : 0;
+		e.op_bytes = e.has_op ? col_or_none(od.st, 3) : TK_NONE;
+		e.has_kd = kd.st && merge_seek(&kd, e.id);
+		if (e.has_kd) {
+			for (int i = 0; i < 9; i++)
+				e.kd[i] = col_or_none(kd.st, i + 1);
+			e.occupancy = sqlite3_column_type(kd.st, 10) == SQLITE_NULL
+					  ? -1
+					  : sqlite3_column_double(kd.st, 10);
+		}
+		for (size_t u = 0; u < NUSERS; u++)
+			if ((rc = users[u].event(c, &e)) != TK_OK)
+				goto out;
+	}
+	if (step != SQLITE_DONE)
+		rc = tka_fail(c, TK_EINTERNAL, "reading events: %s", sqlite3_errmsg(c->db));
+out:
+	sqlite3_finalize(q);
+	sqlite3_finalize(od.st);
+	sqlite3_finalize(kd.st);
+	return rc;
+}
+
+int tka_pass_run(struct tka_ctx *c)
+{
+	int rc;
+	if (c->pass && c->pass->done)
+		return TK_OK;
+	if (c->pass) /* an earlier run failed: the users' states are not complete */
+		return tka_fail(c, TK_EINTERNAL, "the pass over the events failed earlier");
+	if (!(c->pass = calloc(1, sizeof(*c->pass))))
+		return tka_fail(c, TK_ENOMEM, "out of memory");
+	if ((rc = load_tracks(c, c->pass)) != TK_OK)
+		return rc;
+	for (size_t u = 0; u < NUSERS; u++)
+		if ((rc = users[u].begin(c)) != TK_OK)
+			return rc;
+	if ((rc = read_events(c, c->pass)) != TK_OK)
+		return rc;
+	for (size_t u = 0; u < NUSERS; u++)
+		if ((rc = users[u].end(c)) != TK_OK)
+			return rc;
+	c->pass->done = 1;
+	return TK_OK;
+}
+
+void tka_pass_free(struct tka_ctx *c)
+{
+	tka_timeline_builder_free(c->tlb);
+	tka_op_profile_free(c->ops);
+	tka_kernel_stats_free(c->ks);
+	tka_kpi_free(c->kpi);
+	c->tlb = NULL;
+	c->ops = NULL;
+	c->ks = NULL;
+	c->kpi = NULL;
+	if (c->pass)
+		free(c->pass->tracks);
+	free(c->pass);
+	c->pass = NULL;
+}

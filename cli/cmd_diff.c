@@ -1,0 +1,125 @@
+/*
+ * `tracekit diff A B`: two analysed stores side by side (before, after): KPIs, device time, top
+ * ops and kernels with absolute and relative deltas, new and vanished ops and kernels, changes
+ * beyond a threshold flagged. Always exits 0 when it could compare (no regression gate here).
+ */
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <tracekit/error.h>
+#include <tracekit/report.h>
+
+#include "cli.h"
+
+/* From cli/cmd_report.c (shared output handling). */
+int cli_report_ensure_analysis(const char *path);
+int cli_report_output(const char *output, int no_color, int64_t width,
+		      struct tk_report_options *o,
+		      int (*write)(FILE *out, const struct tk_report_options *o, void *arg,
+				   char *err, size_t errlen),
+		      void *arg);
+
+static int run(int argc, char **argv);
+
+const struct tk_cmd tk_cmd_diff = {
+    "diff",
+    "compare two stores: KPIs, device time, ops and kernels with deltas",
+    "usage: tracekit diff A B [--format text|json|md|html] [--threshold PCT] [-o FILE]\n"
+    "                         [--no-color] [--top N] [--width N]\n\n"
+    "Compares two analysed stores, A (before) and B (after), side by side: KPIs, device time,\n"
+    "top ops (by self time) and kernels (by total time, over all launch configurations and\n"
+    "devices) with B - A and the relative change, and the ops and kernels only one of them has\n"
+    "(new, vanished). Changes larger than the threshold are flagged (up, down, new, gone).\n"
+    "Runs `tracekit analyze` first on a store that has no analysis. docs/reports.md has the\n"
+    "details.\n\n"
+    "Options:\n"
+    "  -f, --format F     text (default), json, md or html\n"
+    "  --threshold PCT    relative change that is flagged, in percent (default 5)\n"
+    "  -o, --output F     write to file F instead of stdout\n"
+    "  --no-color         no colours (text is coloured only on a terminal)\n"
+    "  --top N            rows per capped table (default 20)\n"
+    "  --width N          text: columns to fit in (default: the terminal's, else 100)\n"
+    "  -h, --help         this text\n\n"
+    "Exit codes: 0 compared (whatever changed), 2 usage error or a file that is not a\n"
+    "(supported) tracekit store, 3 internal error.\n",
+    run,
+};
+
+struct pair {
+	const char *a, *b;
+};
+
+static int write_diff(FILE *out, const struct tk_report_options *o, void *arg, char *err,
+		      size_t errlen)
+{
+	const struct pair *p = arg;
+	return tk_report_diff(out, p->a, p->b, o, err, errlen);
+}
+
+static int run(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+	    {"format", required_argument, NULL, 'f'},
+	    {"output", required_argument, NULL, 'o'},
+	    {"threshold", required_argument, NULL, 'T'},
+	    {"no-color", no_argument, NULL, 'C'},
+	    {"no-colour", no_argument, NULL, 'C'},
+	    {"top", required_argument, NULL, 't'},
+	    {"width", required_argument, NULL, 'w'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
+	};
+	const struct tk_cmd *cmd = &tk_cmd_diff;
+	struct tk_report_options o;
+	const char *output = NULL;
+	int c, rc, no_color = 0;
+	int64_t top = 20, width = 0;
+	char *end;
+	tk_report_options_init(&o);
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":f:o:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'h':
+			return cli_help(cmd);
+		case 'f':
+			if (tk_report_format_parse(optarg, &o.format) != TK_OK)
+				return cli_usage_error(
+				    cmd, "--format expects text, json, md or html, got '%s'", optarg);
+			break;
+		case 'o':
+			output = optarg;
+			break;
+		case 'T':
+			o.threshold = strtod(optarg, &end) / 100.0;
+			if (end == optarg || *end || !isfinite(o.threshold) || o.threshold <= 0 ||
+			    o.threshold > 1e6)
+				return cli_usage_error(
+				    cmd, "--threshold expects a percentage above 0, got '%s'", optarg);
+			break;
+		case 'C':
+			no_color = 1;
+			break;
+		case 't':
+			if ((rc = cli_parse_int(cmd, "--top", optarg, 1, 100000, &top)) != 0)
+				return rc;
+			break;
+		case 'w':
+			if ((rc = cli_parse_int(cmd, "--width", optarg, 40, 1000, &width)) != 0)
+				return rc;
+			break;
+		default:
+			return cli_option_error(cmd, c, argv);
+		}
+	}
+	if (argc - optind != 2)
+		return cli_usage_error(cmd, "expected two stores, A (before) and B (after)");
+	struct pair p = {argv[optind], argv[optind + 1]};
+	if ((rc = cli_report_ensure_analysis(p.a)) != TK_EXIT_OK ||
+	    (rc = cli_report_ensure_analysis(p.b)) != TK_EXIT_OK)
+		return rc;
+	o.top = (int)top;
+	return cli_report_output(output, no_color, width, &o, write_diff, &p);
+}

@@ -1,0 +1,171 @@
+/*
+ * `tracekit report`: the report of a store (runs the analyses first when the store has none) in
+ * text for the terminal, self-contained HTML, JSON or Markdown. Also the output handling that
+ * `tracekit diff` shares (cli/cmd_diff.c): analysis on demand, -o FILE, width and colour.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+#include <tracekit/analyze.h>
+#include <tracekit/error.h>
+#include <tracekit/report.h>
+
+#include "cli.h"
+
+static int run(int argc, char **argv);
+int cli_report_ensure_analysis(const char *path);
+int cli_report_output(const char *output, int no_color, int64_t width,
+		      struct tk_report_options *o,
+		      int (*write)(FILE *out, const struct tk_report_options *o, void *arg,
+				   char *err, size_t errlen),
+		      void *arg);
+
+const struct tk_cmd tk_cmd_report = {
+    "report",
+    "write the report of a store: text, HTML, JSON or Markdown",
+    "usage: tracekit report STORE [--format text|html|json|md] [-o FILE] [--no-color]\n"
+    "                             [--top N] [--width N]\n\n"
+    "Writes the report of an analysed store (docs/reports.md): trace summary, KPIs with bands,\n"
+    "findings with evidence and fixes, device time, top ops and kernels, idle gaps, memory,\n"
+    "steps and communication. Runs `tracekit analyze` first when the store has no analysis.\n"
+    "Every number comes from the store's analysis_* tables (docs/metrics.md).\n\n"
+    "Options:\n"
+    "  -f, --format F   text (default; aligned tables), html (one self-contained file with\n"
+    "                   charts and sortable tables), json (docs/report-json.md) or md\n"
+    "                   (GitHub-flavoured Markdown, for CI summaries)\n"
+    "  -o, --output F   write to file F instead of stdout\n"
+    "  --no-color       no colours (text is coloured only on a terminal; NO_COLOR is honoured)\n"
+    "  --top N          rows per capped table (default 20)\n"
+    "  --width N        text: columns to fit in (default: the terminal's, else 100)\n"
+    "  -h, --help       this text\n\n"
+    "Exit codes: 0 done, 2 usage error or a file that is not a (supported) tracekit store,\n"
+    "3 internal error.\n",
+    run,
+};
+
+/*
+ * Shared with cli/cmd_diff.c (declared there too): analyse @path when it has no analysis_* tables
+ * yet; returns an exit code.
+ */
+int cli_report_ensure_analysis(const char *path)
+{
+	char err[1024];
+	int has = 0, rc = tk_report_has_analysis(path, &has, err, sizeof(err));
+	if (rc != TK_OK)
+		return cli_fail(rc, err);
+	if (has)
+		return TK_EXIT_OK;
+	fprintf(stderr, "tracekit: '%s' has no analysis yet: running analyze first\n", path);
+	rc = tk_analyze(path, NULL, err, sizeof(err));
+	return rc == TK_OK ? TK_EXIT_OK : cli_fail(rc, err);
+}
+
+/* The text width: --width, else the terminal's (COLUMNS, then the tty size), else 100. */
+static int text_width(int64_t asked, int to_tty)
+{
+	if (asked > 0)
+		return (int)asked;
+	if (to_tty) {
+		const char *cols = getenv("COLUMNS");
+		int n = cols ? atoi(cols) : 0;
+		struct winsize ws;
+		if (n >= 20 && n <= 1000)
+			return n;
+		if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col >= 20)
+			return ws.ws_col;
+	}
+	return 100;
+}
+
+/*
+ * Shared with cli/cmd_diff.c: fill in width and colour, open @output (NULL: stdout), call
+ * @write, and report its failure; a failed file output is removed. Returns an exit code.
+ */
+int cli_report_output(const char *output, int no_color, int64_t width,
+		      struct tk_report_options *o,
+		      int (*write)(FILE *out, const struct tk_report_options *o, void *arg,
+				   char *err, size_t errlen),
+		      void *arg)
+{
+	char err[1024] = "";
+	int to_tty = !output && isatty(STDOUT_FILENO);
+	o->width = text_width(width, to_tty);
+	o->color = o->format == TK_REPORT_TEXT && to_tty && !no_color && !getenv("NO_COLOR");
+	FILE *out = output ? fopen(output, "w") : stdout;
+	if (!out) {
+		cli_error("cannot write '%s'", output);
+		return TK_EXIT_USAGE;
+	}
+	int rc = write(out, o, arg, err, sizeof(err));
+	if (output && fclose(out) != 0 && rc == TK_OK) {
+		rc = TK_EIO;
+		snprintf(err, sizeof(err), "cannot write '%s'", output);
+	}
+	if (rc != TK_OK) {
+		if (output)
+			remove(output);
+		return cli_fail(rc, err);
+	}
+	return TK_EXIT_OK;
+}
+
+static int write_report(FILE *out, const struct tk_report_options *o, void *arg, char *err,
+			size_t errlen)
+{
+	return tk_report_write(out, (const char *)arg, o, err, errlen);
+}
+
+static int run(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+	    {"format", required_argument, NULL, 'f'}, {"output", required_argument, NULL, 'o'},
+	    {"no-color", no_argument, NULL, 'C'},     {"no-colour", no_argument, NULL, 'C'},
+	    {"top", required_argument, NULL, 't'},    {"width", required_argument, NULL, 'w'},
+	    {"help", no_argument, NULL, 'h'},	      {NULL, 0, NULL, 0},
+	};
+	const struct tk_cmd *cmd = &tk_cmd_report;
+	struct tk_report_options o;
+	const char *output = NULL;
+	int c, rc, no_color = 0;
+	int64_t top = 20, width = 0;
+	tk_report_options_init(&o);
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":f:o:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'h':
+			return cli_help(cmd);
+		case 'f':
+			if (tk_report_format_parse(optarg, &o.format) != TK_OK)
+				return cli_usage_error(
+				    cmd, "--format expects text, html, json or md, got '%s'", optarg);
+			break;
+		case 'o':
+			output = optarg;
+			break;
+		case 'C':
+			no_color = 1;
+			break;
+		case 't':
+			if ((rc = cli_parse_int(cmd, "--top", optarg, 1, 100000, &top)) != 0)
+				return rc;
+			break;
+		case 'w':
+			if ((rc = cli_parse_int(cmd, "--width", optarg, 40, 1000, &width)) != 0)
+				return rc;
+			break;
+		default:
+			return cli_option_error(cmd, c, argv);
+		}
+	}
+	if (argc - optind != 1)
+		return cli_usage_error(cmd, "expected one store");
+	const char *path = argv[optind];
+	if ((rc = cli_report_ensure_analysis(path)) != TK_EXIT_OK)
+		return rc;
+	o.top = (int)top;
+	return cli_report_output(output, no_color, width, &o, write_report, (void *)path);
+}

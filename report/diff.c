@@ -1,0 +1,254 @@
+/*
+ * `tracekit diff`: two stores side by side. The second store is attached to the first one's
+ * read-only connection as "b", and each section is one SQL statement that matches the rows of
+ * both (KPIs by device and name, device time by device, ops by level and name, kernels by name)
+ * with absolute and relative deltas and a flag for changes beyond the threshold; the sections
+ * then go through the same model and formats as a report. Computes no analysis of its own.
+ */
+#include "report_internal.h"
+
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <string.h>
+#include <tracekit/error.h>
+#include <tracekit/store.h>
+
+#include "store_internal.h"
+
+#define END {NULL, NULL, TKR_TEXT, 0}
+#define J TKR_C_JSON
+#define F TKR_C_FLEX
+#define O TKR_C_OPT
+
+/* ---- diff: main = A (before), b = B (after) ---- */
+
+/* The flag of a change from a to b: new, gone, or up/down beyond the threshold. */
+#define FLAG(a, b)                                                                          \
+	"CASE WHEN " a " IS NULL AND " b " IS NOT NULL THEN 'new' WHEN " b " IS NULL AND " a \
+	" IS NOT NULL THEN 'gone' WHEN abs(" b " - " a ") > :thr * abs(" a ") AND " b       \
+	" <> " a " THEN CASE WHEN " b " > " a " THEN 'up' ELSE 'down' END END"
+#define REL(a, b) "(" b " - " a ") * 1.0 / nullif(abs(" a "), 0)"
+
+#define OPS(schema)                                                                          \
+	"SELECT level, name, sum(occurrences) AS n, sum(total_ns) AS total_ns,"              \
+	" sum(self_ns) AS self_ns FROM " schema ".analysis_op_profile WHERE level <> 'idle'" \
+	" GROUP BY level, name"
+#define KERNELS(schema)                                                                   \
+	"SELECT name, sum(occurrences) AS n, sum(total_ns) AS total_ns FROM " schema \
+	".analysis_kernel_stats GROUP BY name"
+#define WITH_OPS "WITH oa AS (" OPS("main") "), ob AS (" OPS("b") ") "
+#define WITH_KERNELS "WITH ka AS (" KERNELS("main") "), kb AS (" KERNELS("b") ") "
+#define OPS_JOINED                                                                          \
+	"SELECT oa.level AS level, oa.name AS name, oa.n AS a_n, ob.n AS b_n,"               \
+	" oa.self_ns AS a_self_ns, ob.self_ns AS b_self_ns FROM oa LEFT JOIN ob"              \
+	" ON ob.level = oa.level AND ob.name = oa.name UNION ALL SELECT ob.level, ob.name,"   \
+	" NULL, ob.n, NULL, ob.self_ns FROM ob WHERE NOT EXISTS (SELECT 1 FROM oa"            \
+	" WHERE oa.level = ob.level AND oa.name = ob.name)"
+#define KERNELS_JOINED                                                                      \
+	"SELECT ka.name AS name, ka.n AS a_n, kb.n AS b_n, ka.total_ns AS a_total_ns,"       \
+	" kb.total_ns AS b_total_ns FROM ka LEFT JOIN kb ON kb.name = ka.name UNION ALL"      \
+	" SELECT kb.name, NULL, kb.n, NULL, kb.total_ns FROM kb WHERE NOT EXISTS"             \
+	" (SELECT 1 FROM ka WHERE ka.name = kb.name)"
+
+static const struct tkr_col c_diff_summary[] = {
+    {"threshold", "threshold", TKR_RATIO, 0},
+    {"kpis_flagged", "KPIs changed beyond it", TKR_INT, 0},
+    {"ops_a", "ops in A", TKR_INT, 0},
+    {"ops_b", "ops in B", TKR_INT, 0},
+    {"ops_new", "new ops", TKR_INT, 0},
+    {"ops_gone", "vanished ops", TKR_INT, 0},
+    {"ops_flagged", "ops changed beyond it", TKR_INT, 0},
+    {"kernels_a", "kernels in A", TKR_INT, 0},
+    {"kernels_b", "kernels in B", TKR_INT, 0},
+    {"kernels_new", "new kernels", TKR_INT, 0},
+    {"kernels_gone", "vanished kernels", TKR_INT, 0},
+    {"kernels_flagged", "kernels changed beyond it", TKR_INT, 0},
+    END,
+};
+
+static const struct tkr_col c_diff_values[] = {
+    {"device_id", "device", TKR_INT, 0}, {"metric", "metric", TKR_TEXT, 0},
+    {"unit", "unit", TKR_TEXT, J},	 {"a", "A", TKR_UVAL, 0},
+    {"b", "B", TKR_UVAL, 0},		 {"delta", "B - A", TKR_UDELTA, 0},
+    {"rel", "change", TKR_DPCT, 0},	 {"a_band", "band A", TKR_BAND, O},
+    {"b_band", "band B", TKR_BAND, O},	 {"flag", "flag", TKR_FLAG, 0},
+    END,
+};
+
+static const struct tkr_col c_diff_time[] = {
+    {"device_id", "device", TKR_INT, 0}, {"metric", "metric", TKR_TEXT, 0},
+    {"unit", "unit", TKR_TEXT, J},	 {"a", "A", TKR_UVAL, 0},
+    {"b", "B", TKR_UVAL, 0},		 {"delta", "B - A", TKR_UDELTA, 0},
+    {"rel", "change", TKR_DPCT, 0},	 {"flag", "flag", TKR_FLAG, 0},
+    END,
+};
+
+static const struct tkr_col c_diff_ops[] = {
+    {"level", "level", TKR_TEXT, 0},	  {"a_n", "calls A", TKR_INT, O},
+    {"b_n", "calls B", TKR_INT, O},	  {"a_self_ns", "self A", TKR_NS, 0},
+    {"b_self_ns", "self B", TKR_NS, 0},	  {"delta_ns", "B - A", TKR_DNS, 0},
+    {"rel", "change", TKR_DPCT, 0},	  {"flag", "flag", TKR_FLAG, 0},
+    {"name", "name", TKR_NAME, F},	  END,
+};
+
+static const struct tkr_col c_diff_kernels[] = {
+    {"a_n", "calls A", TKR_INT, O},	   {"b_n", "calls B", TKR_INT, O},
+    {"a_total_ns", "total A", TKR_NS, 0},  {"b_total_ns", "total B", TKR_NS, 0},
+    {"delta_ns", "B - A", TKR_DNS, 0},	   {"rel", "change", TKR_DPCT, 0},
+    {"flag", "flag", TKR_FLAG, 0},		   {"name", "name", TKR_NAME, F},
+    END,
+};
+
+static const struct tkr_col c_diff_ops_only[] = {
+    {"level", "level", TKR_TEXT, 0}, {"n", "calls", TKR_INT, 0},
+    {"self_ns", "self", TKR_NS, 0},  {"name", "name", TKR_NAME, F},
+    END,
+};
+
+static const struct tkr_col c_diff_kernels_only[] = {
+    {"n", "calls", TKR_INT, 0},
+    {"total_ns", "total", TKR_NS, 0},
+    {"name", "name", TKR_NAME, F},
+    END,
+};
+
+#define OPS_ONLY(x, y)                                                                      \
+	WITH_OPS "SELECT level, n, self_ns, name FROM " x " WHERE NOT EXISTS (SELECT 1 FROM " y \
+		 " WHERE " y ".level = " x ".level AND " y ".name = " x ".name)"               \
+		 " ORDER BY self_ns DESC, level, name"
+#define KERNELS_ONLY(x, y)                                                               \
+	WITH_KERNELS "SELECT n, total_ns, name FROM " x " WHERE NOT EXISTS (SELECT 1 FROM " y \
+		     " WHERE " y ".name = " x ".name) ORDER BY total_ns DESC, name"
+
+#define DT(col) "CASE m.ord WHEN 1 THEN " col ".window_ns WHEN 2 THEN " col ".utilization" \
+	" WHEN 3 THEN " col ".busy_ns WHEN 4 THEN " col ".compute_ns WHEN 5 THEN " col      \
+	".comm_ns WHEN 6 THEN " col ".exposed_comm_ns WHEN 7 THEN " col ".exposed_memcpy_ns" \
+	" WHEN 8 THEN " col ".idle_ns END"
+
+const struct tkr_section_def tkr_diff_sections[] = {
+    {"summary", "Summary", NULL, TKR_KV, 1,
+     "SELECT :thr AS threshold,"
+     " (SELECT count(*) FROM main.analysis_kpi ka JOIN b.analysis_kpi kb"
+     "  ON kb.device_id = ka.device_id AND kb.kpi = ka.kpi"
+     "  WHERE abs(kb.value - ka.value) > :thr * abs(ka.value) AND kb.value <> ka.value)"
+     " AS kpis_flagged,"
+     " (SELECT count(*) FROM (" OPS("main") ")) AS ops_a,"
+     " (SELECT count(*) FROM (" OPS("b") ")) AS ops_b,"
+     " (" WITH_OPS "SELECT count(*) FROM (" OPS_JOINED ") WHERE a_n IS NULL) AS ops_new,"
+     " (" WITH_OPS "SELECT count(*) FROM (" OPS_JOINED ") WHERE b_n IS NULL) AS ops_gone,"
+     " (" WITH_OPS "SELECT count(*) FROM (" OPS_JOINED ") WHERE a_n IS NOT NULL AND b_n IS NOT"
+     "  NULL AND abs(b_self_ns - a_self_ns) > :thr * abs(a_self_ns)"
+     "  AND b_self_ns <> a_self_ns) AS ops_flagged,"
+     " (SELECT count(*) FROM (" KERNELS("main") ")) AS kernels_a,"
+     " (SELECT count(*) FROM (" KERNELS("b") ")) AS kernels_b,"
+     " (" WITH_KERNELS "SELECT count(*) FROM (" KERNELS_JOINED ") WHERE a_n IS NULL)"
+     " AS kernels_new,"
+     " (" WITH_KERNELS "SELECT count(*) FROM (" KERNELS_JOINED ") WHERE b_n IS NULL)"
+     " AS kernels_gone,"
+     " (" WITH_KERNELS "SELECT count(*) FROM (" KERNELS_JOINED ") WHERE a_n IS NOT NULL AND"
+     "  b_n IS NOT NULL AND abs(b_total_ns - a_total_ns) > :thr * abs(a_total_ns)"
+     "  AND b_total_ns <> a_total_ns) AS kernels_flagged",
+     c_diff_summary, NULL},
+    {"kpis", "KPIs", NULL, TKR_TABLE, 1000,
+     "WITH j AS (SELECT ka.device_id AS device_id, ka.kpi AS metric, ka.unit AS unit,"
+     " ka.value AS a, kb.value AS b, ka.band AS a_band, kb.band AS b_band, ka.rowid AS o1,"
+     " 0 AS o2 FROM main.analysis_kpi ka LEFT JOIN b.analysis_kpi kb"
+     " ON kb.device_id = ka.device_id AND kb.kpi = ka.kpi"
+     " UNION ALL SELECT kb.device_id, kb.kpi, kb.unit, NULL, kb.value, NULL, kb.band, 1e18,"
+     " kb.rowid FROM b.analysis_kpi kb WHERE NOT EXISTS (SELECT 1 FROM main.analysis_kpi ka"
+     " WHERE ka.device_id = kb.device_id AND ka.kpi = kb.kpi))"
+     " SELECT device_id, metric, unit, a, b, b - a AS delta, " REL("a", "b") " AS rel,"
+     " a_band, b_band, " FLAG("a", "b") " AS flag FROM j ORDER BY device_id, o1, o2",
+     c_diff_values, "no KPIs in either store"},
+    {"device_time", "Device time (selected window)", NULL, TKR_TABLE, 1000,
+     "WITH da AS (SELECT * FROM main.analysis_device_time WHERE selected = 1),"
+     " db AS (SELECT * FROM b.analysis_device_time WHERE selected = 1),"
+     " devs AS (SELECT device_id FROM da UNION SELECT device_id FROM db),"
+     " m(ord, metric, unit) AS (VALUES (1, 'window', 'ns'), (2, 'utilization', 'ratio'),"
+     " (3, 'busy', 'ns'), (4, 'compute', 'ns'), (5, 'comm', 'ns'),"
+     " (6, 'exposed_comm', 'ns'), (7, 'exposed_memcpy', 'ns'), (8, 'idle', 'ns')),"
+     " v AS (SELECT devs.device_id AS device_id, m.ord AS ord, m.metric AS metric,"
+     " m.unit AS unit, " DT("da") " AS a, " DT("db") " AS b FROM devs CROSS JOIN m"
+     " LEFT JOIN da ON da.device_id = devs.device_id"
+     " LEFT JOIN db ON db.device_id = devs.device_id)"
+     " SELECT device_id, metric, unit, a, b, b - a AS delta, " REL("a", "b") " AS rel, "
+     FLAG("a", "b") " AS flag FROM v ORDER BY device_id, ord",
+     c_diff_time, "no device time in either store"},
+    {"ops", "Top ops by self time", NULL, TKR_TABLE, -1,
+     WITH_OPS "SELECT level, a_n, b_n, a_self_ns, b_self_ns,"
+     " coalesce(b_self_ns, 0) - coalesce(a_self_ns, 0) AS delta_ns,"
+     " " REL("a_self_ns", "b_self_ns") " AS rel, " FLAG("a_self_ns", "b_self_ns") " AS flag,"
+     " name FROM (" OPS_JOINED ") ORDER BY max(coalesce(a_self_ns, 0),"
+     " coalesce(b_self_ns, 0)) DESC, level, name",
+     c_diff_ops, "no ops in either store"},
+    {"kernels", "Top kernels by total time", NULL, TKR_TABLE, -1,
+     WITH_KERNELS "SELECT a_n, b_n, a_total_ns, b_total_ns,"
+     " coalesce(b_total_ns, 0) - coalesce(a_total_ns, 0) AS delta_ns,"
+     " " REL("a_total_ns", "b_total_ns") " AS rel, " FLAG("a_total_ns", "b_total_ns") " AS flag,"
+     " name FROM (" KERNELS_JOINED ") ORDER BY max(coalesce(a_total_ns, 0),"
+     " coalesce(b_total_ns, 0)) DESC, name",
+     c_diff_kernels, "no kernels in either store"},
+    {"ops_new", "New ops (only in B)", NULL, TKR_TABLE, -1, OPS_ONLY("ob", "oa"),
+     c_diff_ops_only, NULL},
+    {"ops_gone", "Vanished ops (only in A)", NULL, TKR_TABLE, -1, OPS_ONLY("oa", "ob"),
+     c_diff_ops_only, NULL},
+    {"kernels_new", "New kernels (only in B)", NULL, TKR_TABLE, -1, KERNELS_ONLY("kb", "ka"),
+     c_diff_kernels_only, NULL},
+    {"kernels_gone", "Vanished kernels (only in A)", NULL, TKR_TABLE, -1,
+     KERNELS_ONLY("ka", "kb"), c_diff_kernels_only, NULL},
+};
+const size_t tkr_diff_nsections = sizeof(tkr_diff_sections) / sizeof(tkr_diff_sections[0]);
+
+int tk_report_diff(FILE *out, const char *a, const char *b, const struct tk_report_options *opt,
+		   char *err, size_t errlen)
+{
+	struct tk_report_options o = tkr_effective_options(opt);
+	struct tkr_model m;
+	tk_store *sa = NULL, *sb = NULL;
+	sqlite3_stmt *st = NULL;
+	int rc, attached = 0;
+	memset(&m, 0, sizeof(m));
+	if (err && errlen)
+		err[0] = '\0';
+	/* open B once on its own: it checks that B is a tracekit store of a supported version */
+	rc = tk_store_open(b, &sb);
+	if (rc != TK_OK) {
+		tk_fmt(err, errlen, "%s", tk_store_errmsg(sb));
+		goto out;
+	}
+	tk_store_close(sb);
+	sb = NULL;
+	rc = tk_store_open(a, &sa);
+	if (rc != TK_OK) {
+		tk_fmt(err, errlen, "%s", tk_store_errmsg(sa));
+		goto out;
+	}
+	sqlite3 *db = tk_store_db(sa);
+	if (sqlite3_prepare_v2(db, "ATTACH DATABASE ?1 AS b", -1, &st, NULL) != SQLITE_OK ||
+	    sqlite3_bind_text(st, 1, b, -1, SQLITE_STATIC) != SQLITE_OK ||
+	    sqlite3_step(st) != SQLITE_DONE) {
+		tk_fmt(err, errlen, "cannot open store '%s' beside '%s': %s", b, a,
+		       sqlite3_errmsg(db));
+		rc = TK_EIO;
+		goto out;
+	}
+	attached = 1;
+	m.is_diff = 1;
+	m.path = strdup(a);
+	m.path_b = strdup(b);
+	if (!m.path || !m.path_b) {
+		rc = TK_ENOMEM;
+		goto out;
+	}
+	rc = tkr_model_load(db, tkr_diff_sections, tkr_diff_nsections, o.top, o.threshold, &m, err,
+			    errlen);
+	if (rc == TK_OK)
+		rc = tkr_write_model(out, &m, &o, err, errlen);
+out:
+	sqlite3_finalize(st);
+	if (attached)
+		sqlite3_exec(tk_store_db(sa), "DETACH DATABASE b", NULL, NULL, NULL);
+	tkr_model_free(&m);
+	tk_store_close(sa);
+	return rc;
+}

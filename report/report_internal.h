@@ -1,0 +1,190 @@
+/*
+ * Internal interface of the report module: a report (or a diff) is a list of sections, each a
+ * table loaded once from the analysis_* tables by one SQL statement (report_model.c), so that every
+ * output format (report_text.c, report_md.c, report_json.c, report_html.c) prints the same
+ * numbers. Formats only format; they compute nothing. Not part of the public API.
+ */
+#ifndef TK_REPORT_INTERNAL_H
+#define TK_REPORT_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <tracekit/report.h>
+
+struct sqlite3;
+
+/* How a column's value is shown (JSON always writes the raw value). */
+enum tkr_kind {
+	TKR_INT,      /* integer as is */
+	TKR_NS,	      /* duration in ns, shown with an adaptive unit (ns, µs, ms, s) */
+	TKR_TS,	      /* absolute time in ns, shown relative to the trace start ("+1.25 s") */
+	TKR_UTC,      /* absolute time in ns since the epoch, shown as UTC when the clock is */
+	TKR_BYTES,    /* bytes, shown with a binary unit */
+	TKR_BPS,      /* bytes per second, shown in GB/s */
+	TKR_FLOPS,    /* FLOP/s, shown in TFLOP/s */
+	TKR_PCT,      /* a percentage (already × 100), one decimal */
+	TKR_RATIO,    /* 0..1, shown as a percentage */
+	TKR_DPCT,     /* a relative change (0.05 = +5.0 %), signed */
+	TKR_DNS,      /* a change of a duration in ns, signed */
+	TKR_UVAL,     /* a value whose unit is the row's "unit" column: %, ns, ratio, count */
+	TKR_UDELTA,   /* as TKR_UVAL, signed */
+	TKR_REAL,     /* a real, 4 significant digits */
+	TKR_TEXT,     /* text as is */
+	TKR_NAME,     /* an op or kernel name: shortened to fit in text */
+	TKR_BAND,     /* good / warning / bad / n-a (coloured) */
+	TKR_SEVERITY, /* high / medium (coloured) */
+	TKR_FLAG,     /* a short mark such as "*" or "new" (coloured) */
+	TKR_JSON,     /* JSON text, embedded as is in JSON output */
+};
+
+/* Column flags. */
+#define TKR_C_JSON 1 /* only in JSON output */
+#define TKR_C_SHOW 2 /* only in text, Markdown and HTML (a display form of JSON columns) */
+#define TKR_C_FLEX 4 /* text: takes the width the other columns leave (shortened to fit) */
+#define TKR_C_OPT 8  /* text: left out, rightmost first, when the table is too wide */
+
+struct tkr_col {
+	const char *key;   /* the SQL column name; the JSON key */
+	const char *title; /* the heading in text, Markdown and HTML */
+	enum tkr_kind kind;
+	int flags;
+};
+
+/* Section styles. */
+enum tkr_style {
+	TKR_TABLE,    /* rows and columns */
+	TKR_KV,	      /* one row shown as "title: value" lines */
+	TKR_FINDINGS, /* findings: one block per row */
+	TKR_CHART,    /* data for an HTML chart only: no table, not in JSON */
+};
+
+struct tkr_section_def {
+	const char *key;   /* JSON key, HTML id */
+	const char *title; /* heading */
+	const char *group; /* heading of the group this section opens, or NULL */
+	enum tkr_style style;
+	int cap; /* rows kept: > 0 that many, -1 the --top option */
+	const char *sql;
+	const struct tkr_col *cols;
+	const char *empty; /* what to say when there are no rows (NULL: skip the section) */
+};
+
+/* A cell: type is SQLITE_NULL, SQLITE_INTEGER, SQLITE_FLOAT or SQLITE_TEXT. */
+struct tkr_cell {
+	int type;
+	int64_t i;
+	double d;
+	char *s;
+};
+
+struct tkr_section {
+	const struct tkr_section_def *def;
+	int ncols;		/* columns in def->cols */
+	int available;		/* 0 when its analysis table is missing */
+	size_t nrows;		/* rows kept */
+	int64_t total;		/* rows before the cap */
+	struct tkr_cell *cells; /* nrows × ncols, in def->cols order */
+};
+
+/* Busy share of one device in equal time bins (HTML chart only). */
+struct tkr_util {
+	int64_t device_id;
+	int nbins;
+	double *share; /* nbins values in 0..1, or < 0 where the bin is outside the device window */
+};
+
+struct tkr_model {
+	int is_diff;
+	char *path, *path_b;   /* the store(s) */
+	char *clock;	       /* meta.clock, or NULL */
+	int64_t trace_start_ns; /* meta.trace_start_ns (0 when unknown) */
+	int top;
+	double threshold; /* diff: relative change that is flagged */
+	struct tkr_section *sections;
+	size_t nsections;
+	/* utilization over time, HTML only: bins of bin_ns from util_start_ns */
+	int64_t util_start_ns, util_bin_ns;
+	struct tkr_util *util;
+	size_t nutil;
+};
+
+/* ---- report_sections.c, diff.c ---- */
+extern const struct tkr_section_def tkr_report_sections[];
+extern const size_t tkr_report_nsections;
+extern const struct tkr_section_def tkr_diff_sections[];
+extern const size_t tkr_diff_nsections;
+
+/* ---- report_model.c ---- */
+/*
+ * Load every section of @defs from @db (the diff attaches the second store as "b") into a new
+ * model. Named parameters :top and :thr of the SQL are bound to @top and @threshold.
+ */
+int tkr_model_load(struct sqlite3 *db, const struct tkr_section_def *defs, size_t ndefs, int top,
+		   double threshold, struct tkr_model *m, char *err, size_t errlen);
+/* Compute m->util from the device events (equal bins over the device windows). */
+int tkr_model_load_util(struct sqlite3 *db, struct tkr_model *m, int nbins, char *err,
+			size_t errlen);
+void tkr_model_free(struct tkr_model *m);
+/* @o with the defaults filled in (NULL: all defaults). */
+struct tk_report_options tkr_effective_options(const struct tk_report_options *o);
+/* Write @m in @o's format (TK_EIO on a write error, message in @err). */
+int tkr_write_model(FILE *out, const struct tkr_model *m, const struct tk_report_options *o,
+		    char *err, size_t errlen);
+/* The section with @key, or NULL. */
+const struct tkr_section *tkr_find(const struct tkr_model *m, const char *key);
+/* Index of the column @key in @s, or -1. */
+int tkr_col(const struct tkr_section *s, const char *key);
+/* The cell of row @r, column @c. */
+const struct tkr_cell *tkr_cell(const struct tkr_section *s, size_t r, int c);
+/* Numeric value of a cell (NAN when NULL or text). */
+double tkr_num(const struct tkr_cell *c);
+/* 1 when column @c of @s is shown in text/Markdown/HTML (not JSON-only). */
+int tkr_shown(const struct tkr_section *s, int c);
+
+/* ---- report_util.c ---- */
+/* A growable string (poisoned, oom = 1, on allocation failure). */
+struct tkr_buf {
+	char *p;
+	size_t len, cap;
+	int oom;
+};
+void tkr_putn(struct tkr_buf *b, const char *s, size_t n);
+void tkr_puts(struct tkr_buf *b, const char *s);
+void tkr_printf(struct tkr_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Display characters of UTF-8 text (continuation bytes not counted). */
+int tkr_width(const char *s);
+/* Cut @b's text to at most @w display characters, ending in "…" when cut. */
+void tkr_cut(struct tkr_buf *b, int w);
+/*
+ * tkr_short_name() - @name shortened to at most @w characters, in steps that keep it readable:
+ * the parameter list becomes "(...)", then template arguments "<...>", then the namespaces are
+ * dropped ("…::"), then the end is cut ("…"). Appended to @b.
+ */
+void tkr_short_name(struct tkr_buf *b, const char *name, int w);
+/* The display text of a cell (no escaping; control characters shown as \n, \xNN). */
+void tkr_format_cell(struct tkr_buf *b, const struct tkr_model *m, const struct tkr_section *s,
+		     size_t r, int c);
+/* Formatters used by the cell formatter and the charts. */
+void tkr_fmt_ns(struct tkr_buf *b, double ns);
+void tkr_fmt_bytes(struct tkr_buf *b, double bytes);
+/* 1 when the column is right-aligned (numbers). */
+int tkr_right_aligned(enum tkr_kind k);
+/* Escapers. */
+void tkr_json_str(struct tkr_buf *b, const char *s);
+void tkr_html_str(struct tkr_buf *b, const char *s);
+void tkr_md_str(struct tkr_buf *b, const char *s);
+/* Shortest decimal text that reads back as the same double. */
+void tkr_json_real(struct tkr_buf *b, double v);
+/* Write @b to @out and empty it; TK_EIO on a write error, TK_ENOMEM when @b is poisoned. */
+int tkr_flush(FILE *out, struct tkr_buf *b);
+
+/* ---- the formats ---- */
+int tkr_write_text(FILE *out, const struct tkr_model *m, const struct tk_report_options *o);
+int tkr_write_md(FILE *out, const struct tkr_model *m, const struct tk_report_options *o);
+int tkr_write_json(FILE *out, const struct tkr_model *m, const struct tk_report_options *o);
+int tkr_write_html(FILE *out, const struct tkr_model *m, const struct tk_report_options *o);
+/* report_svg.c: the chart that belongs after section @key ("" when none). */
+void tkr_html_chart(struct tkr_buf *b, const struct tkr_model *m, const char *key);
+
+#endif

@@ -1,0 +1,180 @@
+/*
+ * The Markdown report, for CI summaries (GitHub-flavoured tables): every name escaped (|, <, >,
+ * &, emphasis characters), long names shortened to MD_NAME_WIDTH characters, bands marked with a
+ * symbol, capped tables followed by how many rows were left out.
+ */
+#include "report_internal.h"
+
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <string.h>
+#include <tracekit/error.h>
+
+#define MD_NAME_WIDTH 100
+
+static const char *band_mark(const char *t)
+{
+	return !strcmp(t, "good")      ? "\xe2\x9c\x85 "
+	       : !strcmp(t, "warning") ? "\xe2\x9a\xa0\xef\xb8\x8f "
+	       : !strcmp(t, "bad")     ? "\xe2\x9d\x8c "
+				       : "";
+}
+
+/* One cell's Markdown text. */
+static void cell(struct tkr_buf *b, const struct tkr_model *m, const struct tkr_section *s,
+		 size_t r, int c)
+{
+	struct tkr_buf v = {0}, sh = {0};
+	tkr_format_cell(&v, m, s, r, c);
+	const char *t = v.p ? v.p : "";
+	if (s->def->cols[c].kind == TKR_BAND)
+		tkr_puts(b, band_mark(t));
+	if (s->def->cols[c].kind == TKR_NAME) {
+		tkr_short_name(&sh, t, MD_NAME_WIDTH);
+		t = sh.p ? sh.p : "";
+	}
+	tkr_md_str(b, t);
+	b->oom |= v.oom | sh.oom;
+	free(v.p);
+	free(sh.p);
+}
+
+static const char *text_of(const struct tkr_section *s, size_t r, const char *key)
+{
+	int c = tkr_col(s, key);
+	const struct tkr_cell *x = c >= 0 ? tkr_cell(s, r, c) : NULL;
+	return x && x->type == SQLITE_TEXT ? x->s : NULL;
+}
+
+static void findings(struct tkr_buf *b, const struct tkr_section *s)
+{
+	for (size_t r = 0; r < s->nrows; r++) {
+		const char *sev = text_of(s, r, "severity"), *top = text_of(s, r, "offenders");
+		int dc = tkr_col(s, "device_id"), pc = tkr_col(s, "process_id");
+		tkr_printf(b, "- **%s** ", sev ? sev : "-");
+		tkr_md_str(b, text_of(s, r, "rule") ? text_of(s, r, "rule") : "-");
+		if (tkr_cell(s, r, dc)->type != SQLITE_NULL)
+			tkr_printf(b, " (device %lld)", (long long)tkr_cell(s, r, dc)->i);
+		else if (tkr_cell(s, r, pc)->type != SQLITE_NULL)
+			tkr_printf(b, " (process %lld)", (long long)tkr_cell(s, r, pc)->i);
+		tkr_puts(b, ": ");
+		tkr_md_str(b, text_of(s, r, "summary") ? text_of(s, r, "summary") : "");
+		tkr_puts(b, "\n");
+		if (text_of(s, r, "evidence_text")) {
+			tkr_puts(b, "  - evidence: ");
+			tkr_md_str(b, text_of(s, r, "evidence_text"));
+			tkr_puts(b, "\n");
+		}
+		if (top && *top) {
+			tkr_puts(b, "  - top:");
+			for (const char *p = top; *p;) {
+				size_t n = strcspn(p, "\n");
+				struct tkr_buf one = {0}, sh = {0};
+				tkr_putn(&one, p, n);
+				tkr_short_name(&sh, one.p ? one.p : "", MD_NAME_WIDTH);
+				tkr_puts(b, p == top ? " " : "; ");
+				tkr_md_str(b, sh.p ? sh.p : "");
+				b->oom |= one.oom | sh.oom;
+				free(one.p);
+				free(sh.p);
+				p += n;
+				if (*p)
+					p++;
+			}
+			tkr_puts(b, "\n");
+		}
+		if (text_of(s, r, "fix")) {
+			tkr_puts(b, "  - fix: ");
+			tkr_md_str(b, text_of(s, r, "fix"));
+			tkr_puts(b, "\n");
+		}
+	}
+}
+
+static void table(struct tkr_buf *b, const struct tkr_model *m, const struct tkr_section *s)
+{
+	if (s->def->style == TKR_KV) {
+		tkr_puts(b, "| | |\n|---|---|\n");
+		for (int c = 0; c < s->ncols; c++) {
+			if (!tkr_shown(s, c))
+				continue;
+			tkr_puts(b, "| ");
+			tkr_md_str(b, s->def->cols[c].title);
+			tkr_puts(b, " | ");
+			cell(b, m, s, 0, c);
+			tkr_puts(b, " |\n");
+		}
+		return;
+	}
+	tkr_puts(b, "|");
+	for (int c = 0; c < s->ncols; c++) {
+		if (tkr_shown(s, c)) {
+			tkr_puts(b, " ");
+			tkr_md_str(b, s->def->cols[c].title);
+			tkr_puts(b, " |");
+		}
+	}
+	tkr_puts(b, "\n|");
+	for (int c = 0; c < s->ncols; c++)
+		if (tkr_shown(s, c))
+			tkr_puts(b, tkr_right_aligned(s->def->cols[c].kind) ? "---:|" : "---|");
+	tkr_puts(b, "\n");
+	for (size_t r = 0; r < s->nrows; r++) {
+		tkr_puts(b, "|");
+		for (int c = 0; c < s->ncols; c++) {
+			if (!tkr_shown(s, c))
+				continue;
+			tkr_puts(b, " ");
+			cell(b, m, s, r, c);
+			tkr_puts(b, " |");
+		}
+		tkr_puts(b, "\n");
+	}
+}
+
+int tkr_write_md(FILE *out, const struct tkr_model *m, const struct tk_report_options *o)
+{
+	struct tkr_buf b = {0};
+	int rc = TK_OK, grouped = 0;
+	(void)o;
+	if (m->is_diff) {
+		tkr_puts(&b, "# tracekit diff\n\n- A (before): ");
+		tkr_md_str(&b, m->path);
+		tkr_puts(&b, "\n- B (after): ");
+		tkr_md_str(&b, m->path_b);
+		tkr_puts(&b, "\n");
+	} else {
+		tkr_puts(&b, "# tracekit report: ");
+		tkr_md_str(&b, m->path);
+		tkr_puts(&b, "\n");
+	}
+	for (size_t i = 0; i < m->nsections && rc == TK_OK; i++) {
+		const struct tkr_section *s = &m->sections[i];
+		if (s->def->style == TKR_CHART || !s->available || (!s->nrows && !s->def->empty))
+			continue;
+		if (s->def->group) {
+			tkr_printf(&b, "\n## ");
+			tkr_md_str(&b, s->def->group);
+			tkr_puts(&b, "\n");
+			grouped = 1;
+		}
+		tkr_puts(&b, grouped ? "\n### " : "\n## ");
+		tkr_md_str(&b, s->def->title);
+		tkr_puts(&b, "\n\n");
+		if (!s->nrows) {
+			tkr_printf(&b, "_%s_\n", s->def->empty);
+			continue;
+		}
+		if (s->def->style == TKR_FINDINGS)
+			findings(&b, s);
+		else
+			table(&b, m, s);
+		if (s->total > (int64_t)s->nrows)
+			tkr_printf(&b, "\n_Top %zu of %lld shown._\n", s->nrows, (long long)s->total);
+		rc = tkr_flush(out, &b);
+	}
+	if (rc == TK_OK)
+		rc = tkr_flush(out, &b);
+	free(b.p);
+	return rc;
+}

@@ -1,0 +1,444 @@
+/*
+ * What a report shows (the diff's sections are in diff.c): each section is one SQL statement over the analysis_* tables
+ * (docs/metrics.md defines every column) and the description of its columns. The column keys are
+ * the JSON keys of docs/report-json.md: renaming one is a breaking change. The report's own
+ * derivations are few and listed in docs/reports.md (gap histogram buckets, the per-cause gap
+ * totals, communication overlap shares, the memory chart's downsampling).
+ */
+#include "report_internal.h"
+
+#define END {NULL, NULL, TKR_TEXT, 0}
+#define J TKR_C_JSON
+#define S TKR_C_SHOW
+#define F TKR_C_FLEX
+#define O TKR_C_OPT
+
+/* ---- report ---- */
+
+static const struct tkr_col c_trace[] = {
+    {"source", "source", TKR_TEXT, 0},
+    {"formats", "formats", TKR_TEXT, 0},
+    {"sources", "sources", TKR_INT, 0},
+    {"clock", "clock", TKR_TEXT, 0},
+    {"start_ns", "start", TKR_UTC, 0},
+    {"duration_ns", "duration", TKR_NS, 0},
+    {"devices", "devices", TKR_INT, 0},
+    {"processes", "processes", TKR_INT, 0},
+    {"events", "events", TKR_INT, 0},
+    {"window", "window", TKR_TEXT, 0},
+    END,
+};
+
+static const struct tkr_col c_sources[] = {
+    {"format", "format", TKR_TEXT, 0}, {"host", "host", TKR_TEXT, 0},
+    {"rank", "rank", TKR_INT, 0},      {"path", "path", TKR_TEXT, F},
+    END,
+};
+
+static const struct tkr_col c_devices[] = {
+    {"device_id", "device", TKR_INT, 0},
+    {"kind", "kind", TKR_TEXT, 0},
+    {"vendor", "vendor", TKR_TEXT, O},
+    {"host", "host", TKR_TEXT, O},
+    {"rank", "rank", TKR_INT, O},
+    {"compute_capability", "cc", TKR_TEXT, O},
+    {"sm_count", "SMs", TKR_INT, 0},
+    {"memory_bytes", "memory", TKR_BYTES, 0},
+    {"memory_bandwidth_bps", "bandwidth", TKR_BPS, O},
+    {"peak_flops", "peak", TKR_FLOPS, O},
+    {"name", "name", TKR_TEXT, F},
+    END,
+};
+
+static const struct tkr_col c_kpis[] = {
+    {"device_id", "device", TKR_INT, 0}, {"kpi", "kpi", TKR_TEXT, 0},
+    {"value", "value", TKR_UVAL, 0},	 {"unit", "unit", TKR_TEXT, J},
+    {"band", "band", TKR_BAND, 0},	 {"window", "window", TKR_TEXT, O},
+    {"note", "how", TKR_TEXT, F},	 END,
+};
+
+static const struct tkr_col c_findings[] = {
+    {"id", "id", TKR_INT, 0},
+    {"rule", "rule", TKR_TEXT, 0},
+    {"severity", "severity", TKR_SEVERITY, 0},
+    {"device_id", "device", TKR_INT, 0},
+    {"process_id", "process", TKR_INT, 0},
+    {"metric", "metric", TKR_PCT, 0},
+    {"threshold", "threshold", TKR_PCT, 0},
+    {"summary", "summary", TKR_TEXT, 0},
+    {"evidence", "evidence", TKR_JSON, J},
+    {"fix", "fix", TKR_TEXT, 0},
+    {"evidence_text", "evidence", TKR_TEXT, S},
+    {"offenders", "top", TKR_NAME, S},
+    END,
+};
+
+static const struct tkr_col c_device_time[] = {
+    {"device_id", "device", TKR_INT, 0},
+    {"window", "window", TKR_TEXT, O},
+    {"start_ns", "start", TKR_TS, J},
+    {"end_ns", "end", TKR_TS, J},
+    {"window_ns", "length", TKR_NS, 0},
+    {"spans", "spans", TKR_INT, J},
+    {"ops", "ops", TKR_INT, J},
+    {"utilization", "util", TKR_RATIO, 0},
+    {"busy_ns", "busy", TKR_NS, 0},
+    {"compute_ns", "compute", TKR_NS, 0},
+    {"comm_ns", "comm", TKR_NS, J},
+    {"memcpy_ns", "copies", TKR_NS, J},
+    {"exposed_comm_ns", "exposed comm", TKR_NS, 0},
+    {"exposed_memcpy_ns", "exposed copy", TKR_NS, 0},
+    {"idle_ns", "idle", TKR_NS, O},
+    END,
+};
+
+static const struct tkr_col c_ops[] = {
+    {"level", "level", TKR_TEXT, 0},
+    {"device_id", "device", TKR_INT, J},
+    {"process_id", "process", TKR_INT, J},
+    {"on_", "on", TKR_TEXT, S},
+    {"module", "module", TKR_TEXT, J},
+    {"category", "category", TKR_TEXT, J},
+    {"occurrences", "calls", TKR_INT, 0},
+    {"total_ns", "total", TKR_NS, 0},
+    {"self_ns", "self", TKR_NS, 0},
+    {"avg_ns", "avg", TKR_NS, O},
+    {"min_ns", "min", TKR_NS, J},
+    {"max_ns", "max", TKR_NS, J},
+    {"device_share", "of busy", TKR_RATIO, O},
+    {"name", "name", TKR_NAME, F},
+    END,
+};
+
+static const struct tkr_col c_kernels[] = {
+    {"rank", "rank", TKR_INT, J},
+    {"device_id", "device", TKR_INT, 0},
+    {"occurrences", "calls", TKR_INT, 0},
+    {"total_ns", "total", TKR_NS, 0},
+    {"avg_ns", "avg", TKR_NS, J},
+    {"median_ns", "median", TKR_NS, O},
+    {"min_ns", "min", TKR_NS, J},
+    {"max_ns", "max", TKR_NS, J},
+    {"stddev_ns", "stddev", TKR_NS, J},
+    {"grid_x", "grid_x", TKR_INT, J},
+    {"grid_y", "grid_y", TKR_INT, J},
+    {"grid_z", "grid_z", TKR_INT, J},
+    {"block_x", "block_x", TKR_INT, J},
+    {"block_y", "block_y", TKR_INT, J},
+    {"block_z", "block_z", TKR_INT, J},
+    {"grid", "grid", TKR_TEXT, S},
+    {"block", "block", TKR_TEXT, S},
+    {"registers", "regs", TKR_INT, O},
+    {"static_smem", "static smem", TKR_BYTES, J},
+    {"dynamic_smem", "dynamic smem", TKR_BYTES, J},
+    {"shared_mem", "smem", TKR_BYTES, 0},
+    {"occupancy", "occ", TKR_RATIO, 0},
+    {"occupancy_source", "occ from", TKR_TEXT, O},
+    {"tensor_core", "tc", TKR_INT, J},
+    {"name", "name", TKR_NAME, F},
+    END,
+};
+
+static const struct tkr_col c_gap_causes[] = {
+    {"device_id", "device", TKR_INT, 0},     {"cause", "cause", TKR_TEXT, 0},
+    {"gaps", "gaps", TKR_INT, 0},	     {"total_ns", "total", TKR_NS, 0},
+    {"longest_ns", "longest", TKR_NS, 0},    {"window_share", "of window", TKR_RATIO, 0},
+    END,
+};
+
+static const struct tkr_col c_gap_hist[] = {
+    {"bucket", "length", TKR_TEXT, 0},	     {"lo_ns", "from", TKR_NS, J},
+    {"hi_ns", "to", TKR_NS, J},		     {"gaps", "gaps", TKR_INT, 0},
+    {"total_ns", "total", TKR_NS, 0},	     {"host_bound", "host_bound", TKR_INT, 0},
+    {"sync", "sync", TKR_INT, O},	     {"unknown", "unknown", TKR_INT, O},
+    END,
+};
+
+static const struct tkr_col c_gaps[] = {
+    {"id", "id", TKR_INT, J},
+    {"device_id", "device", TKR_INT, 0},
+    {"window", "window", TKR_TEXT, J},
+    {"start_ns", "at", TKR_TS, O},
+    {"end_ns", "end", TKR_TS, J},
+    {"dur_ns", "length", TKR_NS, 0},
+    {"cause", "cause", TKR_TEXT, 0},
+    {"launch_ts_ns", "next launched", TKR_TS, J},
+    {"prev_event_id", "prev id", TKR_INT, J},
+    {"prev_name", "before", TKR_NAME, F},
+    {"next_event_id", "next id", TKR_INT, J},
+    {"next_name", "after", TKR_NAME, F},
+    END,
+};
+
+static const struct tkr_col c_memory[] = {
+    {"series_id", "series", TKR_INT, 0},
+    {"device_id", "device", TKR_INT, 0},
+    {"process_id", "process", TKR_INT, J},
+    {"basis", "basis", TKR_TEXT, 0},
+    {"records", "records", TKR_INT, O},
+    {"allocs", "allocs", TKR_INT, J},
+    {"frees", "frees", TKR_INT, J},
+    {"unmatched_frees", "unmatched frees", TKR_INT, J},
+    {"first_ns", "first", TKR_TS, J},
+    {"last_ns", "last", TKR_TS, J},
+    {"peak_bytes", "peak", TKR_BYTES, 0},
+    {"peak_ns", "peak at", TKR_TS, 0},
+    {"peak_record_id", "peak record", TKR_INT, J},
+    {"end_bytes", "at end", TKR_BYTES, O},
+    {"live_at_peak", "live", TKR_INT, O},
+    {"live_bytes_at_peak", "live bytes", TKR_BYTES, 0},
+    {"reserved_at_peak", "reserved", TKR_BYTES, J},
+    {"reported_peak_bytes", "reported peak", TKR_BYTES, J},
+    {"fragmentation_at_peak", "fragmentation", TKR_RATIO, J},
+    {"max_fragmentation", "max fragmentation", TKR_RATIO, J},
+    {"allocator", "allocator", TKR_TEXT, F},
+    END,
+};
+
+static const struct tkr_col c_memory_live[] = {
+    {"series_id", "series", TKR_INT, 0},   {"device_id", "device", TKR_INT, 0},
+    {"rank", "rank", TKR_INT, J},	   {"record_id", "record", TKR_INT, J},
+    {"address", "address", TKR_INT, J},	   {"bytes", "bytes", TKR_BYTES, 0},
+    {"alloc_ns", "made at", TKR_TS, O},	   {"op_event_id", "op id", TKR_INT, J},
+    {"op_source", "op from", TKR_TEXT, O}, {"op_name", "op", TKR_NAME, F},
+    END,
+};
+
+static const struct tkr_col c_chart_memory[] = {
+    {"series_id", "series", TKR_INT, 0},
+    {"slot", "slot", TKR_INT, 0},
+    {"start_ns", "start", TKR_TS, 0},
+    {"max_bytes", "max", TKR_BYTES, 0},
+    END,
+};
+
+static const struct tkr_col c_step_stats[] = {
+    {"device_id", "device", TKR_INT, 0},  {"steps", "steps", TKR_INT, 0},
+    {"total_ns", "total", TKR_NS, J},	  {"mean_ns", "mean", TKR_NS, 0},
+    {"median_ns", "median", TKR_NS, 0},	  {"p90_ns", "p90", TKR_NS, 0},
+    {"stddev_ns", "stddev", TKR_NS, O},	  {"min_ns", "min", TKR_NS, O},
+    {"max_ns", "max", TKR_NS, O},	  {"mad_ns", "mad", TKR_NS, J},
+    {"threshold_ns", "outlier >", TKR_NS, 0}, {"outliers", "outliers", TKR_INT, 0},
+    END,
+};
+
+static const struct tkr_col c_steps[] = {
+    {"device_id", "device", TKR_INT, 0},
+    {"step_num", "step", TKR_INT, 0},
+    {"step_event_id", "event", TKR_INT, J},
+    {"start_ns", "start", TKR_TS, O},
+    {"end_ns", "end", TKR_TS, J},
+    {"dur_ns", "length", TKR_NS, 0},
+    {"busy_ns", "busy", TKR_NS, J},
+    {"compute_ns", "compute", TKR_NS, 0},
+    {"comm_ns", "comm", TKR_NS, J},
+    {"exposed_comm_ns", "exposed comm", TKR_NS, 0},
+    {"exposed_memcpy_ns", "exposed copy", TKR_NS, O},
+    {"host_idle_ns", "host idle", TKR_NS, 0},
+    {"other_idle_ns", "other idle", TKR_NS, O},
+    {"outlier", "outlier", TKR_INT, J},
+    {"flag", "flag", TKR_FLAG, S},
+    END,
+};
+
+static const struct tkr_col c_chart_steps[] = {
+    {"device_id", "device", TKR_INT, 0},
+    {"step_num", "step", TKR_INT, 0},
+    {"dur_ns", "length", TKR_NS, 0},
+    {"outlier", "outlier", TKR_INT, 0},
+    END,
+};
+
+static const struct tkr_col c_comm_time[] = {
+    {"device_id", "device", TKR_INT, 0},
+    {"comm_ns", "comm", TKR_NS, 0},
+    {"exposed_comm_ns", "exposed", TKR_NS, 0},
+    {"overlapped_share", "overlapped", TKR_RATIO, 0},
+    {"exposed_window_share", "exposed of window", TKR_RATIO, O},
+    END,
+};
+
+static const struct tkr_col c_comm_ranks[] = {
+    {"device_id", "device", TKR_INT, 0},
+    {"rank", "rank", TKR_INT, 0},
+    {"collectives", "collectives", TKR_INT, 0},
+    {"times_last", "last", TKR_INT, 0},
+    {"late_share", "late", TKR_RATIO, 0},
+    {"expected_share", "by chance", TKR_RATIO, O},
+    {"total_skew_ns", "total skew", TKR_NS, J},
+    {"max_skew_ns", "max skew", TKR_NS, 0},
+    {"total_wait_ns", "total wait", TKR_NS, O},
+    {"straggler", "straggler", TKR_INT, J},
+    {"flag", "flag", TKR_FLAG, S},
+    END,
+};
+
+static const struct tkr_col c_collectives[] = {
+    {"process_group", "group", TKR_TEXT, O},
+    {"devices", "devices", TKR_INT, 0},
+    {"kernels", "kernels", TKR_INT, 0},
+    {"total_ns", "total", TKR_NS, 0},
+    {"max_skew_ns", "max skew", TKR_NS, 0},
+    {"total_wait_ns", "total wait", TKR_NS, O},
+    {"collective", "collective", TKR_NAME, F},
+    END,
+};
+
+#define STEP_COLS                                                                           \
+	"device_id, step_num, step_event_id, start_ns, end_ns, dur_ns, busy_ns, compute_ns, " \
+	"comm_ns, exposed_comm_ns, exposed_memcpy_ns, host_idle_ns, other_idle_ns, outlier, " \
+	"CASE outlier WHEN 1 THEN 'outlier' END AS flag FROM analysis_steps "
+
+const struct tkr_section_def tkr_report_sections[] = {
+    {"trace", "Trace", NULL, TKR_KV, 1,
+     "SELECT (SELECT value FROM meta WHERE key = 'source') AS source,"
+     " (SELECT group_concat(f, ', ') FROM (SELECT DISTINCT format AS f FROM sources"
+     "  ORDER BY format)) AS formats,"
+     " (SELECT count(*) FROM sources) AS sources,"
+     " (SELECT value FROM meta WHERE key = 'clock') AS clock,"
+     " (SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'trace_start_ns') AS start_ns,"
+     " (SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'trace_end_ns') -"
+     " (SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'trace_start_ns') AS duration_ns,"
+     " (SELECT count(*) FROM devices) AS devices,"
+     " (SELECT count(*) FROM processes) AS processes,"
+     " (SELECT count(*) FROM events) AS events,"
+     " (SELECT group_concat(w, ', ') FROM (SELECT DISTINCT window AS w"
+     "  FROM analysis_device_time WHERE selected = 1 ORDER BY w)) AS window",
+     c_trace, NULL},
+    {"sources", "Sources", NULL, TKR_TABLE, -1,
+     "SELECT format, host, rank, path FROM sources ORDER BY id", c_sources, NULL},
+    {"devices", "Devices", NULL, TKR_TABLE, -1,
+     "SELECT d.id AS device_id, d.kind AS kind, d.vendor AS vendor, h.str AS host,"
+     " d.rank AS rank, d.compute_capability AS compute_capability, d.sm_count AS sm_count,"
+     " d.memory_bytes AS memory_bytes, d.memory_bandwidth_bps AS memory_bandwidth_bps,"
+     " d.peak_flops AS peak_flops, n.str AS name FROM devices d"
+     " LEFT JOIN strings n ON n.id = d.name_id LEFT JOIN strings h ON h.id = d.host_id"
+     " ORDER BY d.id",
+     c_devices, "no devices"},
+    {"kpis", "KPIs", NULL, TKR_TABLE, 1000,
+     "SELECT device_id, kpi, value, unit, band, window, note FROM analysis_kpi"
+     " ORDER BY device_id, rowid",
+     c_kpis, "no KPIs: the trace has no device work"},
+    {"findings", "Findings", NULL, TKR_FINDINGS, 500,
+     "SELECT id, rule, severity, device_id, process_id, metric, threshold, summary, evidence,"
+     " fix, (SELECT group_concat(replace(substr(t.fullkey, 3), '\"', '') || '=' || CASE t.type WHEN 'real'"
+     "  THEN printf('%.4g', t.atom) ELSE coalesce(t.atom, 'null') END, ', ')"
+     "  FROM json_tree(CASE WHEN json_valid(f.evidence) THEN f.evidence ELSE '{}' END) t"
+     "  WHERE t.type NOT IN ('array', 'object') AND t.fullkey NOT LIKE '$.top%')"
+     " AS evidence_text,"
+     " (SELECT group_concat(CASE WHEN o.type = 'text' THEN o.atom"
+     "  WHEN json_extract(o.value, '$.name') IS NOT NULL THEN json_extract(o.value, '$.name')"
+     "  ELSE (SELECT group_concat(i.key || '=' || CASE i.type WHEN 'real' THEN"
+     "  printf('%.4g', i.atom) ELSE coalesce(i.atom, 'null') END, ', ')"
+     "  FROM json_each(o.value) i) END, char(10))"
+     "  FROM json_each(CASE WHEN json_valid(f.evidence) THEN f.evidence ELSE '{}' END,"
+     "  '$.top') o) AS offenders"
+     " FROM analysis_findings f"
+     " ORDER BY CASE severity WHEN 'high' THEN 0 WHEN 'medium' THEN 1 ELSE 2 END, id",
+     c_findings, "no findings: no rule fired"},
+    {"device_time", "Device time (selected window)", NULL, TKR_TABLE, 1000,
+     "SELECT device_id, window, start_ns, end_ns, window_ns, spans, ops, utilization,"
+     " busy_ns, compute_ns, comm_ns, memcpy_ns, exposed_comm_ns, exposed_memcpy_ns, idle_ns"
+     " FROM analysis_device_time WHERE selected = 1 ORDER BY device_id",
+     c_device_time, "no device time: the trace has no device work"},
+    {"ops", "Top ops by self time", NULL, TKR_TABLE, -1,
+     "SELECT level, device_id, process_id, CASE WHEN device_id IS NOT NULL THEN"
+     " 'device ' || device_id WHEN process_id IS NOT NULL THEN 'process ' || process_id"
+     " END AS on_, module, category, occurrences, total_ns, self_ns, avg_ns, min_ns, max_ns,"
+     " device_share, name FROM analysis_op_profile WHERE level <> 'idle'"
+     " ORDER BY self_ns DESC, total_ns DESC, name, level, device_id, process_id, module,"
+     " category",
+     c_ops, "no ops"},
+    {"kernels", "Top kernels by total time", NULL, TKR_TABLE, -1,
+     "SELECT rank, device_id, occurrences, total_ns, avg_ns, median_ns, min_ns, max_ns,"
+     " stddev_ns, grid_x, grid_y, grid_z, block_x, block_y, block_z,"
+     " CASE WHEN grid_x IS NOT NULL THEN grid_x || 'x' || coalesce(grid_y, '?') || 'x' ||"
+     " coalesce(grid_z, '?') END AS grid,"
+     " CASE WHEN block_x IS NOT NULL THEN block_x || 'x' || coalesce(block_y, '?') || 'x' ||"
+     " coalesce(block_z, '?') END AS block,"
+     " registers, static_smem, dynamic_smem, shared_mem, occupancy, occupancy_source,"
+     " tensor_core, name FROM analysis_kernel_stats ORDER BY rank",
+     c_kernels, "no kernels"},
+    {"gap_causes", "Idle gaps by cause", "Idle gaps", TKR_TABLE, 1000,
+     "SELECT g.device_id AS device_id, g.cause AS cause, count(*) AS gaps,"
+     " sum(g.dur_ns) AS total_ns, max(g.dur_ns) AS longest_ns,"
+     " sum(g.dur_ns) * 1.0 / nullif(d.window_ns, 0) AS window_share"
+     " FROM analysis_gaps g LEFT JOIN analysis_device_time d ON d.device_id = g.device_id"
+     " AND d.selected = 1 GROUP BY g.device_id, g.cause ORDER BY g.device_id, total_ns DESC,"
+     " g.cause",
+     c_gap_causes, "no idle gaps"},
+    {"gap_histogram", "Idle gap lengths (all devices)", NULL, TKR_TABLE, 100,
+     "WITH b(lo, hi, label) AS (VALUES (0, 1000, '< 1 \xc2\xb5s'),"
+     " (1000, 10000, '1-10 \xc2\xb5s'), (10000, 100000, '10-100 \xc2\xb5s'),"
+     " (100000, 1000000, '0.1-1 ms'), (1000000, 10000000, '1-10 ms'),"
+     " (10000000, 100000000, '10-100 ms'), (100000000, 1000000000, '0.1-1 s'),"
+     " (1000000000, NULL, '>= 1 s'))"
+     " SELECT b.label AS bucket, b.lo AS lo_ns, b.hi AS hi_ns, count(g.id) AS gaps,"
+     " coalesce(sum(g.dur_ns), 0) AS total_ns,"
+     " count(CASE g.cause WHEN 'host_bound' THEN 1 END) AS host_bound,"
+     " count(CASE g.cause WHEN 'sync' THEN 1 END) AS sync,"
+     " count(CASE g.cause WHEN 'unknown' THEN 1 END) AS unknown"
+     " FROM b LEFT JOIN analysis_gaps g ON g.dur_ns >= b.lo AND (b.hi IS NULL OR"
+     " g.dur_ns < b.hi) WHERE EXISTS (SELECT 1 FROM analysis_gaps)"
+     " GROUP BY b.lo ORDER BY b.lo",
+     c_gap_hist, NULL},
+    {"gaps", "Largest idle gaps", NULL, TKR_TABLE, -1,
+     "SELECT id, device_id, window, start_ns, end_ns, dur_ns, cause, launch_ts_ns,"
+     " prev_event_id, prev_name, next_event_id, next_name FROM analysis_gaps"
+     " ORDER BY dur_ns DESC, id",
+     c_gaps, NULL},
+    {"memory", "Memory series by peak", "Memory", TKR_TABLE, -1,
+     "SELECT series_id, device_id, process_id, basis, records, allocs, frees,"
+     " unmatched_frees, first_ns, last_ns, peak_bytes, peak_ns, peak_record_id, end_bytes,"
+     " live_at_peak, live_bytes_at_peak, reserved_at_peak, reported_peak_bytes,"
+     " fragmentation_at_peak, max_fragmentation, allocator FROM analysis_memory"
+     " ORDER BY peak_bytes DESC, series_id",
+     c_memory, "no memory records"},
+    {"memory_live", "Largest allocations live at the peak", NULL, TKR_TABLE, -1,
+     "SELECT l.series_id AS series_id, m.device_id AS device_id, l.rank AS rank,"
+     " l.record_id AS record_id, l.address AS address, l.bytes AS bytes,"
+     " l.alloc_ns AS alloc_ns, l.op_event_id AS op_event_id, l.op_source AS op_source,"
+     " l.op_name AS op_name FROM analysis_memory_live_at_peak l"
+     " JOIN analysis_memory m ON m.series_id = l.series_id"
+     " ORDER BY l.bytes DESC, l.series_id, l.rank",
+     c_memory_live, NULL},
+    {"chart_memory", "Memory in use over time", NULL, TKR_CHART, 2000,
+     "SELECT series_id, bucket / 4 AS slot, min(start_ns) AS start_ns,"
+     " max(max_bytes) AS max_bytes FROM analysis_memory_timeline"
+     " WHERE series_id IN (SELECT series_id FROM analysis_memory"
+     " ORDER BY peak_bytes DESC, series_id LIMIT 8)"
+     " GROUP BY series_id, slot ORDER BY series_id, slot",
+     c_chart_memory, NULL},
+    {"step_stats", "Step time", "Steps", TKR_TABLE, 1000,
+     "SELECT device_id, steps, total_ns, mean_ns, median_ns, p90_ns, stddev_ns, min_ns,"
+     " max_ns, mad_ns, threshold_ns, outliers FROM analysis_step_stats ORDER BY device_id",
+     c_step_stats, "no steps: the trace marks none"},
+    {"steps", "Steps", NULL, TKR_TABLE, -1,
+     "SELECT " STEP_COLS "ORDER BY device_id, start_ns, step_event_id", c_steps, NULL},
+    {"step_outliers", "Outlier steps (slowest first)", NULL, TKR_TABLE, -1,
+     "SELECT " STEP_COLS "WHERE outlier = 1 ORDER BY dur_ns DESC, device_id, start_ns",
+     c_steps, NULL},
+    {"chart_steps", "Step times", NULL, TKR_CHART, 2000,
+     "SELECT device_id, step_num, dur_ns, outlier FROM analysis_steps"
+     " ORDER BY device_id, start_ns, step_event_id",
+     c_chart_steps, NULL},
+    {"comm_time", "Communication time (selected window)", "Communication", TKR_TABLE, 1000,
+     "SELECT device_id, comm_ns, exposed_comm_ns,"
+     " 1.0 - exposed_comm_ns * 1.0 / comm_ns AS overlapped_share,"
+     " exposed_comm_ns * 1.0 / nullif(window_ns, 0) AS exposed_window_share"
+     " FROM analysis_device_time WHERE selected = 1 AND comm_ns > 0 ORDER BY device_id",
+     c_comm_time, "no communication kernels"},
+    {"comm_ranks", "Collectives across ranks", NULL, TKR_TABLE, 1000,
+     "SELECT device_id, rank, collectives, times_last, late_share, expected_share,"
+     " total_skew_ns, max_skew_ns, total_wait_ns, straggler,"
+     " CASE straggler WHEN 1 THEN 'straggler' END AS flag FROM analysis_comm_ranks"
+     " ORDER BY device_id",
+     c_comm_ranks, NULL},
+    {"collectives", "Collectives by total time", NULL, TKR_TABLE, -1,
+     "SELECT process_group, count(DISTINCT device_id) AS devices, count(*) AS kernels,"
+     " sum(dur_ns) AS total_ns, max(skew_ns) AS max_skew_ns, sum(wait_ns) AS total_wait_ns,"
+     " collective FROM analysis_comm GROUP BY collective, process_group"
+     " ORDER BY total_ns DESC, collective, process_group",
+     c_collectives, NULL},
+};
+const size_t tkr_report_nsections = sizeof(tkr_report_sections) / sizeof(tkr_report_sections[0]);

@@ -1,0 +1,350 @@
+/*
+ * The inline SVG charts of the HTML report: device utilization over time (binned busy time, one
+ * area per device), top ops and kernels (bars), memory in use over time with each series' peak
+ * marked, the idle-gap length histogram (stacked by cause) and step times (outliers marked).
+ * Every chart is drawn from data the model already holds, downsampled there, so its size is
+ * bounded whatever the trace size; every name is escaped.
+ */
+#include "report_internal.h"
+
+#include <math.h>
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define W 960 /* chart width in SVG units */
+#define BAR_ROWS 15
+
+static const char *const palette[] = {"#4e79a7", "#f28e2b", "#59a14f", "#b07aa1",
+				      "#76b7b2", "#edc948", "#9c755f", "#ff9da7"};
+#define NPAL (sizeof(palette) / sizeof(palette[0]))
+
+static void open_svg(struct tkr_buf *b, const char *id, int h, const char *label)
+{
+	tkr_printf(b,
+		   "<svg class=\"chart\" id=\"chart-%s\" viewBox=\"0 0 %d %d\" width=\"%d\" "
+		   "height=\"%d\" role=\"img\" aria-label=\"",
+		   id, W, h, W, h);
+	tkr_html_str(b, label);
+	tkr_puts(b, "\" xmlns=\"http://www.w3.org/2000/svg\">\n");
+}
+
+static void text_at(struct tkr_buf *b, double x, double y, const char *anchor, const char *s)
+{
+	tkr_printf(b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\">", x, y, anchor);
+	tkr_html_str(b, s);
+	tkr_puts(b, "</text>\n");
+}
+
+static void ns_text(struct tkr_buf *b, double x, double y, const char *anchor, double ns,
+		    const char *prefix)
+{
+	struct tkr_buf t = {0};
+	tkr_puts(&t, prefix);
+	tkr_fmt_ns(&t, ns);
+	text_at(b, x, y, anchor, t.p ? t.p : "");
+	b->oom |= t.oom;
+	free(t.p);
+}
+
+/* ---- utilization over time ---- */
+
+static void util_chart(struct tkr_buf *b, const struct tkr_model *m)
+{
+	const int row = 46, left = 90, right = W - 20, top = 24;
+	int h = top + (int)m->nutil * row + 30;
+	double span = (double)m->util_bin_ns * (m->nutil ? m->util[0].nbins : 1);
+	if (!m->nutil)
+		return;
+	open_svg(b, "util", h, "device utilization over time");
+	text_at(b, left, 14, "start", "busy share of each device per time bin (0-100%)");
+	for (size_t i = 0; i < m->nutil; i++) {
+		const struct tkr_util *u = &m->util[i];
+		double y0 = top + (double)i * row, base = y0 + row - 8, hh = row - 12;
+		char label[64];
+		snprintf(label, sizeof(label), "device %lld", (long long)u->device_id);
+		text_at(b, left - 8, base - hh / 2 + 4, "end", label);
+		tkr_printf(b, "<line class=\"axis\" x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\"/>\n",
+			   left, base, right, base);
+		/* one closed area per run of bins inside the device window */
+		double dx = (double)(right - left) / u->nbins;
+		int k = 0;
+		while (k < u->nbins) {
+			while (k < u->nbins && u->share[k] < 0)
+				k++;
+			if (k >= u->nbins)
+				break;
+			tkr_printf(b, "<path fill=\"%s\" fill-opacity=\"0.75\" d=\"M%.1f %.1f",
+				   palette[i % NPAL], left + k * dx, base);
+			while (k < u->nbins && u->share[k] >= 0) {
+				double y = base - u->share[k] * hh;
+				tkr_printf(b, "H%.1fV%.1fH%.1f", left + k * dx, y, left + (k + 1) * dx);
+				k++;
+			}
+			tkr_printf(b, "V%.1fZ\"/>\n", base);
+		}
+	}
+	ns_text(b, left, h - 10, "start", (double)(m->util_start_ns - m->trace_start_ns), "+");
+	ns_text(b, right, h - 10, "end", (double)(m->util_start_ns - m->trace_start_ns) + span,
+		"+");
+	ns_text(b, (left + right) / 2.0, h - 10, "middle", (double)m->util_bin_ns, "bin ");
+	tkr_puts(b, "</svg>\n");
+}
+
+/* ---- bars of the top rows of a section ---- */
+
+static void bar_chart(struct tkr_buf *b, const struct tkr_section *s, const char *id,
+		      const char *value_key, const char *what)
+{
+	int nc = tkr_col(s, "name"), vc = tkr_col(s, value_key);
+	size_t n = s->nrows < BAR_ROWS ? s->nrows : BAR_ROWS;
+	const int row = 20, left = 430, right = W - 110;
+	double max = 0;
+	if (nc < 0 || vc < 0 || !n)
+		return;
+	for (size_t r = 0; r < n; r++)
+		if (tkr_num(tkr_cell(s, r, vc)) > max)
+			max = tkr_num(tkr_cell(s, r, vc));
+	if (!(max > 0))
+		return;
+	open_svg(b, id, (int)n * row + 30, what);
+	text_at(b, left, 14, "start", what);
+	for (size_t r = 0; r < n; r++) {
+		const struct tkr_cell *name = tkr_cell(s, r, nc);
+		double v = tkr_num(tkr_cell(s, r, vc)), y = 22 + (double)r * row;
+		double len = isfinite(v) && v > 0 ? v / max * (right - left) : 0;
+		const char *full = name->type == SQLITE_TEXT ? name->s : "";
+		struct tkr_buf sh = {0}, val = {0};
+		tkr_short_name(&sh, full, 58);
+		tkr_fmt_ns(&val, isfinite(v) ? v : 0);
+		tkr_puts(b, "<g><title>");
+		tkr_html_str(b, full);
+		tkr_puts(b, ": ");
+		tkr_html_str(b, val.p ? val.p : "");
+		tkr_printf(b, "</title><rect x=\"%d\" y=\"%.1f\" width=\"%.1f\" height=\"%d\" "
+			      "fill=\"%s\"/>",
+			   left, y, len, row - 6, palette[0]);
+		tkr_printf(b, "<text class=\"mono\" x=\"%d\" y=\"%.1f\" text-anchor=\"end\">",
+			   left - 6, y + row - 9);
+		tkr_html_str(b, sh.p ? sh.p : "");
+		tkr_printf(b, "</text><text x=\"%.1f\" y=\"%.1f\">", left + len + 4, y + row - 9);
+		tkr_html_str(b, val.p ? val.p : "");
+		tkr_puts(b, "</text></g>\n");
+		b->oom |= sh.oom | val.oom;
+		free(sh.p);
+		free(val.p);
+	}
+	tkr_puts(b, "</svg>\n");
+}
+
+/* ---- memory in use over time ---- */
+
+static void memory_chart(struct tkr_buf *b, const struct tkr_model *m)
+{
+	const struct tkr_section *pts = tkr_find(m, "chart_memory"), *ser = tkr_find(m, "memory");
+	const int left = 90, right = W - 20, top = 30, h = 260, base = h - 30;
+	if (!pts || !ser || !pts->nrows)
+		return;
+	int cs = tkr_col(pts, "series_id"), ct = tkr_col(pts, "start_ns"),
+	    cb = tkr_col(pts, "max_bytes");
+	int ss = tkr_col(ser, "series_id"), sd = tkr_col(ser, "device_id"),
+	    sp = tkr_col(ser, "peak_bytes"), st = tkr_col(ser, "peak_ns");
+	int64_t t0i = tkr_cell(pts, 0, ct)->i, t1i = t0i;
+	double ymax = 0;
+	for (size_t r = 0; r < pts->nrows; r++) {
+		int64_t t = tkr_cell(pts, r, ct)->i;
+		double v = tkr_num(tkr_cell(pts, r, cb));
+		t0i = t < t0i ? t : t0i;
+		t1i = t > t1i ? t : t1i;
+		ymax = v > ymax ? v : ymax;
+	}
+	for (size_t r = 0; r < ser->nrows; r++) {
+		int64_t pt = tkr_cell(ser, r, st)->i;
+		t1i = pt > t1i ? pt : t1i;
+	}
+	double t0 = (double)t0i, t1 = (double)t1i;
+	if (!(ymax > 0))
+		return;
+	double xs = t1 > t0 ? (right - left) / (t1 - t0) : 0, ys = (base - top) / ymax;
+	open_svg(b, "memory", h, "memory in use over time");
+	text_at(b, left, 16, "start", "bytes in use per series (largest in each slice); peaks marked");
+	tkr_printf(b, "<line class=\"axis\" x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\"/>\n", left,
+		   base, right, base);
+	struct tkr_buf lab = {0};
+	tkr_fmt_bytes(&lab, ymax);
+	text_at(b, left - 6, top + 4, "end", lab.p ? lab.p : "");
+	text_at(b, left - 6, base, "end", "0");
+	size_t r = 0, nser = 0;
+	while (r < pts->nrows) {
+		int64_t id = tkr_cell(pts, r, cs)->i;
+		const char *col = palette[nser++ % NPAL];
+		tkr_printf(b, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\" points=\"",
+			   col);
+		double prev_y = base;
+		for (int first = 1; r < pts->nrows && tkr_cell(pts, r, cs)->i == id; r++) {
+			double x = left + (tkr_num(tkr_cell(pts, r, ct)) - t0) * xs;
+			double y = base - tkr_num(tkr_cell(pts, r, cb)) * ys;
+			if (!first)
+				tkr_printf(b, " %.1f,%.1f", x, prev_y);
+			tkr_printf(b, "%s%.1f,%.1f", first ? "" : " ", x, y);
+			prev_y = y;
+			first = 0;
+		}
+		tkr_puts(b, "\"/>\n");
+		for (size_t k = 0; k < ser->nrows; k++) {
+			if (tkr_cell(ser, k, ss)->i != id)
+				continue;
+			double px = left + (tkr_num(tkr_cell(ser, k, st)) - t0) * xs;
+			double py = base - tkr_num(tkr_cell(ser, k, sp)) * ys;
+			struct tkr_buf pk = {0};
+			tkr_puts(&pk, "peak ");
+			tkr_fmt_bytes(&pk, tkr_num(tkr_cell(ser, k, sp)));
+			if (tkr_cell(ser, k, sd)->type == SQLITE_INTEGER)
+				tkr_printf(&pk, " (device %lld)", (long long)tkr_cell(ser, k, sd)->i);
+			tkr_printf(b, "<g class=\"peak\"><title>series %lld: ", (long long)id);
+			tkr_html_str(b, pk.p ? pk.p : "");
+			tkr_printf(b, "</title><circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"%s\" "
+				      "stroke=\"#c62828\" stroke-width=\"2\"/></g>\n",
+				   px, py, col);
+			text_at(b, px + 6 > right - 150 ? px - 6 : px + 6,
+				py - 6 - 13.0 * (double)((nser - 1) % 4),
+				px + 6 > right - 150 ? "end" : "start", pk.p ? pk.p : "");
+			b->oom |= pk.oom;
+			free(pk.p);
+		}
+	}
+	ns_text(b, left, h - 10, "start", (double)(t0i - m->trace_start_ns), "+");
+	ns_text(b, right, h - 10, "end", (double)(t1i - m->trace_start_ns), "+");
+	b->oom |= lab.oom;
+	free(lab.p);
+	tkr_puts(b, "</svg>\n");
+}
+
+/* ---- idle gap histogram ---- */
+
+static void gap_chart(struct tkr_buf *b, const struct tkr_model *m)
+{
+	const struct tkr_section *s = tkr_find(m, "gap_histogram");
+	static const char *const causes[] = {"host_bound", "sync", "unknown"};
+	static const char *const colors[] = {"#e15759", "#4e79a7", "#bab0ac"};
+	const int left = 60, right = W - 20, top = 30, h = 240, base = h - 40;
+	double max = 0;
+	if (!s || !s->nrows)
+		return;
+	int cg = tkr_col(s, "gaps"), cl = tkr_col(s, "bucket");
+	for (size_t r = 0; r < s->nrows; r++)
+		max = tkr_num(tkr_cell(s, r, cg)) > max ? tkr_num(tkr_cell(s, r, cg)) : max;
+	if (!(max > 0))
+		return;
+	open_svg(b, "gaps", h, "idle gap length histogram");
+	text_at(b, left, 16, "start", "idle gaps per length, by cause:");
+	for (int c = 0; c < 3; c++) {
+		tkr_printf(b, "<rect x=\"%d\" y=\"7\" width=\"10\" height=\"10\" fill=\"%s\"/>",
+			   260 + c * 110, colors[c]);
+		text_at(b, 274 + c * 110, 16, "start", causes[c]);
+	}
+	double slot = (double)(right - left) / (double)s->nrows;
+	for (size_t r = 0; r < s->nrows; r++) {
+		double x = left + (double)r * slot + slot * 0.15, y = base, wbar = slot * 0.7;
+		for (int c = 0; c < 3; c++) {
+			int k = tkr_col(s, causes[c]);
+			double n = k >= 0 ? tkr_num(tkr_cell(s, r, k)) : 0, hh = n / max * (base - top);
+			if (!(n > 0))
+				continue;
+			y -= hh;
+			tkr_printf(b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
+				      "fill=\"%s\"><title>%s: %.0f</title></rect>\n",
+				   x, y, wbar, hh, colors[c], causes[c], n);
+		}
+		char count[32];
+		snprintf(count, sizeof(count), "%.0f", tkr_num(tkr_cell(s, r, cg)));
+		text_at(b, x + wbar / 2, y - 4, "middle", count);
+		const struct tkr_cell *lab = tkr_cell(s, r, cl);
+		text_at(b, x + wbar / 2, base + 16, "middle", lab->type == SQLITE_TEXT ? lab->s : "");
+	}
+	tkr_printf(b, "<line class=\"axis\" x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\"/>\n", left,
+		   base, right, base);
+	tkr_puts(b, "</svg>\n");
+}
+
+/* ---- step times ---- */
+
+static void steps_chart(struct tkr_buf *b, const struct tkr_model *m)
+{
+	const struct tkr_section *s = tkr_find(m, "chart_steps");
+	const int left = 90, right = W - 20, top = 30, h = 240, base = h - 30;
+	if (!s || !s->nrows)
+		return;
+	int cd = tkr_col(s, "device_id"), cu = tkr_col(s, "dur_ns"), co = tkr_col(s, "outlier");
+	double max = 0;
+	size_t most = 0;
+	for (size_t r = 0, run = 0; r < s->nrows; r++) {
+		double v = tkr_num(tkr_cell(s, r, cu));
+		max = v > max ? v : max;
+		run = r && tkr_cell(s, r, cd)->i == tkr_cell(s, r - 1, cd)->i ? run + 1 : 1;
+		most = run > most ? run : most;
+	}
+	if (!(max > 0))
+		return;
+	double dx = most > 1 ? (double)(right - left) / (double)(most - 1) : 0;
+	double ys = (base - top) / max;
+	open_svg(b, "steps", h, "step times");
+	text_at(b, left, 16, "start", "step time per device, in step order; outliers in red");
+	tkr_printf(b, "<line class=\"axis\" x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\"/>\n", left,
+		   base, right, base);
+	ns_text(b, left - 6, top + 4, "end", max, "");
+	text_at(b, left - 6, base, "end", "0");
+	size_t r = 0, nser = 0;
+	while (r < s->nrows) {
+		int64_t dev = tkr_cell(s, r, cd)->i;
+		size_t first = r;
+		const char *col = palette[nser++ % NPAL];
+		tkr_printf(b, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\" points=\"",
+			   col);
+		for (; r < s->nrows && tkr_cell(s, r, cd)->i == dev; r++)
+			tkr_printf(b, "%s%.1f,%.1f", r == first ? "" : " ",
+				   left + (double)(r - first) * dx,
+				   base - tkr_num(tkr_cell(s, r, cu)) * ys);
+		tkr_puts(b, "\"/>\n");
+		for (size_t k = first; k < r; k++) {
+			if (tkr_cell(s, k, co)->i != 1)
+				continue;
+			struct tkr_buf t = {0};
+			tkr_fmt_ns(&t, tkr_num(tkr_cell(s, k, cu)));
+			tkr_printf(b, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"#c62828\">"
+				      "<title>device %lld outlier: ",
+				   left + (double)(k - first) * dx, base - tkr_num(tkr_cell(s, k, cu)) * ys,
+				   (long long)dev);
+			tkr_html_str(b, t.p ? t.p : "");
+			tkr_puts(b, "</title></circle>\n");
+			b->oom |= t.oom;
+			free(t.p);
+		}
+		char label[48];
+		snprintf(label, sizeof(label), "device %lld", (long long)dev);
+		tkr_printf(b, "<text x=\"%d\" y=\"%d\" style=\"fill:%s\">", left + 10 + (int)(nser - 1) * 90,
+			   h - 8, col);
+		tkr_html_str(b, label);
+		tkr_puts(b, "</text>\n");
+	}
+	tkr_puts(b, "</svg>\n");
+}
+
+void tkr_html_chart(struct tkr_buf *b, const struct tkr_model *m, const char *key)
+{
+	if (m->is_diff)
+		return;
+	if (!strcmp(key, "device_time"))
+		util_chart(b, m);
+	else if (!strcmp(key, "ops"))
+		bar_chart(b, tkr_find(m, "ops"), "ops", "self_ns", "top ops by self time");
+	else if (!strcmp(key, "kernels"))
+		bar_chart(b, tkr_find(m, "kernels"), "kernels", "total_ns",
+			  "top kernels by total time");
+	else if (!strcmp(key, "gap_histogram"))
+		gap_chart(b, m);
+	else if (!strcmp(key, "memory"))
+		memory_chart(b, m);
+	else if (!strcmp(key, "step_stats"))
+		steps_chart(b, m);
+}
