@@ -5,6 +5,8 @@
  *          which Kineto writes partly after traceEvents) and the metadata events (process and
  *          thread names, which Kineto writes at the end), and learns which pids are devices;
  *   pass 2 maps every event into the store (chrome_json_map.c, chrome_json_flow.c).
+ * Each event is parsed by the fast path (chrome_json_fast.c), or by the exact token-by-token
+ * parser where the fast path gives up (an event across a buffer boundary, invalid JSON, ...).
  * Top level: {"traceEvents": [...], ...} in any key order, or a bare array (which, as the
  * Trace Event Format allows, may lack its closing ']').
  * --salvage: at the first break of the input both passes stop after the same number of complete
@@ -63,22 +65,6 @@ static int set_str(char **dst, const char *s)
 	return 0;
 }
 
-static int is_device_cat(const char *cat)
-{
-	return !strcmp(cat, "kernel") || !strcmp(cat, "gpu_memcpy") || !strcmp(cat, "gpu_memset") ||
-	       !strcmp(cat, "gpu_user_annotation") || !strcmp(cat, "Kernel") ||
-	       !strcmp(cat, "Memcpy") || !strcmp(cat, "Memset");
-}
-
-static int is_host_kineto_cat(const char *cat)
-{
-	return !strcmp(cat, "cpu_op") || !strcmp(cat, "cuda_runtime") ||
-	       !strcmp(cat, "cuda_driver") || !strcmp(cat, "python_function") ||
-	       !strcmp(cat, "user_annotation") || !strcmp(cat, "Operator") ||
-	       !strcmp(cat, "Runtime") || !strcmp(cat, "mtia_runtime") ||
-	       !strcmp(cat, "xpu_runtime");
-}
-
 /* Pass 1 on one event: names from metadata, device pids, the main host pid, the earliest ts. */
 static int prescan(struct cj_ctx *c, struct cj_event *e)
 {
@@ -86,13 +72,17 @@ static int prescan(struct cj_ctx *c, struct cj_event *e)
 	if (e->ph.type != CJV_STR)
 		return TK_OK; /* pass 2 reports it */
 	const char *ph = cj_str(e, e->ph);
-	int n = cj_pid_key(e, e->pid, key, sizeof(key) / 2);
-	if (n < 0 || n >= (int)sizeof(key) / 2)
-		return cj_fail(c, e, "pid longer than %zu bytes", sizeof(key) / 2);
-	struct cj_proc *p =
-	    cj_proc_get(c, key, 1, key[0] == 'i' ? strtoll(key + 1, NULL, 10) : TK_NONE);
-	if (!p)
-		return tk_writer_fail(c->w, TK_ENOMEM, "out of memory");
+	int n = -1;
+	struct cj_proc *p = ph[0] == 'M' ? NULL : cj_proc_cached(c, e);
+	if (!p) {
+		n = cj_pid_key(e, e->pid, key, sizeof(key) / 2);
+		if (n < 0 || n >= (int)sizeof(key) / 2)
+			return cj_fail(c, e, "pid longer than %zu bytes", sizeof(key) / 2);
+		p = cj_proc_get(c, key, 1, key[0] == 'i' ? strtoll(key + 1, NULL, 10) : TK_NONE);
+		if (!p)
+			return tk_writer_fail(c->w, TK_ENOMEM, "out of memory");
+		cj_proc_remember(c, e, p);
+	}
 	if (ph[0] == 'M') {
 		const char *name = e->name.type == CJV_STR ? cj_str(e, e->name) : "";
 		const char *v;
@@ -130,16 +120,26 @@ static int prescan(struct cj_ctx *c, struct cj_event *e)
 		return TK_OK;
 	}
 	p->has_events = 1;
-	if (ph[0] == 's' || ph[0] == 't' || ph[0] == 'f')
+	if (ph[0] == 's' || ph[0] == 't' || ph[0] == 'f') {
 		c->has_flows = 1;
-	const char *cat = e->cat.type == CJV_STR ? cj_str(e, e->cat) : "";
-	if (is_device_cat(cat)) {
+		c->n_flow_points++;
+	} else if (strchr("XBbiInR", ph[0]) && ph[0]) {
+		c->n_slices++;
+	}
+	struct cj_catinfo ci = e->cat.type == CJV_STR
+				   ? cj_cat_info(c, cj_str(e, e->cat), e->cat.len)
+				   : cj_cat_info(c, "", 0);
+	if (ci.is_device) {
 		p->is_gpu = 1;
 		c->is_kineto = 1;
-	} else if (is_host_kineto_cat(cat)) {
+	} else if (ci.is_host) {
 		c->is_kineto = 1;
-		if (!c->main_key && set_str(&c->main_key, key) != 0)
-			return tk_writer_fail(c->w, TK_ENOMEM, "out of memory");
+		if (!c->main_key) {
+			if (n < 0) /* the process came from the cache: its key once more */
+				n = cj_pid_key(e, e->pid, key, sizeof(key) / 2);
+			if (set_str(&c->main_key, key) != 0)
+				return tk_writer_fail(c->w, TK_ENOMEM, "out of memory");
+		}
 	}
 	int64_t ts;
 	if ((ph[0] == 'X' || ph[0] == 'B') && (e->ts.type == CJV_NUM || e->ts.type == CJV_STR) &&
@@ -161,7 +161,8 @@ static int read_events(struct cj_ctx *c, struct json_lex *lx, struct cj_event *e
 		if (pass == 2 && c->broke && c->n_read >= c->brk_events)
 			return CJ_BREAK; /* --salvage: pass 1 broke here */
 		if (t == JT_LBRACE) {
-			if ((pass == 1 ? cj_event_parse_light(lx, e, 2)
+			if (cj_event_fast(lx, e, pass == 1) != 0 &&
+			    (pass == 1 ? cj_event_parse_light(lx, e, 2)
 				       : cj_event_parse(lx, e, 2)) != 0)
 				return lex_fail(c, lx);
 			int rc = pass == 1 ? prescan(c, e) : cj_map_event(c, e);
@@ -410,6 +411,7 @@ static void ctx_free(struct cj_ctx *c)
 	cj_smap_free(&c->counter_by_key);
 	cj_smap_free(&c->dev_by_ordinal);
 	cj_flow_free(c);
+	cj_cache_free(c);
 	free(c->main_key);
 	free(c->host);
 }
@@ -431,6 +433,7 @@ int tk_import_chrome_json(tk_writer *w, const char *path, const struct tk_import
 	c.o = o;
 	c.rank = c.world_size = TK_NONE;
 	c.min_ts_ns = INT64_MAX;
+	c.recent.shift = c.pend_at.shift = 10; /* keyed by (track, ts): ~1 us per slot */
 	if ((rc = tk_writer_status(w)) != TK_OK)
 		goto out;
 	if ((rc = run_pass(&c, &e, 1)) != TK_OK && rc != CJ_BREAK)
@@ -447,6 +450,17 @@ int tk_import_chrome_json(tk_writer *w, const char *path, const struct tk_import
 		goto out;
 	if (c.world_size != TK_NONE && (rc = tk_writer_set_meta_int(w, "world_size", c.world_size)))
 		goto out;
+	/* the flow indexes at the size they will reach (sizing only: the bounds stay) */
+	if (c.has_flows &&
+	    (cj_pmap_reserve(&c.recent,
+			     (size_t)(c.n_slices < CJ_MAX_RECENT ? c.n_slices : CJ_MAX_RECENT)) !=
+		 0 ||
+	     cj_pmap_reserve(&c.flows, (size_t)(c.n_flow_points < CJ_MAX_FLOWS ? c.n_flow_points
+									       : CJ_MAX_FLOWS)) !=
+		 0)) {
+		rc = tk_writer_fail(w, TK_ENOMEM, "out of memory");
+		goto out;
+	}
 	if ((rc = run_pass(&c, &e, 2)) != TK_OK && rc != CJ_BREAK)
 		goto out;
 	if ((rc = cj_be_finish(&c)) != TK_OK && rc != CJ_BREAK)

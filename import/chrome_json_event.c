@@ -241,21 +241,26 @@ static int read_value(struct json_lex *lx, struct cj_event *e, enum json_tok t, 
 	case JT_STRING:
 	case JT_NUMBER:
 		v->type = t == JT_STRING ? CJV_STR : CJV_NUM;
+		v->len = (uint32_t)lx->slen;
 		return arena_str(lx, e, lx->str, lx->slen, &v->off);
 	case JT_TRUE:
 		v->type = CJV_TRUE;
+		v->len = 4;
 		return arena_str(lx, e, "true", 4, &v->off);
 	case JT_FALSE:
 		v->type = CJV_FALSE;
+		v->len = 5;
 		return arena_str(lx, e, "false", 5, &v->off);
 	case JT_NULL:
 		v->type = CJV_NULL;
+		v->len = 4;
 		return arena_str(lx, e, "null", 4, &v->off);
 	default:
 		v->type = CJV_RAW;
 		v->off = (uint32_t)e->alen;
 		if (put_compact(lx, e, t, depth) != 0)
 			return -1;
+		v->len = (uint32_t)(e->alen - v->off);
 		if (arena_put(e, "", 1) == UINT32_MAX) {
 			json_lex_error(lx, "event larger than %u bytes", CJ_MAX_EVENT_BYTES);
 			return -1;
@@ -325,7 +330,7 @@ static int read_members(struct json_lex *lx, struct cj_event *e, int depth, int 
 				known = &e->scope;
 		}
 		int is_args = top && !known && !strcmp(k, "args");
-		uint32_t key = 0;
+		uint32_t key = 0, klen = (uint32_t)lx->slen;
 		if (!known && !is_args && arena_str(lx, e, lx->str, lx->slen, &key) != 0)
 			return -1;
 		if ((t = json_lex_next(lx)) != JT_COLON) {
@@ -356,6 +361,7 @@ static int read_members(struct json_lex *lx, struct cj_event *e, int depth, int 
 			if (!a)
 				return -1;
 			a->key = key;
+			a->klen = klen;
 			a->top = top;
 			if (read_value(lx, e, t, depth + 1, &a->v) != 0)
 				return -1;
@@ -393,7 +399,7 @@ static int parse(struct json_lex *lx, struct cj_event *e, int depth, int light)
 	e->col = lx->tok_col;
 	e->alen = 0;
 	e->nargs = 0;
-	struct cj_val none = {CJV_NONE, 0};
+	struct cj_val none = {CJV_NONE, 0, 0};
 	e->ph = e->cat = e->name = e->pid = e->tid = e->ts = e->dur = none;
 	e->id = e->id2 = e->bp = e->scope = e->bind_id = none;
 	if (arena_put(e, "", 1) == UINT32_MAX) { /* offset 0 is the empty string */
@@ -403,8 +409,38 @@ static int parse(struct json_lex *lx, struct cj_event *e, int depth, int light)
 	return read_members(lx, e, depth, 1, light);
 }
 
+/* "[-]digits[.d[d[d]]]" µs (at most 16 integer digits): the common case, done directly. */
+static int time_us_fast(const char *s, int64_t *out)
+{
+	static const uint64_t scale[4] = {1000, 100, 10, 1};
+	int neg = *s == '-';
+	const char *p = s + neg;
+	uint64_t ip = 0, fp = 0;
+	int n = 0, nf = 0;
+	for (; n < 16 && (unsigned)(p[n] - '0') < 10; n++)
+		ip = ip * 10 + (uint64_t)(p[n] - '0');
+	if (n == 0)
+		return -1;
+	p += n;
+	if (*p == '.') {
+		p++;
+		for (; nf < 3 && (unsigned)(p[nf] - '0') < 10; nf++)
+			fp = fp * 10 + (uint64_t)(p[nf] - '0');
+		if (nf == 0)
+			return -1;
+		p += nf;
+	}
+	uint64_t v = ip * 1000 + fp * scale[nf];
+	if (*p || v > (uint64_t)INT64_MAX)
+		return -1;
+	*out = neg ? -(int64_t)v : (int64_t)v;
+	return 0;
+}
+
 int cj_time_ns(const char *s, int scale_exp10, int64_t *out)
 {
+	if (scale_exp10 == 3 && time_us_fast(s, out) == 0)
+		return 0;
 	int neg = 0;
 	if (*s == '-' || *s == '+')
 		neg = *s++ == '-';
@@ -476,8 +512,33 @@ int cj_time_ns(const char *s, int scale_exp10, int64_t *out)
 	return 0;
 }
 
+/* "[-]digits" with at most 18 digits, directly; 1 when @s is something else. */
+static int int_fast(const char *s, int64_t *out)
+{
+	int neg = *s == '-';
+	const char *p = s + neg;
+	uint64_t v = 0;
+	int n = 0;
+	for (; n < 19 && (unsigned)(p[n] - '0') < 10; n++)
+		v = v * 10 + (uint64_t)(p[n] - '0');
+	if (n == 0 || n > 18 || p[n])
+		return 1;
+	*out = neg ? -(int64_t)v : (int64_t)v;
+	return 0;
+}
+
+int cj_plain_int(const char *s, int64_t *out)
+{
+	int r = int_fast(s, out);
+	if (r <= 0)
+		return r;
+	return cj_int(s, out) == 0 && !strchr(s, '.') ? 0 : -1;
+}
+
 int cj_int(const char *s, int64_t *out)
 {
+	if (int_fast(s, out) == 0)
+		return 0;
 	const char *p = s;
 	if (*p == '-')
 		p++;

@@ -16,14 +16,16 @@
 
 enum cj_vtype { CJV_NONE, CJV_STR, CJV_NUM, CJV_TRUE, CJV_FALSE, CJV_NULL, CJV_RAW };
 
-/* A value: its type and its text (a NUL-terminated string in the arena), by offset. */
+/* A value: its type and its text (a NUL-terminated string in the arena), by offset, and the
+ * text's length in bytes. */
 struct cj_val {
 	enum cj_vtype type;
-	uint32_t off;
+	uint32_t off, len;
 };
 
 struct cj_arg {
-	uint32_t key; /* arena offset of the key */
+	uint32_t key;  /* arena offset of the key */
+	uint32_t klen; /* its length in bytes */
 	struct cj_val v;
 	int top; /* 1 for an unknown key of the event itself, 0 for a key of args */
 };
@@ -54,6 +56,16 @@ int cj_event_parse(struct json_lex *lx, struct cj_event *e, int depth);
 int cj_event_parse_light(struct json_lex *lx, struct cj_event *e, int depth);
 void cj_event_free(struct cj_event *e);
 
+/*
+ * cj_event_fast() - the fast path of cj_event_parse() (@light 0) and cj_event_parse_light()
+ * (@light 1), in chrome_json_fast.c: parses the event straight out of the bytes the lexer holds.
+ * Returns 0 with @e filled exactly as the exact parser would fill it and the lexer after the
+ * closing '}', or 1 when it cannot tell quickly (the event runs past the buffered bytes, or
+ * holds something unusual or invalid): then the lexer is untouched and the caller runs the
+ * exact parser, which also gives the error message when there is one.
+ */
+int cj_event_fast(struct json_lex *lx, struct cj_event *e, int light);
+
 /* json_skip_value() - consume one value whose first token is @t (depth-bounded). 0 or -1. */
 int json_skip_value(struct json_lex *lx, enum json_tok t, int depth);
 
@@ -66,5 +78,8 @@ int cj_time_ns(const char *s, int scale_exp10, int64_t *out);
 /* cj_int() - @s as an exact integer (a number without fraction/exponent, or with a zero
  * fraction). 0, or -1 when it is not one or does not fit. */
 int cj_int(const char *s, int64_t *out);
+/* cj_plain_int() - @s as an integer written without '.' or exponent ("12", "-3"): what args,
+ * pids and tids keep as integers. 0, or -1 when it is not one or does not fit. */
+int cj_plain_int(const char *s, int64_t *out);
 
 #endif

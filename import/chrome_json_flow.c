@@ -83,8 +83,11 @@ static int flow_key(struct cj_ctx *c, const struct cj_event *e, struct cj_val id
 		    int64_t *fb)
 {
 	const char *cat = e->cat.type == CJV_STR ? cj_str(e, e->cat) : "";
-	int64_t *ci = cj_smap_get(&c->cat_ids, cat), cat_ix;
-	if (ci) {
+	size_t len = e->cat.type == CJV_STR ? e->cat.len : 0;
+	int64_t *ci = NULL, cat_ix;
+	if (c->flow_cat && len == c->flow_cat_len && !memcmp(cat, c->flow_cat, len))
+		cat_ix = c->flow_cat_ix; /* the same category as the last flow point */
+	else if ((ci = cj_smap_get(&c->cat_ids, cat)) != NULL) {
 		cat_ix = *ci;
 	} else {
 		char **n = realloc(c->cat_names, (c->ncats + 1) * sizeof(*n));
@@ -96,6 +99,9 @@ static int flow_key(struct cj_ctx *c, const struct cj_event *e, struct cj_val id
 			return tk_writer_fail(c->w, TK_ENOMEM, "out of memory");
 		cat_ix = (int64_t)c->ncats++;
 	}
+	c->flow_cat = c->cat_names[cat_ix];
+	c->flow_cat_len = len;
+	c->flow_cat_ix = cat_ix;
 	int is_str = idv.type != CJV_NUM || cj_int(cj_str(e, idv), fb) != 0;
 	if (is_str)
 		*fb = (int64_t)fnv(cj_str(e, idv));
@@ -182,16 +188,15 @@ int cj_flow_event_added(struct cj_ctx *c, int64_t track, int64_t ts, int64_t id,
 {
 	if (!c->has_flows)
 		return TK_OK; /* pass 1 saw no flow point: nothing will bind */
-	int64_t *old = cj_pmap_get(&c->recent, track, ts);
-	if (old) {
-		if (!(*old & 1) || has_corr)
-			*old = id * 2 + has_corr;
-	} else {
-		if (c->recent.count >= CJ_MAX_RECENT)
-			cj_pmap_clear(&c->recent);
-		if (cj_pmap_put(&c->recent, track, ts, id * 2 + has_corr) != 0)
-			return tk_writer_fail(c->w, TK_ENOMEM, "out of memory");
-	}
+	/* a new key past the bound starts the index afresh */
+	if (c->recent.count >= CJ_MAX_RECENT && !cj_pmap_get(&c->recent, track, ts))
+		cj_pmap_clear(&c->recent);
+	int added;
+	int64_t *old = cj_pmap_at(&c->recent, track, ts, id * 2 + has_corr, &added);
+	if (!old)
+		return tk_writer_fail(c->w, TK_ENOMEM, "out of memory");
+	if (!added && (!(*old & 1) || has_corr))
+		*old = id * 2 + has_corr;
 	if (!c->live_pend)
 		return TK_OK;
 	int64_t *head = cj_pmap_get(&c->pend_at, track, ts);

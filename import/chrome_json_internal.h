@@ -1,7 +1,9 @@
 /*
  * State shared by the files of the Chrome/Kineto JSON importer: chrome_json.c (the two passes
  * over the file), chrome_json_map.c (processes, devices, tracks, and one event into the store),
- * chrome_json_flow.c (flow binding and B/E matching). Not part of the public API.
+ * chrome_json_flow.c (flow binding and B/E matching), chrome_json_cache.c (small caches on the
+ * per-event path). Events are parsed by chrome_json_fast.c / chrome_json_event.c. Not part of
+ * the public API.
  */
 #ifndef TK_CHROME_JSON_INTERNAL_H
 #define TK_CHROME_JSON_INTERNAL_H
@@ -45,6 +47,35 @@ struct cj_fpoint { /* a flow end waiting for the event it binds to */
 struct cj_dst { /* a flow end whose start is not known yet */
 	int64_t dst;
 	int64_t next;
+};
+
+#define CJ_TCACHE 4	     /* (pid, tid) texts -> track; pid texts -> process */
+#define CJ_CCACHE 8	     /* categories -> what they mean */
+#define CJ_ICACHE 256	     /* names and categories -> string ids */
+#define CJ_ICACHE_MAXLEN 512 /* longer ones are not cached */
+
+struct cj_tcache {
+	unsigned char pt, tt, plen, tlen; /* value types and lengths of pid, tid */
+	char pid[24], tid[24];
+	size_t proc; /* index in procs */
+	int64_t track;
+};
+
+struct cj_catinfo {
+	enum tk_event_kind kind;
+	int is_device, is_host; /* a device category; a Kineto host category */
+};
+
+struct cj_ccache {
+	unsigned char len;
+	char txt[31];
+	struct cj_catinfo info;
+};
+
+struct cj_icache {
+	uint32_t id;
+	size_t len, cap;
+	char *s;
 };
 
 struct cj_stack {
@@ -97,7 +128,18 @@ struct cj_ctx {
 	char brk_msg[256];
 
 	int64_t n_skipped, n_bad_time, n_flow_dropped, n_unclosed, n_unmatched_end, n_flow_unbound;
+	int64_t n_slices, n_flow_points; /* pass 1: events that may become slices; flow points */
 	char keybuf[1024];
+
+	/* chrome_json_cache.c */
+	struct cj_tcache tcache[CJ_TCACHE], pcache[CJ_TCACHE];
+	unsigned ntcache, tcache_next, npcache, pcache_next;
+	struct cj_ccache ccache[CJ_CCACHE];
+	unsigned nccache, ccache_next;
+	struct cj_icache icache[CJ_ICACHE];
+	const char *flow_cat; /* the category of the last flow key, and its index */
+	size_t flow_cat_len;
+	int64_t flow_cat_ix;
 };
 
 /* chrome_json_map.c */
@@ -112,6 +154,21 @@ int cj_emit_interval(struct cj_ctx *c, const struct cj_event *e, int64_t ts, int
 		     const struct cj_event *extra, int force_other, int64_t *out_id);
 int cj_track_for(struct cj_ctx *c, const struct cj_event *e, int64_t *track, int *is_gpu,
 		 struct cj_proc **proc);
+
+/* chrome_json_cache.c */
+/* cj_track_cached() - 1 with *@track and *@proc when @e's (pid, tid) was resolved recently. */
+int cj_track_cached(struct cj_ctx *c, const struct cj_event *e, int64_t *track,
+		    struct cj_proc **proc);
+void cj_track_remember(struct cj_ctx *c, const struct cj_event *e, int64_t track,
+		       const struct cj_proc *proc);
+/* cj_proc_cached() - the process of @e's pid when it was resolved recently, or NULL. */
+struct cj_proc *cj_proc_cached(struct cj_ctx *c, const struct cj_event *e);
+void cj_proc_remember(struct cj_ctx *c, const struct cj_event *e, const struct cj_proc *proc);
+/* cj_cat_info() - what category @cat (@len bytes, NUL-terminated) means. */
+struct cj_catinfo cj_cat_info(struct cj_ctx *c, const char *cat, size_t len);
+/* cj_intern() - tk_writer_intern() of @s (@len bytes, NUL-terminated), cached. */
+uint32_t cj_intern(struct cj_ctx *c, const char *s, size_t len);
+void cj_cache_free(struct cj_ctx *c);
 
 /* chrome_json_flow.c */
 int cj_flow_point(struct cj_ctx *c, struct cj_event *e, int64_t ts);

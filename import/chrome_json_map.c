@@ -144,13 +144,19 @@ static int proc_device(struct cj_ctx *c, struct cj_proc *p)
 int cj_track_for(struct cj_ctx *c, const struct cj_event *e, int64_t *track, int *is_gpu,
 		 struct cj_proc **proc)
 {
+	struct cj_proc *p;
+	if (cj_track_cached(c, e, track, &p)) {
+		*proc = p;
+		*is_gpu = p->is_gpu;
+		return TK_OK;
+	}
 	char *k = c->keybuf;
 	size_t cap = sizeof(c->keybuf);
 	int n = cj_pid_key(e, e->pid, k, cap);
 	if (n < 0 || (size_t)n + 2 >= cap)
 		return cj_fail(c, e, "pid longer than %zu bytes", cap / 2);
 	int64_t pid = k[0] == 'i' ? strtoll(k + 1, NULL, 10) : TK_NONE;
-	struct cj_proc *p = cj_proc_get(c, k, 1, pid);
+	p = cj_proc_get(c, k, 1, pid);
 	if (!p)
 		return tk_writer_fail(c->w, TK_ENOMEM, "out of memory");
 	*proc = p;
@@ -162,6 +168,7 @@ int cj_track_for(struct cj_ctx *c, const struct cj_event *e, int64_t *track, int
 	int64_t *t = cj_smap_get(&c->track_by_key, k);
 	if (t) {
 		*track = *t;
+		cj_track_remember(c, e, *track, p);
 		return TK_OK;
 	}
 	const char *tk = k + n + 1;
@@ -195,6 +202,7 @@ int cj_track_for(struct cj_ctx *c, const struct cj_event *e, int64_t *track, int
 		return rc;
 	if (cj_smap_put(&c->track_by_key, k, *track) != 0)
 		return tk_writer_fail(c->w, TK_ENOMEM, "out of memory");
+	cj_track_remember(c, e, *track, p);
 	return TK_OK;
 }
 
@@ -220,7 +228,7 @@ enum {
 	A_COUNT
 };
 
-static int slot_of(const char *k)
+static int slot_of(const char *k, uint32_t n)
 {
 	static const char *const names[A_COUNT] = {
 	    "device",	      "stream",
@@ -233,8 +241,10 @@ static int slot_of(const char *k)
 	    "Total Reserved", "Device Id",
 	    "Device Type",
 	};
+	static const unsigned char len[A_COUNT] = {6,  6, 11, 4, 5,  20, 13, 13, 12,
+						   25, 5, 4,  5, 15, 14, 9,  11};
 	for (int i = 0; i < A_COUNT; i++)
-		if (k[0] == names[i][0] && !strcmp(k, names[i]))
+		if (n == len[i] && k[0] == names[i][0] && !memcmp(k, names[i], n))
 			return i;
 	return -1;
 }
@@ -250,7 +260,7 @@ static void find_known(const struct cj_event *e, struct known *kn)
 	for (size_t i = 0; i < e->nargs; i++) {
 		if (e->args[i].top)
 			continue;
-		int s = slot_of((e->arena + e->args[i].key));
+		int s = slot_of(e->arena + e->args[i].key, e->args[i].klen);
 		if (s >= 0 && kn->ix[s] < 0)
 			kn->ix[s] = (int)i;
 	}
@@ -311,7 +321,7 @@ static int add_args(struct cj_ctx *c, const struct cj_event *e, int64_t id)
 		const char *k = (e->arena + a->key), *v = cj_str(e, a->v);
 		switch (a->v.type) {
 		case CJV_NUM:
-			if (cj_int(v, &iv) == 0 && !strchr(v, '.'))
+			if (cj_plain_int(v, &iv) == 0)
 				rc = tk_writer_add_arg_int(c->w, id, k, iv);
 			else
 				rc = tk_writer_add_arg_real(c->w, id, k, strtod(v, NULL));
@@ -326,40 +336,6 @@ static int add_args(struct cj_ctx *c, const struct cj_event *e, int64_t id)
 		}
 	}
 	return rc;
-}
-
-static enum tk_event_kind kind_of(const char *cat)
-{
-	static const struct {
-		const char *cat;
-		enum tk_event_kind kind;
-	} kinds[] = {
-	    {"kernel", TK_EV_KERNEL},
-	    {"cpu_op", TK_EV_HOST_OP},
-	    {"cuda_runtime", TK_EV_RUNTIME_API},
-	    {"gpu_memcpy", TK_EV_MEMCPY},
-	    {"gpu_memset", TK_EV_MEMSET},
-	    {"cuda_driver", TK_EV_DRIVER_API},
-	    {"user_annotation", TK_EV_ANNOTATION},
-	    {"gpu_user_annotation", TK_EV_ANNOTATION},
-	    {"python_function", TK_EV_PYTHON_FUNCTION},
-	    {"cuda_sync", TK_EV_SYNC},
-	    {"Kernel", TK_EV_KERNEL},
-	    {"Memcpy", TK_EV_MEMCPY},
-	    {"Memset", TK_EV_MEMSET},
-	    {"Operator", TK_EV_HOST_OP},
-	    {"Runtime", TK_EV_RUNTIME_API},
-	    {"privateuse1_runtime", TK_EV_RUNTIME_API},
-	    {"privateuse1_driver", TK_EV_DRIVER_API},
-	    {"xpu_runtime", TK_EV_RUNTIME_API},
-	    {"xpu_driver", TK_EV_DRIVER_API},
-	    {"xpu_sync", TK_EV_SYNC},
-	    {"mtia_runtime", TK_EV_RUNTIME_API},
-	};
-	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
-		if (cat[0] == kinds[i].cat[0] && !strcmp(cat, kinds[i].cat))
-			return kinds[i].kind;
-	return TK_EV_OTHER;
 }
 
 static enum tk_mem_kind mem_word(const char *p)
@@ -416,12 +392,18 @@ int cj_emit_interval(struct cj_ctx *c, const struct cj_event *ce, int64_t ts, in
 		return rc;
 	const char *cat = e->cat.type == CJV_NONE ? "" : cj_str(e, e->cat);
 	const char *name = e->name.type == CJV_NONE ? "" : cj_str(e, e->name);
+	size_t cat_len = e->cat.type == CJV_NONE ? 0 : e->cat.len;
 	struct known kn;
 	find_known(e, &kn);
-	enum tk_event_kind kind = force_other ? TK_EV_OTHER : kind_of(cat);
+	enum tk_event_kind kind = force_other ? TK_EV_OTHER : cj_cat_info(c, cat, cat_len).kind;
 	if (kind == TK_EV_ANNOTATION && !is_gpu && !strncmp(name, "ProfilerStep#", 13))
 		kind = TK_EV_STEP;
-	struct tk_event ev = {track, kind, name, 0, cat[0] ? cat : NULL, 0, ts, dur, TK_NONE};
+	/* interned here, name first, as the writer would: the same ids, with fewer hashes */
+	struct tk_event ev = {track, kind, NULL, 0, NULL, 0, ts, dur, TK_NONE};
+	ev.name_id = cj_intern(c, name, e->name.type == CJV_NONE ? 0 : e->name.len);
+	ev.category_id = cat[0] ? cj_intern(c, cat, cat_len) : 0;
+	if ((rc = tk_writer_status(c->w)) != TK_OK)
+		return rc;
 	ev.correlation_id = take_int(e, &kn, A_CORR);
 	if (is_gpu) {
 		take_int(e, &kn, A_DEVICE);

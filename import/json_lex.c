@@ -14,7 +14,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#define BUF_SIZE (1u << 20)
 #define IN_SIZE (256u << 10)
 
 const char *json_tok_name(enum json_tok t)
@@ -69,7 +68,13 @@ static enum json_tok err_here(struct json_lex *lx, const char *fmt, ...)
 
 int json_lex_open(struct json_lex *lx, const char *path)
 {
+	return json_lex_open_buf(lx, path, JSON_BUF_SIZE);
+}
+
+int json_lex_open_buf(struct json_lex *lx, const char *path, size_t buf_size)
+{
 	memset(lx, 0, sizeof(*lx));
+	lx->cap = buf_size;
 	lx->fd = -1;
 	lx->line = 1;
 	lx->fd = open(path, O_RDONLY);
@@ -77,7 +82,7 @@ int json_lex_open(struct json_lex *lx, const char *path)
 		snprintf(lx->msg, sizeof(lx->msg), "cannot read: %s", strerror(errno));
 		return -1;
 	}
-	lx->buf = malloc(BUF_SIZE);
+	lx->buf = malloc(lx->cap);
 	lx->scap = 4096;
 	lx->str = malloc(lx->scap);
 	if (!lx->buf || !lx->str) {
@@ -87,7 +92,7 @@ int json_lex_open(struct json_lex *lx, const char *path)
 	/* sniff the magic: read the first chunk raw */
 	ssize_t n;
 	do
-		n = read(lx->fd, lx->buf, BUF_SIZE);
+		n = read(lx->fd, lx->buf, lx->cap);
 	while (n < 0 && errno == EINTR);
 	if (n < 0) {
 		snprintf(lx->msg, sizeof(lx->msg), "cannot read: %s", strerror(errno));
@@ -139,7 +144,7 @@ static int refill(struct json_lex *lx)
 			return 0;
 		ssize_t n;
 		do
-			n = read(lx->fd, lx->buf, BUF_SIZE);
+			n = read(lx->fd, lx->buf, lx->cap);
 		while (n < 0 && errno == EINTR);
 		if (n < 0) {
 			err_here(lx, "cannot read: %s", strerror(errno));
@@ -181,9 +186,9 @@ static int refill(struct json_lex *lx)
 			lx->z_end = 0;
 		}
 		lx->zs.next_out = lx->buf;
-		lx->zs.avail_out = BUF_SIZE;
+		lx->zs.avail_out = (uInt)lx->cap;
 		int zr = inflate(&lx->zs, Z_NO_FLUSH);
-		lx->len = BUF_SIZE - lx->zs.avail_out;
+		lx->len = lx->cap - lx->zs.avail_out;
 		if (zr == Z_STREAM_END) {
 			lx->z_end = 1;
 		} else if (zr != Z_OK && !(zr == Z_BUF_ERROR && lx->len > 0)) {

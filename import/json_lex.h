@@ -15,6 +15,7 @@
 #define JSON_MAX_NUMBER 256	       /* longest number text accepted */
 #define JSON_MAX_DEPTH 64	       /* deepest nesting accepted by the importer */
 #define JSON_MAX_INFLATED (1ull << 42) /* 4 TiB: a gzip that inflates beyond this is refused */
+#define JSON_BUF_SIZE (1u << 20)       /* decoded bytes read at a time */
 
 enum json_tok {
 	JT_EOF,
@@ -38,6 +39,7 @@ struct json_lex {
 	z_stream zs;
 	unsigned char *in;  /* compressed input chunk (gzip only) */
 	unsigned char *buf; /* decoded bytes */
+	size_t cap;	    /* of buf: decoded bytes read at a time */
 	size_t len, pos;
 	uint64_t buf_off;    /* byte offset (of the decoded text) of buf[0] */
 	uint64_t line;	     /* current line, from 1 */
@@ -53,6 +55,9 @@ struct json_lex {
 
 /* json_lex_open() - open @path for tokenizing; 0 or -1 with lx->msg set (an I/O problem). */
 int json_lex_open(struct json_lex *lx, const char *path);
+/* json_lex_open_buf() - the same, reading @buf_size decoded bytes at a time instead of
+ * JSON_BUF_SIZE (tests use small buffers to put chunk boundaries everywhere). */
+int json_lex_open_buf(struct json_lex *lx, const char *path, size_t buf_size);
 /* json_lex_close() - release everything (safe on a zeroed or failed lexer). */
 void json_lex_close(struct json_lex *lx);
 /* json_lex_next() - the next token; JT_ERROR with lx->msg, err_line, err_col on bad input. */
