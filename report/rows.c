@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report_internal.h"
 #include "store_internal.h"
 
 #define TABLE_SAMPLE_ROWS 1000
@@ -29,39 +30,6 @@ int tk_rows_format_parse(const char *name, enum tk_rows_format *out)
 	else
 		return TK_EINVAL;
 	return TK_OK;
-}
-
-/* A growable text buffer; on allocation failure it stays poisoned (oom = 1). */
-struct buf {
-	char *p;
-	size_t len, cap;
-	int oom;
-};
-
-static void buf_putn(struct buf *b, const char *s, size_t n)
-{
-	if (b->oom)
-		return;
-	if (b->len + n + 1 > b->cap) {
-		size_t ncap = b->cap ? b->cap : 64;
-		while (b->len + n + 1 > ncap)
-			ncap *= 2;
-		char *np = realloc(b->p, ncap);
-		if (!np) {
-			b->oom = 1;
-			return;
-		}
-		b->p = np;
-		b->cap = ncap;
-	}
-	memcpy(b->p + b->len, s, n);
-	b->len += n;
-	b->p[b->len] = '\0';
-}
-
-static void buf_puts(struct buf *b, const char *s)
-{
-	buf_putn(b, s, strlen(s));
 }
 
 /* Shortest decimal text that reads back as the same double. */
@@ -105,27 +73,27 @@ static size_t utf8_seq(const unsigned char *s, size_t n)
 	return len;
 }
 
-static void hex_blob(struct buf *b, const unsigned char *p, int n)
+static void hex_blob(struct tkr_buf *b, const unsigned char *p, int n)
 {
 	static const char hex[] = "0123456789abcdef";
 	for (int i = 0; i < n; i++) {
 		char h[2] = {hex[p[i] >> 4], hex[p[i] & 15]};
-		buf_putn(b, h, 2);
+		tkr_putn(b, h, 2);
 	}
 }
 
 /* ---- JSON ---- */
 
-static void json_string(struct buf *b, const unsigned char *s, size_t n)
+static void json_string(struct tkr_buf *b, const unsigned char *s, size_t n)
 {
-	buf_putn(b, "\"", 1);
+	tkr_putn(b, "\"", 1);
 	size_t i = 0;
 	while (i < n) {
 		unsigned char c = s[i];
 		char esc[8];
 		if (c == '"' || c == '\\') {
 			esc[0] = '\\', esc[1] = (char)c;
-			buf_putn(b, esc, 2);
+			tkr_putn(b, esc, 2);
 			i++;
 		} else if (c < 0x20 || c == '<' || c == '>' || c == '&' || c == 0x7F) {
 			const char *named = c == '\n'	? "\\n"
@@ -133,54 +101,54 @@ static void json_string(struct buf *b, const unsigned char *s, size_t n)
 					    : c == '\r' ? "\\r"
 							: NULL;
 			if (named) {
-				buf_puts(b, named);
+				tkr_puts(b, named);
 			} else {
 				snprintf(esc, sizeof(esc), "\\u%04x", c);
-				buf_puts(b, esc);
+				tkr_puts(b, esc);
 			}
 			i++;
 		} else if (c < 0x80) {
-			buf_putn(b, (const char *)s + i, 1);
+			tkr_putn(b, (const char *)s + i, 1);
 			i++;
 		} else {
 			size_t len = utf8_seq(s + i, n - i);
 			if (len) {
-				buf_putn(b, (const char *)s + i, len);
+				tkr_putn(b, (const char *)s + i, len);
 				i += len;
 			} else {
-				buf_puts(b, "\\ufffd");
+				tkr_puts(b, "\\ufffd");
 				i++;
 			}
 		}
 	}
-	buf_putn(b, "\"", 1);
+	tkr_putn(b, "\"", 1);
 }
 
-static void json_value(struct buf *b, sqlite3_stmt *st, int c)
+static void json_value(struct tkr_buf *b, sqlite3_stmt *st, int c)
 {
 	char num[64];
 	switch (sqlite3_column_type(st, c)) {
 	case SQLITE_NULL:
-		buf_puts(b, "null");
+		tkr_puts(b, "null");
 		break;
 	case SQLITE_INTEGER:
 		snprintf(num, sizeof(num), "%lld", (long long)sqlite3_column_int64(st, c));
-		buf_puts(b, num);
+		tkr_puts(b, num);
 		break;
 	case SQLITE_FLOAT: {
 		double v = sqlite3_column_double(st, c);
 		if (!isfinite(v)) {
-			buf_puts(b, "null");
+			tkr_puts(b, "null");
 		} else {
 			format_real(v, num, sizeof(num));
-			buf_puts(b, num);
+			tkr_puts(b, num);
 		}
 		break;
 	}
 	case SQLITE_BLOB:
-		buf_putn(b, "\"", 1);
+		tkr_putn(b, "\"", 1);
 		hex_blob(b, sqlite3_column_blob(st, c), sqlite3_column_bytes(st, c));
-		buf_putn(b, "\"", 1);
+		tkr_putn(b, "\"", 1);
 		break;
 	default: {
 		const unsigned char *t = sqlite3_column_text(st, c);
@@ -191,26 +159,26 @@ static void json_value(struct buf *b, sqlite3_stmt *st, int c)
 
 /* ---- CSV ---- */
 
-static void csv_field(struct buf *b, const char *s, size_t n)
+static void csv_field(struct tkr_buf *b, const char *s, size_t n)
 {
 	int quote = n > 0 && (s[0] == ' ' || s[n - 1] == ' ');
 	for (size_t i = 0; i < n && !quote; i++)
 		quote = s[i] == ',' || s[i] == '"' || s[i] == '\n' || s[i] == '\r';
 	if (!quote) {
-		buf_putn(b, s, n);
+		tkr_putn(b, s, n);
 		return;
 	}
-	buf_putn(b, "\"", 1);
+	tkr_putn(b, "\"", 1);
 	for (size_t i = 0; i < n; i++) {
 		if (s[i] == '"')
-			buf_putn(b, "\"", 1);
-		buf_putn(b, s + i, 1);
+			tkr_putn(b, "\"", 1);
+		tkr_putn(b, s + i, 1);
 	}
-	buf_putn(b, "\"", 1);
+	tkr_putn(b, "\"", 1);
 }
 
 /* Plain text of a cell for CSV and table (NULL empty, reals shortest round-trip, blobs hex). */
-static void cell_text(struct buf *b, sqlite3_stmt *st, int c)
+static void cell_text(struct tkr_buf *b, sqlite3_stmt *st, int c)
 {
 	char num[64];
 	switch (sqlite3_column_type(st, c)) {
@@ -218,13 +186,13 @@ static void cell_text(struct buf *b, sqlite3_stmt *st, int c)
 		break;
 	case SQLITE_FLOAT:
 		format_real(sqlite3_column_double(st, c), num, sizeof(num));
-		buf_puts(b, num);
+		tkr_puts(b, num);
 		break;
 	case SQLITE_BLOB:
 		hex_blob(b, sqlite3_column_blob(st, c), sqlite3_column_bytes(st, c));
 		break;
 	default:
-		buf_putn(b, (const char *)sqlite3_column_text(st, c),
+		tkr_putn(b, (const char *)sqlite3_column_text(st, c),
 			 (size_t)sqlite3_column_bytes(st, c));
 	}
 }
@@ -232,7 +200,7 @@ static void cell_text(struct buf *b, sqlite3_stmt *st, int c)
 /* ---- table ---- */
 
 /* Table rendering of text: control characters escaped, cut at max_width characters. */
-static void table_text(struct buf *b, const unsigned char *s, size_t n, int max_width, int *width)
+static void table_text(struct tkr_buf *b, const unsigned char *s, size_t n, int max_width, int *width)
 {
 	int w = 0;
 	size_t i = 0;
@@ -243,7 +211,7 @@ static void table_text(struct buf *b, const unsigned char *s, size_t n, int max_
 				b->len--;
 			if (b->len > 0)
 				b->len--;
-			buf_puts(b, "\xe2\x80\xa6");
+			tkr_puts(b, "\xe2\x80\xa6");
 			break;
 		}
 		unsigned char c = s[i];
@@ -257,15 +225,15 @@ static void table_text(struct buf *b, const unsigned char *s, size_t n, int max_
 						     : 'r');
 			else
 				snprintf(esc, sizeof(esc), "\\x%02x", c);
-			buf_puts(b, esc);
+			tkr_puts(b, esc);
 			w += (int)strlen(esc);
 			i++;
 		} else if (!len) {
-			buf_puts(b, "\xef\xbf\xbd");
+			tkr_puts(b, "\xef\xbf\xbd");
 			w++;
 			i++;
 		} else {
-			buf_putn(b, (const char *)s + i, len);
+			tkr_putn(b, (const char *)s + i, len);
 			w++;
 			i += len;
 		}
@@ -287,7 +255,7 @@ struct cell {
 
 static int render_cell(sqlite3_stmt *st, int c, int max_width, struct cell *out)
 {
-	struct buf raw = {0}, shown = {0};
+	struct tkr_buf raw = {0}, shown = {0};
 	cell_text(&raw, st, c);
 	table_text(&shown, (const unsigned char *)(raw.p ? raw.p : ""), raw.len, max_width,
 		   &out->width);
@@ -326,7 +294,7 @@ static int write_table(FILE *out, sqlite3_stmt *st, int max_width, int *step_rc)
 	}
 	for (int c = 0; c < ncol; c++) {
 		const char *name = sqlite3_column_name(st, c);
-		struct buf b = {0};
+		struct tkr_buf b = {0};
 		table_text(&b, (const unsigned char *)name, strlen(name), max_width,
 			   &cells[c].width);
 		cells[c].text = b.p ? b.p : strdup("");
@@ -379,42 +347,42 @@ out:
 static int write_stream(FILE *out, sqlite3_stmt *st, enum tk_rows_format fmt, int *step_rc)
 {
 	int ncol = sqlite3_column_count(st);
-	struct buf b = {0};
+	struct tkr_buf b = {0};
 	size_t nrows = 0;
 	if (fmt == TK_ROWS_CSV) {
 		for (int c = 0; c < ncol; c++) {
 			const char *name = sqlite3_column_name(st, c);
 			if (c)
-				buf_putn(&b, ",", 1);
+				tkr_putn(&b, ",", 1);
 			csv_field(&b, name, strlen(name));
 		}
-		buf_putn(&b, "\n", 1);
+		tkr_putn(&b, "\n", 1);
 	} else {
-		buf_putn(&b, "[", 1);
+		tkr_putn(&b, "[", 1);
 	}
 	while ((*step_rc = sqlite3_step(st)) == SQLITE_ROW) {
 		if (fmt == TK_ROWS_CSV) {
 			for (int c = 0; c < ncol; c++) {
-				struct buf cell = {0};
+				struct tkr_buf cell = {0};
 				cell_text(&cell, st, c);
 				if (c)
-					buf_putn(&b, ",", 1);
+					tkr_putn(&b, ",", 1);
 				csv_field(&b, cell.p ? cell.p : "", cell.len);
 				b.oom |= cell.oom;
 				free(cell.p);
 			}
-			buf_putn(&b, "\n", 1);
+			tkr_putn(&b, "\n", 1);
 		} else {
-			buf_puts(&b, nrows ? ",\n{" : "\n{");
+			tkr_puts(&b, nrows ? ",\n{" : "\n{");
 			for (int c = 0; c < ncol; c++) {
 				const char *name = sqlite3_column_name(st, c);
 				if (c)
-					buf_putn(&b, ",", 1);
+					tkr_putn(&b, ",", 1);
 				json_string(&b, (const unsigned char *)name, strlen(name));
-				buf_putn(&b, ":", 1);
+				tkr_putn(&b, ":", 1);
 				json_value(&b, st, c);
 			}
-			buf_putn(&b, "}", 1);
+			tkr_putn(&b, "}", 1);
 		}
 		nrows++;
 		if (b.len > 65536 || b.oom) {
@@ -424,7 +392,7 @@ static int write_stream(FILE *out, sqlite3_stmt *st, enum tk_rows_format fmt, in
 		}
 	}
 	if (fmt == TK_ROWS_JSON)
-		buf_puts(&b, nrows ? "\n]\n" : "]\n");
+		tkr_puts(&b, nrows ? "\n]\n" : "]\n");
 	int rc = b.oom ? TK_ENOMEM : TK_OK;
 	if (rc == TK_OK && b.len && fwrite(b.p, 1, b.len, out) != b.len)
 		rc = TK_EIO;
