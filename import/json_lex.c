@@ -241,6 +241,18 @@ static inline int getb(struct json_lex *lx)
 	return lx->buf[lx->pos++];
 }
 
+/* The next byte without consuming it (refilling when the buffer is used up: what is before
+ * pos is consumed already, so nothing is lost); -1 at the end, -2 on a read error. */
+static inline int peekb(struct json_lex *lx)
+{
+	if (lx->pos == lx->len) {
+		int r = refill(lx);
+		if (r <= 0)
+			return r == 0 ? -1 : -2;
+	}
+	return lx->buf[lx->pos];
+}
+
 static int hex4(struct json_lex *lx, unsigned *out)
 {
 	unsigned v = 0;
@@ -327,6 +339,7 @@ static enum json_tok lex_string(struct json_lex *lx)
 		/* backslash escape */
 		c = getb(lx);
 		char ch;
+	escape:
 		switch (c) {
 		case '"':
 			ch = '"';
@@ -357,10 +370,25 @@ static enum json_tok lex_string(struct json_lex *lx)
 			if (hex4(lx, &cp) != 0)
 				return err_here(lx, "bad \\u escape (four hex digits expected)");
 			if (cp >= 0xD800 && cp < 0xDC00) {
-				/* a high surrogate: a low one should follow */
-				if (lx->pos + 1 < lx->len && lx->buf[lx->pos] == '\\' &&
-				    lx->buf[lx->pos + 1] == 'u') {
-					lx->pos += 2;
+				/* a high surrogate: a low one should follow, maybe in the next
+				 * chunk of the input */
+				int b = peekb(lx);
+				if (b == -2)
+					return JT_ERROR;
+				if (b == '\\') {
+					lx->pos++;
+					if ((b = peekb(lx)) == -2)
+						return JT_ERROR;
+					if (b !=
+					    'u') { /* another escape: the high half stands alone */
+						if (push_utf8(lx, 0xFFFD) != 0)
+							return err_here(
+							    lx, "string longer than %u bytes",
+							    JSON_MAX_STRING);
+						c = getb(lx);
+						goto escape;
+					}
+					lx->pos++;
 					if (hex4(lx, &lo) != 0)
 						return err_here(
 						    lx,

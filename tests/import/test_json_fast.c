@@ -340,3 +340,43 @@ Test(json_fast, events_straddling_the_read_buffer_at_every_offset)
 	straddle(p);
 	free(p);
 }
+
+/* A surrogate pair whose halves (or the backslash between them) fall in different read chunks
+ * still decodes to one code point; a high half followed by another escape stands alone. */
+Test(json_fast, surrogate_pairs_split_across_read_chunks_decode_whole)
+{
+	static const char pair[] = "\\ud83d\\ude00", lone[] = "\\ud83d\\n";
+	for (int which = 0; which < 2; which++) {
+		const char *esc = which ? lone : pair;
+		const char *want = which ? "\xEF\xBF\xBD\n" : "\xF0\x9F\x98\x80";
+		size_t el = strlen(esc);
+		for (size_t shift = 0; shift <= el + 1; shift++) {
+			/* ["xxx...<esc>"]: the escape starts @shift bytes before the chunk's end */
+			size_t pad = SMALL_BUF - 2 - shift;
+			char *t = malloc(pad + el + 8);
+			cr_assert(t);
+			size_t k = 0;
+			t[k++] = '[';
+			t[k++] = '"';
+			memset(t + k, 'x', pad);
+			k += pad;
+			memcpy(t + k, esc, el);
+			k += el;
+			memcpy(t + k, "\"]", 2);
+			k += 2;
+			write_text(t, k);
+			free(t);
+			struct json_lex lx;
+			cr_assert_eq(json_lex_open_buf(&lx, path, SMALL_BUF), 0);
+			cr_assert_eq(json_lex_next(&lx), JT_LBRACK);
+			cr_assert_eq(json_lex_next(&lx), JT_STRING, "%s", lx.msg);
+			cr_expect_eq(lx.slen, pad + strlen(want), "shift %zu: %zu bytes", shift,
+				     lx.slen);
+			cr_expect(lx.slen >= strlen(want) &&
+				      !memcmp(lx.str + lx.slen - strlen(want), want, strlen(want)),
+				  "shift %zu of %s: wrong decoding", shift,
+				  which ? "lone" : "pair");
+			json_lex_close(&lx);
+		}
+	}
+}
