@@ -3,6 +3,7 @@
 #define TK_CLI_H
 
 #include <stdint.h>
+#include <stdio.h>
 #include <tracekit/store.h>
 
 /* Exit codes (DESIGN.md): part of the interface, tested. */
@@ -51,5 +52,30 @@ int cli_parse_int(const struct tk_cmd *cmd, const char *opt, const char *text, i
 
 /* Report a library status with its message: prints, returns the exit code for it. */
 int cli_fail(int status, const char *message);
+
+/* ---- what `report` and `diff` share (cli/cmd_report.c) ---- */
+struct tk_report_options;
+struct cli_report_args {
+	const char *output; /* -o FILE, or NULL for stdout */
+	int no_color;
+	int64_t top, width;
+};
+
+/*
+ * cli_report_option() - handle getopt result @c with value @arg when it is one of the options
+ * report and diff share (f: --format, o: -o, C: --no-color, t: --top, w: --width). Returns -1
+ * when it is not, TK_EXIT_OK when handled, or TK_EXIT_USAGE after printing the usage error.
+ */
+int cli_report_option(const struct tk_cmd *cmd, int c, const char *arg, struct tk_report_options *o,
+		      struct cli_report_args *a);
+
+/* Run the analyses on @path when it has none yet; an exit code. */
+int cli_report_ensure_analysis(const char *path);
+
+/* Write through @write to a's output (stdout or -o FILE, removed on failure); an exit code. */
+int cli_report_output(const struct cli_report_args *a, struct tk_report_options *o,
+		      int (*write)(FILE *out, const struct tk_report_options *o, void *arg,
+				   char *err, size_t errlen),
+		      void *arg);
 
 #endif

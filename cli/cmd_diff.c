@@ -13,14 +13,6 @@
 
 #include "cli.h"
 
-/* From cli/cmd_report.c (shared output handling). */
-int cli_report_ensure_analysis(const char *path);
-int cli_report_output(const char *output, int no_color, int64_t width,
-		      struct tk_report_options *o,
-		      int (*write)(FILE *out, const struct tk_report_options *o, void *arg,
-				   char *err, size_t errlen),
-		      void *arg);
-
 static int run(int argc, char **argv);
 
 const struct tk_cmd tk_cmd_diff = {
@@ -73,46 +65,28 @@ static int run(int argc, char **argv)
 	};
 	const struct tk_cmd *cmd = &tk_cmd_diff;
 	struct tk_report_options o;
-	const char *output = NULL;
-	int c, rc, no_color = 0;
-	int64_t top = 20, width = 0;
+	struct cli_report_args a = {.top = 20};
+	int c, rc;
 	char *end;
 	tk_report_options_init(&o);
 	optind = 0;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":f:o:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'h':
+		if (c == 'h')
 			return cli_help(cmd);
-		case 'f':
-			if (tk_report_format_parse(optarg, &o.format) != TK_OK)
-				return cli_usage_error(
-				    cmd, "--format expects text, json, md or html, got '%s'", optarg);
-			break;
-		case 'o':
-			output = optarg;
-			break;
-		case 'T':
+		if (c == 'T') {
 			o.threshold = strtod(optarg, &end) / 100.0;
 			if (end == optarg || *end || !isfinite(o.threshold) || o.threshold <= 0 ||
 			    o.threshold > 1e6)
 				return cli_usage_error(
-				    cmd, "--threshold expects a percentage above 0, got '%s'", optarg);
-			break;
-		case 'C':
-			no_color = 1;
-			break;
-		case 't':
-			if ((rc = cli_parse_int(cmd, "--top", optarg, 1, 100000, &top)) != 0)
-				return rc;
-			break;
-		case 'w':
-			if ((rc = cli_parse_int(cmd, "--width", optarg, 40, 1000, &width)) != 0)
-				return rc;
-			break;
-		default:
-			return cli_option_error(cmd, c, argv);
+				    cmd, "--threshold expects a percentage above 0, got '%s'",
+				    optarg);
+			continue;
 		}
+		if ((rc = cli_report_option(cmd, c, optarg, &o, &a)) > 0)
+			return rc;
+		if (rc < 0)
+			return cli_option_error(cmd, c, argv);
 	}
 	if (argc - optind != 2)
 		return cli_usage_error(cmd, "expected two stores, A (before) and B (after)");
@@ -120,6 +94,6 @@ static int run(int argc, char **argv)
 	if ((rc = cli_report_ensure_analysis(p.a)) != TK_EXIT_OK ||
 	    (rc = cli_report_ensure_analysis(p.b)) != TK_EXIT_OK)
 		return rc;
-	o.top = (int)top;
-	return cli_report_output(output, no_color, width, &o, write_diff, &p);
+	o.top = (int)a.top;
+	return cli_report_output(&a, &o, write_diff, &p);
 }

@@ -16,12 +16,6 @@
 #include "cli.h"
 
 static int run(int argc, char **argv);
-int cli_report_ensure_analysis(const char *path);
-int cli_report_output(const char *output, int no_color, int64_t width,
-		      struct tk_report_options *o,
-		      int (*write)(FILE *out, const struct tk_report_options *o, void *arg,
-				   char *err, size_t errlen),
-		      void *arg);
 
 const struct tk_cmd tk_cmd_report = {
     "report",
@@ -84,12 +78,38 @@ static int text_width(int64_t asked, int to_tty)
  * Shared with cli/cmd_diff.c: fill in width and colour, open @output (NULL: stdout), call
  * @write, and report its failure; a failed file output is removed. Returns an exit code.
  */
-int cli_report_output(const char *output, int no_color, int64_t width,
-		      struct tk_report_options *o,
+int cli_report_option(const struct tk_cmd *cmd, int c, const char *arg, struct tk_report_options *o,
+		      struct cli_report_args *a)
+{
+	switch (c) {
+	case 'f':
+		if (tk_report_format_parse(arg, &o->format) != TK_OK)
+			return cli_usage_error(
+			    cmd, "--format expects text, html, json or md, got '%s'", arg);
+		return TK_EXIT_OK;
+	case 'o':
+		a->output = arg;
+		return TK_EXIT_OK;
+	case 'C':
+		a->no_color = 1;
+		return TK_EXIT_OK;
+	case 't':
+		return cli_parse_int(cmd, "--top", arg, 1, 100000, &a->top);
+	case 'w':
+		return cli_parse_int(cmd, "--width", arg, 40, 1000, &a->width);
+	default:
+		return -1;
+	}
+}
+
+int cli_report_output(const struct cli_report_args *a, struct tk_report_options *o,
 		      int (*write)(FILE *out, const struct tk_report_options *o, void *arg,
 				   char *err, size_t errlen),
 		      void *arg)
 {
+	const char *output = a->output;
+	int no_color = a->no_color;
+	int64_t width = a->width;
 	char err[1024] = "";
 	int to_tty = !output && isatty(STDOUT_FILENO);
 	o->width = text_width(width, to_tty);
@@ -128,44 +148,24 @@ static int run(int argc, char **argv)
 	};
 	const struct tk_cmd *cmd = &tk_cmd_report;
 	struct tk_report_options o;
-	const char *output = NULL;
-	int c, rc, no_color = 0;
-	int64_t top = 20, width = 0;
+	struct cli_report_args a = {.top = 20};
+	int c, rc;
 	tk_report_options_init(&o);
 	optind = 0;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":f:o:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'h':
+		if (c == 'h')
 			return cli_help(cmd);
-		case 'f':
-			if (tk_report_format_parse(optarg, &o.format) != TK_OK)
-				return cli_usage_error(
-				    cmd, "--format expects text, html, json or md, got '%s'", optarg);
-			break;
-		case 'o':
-			output = optarg;
-			break;
-		case 'C':
-			no_color = 1;
-			break;
-		case 't':
-			if ((rc = cli_parse_int(cmd, "--top", optarg, 1, 100000, &top)) != 0)
-				return rc;
-			break;
-		case 'w':
-			if ((rc = cli_parse_int(cmd, "--width", optarg, 40, 1000, &width)) != 0)
-				return rc;
-			break;
-		default:
+		if ((rc = cli_report_option(cmd, c, optarg, &o, &a)) > 0)
+			return rc;
+		if (rc < 0)
 			return cli_option_error(cmd, c, argv);
-		}
 	}
 	if (argc - optind != 1)
 		return cli_usage_error(cmd, "expected one store");
 	const char *path = argv[optind];
 	if ((rc = cli_report_ensure_analysis(path)) != TK_EXIT_OK)
 		return rc;
-	o.top = (int)top;
-	return cli_report_output(output, no_color, width, &o, write_report, (void *)path);
+	o.top = (int)a.top;
+	return cli_report_output(&a, &o, write_report, (void *)path);
 }
