@@ -232,8 +232,10 @@ static void window_closed(int64_t now)
 {
 	set_tracing(0);
 	end_step(now);
-	if (S.hooks)
+	if (S.hooks) {
 		S.hooks->window(0, now);
+		S.hooks->arm(0);
+	}
 }
 
 /* Duration check on the recording path: returns 0 when the window just closed. */
@@ -362,6 +364,8 @@ void tk_step(int64_t n)
 window:
 	if (!was && open && S.hooks)
 		S.hooks->window(1, now);
+	if (S.hooks) /* device tracing starts a step ahead: CUPTI's first costs fall outside */
+		S.hooks->arm(open || tk_window_next_opens(&S.win, n + 1, now));
 	set_tracing(open);
 out:
 	pthread_mutex_unlock(&S.mu);
@@ -477,6 +481,8 @@ int tk_trace_begin(const char *path, const struct tk_trace_options *options)
 	__atomic_store_n(&S.running, 1, __ATOMIC_RELAXED);
 	if (S.win.open && S.hooks)
 		S.hooks->window(1, now);
+	if (S.hooks)
+		S.hooks->arm(S.win.open || (S.win.by_steps && tk_window_next_opens(&S.win, 0, now)));
 	set_tracing(S.win.open);
 	if (!S.atexit_done && atexit(end_at_exit) == 0)
 		S.atexit_done = 1;

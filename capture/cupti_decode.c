@@ -44,6 +44,7 @@ struct tk_cupti_decoder {
 	tk_writer *w;
 	int64_t process_id;
 	struct tk_host_writer *hw;
+	const struct tk_cupti_api *cupti;
 	int thread_names;
 	struct tk_cupti_stats st;
 	struct tk_cupti_device dev[MAX_DEVICES];
@@ -96,7 +97,7 @@ static int keep(struct tk_cupti_decoder *d, uint64_t ts)
 }
 
 int tk_cupti_decoder_create(tk_writer *w, int64_t process_id, struct tk_host_writer *hw,
-			    struct tk_cupti_decoder **out)
+			    const struct tk_cupti_api *api, struct tk_cupti_decoder **out)
 {
 	struct tk_cupti_decoder *d = calloc(1, sizeof(*d));
 	*out = d;
@@ -105,12 +106,18 @@ int tk_cupti_decoder_create(tk_writer *w, int64_t process_id, struct tk_host_wri
 	d->w = w;
 	d->process_id = process_id;
 	d->hw = hw;
+	d->cupti = api;
 	d->api = calloc(CORR_SLOTS, sizeof(*d->api));
 	d->devq = calloc(CORR_SLOTS, sizeof(*d->devq));
 	d->markers = calloc(MARKER_SLOTS, sizeof(*d->markers));
 	if (!d->api || !d->devq || !d->markers)
 		return tk_writer_fail(w, TK_ENOMEM, "out of memory");
 	return tk_writer_status(w);
+}
+
+void tk_cupti_decoder_set_api(struct tk_cupti_decoder *d, const struct tk_cupti_api *api)
+{
+	d->cupti = api;
 }
 
 void tk_cupti_decoder_thread_names(struct tk_cupti_decoder *d, int on)
@@ -149,8 +156,8 @@ void tk_cupti_decoder_set_limits(struct tk_cupti_decoder *d, uint32_t cupti_devi
 {
 	if (cupti_device >= MAX_DEVICES)
 		return;
-	d->dev[cupti_device].smem_per_block_optin = smem_per_block_optin;
-	d->dev[cupti_device].reserved_smem_per_block = reserved_smem_per_block;
+	d->dev[cupti_device].occ.smem_per_block_optin = smem_per_block_optin;
+	d->dev[cupti_device].occ.reserved_smem_per_block = reserved_smem_per_block;
 }
 
 /* ---- devices, tracks ---- */
@@ -181,7 +188,7 @@ static int64_t device_id(struct tk_cupti_decoder *d, uint32_t id)
 	return sid;
 }
 
-static void device_record(struct tk_cupti_decoder *d, const CUpti_ActivityDevice5 *r)
+static void device_record(struct tk_cupti_decoder *d, const struct tkc_device5 *r)
 {
 	d->st.devices++;
 	if (r->id >= MAX_DEVICES)
@@ -340,7 +347,7 @@ static const char *demangled(struct tk_cupti_decoder *d, const char *name, char 
 	return s;
 }
 
-static void kernel(struct tk_cupti_decoder *d, const CUpti_ActivityKernel10 *k)
+static void kernel(struct tk_cupti_decoder *d, const struct tkc_kernel10 *k)
 {
 	if (!valid_times(d, k->start, k->end))
 		return;
@@ -368,19 +375,20 @@ static void kernel(struct tk_cupti_decoder *d, const CUpti_ActivityKernel10 *k)
 	    .warps_per_sm = -1,
 	};
 	const struct tk_cupti_device *dev = k->deviceId < MAX_DEVICES ? &d->dev[k->deviceId] : NULL;
-	int64_t threads = (int64_t)k->blockX * k->blockY * k->blockZ;
-	int64_t blocks = (int64_t)k->gridX * k->gridY * k->gridZ;
+	/* (in double: the product of three int32 may overflow int64) */
+	double threads = (double)k->blockX * k->blockY * k->blockZ;
+	double blocks = (double)k->gridX * k->gridY * k->gridZ;
 	int active = 0;
 	double est = -1;
-	if (dev && dev->known && dev->sm_count > 0 && threads > 0) {
-		ki.blocks_per_sm = (double)blocks / dev->sm_count;
-		ki.warps_per_sm = ki.blocks_per_sm * (double)threads / 32;
-		ki.occupancy = tk_cupti_occupancy(dev, (int)threads, k->registersPerThread,
-						  k->staticSharedMemory, k->dynamicSharedMemory,
-						  &active);
+	if (dev && dev->known && dev->occ.sm_count > 0 && threads > 0 && threads <= INT32_MAX) {
+		ki.blocks_per_sm = blocks / dev->occ.sm_count;
+		ki.warps_per_sm = ki.blocks_per_sm * threads / 32;
+		ki.occupancy = tk_occupancy(&dev->occ, (int)threads, k->registersPerThread,
+					    k->staticSharedMemory, k->dynamicSharedMemory,
+					    k->shmemLimitConfig == TKC_SHMEM_LIMIT_OPTIN, &active);
 		if (ki.occupancy >= 0) {
 			double a = active < ki.blocks_per_sm ? active : ki.blocks_per_sm;
-			est = a * (double)threads / dev->max_threads_per_sm;
+			est = a * threads / dev->occ.max_threads_per_sm;
 		}
 	}
 	int64_t id;
@@ -412,17 +420,17 @@ static void kernel(struct tk_cupti_decoder *d, const CUpti_ActivityKernel10 *k)
 static enum tk_mem_kind mem_kind(uint32_t k)
 {
 	switch (k) {
-	case CUPTI_ACTIVITY_MEMORY_KIND_PAGEABLE:
+	case TKC_MEM_PAGEABLE:
 		return TK_MEM_PAGEABLE;
-	case CUPTI_ACTIVITY_MEMORY_KIND_PINNED:
+	case TKC_MEM_PINNED:
 		return TK_MEM_PINNED;
-	case CUPTI_ACTIVITY_MEMORY_KIND_DEVICE:
-	case CUPTI_ACTIVITY_MEMORY_KIND_DEVICE_STATIC:
+	case TKC_MEM_DEVICE:
+	case TKC_MEM_DEVICE_STATIC:
 		return TK_MEM_DEVICE;
-	case CUPTI_ACTIVITY_MEMORY_KIND_ARRAY:
+	case TKC_MEM_ARRAY:
 		return TK_MEM_ARRAY;
-	case CUPTI_ACTIVITY_MEMORY_KIND_MANAGED:
-	case CUPTI_ACTIVITY_MEMORY_KIND_MANAGED_STATIC:
+	case TKC_MEM_MANAGED:
+	case TKC_MEM_MANAGED_STATIC:
 		return TK_MEM_MANAGED;
 	default:
 		return TK_MEM_UNKNOWN;
@@ -436,30 +444,30 @@ static const char *mem_kind_label(enum tk_mem_kind k)
 	return names[k];
 }
 
-static void memcpy_record(struct tk_cupti_decoder *d, const CUpti_ActivityMemcpy6 *m)
+static void memcpy_record(struct tk_cupti_decoder *d, const struct tkc_memcpy6 *m)
 {
 	static const struct {
 		const char *label;
 		enum tk_copy_kind kind;
 	} kinds[] = {
-	    [CUPTI_ACTIVITY_MEMCPY_KIND_UNKNOWN] = {"Unknown", TK_COPY_UNKNOWN},
-	    [CUPTI_ACTIVITY_MEMCPY_KIND_HTOD] = {"HtoD", TK_COPY_H2D},
-	    [CUPTI_ACTIVITY_MEMCPY_KIND_DTOH] = {"DtoH", TK_COPY_D2H},
-	    [CUPTI_ACTIVITY_MEMCPY_KIND_HTOA] = {"HtoA", TK_COPY_H2D},
-	    [CUPTI_ACTIVITY_MEMCPY_KIND_ATOH] = {"AtoH", TK_COPY_D2H},
-	    [CUPTI_ACTIVITY_MEMCPY_KIND_ATOA] = {"AtoA", TK_COPY_D2D},
-	    [CUPTI_ACTIVITY_MEMCPY_KIND_ATOD] = {"AtoD", TK_COPY_D2D},
-	    [CUPTI_ACTIVITY_MEMCPY_KIND_DTOA] = {"DtoA", TK_COPY_D2D},
-	    [CUPTI_ACTIVITY_MEMCPY_KIND_DTOD] = {"DtoD", TK_COPY_D2D},
-	    [CUPTI_ACTIVITY_MEMCPY_KIND_HTOH] = {"HtoH", TK_COPY_H2H},
-	    [CUPTI_ACTIVITY_MEMCPY_KIND_PTOP] = {"PtoP", TK_COPY_P2P},
+	    [TKC_COPY_UNKNOWN] = {"Unknown", TK_COPY_UNKNOWN},
+	    [TKC_COPY_HTOD] = {"HtoD", TK_COPY_H2D},
+	    [TKC_COPY_DTOH] = {"DtoH", TK_COPY_D2H},
+	    [TKC_COPY_HTOA] = {"HtoA", TK_COPY_H2D},
+	    [TKC_COPY_ATOH] = {"AtoH", TK_COPY_D2H},
+	    [TKC_COPY_ATOA] = {"AtoA", TK_COPY_D2D},
+	    [TKC_COPY_ATOD] = {"AtoD", TK_COPY_D2D},
+	    [TKC_COPY_DTOA] = {"DtoA", TK_COPY_D2D},
+	    [TKC_COPY_DTOD] = {"DtoD", TK_COPY_D2D},
+	    [TKC_COPY_HTOH] = {"HtoH", TK_COPY_H2H},
+	    [TKC_COPY_PTOP] = {"PtoP", TK_COPY_P2P},
 	};
 	if (!valid_times(d, m->start, m->end))
 		return;
 	int64_t track = stream_track(d, m->deviceId, m->streamId);
 	if (!track)
 		return;
-	unsigned ck = m->copyKind <= CUPTI_ACTIVITY_MEMCPY_KIND_PTOP ? m->copyKind : 0;
+	unsigned ck = m->copyKind <= TKC_COPY_PTOP ? m->copyKind : 0;
 	struct tk_copy_info c = {.bytes = m->bytes > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)m->bytes,
 				 .copy_kind = kinds[ck].kind,
 				 .src_kind = mem_kind(m->srcKind),
@@ -484,14 +492,14 @@ static void memcpy_record(struct tk_cupti_decoder *d, const CUpti_ActivityMemcpy
 	if (tk_writer_add_copy(d->w, &ev, &c, &id) != TK_OK)
 		return;
 	d->st.memcpys++;
-	if (m->flags & CUPTI_ACTIVITY_FLAG_MEMCPY_ASYNC)
+	if (m->flags & TKC_FLAG_MEMCPY_ASYNC)
 		tk_writer_add_arg_int(d->w, id, "async", 1);
 	if (m->graphId)
 		tk_writer_add_arg_int(d->w, id, "graph_id", m->graphId);
 	device_op(d, m->correlationId, id);
 }
 
-static void memset_record(struct tk_cupti_decoder *d, const CUpti_ActivityMemset4 *m)
+static void memset_record(struct tk_cupti_decoder *d, const struct tkc_memset4 *m)
 {
 	if (!valid_times(d, m->start, m->end))
 		return;
@@ -516,7 +524,7 @@ static void memset_record(struct tk_cupti_decoder *d, const CUpti_ActivityMemset
 	device_op(d, m->correlationId, id);
 }
 
-static void memory_record(struct tk_cupti_decoder *d, const CUpti_ActivityMemory4 *m)
+static void memory_record(struct tk_cupti_decoder *d, const struct tkc_memory4 *m)
 {
 	if (m->timestamp == 0 || m->timestamp > (uint64_t)INT64_MAX) {
 		d->st.invalid_timestamps++;
@@ -527,7 +535,7 @@ static void memory_record(struct tk_cupti_decoder *d, const CUpti_ActivityMemory
 	struct api_slot *a = &d->api[m->correlationId % CORR_SLOTS];
 	struct tk_memory_event e = {
 	    .ts_ns = (int64_t)m->timestamp,
-	    .is_free = m->memoryOperationType == CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_RELEASE,
+	    .is_free = m->memoryOperationType == TKC_MEMORY_OP_RELEASE,
 	    .device_id = device_id(d, m->deviceId),
 	    .process_id = d->process_id,
 	    .address = (int64_t)m->address,
@@ -546,15 +554,16 @@ static void memory_record(struct tk_cupti_decoder *d, const CUpti_ActivityMemory
 		d->st.memory++;
 }
 
-static void api_record(struct tk_cupti_decoder *d, const CUpti_ActivityAPI *r)
+static void api_record(struct tk_cupti_decoder *d, const struct tkc_api *r)
 {
 	if (!valid_times(d, r->start, r->end))
 		return;
-	int runtime = r->kind == CUPTI_ACTIVITY_KIND_RUNTIME;
+	int runtime = r->kind == TKC_KIND_RUNTIME;
 	const char *cb = NULL;
 	char name[128];
-	if (cuptiGetCallbackName(runtime ? CUPTI_CB_DOMAIN_RUNTIME_API : CUPTI_CB_DOMAIN_DRIVER_API,
-				 r->cbid, &cb) != CUPTI_SUCCESS ||
+	if (!d->cupti || !d->cupti->GetCallbackName ||
+	    d->cupti->GetCallbackName(runtime ? TKC_CB_DOMAIN_RUNTIME_API : TKC_CB_DOMAIN_DRIVER_API,
+				      r->cbid, &cb) != TKC_SUCCESS ||
 	    !cb)
 		snprintf(name, sizeof(name), "%s_%u", runtime ? "cudaApi" : "cuApi", r->cbid);
 	else {
@@ -581,7 +590,7 @@ static void api_record(struct tk_cupti_decoder *d, const CUpti_ActivityAPI *r)
 	api_done(d, r->correlationId, id, track);
 }
 
-static void sync_record(struct tk_cupti_decoder *d, const CUpti_ActivitySynchronization2 *r)
+static void sync_record(struct tk_cupti_decoder *d, const struct tkc_sync2 *r)
 {
 	static const char *const names[] = {"Synchronize", "Event synchronize",
 					    "Stream wait event", "Stream synchronize",
@@ -604,21 +613,21 @@ static void sync_record(struct tk_cupti_decoder *d, const CUpti_ActivitySynchron
 	if (tk_writer_add_event(d->w, &ev, &id) != TK_OK)
 		return;
 	d->st.syncs++;
-	if (r->streamId != CUPTI_SYNCHRONIZATION_INVALID_VALUE)
+	if (r->streamId != TKC_SYNC_INVALID_VALUE)
 		tk_writer_add_arg_int(d->w, id, "stream_id", r->streamId);
-	if (r->cudaEventId != CUPTI_SYNCHRONIZATION_INVALID_VALUE)
+	if (r->cudaEventId != TKC_SYNC_INVALID_VALUE)
 		tk_writer_add_arg_int(d->w, id, "cuda_event_id", r->cudaEventId);
 }
 
-static void marker_record(struct tk_cupti_decoder *d, const CUpti_ActivityMarker2 *r)
+static void marker_record(struct tk_cupti_decoder *d, const struct tkc_marker2 *r)
 {
-	int64_t tid = r->objectKind == CUPTI_ACTIVITY_OBJECT_THREAD ? r->objectId.pt.threadId : 0;
+	int64_t tid = r->objectKind == TKC_OBJECT_THREAD ? r->objectId.pt.threadId : 0;
 	if (r->timestamp == 0 || r->timestamp > (uint64_t)INT64_MAX) {
 		d->st.invalid_timestamps++;
 		return;
 	}
 	struct marker_slot *m = &d->markers[r->id % MARKER_SLOTS];
-	if (r->flags & CUPTI_ACTIVITY_FLAG_MARKER_START) {
+	if (r->flags & TKC_FLAG_MARKER_START) {
 		free(m->name);
 		free(m->domain);
 		m->id = r->id;
@@ -630,7 +639,7 @@ static void marker_record(struct tk_cupti_decoder *d, const CUpti_ActivityMarker
 	}
 	const char *name = r->name, *domain = r->domain;
 	int64_t ts = (int64_t)r->timestamp, dur = 0;
-	if (r->flags & CUPTI_ACTIVITY_FLAG_MARKER_END) {
+	if (r->flags & TKC_FLAG_MARKER_END) {
 		if (m->id != r->id || m->ts > ts)
 			return;
 		name = m->name;
@@ -638,7 +647,7 @@ static void marker_record(struct tk_cupti_decoder *d, const CUpti_ActivityMarker
 		dur = ts - m->ts;
 		ts = m->ts;
 		tid = m->tid;
-	} else if (!(r->flags & CUPTI_ACTIVITY_FLAG_MARKER_INSTANTANEOUS)) {
+	} else if (!(r->flags & TKC_FLAG_MARKER_INSTANTANEOUS)) {
 		return; /* sync markers carry no range */
 	}
 	int64_t track = keep(d, (uint64_t)ts) ? thread_track(d, tid) : 0;
@@ -653,30 +662,30 @@ static void marker_record(struct tk_cupti_decoder *d, const CUpti_ActivityMarker
 		if (tk_writer_add_event(d->w, &ev, NULL) == TK_OK)
 			d->st.markers++;
 	}
-	if (r->flags & CUPTI_ACTIVITY_FLAG_MARKER_END) {
+	if (r->flags & TKC_FLAG_MARKER_END) {
 		free(m->name);
 		free(m->domain);
 		memset(m, 0, sizeof(*m));
 	}
 }
 
-static void overhead_record(struct tk_cupti_decoder *d, const CUpti_ActivityOverhead3 *r)
+static void overhead_record(struct tk_cupti_decoder *d, const struct tkc_overhead3 *r)
 {
 	const char *name;
 	switch ((int)r->overheadKind) {
-	case CUPTI_ACTIVITY_OVERHEAD_DRIVER_COMPILER:
+	case TKC_OVERHEAD_DRIVER_COMPILER:
 		name = "Driver compiler";
 		break;
-	case CUPTI_ACTIVITY_OVERHEAD_CUPTI_BUFFER_FLUSH:
+	case TKC_OVERHEAD_CUPTI_BUFFER_FLUSH:
 		name = "CUPTI buffer flush";
 		break;
-	case CUPTI_ACTIVITY_OVERHEAD_CUPTI_INSTRUMENTATION:
+	case TKC_OVERHEAD_CUPTI_INSTRUMENTATION:
 		name = "CUPTI instrumentation";
 		break;
-	case CUPTI_ACTIVITY_OVERHEAD_CUPTI_RESOURCE:
+	case TKC_OVERHEAD_CUPTI_RESOURCE:
 		name = "CUPTI resource";
 		break;
-	case CUPTI_ACTIVITY_OVERHEAD_LAZY_FUNCTION_LOADING:
+	case TKC_OVERHEAD_LAZY_FUNCTION_LOADING:
 		name = "Lazy function loading";
 		break;
 	default:
@@ -685,7 +694,7 @@ static void overhead_record(struct tk_cupti_decoder *d, const CUpti_ActivityOver
 	}
 	if (!valid_times(d, r->start, r->end))
 		return;
-	int64_t track = r->objectKind == CUPTI_ACTIVITY_OBJECT_THREAD
+	int64_t track = r->objectKind == TKC_OBJECT_THREAD
 			    ? thread_track(d, r->objectId.pt.threadId)
 			    : derived_track(d, &d->overhead_track, "Profiler overhead");
 	struct tk_event ev = {.track_id = track,
@@ -699,39 +708,39 @@ static void overhead_record(struct tk_cupti_decoder *d, const CUpti_ActivityOver
 		d->st.overheads++;
 }
 
-int tk_cupti_decode_record(struct tk_cupti_decoder *d, const CUpti_Activity *r)
+int tk_cupti_decode_record(struct tk_cupti_decoder *d, const struct tkc_record *r)
 {
 	d->st.records++;
 	switch (r->kind) {
-	case CUPTI_ACTIVITY_KIND_KERNEL:
-	case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
-		kernel(d, (const CUpti_ActivityKernel10 *)r);
+	case TKC_KIND_KERNEL:
+	case TKC_KIND_CONCURRENT_KERNEL:
+		kernel(d, (const struct tkc_kernel10 *)r);
 		break;
-	case CUPTI_ACTIVITY_KIND_MEMCPY:
-		memcpy_record(d, (const CUpti_ActivityMemcpy6 *)r);
+	case TKC_KIND_MEMCPY:
+		memcpy_record(d, (const struct tkc_memcpy6 *)r);
 		break;
-	case CUPTI_ACTIVITY_KIND_MEMSET:
-		memset_record(d, (const CUpti_ActivityMemset4 *)r);
+	case TKC_KIND_MEMSET:
+		memset_record(d, (const struct tkc_memset4 *)r);
 		break;
-	case CUPTI_ACTIVITY_KIND_MEMORY2:
-		memory_record(d, (const CUpti_ActivityMemory4 *)r);
+	case TKC_KIND_MEMORY2:
+		memory_record(d, (const struct tkc_memory4 *)r);
 		break;
-	case CUPTI_ACTIVITY_KIND_RUNTIME:
-	case CUPTI_ACTIVITY_KIND_DRIVER:
-	case CUPTI_ACTIVITY_KIND_INTERNAL_LAUNCH_API:
-		api_record(d, (const CUpti_ActivityAPI *)r);
+	case TKC_KIND_RUNTIME:
+	case TKC_KIND_DRIVER:
+	case TKC_KIND_INTERNAL_LAUNCH_API:
+		api_record(d, (const struct tkc_api *)r);
 		break;
-	case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION:
-		sync_record(d, (const CUpti_ActivitySynchronization2 *)r);
+	case TKC_KIND_SYNCHRONIZATION:
+		sync_record(d, (const struct tkc_sync2 *)r);
 		break;
-	case CUPTI_ACTIVITY_KIND_MARKER:
-		marker_record(d, (const CUpti_ActivityMarker2 *)r);
+	case TKC_KIND_MARKER:
+		marker_record(d, (const struct tkc_marker2 *)r);
 		break;
-	case CUPTI_ACTIVITY_KIND_OVERHEAD:
-		overhead_record(d, (const CUpti_ActivityOverhead3 *)r);
+	case TKC_KIND_OVERHEAD:
+		overhead_record(d, (const struct tkc_overhead3 *)r);
 		break;
-	case CUPTI_ACTIVITY_KIND_DEVICE:
-		device_record(d, (const CUpti_ActivityDevice5 *)r);
+	case TKC_KIND_DEVICE:
+		device_record(d, (const struct tkc_device5 *)r);
 		break;
 	default:
 		d->st.unhandled++;
@@ -742,9 +751,9 @@ int tk_cupti_decode_record(struct tk_cupti_decoder *d, const CUpti_Activity *r)
 
 int tk_cupti_decode_buffer(struct tk_cupti_decoder *d, uint8_t *buf, size_t valid)
 {
-	CUpti_Activity *r = NULL;
-	while (tk_writer_status(d->w) == TK_OK &&
-	       cuptiActivityGetNextRecord(buf, valid, &r) == CUPTI_SUCCESS)
+	struct tkc_record *r = NULL;
+	while (d->cupti && tk_writer_status(d->w) == TK_OK &&
+	       d->cupti->ActivityGetNextRecord(buf, valid, &r) == TKC_SUCCESS)
 		tk_cupti_decode_record(d, r);
 	return tk_writer_status(d->w);
 }

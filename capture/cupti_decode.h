@@ -1,7 +1,8 @@
 /*
  * The CUPTI activity record decoder: completed CUPTI activity buffers (CUDA 13 record layouts)
  * into store rows through the writer API. Separate from the injection library so that tests
- * can feed it hand-built buffers with no GPU (cuptiActivityGetNextRecord works without one).
+ * can feed it hand-built buffers with no GPU (cuptiActivityGetNextRecord works without one,
+ * and tests/capture/fake_cupti.c stands in for libcupti where there is no CUDA at all).
  * Not thread-safe: one decoder per writer, calls serialized by the caller.
  */
 #ifndef TK_CUPTI_DECODE_H
@@ -9,9 +10,10 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include <cupti.h>
 #include <tracekit/store.h>
 
+#include "cupti_abi.h"
+#include "cupti_occupancy.h"
 #include "host.h"
 
 /* What a decoder has seen; written to meta as cupti.* by tk_cupti_decoder_finish(). */
@@ -20,13 +22,11 @@ struct tk_cupti_stats {
 	    devices, flows, unhandled, invalid_timestamps, dropped, outside_window;
 };
 
-/* Device limits the occupancy computation needs (from CUpti_ActivityDevice5 and the driver). */
+/* A device as the decoder knows it: its store row and the limits occupancy needs. */
 struct tk_cupti_device {
-	int known; /* limits below are filled */
+	int known; /* occ is filled (a device record was seen) */
 	int64_t store_id;
-	int cc_major, cc_minor, sm_count, max_threads_per_block, max_threads_per_sm;
-	int regs_per_block, regs_per_sm, max_blocks_per_sm;
-	int64_t smem_per_block, smem_per_sm, smem_per_block_optin, reserved_smem_per_block;
+	struct tk_occ_device occ;
 };
 
 struct tk_cupti_decoder;
@@ -34,10 +34,14 @@ struct tk_cupti_decoder;
 /**
  * tk_cupti_decoder_create() - a decoder writing into @w (borrowed) for store process
  * @process_id; thread tracks come from @hw (borrowed), so that host annotations and API calls
- * of one thread share a track.
+ * of one thread share a track. @api (from tk_cupti_load; may be NULL until
+ * tk_cupti_decoder_set_api) walks buffers and names API calls.
  */
 int tk_cupti_decoder_create(tk_writer *w, int64_t process_id, struct tk_host_writer *hw,
-			    struct tk_cupti_decoder **out);
+			    const struct tk_cupti_api *api, struct tk_cupti_decoder **out);
+
+/** tk_cupti_decoder_set_api() - the CUPTI entry points, when they were not known at create. */
+void tk_cupti_decoder_set_api(struct tk_cupti_decoder *d, const struct tk_cupti_api *api);
 
 /** tk_cupti_decoder_thread_names() - name thread tracks from /proc/self/task/TID/comm. */
 void tk_cupti_decoder_thread_names(struct tk_cupti_decoder *d, int on);
@@ -49,7 +53,7 @@ void tk_cupti_decoder_thread_names(struct tk_cupti_decoder *d, int on);
 int tk_cupti_decode_buffer(struct tk_cupti_decoder *d, uint8_t *buf, size_t valid);
 
 /** tk_cupti_decode_record() - decode one record. */
-int tk_cupti_decode_record(struct tk_cupti_decoder *d, const CUpti_Activity *r);
+int tk_cupti_decode_record(struct tk_cupti_decoder *d, const struct tkc_record *r);
 
 /**
  * tk_cupti_decoder_gate() - with @on, keep only records that start inside a window opened by
@@ -76,14 +80,7 @@ void tk_cupti_decoder_free(struct tk_cupti_decoder *d);
 /* ---- devices (cupti_device.c) ---- */
 
 /** tk_cupti_device_from_record() - the limits and store row of a CUpti_ActivityDevice5. */
-void tk_cupti_device_from_record(const CUpti_ActivityDevice5 *r, struct tk_cupti_device *dev,
+void tk_cupti_device_from_record(const struct tkc_device5 *r, struct tk_cupti_device *dev,
 				 struct tk_device_info *info, char *cc, size_t cclen);
-
-/**
- * tk_cupti_occupancy() - theoretical occupancy (0..1) of a launch on @dev, with active blocks
- * per SM in *active; -1 when the limits are unknown or the calculator refuses them.
- */
-double tk_cupti_occupancy(const struct tk_cupti_device *dev, int block_threads, int regs,
-			  int64_t static_smem, int64_t dynamic_smem, int *active);
 
 #endif

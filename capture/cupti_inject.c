@@ -15,7 +15,6 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include <cupti.h>
 #include <tracekit/error.h>
 
 #include "cupti_decode.h"
@@ -38,6 +37,10 @@ static struct {
 	pthread_cond_t qcv;
 	struct buffer *queue, *queue_tail;
 	int queued, stop, thread_started, cupti_on, initialized, finished, host_attached;
+	int armed;	  /* the application's windows want device tracing now (hook_arm) */
+	int thread_exited; /* the decoder thread is done (atomic) */
+	int gated_on;	  /* the costly kinds are enabled in CUPTI */
+	int64_t arm_changes; /* enable/disable switches, for meta */
 	pthread_t thread;
 	char *path;
 	struct tk_trace_options o;
@@ -47,6 +50,7 @@ static struct {
 	struct tk_cupti_decoder *dec;
 	void (*host_flush)(void);
 	int64_t declined;
+	const struct tk_cupti_api *cupti;
 } G = {.mu = PTHREAD_MUTEX_INITIALIZER,
        .qmu = PTHREAD_MUTEX_INITIALIZER,
        .qcv = PTHREAD_COND_INITIALIZER};
@@ -76,7 +80,7 @@ static int open_store(const char *path, const struct tk_trace_options *o, const 
 	if (rc == TK_OK)
 		rc = tk_host_writer_create(G.w, process_id, getpid(), &G.hw);
 	if (rc == TK_OK)
-		rc = tk_cupti_decoder_create(G.w, process_id, G.hw, &G.dec);
+		rc = tk_cupti_decoder_create(G.w, process_id, G.hw, G.cupti, &G.dec);
 	if (rc != TK_OK) {
 		say("cannot create the store '%s': %s", path,
 		    G.w ? tk_writer_errmsg(G.w) : tk_strerror(rc));
@@ -103,7 +107,7 @@ static int open_store(const char *path, const struct tk_trace_options *o, const 
 
 /* ---- buffers and the decoder thread ---- */
 
-static void CUPTIAPI buffer_requested(uint8_t **buffer, size_t *size, size_t *max_records)
+static void buffer_requested(uint8_t **buffer, size_t *size, size_t *max_records)
 {
 	*buffer = NULL;
 	*size = 0;
@@ -122,8 +126,8 @@ static void CUPTIAPI buffer_requested(uint8_t **buffer, size_t *size, size_t *ma
 	}
 }
 
-static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *buffer,
-				      size_t size, size_t valid)
+static void buffer_completed(void *ctx, uint32_t stream, uint8_t *buffer, size_t size,
+			     size_t valid)
 {
 	(void)ctx;
 	(void)size;
@@ -144,18 +148,25 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *b
 	pthread_mutex_unlock(&G.qmu);
 }
 
-static void decode(struct buffer *b)
+/* Decode and free @b (G.mu held). */
+static void decode_locked(struct buffer *b)
 {
-	pthread_mutex_lock(&G.mu);
 	if (G.dec && b->valid)
 		tk_cupti_decode_buffer(G.dec, b->data, b->valid);
 	size_t dropped = 0;
-	if (G.dec && cuptiActivityGetNumDroppedRecords(NULL, b->stream, &dropped) ==
-			 CUPTI_SUCCESS && dropped)
+	if (G.dec && G.cupti->ActivityGetNumDroppedRecords &&
+	    G.cupti->ActivityGetNumDroppedRecords(NULL, b->stream, &dropped) == TKC_SUCCESS &&
+	    dropped)
 		tk_cupti_decoder_add_dropped(G.dec, (int64_t)dropped);
-	pthread_mutex_unlock(&G.mu);
 	free(b->data);
 	free(b);
+}
+
+static void decode(struct buffer *b)
+{
+	pthread_mutex_lock(&G.mu);
+	decode_locked(b);
+	pthread_mutex_unlock(&G.mu);
 }
 
 /* Take the queued buffers (all of them); NULL when none. */
@@ -176,6 +187,18 @@ static void decode_list(struct buffer *b)
 	}
 }
 
+static tkc_result set_gated(int on);
+
+/* A whole-run window limited by --duration-ms: the costly kinds go off once it is over. */
+static void duration_over(void)
+{
+	pthread_mutex_lock(&G.mu);
+	if (G.cupti_on && G.gated_on && !G.win.by_steps && G.win.deadline_ns &&
+	    tk_capture_now_ns() >= G.win.deadline_ns)
+		set_gated(0);
+	pthread_mutex_unlock(&G.mu);
+}
+
 static void *decoder_main(void *arg)
 {
 	(void)arg;
@@ -187,7 +210,8 @@ static void *decoder_main(void *arg)
 			until.tv_sec += 1;
 			if (pthread_cond_timedwait(&G.qcv, &G.qmu, &until) == ETIMEDOUT) {
 				pthread_mutex_unlock(&G.qmu);
-				cuptiActivityFlushAll(0); /* completed buffers only */
+				G.cupti->ActivityFlushAll(0); /* completed buffers only */
+				duration_over();
 				pthread_mutex_lock(&G.qmu);
 			}
 			continue;
@@ -198,20 +222,73 @@ static void *decoder_main(void *arg)
 		pthread_mutex_lock(&G.qmu);
 	}
 	pthread_mutex_unlock(&G.qmu);
+	__atomic_store_n(&G.thread_exited, 1, __ATOMIC_RELEASE);
 	return NULL;
 }
 
 /* ---- session end ---- */
 
-static const CUpti_ActivityKind kinds[] = {
-    CUPTI_ACTIVITY_KIND_DEVICE,	   CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL,
-    CUPTI_ACTIVITY_KIND_MEMCPY,	   CUPTI_ACTIVITY_KIND_MEMSET,
-    CUPTI_ACTIVITY_KIND_MEMORY2,   CUPTI_ACTIVITY_KIND_RUNTIME,
-    CUPTI_ACTIVITY_KIND_DRIVER,	   CUPTI_ACTIVITY_KIND_SYNCHRONIZATION,
-    CUPTI_ACTIVITY_KIND_MARKER,	   CUPTI_ACTIVITY_KIND_OVERHEAD,
+/*
+ * Kinds enabled for the whole run (cheap: one record per device or allocation), and kinds
+ * enabled only while a window is open or about to open (the instrumentation of every launch
+ * and API call): outside windows the program runs without CUPTI's per-call costs.
+ */
+static const uint32_t always_kinds[] = {TKC_KIND_DEVICE, TKC_KIND_MEMORY2};
+static const uint32_t gated_kinds[] = {
+    TKC_KIND_CONCURRENT_KERNEL, TKC_KIND_MEMCPY,	  TKC_KIND_MEMSET, TKC_KIND_RUNTIME,
+    TKC_KIND_DRIVER,		TKC_KIND_SYNCHRONIZATION, TKC_KIND_MARKER, TKC_KIND_OVERHEAD,
 };
+#define NKINDS(a) (sizeof(a) / sizeof((a)[0]))
 
-/* Flush CUPTI, decode everything, finish the store. @from_signal: no waiting on locks. */
+/* Enable or disable the gated kinds (G.mu held); the first failure's result. */
+static tkc_result set_gated(int on)
+{
+	tkc_result first = TKC_SUCCESS;
+	if (G.gated_on == on)
+		return first;
+	for (size_t i = 0; i < NKINDS(gated_kinds); i++) {
+		tkc_result r = on ? G.cupti->ActivityEnable(gated_kinds[i])
+				  : G.cupti->ActivityDisable(gated_kinds[i]);
+		if (r != TKC_SUCCESS && first == TKC_SUCCESS)
+			first = r;
+	}
+	G.gated_on = on;
+	G.arm_changes++;
+	return first;
+}
+
+static void disable_all(void)
+{
+	for (size_t i = 0; i < NKINDS(always_kinds); i++)
+		G.cupti->ActivityDisable(always_kinds[i]);
+	for (size_t i = 0; i < NKINDS(gated_kinds); i++)
+		G.cupti->ActivityDisable(gated_kinds[i]);
+	G.gated_on = 0;
+}
+
+static void sleep_ms(long ms)
+{
+	struct timespec t = {ms / 1000, ms % 1000 * 1000000};
+	nanosleep(&t, NULL);
+}
+
+/*
+ * Take @m; from a signal handler only within about 2 s, since its holder may be the thread
+ * that crashed (trylock and nanosleep, no blocking wait).
+ */
+static int lock_for(pthread_mutex_t *m, int from_signal)
+{
+	if (!from_signal)
+		return pthread_mutex_lock(m);
+	for (int i = 0; i < 2000; i++) {
+		if (pthread_mutex_trylock(m) == 0)
+			return 0;
+		sleep_ms(1);
+	}
+	return -1;
+}
+
+/* Flush CUPTI, decode everything, finish the store. @from_signal: bounded waits on locks. */
 static void finish(int from_signal)
 {
 	if (__atomic_exchange_n(&G.finished, 1, __ATOMIC_ACQ_REL))
@@ -219,22 +296,34 @@ static void finish(int from_signal)
 	if (!from_signal && G.host_flush)
 		G.host_flush(); /* the application's annotations first */
 	if (G.cupti_on)
-		cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
-	if (G.thread_started && !from_signal) {
-		pthread_mutex_lock(&G.qmu);
+		G.cupti->ActivityFlushAll(TKC_FLAG_FLUSH_FORCED);
+	if (G.thread_started) { /* the decoder thread stops; its queue is decoded below */
+		if (lock_for(&G.qmu, from_signal))
+			return;
 		G.stop = 1;
-		pthread_cond_signal(&G.qcv);
+		if (!from_signal)
+			pthread_cond_signal(&G.qcv);
 		pthread_mutex_unlock(&G.qmu);
-		pthread_join(G.thread, NULL);
-		G.thread_started = 0;
+		if (!from_signal) {
+			pthread_join(G.thread, NULL);
+			G.thread_started = 0;
+		} else { /* it wakes within its 1 s wait */
+			for (int i = 0; i < 1500 && !__atomic_load_n(&G.thread_exited,
+								     __ATOMIC_ACQUIRE); i++)
+				sleep_ms(1);
+		}
 	}
-	if (from_signal ? pthread_mutex_trylock(&G.qmu) : pthread_mutex_lock(&G.qmu))
+	if (lock_for(&G.qmu, from_signal))
 		return;
 	struct buffer *b = take_queue();
 	pthread_mutex_unlock(&G.qmu);
-	decode_list(b);
-	if (from_signal ? pthread_mutex_trylock(&G.mu) : pthread_mutex_lock(&G.mu))
+	if (lock_for(&G.mu, from_signal))
 		return;
+	while (b) {
+		struct buffer *next = b->next;
+		decode_locked(b);
+		b = next;
+	}
 	if (!G.w) {
 		pthread_mutex_unlock(&G.mu);
 		return;
@@ -246,6 +335,8 @@ static void finish(int from_signal)
 		tk_cupti_decoder_finish(G.dec);
 	if (from_signal)
 		tk_writer_set_meta_text(G.w, "capture.ended_by", "signal");
+	if (G.cupti_on)
+		tk_writer_set_meta_int(G.w, "capture.cupti_switches", G.arm_changes);
 	tk_cupti_decoder_free(G.dec);
 	tk_host_writer_free(G.hw);
 	char err[512];
@@ -317,6 +408,15 @@ static void hook_steps(const struct tk_host_step *s, size_t n)
 	pthread_mutex_unlock(&G.mu);
 }
 
+static void hook_arm(int on)
+{
+	pthread_mutex_lock(&G.mu);
+	G.armed = on;
+	if (G.cupti_on)
+		set_gated(on);
+	pthread_mutex_unlock(&G.mu);
+}
+
 static void hook_window(int open, int64_t ts)
 {
 	pthread_mutex_lock(&G.mu);
@@ -341,19 +441,11 @@ TK_EXPORT const struct tk_cupti_hooks *tk_cupti_host_hooks(void)
 {
 	static const struct tk_cupti_hooks hooks = {TK_CUPTI_HOOKS_VERSION, hook_attach,
 						    hook_records, hook_steps, hook_window,
-						    hook_detach};
+						    hook_detach,	    hook_arm};
 	return &hooks;
 }
 
 /* ---- entry points ---- */
-
-static const char *cupti_error(CUptiResult r)
-{
-	const char *s = NULL;
-	if (cuptiGetResultString(r, &s) != CUPTI_SUCCESS || !s)
-		return "unknown CUPTI error";
-	return s;
-}
 
 static void start_fatal_handlers(void)
 {
@@ -370,7 +462,7 @@ TK_EXPORT int InitializeInjection(void)
 	if (__atomic_exchange_n(&G.initialized, 1, __ATOMIC_ACQ_REL))
 		return 1;
 	struct tk_trace_options o;
-	char err[256];
+	char err[640];
 	if (tk_trace_options_from_env(&o, err, sizeof(err)) != TK_OK) {
 		say("%s; device activity is not recorded", err);
 		return 1;
@@ -381,33 +473,55 @@ TK_EXPORT int InitializeInjection(void)
 		snprintf(fallback, sizeof(fallback), "tracekit-%d.db", (int)getpid());
 		path = fallback;
 	}
-	CUptiResult r = cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed);
+	if (tk_cupti_load(&G.cupti, err, sizeof(err)) != 0) {
+		say("%s: the program runs untraced on the device side", err);
+		return 1;
+	}
+	const struct tk_cupti_api *c = G.cupti;
+	/* Step windows enable the costly kinds a step ahead of each window (hook_arm); without
+	 * step options they are on from the start. */
+	int by_steps = o.start_step >= 0 || o.steps > 0 || o.every > 0;
+	pthread_mutex_lock(&G.mu);
+	tkc_result r = c->ActivityRegisterCallbacks(buffer_requested, buffer_completed);
 	const char *what = "cuptiActivityRegisterCallbacks";
-	for (size_t i = 0; r == CUPTI_SUCCESS && i < sizeof(kinds) / sizeof(kinds[0]); i++) {
-		r = cuptiActivityEnable(kinds[i]);
+	for (size_t i = 0; r == TKC_SUCCESS && i < NKINDS(always_kinds); i++) {
+		r = c->ActivityEnable(always_kinds[i]);
 		what = "cuptiActivityEnable";
 	}
-	if (r != CUPTI_SUCCESS) {
-		for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
-			cuptiActivityDisable(kinds[i]);
+	if (r == TKC_SUCCESS && (!by_steps || G.armed))
+		r = set_gated(1);
+	if (r != TKC_SUCCESS)
+		disable_all();
+	pthread_mutex_unlock(&G.mu);
+	if (r != TKC_SUCCESS) {
 		say("CUPTI activity tracing is unavailable (%s: %s; no GPU, no driver, or another "
 		    "profiler holds CUPTI): the program runs untraced on the device side",
-		    what, cupti_error(r));
+		    what, tk_cupti_result_text(c, r));
 		return 1; /* the program goes on */
 	}
-	cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM); /* gettid(), as host events */
+	if (c->SetThreadIdType)
+		c->SetThreadIdType(TKC_THREAD_ID_TYPE_SYSTEM); /* gettid(), as host events */
 	pthread_mutex_lock(&G.mu);
 	int rc = G.w ? tk_writer_add_source(G.w, "cupti", NULL, NULL, TK_NONE) /* host first */
 		     : open_store(path, &o, "cupti");
 	if (rc == TK_OK)
+		tk_cupti_decoder_set_api(G.dec, c);
+	if (rc == TK_OK)
 		rc = tk_writer_set_meta_text(G.w, "source", "cupti");
-	pthread_mutex_unlock(&G.mu);
-	if (rc != TK_OK) {
-		for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
-			cuptiActivityDisable(kinds[i]);
-		return 1;
+	if (rc == TK_OK)
+		rc = tk_writer_set_meta_text(G.w, "cupti.library", c->path);
+	if (rc == TK_OK)
+		rc = tk_writer_set_meta_int(G.w, "cupti.api_version", c->version);
+	if (rc == TK_OK) {
+		G.cupti_on = 1;
+		if (by_steps)
+			set_gated(G.armed); /* the windows may have moved meanwhile */
+	} else {
+		disable_all();
 	}
-	G.cupti_on = 1;
+	pthread_mutex_unlock(&G.mu);
+	if (rc != TK_OK)
+		return 1;
 	if (pthread_create(&G.thread, NULL, decoder_main, NULL) == 0)
 		G.thread_started = 1;
 	finish_at_exit();
@@ -415,16 +529,22 @@ TK_EXPORT int InitializeInjection(void)
 	return 1;
 }
 
-/* NVTX_INJECTION64_PATH: hand NVTX to CUPTI so that ranges arrive as MARKER records. */
-extern int cuptiNvtxInitialize(void *);
-extern int cuptiNvtxInitialize2(void *);
-
+/*
+ * NVTX_INJECTION64_PATH: hand NVTX to CUPTI so that ranges arrive as MARKER records. NVTX may
+ * call this before cuInit; 0 (NVTX stays off) when libcupti cannot be loaded.
+ */
 TK_EXPORT int InitializeInjectionNvtx(void *get_export_table)
 {
-	return cuptiNvtxInitialize(get_export_table);
+	const struct tk_cupti_api *c;
+	if (tk_cupti_load(&c, NULL, 0) != 0 || !c->NvtxInitialize)
+		return 0;
+	return c->NvtxInitialize(get_export_table);
 }
 
 TK_EXPORT int InitializeInjectionNvtx2(void *get_export_table)
 {
-	return cuptiNvtxInitialize2(get_export_table);
+	const struct tk_cupti_api *c;
+	if (tk_cupti_load(&c, NULL, 0) != 0 || !c->NvtxInitialize2)
+		return 0;
+	return c->NvtxInitialize2(get_export_table);
 }

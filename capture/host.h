@@ -49,6 +49,8 @@ void tk_window_start(struct tk_window *w, const struct tk_trace_options *o, int6
 int tk_window_step(struct tk_window *w, int64_t n, int64_t now_ns);
 /* tk_window_tick() - close the window when its duration is over; returns 1 when still open. */
 int tk_window_tick(struct tk_window *w, int64_t now_ns);
+/* tk_window_next_opens() - whether step @n, if it began at @now_ns, would be in a window. */
+int tk_window_next_opens(const struct tk_window *w, int64_t n, int64_t now_ns);
 
 /* ---- host writer: host records into a store ---- */
 
@@ -86,8 +88,10 @@ struct tk_cupti_hooks {
 	void (*steps)(const struct tk_host_step *s, size_t n);
 	void (*window)(int open, int64_t ts_ns);
 	int (*detach)(char *errbuf, size_t errlen); /* session ends; the store is finished at exit */
+	/* device tracing is needed now or for the next step (on), or not until a later step */
+	void (*arm)(int on);
 };
-#define TK_CUPTI_HOOKS_VERSION 1
+#define TK_CUPTI_HOOKS_VERSION 2
 typedef const struct tk_cupti_hooks *(*tk_cupti_hooks_fn)(void);
 
 /* Wall-clock (CLOCK_REALTIME) nanoseconds, CUPTI's default clock. */

@@ -101,3 +101,9 @@ int tk_window_step(struct tk_window *w, int64_t n, int64_t now_ns)
 		open_profile(w, p, now_ns);
 	return w->open;
 }
+
+int tk_window_next_opens(const struct tk_window *w, int64_t n, int64_t now_ns)
+{
+	struct tk_window c = *w; /* pure state: a copy answers "what if" */
+	return tk_window_step(&c, n, now_ns);
+}

@@ -118,8 +118,11 @@ static int64_t count(sqlite3 *db, const char *sql)
 	return n;
 }
 
-/* "tracekit: wrote STORE: ..." with what the store holds. */
-static void report_store(const char *path)
+/*
+ * "tracekit: wrote STORE: ..." with what the store holds; @problem (the driver check's finding)
+ * is shown when the injection library did not take part (no cupti.api_version in meta).
+ */
+static void report_store(const char *path, const char *problem)
 {
 	tk_store *s = NULL;
 	if (tk_store_open(path, &s) != TK_OK) {
@@ -144,6 +147,11 @@ static void report_store(const char *path)
 	    strcmp(dropped, "0"))
 		fprintf(stderr, "tracekit: CUPTI dropped %s records (meta cupti.dropped_records)\n",
 			dropped);
+	char version[32];
+	if (problem && tk_store_meta_text(s, "cupti.api_version", version, sizeof(version)) != TK_OK)
+		cli_error("%s: the program ran untraced on the device side (host annotations were "
+			  "recorded)",
+			  problem);
 	tk_store_close(s);
 }
 
@@ -218,17 +226,13 @@ static int run(int argc, char **argv)
 		free(path);
 		return cli_fail(TK_ENOMEM, "cannot set the environment");
 	}
-	const char *lib = injection_library();
+	const char *lib = injection_library(), *problem = NULL;
 	char why[160];
 	if (!lib) {
 		cli_error("this tracekit was built without CUPTI: device activity is not recorded "
 			  "(host annotations still are)");
 	} else {
-		const char *problem = driver_problem(why, sizeof(why));
-		if (problem)
-			cli_error("%s: the program runs untraced on the device side; host "
-				  "annotations are still recorded",
-				  problem);
+		problem = driver_problem(why, sizeof(why)); /* told after the run, if it mattered */
 		setenv("CUDA_INJECTION64_PATH", lib, 1);
 		setenv("NVTX_INJECTION64_PATH", lib, 1);
 		setenv("TRACEKIT_CUPTI_LIBRARY", lib, 1);
@@ -259,7 +263,11 @@ static int run(int argc, char **argv)
 	struct stat after;
 	if (stat(path, &after) == 0 &&
 	    (!existed || after.st_ino != before.st_ino || after.st_mtime != before.st_mtime))
-		report_store(path);
+		report_store(path, problem);
+	else if (problem)
+		cli_error("no store was written to %s (%s: the program ran untraced on the device "
+			  "side, and started no annotation session)",
+			  path, problem);
 	else
 		cli_error("no store was written to %s (the program made no traced CUDA calls and "
 			  "started no annotation session)",

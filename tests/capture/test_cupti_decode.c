@@ -1,8 +1,10 @@
 /*
  * The CUPTI record decoder without a GPU: hand-built CUDA 13 activity records (Kernel10,
  * Memcpy6, Memset4, Memory4, API, Synchronization2, Marker2, Device5) in one buffer, walked by
- * the real cuptiActivityGetNextRecord, decoded into a store whose rows are asserted exactly.
- * Skipped with a message when the build did not find CUPTI.
+ * the fake libcupti's cuptiActivityGetNextRecord (tests/capture/fake), decoded into a store
+ * whose rows are asserted exactly; where the build found a CUDA toolkit, the real libcupti
+ * walks and names the same buffer and the store must be identical. Skipped with a message when
+ * capture is not built (TK_WITH_CUPTI=OFF).
  */
 #include <criterion/criterion.h>
 #include <stdlib.h>
@@ -17,15 +19,15 @@
 
 Test(cupti_decode, skipped_without_cupti)
 {
-	cr_skip_test("CUPTI was not found at build time (TK_WITH_CUPTI / CUDA_ROOT): the "
-		     "decoder is not built");
+	cr_skip_test("capture is not built (TK_WITH_CUPTI=OFF)");
 }
 
 #else
 
-#include <cupti.h>
+#include <dlfcn.h>
 
 #include "cupti_decode.h"
+#include "fake_cupti.h"
 
 #define T0 1767225600000000000ull
 
@@ -61,8 +63,8 @@ static void *rec(size_t size)
 
 static void add_device(uint32_t id)
 {
-	CUpti_ActivityDevice5 *d = rec(sizeof(*d));
-	d->kind = CUPTI_ACTIVITY_KIND_DEVICE;
+	struct tkc_device5 *d = rec(sizeof(*d));
+	d->kind = TKC_KIND_DEVICE;
 	d->id = id;
 	d->name = "NVIDIA H100 80GB HBM3";
 	d->computeCapabilityMajor = 9;
@@ -81,10 +83,10 @@ static void add_device(uint32_t id)
 	d->globalMemoryBandwidth = 3352320000ull; /* KB/s */
 }
 
-static void add_api(CUpti_ActivityKind kind, uint32_t cbid, uint64_t start, uint64_t end,
+static void add_api(uint32_t kind, uint32_t cbid, uint64_t start, uint64_t end,
 		    uint32_t tid, uint32_t corr)
 {
-	CUpti_ActivityAPI *a = rec(sizeof(*a));
+	struct tkc_api *a = rec(sizeof(*a));
 	a->kind = kind;
 	a->cbid = cbid;
 	a->start = start;
@@ -97,8 +99,8 @@ static void add_api(CUpti_ActivityKind kind, uint32_t cbid, uint64_t start, uint
 static void add_kernel(const char *name, uint64_t start, uint64_t end, uint32_t stream,
 		       uint32_t corr, int regs, int smem)
 {
-	CUpti_ActivityKernel10 *k = rec(sizeof(*k));
-	k->kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
+	struct tkc_kernel10 *k = rec(sizeof(*k));
+	k->kind = TKC_KIND_CONCURRENT_KERNEL;
 	k->name = name;
 	k->start = start;
 	k->end = end;
@@ -122,78 +124,78 @@ static void build_buffer(void)
 	add_device(0);
 	/* kernel before its launch API record (different buffers in real life) */
 	add_kernel("_Z6vecAddPfS_i", T0 + 1000, T0 + 6000, 7, 11, 32, 0);
-	add_api(CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000,
+	add_api(TKC_KIND_RUNTIME, FAKE_CBID_RT_LAUNCH_KERNEL,
 		T0 + 100, T0 + 900, 4242, 11);
-	add_api(CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000,
+	add_api(TKC_KIND_RUNTIME, FAKE_CBID_RT_LAUNCH_KERNEL,
 		T0 + 7000, T0 + 7500, 4242, 12);
 	add_kernel("plain_c_kernel", T0 + 8000, T0 + 9000, 7, 12, 128, 32768);
 
-	CUpti_ActivityMemcpy6 *m = rec(sizeof(*m));
-	m->kind = CUPTI_ACTIVITY_KIND_MEMCPY;
-	m->copyKind = CUPTI_ACTIVITY_MEMCPY_KIND_HTOD;
-	m->srcKind = CUPTI_ACTIVITY_MEMORY_KIND_PAGEABLE;
-	m->dstKind = CUPTI_ACTIVITY_MEMORY_KIND_DEVICE;
-	m->flags = CUPTI_ACTIVITY_FLAG_MEMCPY_ASYNC;
+	struct tkc_memcpy6 *m = rec(sizeof(*m));
+	m->kind = TKC_KIND_MEMCPY;
+	m->copyKind = TKC_COPY_HTOD;
+	m->srcKind = TKC_MEM_PAGEABLE;
+	m->dstKind = TKC_MEM_DEVICE;
+	m->flags = TKC_FLAG_MEMCPY_ASYNC;
 	m->bytes = 1 << 20;
 	m->start = T0 + 10000;
 	m->end = T0 + 12000;
 	m->streamId = 7;
 	m->correlationId = 13;
-	add_api(CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_v3020,
+	add_api(TKC_KIND_RUNTIME, FAKE_CBID_RT_MEMCPY_ASYNC,
 		T0 + 9500, T0 + 9800, 4242, 13);
 
-	add_api(CUPTI_ACTIVITY_KIND_DRIVER, CUPTI_DRIVER_TRACE_CBID_cuMemsetD8Async, T0 + 12500,
+	add_api(TKC_KIND_DRIVER, FAKE_CBID_DRV_MEMSET_D8_ASYNC, T0 + 12500,
 		T0 + 12600, 4243, 14);
-	CUpti_ActivityMemset4 *s = rec(sizeof(*s));
-	s->kind = CUPTI_ACTIVITY_KIND_MEMSET;
+	struct tkc_memset4 *s = rec(sizeof(*s));
+	s->kind = TKC_KIND_MEMSET;
 	s->value = 0;
 	s->bytes = 4096;
 	s->start = T0 + 13000;
 	s->end = T0 + 13100;
 	s->streamId = 9;
 	s->correlationId = 14;
-	s->memoryKind = CUPTI_ACTIVITY_MEMORY_KIND_DEVICE;
+	s->memoryKind = TKC_MEM_DEVICE;
 
-	add_api(CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_RUNTIME_TRACE_CBID_cudaMalloc_v3020, T0 + 50,
+	add_api(TKC_KIND_RUNTIME, FAKE_CBID_RT_MALLOC, T0 + 50,
 		T0 + 90, 4242, 10);
-	CUpti_ActivityMemory4 *a = rec(sizeof(*a));
-	a->kind = CUPTI_ACTIVITY_KIND_MEMORY2;
-	a->memoryOperationType = CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_ALLOCATION;
-	a->memoryKind = CUPTI_ACTIVITY_MEMORY_KIND_DEVICE;
+	struct tkc_memory4 *a = rec(sizeof(*a));
+	a->kind = TKC_KIND_MEMORY2;
+	a->memoryOperationType = TKC_MEMORY_OP_ALLOCATION;
+	a->memoryKind = TKC_MEM_DEVICE;
 	a->correlationId = 10;
 	a->address = 0x7f0000000000ull;
 	a->bytes = 1 << 22;
 	a->timestamp = T0 + 80;
 	a->deviceId = 0;
-	CUpti_ActivityMemory4 *f = rec(sizeof(*f));
+	struct tkc_memory4 *f = rec(sizeof(*f));
 	*f = *a;
-	f->memoryOperationType = CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_RELEASE;
+	f->memoryOperationType = TKC_MEMORY_OP_RELEASE;
 	f->correlationId = 0;
 	f->timestamp = T0 + 20000;
 
-	add_api(CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_v3020,
+	add_api(TKC_KIND_RUNTIME, FAKE_CBID_RT_STREAM_SYNCHRONIZE,
 		T0 + 14000, T0 + 15000, 4242, 15);
-	CUpti_ActivitySynchronization2 *y = rec(sizeof(*y));
-	y->kind = CUPTI_ACTIVITY_KIND_SYNCHRONIZATION;
-	y->type = CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_SYNCHRONIZE;
+	struct tkc_sync2 *y = rec(sizeof(*y));
+	y->kind = TKC_KIND_SYNCHRONIZATION;
+	y->type = TKC_SYNC_STREAM_SYNCHRONIZE;
 	y->start = T0 + 14100;
 	y->end = T0 + 14900;
 	y->correlationId = 15;
 	y->streamId = 7;
-	y->cudaEventId = CUPTI_SYNCHRONIZATION_INVALID_VALUE;
+	y->cudaEventId = TKC_SYNC_INVALID_VALUE;
 
-	CUpti_ActivityMarker2 *ms = rec(sizeof(*ms));
-	ms->kind = CUPTI_ACTIVITY_KIND_MARKER;
-	ms->flags = CUPTI_ACTIVITY_FLAG_MARKER_START;
+	struct tkc_marker2 *ms = rec(sizeof(*ms));
+	ms->kind = TKC_KIND_MARKER;
+	ms->flags = TKC_FLAG_MARKER_START;
 	ms->timestamp = T0 + 40;
 	ms->id = 5;
-	ms->objectKind = CUPTI_ACTIVITY_OBJECT_THREAD;
+	ms->objectKind = TKC_OBJECT_THREAD;
 	ms->objectId.pt.processId = 77;
 	ms->objectId.pt.threadId = 4242;
 	ms->name = "train step";
-	CUpti_ActivityMarker2 *me = rec(sizeof(*me));
+	struct tkc_marker2 *me = rec(sizeof(*me));
 	*me = *ms;
-	me->flags = CUPTI_ACTIVITY_FLAG_MARKER_END;
+	me->flags = TKC_FLAG_MARKER_END;
 	me->timestamp = T0 + 16000;
 	me->name = NULL;
 
@@ -201,7 +203,17 @@ static void build_buffer(void)
 	add_kernel("untimed", 0, 0, 7, 16, 32, 0);
 }
 
-static int decode_into(const char *path)
+/* The fake libcupti through the injection library's own loader. */
+static const struct tk_cupti_api *fake_api(void)
+{
+	const struct tk_cupti_api *api;
+	char err[512];
+	setenv("TRACEKIT_LIBCUPTI", TK_FAKE_CUPTI, 1);
+	cr_assert_eq(tk_cupti_load(&api, err, sizeof(err)), 0, "%s", err);
+	return api;
+}
+
+static int decode_with(const char *path, const struct tk_cupti_api *api)
 {
 	tk_writer *w = NULL;
 	struct tk_host_writer *hw = NULL;
@@ -215,7 +227,7 @@ static int decode_into(const char *path)
 	if (rc == TK_OK)
 		rc = tk_host_writer_create(w, process_id, 77, &hw);
 	if (rc == TK_OK)
-		rc = tk_cupti_decoder_create(w, process_id, hw, &d);
+		rc = tk_cupti_decoder_create(w, process_id, hw, api, &d);
 	if (rc == TK_OK)
 		rc = tk_cupti_decode_buffer(d, buf, off);
 	if (rc == TK_OK)
@@ -234,6 +246,11 @@ static int decode_into(const char *path)
 	return rc;
 }
 
+static int decode_into(const char *path)
+{
+	return decode_with(path, fake_api());
+}
+
 static void expect_rows(const char *sql, const char *want)
 {
 	char *got = tkt_rows(db, sql);
@@ -241,16 +258,50 @@ static void expect_rows(const char *sql, const char *want)
 	free(got);
 }
 
-Test(cupti_decode, the_real_record_walker_accepts_hand_built_records)
+Test(cupti_decode, the_fake_record_walker_steps_over_every_record)
 {
 	build_buffer();
-	CUpti_Activity *r = NULL;
+	const struct tk_cupti_api *api = fake_api();
+	struct tkc_record *r = NULL;
 	int n = 0;
-	CUptiResult st;
-	while ((st = cuptiActivityGetNextRecord(buf, off, &r)) == CUPTI_SUCCESS)
+	tkc_result st;
+	while ((st = api->ActivityGetNextRecord(buf, off, &r)) == TKC_SUCCESS)
 		n++;
 	cr_expect_eq(n, 17);
-	cr_expect_eq(st, CUPTI_ERROR_MAX_LIMIT_REACHED);
+	cr_expect_eq(st, TKC_ERROR_MAX_LIMIT_REACHED);
+	r = NULL; /* a buffer cut inside its last record ends before it */
+	for (n = 0; api->ActivityGetNextRecord(buf, off - 8, &r) == TKC_SUCCESS;)
+		n++;
+	cr_expect_eq(n, 16);
+}
+
+Test(cupti_decode, the_real_libcupti_walks_and_names_the_same_records)
+{
+#ifndef TK_REAL_CUPTI
+	cr_skip_test("no CUDA toolkit was found at build time: only the fake libcupti is tested");
+#else
+	build_buffer();
+	void *h = dlopen(TK_REAL_CUPTI, RTLD_NOW | RTLD_LOCAL);
+	cr_assert(h, "%s", dlerror());
+	struct tk_cupti_api real = {.handle = h};
+	*(void **)&real.ActivityGetNextRecord = dlsym(h, "cuptiActivityGetNextRecord");
+	*(void **)&real.GetCallbackName = dlsym(h, "cuptiGetCallbackName");
+	cr_assert(real.ActivityGetNextRecord && real.GetCallbackName);
+	struct tkc_record *r = NULL;
+	int n = 0;
+	tkc_result st;
+	while ((st = real.ActivityGetNextRecord(buf, off, &r)) == TKC_SUCCESS)
+		n++;
+	cr_expect_eq(n, 17, "our record sizes are CUPTI's: it found %d records", n);
+	cr_expect_eq(st, TKC_ERROR_MAX_LIMIT_REACHED);
+	char *other = tkt_path(dir, "real.db");
+	cr_assert_eq(decode_with(db, fake_api()), TK_OK);
+	cr_assert_eq(decode_with(other, &real), TK_OK);
+	cr_expect_eq(tkt_store_digest(db), tkt_store_digest(other),
+		     "the real and the fake libcupti give different stores");
+	free(other);
+	dlclose(h);
+#endif
 }
 
 Test(cupti_decode, kernels_keep_names_times_and_launch_config)
@@ -354,7 +405,7 @@ Test(cupti_decode, windows_keep_only_records_that_start_inside)
 	cr_assert_eq(tk_writer_create(db, &w), TK_OK);
 	cr_assert_eq(tk_capture_store_setup(w, "cupti", &o, &pid), TK_OK);
 	cr_assert_eq(tk_host_writer_create(w, pid, 77, &hw), TK_OK);
-	cr_assert_eq(tk_cupti_decoder_create(w, pid, hw, &d), TK_OK);
+	cr_assert_eq(tk_cupti_decoder_create(w, pid, hw, fake_api(), &d), TK_OK);
 	tk_cupti_decoder_gate(d, 1);
 	tk_cupti_decoder_window(d, 1, (int64_t)T0 + 7000);
 	tk_cupti_decoder_window(d, 0, (int64_t)T0 + 11000);

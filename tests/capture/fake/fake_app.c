@@ -1,0 +1,161 @@
+/*
+ * A "CUDA program" for the capture tests on machines with no GPU: it does what the CUDA driver
+ * does with CUDA_INJECTION64_PATH (load the library, call InitializeInjection during "cuInit"),
+ * then runs training steps whose device activity it emits through the fake libcupti
+ * (FAKE_CUPTI_LIB; the injection library finds it through TRACEKIT_LIBCUPTI): per step a cudaLaunchKernel + kernel pair for each of 3 kernels on
+ * stream 7 and a cudaMemcpyAsync + host-to-device copy, with tk_step() markers and a TK_SCOPE.
+ * Usage: fake_app STEPS [CRASH_STEP]; exits 7, or dies of SIGSEGV at the start of CRASH_STEP.
+ */
+#include <dlfcn.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+#include <tracekit/annotate.h>
+
+#include "cupti_abi.h"
+#include "fake_cupti.h"
+
+static void (*emit)(const void *, size_t);
+static uint32_t corr = 100;
+
+static uint64_t now_ns(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_REALTIME, &t);
+	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+}
+
+static void spin_ns(uint64_t ns)
+{
+	uint64_t until = now_ns() + ns;
+	while (now_ns() < until)
+		;
+}
+
+static void device(void)
+{
+	struct tkc_device5 d;
+	memset(&d, 0, sizeof(d));
+	d.kind = TKC_KIND_DEVICE;
+	d.name = "Fake H100";
+	d.computeCapabilityMajor = 9;
+	d.numMultiprocessors = 132;
+	d.numThreadsPerWarp = 32;
+	d.maxWarpsPerMultiprocessor = 64;
+	d.maxBlocksPerMultiprocessor = 32;
+	d.maxRegistersPerMultiprocessor = 65536;
+	d.maxRegistersPerBlock = 65536;
+	d.maxSharedMemoryPerMultiprocessor = 233472;
+	d.maxSharedMemoryPerBlock = 49152;
+	d.maxThreadsPerBlock = 1024;
+	d.coreClockRate = 1980000;
+	d.globalMemorySize = 85520809984ull;
+	d.globalMemoryBandwidth = 3352320000ull;
+	emit(&d, sizeof(d));
+}
+
+/* A runtime API call of @cbid now, then its device work 1 µs after it returned. */
+static uint32_t api_call(uint32_t cbid, uint64_t *device_start)
+{
+	struct tkc_api a;
+	memset(&a, 0, sizeof(a));
+	a.kind = TKC_KIND_RUNTIME;
+	a.cbid = cbid;
+	a.start = now_ns();
+	spin_ns(2000);
+	a.end = now_ns();
+	a.processId = (uint32_t)getpid();
+	a.threadId = (uint32_t)syscall(SYS_gettid);
+	a.correlationId = ++corr;
+	emit(&a, sizeof(a));
+	*device_start = a.end + 1000;
+	return a.correlationId;
+}
+
+static void launch(const char *name, int threads, int regs)
+{
+	uint64_t start;
+	uint32_t c = api_call(FAKE_CBID_RT_LAUNCH_KERNEL, &start);
+	struct tkc_kernel10 k;
+	memset(&k, 0, sizeof(k));
+	k.kind = TKC_KIND_CONCURRENT_KERNEL;
+	k.name = name;
+	k.start = start;
+	k.end = start + 50000;
+	k.streamId = 7;
+	k.correlationId = c;
+	k.gridX = 264;
+	k.gridY = k.gridZ = 1;
+	k.blockX = threads;
+	k.blockY = k.blockZ = 1;
+	k.registersPerThread = (uint16_t)regs;
+	emit(&k, sizeof(k));
+}
+
+static void copy(uint64_t bytes)
+{
+	uint64_t start;
+	uint32_t c = api_call(FAKE_CBID_RT_MEMCPY_ASYNC, &start);
+	struct tkc_memcpy6 m;
+	memset(&m, 0, sizeof(m));
+	m.kind = TKC_KIND_MEMCPY;
+	m.copyKind = TKC_COPY_HTOD;
+	m.srcKind = TKC_MEM_PINNED;
+	m.dstKind = TKC_MEM_DEVICE;
+	m.flags = TKC_FLAG_MEMCPY_ASYNC;
+	m.bytes = bytes;
+	m.start = start;
+	m.end = start + 20000;
+	m.streamId = 7;
+	m.correlationId = c;
+	emit(&m, sizeof(m));
+}
+
+/* What the driver does in cuInit with CUDA_INJECTION64_PATH. */
+static void cu_init(void)
+{
+	const char *inj = getenv("CUDA_INJECTION64_PATH");
+	if (!inj || !*inj)
+		return;
+	void *h = dlopen(inj, RTLD_NOW | RTLD_LOCAL);
+	int (*init)(void) = NULL;
+	if (h)
+		*(void **)&init = dlsym(h, "InitializeInjection");
+	if (!init) {
+		fprintf(stderr, "fake_app: cannot load %s: %s\n", inj, dlerror());
+		return;
+	}
+	init();
+}
+
+int main(int argc, char **argv)
+{
+	int steps = argc > 1 ? atoi(argv[1]) : 4;
+	int crash = argc > 2 ? atoi(argv[2]) : -1;
+	const char *lib = getenv("FAKE_CUPTI_LIB");
+	void *fake = lib ? dlopen(lib, RTLD_NOW | RTLD_LOCAL) : NULL;
+	if (!fake) {
+		fprintf(stderr, "fake_app: FAKE_CUPTI_LIB must name the fake libcupti\n");
+		return 2;
+	}
+	*(void **)&emit = dlsym(fake, "fake_cupti_emit");
+	if (!emit)
+		return 2;
+	cu_init();
+	device();
+	for (int s = 0; s < steps; s++) {
+		tk_step(s);
+		if (s == crash)
+			raise(SIGSEGV);
+		TK_SCOPE("train_step");
+		launch("_Z4gemmPKfS0_Pfi", 256, 32);
+		launch("_Z7softmaxPfi", 128, 128);
+		launch("elementwise_add", 1024, 16);
+		copy(1 << 20);
+	}
+	return 7;
+}
