@@ -300,7 +300,7 @@ Test(cupti_decode, the_real_libcupti_walks_and_names_the_same_records)
 	cr_expect_eq(tkt_store_digest(db), tkt_store_digest(other),
 		     "the real and the fake libcupti give different stores");
 	free(other);
-	dlclose(h);
+	/* (not closed: CUPTI's allocations stay reachable from its globals until exit) */
 #endif
 }
 
