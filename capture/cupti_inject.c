@@ -6,6 +6,7 @@
  * at exit or on a fatal signal. The application's host annotations join the same store through
  * tk_cupti_host_hooks(). As a tool it prints one-line messages on stderr ("tracekit: ...").
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
@@ -39,6 +40,8 @@ static struct {
 	int queued, stop, thread_started, cupti_on, initialized, finished, host_attached;
 	int armed;	  /* the application's windows want device tracing now (hook_arm) */
 	int thread_exited; /* the decoder thread is done (atomic) */
+	int driver_asked;  /* driver_limits() ran */
+	int64_t driver_limits; /* devices whose shared memory limits came from the driver */
 	int gated_on;	  /* the costly kinds are enabled in CUPTI */
 	int64_t arm_changes; /* enable/disable switches, for meta */
 	pthread_t thread;
@@ -162,9 +165,43 @@ static void decode_locked(struct buffer *b)
 	free(b);
 }
 
+/*
+ * The opt-in and reserved shared memory per block, which occupancy needs and the device record
+ * lacks, from the driver (once, G.mu held, never from a signal handler): by the time a buffer
+ * completes, cuInit has returned. Without a driver the decoder's assumptions stay.
+ */
+static void driver_limits(void)
+{
+	if (G.driver_asked || !G.dec)
+		return;
+	G.driver_asked = 1;
+	void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD); /* only the one in use */
+	int (*count)(int *);
+	int (*get)(int *, int);
+	int (*attr)(int *, int, int);
+	*(void **)&count = dlsym(h ? h : RTLD_DEFAULT, "cuDeviceGetCount");
+	*(void **)&get = dlsym(h ? h : RTLD_DEFAULT, "cuDeviceGet");
+	*(void **)&attr = dlsym(h ? h : RTLD_DEFAULT, "cuDeviceGetAttribute");
+	int n = 0;
+	if (count && get && attr && count(&n) == 0) {
+		enum { OPTIN = 97, RESERVED = 111 }; /* CU_DEVICE_ATTRIBUTE_*_SHARED_MEMORY_PER_BLOCK* */
+		for (int i = 0; i < n && i < 256; i++) {
+			int dev, optin, reserved;
+			if (get(&dev, i) == 0 && attr(&optin, OPTIN, dev) == 0 &&
+			    attr(&reserved, RESERVED, dev) == 0 && optin > 0 && reserved >= 0) {
+				tk_cupti_decoder_set_limits(G.dec, (uint32_t)i, optin, reserved);
+				G.driver_limits++;
+			}
+		}
+	}
+	if (h)
+		dlclose(h);
+}
+
 static void decode(struct buffer *b)
 {
 	pthread_mutex_lock(&G.mu);
+	driver_limits();
 	decode_locked(b);
 	pthread_mutex_unlock(&G.mu);
 }
@@ -319,6 +356,8 @@ static void finish(int from_signal)
 	pthread_mutex_unlock(&G.qmu);
 	if (lock_for(&G.mu, from_signal))
 		return;
+	if (!from_signal)
+		driver_limits();
 	while (b) {
 		struct buffer *next = b->next;
 		decode_locked(b);
@@ -335,8 +374,10 @@ static void finish(int from_signal)
 		tk_cupti_decoder_finish(G.dec);
 	if (from_signal)
 		tk_writer_set_meta_text(G.w, "capture.ended_by", "signal");
-	if (G.cupti_on)
+	if (G.cupti_on) {
 		tk_writer_set_meta_int(G.w, "capture.cupti_switches", G.arm_changes);
+		tk_writer_set_meta_int(G.w, "capture.driver_smem_limits", G.driver_limits);
+	}
 	tk_cupti_decoder_free(G.dec);
 	tk_host_writer_free(G.hw);
 	char err[512];

@@ -247,6 +247,36 @@ Test(inject, repeated_windows_switch_cupti_for_each_profile)
 	tkt_run_free(&r);
 }
 
+/*
+ * Occupancy of an opted-in kernel (150 KB of dynamic shared memory, 128 threads, 32 registers)
+ * on the fake H100: 153600 + 1024 reserved = 154624 bytes a block; under the assumed opt-in
+ * limit (233472 - 1024 = 232448) one block fits: 4 warps / 64 = 0.0625. When the driver says
+ * the opt-in limit is 102400, no block fits: 0.
+ */
+Test(inject, opt_in_shared_memory_limits_come_from_the_driver_when_it_answers)
+{
+	setenv("FAKE_APP_BIG_SMEM", "1", 1);
+	struct tkt_run r = record_fake(NULL, NULL, NULL, NULL, "2", NULL);
+	cr_assert_eq(r.code, 7, "stderr: %s", r.err);
+	expect_rows("SELECT count(*), min(occupancy), max(occupancy) FROM kernels"
+		    " WHERE name = 'attention'",
+		    "2|0.0625|0.0625");
+	expect_rows("SELECT value FROM meta WHERE key = 'capture.driver_smem_limits'", "0");
+	tkt_run_free(&r);
+	remove(db);
+	setenv("FAKE_DRIVER_OPTIN", "102400", 1);
+	setenv("FAKE_DRIVER_RESERVED", "1024", 1);
+	r = record_fake(NULL, NULL, NULL, NULL, "2", NULL);
+	cr_assert_eq(r.code, 7, "stderr: %s", r.err);
+	expect_rows("SELECT count(*), min(occupancy), max(occupancy) FROM kernels"
+		    " WHERE name = 'attention'",
+		    "2|0.0|0.0");
+	expect_rows("SELECT value FROM meta WHERE key = 'capture.driver_smem_limits'", "1");
+	/* the others are as before */
+	expect_rows("SELECT min(occupancy) FROM kernels WHERE name = 'softmax(float*, int)'", "0.25");
+	tkt_run_free(&r);
+}
+
 Test(inject, a_crash_still_leaves_a_store_with_what_was_traced)
 {
 	struct tkt_run r = record_fake(NULL, NULL, NULL, NULL, "5", "3");

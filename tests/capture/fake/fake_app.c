@@ -5,6 +5,10 @@
  * (FAKE_CUPTI_LIB; the injection library finds it through TRACEKIT_LIBCUPTI): per step a cudaLaunchKernel + kernel pair for each of 3 kernels on
  * stream 7 and a cudaMemcpyAsync + host-to-device copy, with tk_step() markers and a TK_SCOPE.
  * Usage: fake_app STEPS [CRASH_STEP]; exits 7, or dies of SIGABRT at the start of CRASH_STEP.
+ * FAKE_APP_BIG_SMEM=1 adds a kernel "attention" per step that opted in to 150 KB of dynamic
+ * shared memory. It also stands in for the driver's device queries (cuDeviceGetCount,
+ * cuDeviceGet, cuDeviceGetAttribute, exported): one device whose opt-in and reserved shared
+ * memory per block are FAKE_DRIVER_OPTIN and FAKE_DRIVER_RESERVED; unset, the calls fail.
  */
 #include <dlfcn.h>
 #include <stdio.h>
@@ -95,6 +99,56 @@ static void launch(const char *name, int threads, int regs)
 	emit(&k, sizeof(k));
 }
 
+/* An opted-in kernel with 150 KB of dynamic shared memory. */
+static void attention(void)
+{
+	uint64_t start;
+	uint32_t c = api_call(FAKE_CBID_RT_LAUNCH_KERNEL, &start);
+	struct tkc_kernel10 k;
+	memset(&k, 0, sizeof(k));
+	k.kind = TKC_KIND_CONCURRENT_KERNEL;
+	k.name = "attention";
+	k.start = start;
+	k.end = start + 80000;
+	k.streamId = 7;
+	k.correlationId = c;
+	k.gridX = 132;
+	k.gridY = k.gridZ = 1;
+	k.blockX = 128;
+	k.blockY = k.blockZ = 1;
+	k.registersPerThread = 32;
+	k.dynamicSharedMemory = 150 * 1024;
+	k.shmemLimitConfig = TKC_SHMEM_LIMIT_OPTIN;
+	emit(&k, sizeof(k));
+}
+
+/* ---- the driver's device queries, as libcuda answers them ---- */
+
+__attribute__((visibility("default"))) int cuDeviceGetCount(int *n)
+{
+	if (!getenv("FAKE_DRIVER_OPTIN"))
+		return 3; /* CUDA_ERROR_NOT_INITIALIZED */
+	*n = 1;
+	return 0;
+}
+
+__attribute__((visibility("default"))) int cuDeviceGet(int *dev, int ordinal)
+{
+	*dev = ordinal;
+	return ordinal == 0 ? 0 : 101; /* CUDA_ERROR_INVALID_DEVICE */
+}
+
+__attribute__((visibility("default"))) int cuDeviceGetAttribute(int *v, int attr, int dev)
+{
+	const char *s = attr == 97 ? getenv("FAKE_DRIVER_OPTIN")
+			: attr == 111 ? getenv("FAKE_DRIVER_RESERVED")
+				      : NULL;
+	if (!s || dev != 0)
+		return 1; /* CUDA_ERROR_INVALID_VALUE */
+	*v = atoi(s);
+	return 0;
+}
+
 static void copy(uint64_t bytes)
 {
 	uint64_t start;
@@ -154,6 +208,8 @@ int main(int argc, char **argv)
 		launch("_Z4gemmPKfS0_Pfi", 256, 32);
 		launch("_Z7softmaxPfi", 128, 128);
 		launch("elementwise_add", 1024, 16);
+		if (getenv("FAKE_APP_BIG_SMEM"))
+			attention();
 		copy(1 << 20);
 	}
 	return 7;
