@@ -13,6 +13,7 @@
 #include <tracekit/error.h>
 
 #include "cupti_decode.h"
+#include "fake_cupti.h"
 
 #define BUFFER_BYTES (4u << 20)
 
@@ -59,18 +60,7 @@ int main(int argc, char **argv)
 		return 3;
 	}
 	struct tkc_device5 dev;
-	memset(&dev, 0, sizeof(dev));
-	dev.kind = TKC_KIND_DEVICE;
-	dev.name = "Bench H100";
-	dev.computeCapabilityMajor = 9;
-	dev.numMultiprocessors = 132;
-	dev.numThreadsPerWarp = 32;
-	dev.maxWarpsPerMultiprocessor = 64;
-	dev.maxBlocksPerMultiprocessor = 32;
-	dev.maxRegistersPerMultiprocessor = dev.maxRegistersPerBlock = 65536;
-	dev.maxSharedMemoryPerMultiprocessor = 233472;
-	dev.maxSharedMemoryPerBlock = 49152;
-	dev.maxThreadsPerBlock = 1024;
+	fake_h100(&dev, 0, "Bench H100");
 
 	uint8_t *buf = aligned_alloc(8, BUFFER_BYTES);
 	size_t used = 0;

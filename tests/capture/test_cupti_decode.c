@@ -63,24 +63,7 @@ static void *rec(size_t size)
 
 static void add_device(uint32_t id)
 {
-	struct tkc_device5 *d = rec(sizeof(*d));
-	d->kind = TKC_KIND_DEVICE;
-	d->id = id;
-	d->name = "NVIDIA H100 80GB HBM3";
-	d->computeCapabilityMajor = 9;
-	d->computeCapabilityMinor = 0;
-	d->numMultiprocessors = 132;
-	d->numThreadsPerWarp = 32;
-	d->maxWarpsPerMultiprocessor = 64;
-	d->maxBlocksPerMultiprocessor = 32;
-	d->maxRegistersPerMultiprocessor = 65536;
-	d->maxRegistersPerBlock = 65536;
-	d->maxSharedMemoryPerMultiprocessor = 233472;
-	d->maxSharedMemoryPerBlock = 49152;
-	d->maxThreadsPerBlock = 1024;
-	d->coreClockRate = 1980000;		 /* kHz */
-	d->globalMemorySize = 85520809984ull;	 /* bytes */
-	d->globalMemoryBandwidth = 3352320000ull; /* KB/s */
+	fake_h100(rec(sizeof(struct tkc_device5)), id, "NVIDIA H100 80GB HBM3");
 }
 
 static void add_api(uint32_t kind, uint32_t cbid, uint64_t start, uint64_t end,

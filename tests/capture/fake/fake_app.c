@@ -42,22 +42,7 @@ static void spin_ns(uint64_t ns)
 static void device(void)
 {
 	struct tkc_device5 d;
-	memset(&d, 0, sizeof(d));
-	d.kind = TKC_KIND_DEVICE;
-	d.name = "Fake H100";
-	d.computeCapabilityMajor = 9;
-	d.numMultiprocessors = 132;
-	d.numThreadsPerWarp = 32;
-	d.maxWarpsPerMultiprocessor = 64;
-	d.maxBlocksPerMultiprocessor = 32;
-	d.maxRegistersPerMultiprocessor = 65536;
-	d.maxRegistersPerBlock = 65536;
-	d.maxSharedMemoryPerMultiprocessor = 233472;
-	d.maxSharedMemoryPerBlock = 49152;
-	d.maxThreadsPerBlock = 1024;
-	d.coreClockRate = 1980000;
-	d.globalMemorySize = 85520809984ull;
-	d.globalMemoryBandwidth = 3352320000ull;
+	fake_h100(&d, 0, "Fake H100");
 	emit(&d, sizeof(d));
 }
 

@@ -8,6 +8,9 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
+
+#include "cupti_abi.h"
 
 struct fake_cupti_counts {
 	int64_t emitted;    /* records written into a buffer */
@@ -33,5 +36,28 @@ enum {
 	FAKE_CBID_DRV_MEMSET_D8_ASYNC = 216,
 	FAKE_CBID_DRV_LAUNCH_KERNEL = 307,
 };
+
+/* fake_h100() - the device record CUPTI gives for an H100 SXM (CUDA 13), named @name. */
+static inline void fake_h100(struct tkc_device5 *d, uint32_t id, const char *name)
+{
+	memset(d, 0, sizeof(*d));
+	d->kind = TKC_KIND_DEVICE;
+	d->id = id;
+	d->name = name;
+	d->computeCapabilityMajor = 9;
+	d->computeCapabilityMinor = 0;
+	d->numMultiprocessors = 132;
+	d->numThreadsPerWarp = 32;
+	d->maxWarpsPerMultiprocessor = 64;
+	d->maxBlocksPerMultiprocessor = 32;
+	d->maxRegistersPerMultiprocessor = 65536;
+	d->maxRegistersPerBlock = 65536;
+	d->maxSharedMemoryPerMultiprocessor = 233472;
+	d->maxSharedMemoryPerBlock = 49152;
+	d->maxThreadsPerBlock = 1024;
+	d->coreClockRate = 1980000;		  /* kHz */
+	d->globalMemorySize = 85520809984ull;	  /* bytes */
+	d->globalMemoryBandwidth = 3352320000ull; /* KB/s */
+}
 
 #endif
