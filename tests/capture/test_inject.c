@@ -325,6 +325,33 @@ Test(inject, cupti_refusing_to_enable_is_explained)
 	tkt_run_free(&r);
 }
 
+/* NVTX_INJECTION64_PATH: NVTX's entry point hands its export table to libcupti's. */
+Test(inject, nvtx_initialization_is_handed_to_cupti)
+{
+	setenv("TRACEKIT_LIBCUPTI", TK_FAKE_CUPTI, 1);
+	void *h = dlopen(TK_CUPTI_LIB, RTLD_NOW | RTLD_LOCAL);
+	cr_assert(h, "%s", dlerror());
+	int (*nvtx2)(void *), (*nvtx)(void *);
+	*(void **)&nvtx2 = dlsym(h, "InitializeInjectionNvtx2");
+	*(void **)&nvtx = dlsym(h, "InitializeInjectionNvtx");
+	cr_assert(nvtx2 && nvtx);
+	int table;
+	cr_expect_eq(nvtx2(&table), 1, "the stand-in accepts a table");
+	cr_expect_eq(nvtx(&table), 1);
+	cr_expect_eq(nvtx2(NULL), 0, "and refuses none, as CUPTI does");
+}
+
+Test(inject, nvtx_without_a_libcupti_stays_off)
+{
+	setenv("TRACEKIT_LIBCUPTI", "/nonexistent/libcupti.so.13", 1);
+	void *h = dlopen(TK_CUPTI_LIB, RTLD_NOW | RTLD_LOCAL);
+	cr_assert(h, "%s", dlerror());
+	int (*nvtx2)(void *);
+	*(void **)&nvtx2 = dlsym(h, "InitializeInjectionNvtx2");
+	int table;
+	cr_expect_eq(nvtx2(&table), 0);
+}
+
 Test(inject, a_libcupti_that_cannot_be_loaded_is_named)
 {
 	setenv("FAKE_CUPTI_LIB", TK_FAKE_CUPTI, 1);
