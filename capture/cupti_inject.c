@@ -519,8 +519,9 @@ TK_EXPORT int InitializeInjection(void)
 		return 1;
 	}
 	const struct tk_cupti_api *c = G.cupti;
-	/* Step windows enable the costly kinds a step ahead of each window (hook_arm); without
-	 * step options they are on from the start. */
+	/* Step windows enable the costly kinds a step ahead of each window: the application's
+	 * annotation session says when (hook_arm). Without one, they are on from the start unless
+	 * step options ask for windows no tk_step() will open. */
 	int by_steps = o.start_step >= 0 || o.steps > 0 || o.every > 0;
 	pthread_mutex_lock(&G.mu);
 	tkc_result r = c->ActivityRegisterCallbacks(buffer_requested, buffer_completed);
@@ -529,7 +530,7 @@ TK_EXPORT int InitializeInjection(void)
 		r = c->ActivityEnable(always_kinds[i]);
 		what = "cuptiActivityEnable";
 	}
-	if (r == TKC_SUCCESS && (!by_steps || G.armed))
+	if (r == TKC_SUCCESS && (G.host_attached ? G.armed : !by_steps))
 		r = set_gated(1);
 	if (r != TKC_SUCCESS)
 		disable_all();
@@ -555,7 +556,7 @@ TK_EXPORT int InitializeInjection(void)
 		rc = tk_writer_set_meta_int(G.w, "cupti.api_version", c->version);
 	if (rc == TK_OK) {
 		G.cupti_on = 1;
-		if (by_steps)
+		if (G.host_attached)
 			set_gated(G.armed); /* the windows may have moved meanwhile */
 	} else {
 		disable_all();
