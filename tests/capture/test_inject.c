@@ -232,6 +232,19 @@ Test(inject, a_step_window_switches_cupti_on_a_step_ahead_and_off_after)
 	tkt_run_free(&r);
 }
 
+Test(inject, a_session_started_after_cuinit_switches_cupti_the_same)
+{
+	setenv("TRACEKIT_AUTOSTART", "0", 1);
+	setenv("FAKE_APP_LATE_SESSION", "1", 1);
+	struct tkt_run r = record_fake("--start-step", "2", "--steps", "2", "6", NULL);
+	cr_assert_eq(r.code, 7, "stderr: %s", r.err);
+	expect_contains(r.err, "fake_cupti: emitted=25 suppressed=24 dropped=0 enables=10 disables=8");
+	expect_rows("SELECT (SELECT count(*) FROM kernels), (SELECT count(*) FROM steps),"
+		    " (SELECT value FROM meta WHERE key = 'capture.cupti_switches')",
+		    "6|2|2");
+	tkt_run_free(&r);
+}
+
 Test(inject, repeated_windows_switch_cupti_for_each_profile)
 {
 	struct tkt_run r =

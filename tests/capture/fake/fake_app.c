@@ -9,6 +9,8 @@
  * shared memory. It also stands in for the driver's device queries (cuDeviceGetCount,
  * cuDeviceGet, cuDeviceGetAttribute, exported): one device whose opt-in and reserved shared
  * memory per block are FAKE_DRIVER_OPTIN and FAKE_DRIVER_RESERVED; unset, the calls fail.
+ * FAKE_APP_LATE_SESSION=1 starts the annotation session after "cuInit" (tk_trace_begin; run it
+ * with TRACEKIT_AUTOSTART=0), instead of at load.
  */
 #include <dlfcn.h>
 #include <stdio.h>
@@ -18,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <tracekit/annotate.h>
+#include <tracekit/error.h>
 
 #include "cupti_abi.h"
 #include "fake_cupti.h"
@@ -184,6 +187,8 @@ int main(int argc, char **argv)
 	if (!emit)
 		return 2;
 	cu_init();
+	if (getenv("FAKE_APP_LATE_SESSION") && tk_trace_begin(NULL, NULL) != TK_OK)
+		return 2;
 	device();
 	for (int s = 0; s < steps; s++) {
 		tk_step(s);
