@@ -138,4 +138,22 @@ static inline void tc_write_store(const char *path)
 	tkt_analyze(path, TK_WINDOW_AUTO, -1);
 }
 
+/* A per-test directory and the hostile store in it, for suites declared with
+ * .init = tc_setup, .fini = tc_teardown. */
+static char *tc_dir __attribute__((unused)), *tc_db __attribute__((unused));
+
+static inline void tc_setup(void)
+{
+	tc_dir = tkt_mkdtemp();
+	tc_db = tkt_path(tc_dir, "hostile.db");
+	tc_write_store(tc_db);
+}
+
+static inline void tc_teardown(void)
+{
+	tkt_rmdir(tc_dir);
+	free(tc_db);
+	free(tc_dir);
+}
+
 #endif

@@ -15,23 +15,7 @@
 #include "export_test.h"
 #include "tk_text_check.h"
 
-static char *dir, *db;
-
-static void setup(void)
-{
-	dir = tkt_mkdtemp();
-	db = tkt_path(dir, "hostile.db");
-	tc_write_store(db);
-}
-
-static void teardown(void)
-{
-	tkt_rmdir(dir);
-	free(db);
-	free(dir);
-}
-
-TestSuite(export_text, .init = setup, .fini = teardown);
+TestSuite(export_text, .init = tc_setup, .fini = tc_teardown);
 
 struct bytes {
 	char *p;
@@ -93,8 +77,8 @@ static void expect_proto_names(const char *what, const struct bytes *b)
 
 Test(export_text, chrome_json_parses_and_is_valid_utf8)
 {
-	char *out = tkt_path(dir, "trace.json");
-	RUN_OK("export", db, "--format", "chrome", "-o", out);
+	char *out = tkt_path(tc_dir, "trace.json");
+	RUN_OK("export", tc_db, "--format", "chrome", "-o", out);
 	struct bytes b = read_all(out);
 	TC_EXPECT_UTF8(b.p, "chrome");
 	cJSON *doc = cJSON_Parse(b.p);
@@ -103,7 +87,7 @@ Test(export_text, chrome_json_parses_and_is_valid_utf8)
 	cr_expect(has(&b, "\"bad" TC_REPL TC_REPL "\""), "no repaired kernel name");
 	cr_expect(has(&b, "\"esc\\u001b[31mred\\u001b[0m\""), "ESC not escaped");
 	/* it imports back with the repaired names */
-	char *back = tkt_path(dir, "back.db");
+	char *back = tkt_path(tc_dir, "back.db");
 	RUN_OK("import", out, "-o", back);
 	cr_expect_eq(tkt_query_int(back, "SELECT count(*) FROM kernels WHERE name = 'bad' || "
 					 "char(65533) || char(65533)"),
@@ -115,8 +99,8 @@ Test(export_text, chrome_json_parses_and_is_valid_utf8)
 
 Test(export_text, perfetto_strings_are_valid_utf8)
 {
-	char *out = tkt_path(dir, "trace.pftrace");
-	RUN_OK("export", db, "--format", "perfetto", "-o", out);
+	char *out = tkt_path(tc_dir, "trace.pftrace");
+	RUN_OK("export", tc_db, "--format", "perfetto", "-o", out);
 	struct bytes b = read_all(out);
 	expect_proto_names("perfetto", &b);
 	free(b.p);
@@ -125,8 +109,8 @@ Test(export_text, perfetto_strings_are_valid_utf8)
 
 Test(export_text, xplane_strings_are_valid_utf8)
 {
-	char *out = tkt_path(dir, "logdir"), run[4600];
-	RUN_OK("export", db, "--format", "xplane", "-o", out, "--run", "r");
+	char *out = tkt_path(tc_dir, "logdir"), run[4600];
+	RUN_OK("export", tc_db, "--format", "xplane", "-o", out, "--run", "r");
 	snprintf(run, sizeof(run), "%s/plugins/profile/r", out);
 	DIR *d = opendir(run);
 	cr_assert_not_null(d, "no run directory %s", run);

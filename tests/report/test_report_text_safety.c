@@ -15,30 +15,14 @@
 #include "report_fixture.h"
 #include "tk_text_check.h"
 
-static char *dir, *db;
-
-static void setup(void)
-{
-	dir = tkt_mkdtemp();
-	db = tkt_path(dir, "hostile.db");
-	tc_write_store(db);
-}
-
-static void teardown(void)
-{
-	tkt_rmdir(dir);
-	free(db);
-	free(dir);
-}
-
-TestSuite(text_safety, .init = setup, .fini = teardown);
+TestSuite(text_safety, .init = tc_setup, .fini = tc_teardown);
 
 /* `tracekit report` (or diff against the same store) in @format, asserting exit 0. */
 static struct tkt_run run_format(const char *cmd, const char *format)
 {
 	struct tkt_run r = !strcmp(cmd, "diff")
-			       ? tkt_tracekit("diff", db, db, "--format", format, NULL)
-			       : tkt_tracekit("report", db, "--format", format, "--no-color", NULL);
+			       ? tkt_tracekit("diff", tc_db, tc_db, "--format", format, NULL)
+			       : tkt_tracekit("report", tc_db, "--format", format, "--no-color", NULL);
 	cr_assert_eq(r.code, 0, "%s --format %s: exit %d\n%s", cmd, format, r.code, r.err);
 	return r;
 }
@@ -141,13 +125,13 @@ Test(text_safety, text_report_has_no_escape_sequence_but_its_colours)
 		tkt_run_free(&r);
 	}
 	/* with colours: every ESC starts one of the report's own colour codes */
-	char *path = tkt_path(dir, "colour.txt"), err[512];
+	char *path = tkt_path(tc_dir, "colour.txt"), err[512];
 	FILE *f = fopen(path, "w+b");
 	cr_assert_not_null(f);
 	struct tk_report_options o;
 	tk_report_options_init(&o);
 	o.color = 1;
-	cr_assert_eq(tk_report_write(f, db, &o, err, sizeof(err)), TK_OK, "%s", err);
+	cr_assert_eq(tk_report_write(f, tc_db, &o, err, sizeof(err)), TK_OK, "%s", err);
 	fclose(f);
 	char *out = rf_slurp(path);
 	static const char *const codes[] = {"\x1b[0m", "\x1b[1m", "\x1b[2m", "\x1b[31m",
@@ -182,12 +166,12 @@ Test(text_safety, html_shows_bidi_controls_and_tags_escaped)
 
 Test(text_safety, info_and_query_tables_escape_names)
 {
-	struct tkt_run r = tkt_tracekit("info", db, NULL);
+	struct tkt_run r = tkt_tracekit("info", tc_db, NULL);
 	cr_assert_eq(r.code, 0, "%s", r.err);
 	expect_clean("info", r.out);
 	cr_expect(strstr(r.out, "proc\\x1b]0;owned\\x07" TC_REPL), "info:\n%s", r.out);
 	tkt_run_free(&r);
-	r = tkt_tracekit("query", db, "SELECT name FROM kernels ORDER BY ts_ns", NULL);
+	r = tkt_tracekit("query", tc_db, "SELECT name FROM kernels ORDER BY ts_ns", NULL);
 	cr_assert_eq(r.code, 0, "%s", r.err);
 	expect_clean("query table", r.out);
 	int lines = 0;
@@ -196,7 +180,7 @@ Test(text_safety, info_and_query_tables_escape_names)
 	cr_expect_eq(lines, 2 + (int)TC_NKERNELS, "one line per row:\n%s", r.out);
 	tkt_run_free(&r);
 	/* CSV stays faithful (controls kept, quoted) but valid UTF-8 */
-	r = tkt_tracekit("query", db, "SELECT name FROM kernels ORDER BY ts_ns", "--format", "csv",
+	r = tkt_tracekit("query", tc_db, "SELECT name FROM kernels ORDER BY ts_ns", "--format", "csv",
 			 NULL);
 	cr_assert_eq(r.code, 0, "%s", r.err);
 	TC_EXPECT_UTF8(r.out, "query csv");
