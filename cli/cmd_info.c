@@ -1,10 +1,16 @@
-/* `tracekit info`: what a store holds (span, devices, processes, counts per kind, version, source). */
+/*
+ * `tracekit info`: what a store holds (span, devices, processes, counts per kind, version,
+ * source), every text escaped for the terminal (include/tracekit/text.h).
+ */
 #include <getopt.h>
 #include <sqlite3.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <tracekit/error.h>
 #include <tracekit/report.h>
 #include <tracekit/store.h>
+#include <tracekit/text.h>
 
 #include "cli.h"
 
@@ -99,7 +105,9 @@ static int run(int argc, char **argv)
 		rc = cli_fail(rc, tk_store_errmsg(s));
 		goto out;
 	}
-	printf("store: %s\n", path);
+	char *shown = tk_text_escape(path, strlen(path), TK_TEXT_TERMINAL, NULL);
+	printf("store: %s\n", shown ? shown : "?");
+	free(shown);
 	struct tk_rows_options opt = {TK_ROWS_TABLE, 60};
 	for (size_t i = 0; i < sizeof(sections) / sizeof(sections[0]); i++) {
 		if (sqlite3_prepare_v2(tk_store_db(s), sections[i].sql, -1, &st, NULL) !=

@@ -1,12 +1,14 @@
 /*
  * `tracekit ls`: the profile runs of a TensorBoard logdir, newest first, with their profiled time
- * span, hosts and sizes.
+ * span, hosts and sizes. Run and host names are escaped for the terminal (include/tracekit/text.h).
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <tracekit/error.h>
 #include <tracekit/import.h>
+#include <tracekit/text.h>
 
 #include "cli.h"
 
@@ -113,12 +115,25 @@ static int run(int argc, char **argv)
 	int rc = tk_xplane_list_runs(dir, &runs, &nruns, err, sizeof(err));
 	if (rc != TK_OK)
 		return cli_fail(rc, err);
-	int wname = 3;
-	for (int i = 0; i < nruns; i++)
-		if ((int)strlen(runs[i].name) > wname)
-			wname = (int)strlen(runs[i].name);
-	printf("%-*s  %-19s  %9s  %-19s  %5s  %10s  %s\n", wname, "run", "start (UTC)", "duration",
-	       "modified (UTC)", "files", "size", "hosts");
+	/* names as a terminal may show them: escapes, newlines and bidi controls made visible */
+	char **names = calloc((size_t)nruns + 1, sizeof(*names));
+	size_t wname = 3;
+	rc = TK_EXIT_OK;
+	if (!names) {
+		rc = cli_fail(TK_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (int i = 0; i < nruns; i++) {
+		if (!(names[i] = tk_text_escape(runs[i].name, strlen(runs[i].name),
+						TK_TEXT_TERMINAL, NULL))) {
+			rc = cli_fail(TK_ENOMEM, "out of memory");
+			goto out;
+		}
+		if (tk_utf8_count(names[i]) > wname)
+			wname = tk_utf8_count(names[i]);
+	}
+	printf("%-*s  %-19s  %9s  %-19s  %5s  %10s  %s\n", (int)wname, "run", "start (UTC)",
+	       "duration", "modified (UTC)", "files", "size", "hosts");
 	for (int i = 0; i < nruns; i++) {
 		const struct tk_xplane_run *r = &runs[i];
 		char start[32], dur[32], when[32], size[32], hs[1024];
@@ -127,9 +142,20 @@ static int run(int argc, char **argv)
 		utc(when, sizeof(when), r->mtime_ns);
 		human(size, sizeof(size), r->bytes);
 		hosts(hs, sizeof(hs), r);
-		printf("%-*s  %-19s  %9s  %-19s  %5d  %10s  %s\n", wname, r->name, start, dur, when,
-		       r->nfiles, size, hs);
+		char *shs = tk_text_escape(hs, strlen(hs), TK_TEXT_TERMINAL, NULL);
+		if (!shs) {
+			rc = cli_fail(TK_ENOMEM, "out of memory");
+			goto out;
+		}
+		printf("%s%*s  %-19s  %9s  %-19s  %5d  %10s  %s\n", names[i],
+		       (int)(wname - tk_utf8_count(names[i])), "", start, dur, when, r->nfiles, size,
+		       shs);
+		free(shs);
 	}
+out:
+	for (int i = 0; names && i < nruns; i++)
+		free(names[i]);
+	free(names);
 	tk_xplane_runs_free(runs, nruns);
-	return TK_EXIT_OK;
+	return rc;
 }

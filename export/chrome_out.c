@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <tracekit/error.h>
+#include <tracekit/text.h>
 
 #include "export_internal.h"
 
@@ -82,45 +83,10 @@ static void put_double(struct ex_out *o, double v)
 	ex_puts(o, b);
 }
 
-/* Length of the valid UTF-8 sequence at @s (0 when invalid). */
-static size_t utf8_len(const unsigned char *s)
-{
-	if (s[0] < 0x80)
-		return 1;
-	size_t n = s[0] >= 0xf0 && s[0] < 0xf5 ? 4 : s[0] >= 0xe0 ? 3 : s[0] >= 0xc2 ? 2 : 0;
-	for (size_t i = 1; i < n; i++)
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-	return n;
-}
-
-/* @s as a JSON string literal (quotes included), malloc'd. */
+/* @s as a JSON string literal (quotes included; valid UTF-8, include/tracekit/text.h), malloc'd. */
 static char *json_str(const char *s)
 {
-	size_t n = strlen(s);
-	char *r = malloc(6 * n + 3), *p = r;
-	if (!r)
-		return NULL;
-	*p++ = '"';
-	for (const unsigned char *q = (const unsigned char *)s; *q;) {
-		size_t k = utf8_len(q);
-		if (*q == '"' || *q == '\\') {
-			*p++ = '\\';
-			*p++ = (char)*q++;
-		} else if (*q < 0x20 || *q == 0x7f) {
-			p += sprintf(p, "\\u%04x", *q++);
-		} else if (k == 0) { /* invalid UTF-8: U+FFFD */
-			p += sprintf(p, "\\ufffd");
-			q++;
-		} else {
-			memcpy(p, q, k);
-			p += k;
-			q += k;
-		}
-	}
-	*p++ = '"';
-	*p = 0;
-	return r;
+	return tk_text_json(s, strlen(s), 0, NULL);
 }
 
 static void put_str(struct chrome *c, const char *s)

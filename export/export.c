@@ -1,7 +1,7 @@
 /*
  * Export entry points: the exporter handle, opening the store (its clock and bounds), dispatch to
  * the format writers, and helpers they share (messages, prepared statements, the string cache,
- * name sanitising, scratch buffers).
+ * which hands out valid UTF-8, name sanitising, scratch buffers).
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -9,6 +9,7 @@
 #include <string.h>
 #include <tracekit/error.h>
 #include <tracekit/export.h>
+#include <tracekit/text.h>
 
 #include "export_internal.h"
 
@@ -122,13 +123,24 @@ const char *ex_str(struct tk_exporter *x, uint32_t id)
 	sqlite3_bind_int64(x->str_st, 1, id);
 	if (sqlite3_step(x->str_st) == SQLITE_ROW && sqlite3_column_text(x->str_st, 0))
 		t = (const char *)sqlite3_column_text(x->str_st, 0);
-	char *c = strdup(t);
+	char *c = tk_text_escape(t, strlen(t), 0, NULL); /* names are valid UTF-8 in every format */
 	if (!c)
 		return "";
 	free(x->str_txt[slot]);
 	x->str_txt[slot] = c;
 	x->str_ids[slot] = id;
 	return c;
+}
+
+int ex_utf8(const char **s, size_t *n, char **owned)
+{
+	*owned = NULL;
+	if (tk_utf8_valid(*s, *n))
+		return TK_OK;
+	if (!(*owned = tk_text_escape(*s, *n, 0, n)))
+		return TK_ENOMEM;
+	*s = *owned;
+	return TK_OK;
 }
 
 void ex_sanitize(const char *in, char *out, size_t n)

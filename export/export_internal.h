@@ -43,8 +43,13 @@ int ex_fail_sql(struct tk_exporter *x, const char *what);
 /* Prepare @sql on the store (failing @x with a message on error). */
 int ex_prepare(struct tk_exporter *x, const char *sql, sqlite3_stmt **st);
 
-/* The text of string id @id ("" for 0 or unknown); valid until the next call for a colliding id. */
+/* The text of string id @id ("" for 0 or unknown) as valid UTF-8 (invalid bytes as U+FFFD);
+ * valid until the next call for a colliding id. */
 const char *ex_str(struct tk_exporter *x, uint32_t id);
+
+/* Make *@s (*@n bytes) valid UTF-8 for a protobuf string field: kept when it is, else pointed at
+ * a repaired copy returned in *@owned (free it; NULL when none) and *@n updated. TK_ENOMEM. */
+int ex_utf8(const char **s, size_t *n, char **owned);
 
 /* Copy @in into @out (@n bytes) keeping [A-Za-z0-9._-], others as '_'; never empty, never "."/"..". */
 void ex_sanitize(const char *in, char *out, size_t n);

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <tracekit/error.h>
+#include <tracekit/text.h>
 
 #include "perfetto_out.h"
 
@@ -25,32 +26,40 @@ struct desc {
 static int descriptor(struct pf *f, const struct desc *d)
 {
 	uint8_t body[2048], sub[1024], *p = body, *q = sub;
-	size_t nl = d->name ? strlen(d->name) : 0;
-	if (nl > 900)
-		nl = 900;
+	const char *name = d->name ? d->name : "", *u = d->unit ? d->unit : "";
+	size_t nl = strlen(name), ul = strlen(u);
+	char *own_name = NULL, *own_unit = NULL;
+	/* proto3 strings are UTF-8: names cut into buffers above may end in half a character */
+	if (ex_utf8(&name, &nl, &own_name) != TK_OK || ex_utf8(&u, &ul, &own_unit) != TK_OK) {
+		free(own_name);
+		return ex_fail(f->x, TK_ENOMEM, "out of memory");
+	}
+	nl = tk_utf8_prefix(name, nl, 900);
+	ul = tk_utf8_prefix(u, ul, 100);
 	p = pb_uint(p, 1, d->uuid);
 	if (d->process) {
 		q = pb_uint(q, 1, (uint64_t)d->pid);
-		q = pb_bytes(q, 6, d->name, nl);
+		q = pb_bytes(q, 6, name, nl);
 		p = pb_bytes(p, 3, sub, (size_t)(q - sub));
 	} else if (d->thread) {
 		q = pb_uint(q, 1, (uint64_t)d->pid);
 		q = pb_uint(q, 2, (uint64_t)d->tid);
-		q = pb_bytes(q, 5, d->name, nl);
+		q = pb_bytes(q, 5, name, nl);
 		p = pb_bytes(p, 4, sub, (size_t)(q - sub));
 	} else {
-		p = pb_bytes(p, 2, d->name, nl);
+		p = pb_bytes(p, 2, name, nl);
 		if (d->parent)
 			p = pb_uint(p, 5, d->parent);
 	}
 	if (d->counter) {
-		const char *u = d->unit ? d->unit : "";
 		if (!strcmp(u, "bytes"))
 			q = pb_uint(sub, 3, 3); /* UNIT_SIZE_BYTES */
 		else
-			q = pb_bytes(sub, 6, u, strlen(u) > 100 ? 100 : strlen(u));
+			q = pb_bytes(sub, 6, u, ul);
 		p = pb_bytes(p, 8, sub, (size_t)(q - sub));
 	}
+	free(own_name);
+	free(own_unit);
 	if (d->explicit_children)
 		p = pb_uint(p, 11, 3); /* child_ordering EXPLICIT */
 	if (d->rank != TK_NONE)

@@ -260,10 +260,8 @@ static int line(struct host_ctx *h, int64_t track, int sel, int64_t id, int64_t 
 	} else {
 		snprintf(full, sizeof(full), "%s", name);
 	}
-	uint8_t *p = ex_out_room(&w->out, strlen(full) + 8);
-	if (!p)
-		return TK_EIO;
-	w->out.len += (size_t)(pb_bytes(p, 2, full, strlen(full)) - p);
+	if ((rc = xo_put_str(w, 2, full)) != TK_OK)
+		return rc;
 	return xo_end(w, start);
 }
 

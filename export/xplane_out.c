@@ -156,7 +156,26 @@ int xo_stat_bytes(struct ex_buf *b, uint32_t field, uint64_t md, int wire_field,
 
 int xo_stat_str(struct ex_buf *b, uint32_t field, uint64_t md, const char *s)
 {
-	return xo_stat_bytes(b, field, md, 5, s, strlen(s));
+	size_t n = strlen(s);
+	char *owned;
+	if (ex_utf8(&s, &n, &owned) != TK_OK) /* proto3 strings are UTF-8 */
+		return TK_ENOMEM;
+	int rc = xo_stat_bytes(b, field, md, 5, s, n);
+	free(owned);
+	return rc;
+}
+
+int xo_put_str(struct xp_out *w, uint32_t field, const char *s)
+{
+	size_t n = strlen(s);
+	char *owned;
+	if (ex_utf8(&s, &n, &owned) != TK_OK)
+		return ex_fail(w->x, TK_ENOMEM, "out of memory");
+	uint8_t *p = ex_out_room(&w->out, n + 16);
+	if (p)
+		w->out.len += (size_t)(pb_bytes(p, field, s, n) - p);
+	free(owned);
+	return p ? TK_OK : TK_EIO;
 }
 
 /* ---- outer messages with patched lengths ---- */
@@ -267,12 +286,12 @@ int64_t xo_plane_begin(struct xp_out *w, int64_t id, const char *name)
 	int64_t start = xo_begin(w, 1);
 	if (start < 0)
 		return -1;
-	uint8_t *p = ex_out_room(&w->out, 16 + strlen(name));
+	uint8_t *p = ex_out_room(&w->out, 16);
 	if (!p)
 		return -1;
-	uint8_t *q = pb_uint(p, 1, (uint64_t)id);
-	q = pb_bytes(q, 2, name, strlen(name));
-	w->out.len += (size_t)(q - p);
+	w->out.len += (size_t)(pb_uint(p, 1, (uint64_t)id) - p);
+	if (xo_put_str(w, 2, name) != TK_OK)
+		return -1;
 	for (uint64_t i = 1; i < XS_N; i++)
 		if (xo_set_add(&w->stat_keys, i) != TK_OK)
 			return -1;

@@ -82,6 +82,8 @@ int xo_stat_bytes(struct ex_buf *b, uint32_t field, uint64_t md, int wire_field,
 int64_t xo_begin(struct xp_out *w, uint32_t field);
 int xo_end(struct xp_out *w, int64_t start);
 int xo_put_msg(struct xp_out *w, uint32_t field, const uint8_t *b, size_t n);
+/* String field @field of the current message, made valid UTF-8 (ex_utf8()); a status. */
+int xo_put_str(struct xp_out *w, uint32_t field, const char *s);
 int64_t xo_plane_begin(struct xp_out *w, int64_t id, const char *name);
 int xo_plane_end(struct xp_out *w, int64_t start);
 

@@ -1,7 +1,7 @@
 /*
  * The HTML report: one self-contained file (inline CSS, inline SVG charts from report_svg.c, a
  * small inline script that makes tables sortable; nothing is fetched), every name and text
- * HTML-escaped. Tables keep the raw value of each cell in data-v for sorting; names are shown in
+ * HTML-escaped (tkr_html_str(): control and bidi characters shown as \x1b, \u{202E}). Tables keep the raw value of each cell in data-v for sorting; names are shown in
  * full. The script marks <body data-tk-ready="1"> when it ran without an exception (the browser
  * test looks for it) and, with #tk-selftest in the URL, sorts every table by every column.
  */

@@ -162,7 +162,7 @@ void tkr_cut(struct tkr_buf *b, int w);
  * dropped ("…::"), then the end is cut ("…"). Appended to @b.
  */
 void tkr_short_name(struct tkr_buf *b, const char *name, int w);
-/* The display text of a cell (no escaping; control characters shown as \n, \xNN). */
+/* The display text of a cell (as tkr_safe(): control and bidi characters shown escaped). */
 void tkr_format_cell(struct tkr_buf *b, const struct tkr_model *m, const struct tkr_section *s,
 		     size_t r, int c);
 /* Formatters used by the cell formatter and the charts. */
@@ -170,7 +170,13 @@ void tkr_fmt_ns(struct tkr_buf *b, double ns);
 void tkr_fmt_bytes(struct tkr_buf *b, double bytes);
 /* 1 when the column is right-aligned (numbers). */
 int tkr_right_aligned(enum tkr_kind k);
-/* Escapers. */
+/*
+ * Escapers (over include/tracekit/text.h; invalid UTF-8 always becomes U+FFFD):
+ * tkr_safe() for a terminal and plain text (control characters as \n, \x1b, \u{85}; bidi
+ * controls as \u{202E}); tkr_json_str() a JSON string literal; tkr_html_str() and tkr_md_str()
+ * escape as tkr_safe() does, then what HTML or Markdown would interpret.
+ */
+void tkr_safe(struct tkr_buf *b, const char *s);
 void tkr_json_str(struct tkr_buf *b, const char *s);
 void tkr_html_str(struct tkr_buf *b, const char *s);
 void tkr_md_str(struct tkr_buf *b, const char *s);

@@ -2,7 +2,9 @@
  * The JSON report (docs/report-json.md): one object whose keys are the section keys; a table
  * section is {"available", "total", "rows"} with one object per row keyed by the analysis
  * columns, raw values (integer ns, ratios as stored); the one-row sections are plain objects.
- * Strings are escaped so that the output is also safe inside HTML. Charts are not included.
+ * Strings are escaped so that the output is also safe inside HTML; every string is valid UTF-8
+ * (invalid bytes become U+FFFD), including inside the findings' evidence, which is embedded as
+ * JSON after a check of its syntax. Charts are not included.
  */
 #include "report_internal.h"
 
@@ -10,17 +12,160 @@
 #include <stdlib.h>
 #include <string.h>
 #include <tracekit/error.h>
+#include <tracekit/text.h>
 
-/* Embed JSON text as is when it is an object or array, else as a string. */
-static void raw_json(struct tkr_buf *b, const char *s)
+#define RAW_DEPTH 64 /* nesting embedded as JSON; deeper text goes in as a string */
+
+static const char *ws(const char *p)
 {
-	const char *p = s;
 	while (*p == ' ' || *p == '\n' || *p == '\t' || *p == '\r')
 		p++;
-	if (*p == '{' || *p == '[')
-		tkr_puts(b, s);
+	return p;
+}
+
+static int hex4(const char *p, unsigned *v)
+{
+	*v = 0;
+	for (int i = 0; i < 4; i++) {
+		char c = p[i];
+		int d = c >= '0' && c <= '9'   ? c - '0'
+			: c >= 'a' && c <= 'f' ? c - 'a' + 10
+			: c >= 'A' && c <= 'F' ? c - 'A' + 10
+					       : -1;
+		if (d < 0)
+			return 0;
+		*v = *v << 4 | (unsigned)d;
+	}
+	return 1;
+}
+
+/*
+ * The JSON string at @p (its opening quote) copied to @b as written, except what would make the
+ * document invalid: raw control characters become \u00XX, invalid UTF-8 bytes and lone
+ * surrogate escapes \ufffd. Returns the position after its closing quote, NULL when malformed.
+ */
+static const char *raw_string(struct tkr_buf *b, const char *p)
+{
+	tkr_putn(b, "\"", 1);
+	for (p++; *p != '"'; ) {
+		unsigned v, lo;
+		if (!*p)
+			return NULL;
+		if (*p == '\\' && p[1] == 'u') {
+			if (!hex4(p + 2, &v))
+				return NULL;
+			if (v >= 0xD800 && v <= 0xDBFF && p[6] == '\\' && p[7] == 'u' &&
+			    hex4(p + 8, &lo) && lo >= 0xDC00 && lo <= 0xDFFF) {
+				tkr_putn(b, p, 12); /* a surrogate pair */
+				p += 12;
+			} else {
+				if (v >= 0xD800 && v <= 0xDFFF)
+					tkr_puts(b, "\\ufffd");
+				else
+					tkr_putn(b, p, 6);
+				p += 6;
+			}
+		} else if (*p == '\\') {
+			if (!p[1] || !strchr("\"\\/bfnrt", p[1]))
+				return NULL;
+			tkr_putn(b, p, 2);
+			p += 2;
+		} else if ((unsigned char)*p < 0x20) {
+			tkr_printf(b, "\\u%04x", (unsigned char)*p);
+			p++;
+		} else {
+			uint32_t cp;
+			size_t len = tk_utf8_next(p, strnlen(p, 4), &cp);
+			if (cp == 0xFFFD && len == 1)
+				tkr_puts(b, "\\ufffd");
+			else
+				tkr_putn(b, p, len);
+			p += len;
+		}
+	}
+	tkr_putn(b, "\"", 1);
+	return p + 1;
+}
+
+/* The JSON value at @p copied to @b (see raw_string()); NULL when malformed or too deep. */
+static const char *raw_value(struct tkr_buf *b, const char *p, int depth)
+{
+	p = ws(p);
+	if (*p == '"')
+		return raw_string(b, p);
+	if (*p == '{' || *p == '[') {
+		char close = *p == '{' ? '}' : ']';
+		if (depth >= RAW_DEPTH)
+			return NULL;
+		tkr_putn(b, p, 1);
+		p = ws(p + 1);
+		if (*p == close) {
+			tkr_putn(b, p, 1);
+			return p + 1;
+		}
+		for (;;) {
+			if (close == '}') {
+				if (*(p = ws(p)) != '"' || !(p = raw_string(b, p)) || *(p = ws(p)) != ':')
+					return NULL;
+				tkr_putn(b, p++, 1);
+			}
+			if (!(p = raw_value(b, p, depth + 1)))
+				return NULL;
+			p = ws(p);
+			if (*p != ',' && *p != close)
+				return NULL;
+			tkr_putn(b, p, 1);
+			if (*p++ == close)
+				return p;
+		}
+	}
+	static const char *const words[] = {"true", "false", "null"};
+	for (int i = 0; i < 3; i++)
+		if (!strncmp(p, words[i], strlen(words[i]))) {
+			tkr_puts(b, words[i]);
+			return p + strlen(words[i]);
+		}
+	/* a number: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)? */
+	const char *q = p + (*p == '-');
+	if (*q == '0')
+		q++;
+	else if (*q >= '1' && *q <= '9')
+		q += strspn(q, "0123456789");
 	else
-		tkr_json_str(b, s);
+		return NULL;
+	if (*q == '.') {
+		if (!strchr("0123456789", q[1]) || !q[1])
+			return NULL;
+		q += 1 + strspn(q + 1, "0123456789");
+	}
+	if (*q == 'e' || *q == 'E') {
+		q += 1 + (q[1] == '+' || q[1] == '-');
+		if (!*q || !strchr("0123456789", *q))
+			return NULL;
+		q += strspn(q, "0123456789");
+	}
+	tkr_putn(b, p, (size_t)(q - p));
+	return q;
+}
+
+/*
+ * Embed JSON text (the findings' evidence) as an object or array when it is one, kept as
+ * written but made valid (raw_string()); anything else, or malformed text, as a JSON string.
+ */
+static void raw_json(struct tkr_buf *b, const char *s)
+{
+	size_t mark = b->len;
+	const char *p = ws(s), *end = NULL;
+	if (*p == '{' || *p == '[')
+		end = raw_value(b, p, 0);
+	if (end && !*ws(end))
+		return;
+	if (!b->oom) {
+		b->len = mark;
+		if (b->p)
+			b->p[mark] = '\0';
+	}
+	tkr_json_str(b, s);
 }
 
 static void value(struct tkr_buf *b, const struct tkr_section *s, size_t r, int c)

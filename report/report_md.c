@@ -1,7 +1,8 @@
 /*
  * The Markdown report, for CI summaries (GitHub-flavoured tables): every name escaped (|, <, >,
- * &, emphasis characters), long names shortened to MD_NAME_WIDTH characters, bands marked with a
- * symbol, capped tables followed by how many rows were left out.
+ * &, emphasis characters; control and bidi characters shown as \n, \x1b, \u{202E} so that a row
+ * stays on one line; invalid UTF-8 as U+FFFD), long names shortened to MD_NAME_WIDTH characters,
+ * bands marked with a symbol, capped tables followed by how many rows were left out.
  */
 #include "report_internal.h"
 
@@ -51,7 +52,9 @@ static void findings(struct tkr_buf *b, const struct tkr_section *s)
 	for (size_t r = 0; r < s->nrows; r++) {
 		const char *sev = text_of(s, r, "severity"), *top = text_of(s, r, "offenders");
 		int dc = tkr_col(s, "device_id"), pc = tkr_col(s, "process_id");
-		tkr_printf(b, "- **%s** ", sev ? sev : "-");
+		tkr_puts(b, "- **");
+		tkr_md_str(b, sev ? sev : "-");
+		tkr_puts(b, "** ");
 		tkr_md_str(b, text_of(s, r, "rule") ? text_of(s, r, "rule") : "-");
 		if (tkr_cell(s, r, dc)->type != SQLITE_NULL)
 			tkr_printf(b, " (device %lld)", (long long)tkr_cell(s, r, dc)->i);

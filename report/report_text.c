@@ -2,7 +2,9 @@
  * The terminal report: aligned tables that fit a given width (the flexible name column takes what
  * the others leave, long C++ names shortened readably, or moved to a line of their own when too
  * little is left), ANSI colours for bands, severities and flags only when asked for, findings as
- * wrapped blocks. Prints the model; computes nothing.
+ * wrapped blocks. Every text from the store is escaped for the terminal (tkr_safe(): no control
+ * character, no bidi control, valid UTF-8), so colours are the only escape sequences written.
+ * Prints the model; computes nothing.
  */
 #include "report_internal.h"
 
@@ -10,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <tracekit/error.h>
+#include <tracekit/text.h>
 
 #define MIN_FLEX 28 /* below this a flexible column goes on its own line */
 
@@ -53,12 +56,15 @@ static void spaces(struct tkr_buf *b, int n)
 		tkr_putn(b, " ", 1);
 }
 
-/* @text wrapped at spaces into lines of @width, the first after @first_indent characters already
- * written, the others indented by @indent. */
+/* @text (escaped as tkr_safe() does) wrapped at spaces into lines of @width, the first after
+ * @first_indent characters already written, the others indented by @indent. */
 static void wrap(struct tkr_buf *b, const char *text, int indent, int first_used, int width)
 {
 	int col = first_used, avail = width > indent + 20 ? width : indent + 20, start = 1;
-	const char *p = text;
+	struct tkr_buf safe = {0};
+	tkr_safe(&safe, text);
+	b->oom |= safe.oom;
+	const char *p = safe.p ? safe.p : "";
 	while (*p) {
 		const char *sp = strchr(p, ' ');
 		size_t n = sp ? (size_t)(sp - p) : strlen(p);
@@ -83,6 +89,7 @@ static void wrap(struct tkr_buf *b, const char *text, int indent, int first_used
 			p++;
 	}
 	tkr_puts(b, "\n");
+	free(safe.p);
 }
 
 static void heading(struct tw *t, const struct tkr_section *s)
@@ -141,11 +148,13 @@ static void findings(struct tw *t, const struct tkr_section *s)
 			tkr_printf(&where, "process %lld", (long long)tkr_cell(s, r, pc)->i);
 		tkr_puts(&t->b, "\n  ");
 		color(t, cell_color(TKR_SEVERITY, sev ? sev : ""));
-		tkr_printf(&t->b, "[%s]", sev ? sev : "-");
+		tkr_puts(&t->b, "[");
+		tkr_safe(&t->b, sev ? sev : "-");
+		tkr_puts(&t->b, "]");
 		color(t, RESET);
 		tkr_puts(&t->b, " ");
 		color(t, BOLD);
-		tkr_puts(&t->b, rule ? rule : "-");
+		tkr_safe(&t->b, rule ? rule : "-");
 		color(t, RESET);
 		if (where.p)
 			tkr_printf(&t->b, " (%s)", where.p);
@@ -164,13 +173,11 @@ static void findings(struct tw *t, const struct tkr_section *s)
 			int first = 1;
 			while (*p) {
 				size_t n = strcspn(p, "\n");
-				char *one = malloc(n + 1);
+				char *one = tk_text_escape(p, n, TK_TEXT_TERMINAL, NULL);
 				if (!one) {
 					t->b.oom = 1;
 					break;
 				}
-				memcpy(one, p, n);
-				one[n] = '\0';
 				tkr_puts(&t->b, first ? "    top: " : "         ");
 				tkr_short_name(&t->b, one, t->width - 9);
 				tkr_puts(&t->b, "\n");
@@ -355,13 +362,18 @@ int tkr_write_text(FILE *out, const struct tkr_model *m, const struct tk_report_
 	struct tw t = {{0}, m, o->width, o->color};
 	int rc = TK_OK;
 	color(&t, BOLD);
-	if (m->is_diff)
-		tkr_printf(&t.b, "tracekit diff\n");
-	else
-		tkr_printf(&t.b, "tracekit report: %s\n", m->path);
+	tkr_puts(&t.b, m->is_diff ? "tracekit diff" : "tracekit report: ");
+	if (!m->is_diff)
+		tkr_safe(&t.b, m->path);
+	tkr_puts(&t.b, "\n");
 	color(&t, RESET);
-	if (m->is_diff)
-		tkr_printf(&t.b, "  A (before): %s\n  B (after):  %s\n", m->path, m->path_b);
+	if (m->is_diff) {
+		tkr_puts(&t.b, "  A (before): ");
+		tkr_safe(&t.b, m->path);
+		tkr_puts(&t.b, "\n  B (after):  ");
+		tkr_safe(&t.b, m->path_b);
+		tkr_puts(&t.b, "\n");
+	}
 	for (size_t i = 0; i < m->nsections && rc == TK_OK; i++) {
 		const struct tkr_section *s = &m->sections[i];
 		if (s->def->style == TKR_CHART || !s->available)

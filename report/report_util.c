@@ -1,7 +1,8 @@
 /*
  * Shared helpers of the report formats: a growable string, display widths, the readable
  * shortening of long C++ kernel names, the display text of every kind of cell (durations, bytes,
- * percentages, times relative to the trace start), and the JSON, HTML and Markdown escapers.
+ * percentages, times relative to the trace start), and the JSON, HTML and Markdown escapers over
+ * the shared text module (include/tracekit/text.h).
  */
 #include "report_internal.h"
 
@@ -12,6 +13,7 @@
 #include <string.h>
 #include <time.h>
 #include <tracekit/error.h>
+#include <tracekit/text.h>
 
 void tkr_putn(struct tkr_buf *b, const char *s, size_t n)
 {
@@ -76,11 +78,7 @@ int tkr_flush(FILE *out, struct tkr_buf *b)
 
 int tkr_width(const char *s)
 {
-	int w = 0;
-	for (; *s; s++)
-		if (((unsigned char)*s & 0xC0) != 0x80)
-			w++;
-	return w;
+	return (int)tk_utf8_count(s);
 }
 
 void tkr_cut(struct tkr_buf *b, int w)
@@ -306,22 +304,6 @@ static void fmt_utc(struct tkr_buf *b, int64_t ns)
 	tkr_printf(b, "%s.%09ld UTC", day, frac);
 }
 
-/* Text with control characters shown as \n, \t, \xNN (so that a row stays on one line). */
-static void plain_text(struct tkr_buf *b, const char *s)
-{
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c == '\n')
-			tkr_puts(b, "\\n");
-		else if (c == '\t')
-			tkr_puts(b, "\\t");
-		else if (c < 0x20 || c == 0x7F)
-			tkr_printf(b, "\\x%02x", c);
-		else
-			tkr_putn(b, s, 1);
-	}
-}
-
 int tkr_right_aligned(enum tkr_kind k)
 {
 	return k != TKR_TEXT && k != TKR_NAME && k != TKR_BAND && k != TKR_SEVERITY &&
@@ -397,7 +379,7 @@ void tkr_format_cell(struct tkr_buf *b, const struct tkr_model *m, const struct 
 		return;
 	}
 	if (cell->type == SQLITE_TEXT) {
-		plain_text(b, cell->s);
+		tkr_safe(b, cell->s);
 		return;
 	}
 	if (k == TKR_UTC) {
@@ -425,64 +407,30 @@ void tkr_format_cell(struct tkr_buf *b, const struct tkr_model *m, const struct 
 	fmt_value(b, k, tkr_num(cell), unit, m->trace_start_ns, k == TKR_UDELTA);
 }
 
-/* ---- escapers ---- */
+/* ---- escapers (over the shared text module, include/tracekit/text.h) ---- */
 
-/* Length of the valid UTF-8 sequence at s, 0 when invalid. */
-static size_t utf8_seq(const unsigned char *s)
+/* Append text @t (NULL: out of memory) and free it. */
+static void put_owned(struct tkr_buf *b, char *t, size_t n)
 {
-	unsigned c = s[0], cp, min;
-	size_t len;
-	if (c < 0x80)
-		return 1;
-	if (c >= 0xC2 && c <= 0xDF)
-		len = 2, min = 0x80;
-	else if (c >= 0xE0 && c <= 0xEF)
-		len = 3, min = 0x800;
-	else if (c >= 0xF0 && c <= 0xF4)
-		len = 4, min = 0x10000;
+	if (!t)
+		b->oom = 1;
 	else
-		return 0;
-	cp = c & (0x7F >> len);
-	for (size_t i = 1; i < len; i++) {
-		if ((s[i] & 0xC0) != 0x80)
-			return 0;
-		cp = (cp << 6) | (s[i] & 0x3F);
-	}
-	if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
-		return 0;
-	return len;
+		tkr_putn(b, t, n);
+	free(t);
 }
 
-void tkr_json_str(struct tkr_buf *b, const char *str)
+void tkr_safe(struct tkr_buf *b, const char *s)
 {
-	const unsigned char *s = (const unsigned char *)str;
-	tkr_putn(b, "\"", 1);
-	while (*s) {
-		unsigned char c = *s;
-		if (c == '"' || c == '\\') {
-			char e[2] = {'\\', (char)c};
-			tkr_putn(b, e, 2);
-			s++;
-		} else if (c < 0x20 || c == '<' || c == '>' || c == '&' || c == 0x7F) {
-			if (c == '\n')
-				tkr_puts(b, "\\n");
-			else if (c == '\t')
-				tkr_puts(b, "\\t");
-			else
-				tkr_printf(b, "\\u%04x", c);
-			s++;
-		} else {
-			size_t len = utf8_seq(s);
-			if (len) {
-				tkr_putn(b, (const char *)s, len);
-				s += len;
-			} else {
-				tkr_puts(b, "\\ufffd");
-				s++;
-			}
-		}
-	}
-	tkr_putn(b, "\"", 1);
+	size_t n;
+	char *t = tk_text_escape(s, s ? strlen(s) : 0, TK_TEXT_TERMINAL, &n);
+	put_owned(b, t, n);
+}
+
+void tkr_json_str(struct tkr_buf *b, const char *s)
+{
+	size_t n;
+	char *t = tk_text_json(s, s ? strlen(s) : 0, TK_TEXT_HTML_SAFE, &n);
+	put_owned(b, t, n);
 }
 
 void tkr_json_real(struct tkr_buf *b, double v)
@@ -504,33 +452,32 @@ void tkr_json_real(struct tkr_buf *b, double v)
 
 void tkr_html_str(struct tkr_buf *b, const char *str)
 {
-	const unsigned char *s = (const unsigned char *)str;
-	while (*s) {
-		unsigned char c = *s;
+	struct tkr_buf t = {0};
+	tkr_safe(&t, str);
+	b->oom |= t.oom;
+	for (const char *s = t.p ? t.p : ""; *s; s++) {
+		char c = *s;
 		const char *e = c == '&'   ? "&amp;"
 				: c == '<'  ? "&lt;"
 				: c == '>'  ? "&gt;"
 				: c == '"'  ? "&quot;"
 				: c == '\'' ? "&#39;"
 					    : NULL;
-		if (e) {
+		if (e)
 			tkr_puts(b, e);
-			s++;
-		} else if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7F) {
-			tkr_puts(b, "\xef\xbf\xbd");
-			s++;
-		} else {
-			size_t len = utf8_seq(s);
-			tkr_putn(b, len ? (const char *)s : "\xef\xbf\xbd", len ? len : 3);
-			s += len ? len : 1;
-		}
+		else
+			tkr_putn(b, s, 1);
 	}
+	free(t.p);
 }
 
 void tkr_md_str(struct tkr_buf *b, const char *str)
 {
-	for (const unsigned char *s = (const unsigned char *)str; *s; s++) {
-		unsigned char c = *s;
+	struct tkr_buf t = {0};
+	tkr_safe(&t, str);
+	b->oom |= t.oom;
+	for (const char *s = t.p ? t.p : ""; *s; s++) {
+		char c = *s;
 		if (c == '&')
 			tkr_puts(b, "&amp;");
 		else if (c == '<')
@@ -539,9 +486,8 @@ void tkr_md_str(struct tkr_buf *b, const char *str)
 			tkr_puts(b, "&gt;");
 		else if (strchr("\\`*_[]|#~", c))
 			tkr_printf(b, "\\%c", c);
-		else if (c < 0x20 || c == 0x7F)
-			tkr_putn(b, " ", 1);
 		else
-			tkr_putn(b, (const char *)s, 1);
+			tkr_putn(b, s, 1);
 	}
+	free(t.p);
 }

@@ -5,6 +5,7 @@
  */
 #include <tracekit/report.h>
 #include <tracekit/error.h>
+#include <tracekit/text.h>
 
 #include <math.h>
 #include <sqlite3.h>
@@ -44,35 +45,6 @@ static void format_real(double v, char *out, size_t n)
 		strncat(out, ".0", n - strlen(out) - 1);
 }
 
-/* Length of the valid UTF-8 sequence at s (n bytes left), 0 when invalid. */
-static size_t utf8_seq(const unsigned char *s, size_t n)
-{
-	unsigned c = s[0];
-	size_t len;
-	unsigned min;
-	if (c < 0x80)
-		return 1;
-	if (c >= 0xC2 && c <= 0xDF)
-		len = 2, min = 0x80;
-	else if (c >= 0xE0 && c <= 0xEF)
-		len = 3, min = 0x800;
-	else if (c >= 0xF0 && c <= 0xF4)
-		len = 4, min = 0x10000;
-	else
-		return 0;
-	if (len > n)
-		return 0;
-	unsigned cp = c & (0x7F >> len);
-	for (size_t i = 1; i < len; i++) {
-		if ((s[i] & 0xC0) != 0x80)
-			return 0;
-		cp = (cp << 6) | (s[i] & 0x3F);
-	}
-	if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
-		return 0;
-	return len;
-}
-
 static void hex_blob(struct tkr_buf *b, const unsigned char *p, int n)
 {
 	static const char hex[] = "0123456789abcdef";
@@ -86,42 +58,13 @@ static void hex_blob(struct tkr_buf *b, const unsigned char *p, int n)
 
 static void json_string(struct tkr_buf *b, const unsigned char *s, size_t n)
 {
-	tkr_putn(b, "\"", 1);
-	size_t i = 0;
-	while (i < n) {
-		unsigned char c = s[i];
-		char esc[8];
-		if (c == '"' || c == '\\') {
-			esc[0] = '\\', esc[1] = (char)c;
-			tkr_putn(b, esc, 2);
-			i++;
-		} else if (c < 0x20 || c == '<' || c == '>' || c == '&' || c == 0x7F) {
-			const char *named = c == '\n'	? "\\n"
-					    : c == '\t' ? "\\t"
-					    : c == '\r' ? "\\r"
-							: NULL;
-			if (named) {
-				tkr_puts(b, named);
-			} else {
-				snprintf(esc, sizeof(esc), "\\u%04x", c);
-				tkr_puts(b, esc);
-			}
-			i++;
-		} else if (c < 0x80) {
-			tkr_putn(b, (const char *)s + i, 1);
-			i++;
-		} else {
-			size_t len = utf8_seq(s + i, n - i);
-			if (len) {
-				tkr_putn(b, (const char *)s + i, len);
-				i += len;
-			} else {
-				tkr_puts(b, "\\ufffd");
-				i++;
-			}
-		}
-	}
-	tkr_putn(b, "\"", 1);
+	size_t len;
+	char *t = tk_text_json((const char *)s, n, TK_TEXT_HTML_SAFE, &len);
+	if (t)
+		tkr_putn(b, t, len);
+	else
+		b->oom = 1;
+	free(t);
 }
 
 static void json_value(struct tkr_buf *b, sqlite3_stmt *st, int c)
@@ -159,22 +102,29 @@ static void json_value(struct tkr_buf *b, sqlite3_stmt *st, int c)
 
 /* ---- CSV ---- */
 
-static void csv_field(struct tkr_buf *b, const char *s, size_t n)
+/* A CSV field: the text as it is (invalid UTF-8 bytes as U+FFFD), quoted when needed. */
+static void csv_field(struct tkr_buf *b, const char *raw, size_t n)
 {
+	char *s = tk_text_escape(raw, n, 0, &n);
+	if (!s) {
+		b->oom = 1;
+		return;
+	}
 	int quote = n > 0 && (s[0] == ' ' || s[n - 1] == ' ');
 	for (size_t i = 0; i < n && !quote; i++)
 		quote = s[i] == ',' || s[i] == '"' || s[i] == '\n' || s[i] == '\r';
 	if (!quote) {
 		tkr_putn(b, s, n);
-		return;
+	} else {
+		tkr_putn(b, "\"", 1);
+		for (size_t i = 0; i < n; i++) {
+			if (s[i] == '"')
+				tkr_putn(b, "\"", 1);
+			tkr_putn(b, s + i, 1);
+		}
+		tkr_putn(b, "\"", 1);
 	}
-	tkr_putn(b, "\"", 1);
-	for (size_t i = 0; i < n; i++) {
-		if (s[i] == '"')
-			tkr_putn(b, "\"", 1);
-		tkr_putn(b, s + i, 1);
-	}
-	tkr_putn(b, "\"", 1);
+	free(s);
 }
 
 /* Plain text of a cell for CSV and table (NULL empty, reals shortest round-trip, blobs hex). */
@@ -199,52 +149,21 @@ static void cell_text(struct tkr_buf *b, sqlite3_stmt *st, int c)
 
 /* ---- table ---- */
 
-/* Table rendering of text: control characters escaped, cut at max_width characters. */
+/* Table rendering of text: escaped for a terminal (tk_text_escape()), cut at max_width
+ * characters with an ellipsis; *@width its display width. */
 static void table_text(struct tkr_buf *b, const unsigned char *s, size_t n, int max_width, int *width)
 {
-	int w = 0;
-	size_t i = 0;
-	while (i < n) {
-		if (max_width > 0 && w >= max_width) {
-			/* replace the last character with an ellipsis */
-			while (b->len > 0 && ((unsigned char)b->p[b->len - 1] & 0xC0) == 0x80)
-				b->len--;
-			if (b->len > 0)
-				b->len--;
-			tkr_puts(b, "\xe2\x80\xa6");
-			break;
-		}
-		unsigned char c = s[i];
-		size_t len = c < 0x80 ? 1 : utf8_seq(s + i, n - i);
-		if (c < 0x20 || c == 0x7F) {
-			char esc[8];
-			if (c == '\n' || c == '\t' || c == '\r')
-				snprintf(esc, sizeof(esc), "\\%c",
-					 c == '\n'   ? 'n'
-					 : c == '\t' ? 't'
-						     : 'r');
-			else
-				snprintf(esc, sizeof(esc), "\\x%02x", c);
-			tkr_puts(b, esc);
-			w += (int)strlen(esc);
-			i++;
-		} else if (!len) {
-			tkr_puts(b, "\xef\xbf\xbd");
-			w++;
-			i++;
-		} else {
-			tkr_putn(b, (const char *)s + i, len);
-			w++;
-			i += len;
-		}
-	}
-	if (b->oom)
+	size_t len;
+	char *t = tk_text_escape((const char *)s, n, TK_TEXT_TERMINAL, &len);
+	if (!t) {
+		b->oom = 1;
 		return;
-	/* recount: the ellipsis path may have dropped characters */
-	*width = 0;
-	for (size_t k = 0; k < b->len; k++)
-		if (((unsigned char)b->p[k] & 0xC0) != 0x80)
-			(*width)++;
+	}
+	tkr_putn(b, t, len);
+	free(t);
+	if (max_width > 0)
+		tkr_cut(b, max_width);
+	*width = b->p ? tkr_width(b->p) : 0;
 }
 
 struct cell {

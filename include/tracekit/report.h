@@ -20,9 +20,12 @@ struct tk_rows_options {
 /**
  * tk_rows_write() - step @st to the end and write its rows to @out.
  *  - table: header, rule, aligned columns (widths from the first 1000 rows; the rest stream),
- *    numbers right-aligned, NULL empty, control characters shown as \n, \t, \xNN;
+ *    numbers right-aligned, NULL empty, text escaped for a terminal as tk_text_escape() does
+ *    with TK_TEXT_TERMINAL (control characters as \n, \t, \x1b, \u{85}, bidi controls as
+ *    \u{202E}, invalid UTF-8 bytes as U+FFFD; include/tracekit/text.h);
  *  - csv: RFC 4180 (header line; fields quoted when they hold a comma, quote, CR, LF or
- *    leading/trailing space; quotes doubled; NULL empty; lines end with \n);
+ *    leading/trailing space; quotes doubled; NULL empty; lines end with \n); text as it is
+ *    except invalid UTF-8 bytes, which become U+FFFD;
  *  - json: an array of objects keyed by column name; NULL as null; text escaped so that the
  *    output is also safe inside HTML (<, >, & as \u003c, \u003e, \u0026); invalid UTF-8 bytes
  *    become U+FFFD; blobs as hex strings; non-finite reals as null.

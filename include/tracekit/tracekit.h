@@ -8,6 +8,7 @@
 #include <tracekit/report.h>
 #include <tracekit/store.h>
 #include <tracekit/synth.h>
+#include <tracekit/text.h>
 #include <tracekit/version.h>
 
 #endif
