@@ -4,6 +4,7 @@
 
 #include <stdint.h>
 #include <stdio.h>
+#include <tracekit/output.h>
 #include <tracekit/store.h>
 
 /* Exit codes (DESIGN.md): part of the interface, tested. */
@@ -46,6 +47,14 @@ int cli_fail_writer(int status, tk_writer *w);
  */
 void cli_remove_on_signal(const char *path);
 
+/*
+ * The check every command that writes a file runs before any work (tk_output_check): @output
+ * must not be one of the @n @inputs nor an existing file of another kind than @kind. Prints
+ * the refusal; returns TK_EXIT_OK or the exit code (2).
+ */
+int cli_check_output(const char *output, const char *const *inputs, size_t n,
+		     enum tk_output_kind kind);
+
 /* Parse an integer option value in [min, max]; on error prints and returns TK_EXIT_USAGE. */
 int cli_parse_int(const struct tk_cmd *cmd, const char *opt, const char *text, int64_t min,
 		  int64_t max, int64_t *out);
@@ -72,7 +81,14 @@ int cli_report_option(const struct tk_cmd *cmd, int c, const char *arg, struct t
 /* Run the analyses on @path when it has none yet; an exit code. */
 int cli_report_ensure_analysis(const char *path);
 
-/* Write through @write to a's output (stdout or -o FILE, removed on failure); an exit code. */
+/* cli_check_output for a's -o FILE (none: stdout) in o's format, before the inputs are read. */
+int cli_report_check(const struct cli_report_args *a, const struct tk_report_options *o,
+		     const char *const *inputs, size_t n);
+
+/*
+ * Write through @write to a's output: stdout, or -o FILE written under a temporary name and
+ * renamed into place (a failure leaves FILE as it was); an exit code.
+ */
 int cli_report_output(const struct cli_report_args *a, struct tk_report_options *o,
 		      int (*write)(FILE *out, const struct tk_report_options *o, void *arg,
 				   char *err, size_t errlen),

@@ -29,7 +29,8 @@ const struct tk_cmd tk_cmd_diff = {
     "Options:\n"
     "  -f, --format F     text (default), json, md or html\n"
     "  --threshold PCT    relative change that is flagged, in percent (default 5)\n"
-    "  -o, --output F     write to file F instead of stdout\n"
+    "  -o, --output F     write to file F instead of stdout (as report -o: atomically; an\n"
+    "                     existing F must be a tracekit report or diff in the same format)\n"
     "  --no-color         no colours (text is coloured only on a terminal)\n"
     "  --top N            rows per capped table (default 20)\n"
     "  --width N          text: columns to fit in (default: the terminal's, else 100)\n"
@@ -91,7 +92,8 @@ static int run(int argc, char **argv)
 	if (argc - optind != 2)
 		return cli_usage_error(cmd, "expected two stores, A (before) and B (after)");
 	struct pair p = {argv[optind], argv[optind + 1]};
-	if ((rc = cli_report_ensure_analysis(p.a)) != TK_EXIT_OK ||
+	if ((rc = cli_report_check(&a, &o, (const char *const *)&argv[optind], 2)) != TK_EXIT_OK ||
+	    (rc = cli_report_ensure_analysis(p.a)) != TK_EXIT_OK ||
 	    (rc = cli_report_ensure_analysis(p.b)) != TK_EXIT_OK)
 		return rc;
 	o.top = (int)a.top;

@@ -19,7 +19,10 @@ const struct tk_cmd tk_cmd_export = {
     "  perfetto  OUT is a native Perfetto TrackEvent protobuf trace (.pftrace) for\n"
     "            ui.perfetto.dev and trace_processor\n"
     "  chrome    OUT is Chrome Trace Event Format JSON, gzip-compressed when OUT ends in .gz\n"
-    "Every file is written under a temporary name and renamed into place when complete.\n\n"
+    "Every file is written under a temporary name and renamed into place when complete.\n"
+    "An existing OUT is replaced only when it is what this format writes: an empty file, a\n"
+    "file tracekit exported in that format, or for xplane an empty directory or a logdir;\n"
+    "never the store itself (docs/export.md).\n\n"
     "Options:\n"
     "  -f, --format F   xplane, perfetto or chrome (required)\n"
     "  -o, --output P   the logdir (xplane) or file (required)\n"
@@ -76,8 +79,16 @@ static int run(int argc, char **argv)
 		return cli_usage_error(cmd, "-o OUT is required");
 	if (o.run && o.format != TK_EXPORT_XPLANE)
 		return cli_usage_error(cmd, "--run applies to --format xplane only");
+	static const enum tk_output_kind kinds[] = {
+	    [TK_EXPORT_XPLANE] = TK_OUTPUT_XPLANE_LOGDIR,
+	    [TK_EXPORT_PERFETTO] = TK_OUTPUT_PERFETTO,
+	    [TK_EXPORT_CHROME] = TK_OUTPUT_CHROME_JSON,
+	};
+	int rc = cli_check_output(output, (const char *const *)&argv[optind], 1, kinds[o.format]);
+	if (rc != TK_EXIT_OK)
+		return rc;
 	tk_exporter *x = NULL;
-	int rc = tk_exporter_create(&x);
+	rc = tk_exporter_create(&x);
 	if (rc != TK_OK)
 		return cli_fail(rc, "out of memory");
 	rc = tk_exporter_run(x, argv[optind], output, &o);

@@ -21,7 +21,8 @@ const struct tk_cmd tk_cmd_import = {
     "content, not by name. All inputs go into one store, written atomically: on any error nothing\n"
     "is left at STORE.\n\n"
     "Options:\n"
-    "  -o, --output STORE  store to write (replaced when it exists and the import succeeds)\n"
+    "  -o, --output STORE  store to write (replaced when it exists and the import succeeds;\n"
+    "                      never an input, nor an existing file that is not a tracekit store)\n"
     "  --run NAME          the run to import from a logdir (default: the newest; see tracekit ls)\n"
     "  --salvage           JSON: keep every complete event before the break of a truncated or\n"
     "                      broken trace (a crashed run's file) and say where it stopped\n"
@@ -114,6 +115,9 @@ static int run(int argc, char **argv)
 		return cli_usage_error(cmd, "at least one input is required");
 	if (!output)
 		return cli_usage_error(cmd, "an output store is required (-o STORE)");
+	if ((rc = cli_check_output(output, (const char *const *)argv + optind,
+				   (size_t)(argc - optind), TK_OUTPUT_STORE)) != TK_EXIT_OK)
+		return rc;
 
 	tk_writer *w = NULL;
 	char err[1024];

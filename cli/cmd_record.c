@@ -33,7 +33,8 @@ const struct tk_cmd tk_cmd_record = {
     "program still runs, untraced on the device side. The same settings can be given to a\n"
     "program directly through the TRACEKIT_* environment variables (docs/capture.md).\n\n"
     "Options:\n"
-    "  -o, --output STORE   store to write (TRACEKIT_OUTPUT)\n"
+    "  -o, --output STORE   store to write (TRACEKIT_OUTPUT); an existing file that is not a\n"
+    "                       tracekit store is refused\n"
     "  --start-step N       first step recorded (TRACEKIT_START_STEP); needs tk_step() markers\n"
     "  --steps K            steps per profile (TRACEKIT_STEPS; default: to the end)\n"
     "  --every E            start a profile every E steps (TRACEKIT_EVERY)\n"
@@ -215,6 +216,10 @@ static int run(int argc, char **argv)
 	if (every > 0 && steps > every)
 		return cli_usage_error(cmd, "--steps %lld is longer than --every %lld",
 				       (long long)steps, (long long)every);
+	/* the program itself is an input (when it is named by a path) */
+	if ((rc = cli_check_output(output, (const char *const *)argv + optind, 1,
+				   TK_OUTPUT_STORE)) != TK_EXIT_OK)
+		return rc;
 	char *path = absolute(output);
 	if (!path)
 		return cli_fail(TK_ENOMEM, "cannot resolve the output path");

@@ -30,7 +30,9 @@ const struct tk_cmd tk_cmd_report = {
     "  -f, --format F   text (default; aligned tables), html (one self-contained file with\n"
     "                   charts and sortable tables), json (docs/report-json.md) or md\n"
     "                   (GitHub-flavoured Markdown, for CI summaries)\n"
-    "  -o, --output F   write to file F instead of stdout\n"
+    "  -o, --output F   write to file F instead of stdout (under a temporary name, renamed\n"
+    "                   into place; an existing F is replaced only when it is a tracekit\n"
+    "                   report or diff in the same format, never when it is the store)\n"
     "  --no-color       no colours (text is coloured only on a terminal; NO_COLOR is honoured)\n"
     "  --top N          rows per capped table (default 20)\n"
     "  --width N        text: columns to fit in (default: the terminal's, else 100)\n"
@@ -74,10 +76,7 @@ static int text_width(int64_t asked, int to_tty)
 	return 100;
 }
 
-/*
- * Shared with cli/cmd_diff.c: fill in width and colour, open @output (NULL: stdout), call
- * @write, and report its failure; a failed file output is removed. Returns an exit code.
- */
+/* Shared with cli/cmd_diff.c: the options both take (cli.h). */
 int cli_report_option(const struct tk_cmd *cmd, int c, const char *arg, struct tk_report_options *o,
 		      struct cli_report_args *a)
 {
@@ -102,34 +101,49 @@ int cli_report_option(const struct tk_cmd *cmd, int c, const char *arg, struct t
 	}
 }
 
+/* Shared with cli/cmd_diff.c: the -o check, before the stores are analysed (cli.h). */
+int cli_report_check(const struct cli_report_args *a, const struct tk_report_options *o,
+		     const char *const *inputs, size_t n)
+{
+	static const enum tk_output_kind kinds[] = {
+	    [TK_REPORT_TEXT] = TK_OUTPUT_REPORT_TEXT,
+	    [TK_REPORT_HTML] = TK_OUTPUT_REPORT_HTML,
+	    [TK_REPORT_JSON] = TK_OUTPUT_REPORT_JSON,
+	    [TK_REPORT_MD] = TK_OUTPUT_REPORT_MD,
+	};
+	if (!a->output)
+		return TK_EXIT_OK;
+	return cli_check_output(a->output, inputs, n, kinds[o->format]);
+}
+
+/*
+ * Shared with cli/cmd_diff.c: fill in width and colour, call @write on stdout or on a temporary
+ * file renamed onto -o FILE when complete (removed on failure, FILE left as it was).
+ */
 int cli_report_output(const struct cli_report_args *a, struct tk_report_options *o,
 		      int (*write)(FILE *out, const struct tk_report_options *o, void *arg,
 				   char *err, size_t errlen),
 		      void *arg)
 {
-	const char *output = a->output;
-	int no_color = a->no_color;
-	int64_t width = a->width;
 	char err[1024] = "";
-	int to_tty = !output && isatty(STDOUT_FILENO);
-	o->width = text_width(width, to_tty);
-	o->color = o->format == TK_REPORT_TEXT && to_tty && !no_color && !getenv("NO_COLOR");
-	FILE *out = output ? fopen(output, "w") : stdout;
-	if (!out) {
-		cli_error("cannot write '%s'", output);
-		return TK_EXIT_USAGE;
+	int to_tty = !a->output && isatty(STDOUT_FILENO);
+	o->width = text_width(a->width, to_tty);
+	o->color = o->format == TK_REPORT_TEXT && to_tty && !a->no_color && !getenv("NO_COLOR");
+	if (!a->output) {
+		int rc = write(stdout, o, arg, err, sizeof(err));
+		return rc == TK_OK ? TK_EXIT_OK : cli_fail(rc, err);
 	}
-	int rc = write(out, o, arg, err, sizeof(err));
-	if (output && fclose(out) != 0 && rc == TK_OK) {
-		rc = TK_EIO;
-		snprintf(err, sizeof(err), "cannot write '%s'", output);
-	}
-	if (rc != TK_OK) {
-		if (output)
-			remove(output);
-		return cli_fail(rc, err);
-	}
-	return TK_EXIT_OK;
+	tk_output *f = NULL;
+	int rc = tk_output_open(a->output, &f);
+	cli_remove_on_signal(tk_output_temp_path(f));
+	if (rc == TK_OK && (rc = write(tk_output_stream(f), o, arg, err, sizeof(err))) == TK_OK &&
+	    (rc = tk_output_commit(f)) != TK_OK)
+		snprintf(err, sizeof(err), "%s", tk_output_errmsg(f));
+	else if (rc != TK_OK && !err[0])
+		snprintf(err, sizeof(err), "%s", tk_output_errmsg(f));
+	cli_remove_on_signal(NULL);
+	tk_output_close(f);
+	return rc == TK_OK ? TK_EXIT_OK : cli_fail(rc, err);
 }
 
 static int write_report(FILE *out, const struct tk_report_options *o, void *arg, char *err,
@@ -164,7 +178,8 @@ static int run(int argc, char **argv)
 	if (argc - optind != 1)
 		return cli_usage_error(cmd, "expected one store");
 	const char *path = argv[optind];
-	if ((rc = cli_report_ensure_analysis(path)) != TK_EXIT_OK)
+	if ((rc = cli_report_check(&a, &o, (const char *const *)&argv[optind], 1)) != TK_EXIT_OK ||
+	    (rc = cli_report_ensure_analysis(path)) != TK_EXIT_OK)
 		return rc;
 	o.top = (int)a.top;
 	return cli_report_output(&a, &o, write_report, (void *)path);

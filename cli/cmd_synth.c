@@ -22,7 +22,8 @@ const struct tk_cmd tk_cmd_synth = {
     "host-bound, synchronization-bound and input-bound. Same options and seed give the same\n"
     "content.\n\n"
     "Options:\n"
-    "  -o, --output STORE  store to write (replaced atomically when it exists)\n"
+    "  -o, --output STORE  store to write (replaced atomically when it exists; an existing\n"
+    "                      file that is not a tracekit store is refused)\n"
     "  --events N          about N timestamped records (default 200000, up to 2e9)\n"
     "  --devices D         GPUs, 1..64 (default 2)\n"
     "  --streams S         streams per GPU, 2..32 (default 4)\n"
@@ -95,6 +96,8 @@ static int run(int argc, char **argv)
 		return cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
 	if (!output)
 		return cli_usage_error(cmd, "an output store is required (-o STORE)");
+	if ((rc = cli_check_output(output, NULL, 0, TK_OUTPUT_STORE)) != TK_EXIT_OK)
+		return rc;
 
 	double t0 = now_s();
 	tk_writer *w = NULL;

@@ -83,6 +83,14 @@ int cli_fail_writer(int status, tk_writer *w)
 	return code;
 }
 
+int cli_check_output(const char *output, const char *const *inputs, size_t n,
+		     enum tk_output_kind kind)
+{
+	char err[8192];
+	int rc = tk_output_check(output, inputs, n, kind, err, sizeof(err));
+	return rc == TK_OK ? TK_EXIT_OK : cli_fail(rc, err);
+}
+
 int cli_parse_int(const struct tk_cmd *cmd, const char *opt, const char *text, int64_t min,
 		  int64_t max, int64_t *out)
 {

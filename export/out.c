@@ -1,7 +1,8 @@
 /*
  * Buffered output for the exporters: bytes go into a 1 MiB buffer, then to a temporary file
- * beside the target (through zlib's gzip deflate when asked); commit fsyncs and renames it onto
- * the target, abort removes it, so a failed export never leaves a half-written file. Plain files
+ * beside the target (store/outfile.h: named after the process, locked while written, stale ones
+ * swept; through zlib's gzip deflate when asked); commit fsyncs and renames it onto the target,
+ * abort removes it, so a failed export never leaves a half-written file. Plain files
  * can have bytes already written patched in place (reserved protobuf lengths).
  */
 #include <errno.h>
@@ -14,6 +15,7 @@
 #include <unistd.h>
 
 #include "export_internal.h"
+#include "outfile.h"
 
 #define OUT_BUF (1u << 20)
 
@@ -64,21 +66,17 @@ int ex_out_open(struct tk_exporter *x, struct ex_out *o, const char *path, int g
 	o->x = x;
 	o->fd = -1;
 	o->path = strdup(path);
-	size_t n = strlen(path) + 16;
-	o->tmp = malloc(n);
 	o->buf = malloc(OUT_BUF);
-	if (!o->path || !o->tmp || !o->buf) {
+	if (!o->path || !o->buf) {
 		o->failed = 1;
 		return ex_fail(x, TK_ENOMEM, "out of memory");
 	}
 	o->cap = OUT_BUF;
-	snprintf(o->tmp, n, "%s.tmp-XXXXXX", path);
-	o->fd = mkstemp(o->tmp);
-	if (o->fd < 0) {
-		o->tmp[0] = 0;
+	int e = tko_tmp_create(path, &o->tmp, &o->fd);
+	if (e) {
+		errno = e;
 		return io_fail(o, "create");
 	}
-	fchmod(o->fd, 0644);
 	if (gzip) {
 		o->z = calloc(1, sizeof(*o->z));
 		if (!o->z ||
@@ -130,11 +128,11 @@ void ex_out_abort(struct ex_out *o)
 {
 	if (!o)
 		return;
+	if (o->tmp && o->tmp[0]) /* removed while still locked (outfile.h), then closed */
+		unlink(o->tmp);
 	if (o->fd >= 0)
 		close(o->fd);
 	o->fd = -1;
-	if (o->tmp && o->tmp[0])
-		unlink(o->tmp);
 	if (o->z)
 		deflateEnd(o->z);
 	free(o->z);
@@ -151,16 +149,11 @@ int ex_out_commit(struct ex_out *o)
 	int rc = ex_out_flush(o);
 	if (rc == TK_OK && o->z)
 		rc = deflate_some(o, NULL, 0, Z_FINISH);
-	if (rc == TK_OK && fsync(o->fd) != 0)
-		rc = io_fail(o, "sync");
-	if (rc == TK_OK) {
-		int fd = o->fd;
-		o->fd = -1;
-		if (close(fd) != 0)
-			rc = io_fail(o, "close");
+	int e = rc == TK_OK ? tko_tmp_commit(o->fd, o->tmp, o->path) : 0;
+	if (e) {
+		errno = e;
+		rc = io_fail(o, "write");
 	}
-	if (rc == TK_OK && rename(o->tmp, o->path) != 0)
-		rc = io_fail(o, "rename onto");
 	if (rc == TK_OK) {
 		o->x->stats.bytes += o->written;
 		o->x->stats.files++;

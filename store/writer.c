@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "outfile.h"
 #include "store_internal.h"
 #include "writer_internal.h"
 
@@ -217,31 +218,18 @@ int tk_writer_create(const char *path, tk_writer **out)
 	tk_intern_init(&w->intern);
 	w->min_ts = INT64_MAX;
 	w->max_end = INT64_MIN;
+	w->tmp_fd = -1;
 	w->path = strdup(path);
-	size_t tlen = strlen(path) + 16;
-	w->tmp_path = malloc(tlen);
-	if (!w->path || !w->tmp_path) {
+	if (!w->path) {
 		rc = tkw_fail(w, TK_ENOMEM, "out of memory");
 		goto out;
 	}
-	snprintf(w->tmp_path, tlen, "%s.tmp-XXXXXX", path);
-	int fd = mkstemp(w->tmp_path);
-	if (fd < 0) {
-		int e = errno;
-		w->tmp_path[0] = '\0';
-		rc = tkw_fail(w, TK_EIO, "cannot create store '%s': %s", path, strerror(e));
+	int e = tko_tmp_create(path, &w->tmp_path, &w->tmp_fd);
+	if (e) {
+		rc = tkw_fail(w, e == ENOMEM ? TK_ENOMEM : TK_EIO, "cannot create store '%s': %s",
+			      path, strerror(e));
 		goto out;
 	}
-	/* mkstemp makes the file 0600; a finished store gets the usual 0666 & ~umask */
-	mode_t mask = umask(0);
-	umask(mask);
-	if (fchmod(fd, 0666 & ~mask) != 0) {
-		int e = errno;
-		close(fd);
-		rc = tkw_fail(w, TK_EIO, "cannot create store '%s': %s", path, strerror(e));
-		goto out;
-	}
-	close(fd);
 	if (sqlite3_open_v2(w->tmp_path, &w->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX,
 			    NULL) != SQLITE_OK) {
 		rc = tkw_fail(w, TK_EIO, "cannot create store '%s': %s", path,
@@ -330,6 +318,8 @@ static void release(tk_writer *w, int remove_tmp)
 	sqlite3_close_v2(w->db);
 	if (remove_tmp && w->tmp_path && w->tmp_path[0])
 		unlink(w->tmp_path);
+	if (w->tmp_fd >= 0) /* after the removal: the lock guards the temporary until it is gone */
+		close(w->tmp_fd);
 	tk_intern_free(&w->intern);
 	free(w->path);
 	free(w->tmp_path);
@@ -513,17 +503,6 @@ void tk_writer_get_stats(const tk_writer *w, struct tk_writer_stats *out)
 		memset(out, 0, sizeof(*out));
 }
 
-/* fsync a path (file or directory); best effort for directories on file systems that refuse. */
-static int sync_path(const char *path, int is_dir)
-{
-	int fd = open(path, is_dir ? O_RDONLY | O_DIRECTORY : O_RDONLY);
-	if (fd < 0)
-		return -1;
-	int rc = fsync(fd);
-	close(fd);
-	return is_dir ? 0 : rc;
-}
-
 /* Pages, then through SQLite: kept rows, trace bounds, indexes; commit, close, rename. */
 static int finish(tk_writer *w)
 {
@@ -567,16 +546,10 @@ static int finish(tk_writer *w)
 	if (sqlite3_close(w->db) != SQLITE_OK)
 		return tkw_fail_sql(w, "close");
 	w->db = NULL;
-	if (sync_path(w->tmp_path, 0) != 0)
-		return tkw_fail(w, TK_EIO, "cannot write store '%s': %s", w->path, strerror(errno));
-	if (rename(w->tmp_path, w->path) != 0)
-		return tkw_fail(w, TK_EIO, "cannot write store '%s': %s", w->path, strerror(errno));
+	int e = tko_tmp_commit(w->tmp_fd, w->tmp_path, w->path);
+	if (e)
+		return tkw_fail(w, TK_EIO, "cannot write store '%s': %s", w->path, strerror(e));
 	w->tmp_path[0] = '\0';
-	char *dir = strdup(w->path);
-	if (dir) {
-		sync_path(dirname(dir), 1);
-		free(dir);
-	}
 	return TK_OK;
 }
 

@@ -39,6 +39,7 @@ struct tk_writer {
 	char reindex[1024]; /* REINDEX statements for the indexes SQLite builds at finish */
 	char *path;
 	char *tmp_path;
+	int tmp_fd; /* the temporary file, open (and locked, outfile.h) until renamed or removed */
 	int status; /* first error, sticky */
 	char err[1024];
 	struct tk_intern intern;

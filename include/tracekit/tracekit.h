@@ -5,6 +5,7 @@
 #include <tracekit/analyze.h>
 #include <tracekit/error.h>
 #include <tracekit/import.h>
+#include <tracekit/output.h>
 #include <tracekit/report.h>
 #include <tracekit/store.h>
 #include <tracekit/synth.h>
