@@ -411,6 +411,7 @@ static void ctx_free(struct cj_ctx *c)
 	cj_smap_free(&c->counter_by_key);
 	cj_smap_free(&c->dev_by_ordinal);
 	cj_flow_free(c);
+	cj_be_free(c);
 	cj_cache_free(c);
 	free(c->main_key);
 	free(c->host);
@@ -465,6 +466,7 @@ int tk_import_chrome_json(tk_writer *w, const char *path, const struct tk_import
 		goto out;
 	if ((rc = cj_be_finish(&c)) != TK_OK && rc != CJ_BREAK)
 		goto out;
+	c.n_flow_unbound += (int64_t)c.live_pend;
 	rc = TK_OK;
 	if (c.broke && (rc = salvaged(&c)) != TK_OK)
 		goto out;
@@ -481,6 +483,12 @@ int tk_import_chrome_json(tk_writer *w, const char *path, const struct tk_import
 		    &c,
 		    "%lld 'B'/'b' events had no 'E'/'e'; kept with duration 0 and arg incomplete=1",
 		    (long long)c.n_unclosed);
+	if (c.n_evicted)
+		cj_warn(&c,
+			"%lld 'B'/'b' events were still open when more than %u (or %zu MiB of them) "
+			"were open at once; kept with duration 0 and arg incomplete=1 (an 'E'/'e' that "
+			"came later for one of them counts as having no 'B'/'b')",
+			(long long)c.n_evicted, CJ_MAX_OPEN, CJ_MAX_OPEN_BYTES >> 20);
 	if (c.n_unmatched_end)
 		cj_warn(&c, "%lld 'E'/'e' events had no 'B'/'b' and were dropped",
 			(long long)c.n_unmatched_end);
