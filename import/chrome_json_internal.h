@@ -87,6 +87,8 @@ struct cj_ctx {
 	const char *path;
 	const struct tk_import_options *o;
 	int is_kineto, has_base, rank_from_file, has_flows;
+	int bare, has_events_key; /* pass 1: a top-level array; an object with a traceEvents array */
+	int64_t n_phased;	  /* pass 1: events with a "ph" */
 	int64_t rank, world_size, base_ns, min_ts_ns;
 	char *main_key; /* pid key of the main host process, or NULL */
 	char *host;
