@@ -3,8 +3,9 @@
  * events on as many threads as events, async pairs with as many ids) stays within the documented
  * memory bound (docs/performance.md). Each file is generated here, and `tracekit import` runs
  * under an address-space limit (RLIMIT_AS) that the unbounded importer exceeded; every answer
- * is known by construction. Sanitizer builds reserve terabytes of address space, so there the
- * imports run without the limit (the answers are still checked).
+ * is known by construction. B events nested past the depth bound are refused. Sanitizer builds
+ * reserve terabytes of address space, so there the imports run without the limit (the answers
+ * are still checked).
  */
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -136,4 +137,25 @@ Test(json_hostile, async_pairs_with_distinct_ids_stay_bounded)
 	EXPECT_INT("SELECT count(*) FROM events", N_OPEN + 1);
 	EXPECT_INT("SELECT count(*) FROM events WHERE dur_ns = 2", N_OPEN);
 	EXPECT_INT(INCOMPLETE, 0);
+}
+
+Test(json_hostile, b_events_nested_a_million_deep_are_refused_at_the_depth_bound)
+{
+	/* one thread, B inside B: refused at the 1025th, with where it is */
+	FILE *f = fopen(in, "w");
+	cr_assert(f);
+	fprintf(f, "{\"traceEvents\": [\n");
+	for (int i = 0; i < 1000000; i++)
+		fprintf(f,
+			"{\"ph\": \"B\", \"name\": \"d\", \"pid\": 1, \"tid\": 1, \"ts\": %d},\n",
+			i);
+	fprintf(f, "{\"ph\": \"E\", \"pid\": 1, \"tid\": 1, \"ts\": 1000000}]}\n");
+	cr_assert_eq(fclose(f), 0);
+	struct tkt_run r = import_limited();
+	cr_expect_eq(r.code, 2, "exit %d\n%s", r.code, r.err);
+	cr_expect(
+	    strstr(r.err, "line 1026, column 1: more than 1024 nested 'B' events on one thread"),
+	    "%s", r.err);
+	cr_expect(!tkt_exists(db));
+	tkt_run_free(&r);
 }
