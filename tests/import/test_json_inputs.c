@@ -48,8 +48,8 @@ static char *write_file(const char *name, const char *text)
 	return p;
 }
 
-/* `tracekit import ARGS... -o db` exits 2 naming @what, and leaves no store. */
-static void expect_refused(int n, const char *const *args, const char *what)
+/* `tracekit import ARGS... -o db` (@n < 12 args). */
+static struct tkt_run run_import(int n, const char *const *args)
 {
 	const char *argv[16] = {"import"};
 	int k = 1;
@@ -57,7 +57,13 @@ static void expect_refused(int n, const char *const *args, const char *what)
 		argv[k++] = args[i];
 	argv[k++] = "-o";
 	argv[k++] = db;
-	struct tkt_run r = tkt_tracekitv(k, argv);
+	return tkt_tracekitv(k, argv);
+}
+
+/* `tracekit import ARGS... -o db` exits 2 naming @what, and leaves no store. */
+static void expect_refused(int n, const char *const *args, const char *what)
+{
+	struct tkt_run r = run_import(n, args);
 	cr_expect_eq(r.code, 2, "%s: exit %d\n%s", args[n - 1], r.code, r.err);
 	cr_expect(strstr(r.err, what), "expected '%s' in:\n%s", what, r.err);
 	cr_expect(!tkt_exists(db), "a store was left at %s", db);
@@ -66,15 +72,20 @@ static void expect_refused(int n, const char *const *args, const char *what)
 
 static struct tkt_run import_ok(int n, const char *const *args)
 {
-	const char *argv[16] = {"import"};
-	int k = 1;
-	for (int i = 0; i < n; i++)
-		argv[k++] = args[i];
-	argv[k++] = "-o";
-	argv[k++] = db;
-	struct tkt_run r = tkt_tracekitv(k, argv);
+	struct tkt_run r = run_import(n, args);
 	cr_assert_eq(r.code, 0, "exit %d\n%s", r.code, r.err);
 	return r;
+}
+
+/* ../shared/corpus/kineto/HolisticTraceAnalysis/tests/data/@rel (malloc'd), or the test skips. */
+static char *hta_file(const char *rel)
+{
+	char path[512];
+	snprintf(path, sizeof(path), "kineto/HolisticTraceAnalysis/tests/data/%s", rel);
+	char *in = tkt_corpus(path);
+	if (!in)
+		cr_skip_test("corpus is absent (../shared/corpus)");
+	return in;
 }
 
 /* ---- not a trace ---- */
@@ -112,10 +123,7 @@ Test(json_inputs, salvage_of_a_file_broken_before_its_events_keeps_nothing_and_f
 
 Test(json_inputs, hta_memory_timeline_is_not_a_trace)
 {
-	char *in = tkt_corpus("kineto/HolisticTraceAnalysis/tests/data/memory_analysis/"
-			      "memory_timeline.raw.gz");
-	if (!in)
-		cr_skip_test("corpus is absent (../shared/corpus)");
+	char *in = hta_file("memory_analysis/memory_timeline.raw.gz");
 	const char *args[] = {in};
 	expect_refused(1, args, NOT_TRACE);
 	free(in);
@@ -154,10 +162,7 @@ Test(json_inputs, empty_trace_imports_with_a_warning)
 
 Test(json_inputs, hta_cpu_only_trace_imports_with_the_hint)
 {
-	char *in = tkt_corpus("kineto/HolisticTraceAnalysis/tests/data/cpu_only/"
-			      "rank-34.Jul_15_10_52_41.1074.pt.trace.json.gz");
-	if (!in)
-		cr_skip_test("corpus is absent (../shared/corpus)");
+	char *in = hta_file("cpu_only/rank-34.Jul_15_10_52_41.1074.pt.trace.json.gz");
 	struct tkt_run r = import_ok(1, (const char *const[]){in});
 	cr_expect(strstr(r.err, "no device (GPU) work"), "%s", r.err);
 	tkt_run_free(&r);
