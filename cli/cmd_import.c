@@ -1,6 +1,7 @@
 /* `tracekit import`: XPlane files, TensorBoard logdirs and Chrome/Kineto JSON into one new store. */
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <tracekit/error.h>
@@ -38,9 +39,56 @@ static void warn(void *ctx, const char *message)
 	fprintf(stderr, "tracekit: warning: %s\n", message);
 }
 
+/* The files imported so far, to refuse one twice (it would become a second rank or host). A copy
+ * of a JSON file is refused too; XPlane host files are named by their file, so only the same file
+ * is. */
+struct inputs {
+	struct tk_input_id *ids;
+	int *json, n;
+};
+
+static int check_new_input(tk_writer *w, struct inputs *in, const char *path, int json)
+{
+	char err[1024];
+	struct tk_input_id *ids = realloc(in->ids, ((size_t)in->n + 1) * sizeof(*ids));
+	if (ids)
+		in->ids = ids;
+	int *js = ids ? realloc(in->json, ((size_t)in->n + 1) * sizeof(*js)) : NULL;
+	if (!js)
+		return tk_writer_fail(w, TK_ENOMEM, "out of memory");
+	in->json = js;
+	int rc = tk_import_input_id(path, &ids[in->n], err, sizeof(err));
+	if (rc != TK_OK)
+		return tk_writer_fail(w, rc, "%s", err);
+	if (!(ids[in->n].path = strdup(path)))
+		return tk_writer_fail(w, TK_ENOMEM, "out of memory");
+	js[in->n] = json;
+	for (int i = 0; i < in->n && rc == TK_OK; i++) {
+		int same = tk_import_input_same(&ids[i], &ids[in->n], json && js[i]);
+		if (same != TK_INPUT_DIFFERENT)
+			rc = tk_writer_fail(w, TK_EINVAL,
+					    "inputs '%s' and '%s' %s: each input becomes its own "
+					    "rank or host; give each file once",
+					    ids[i].path, path,
+					    same == TK_INPUT_SAME_FILE
+						? "are the same file"
+						: "have the same content (a copy of one trace)");
+	}
+	in->n++;
+	return rc;
+}
+
+static void inputs_free(struct inputs *in)
+{
+	for (int i = 0; i < in->n; i++)
+		free((char *)in->ids[i].path);
+	free(in->ids);
+	free(in->json);
+}
+
 /* Import one directory: every host file of one run. */
 static int import_dir(tk_writer *w, const char *path, const char *run_name,
-		      struct tk_import_options *o)
+		      struct tk_import_options *o, struct inputs *in)
 {
 	struct tk_xplane_run *runs = NULL;
 	int nruns = 0, rc;
@@ -64,7 +112,8 @@ static int import_dir(tk_writer *w, const char *path, const char *run_name,
 		}
 	}
 	for (int i = 0; i < pick->nfiles && rc == TK_OK; i++)
-		rc = tk_import_xplane(w, pick->files[i], o);
+		if ((rc = check_new_input(w, in, pick->files[i], 0)) == TK_OK)
+			rc = tk_import_xplane(w, pick->files[i], o);
 out:
 	tk_xplane_runs_free(runs, nruns);
 	return rc;
@@ -120,15 +169,26 @@ static int run(int argc, char **argv)
 		return rc;
 
 	tk_writer *w = NULL;
+	struct inputs seen = {NULL, NULL, 0};
 	char err[1024];
 	rc = tk_writer_create(output, &w);
 	cli_remove_on_signal(tk_writer_temp_path(w));
+	for (int i = optind; i < argc && rc == TK_OK; i++) { /* files first: before any import */
+		struct stat sb;
+		enum tk_import_format fmt;
+		if (stat(argv[i], &sb) == 0 && S_ISDIR(sb.st_mode))
+			continue;
+		if ((rc = tk_import_detect(argv[i], &fmt, err, sizeof(err))) != TK_OK)
+			tk_writer_fail(w, rc, "%s", err);
+		else
+			rc = check_new_input(w, &seen, argv[i], fmt == TK_FORMAT_CHROME_JSON);
+	}
 	for (int i = optind; i < argc && rc == TK_OK; i++) {
 		const char *in = argv[i];
 		struct stat sb;
 		o.file_index = i - optind;
 		if (stat(in, &sb) == 0 && S_ISDIR(sb.st_mode)) {
-			rc = import_dir(w, in, run_name, &o);
+			rc = import_dir(w, in, run_name, &o, &seen);
 			continue;
 		}
 		enum tk_import_format fmt;
@@ -140,6 +200,7 @@ static int run(int argc, char **argv)
 		else
 			rc = tk_import_chrome_json(w, in, &o);
 	}
+	inputs_free(&seen);
 	if (rc != TK_OK)
 		return cli_fail_writer(rc, w);
 	struct tk_writer_stats st;

@@ -71,6 +71,7 @@ static int prescan(struct cj_ctx *c, struct cj_event *e)
 	char key[600];
 	if (e->ph.type != CJV_STR)
 		return TK_OK; /* pass 2 reports it */
+	c->n_phased++;
 	const char *ph = cj_str(e, e->ph);
 	int n = -1;
 	struct cj_proc *p = ph[0] == 'M' ? NULL : cj_proc_cached(c, e);
@@ -248,8 +249,17 @@ static int top_key_pass1(struct cj_ctx *c, struct json_lex *lx, struct cj_event 
 {
 	enum json_tok t = json_lex_next(lx);
 	int64_t i;
-	if (!strcmp(key, "traceEvents") && t == JT_LBRACK)
+	if (!strcmp(key, "traceEvents")) {
+		if (t != JT_LBRACK)
+			return tk_writer_fail(
+			    c->w, TK_EFORMAT,
+			    "'%s': line %llu, column %llu: traceEvents is %s, not an "
+			    "array: not a Chrome/Kineto trace",
+			    c->path, (unsigned long long)lx->tok_line,
+			    (unsigned long long)lx->tok_col, json_tok_name(t));
+		c->has_events_key = 1;
 		return read_events(c, lx, e, 1, 0);
+	}
 	if (!strcmp(key, "deviceProperties") && t == JT_LBRACK)
 		return read_devprops(c, lx, e);
 	if (!strcmp(key, "distributedInfo") && t == JT_LBRACE) {
@@ -307,6 +317,7 @@ static int run_pass(struct cj_ctx *c, struct cj_event *e, int pass)
 	}
 	enum json_tok t = json_lex_next(&lx);
 	if (t == JT_LBRACK) {
+		c->bare = 1;
 		rc = read_events(c, &lx, e, pass, 1);
 		goto out;
 	}
@@ -391,6 +402,38 @@ static int salvaged(struct cj_ctx *c)
 	return rc;
 }
 
+/* After pass 1: TK_OK when the file is a trace (an object with a traceEvents array, or an array
+ * holding events), else the writer failed. */
+static int is_trace(struct cj_ctx *c)
+{
+	if (c->bare ? c->n_phased > 0 : c->has_events_key)
+		return TK_OK;
+	if (c->broke) /* --salvage, but the input broke before any event: nothing to keep */
+		return tk_writer_fail(c->w, TK_EFORMAT, "'%s': line %llu, column %llu: %s", c->path,
+				      (unsigned long long)c->brk_line,
+				      (unsigned long long)c->brk_col, c->brk_msg);
+	return tk_writer_fail(c->w, TK_EFORMAT,
+			      "'%s': no traceEvents: not a Chrome/Kineto trace (a JSON object "
+			      "with a \"traceEvents\" array, or an array of events with \"ph\")",
+			      c->path);
+}
+
+/* A trace without device work imports, with a warning on what usually causes it. */
+static void warn_no_device_work(struct cj_ctx *c)
+{
+	for (size_t i = 0; i < c->nprocs; i++)
+		if (c->procs[i].is_gpu && c->procs[i].has_events)
+			return;
+	if (!c->n_phased || (c->broke && !c->brk_events))
+		cj_warn(c, "the trace holds no events: profiling stopped before anything was "
+			   "recorded (a profiler schedule whose active steps never came?)");
+	else
+		cj_warn(c, "the trace holds no device (GPU) work: the profiled code probably "
+			   "returned before the device finished (call torch.cuda.synchronize(), or "
+			   "block_until_ready() on JAX results, inside the profiled region), or "
+			   "profiling ended too early");
+}
+
 static void ctx_free(struct cj_ctx *c)
 {
 	for (size_t i = 0; i < c->nprocs; i++) {
@@ -411,6 +454,7 @@ static void ctx_free(struct cj_ctx *c)
 	cj_smap_free(&c->counter_by_key);
 	cj_smap_free(&c->dev_by_ordinal);
 	cj_flow_free(c);
+	cj_be_free(c);
 	cj_cache_free(c);
 	free(c->main_key);
 	free(c->host);
@@ -437,6 +481,8 @@ int tk_import_chrome_json(tk_writer *w, const char *path, const struct tk_import
 	if ((rc = tk_writer_status(w)) != TK_OK)
 		goto out;
 	if ((rc = run_pass(&c, &e, 1)) != TK_OK && rc != CJ_BREAK)
+		goto out;
+	if ((rc = is_trace(&c)) != TK_OK)
 		goto out;
 	if (!c.rank_from_file)
 		c.rank = o->rank != TK_NONE ? o->rank + o->file_index : o->file_index;
@@ -465,9 +511,11 @@ int tk_import_chrome_json(tk_writer *w, const char *path, const struct tk_import
 		goto out;
 	if ((rc = cj_be_finish(&c)) != TK_OK && rc != CJ_BREAK)
 		goto out;
+	c.n_flow_unbound += (int64_t)c.live_pend;
 	rc = TK_OK;
 	if (c.broke && (rc = salvaged(&c)) != TK_OK)
 		goto out;
+	warn_no_device_work(&c);
 	if (c.n_skipped)
 		cj_warn(&c,
 			"%lld events of phases tracekit does not map (samples, objects, ...) "
@@ -481,6 +529,13 @@ int tk_import_chrome_json(tk_writer *w, const char *path, const struct tk_import
 		    &c,
 		    "%lld 'B'/'b' events had no 'E'/'e'; kept with duration 0 and arg incomplete=1",
 		    (long long)c.n_unclosed);
+	if (c.n_evicted)
+		cj_warn(
+		    &c,
+		    "%lld 'B'/'b' events were still open when more than %u (or %zu MiB of them) "
+		    "were open at once; kept with duration 0 and arg incomplete=1 (an 'E'/'e' that "
+		    "came later for one of them counts as having no 'B'/'b')",
+		    (long long)c.n_evicted, CJ_MAX_OPEN, CJ_MAX_OPEN_BYTES >> 20);
 	if (c.n_unmatched_end)
 		cj_warn(&c, "%lld 'E'/'e' events had no 'B'/'b' and were dropped",
 			(long long)c.n_unmatched_end);

@@ -1,10 +1,10 @@
 /*
- * Chrome/Kineto JSON importer, flows and B/E pairs. A flow point ('s' start, 't'/'f' end)
+ * Chrome/Kineto JSON importer, flows. A flow point ('s' start, 't'/'f' end)
  * binds to the slice on its own pid/tid that starts at the point's ts (Kineto writes ac2g and
  * fwdbwd points at exactly the start of the API call / kernel / op; 'bp' is accepted either
  * way). Events seen recently are indexed by (track, ts); a point whose slice has not come yet
  * waits in a bounded pending list; an end whose start is unknown waits in a bounded list per
- * flow id. One 's' may have many 'f'. B/E are matched per thread with a bounded stack.
+ * flow id. One 's' may have many 'f'. (B/E pairs: chrome_json_be.c.)
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -215,115 +215,8 @@ int cj_flow_event_added(struct cj_ctx *c, int64_t track, int64_t ts, int64_t id,
 	return rc;
 }
 
-static int copy_event(struct cj_event *dst, const struct cj_event *src)
-{
-	*dst = *src;
-	dst->arena = malloc(src->alen ? src->alen : 1);
-	dst->args = malloc((src->nargs ? src->nargs : 1) * sizeof(*src->args));
-	if (!dst->arena || !dst->args) {
-		free(dst->arena);
-		free(dst->args);
-		return -1;
-	}
-	if (src->alen)
-		memcpy(dst->arena, src->arena, src->alen);
-	if (src->nargs)
-		memcpy(dst->args, src->args, src->nargs * sizeof(*src->args));
-	dst->acap = src->alen;
-	dst->cap_args = src->nargs;
-	return 0;
-}
-
-int cj_be(struct cj_ctx *c, struct cj_event *e, int64_t ts, int is_begin, int async)
-{
-	char key[600];
-	int n = cj_pid_key(e, e->pid, key, sizeof(key) / 2);
-	if (n < 0 || n >= (int)sizeof(key) / 2)
-		return cj_fail(c, e, "pid too long");
-	key[n] = '\x1f';
-	int m;
-	if (async) {
-		/* async b/e pair by (pid, cat, id) */
-		struct cj_val idv = e->id.type != CJV_NONE ? e->id : e->id2;
-		m = snprintf(key + n + 1, sizeof(key) / 2 - 1, "a\x1f%s\x1f%s",
-			     e->cat.type == CJV_STR ? cj_str(e, e->cat) : "",
-			     idv.type != CJV_NONE ? cj_str(e, idv) : "");
-	} else {
-		m = cj_pid_key(e, e->tid, key + n + 1, sizeof(key) / 2 - 1);
-	}
-	if (m < 0 || m >= (int)sizeof(key) / 2 - 1)
-		return cj_fail(c, e, "tid, cat or id too long");
-	int64_t *ix = cj_smap_get(&c->stack_by_key, key);
-	struct cj_stack *st = NULL;
-	if (ix) {
-		st = &c->stacks[*ix];
-	} else if (is_begin) {
-		struct cj_stack *s = realloc(c->stacks, (c->nstacks + 1) * sizeof(*s));
-		if (!s)
-			return tk_writer_fail(c->w, TK_ENOMEM, "out of memory");
-		c->stacks = s;
-		st = &s[c->nstacks];
-		memset(st, 0, sizeof(*st));
-		if (cj_smap_put(&c->stack_by_key, key, (int64_t)c->nstacks) != 0)
-			return tk_writer_fail(c->w, TK_ENOMEM, "out of memory");
-		c->nstacks++;
-	}
-	if (!is_begin) {
-		if (!st || !st->n) {
-			c->n_unmatched_end++;
-			return TK_OK;
-		}
-		struct cj_event *b = &st->items[--st->n];
-		int64_t dur = ts >= b->ts_ns ? ts - b->ts_ns : 0;
-		int rc = cj_emit_interval(c, b, b->ts_ns, dur, e, 0, NULL);
-		cj_event_free(b);
-		return rc;
-	}
-	if (st->n >= CJ_MAX_BE_DEPTH)
-		return cj_fail(c, e, "more than %d nested 'B' events on one thread",
-			       CJ_MAX_BE_DEPTH);
-	if (st->n == st->cap) {
-		size_t cap = st->cap ? st->cap * 2 : 8;
-		struct cj_event *it = realloc(st->items, cap * sizeof(*it));
-		if (!it)
-			return tk_writer_fail(c->w, TK_ENOMEM, "out of memory");
-		st->items = it;
-		st->cap = cap;
-	}
-	if (copy_event(&st->items[st->n], e) != 0)
-		return tk_writer_fail(c->w, TK_ENOMEM, "out of memory");
-	st->items[st->n++].ts_ns = ts;
-	return TK_OK;
-}
-
-int cj_be_finish(struct cj_ctx *c)
-{
-	int rc = TK_OK;
-	for (size_t i = 0; i < c->nstacks; i++) {
-		struct cj_stack *st = &c->stacks[i];
-		while (st->n && rc == TK_OK) {
-			struct cj_event *b = &st->items[--st->n];
-			int64_t id;
-			rc = cj_emit_interval(c, b, b->ts_ns, 0, NULL, 0, &id);
-			if (rc == TK_OK)
-				rc = tk_writer_add_arg_int(c->w, id, "incomplete", 1);
-			c->n_unclosed++;
-			cj_event_free(b);
-		}
-	}
-	c->n_flow_unbound += (int64_t)c->live_pend;
-	return rc;
-}
-
 void cj_flow_free(struct cj_ctx *c)
 {
-	for (size_t i = 0; i < c->nstacks; i++) {
-		for (size_t j = 0; j < c->stacks[i].n; j++)
-			cj_event_free(&c->stacks[i].items[j]);
-		free(c->stacks[i].items);
-	}
-	free(c->stacks);
-	cj_smap_free(&c->stack_by_key);
 	cj_pmap_free(&c->recent);
 	cj_pmap_free(&c->pend_at);
 	cj_pmap_free(&c->flows);

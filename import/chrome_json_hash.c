@@ -79,6 +79,27 @@ int cj_smap_put(struct cj_smap *m, const char *key, int64_t val)
 	return 0;
 }
 
+void cj_smap_del(struct cj_smap *m, const char *key)
+{
+	int64_t *v = cj_smap_get(m, key);
+	if (!v)
+		return;
+	size_t mask = m->cap - 1, i = (size_t)(v - m->vals);
+	free(m->keys[i]);
+	m->keys[i] = NULL;
+	m->count--;
+	/* backward shift: move up each later key of the run whose home slot is not in (i, j] */
+	for (size_t j = (i + 1) & mask; m->keys[j]; j = (j + 1) & mask) {
+		size_t home = hash_str(m->keys[j]) & mask;
+		if (((j - home) & mask) >= ((j - i) & mask)) {
+			m->keys[i] = m->keys[j];
+			m->vals[i] = m->vals[j];
+			m->keys[j] = NULL;
+			i = j;
+		}
+	}
+}
+
 void cj_smap_free(struct cj_smap *m)
 {
 	for (size_t i = 0; i < m->cap; i++)

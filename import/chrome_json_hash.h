@@ -20,6 +20,8 @@ struct cj_smap {
 int64_t *cj_smap_get(const struct cj_smap *m, const char *key);
 /* cj_smap_put() - insert or replace; 0, or -1 out of memory. */
 int cj_smap_put(struct cj_smap *m, const char *key, int64_t val);
+/* cj_smap_del() - remove @key when present (its slot is free again: no tombstones). */
+void cj_smap_del(struct cj_smap *m, const char *key);
 void cj_smap_free(struct cj_smap *m);
 
 /*

@@ -1,8 +1,8 @@
 /*
  * State shared by the files of the Chrome/Kineto JSON importer: chrome_json.c (the two passes
  * over the file), chrome_json_map.c (processes, devices, tracks, and one event into the store),
- * chrome_json_flow.c (flow binding and B/E matching), chrome_json_cache.c (small caches on the
- * per-event path). Events are parsed by chrome_json_fast.c / chrome_json_event.c. Not part of
+ * chrome_json_flow.c (flow binding), chrome_json_be.c (B/E matching), chrome_json_cache.c
+ * (small caches on the per-event path). Events are parsed by chrome_json_fast.c / chrome_json_event.c. Not part of
  * the public API.
  */
 #ifndef TK_CHROME_JSON_INTERNAL_H
@@ -18,6 +18,8 @@
 #define TK_SKIP_EVENT 1	     /* internal: drop this event, not an error */
 #define CJ_BREAK 2	     /* internal, --salvage: the input broke here; stop, keep the rest */
 #define CJ_MAX_BE_DEPTH 1024 /* open B events per thread */
+#define CJ_MAX_OPEN (256u << 10)	      /* open B events kept at once, all threads together */
+#define CJ_MAX_OPEN_BYTES ((size_t)64 << 20) /* and the bytes they take */
 #define CJ_MAX_RECENT (256u << 10)  /* (track, ts) -> event entries kept for flow binding */
 #define CJ_MAX_PENDING (256u << 10) /* flow points waiting for their event */
 #define CJ_MAX_FLOWS (512u << 10)   /* flow ids remembered */
@@ -78,16 +80,15 @@ struct cj_icache {
 	char *s;
 };
 
-struct cj_stack {
-	struct cj_event *items;
-	size_t n, cap;
-};
+struct cj_open; /* an open 'B'/'b' event (chrome_json_be.c) */
 
 struct cj_ctx {
 	tk_writer *w;
 	const char *path;
 	const struct tk_import_options *o;
 	int is_kineto, has_base, rank_from_file, has_flows;
+	int bare, has_events_key; /* pass 1: a top-level array; an object with a traceEvents array */
+	int64_t n_phased;	  /* pass 1: events with a "ph" */
 	int64_t rank, world_size, base_ns, min_ts_ns;
 	char *main_key; /* pid key of the main host process, or NULL */
 	char *host;
@@ -115,9 +116,10 @@ struct cj_ctx {
 	struct cj_dst *dsts;
 	size_t ndsts, cap_dsts;
 
-	struct cj_smap stack_by_key; /* thread key -> index in stacks */
-	struct cj_stack *stacks;
-	size_t nstacks;
+	/* chrome_json_be.c: open B events, each in one allocation of its own size */
+	struct cj_smap open_by_key;		  /* thread key -> its innermost open event */
+	struct cj_open *open_oldest, *open_newest; /* all of them, in the order they began */
+	size_t n_open, open_bytes;
 
 	/* --salvage: the first break of the input (pass 2 can only find one at or before it).
 	 * n_read counts the traceEvents elements read completely in the current pass; pass 2
@@ -128,6 +130,7 @@ struct cj_ctx {
 	char brk_msg[256];
 
 	int64_t n_skipped, n_bad_time, n_flow_dropped, n_unclosed, n_unmatched_end, n_flow_unbound;
+	int64_t n_evicted; /* open B events closed early by the bound on open events */
 	int64_t n_slices, n_flow_points; /* pass 1: events that may become slices; flow points */
 	char keybuf[1024];
 
@@ -174,8 +177,13 @@ void cj_cache_free(struct cj_ctx *c);
 int cj_flow_point(struct cj_ctx *c, struct cj_event *e, int64_t ts);
 int cj_flow_v2(struct cj_ctx *c, const struct cj_event *e, int64_t id);
 int cj_flow_event_added(struct cj_ctx *c, int64_t track, int64_t ts, int64_t id, int has_corr);
-int cj_be(struct cj_ctx *c, struct cj_event *e, int64_t ts, int is_begin, int async);
-int cj_be_finish(struct cj_ctx *c);
 void cj_flow_free(struct cj_ctx *c);
+
+/* chrome_json_be.c */
+/* cj_be() - a 'B'/'b' (@is_begin) or 'E'/'e' event at @ts; @async: 'b'/'e', paired by id. */
+int cj_be(struct cj_ctx *c, struct cj_event *e, int64_t ts, int is_begin, int async);
+/* cj_be_finish() - the B events still open at the end, stored as incomplete. */
+int cj_be_finish(struct cj_ctx *c);
+void cj_be_free(struct cj_ctx *c);
 
 #endif

@@ -1,15 +1,18 @@
 /*
  * Input format detection by content: a file (gzip looked through) whose first non-blank byte opens
  * a JSON object or array is Chrome/Kineto JSON; one that starts with a protobuf tag of an XSpace
- * field is XPlane. Reads at most the first few hundred bytes.
+ * field is XPlane. Reads at most the first few hundred bytes. Also what tells one input file from
+ * another (the same file twice, or a copy of it, must not become a second rank or host).
  */
 #include <tracekit/error.h>
 #include <tracekit/import.h>
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include "store_internal.h"
@@ -65,4 +68,74 @@ int tk_import_detect(const char *path, enum tk_import_format *out, char *err, si
 	       "'%s': byte 0: neither an XPlane (.xplane.pb) nor a Chrome/Kineto JSON trace%s",
 	       path, n == 0 ? " (the file is empty)" : "");
 	return TK_EFORMAT;
+}
+
+int tk_import_input_id(const char *path, struct tk_input_id *id, char *err, size_t errlen)
+{
+	struct stat sb;
+	memset(id, 0, sizeof(*id));
+	if (stat(path, &sb) != 0) {
+		tk_fmt(err, errlen, "cannot read '%s': %s", path, strerror(errno));
+		return TK_EIO;
+	}
+	id->path = path;
+	id->dev = (uint64_t)sb.st_dev;
+	id->ino = (uint64_t)sb.st_ino;
+	id->size = (int64_t)sb.st_size;
+	return TK_OK;
+}
+
+#define ID_SPAN ((int64_t)1 << 20) /* bytes hashed at each end */
+
+/* FNV-1a over 8-byte words, then the tail bytes. */
+static uint64_t hash_bytes(uint64_t h, const unsigned char *p, size_t n)
+{
+	size_t i = 0;
+	for (; i + 8 <= n; i += 8) {
+		uint64_t w;
+		memcpy(&w, p + i, 8);
+		h = (h ^ w) * 1099511628211ull;
+		h ^= h >> 29;
+	}
+	for (; i < n; i++)
+		h = (h ^ p[i]) * 1099511628211ull;
+	return h;
+}
+
+/* The hash of the first and last ID_SPAN bytes of @id's file (all of it when smaller). */
+static void hash_ends(struct tk_input_id *id)
+{
+	unsigned char *buf = malloc((size_t)ID_SPAN);
+	FILE *f = buf ? fopen(id->path, "rb") : NULL;
+	uint64_t h = 1469598103934665603ull;
+	int64_t at[2] = {0, id->size > 2 * ID_SPAN ? id->size - ID_SPAN : ID_SPAN};
+	id->hashed = -1;
+	if (!f)
+		goto out;
+	for (int k = 0; k < 2 && at[k] < id->size; k++) {
+		size_t want = (size_t)(id->size - at[k] < ID_SPAN ? id->size - at[k] : ID_SPAN);
+		if (fseeko(f, (off_t)at[k], SEEK_SET) != 0 || fread(buf, 1, want, f) != want)
+			goto out;
+		h = hash_bytes(h, buf, want);
+	}
+	id->hash = h;
+	id->hashed = 1;
+out:
+	if (f)
+		fclose(f);
+	free(buf);
+}
+
+int tk_import_input_same(struct tk_input_id *a, struct tk_input_id *b, int content)
+{
+	if (a->dev == b->dev && a->ino == b->ino)
+		return TK_INPUT_SAME_FILE;
+	if (!content || a->size != b->size)
+		return TK_INPUT_DIFFERENT;
+	if (!a->hashed)
+		hash_ends(a);
+	if (!b->hashed)
+		hash_ends(b);
+	return a->hashed == 1 && b->hashed == 1 && a->hash == b->hash ? TK_INPUT_SAME_CONTENT
+								      : TK_INPUT_DIFFERENT;
 }

@@ -31,6 +31,32 @@ void tk_import_options_init(struct tk_import_options *o);
  */
 int tk_import_detect(const char *path, enum tk_import_format *out, char *err, size_t errlen);
 
+/* What tells two inputs apart: the file (device and inode, whatever links lead to it), and for
+ * files of the same size, a hash of their first and last MiB, computed when first needed. */
+struct tk_input_id {
+	const char *path; /* not owned: must outlive the id */
+	uint64_t dev, ino;
+	int64_t size;
+	uint64_t hash;
+	int hashed; /* 0 not yet, 1 hash set, -1 the file could not be read */
+};
+
+enum { TK_INPUT_DIFFERENT, TK_INPUT_SAME_FILE, TK_INPUT_SAME_CONTENT };
+
+/**
+ * tk_import_input_id() - the identity of the file at @path (one stat; no read).
+ * @return TK_OK, or TK_EIO when it cannot be read (message in @err).
+ */
+int tk_import_input_id(const char *path, struct tk_input_id *id, char *err, size_t errlen);
+
+/**
+ * tk_import_input_same() - whether @a and @b are one input twice: TK_INPUT_SAME_FILE (the same
+ * file, by any path or link), with @content also TK_INPUT_SAME_CONTENT (a copy: the same size,
+ * and the same first and last MiB), else TK_INPUT_DIFFERENT. Reads at most 2 MiB of each file,
+ * once.
+ */
+int tk_import_input_same(struct tk_input_id *a, struct tk_input_id *b, int content);
+
 /**
  * tk_import_xplane() - append one .xplane.pb file (one host) to @w.
  * Bad input: TK_EFORMAT with the writer failed and a message naming the file and byte offset.

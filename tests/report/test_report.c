@@ -394,9 +394,9 @@ Test(report, every_corpus_trace_renders_and_matches_the_tables)
 		return;
 	}
 	free(probe);
+	/* (HTA's memory_timeline.raw.gz is not a trace: import refuses it, tests/import) */
 	FILE *list = popen("cd '" TK_CORPUS_DIR "' && find kineto xplane/logdir -type f \\( "
-			   "-name '*.json' -o -name '*.json.gz' -o -name '*.pb' -o -name "
-			   "'*.raw.gz' \\) | LC_ALL=C sort",
+			   "-name '*.json' -o -name '*.json.gz' -o -name '*.pb' \\) | LC_ALL=C sort",
 			   "r");
 	cr_assert_not_null(list);
 	char rel[1024];
