@@ -1,12 +1,13 @@
 /*
- * Op profile, kernel stats and memory on real traces of the shared corpus (../shared/corpus),
- * imported with the tracekit binary, against figures computed independently from the raw files
+ * Op profile, kernel stats and memory on real traces (tests/data/real, the corpus), imported
+ * with the tracekit binary, against figures computed independently from the raw files
  * (Kineto JSON, XPlane wire format) by tests/data/analyze/ops_figures.py and committed in
  * tests/data/analyze/ops_figures.txt: kernel counts and total time per name and in all (kernel
  * stats' grand total = the sum of kernel durations), occurrences, total and self time per name of
  * an op-profile level, and the memory series with their peak and its time. Per-name tables are
  * compared whole through a digest of their rows (`ops_figures.py --full` lists them), plus the
- * five largest rows in clear. Tests skip with a message when the corpus is absent.
+ * five largest rows in clear. Tests on traces that tests/data/real does not vendor are in the
+ * suite full_corpus (skipped with a message when the corpus is absent).
  */
 #include <criterion/criterion.h>
 #include <inttypes.h>
@@ -19,6 +20,7 @@
 #define FIXTURE TK_SOURCE_DIR "/tests/data/analyze/ops_figures.txt"
 
 TestSuite(corpus_ops, .init = tkt_analyze_setup, .fini = tkt_analyze_teardown, .timeout = 900);
+TestSuite(full_corpus, .init = tkt_analyze_setup, .fini = tkt_analyze_teardown, .timeout = 900);
 
 /* The values of the fixture lines "<trace> <figure> <value>", joined by "\n" (malloc'd). */
 static char *figure(const char *trace, const char *fig)
@@ -77,8 +79,7 @@ static void expect_digest(const char *trace, const char *fig, const char *sql)
 static void check_trace(const char *trace, const char *rel)
 {
 	char sql[512], fig[64];
-	if (!tkt_import_corpus(rel, tkt_db))
-		cr_skip_test("the shared corpus (../shared/corpus/%s) is not present", rel);
+	tkt_import_corpus(rel, tkt_db);
 	tkt_analyze(tkt_db, TK_WINDOW_AUTO, -1);
 	/* kernel stats: totals, and the grand total equals the plain sum over the kernels */
 	expect_figure(trace, "kernels",
@@ -155,7 +156,7 @@ Test(corpus_ops, kineto_ns_resolution_trace)
 
 /* HTA's df_index_resolver: V100 rank 1 of 2, [memory] events with Total Allocated (basis
  * reported), on the host and on device ordinal 1. */
-Test(corpus_ops, kineto_df_index_resolver_with_memory)
+Test(full_corpus, kineto_df_index_resolver_with_memory)
 {
 	check_trace("df_index_resolver", "kineto/HolisticTraceAnalysis/tests/data/"
 					 "df_index_resolver/df_index_resolver.json.gz");
@@ -170,7 +171,7 @@ Test(corpus_ops, kineto_legacy_resnet50)
 }
 
 /* TF 2.4 on 8 V100s (XPlane): CUDA kernels on streams, TF host threads, BFC allocator events. */
-Test(corpus_ops, xplane_tf24_gpu)
+Test(full_corpus, xplane_tf24_gpu)
 {
 	check_trace("tf24_gpu", "xplane/logdir/plugins/profile/tf24_gpu_v100_multiworker/"
 				"34.83.195.179_6003.xplane.pb");

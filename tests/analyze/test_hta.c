@@ -3,7 +3,8 @@
  * of its tests/data that the shared corpus holds; ../shared/notes/hta-kineto.md §3) where HTA's
  * definitions coincide with ours, asserted on our analysis tables. docs/metrics.md ("Agreement
  * with HTA") lists which expectations hold, which differ and why; the MTIA test pins the reason
- * one of them cannot be compared. Tests skip with a message when the corpus is absent.
+ * one of them cannot be compared. The traces are vendored in tests/data/real but for the MTIA
+ * one (suite full_corpus: skipped with a message when the corpus is absent).
  */
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -15,11 +16,11 @@
 #define HTA_DATA "kineto/HolisticTraceAnalysis/tests/data/"
 
 TestSuite(hta, .init = tkt_analyze_setup, .fini = tkt_analyze_teardown, .timeout = 900);
+TestSuite(full_corpus, .init = tkt_analyze_setup, .fini = tkt_analyze_teardown, .timeout = 900);
 
 static void import_and_analyze(const char *rel)
 {
-	if (!tkt_import_corpus(rel, tkt_db))
-		cr_skip_test("the shared corpus (../shared/corpus/%s) is not present", rel);
+	tkt_import_corpus(rel, tkt_db);
 	tkt_analyze(tkt_db, TK_WINDOW_AUTO, -1);
 }
 
@@ -92,7 +93,7 @@ Test(hta, triton_example_has_one_triton_cpu_op)
  * that (host) process's threads (docs/formats.md), so the store has no device and no device
  * time. This test fails when that changes: then compare with HTA's figures (docs/metrics.md).
  */
-Test(hta, mtia_trace_has_no_device_time_to_compare)
+Test(full_corpus, mtia_trace_has_no_device_time_to_compare)
 {
 	import_and_analyze(HTA_DATA "mtia_trace_single_rank/mtia_rank_0.json.gz");
 	tkt_expect_rows(tkt_db,

@@ -3,8 +3,8 @@
  * analysis_steps, analysis_step_stats, analysis_comm, analysis_comm_ranks): small stores written
  * with the public writer API whose every figure is known by construction (overlapping streams,
  * a host-bound gap, a sync gap, a gap with no launch, a zero-length op, steps with a hole, two
- * ranks with a known straggler), and real Kineto traces from the shared corpus against figures
- * computed independently with Python (tests/data/analyze/time_figures.py).
+ * ranks with a known straggler), and real Kineto traces (vendored in tests/data/real) against
+ * figures computed independently with Python (tests/data/analyze/time_figures.py).
  */
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -269,19 +269,14 @@ Test(analyze_time, two_ranks_with_a_known_straggler)
 			"0|300000|300000\n1|250000|250000");
 }
 
-/* ---- real traces (shared corpus) against tests/data/analyze/time_figures.py ---- */
-
-static int import_corpus(const char *rel)
-{
-	return tkt_import_corpus(rel, tkt_db);
-}
+/* ---- real traces (tests/data/real) against tests/data/analyze/time_figures.py ---- */
 
 /* HTA's nccl_data (A100, Kineto 2024, ac2g launch flows, NCCL kernels on stream 40). */
 Test(analyze_time, kineto_nccl_trace_agrees_with_python)
 {
-	if (!import_corpus("kineto/HolisticTraceAnalysis/tests/data/nccl_parser_config/"
-			   "nccl_data.json.gz"))
-		cr_skip_test("the shared corpus (../shared/corpus/kineto) is not present");
+	tkt_import_corpus("kineto/HolisticTraceAnalysis/tests/data/nccl_parser_config/"
+			  "nccl_data.json.gz",
+			  tkt_db);
 	tkt_analyze(tkt_db, TK_WINDOW_AUTO, -1);
 	tkt_expect_rows(
 	    tkt_db,
@@ -309,9 +304,9 @@ Test(analyze_time, kineto_nccl_trace_agrees_with_python)
  * launch comes from correlation ids), no step events in the importer's sense. */
 Test(analyze_time, legacy_kineto_trace_agrees_with_python)
 {
-	if (!import_corpus("kineto/kineto/tb_plugin/samples/resnet50_num_workers_0/"
-			   "worker0.1623143089861.pt.trace.json.gz"))
-		cr_skip_test("the shared corpus (../shared/corpus/kineto) is not present");
+	tkt_import_corpus("kineto/kineto/tb_plugin/samples/resnet50_num_workers_0/"
+			  "worker0.1623143089861.pt.trace.json.gz",
+			  tkt_db);
 	tkt_analyze(tkt_db, TK_WINDOW_AUTO, -1);
 	tkt_expect_rows(
 	    tkt_db,

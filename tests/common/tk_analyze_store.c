@@ -102,9 +102,7 @@ void tkt_finish(tk_writer *w)
 
 int tkt_import_corpus(const char *rel, const char *db)
 {
-	char *p = tkt_corpus(rel);
-	if (!p)
-		return 0;
+	char *p = tkt_real(rel);
 	struct tkt_run r = tkt_tracekit("import", p, "-o", db, NULL);
 	cr_assert_eq(r.code, 0, "import %s: exit %d\n%s", p, r.code, r.err);
 	tkt_run_free(&r);

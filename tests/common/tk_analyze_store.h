@@ -1,7 +1,7 @@
 /*
  * Shared helpers of the analysis tests (tests/analyze/test_*.c): a per-test directory and store
  * path, small stores written with the public writer API (events, kernels, launched device ops),
- * running the analyses, comparing query rows, importing corpus traces with the tracekit binary.
+ * running the analyses, comparing query rows, importing real traces with the tracekit binary.
  */
 #ifndef TK_ANALYZE_STORE_H
 #define TK_ANALYZE_STORE_H
@@ -56,8 +56,9 @@ int64_t tkt_launched_op(tk_writer *w, int64_t thr, int64_t track, enum tk_event_
 void tkt_finish(tk_writer *w);
 
 /*
- * Import the corpus trace ../shared/corpus/<rel> into @db with the tracekit binary (asserting
- * exit 0); 0 when the corpus (or the file) is absent: the caller skips with a message.
+ * Import the real trace @rel (tkt_real(): the corpus copy, else the vendored one; when neither
+ * has it, a full_corpus test is skipped, any other fails) into @db with the tracekit binary,
+ * asserting exit 0. Returns 1.
  */
 int tkt_import_corpus(const char *rel, const char *db);
 

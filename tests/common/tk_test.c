@@ -196,14 +196,62 @@ int64_t tkt_query_int(const char *path, const char *sql)
 	return v;
 }
 
+const char *tkt_corpus_dir(void)
+{
+	return TK_CORPUS_DIR;
+}
+
+const char *tkt_real_dir(void)
+{
+	return TK_REAL_DIR;
+}
+
+int tkt_vendored(const char *rel)
+{
+	char *p = tkt_path(TK_REAL_DIR, rel);
+	int here = tkt_exists(p);
+	free(p);
+	return here;
+}
+
+static int in_full_corpus_suite(void)
+{
+	return !strcmp(criterion_current_test->category, "full_corpus");
+}
+
+void tkt_check_split(int (*check)(int vendored), const char *what)
+{
+	int full = in_full_corpus_suite(), n = check(!full);
+	if (full && n == 0)
+		cr_skip_test("every %s is vendored in %s", what, TK_REAL_DIR);
+	cr_expect(full || n > 0, "no %s is vendored in %s", what, TK_REAL_DIR);
+}
+
 char *tkt_corpus(const char *rel)
 {
 	char *p = tkt_path(TK_CORPUS_DIR, rel);
-	if (!tkt_exists(p)) {
-		free(p);
-		return NULL;
-	}
-	return p;
+	if (tkt_exists(p))
+		return p;
+	free(p);
+	p = tkt_path(TK_REAL_DIR, rel);
+	if (tkt_exists(p))
+		return p;
+	free(p);
+	return NULL;
+}
+
+char *tkt_real(const char *rel)
+{
+	char *p = tkt_corpus(rel);
+	if (p)
+		return p;
+	if (in_full_corpus_suite())
+		cr_skip_test("%s is not vendored and the corpus (%s) does not have it", rel,
+			     TK_CORPUS_DIR);
+	cr_assert_fail("%s is in neither %s nor the corpus (%s): a test outside the full_corpus "
+		       "suite may only use vendored traces",
+		       rel, TK_REAL_DIR, TK_CORPUS_DIR);
+	return NULL;
 }
 
 char *tkt_rows(const char *path, const char *sql)

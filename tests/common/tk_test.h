@@ -41,8 +41,34 @@ int64_t tkt_query_int(const char *path, const char *sql);
  */
 char *tkt_rows(const char *path, const char *sql);
 
-/* Corpus path (../shared/corpus/<rel>) when present, else NULL; the caller skips with a message. */
+/*
+ * Real traces, by their path relative to the trace corpus (e.g. "kineto/.../nccl_data.json.gz").
+ * The full corpus is TK_CORPUS_DIR (../shared/corpus unless configured with -DTK_CORPUS_DIR);
+ * a subset is vendored, byte for byte under the same relative paths, in tests/data/real
+ * (its README.md says which and where from). Tests that need a file that is not vendored belong
+ * to the Criterion suite full_corpus: ctest runs that suite as its own entry
+ * <module>/<test>:corpus, reported as skipped when the corpus is absent (tests/CMakeLists.txt).
+ */
+
+/* The path of @rel (malloc'd): in the full corpus when there, else the vendored copy, else NULL. */
 char *tkt_corpus(const char *rel);
+/*
+ * tkt_corpus(@rel) for a test that needs it: when neither has it, a test of the full_corpus suite
+ * is skipped with a message naming the file, any other test fails (it may use vendored files only).
+ */
+char *tkt_real(const char *rel);
+/* 1 when @rel is vendored (tests/data/real/<rel> exists). */
+int tkt_vendored(const char *rel);
+/*
+ * For a list of real traces checked by @check(vendored), which checks those of its files that
+ * are vendored (1) or not (0) and returns how many: from a test outside the full_corpus suite,
+ * check the vendored ones (failing when there is none); from a full_corpus test, the others
+ * (skipped when every @what is vendored).
+ */
+void tkt_check_split(int (*check)(int vendored), const char *what);
+/* The directory of the full corpus, and that of the vendored subset (tests/data/real). */
+const char *tkt_corpus_dir(void);
+const char *tkt_real_dir(void);
 
 #endif
 

@@ -27,6 +27,8 @@ static void teardown(void)
 }
 
 TestSuite(chrome_export, .init = setup, .fini = teardown);
+/* Tests on traces of the corpus that tests/data/real does not vendor (tk_test.h). */
+TestSuite(full_corpus, .init = setup, .fini = teardown);
 
 /* The uncompressed text of @path (gunzipped through zcat when it ends in .gz), malloc'd. */
 static char *text_of(const char *path)
@@ -122,9 +124,7 @@ Test(chrome_export, fixture_odd_names_and_args_survive)
 
 static void corpus_round_trip(const char *rel, int what)
 {
-	char *in = tkt_corpus(rel);
-	if (!in)
-		cr_skip_test("corpus %s is not present (../shared/corpus)", rel);
+	char *in = tkt_real(rel);
 	char *db = tkt_path(dir, "c.db"), *js = tkt_path(dir, "c.json.gz"),
 	     *back = tkt_path(dir, "back.db");
 	RUN_OK("import", in, "-o", db);
@@ -151,7 +151,7 @@ Test(chrome_export, corpus_kineto_ns_resolution_round_trips)
 			  RT_ALL);
 }
 
-Test(chrome_export, corpus_xplane_gpu_round_trips)
+Test(full_corpus, corpus_xplane_gpu_round_trips)
 {
 	/* Chrome JSON keeps a copy's kind in its Kineto-style name (HtoD, ...) and a step in its
 	 * ProfilerStep#N name only: XPlane's MemcpyH2D and numbered steps lose them */

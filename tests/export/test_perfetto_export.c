@@ -29,6 +29,8 @@ static void teardown(void)
 }
 
 TestSuite(perfetto_export, .init = setup, .fini = teardown);
+/* Tests on traces of the corpus that tests/data/real does not vendor (tk_test.h). */
+TestSuite(full_corpus, .init = setup, .fini = teardown);
 
 #define PROTO_DIR TK_SOURCE_DIR "/tests/data/export"
 
@@ -201,34 +203,33 @@ Test(perfetto_export, trace_processor_loads_the_export)
 	free(db);
 }
 
+/* Import the real trace @rel, export it to Perfetto, and count its slices and flows. */
+static void corpus_export_and_decode(const char *rel)
+{
+	char *in = tkt_real(rel);
+	char *db = tkt_path(dir, "c.db"), *pf = tkt_path(dir, "c.pftrace");
+	RUN_OK("import", in, "-o", db);
+	RUN_OK("export", db, "--format", "perfetto", "-o", pf);
+	char *t = decode(pf);
+	cr_expect_eq(count_of(t, "type: TYPE_SLICE_BEGIN"),
+		     tkt_query_int(db, "SELECT count(*) FROM events"), "%s", rel);
+	cr_expect_eq(count_of(t, "terminating_flow_ids: "),
+		     tkt_query_int(db, "SELECT count(*) FROM flows"), "%s", rel);
+	free(t);
+	free(pf);
+	free(db);
+	free(in);
+}
+
 Test(perfetto_export, corpus_stores_export_and_decode)
 {
-	static const char *const rel[] = {
-	    "xplane/logdir/plugins/profile/tf24_gpu_v100_multiworker",
-	    "kineto/HolisticTraceAnalysis/tests/data/critical_path/alexnet/"
-	    "benchmark_result_2869224_1695835535_trace.json.gz"};
-	int done = 0;
-	for (int i = 0; i < 2; i++) {
-		char *in = tkt_corpus(rel[i]);
-		if (!in)
-			continue;
-		char *db = tkt_path(dir, "c.db"), *pf = tkt_path(dir, "c.pftrace");
-		remove(db);
-		RUN_OK("import", in, "-o", db);
-		RUN_OK("export", db, "--format", "perfetto", "-o", pf);
-		char *t = decode(pf);
-		cr_expect_eq(count_of(t, "type: TYPE_SLICE_BEGIN"),
-			     tkt_query_int(db, "SELECT count(*) FROM events"), "%s", rel[i]);
-		cr_expect_eq(count_of(t, "terminating_flow_ids: "),
-			     tkt_query_int(db, "SELECT count(*) FROM flows"), "%s", rel[i]);
-		free(t);
-		free(pf);
-		free(db);
-		free(in);
-		done++;
-	}
-	if (!done)
-		cr_skip_test("the corpus (../shared/corpus) is not present");
+	corpus_export_and_decode("kineto/HolisticTraceAnalysis/tests/data/critical_path/alexnet/"
+				 "benchmark_result_2869224_1695835535_trace.json.gz");
+}
+
+Test(full_corpus, corpus_stores_export_and_decode)
+{
+	corpus_export_and_decode("xplane/logdir/plugins/profile/tf24_gpu_v100_multiworker");
 }
 
 Test(perfetto_export, bad_input_exits_2_and_leaves_no_file)

@@ -29,6 +29,8 @@ static void teardown(void)
 }
 
 TestSuite(xplane_export, .init = setup, .fini = teardown);
+/* Tests on traces of the corpus that tests/data/real does not vendor (tk_test.h). */
+TestSuite(full_corpus, .init = setup, .fini = teardown);
 
 #define SCHEMAS TK_SOURCE_DIR "/schemas"
 
@@ -139,9 +141,7 @@ Test(xplane_export, fixture_names_args_and_ops_survive)
 
 static void corpus_round_trip(const char *rel, const char *host, int what, int kinds)
 {
-	char *in = tkt_corpus(rel);
-	if (!in)
-		cr_skip_test("corpus %s is not present (../shared/corpus)", rel);
+	char *in = tkt_real(rel);
 	char *db = tkt_path(dir, "c.db"), *back = tkt_path(dir, "back.db");
 	RUN_OK("import", in, "-o", db);
 	char *pb = export_xplane(db, "logs", host);
@@ -160,7 +160,7 @@ static void corpus_round_trip(const char *rel, const char *host, int what, int k
 	free(in);
 }
 
-Test(xplane_export, corpus_tf24_gpu_round_trips)
+Test(full_corpus, corpus_tf24_gpu_round_trips)
 {
 	corpus_round_trip("xplane/logdir/plugins/profile/tf24_gpu_v100_multiworker", "34.83.195.179_6003", RT_ALL, 1);
 }

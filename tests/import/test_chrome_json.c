@@ -1,8 +1,8 @@
 /*
  * Tests of the Chrome trace / Kineto JSON importer: hand-written fixtures whose answers are known
  * by construction (tests/data/json), hostile inputs through the CLI (exit 2, file and line/column
- * in the message, no store left), and real Kineto traces from the shared corpus checked against
- * figures computed independently with Python (tests/data/json/corpus_figures.py).
+ * in the message, no store left), and real Kineto traces (tests/data/real, the corpus) checked
+ * against figures computed independently with Python (tests/data/json/corpus_figures.py).
  */
 #include <criterion/criterion.h>
 #include <sqlite3.h>
@@ -33,6 +33,8 @@ static void teardown(void)
 }
 
 TestSuite(chrome_json, .init = setup, .fini = teardown, .timeout = 600);
+/* Tests on traces of the corpus that tests/data/real does not vendor (tk_test.h). */
+TestSuite(full_corpus, .init = setup, .fini = teardown, .timeout = 600);
 
 /* The text of the first column of the first row of @sql on @path, malloc'd ("" when none). */
 static char *query_text(const char *path, const char *sql)
@@ -388,21 +390,32 @@ static const char *const kineto_files[] = {
     "kineto/kineto/tb_plugin/test/gpu_metrics_input.json",
 };
 
-Test(chrome_json, every_kineto_corpus_file_imports)
+/* Import every file of kineto_files that is vendored (@vendored) or not; how many. */
+static int import_kineto_files(int vendored)
 {
-	char *probe = tkt_corpus("kineto");
-	if (!probe)
-		cr_skip_test("the shared corpus (../shared/corpus/kineto) is not present");
-	free(probe);
+	int n = 0;
 	for (size_t i = 0; i < sizeof(kineto_files) / sizeof(kineto_files[0]); i++) {
-		char *p = tkt_corpus(kineto_files[i]);
-		cr_assert(p, "corpus file %s is missing", kineto_files[i]);
+		if (tkt_vendored(kineto_files[i]) != vendored)
+			continue;
+		char *p = tkt_real(kineto_files[i]);
 		remove(db);
 		struct tkt_run r = tkt_tracekit("import", p, "-o", db, NULL);
 		cr_expect_eq(r.code, 0, "%s: exit %d\n%s", p, r.code, r.err);
 		tkt_run_free(&r);
 		free(p);
+		n++;
 	}
+	return n;
+}
+
+Test(chrome_json, every_kineto_corpus_file_imports)
+{
+	tkt_check_split(import_kineto_files, "Kineto file");
+}
+
+Test(full_corpus, every_kineto_corpus_file_imports)
+{
+	tkt_check_split(import_kineto_files, "Kineto file");
 }
 
 /*
@@ -534,13 +547,16 @@ static const struct figures figs[] = {
      256},
 };
 
-Test(chrome_json, corpus_counts_match_independent_figures)
+/* Check the figures of the files that are vendored (@vendored) or not; how many were checked. */
+static int check_figures(int vendored)
 {
+	int n = 0;
 	for (size_t i = 0; i < sizeof(figs) / sizeof(figs[0]); i++) {
 		const struct figures *f = &figs[i];
-		char *p = tkt_corpus(f->file);
-		if (!p)
-			cr_skip_test("corpus file %s is not present", f->file);
+		if (tkt_vendored(f->file) != vendored)
+			continue;
+		char *p = tkt_real(f->file);
+		n++;
 		remove(db);
 		import_ok(p);
 		free(p);
@@ -571,17 +587,23 @@ Test(chrome_json, corpus_counts_match_independent_figures)
 				   f->block_x);
 		}
 	}
+	return n;
+}
+
+Test(chrome_json, corpus_counts_match_independent_figures)
+{
+	tkt_check_split(check_figures, "file with figures");
+}
+
+Test(full_corpus, corpus_counts_match_independent_figures)
+{
+	tkt_check_split(check_figures, "file with figures");
 }
 
 Test(chrome_json, two_ranks_into_one_store)
 {
-	char *r0 = tkt_corpus(HTA "trace_filter/sampled_rank-0.json.gz");
-	char *r1 = tkt_corpus(HTA "trace_filter/sampled_rank-1.json.gz");
-	if (!r0 || !r1) {
-		free(r0);
-		free(r1);
-		cr_skip_test("the trace_filter corpus pair is not present");
-	}
+	char *r0 = tkt_real(HTA "trace_filter/sampled_rank-0.json.gz");
+	char *r1 = tkt_real(HTA "trace_filter/sampled_rank-1.json.gz");
 	struct tkt_run r = tkt_tracekit("import", r0, r1, "-o", db, NULL);
 	cr_assert_eq(r.code, 0, "exit %d\n%s", r.code, r.err);
 	tkt_run_free(&r);
@@ -614,14 +636,9 @@ Test(chrome_json, two_ranks_into_one_store)
  */
 Test(chrome_json, cuda_sync_is_sync_and_nccl_args_are_kept)
 {
-	char *a = tkt_corpus(
-	    HTA "critical_path/alexnet/benchmark_result_2869224_1695835535_trace.json.gz");
-	char *n = tkt_corpus(HTA "nccl_parser_config/nccl_data.json.gz");
-	if (!a || !n) {
-		free(a);
-		free(n);
-		cr_skip_test("the alexnet / nccl_data corpus files are not present");
-	}
+	char *a =
+	    tkt_real(HTA "critical_path/alexnet/benchmark_result_2869224_1695835535_trace.json.gz");
+	char *n = tkt_real(HTA "nccl_parser_config/nccl_data.json.gz");
 	import_ok(a);
 	EXPECT_INT(db, "SELECT count(*) FROM intervals WHERE kind = 'sync'", 41);
 	EXPECT_INT(db,
@@ -706,9 +723,7 @@ static void expect_salvaged(const char *in, const char *what, int64_t events, in
  */
 Test(chrome_json, salvage_keeps_every_complete_event_before_the_cut)
 {
-	char *src = tkt_corpus(ALEXNET);
-	if (!src)
-		cr_skip_test("corpus file %s is not present", ALEXNET);
+	char *src = tkt_real(ALEXNET);
 	static const struct {
 		int gz;
 		size_t cut;
@@ -795,16 +810,10 @@ Test(chrome_json, perfetto_conformance_inputs_do_not_crash)
 	    "json_trace_metadata.json",
 	    "overlapping_complete_event_import_log.json",
 	};
-	char *probe = tkt_corpus("perfetto_json/difftests/json");
-	if (!probe)
-		cr_skip_test("the Perfetto JSON conformance inputs are not present");
-	free(probe);
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		char rel[200];
 		snprintf(rel, sizeof(rel), "perfetto_json/difftests/json/%s", cases[i]);
-		char *p = tkt_corpus(rel);
-		if (!p)
-			continue;
+		char *p = tkt_real(rel);
 		remove(db);
 		struct tkt_run r = tkt_tracekit("import", p, "-o", db, NULL);
 		cr_expect(r.code == 0 || r.code == 2, "%s: exit %d\n%s", p, r.code, r.err);
@@ -866,16 +875,11 @@ static const struct pf_case pf_cases[] = {
 
 Test(chrome_json, perfetto_conformance_counts)
 {
-	char *probe = tkt_corpus("perfetto_json/difftests/json");
-	if (!probe)
-		cr_skip_test("the Perfetto JSON conformance inputs are not present");
-	free(probe);
 	for (size_t i = 0; i < sizeof(pf_cases) / sizeof(pf_cases[0]); i++) {
 		const struct pf_case *k = &pf_cases[i];
 		char rel[200];
 		snprintf(rel, sizeof(rel), "perfetto_json/difftests/%s", k->file);
-		char *p = tkt_corpus(rel);
-		cr_assert(p, "%s is missing", rel);
+		char *p = tkt_real(rel);
 		remove(db);
 		import_ok(p);
 		free(p);
@@ -896,9 +900,7 @@ Test(chrome_json, perfetto_conformance_counts)
 Test(chrome_json, perfetto_flow_v2_pairs)
 {
 	/* flow_events_json_v2.expected.csv: (slice_out, slice_in) pairs */
-	char *p = tkt_corpus("perfetto_json/difftests/flow_json_files/flow_events_json_v2.json");
-	if (!p)
-		cr_skip_test("the Perfetto JSON conformance inputs are not present");
+	char *p = tkt_real("perfetto_json/difftests/flow_json_files/flow_events_json_v2.json");
 	import_ok(p);
 	free(p);
 	expect_text(db,
@@ -914,9 +916,7 @@ Test(chrome_json, perfetto_json_flow_case_pairs_b_and_e)
 	/* json_flow.json: B at 100 us and E at 200 us on one thread. Perfetto's expected CSV shows
 	 * dur -1 (incomplete) for it; we close a B with the next E on its thread whatever its name
 	 * (see docs/formats.md (Chrome JSON section)) */
-	char *p = tkt_corpus("perfetto_json/difftests/json/json_flow.json");
-	if (!p)
-		cr_skip_test("the Perfetto JSON conformance inputs are not present");
+	char *p = tkt_real("perfetto_json/difftests/json/json_flow.json");
 	import_ok(p);
 	free(p);
 	EXPECT_INT(db, "SELECT count(*) FROM intervals WHERE name = 'BeginEvent'", 1);

@@ -37,6 +37,8 @@ static void teardown(void)
 }
 
 TestSuite(xplane, .init = setup, .fini = teardown);
+/* Tests on traces of the corpus that tests/data/real does not vendor (tk_test.h). */
+TestSuite(full_corpus, .init = setup, .fini = teardown);
 
 #define PROFILE "xplane/logdir/plugins/profile/"
 #define DATA TK_SOURCE_DIR "/tests/data/xplane/"
@@ -83,9 +85,7 @@ static const struct corpus_case cases[] = {
 
 static void check_case(const struct corpus_case *c)
 {
-	char *in = tkt_corpus(c->rel), sql[512];
-	if (!in)
-		cr_skip_test("corpus file %s is absent (../shared/corpus)", c->rel);
+	char *in = tkt_real(c->rel), sql[512];
 	char *db = import(in, "c.db");
 	snprintf(sql, sizeof(sql), "SELECT value FROM meta WHERE key = 'xplane.%s.planes'",
 		 c->host);
@@ -108,7 +108,7 @@ static void check_case(const struct corpus_case *c)
 	free(in);
 }
 
-Test(xplane, corpus_mi300x_elementwise_counts)
+Test(full_corpus, corpus_mi300x_elementwise_counts)
 {
 	check_case(&cases[0]);
 }
@@ -116,7 +116,7 @@ Test(xplane, corpus_mi300x_gemm_counts)
 {
 	check_case(&cases[1]);
 }
-Test(xplane, corpus_tf24_v100_counts)
+Test(full_corpus, corpus_tf24_v100_counts)
 {
 	check_case(&cases[2]);
 }
@@ -180,16 +180,17 @@ static const struct kernel_case kernels[] = {
      38},
 };
 
-Test(xplane, corpus_kernels_match_the_raw_decode)
+/* Check the kernels of the vendored files (@vendored) or of the others; how many were checked. */
+static int check_kernels(int vendored)
 {
-	char *in = tkt_corpus(kernels[0].rel);
-	if (!in)
-		cr_skip_test("corpus is absent (../shared/corpus)");
-	free(in);
+	int n = 0;
 	for (size_t i = 0; i < sizeof(kernels) / sizeof(kernels[0]); i++) {
 		const struct kernel_case *k = &kernels[i];
 		char sql[1024], name[32];
-		in = tkt_corpus(k->rel);
+		if (tkt_vendored(k->rel) != vendored)
+			continue;
+		char *in = tkt_real(k->rel);
+		n++;
 		snprintf(name, sizeof(name), "k%zu.db", i);
 		char *db = import(in, name);
 		snprintf(
@@ -207,13 +208,22 @@ Test(xplane, corpus_kernels_match_the_raw_decode)
 		free(db);
 		free(in);
 	}
+	return n;
+}
+
+Test(xplane, corpus_kernels_match_the_raw_decode)
+{
+	tkt_check_split(check_kernels, "file with kernel cases");
+}
+
+Test(full_corpus, corpus_kernels_match_the_raw_decode)
+{
+	tkt_check_split(check_kernels, "file with kernel cases");
 }
 
 Test(xplane, corpus_tpu_ops_carry_flops_and_modules)
 {
-	char *in = tkt_corpus(cases[3].rel);
-	if (!in)
-		cr_skip_test("corpus is absent (../shared/corpus)");
+	char *in = tkt_real(cases[3].rel);
 	char *db = import(in, "tpu.db");
 	/* XLA Ops 1504 + Async XLA Ops 600 on TPU:0, 1503 on each of TPU:1..3 (xplane_walk.py). */
 	cr_expect_eq(q(db, "SELECT count(*) FROM events WHERE kind = 8"), 1504 + 600 + 3 * 1503);
@@ -351,9 +361,7 @@ Test(xplane, two_hosts_of_a_run_stay_distinct)
 Test(xplane, corpus_run_under_two_host_names)
 {
 	static const char *const hosts[] = {"worker0", "worker1"};
-	char *in = tkt_corpus(cases[1].rel);
-	if (!in)
-		cr_skip_test("corpus is absent (../shared/corpus)");
+	char *in = tkt_real(cases[1].rel);
 	char *logdir = make_logdir(in, "run", hosts, 2);
 	char *db = import(logdir, "multi.db");
 	cr_expect_eq(q(db, "SELECT count(*) FROM devices"), 16);
@@ -415,9 +423,7 @@ Test(xplane, group_wire_type_is_refused)
 
 Test(xplane, corrupt_corpus_file_is_refused)
 {
-	char *in = tkt_corpus("xplane/corrupt/tpu_inference_2.utf8-mangled.xplane.pb");
-	if (!in)
-		cr_skip_test("corpus is absent (../shared/corpus)");
+	char *in = tkt_real("xplane/corrupt/tpu_inference_2.utf8-mangled.xplane.pb");
 	expect_refused(in, "byte 1: length 28501368332271 of field 1 of XSpace runs past the end");
 	free(in);
 }
@@ -488,19 +494,75 @@ Test(xplane, directory_without_runs_is_refused)
 	free(empty);
 }
 
+/*
+ * The runs of the corpus logdir, of which tests/data/real vendors some: host, size as `ls` shows
+ * it (bytes from the corpus README: 211241, 110057, 3039638, 862707), and the span from the Task
+ * Environment plane, read independently (tests/tools/xplane_walk.py prints start=;
+ * profile_stop_time with the same walker):
+ *   jax08_mi300x_elementwise 1771595667255705724 .. 1771595667270530383 (14.824659 ms)
+ *   jax08_mi300x_gemm        1771595650217823548 .. 1771595650231005056 (13.181508 ms)
+ *   xprof_tpu_v6e_inference  1741722099081044120 .. 1741722197726153802 (98.645 s)
+ *   tf24_gpu_v100_multiworker: no Task Environment, line timestamps relative (237916..245747 ns)
+ *   -> no span.
+ * UTC by Python's datetime.utcfromtimestamp: 2026-02-20 13:54:27, 2026-02-20 13:54:10,
+ * 2025-03-11 19:41:39.
+ */
+static const struct {
+	const char *run, *host, *size;
+	int64_t start, end;
+	const char *utc, *dur;
+} spans[] = {
+    {"jax08_mi300x_elementwise", "tw003", "206.3 KiB", 1771595667255705724LL, 1771595667270530383LL,
+     "2026-02-20 13:54:27", "14.8 ms"},
+    {"jax08_mi300x_gemm", "tw003", "107.5 KiB", 1771595650217823548LL, 1771595650231005056LL,
+     "2026-02-20 13:54:10", "13.2 ms"},
+    {"xprof_tpu_v6e_inference", "tpu_inference_2", "842.5 KiB", 1741722099081044120LL,
+     1741722197726153802LL, "2025-03-11 19:41:39", "98.6 s"},
+    {"tf24_gpu_v100_multiworker", "34.83.195.179_6003", "2.9 MiB", TK_NONE, TK_NONE, NULL, NULL},
+};
+#define NSPANS (sizeof(spans) / sizeof(spans[0]))
+
+/* 1 when the logdir @logdir has the run @run (the vendored one has some of the corpus runs). */
+static int has_run(const char *logdir, const char *run)
+{
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/plugins/profile/%s", logdir, run);
+	return tkt_exists(path);
+}
+
+/* The row of `tracekit ls` output @out that starts with run @name (malloc'd), or NULL. */
+static char *ls_row(const char *out, const char *name)
+{
+	size_t n = strlen(name);
+	for (const char *p = out; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
+		if (!strncmp(p, name, n) && p[n] == ' ') {
+			const char *e = strchr(p, '\n');
+			return strndup(p, e ? (size_t)(e - p) : strlen(p));
+		}
+	}
+	return NULL;
+}
+
 Test(xplane, ls_lists_the_corpus_runs_newest_first)
 {
-	char *logdir = tkt_corpus("xplane/logdir");
-	if (!logdir)
-		cr_skip_test("corpus is absent (../shared/corpus)");
+	char *logdir = tkt_real("xplane/logdir");
 	struct tkt_run r = tkt_tracekit("ls", logdir, NULL);
 	cr_expect_eq(r.code, 0, "%s", r.err);
-	static const char *const runs[] = {"jax08_mi300x_elementwise", "jax08_mi300x_gemm",
-					   "tf24_gpu_v100_multiworker", "xprof_tpu_v6e_inference"};
-	for (int i = 0; i < 4; i++)
-		expect_contains(r.out, runs[i]);
-	expect_contains(r.out, "34.83.195.179_6003");
-	expect_contains(r.out, "2.9 MiB");
+	int present = 0;
+	for (size_t i = 0; i < NSPANS; i++) {
+		char *row = ls_row(r.out, spans[i].run);
+		if (!has_run(logdir, spans[i].run)) {
+			cr_expect_null(row, "%s is listed but not in %s", spans[i].run, logdir);
+			free(row);
+			continue;
+		}
+		present++;
+		cr_assert(row, "no row for %s in:\n%s", spans[i].run, r.out);
+		expect_contains(row, spans[i].host);
+		expect_contains(row, spans[i].size);
+		free(row);
+	}
+	cr_expect_gt(present, 0, "no known run in %s", logdir);
 	tkt_run_free(&r);
 	free(logdir);
 }
@@ -531,55 +593,19 @@ Test(xplane, ls_orders_runs_by_time_and_import_takes_the_newest)
 	free(logdir);
 }
 
-/* The row of `tracekit ls` output @out that starts with run @name (malloc'd), or NULL. */
-static char *ls_row(const char *out, const char *name)
-{
-	size_t n = strlen(name);
-	for (const char *p = out; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
-		if (!strncmp(p, name, n) && p[n] == ' ') {
-			const char *e = strchr(p, '\n');
-			return strndup(p, e ? (size_t)(e - p) : strlen(p));
-		}
-	}
-	return NULL;
-}
-
-/*
- * Spans from the Task Environment plane, read independently (tests/tools/xplane_walk.py prints
- * start=; profile_stop_time with the same walker):
- *   jax08_mi300x_elementwise 1771595667255705724 .. 1771595667270530383 (14.824659 ms)
- *   jax08_mi300x_gemm        1771595650217823548 .. 1771595650231005056 (13.181508 ms)
- *   xprof_tpu_v6e_inference  1741722099081044120 .. 1741722197726153802 (98.645 s)
- *   tf24_gpu_v100_multiworker: no Task Environment, line timestamps relative (237916..245747 ns)
- *   -> no span.
- * UTC by Python's datetime.utcfromtimestamp: 2026-02-20 13:54:27, 2026-02-20 13:54:10,
- * 2025-03-11 19:41:39.
- */
-static const struct {
-	const char *run;
-	int64_t start, end;
-	const char *utc, *dur;
-} spans[] = {
-    {"jax08_mi300x_elementwise", 1771595667255705724LL, 1771595667270530383LL,
-     "2026-02-20 13:54:27", "14.8 ms"},
-    {"jax08_mi300x_gemm", 1771595650217823548LL, 1771595650231005056LL, "2026-02-20 13:54:10",
-     "13.2 ms"},
-    {"xprof_tpu_v6e_inference", 1741722099081044120LL, 1741722197726153802LL, "2025-03-11 19:41:39",
-     "98.6 s"},
-    {"tf24_gpu_v100_multiworker", TK_NONE, TK_NONE, NULL, NULL},
-};
-
 Test(xplane, list_runs_reads_the_profiled_span)
 {
-	char *logdir = tkt_corpus("xplane/logdir");
-	if (!logdir)
-		cr_skip_test("corpus is absent (../shared/corpus)");
+	char *logdir = tkt_real("xplane/logdir");
 	struct tk_xplane_run *runs = NULL;
-	int n = 0;
+	int n = 0, present = 0;
 	char err[256];
 	cr_assert_eq(tk_xplane_list_runs(logdir, &runs, &n, err, sizeof(err)), TK_OK, "%s", err);
-	cr_assert_eq(n, 4);
-	for (size_t i = 0; i < sizeof(spans) / sizeof(spans[0]); i++) {
+	for (size_t i = 0; i < NSPANS; i++)
+		present += has_run(logdir, spans[i].run);
+	cr_assert_eq(n, present);
+	for (size_t i = 0; i < NSPANS; i++) {
+		if (!has_run(logdir, spans[i].run))
+			continue;
 		int found = 0;
 		for (int j = 0; j < n; j++) {
 			if (strcmp(runs[j].name, spans[i].run))
@@ -598,14 +624,14 @@ Test(xplane, list_runs_reads_the_profiled_span)
 
 Test(xplane, ls_prints_start_and_duration)
 {
-	char *logdir = tkt_corpus("xplane/logdir");
-	if (!logdir)
-		cr_skip_test("corpus is absent (../shared/corpus)");
+	char *logdir = tkt_real("xplane/logdir");
 	struct tkt_run r = tkt_tracekit("ls", logdir, NULL);
 	cr_expect_eq(r.code, 0, "%s", r.err);
 	expect_contains(r.out, "start (UTC)");
 	expect_contains(r.out, "duration");
-	for (size_t i = 0; i < sizeof(spans) / sizeof(spans[0]); i++) {
+	for (size_t i = 0; i < NSPANS; i++) {
+		if (!has_run(logdir, spans[i].run))
+			continue;
 		char *row = ls_row(r.out, spans[i].run);
 		cr_assert(row, "no row for %s in:\n%s", spans[i].run, r.out);
 		if (spans[i].utc) {
@@ -631,7 +657,7 @@ Test(xplane, ls_prints_start_and_duration)
 Test(xplane, ls_leaves_the_span_of_a_corrupt_file_blank)
 {
 	/* Three runs: tiny (start only: 2026-01-01 00:00:00, no profile_stop_time), a truncated
-	 * file, and the corrupt corpus file when present. Listing succeeds; the bad runs show '-'. */
+	 * file, and the corrupt corpus file. Listing succeeds; the bad runs show '-'. */
 	static const char *const hosts[] = {"good"};
 	char *logdir = make_logdir(DATA "tiny.xplane.pb", "2026_01_01_00_00_00", hosts, 1);
 	char path[4096];
@@ -639,13 +665,11 @@ Test(xplane, ls_leaves_the_span_of_a_corrupt_file_blank)
 	mkdir(path, 0755);
 	snprintf(path, sizeof(path), "%s/plugins/profile/truncated/t.xplane.pb", logdir);
 	copy_file(DATA "truncated.xplane.pb", path);
-	char *corrupt = tkt_corpus("xplane/corrupt/tpu_inference_2.utf8-mangled.xplane.pb");
-	if (corrupt) {
-		snprintf(path, sizeof(path), "%s/plugins/profile/mangled", logdir);
-		mkdir(path, 0755);
-		snprintf(path, sizeof(path), "%s/plugins/profile/mangled/m.xplane.pb", logdir);
-		copy_file(corrupt, path);
-	}
+	char *corrupt = tkt_real("xplane/corrupt/tpu_inference_2.utf8-mangled.xplane.pb");
+	snprintf(path, sizeof(path), "%s/plugins/profile/mangled", logdir);
+	mkdir(path, 0755);
+	snprintf(path, sizeof(path), "%s/plugins/profile/mangled/m.xplane.pb", logdir);
+	copy_file(corrupt, path);
 	struct tkt_run r = tkt_tracekit("ls", logdir, NULL);
 	cr_expect_eq(r.code, 0, "%s", r.err);
 	char *row = ls_row(r.out, "2026_01_01_00_00_00");
@@ -653,7 +677,7 @@ Test(xplane, ls_leaves_the_span_of_a_corrupt_file_blank)
 	expect_contains(row, "2026-01-01 00:00:00");
 	free(row);
 	static const char *const bad[] = {"truncated", "mangled"};
-	for (int i = 0; i < (corrupt ? 2 : 1); i++) {
+	for (int i = 0; i < 2; i++) {
 		row = ls_row(r.out, bad[i]);
 		cr_assert(row, "no row for %s:\n%s", bad[i], r.out);
 		const char *p = row + strlen(bad[i]);
@@ -667,7 +691,7 @@ Test(xplane, ls_leaves_the_span_of_a_corrupt_file_blank)
 	int n = 0;
 	char err[256];
 	cr_assert_eq(tk_xplane_list_runs(logdir, &runs, &n, err, sizeof(err)), TK_OK, "%s", err);
-	cr_expect_eq(n, corrupt ? 3 : 2);
+	cr_expect_eq(n, 3);
 	for (int j = 0; j < n; j++) {
 		int good = !strcmp(runs[j].name, "2026_01_01_00_00_00");
 		cr_expect_eq(runs[j].start_ns, good ? 1767225600000000000LL : TK_NONE, "%s",

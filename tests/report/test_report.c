@@ -17,6 +17,8 @@
 #define GOLDEN_DIR TK_SOURCE_DIR "/tests/data/report/"
 
 TestSuite(report, .init = tkt_analyze_setup, .fini = tkt_analyze_teardown, .timeout = 900);
+/* Tests on traces of the corpus that tests/data/real does not vendor (tk_test.h). */
+TestSuite(full_corpus, .init = tkt_analyze_setup, .fini = tkt_analyze_teardown, .timeout = 900);
 
 /* Compare @got with the golden file @name, or rewrite it when TK_UPDATE_GOLDEN=1. */
 static void expect_golden(const char *name, const char *got)
@@ -358,12 +360,12 @@ static const struct {
      " WHERE c.times_last = " J("times_last") " AND c.max_skew_ns = " J("max_skew_ns") ")"},
 };
 
-/* Import ../shared/corpus/@rel into @db, report it in every format, compare the JSON numbers. */
+/* Import the real trace @rel into @db, report it in every format, compare the JSON numbers. */
 static void check_corpus_trace(const char *rel, const char *db)
 {
-	char path[2048];
-	snprintf(path, sizeof(path), "%s/%s", TK_CORPUS_DIR, rel);
+	char *path = tkt_real(rel);
 	struct tkt_run r = tkt_tracekit("import", path, "-o", db, NULL);
+	free(path);
 	int code = r.code;
 	cr_expect_eq(code, 0, "import %s: %s", rel, r.err);
 	tkt_run_free(&r);
@@ -385,31 +387,45 @@ static void check_corpus_trace(const char *rel, const char *db)
 	}
 }
 
-/* Every trace of the corpus (Kineto / Chrome JSON and XPlane files), one after the other. */
-Test(report, every_corpus_trace_renders_and_matches_the_tables)
+/*
+ * Check every trace (Kineto / Chrome JSON and XPlane files) under @root (the vendored subset or
+ * the corpus) that is vendored (@vendored) or not, one after the other; how many traces @root
+ * has in all.
+ */
+static int check_traces_under(const char *root, int vendored)
 {
-	char *probe = tkt_corpus("README.md");
-	if (!probe) {
-		cr_skip_test("the corpus (../shared/corpus) is absent: corpus reports skipped");
-		return;
-	}
-	free(probe);
+	char cmd[4096], rel[1024];
 	/* (HTA's memory_timeline.raw.gz is not a trace: import refuses it, tests/import) */
-	FILE *list = popen("cd '" TK_CORPUS_DIR "' && find kineto xplane/logdir -type f \\( "
-			   "-name '*.json' -o -name '*.json.gz' -o -name '*.pb' \\) | LC_ALL=C sort",
-			   "r");
+	snprintf(cmd, sizeof(cmd),
+		 "cd '%s' && find kineto xplane/logdir -type f \\( -name '*.json' -o -name "
+		 "'*.json.gz' -o -name '*.pb' \\) | LC_ALL=C sort",
+		 root);
+	FILE *list = popen(cmd, "r");
 	cr_assert_not_null(list);
-	char rel[1024];
 	int n = 0;
 	while (fgets(rel, sizeof(rel), list)) {
 		rel[strcspn(rel, "\n")] = '\0';
 		char name[32];
 		snprintf(name, sizeof(name), "corpus%d.db", n++);
+		if (tkt_vendored(rel) != vendored)
+			continue;
 		char *db = tkt_path(tkt_dir, name);
 		check_corpus_trace(rel, db);
 		remove(db);
 		free(db);
 	}
 	pclose(list);
+	return n;
+}
+
+Test(report, every_corpus_trace_renders_and_matches_the_tables)
+{
+	int n = check_traces_under(tkt_real_dir(), 1);
+	cr_expect_gt(n, 0, "no trace in %s", tkt_real_dir());
+}
+
+Test(full_corpus, every_corpus_trace_renders_and_matches_the_tables)
+{
+	int n = check_traces_under(tkt_corpus_dir(), 0);
 	cr_expect_gt(n, 20, "only %d corpus traces found", n);
 }
