@@ -8,15 +8,16 @@
 #             build-fuzz/corpus/<name> (grown from the seeds and ../shared/corpus), crashes in
 #             build-fuzz/crashes/<name>; prints executions, exec/s and coverage per target
 #   seeds     regenerate the committed seeds tests/fuzz/seeds/ (needs a normal build in build/)
-# Environment: FUZZ_BUILD (build-fuzz), FUZZ_SECONDS, FUZZ_JOBS, FUZZ_SMOKE_RUNS (per-target
-# execution count of the smoke, default from the table below), FUZZ_ARGS (extra libFuzzer flags).
+# Environment: FUZZ_BUILD (build-fuzz), FUZZ_SECONDS, FUZZ_JOBS, FUZZ_SMOKE_RUNS (executions per
+# target in the smoke; default per target in smoke()), FUZZ_SMOKE_SECONDS (25), FUZZ_ARGS (extra
+# libFuzzer flags).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
 BUILD=${FUZZ_BUILD:-build-fuzz}
 TARGETS=(xplane json json_salvage gzip logdir store report)
 CORPUS_SRC=../shared/corpus
-[ $# -ge 1 ] || { sed -n '2,13p' "$0" >&2; exit 2; }
+[ $# -ge 1 ] || { sed -n '2,14p' "$0" >&2; exit 2; }
 cmd=$1
 shift
 [ $# -gt 0 ] && TARGETS=("$@")
@@ -83,19 +84,24 @@ smoke() {
 	rm -rf "$out"
 	printf '%-13s %12s %8s %7s %7s\n' target executions exec/s cov ft
 	for n in "${TARGETS[@]}"; do
-		# Bounded by executions, not time, so that a slow machine does not make it flaky;
-		# generous time and memory limits: only a real crash, leak, hang or blow-up fails.
+		# Bounded by executions, and at most FUZZ_SMOKE_SECONDS (25) each on a slow machine
+		# (stopping there is a pass); generous per-input time and memory limits: only a real
+		# crash, leak, hang or blow-up fails.
 		local runs
 		case $n in
-		store | report) runs=${FUZZ_SMOKE_RUNS:-300} ;;
-		logdir) runs=${FUZZ_SMOKE_RUNS:-3000} ;;
-		*) runs=${FUZZ_SMOKE_RUNS:-20000} ;;
+		gzip) runs=30000 ;;
+		logdir) runs=10000 ;;
+		xplane) runs=3000 ;;
+		json | json_salvage) runs=1500 ;;
+		store) runs=300 ;;
+		*) runs=100 ;;
 		esac
+		runs=${FUZZ_SMOKE_RUNS:-$runs}
 		mkdir -p "$out/$n/corpus" "$out/$n/crashes"
 		local log=$out/$n.log
 		# shellcheck disable=SC2046
 		if ! "$BUILD/tests/fuzz/fuzz_$n" -runs="$runs" -timeout=30 -rss_limit_mb=4096 \
-			-max_total_time=120 -print_final_stats=1 -artifact_prefix="$out/$n/crashes/" \
+			-max_total_time="${FUZZ_SMOKE_SECONDS:-25}" -print_final_stats=1 -artifact_prefix="$out/$n/crashes/" \
 			$(target_flags "$n") ${FUZZ_ARGS:-} "$out/$n/corpus" \
 			"tests/fuzz/seeds/$(seeds_of "$n")" >"$log" 2>&1; then
 			echo "fuzz-smoke: fuzz_$n FAILED; log: $log; input: $(ls "$out/$n/crashes"/* 2>/dev/null)" >&2
@@ -207,10 +213,10 @@ rnd = random.Random(14)
 names = [b'void cutlass::Kernel<cutlass::gemm::GemmUniversal<float, 128, 256>>(Params)', b'<script>alert("x")</script>',
          b'a&b "q" \'s\'', b'\xff\xfe bad utf-8 \xc3', b'tab\there\nnewline', b'\xe2\x80\xa8 line sep', b'ncclAllReduceKernel', b'']
 def s_(b): b = b[:255]; return bytes([len(b)]) + b
-for i in range(4):
-    out = bytearray(struct.pack('<H', 1000 + i))
+for i in range(8):  # the first byte: bits 0-1 the format, bit 2 a diff
+    out = bytearray([i]) + struct.pack('<H', 1000 + i)
     for _ in range(5): out += s_(rnd.choice(names))
-    for _ in range(60):
+    for _ in range(40):
         out += bytes([rnd.randrange(10)]) + s_(rnd.choice(names)) + bytes(rnd.randrange(256) for _ in range(24))
     open(f'{s}/report/mixed{i}', 'wb').write(bytes(out))
 PY
@@ -223,5 +229,5 @@ build) build ;;
 smoke) smoke ;;
 campaign) campaign ;;
 seeds) seeds ;;
-*) sed -n '2,13p' "$0" >&2; exit 2 ;;
+*) sed -n '2,14p' "$0" >&2; exit 2 ;;
 esac

@@ -22,6 +22,25 @@
 #define FZ_MAX_COLS 32
 #define FZ_MAX_TABLES 64
 
+/*
+ * A damaged store read by analyze, report or export must give a bad-input status (exit 2). They
+ * still answer TK_EINTERNAL (exit 3) for SQLite's "database disk image is malformed": until that
+ * is fixed (tests/fuzz/regress-pending/store/), this target accepts it unless built with
+ * FZ_STRICT_STORE_STATUS=1, so that crashes stay reachable.
+ */
+#ifndef FZ_STRICT_STORE_STATUS
+#define FZ_STRICT_STORE_STATUS 0
+#endif
+
+static void store_status(int rc, const char *msg, const char *what)
+{
+	if (!FZ_STRICT_STORE_STATUS && rc == TK_EINTERNAL) {
+		fz_check(msg && *msg, what, "internal error without a message");
+		return;
+	}
+	fz_status(rc, msg, what);
+}
+
 static FILE *devnull;
 static volatile unsigned sink; /* keeps the reads of text bytes */
 
@@ -128,16 +147,16 @@ static void analyze_report_export(const char *path)
 	tk_exporter *x = NULL;
 	tk_analyze_options_init(&ao);
 	int rc = tk_analyze(path, &ao, err, sizeof(err));
-	fz_status(rc, err, "tk_analyze");
+	store_status(rc, err, "tk_analyze");
 	if (rc == TK_OK) {
 		int has = 0;
 		rc = tk_report_has_analysis(path, &has, err, sizeof(err));
-		fz_status(rc, err, "tk_report_has_analysis");
+		store_status(rc, err, "tk_report_has_analysis");
 		tk_report_options_init(&ro);
 		for (int f = TK_REPORT_TEXT; f <= TK_REPORT_MD; f++) {
 			ro.format = (enum tk_report_format)f;
 			rc = tk_report_write(devnull, path, &ro, err, sizeof(err));
-			fz_status(rc, err, "tk_report_write");
+			store_status(rc, err, "tk_report_write");
 		}
 	}
 	static const struct {
@@ -153,7 +172,7 @@ static void analyze_report_export(const char *path)
 		eo.format = exports[i].format;
 		eo.run = "run";
 		rc = tk_exporter_run(x, path, out, &eo);
-		fz_status(rc, tk_exporter_errmsg(x), "tk_exporter_run");
+		store_status(rc, tk_exporter_errmsg(x), "tk_exporter_run");
 		fz_rmtree(out);
 	}
 	tk_exporter_destroy(x);

@@ -85,20 +85,29 @@ const char *fz_path(const char *name)
 	return b;
 }
 
-void fz_write(const char *path, const void *data, size_t n)
+int fz_try_write(const char *path, const void *data, size_t n)
 {
 	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-	fz_check(fd >= 0, "cannot create", path);
+	if (fd < 0)
+		return -1;
 	const char *p = data;
 	while (n > 0) {
 		ssize_t k = write(fd, p, n);
 		if (k < 0 && errno == EINTR)
 			continue;
-		fz_check(k > 0, "cannot write", path);
+		if (k <= 0) {
+			close(fd);
+			return -1;
+		}
 		p += k;
 		n -= (size_t)k;
 	}
-	close(fd);
+	return close(fd);
+}
+
+void fz_write(const char *path, const void *data, size_t n)
+{
+	fz_check(fz_try_write(path, data, n) == 0, "cannot write", path);
 }
 
 uint8_t fz_u8(struct fz_in *in)

@@ -20,8 +20,10 @@ const char *fz_dir(void);
 /* fz_path() - @name inside fz_dir(), in one of 4 rotating static buffers. */
 const char *fz_path(const char *name);
 
-/* fz_write() - write @n bytes to @path (created or truncated); aborts on failure. */
+/* fz_write() - write @n bytes to @path (created or truncated); aborts on failure.
+ * fz_try_write() returns -1 instead (a path the input made impossible). */
 void fz_write(const char *path, const void *data, size_t n);
+int fz_try_write(const char *path, const void *data, size_t n);
 
 /* fz_rmtree() - remove @path and everything under it (missing is fine). */
 void fz_rmtree(const char *path);
