@@ -2,12 +2,15 @@
 #   make demo   set up, build, run synth -> info -> queries -> analyze -> report on the built-in example
 #   make test   set up, build, run the whole suite (normal build, then ASan+UBSan build)
 #   make bench  write 1 M and 10 M event stores and print events/s and peak RSS
+#   make fuzz   build the libFuzzer targets (clang) in build-fuzz and run a campaign
+#               (FUZZ_SECONDS=600 per target, FUZZ_JOBS=1, FUZZ_TARGETS="xplane json ..."; docs/reliability.md)
+#   make fuzz-smoke  every fuzz target for a bounded run from the committed seeds (part of make test)
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 BUILD ?= build
 ASAN_BUILD ?= build-asan
 CMAKE_FLAGS ?=
 
-.PHONY: all setup test-setup build demo test test-fast test-asan bench clean
+.PHONY: all setup test-setup build demo test test-fast test-asan bench clean fuzz fuzz-smoke
 
 all: build
 
@@ -39,10 +42,20 @@ test-asan: setup test-setup $(ASAN_BUILD)/CMakeCache.txt
 	@cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 		ctest -j $(JOBS) --output-on-failure
 
-test: test-fast test-asan
+test: test-fast test-asan fuzz-smoke
 
 bench: build
 	@bench/run.sh $(BUILD)
+
+FUZZ_SECONDS ?= 600
+FUZZ_JOBS ?= 1
+FUZZ_TARGETS ?=
+
+fuzz: setup
+	@FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_JOBS=$(FUZZ_JOBS) JOBS=$(JOBS) scripts/fuzz.sh campaign $(FUZZ_TARGETS)
+
+fuzz-smoke: setup
+	@JOBS=$(JOBS) scripts/fuzz.sh smoke $(FUZZ_TARGETS)
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD)

@@ -7,6 +7,7 @@ packages=(
   build-essential cmake pkg-config
   libsqlite3-dev zlib1g-dev libprotobuf-c-dev protobuf-c-compiler protobuf-compiler libcjson-dev
   libcriterion-dev
+  clang libclang-rt-14-dev
 )
 
 missing=()

@@ -1,0 +1,2 @@
+
+/device:GPU:0èabc
