@@ -117,12 +117,17 @@ static int plane_metadata(struct xp_imp *im, const uint8_t *data, size_t len, in
 				return xp_fail(&im->src, f.at,
 					       "cannot decode an event_metadata entry "
 					       "(XEventMetadata) of an XPlane");
-			if (!e->value ||
-			    grow((void **)&im->emd, &im->emd_cap, im->nemd, sizeof(*im->emd))) {
+			if (!e->value) {
+				int64_t key = e->key;
 				protobuf_c_message_free_unpacked(&e->base, NULL);
-				if (e->value)
-					return nomem(im);
-				continue;
+				return xp_fail(&im->src, f.at,
+					       "event_metadata entry %lld of an XPlane has no "
+					       "value (XEventMetadata)",
+					       (long long)key);
+			}
+			if (grow((void **)&im->emd, &im->emd_cap, im->nemd, sizeof(*im->emd))) {
+				protobuf_c_message_free_unpacked(&e->base, NULL);
+				return nomem(im);
 			}
 			struct xp_emd *d = &im->emd[im->nemd];
 			memset(d, 0, sizeof(*d));
@@ -151,13 +156,21 @@ static int plane_metadata(struct xp_imp *im, const uint8_t *data, size_t len, in
 				return xp_fail(&im->src, f.at,
 					       "cannot decode a stat_metadata entry "
 					       "(XStatMetadata) of an XPlane");
+			if (!e->value) {
+				int64_t key = e->key;
+				protobuf_c_message_free_unpacked(&e->base, NULL);
+				return xp_fail(&im->src, f.at,
+					       "stat_metadata entry %lld of an XPlane has no value "
+					       "(XStatMetadata)",
+					       (long long)key);
+			}
 			if (grow((void **)&im->smd, &im->smd_cap, im->nsmd, sizeof(*im->smd))) {
 				protobuf_c_message_free_unpacked(&e->base, NULL);
 				return nomem(im);
 			}
 			struct xp_smd *d = &im->smd[im->nsmd];
 			d->e = e;
-			d->name = e->value && e->value->name ? e->value->name : "";
+			d->name = e->value->name ? e->value->name : "";
 			d->code = xp_stat_code(d->name);
 			if (xp_map_put(&im->sm_index, e->key, (int64_t)im->nsmd++) != TK_OK)
 				return nomem(im);
