@@ -3,7 +3,8 @@
  * detail row and the flows leaving and entering it. Every table is read by one forward cursor in
  * event-id order (detail tables are keyed by the event id; flows are read in their own order and
  * checked to be in event order, else the caller restarts with sorting statements), so the whole
- * scan is linear and holds one row of each table at a time.
+ * scan is linear and holds one row of each table at a time. Every event row is checked against
+ * the store's rules (store/checked.h) before an exporter sees it.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -11,6 +12,7 @@
 #include <string.h>
 #include <tracekit/error.h>
 
+#include "checked.h"
 #include "export_internal.h"
 #include "tscan.h"
 
@@ -126,13 +128,33 @@ static int flows(struct ex_scan *s, struct ex_cur *st, int *ok, int64_t *last, i
 	}
 }
 
+/* The current events row against the store's rules: NULL when it keeps them, else why not. */
+static const char *bad_event(const struct ex_cur *ev, char *why, size_t n)
+{
+	for (int i = 1; i <= 7; i++) /* category_id (4) and correlation_id (7) may be NULL */
+		if (!ex_cur_is_int(ev, i) && !((i == 4 || i == 7) && ex_cur_null(ev, i))) {
+			snprintf(why, n, "%s is not an integer", T_EV.cols[i]);
+			return why;
+		}
+	int64_t kind = ex_cur_z(ev, 2), name = ex_cur_z(ev, 3), cat = ex_cur_z(ev, 4);
+	if (kind < 0 || kind > INT32_MAX)
+		return "kind out of range";
+	if (name < 0 || name > UINT32_MAX || cat < 0 || cat > UINT32_MAX)
+		return "name_id or category_id out of range (a strings id)";
+	return tk_span_check(ex_cur_z(ev, 5), ex_cur_z(ev, 6));
+}
+
 int ex_scan_next(struct ex_scan *s, struct ex_event *e)
 {
 	int r = ex_cur_step(s->x, &s->ev);
 	if (r <= 0)
 		return r;
 	const struct ex_cur *ev = &s->ev;
+	char why[96];
+	const char *bad = bad_event(ev, why, sizeof(why));
 	e->id = ex_cur_z(ev, 0);
+	if (bad)
+		return ex_fail_row(s->x, "events", e->id, bad);
 	e->track_id = ex_cur_z(ev, 1);
 	e->kind = (int)ex_cur_z(ev, 2);
 	e->name_id = (uint32_t)ex_cur_z(ev, 3);
