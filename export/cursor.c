@@ -100,10 +100,18 @@ void ex_cur_text(const struct ex_cur *c, int i, char *out, size_t n, const char 
 	out[len] = 0;
 }
 
-int ex_cur_is_int(const struct ex_cur *c, int i)
+uint32_t ex_cur_ints(const struct ex_cur *c, int n, uint32_t *nulls)
 {
-	return c->ts ? tk_tscan_type(c->ts, i) == TK_TS_INT
-		     : sqlite3_column_type(c->st, i) == SQLITE_INTEGER;
+	if (c->ts)
+		return tk_tscan_int_mask(c->ts, nulls);
+	uint32_t m = 0;
+	*nulls = 0;
+	for (int i = 0; i < n && i < 32; i++) {
+		int t = sqlite3_column_type(c->st, i);
+		m |= (uint32_t)(t == SQLITE_INTEGER) << i;
+		*nulls |= (uint32_t)(t == SQLITE_NULL) << i;
+	}
+	return m;
 }
 
 int ex_fail_row(struct tk_exporter *x, const char *table, int64_t id, const char *why)

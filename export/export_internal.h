@@ -245,8 +245,8 @@ int64_t ex_cur_i(const struct ex_cur *c, int i); /* integer, NULL as TK_NONE */
 double ex_cur_r(const struct ex_cur *c, int i);	 /* real, NULL as -1 */
 /* Text, NULL as @dflt, into @out (cut to @n - 1 bytes). */
 void ex_cur_text(const struct ex_cur *c, int i, char *out, size_t n, const char *dflt);
-/* 1 when column @i holds an integer (not NULL, text, real or blob). */
-int ex_cur_is_int(const struct ex_cur *c, int i);
+/* Bit i set when column i (of the first @n, at most 32) holds an integer; *@nulls: NULL ones. */
+uint32_t ex_cur_ints(const struct ex_cur *c, int n, uint32_t *nulls);
 
 /* ---- rows that break the store's rules (store/checked.h) ---- */
 /* Fail with TK_EFORMAT: "store 'PATH': table TABLE, row id ID: WHY". */

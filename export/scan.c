@@ -128,20 +128,23 @@ static int flows(struct ex_scan *s, struct ex_cur *st, int *ok, int64_t *last, i
 	}
 }
 
-/* The current events row against the store's rules: NULL when it keeps them, else why not. */
-static const char *bad_event(const struct ex_cur *ev, char *why, size_t n)
+/* Event @e as read (columns of T_EV, @ints / @nulls their type masks) against the store's
+ * rules: NULL when it keeps them, else why not. */
+static const char *bad_event(const struct ex_event *e, int64_t kind, int64_t name, int64_t cat,
+			     uint32_t ints, uint32_t nulls, char *why, size_t n)
 {
-	for (int i = 1; i <= 7; i++) /* category_id (4) and correlation_id (7) may be NULL */
-		if (!ex_cur_is_int(ev, i) && !((i == 4 || i == 7) && ex_cur_null(ev, i))) {
+	/* category_id (4) and correlation_id (7) may be NULL */
+	uint32_t ok = ints | (nulls & (1u << 4 | 1u << 7));
+	for (int i = 1; i <= 7; i++)
+		if (!(ok & (1u << i))) {
 			snprintf(why, n, "%s is not an integer", T_EV.cols[i]);
 			return why;
 		}
-	int64_t kind = ex_cur_z(ev, 2), name = ex_cur_z(ev, 3), cat = ex_cur_z(ev, 4);
 	if (kind < 0 || kind > INT32_MAX)
 		return "kind out of range";
 	if (name < 0 || name > UINT32_MAX || cat < 0 || cat > UINT32_MAX)
 		return "name_id or category_id out of range (a strings id)";
-	return tk_span_check(ex_cur_z(ev, 5), ex_cur_z(ev, 6));
+	return tk_span_check(e->ts, e->dur);
 }
 
 int ex_scan_next(struct ex_scan *s, struct ex_event *e)
@@ -150,17 +153,19 @@ int ex_scan_next(struct ex_scan *s, struct ex_event *e)
 	if (r <= 0)
 		return r;
 	const struct ex_cur *ev = &s->ev;
+	uint32_t nulls, ints = ex_cur_ints(ev, 8, &nulls);
+	int64_t kind = ex_cur_z(ev, 2), name = ex_cur_z(ev, 3), cat = ex_cur_z(ev, 4);
 	char why[96];
-	const char *bad = bad_event(ev, why, sizeof(why));
 	e->id = ex_cur_z(ev, 0);
-	if (bad)
-		return ex_fail_row(s->x, "events", e->id, bad);
 	e->track_id = ex_cur_z(ev, 1);
-	e->kind = (int)ex_cur_z(ev, 2);
-	e->name_id = (uint32_t)ex_cur_z(ev, 3);
-	e->cat_id = (uint32_t)ex_cur_z(ev, 4);
 	e->ts = ex_cur_z(ev, 5);
 	e->dur = ex_cur_z(ev, 6);
+	const char *bad = bad_event(e, kind, name, cat, ints, nulls, why, sizeof(why));
+	if (bad)
+		return ex_fail_row(s->x, "events", e->id, bad);
+	e->kind = (int)kind;
+	e->name_id = (uint32_t)name;
+	e->cat_id = (uint32_t)cat;
 	e->corr = ex_cur_i(ev, 7);
 
 	if ((e->has_kernel = seek(s, &s->kd, &s->kd_ok, &s->kd_key, e->id)) < 0)
