@@ -168,6 +168,14 @@ static int read_events(struct tka_ctx *c, struct tka_pass *p)
 		if (e.has_kd) {
 			for (int i = 0; i < 9; i++)
 				e.kd[i] = col_or_none(kd.st, i + 1);
+			for (int i = 7; i < 9; i++) /* shared memory sizes, added up later */
+				if (e.kd[i] != TK_NONE && !tk_size_ok(e.kd[i])) {
+					rc = tka_fail(c, TK_EFORMAT,
+						      "table kernel_details, row id %lld: "
+						      "static_smem or dynamic_smem out of range",
+						      (long long)e.id);
+					goto out;
+				}
 			e.occupancy = sqlite3_column_type(kd.st, 10) == SQLITE_NULL
 					  ? -1
 					  : sqlite3_column_double(kd.st, 10);

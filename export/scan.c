@@ -183,6 +183,10 @@ int ex_scan_next(struct ex_scan *s, struct ex_event *e)
 		e->bps = ex_cur_r(k, 11);
 		e->wps = ex_cur_r(k, 12);
 		e->mangled_id = (uint32_t)ex_cur_z(k, 13);
+		if ((e->ssmem != TK_NONE && !tk_size_ok(e->ssmem)) ||
+		    (e->dsmem != TK_NONE && !tk_size_ok(e->dsmem)))
+			return ex_fail_row(s->x, "kernel_details", e->id,
+					   "static_smem or dynamic_smem out of range");
 	}
 	if ((e->has_copy = seek(s, &s->cd, &s->cd_ok, &s->cd_key, e->id)) < 0)
 		return -1;

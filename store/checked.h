@@ -9,6 +9,7 @@
  * - times: every time point, a start and a start + duration, lies in (-2^62, 2^62) ns (about
  *   146 years either side of the epoch), and durations are >= 0; the difference of any two time
  *   points then fits in an int64, so code past the check subtracts times freely;
+ * - kernel_details.static_smem and dynamic_smem, when not NULL, are sizes: 0 <= v < 2^62;
  * - ids used to index arrays: 0 <= id <= tk_id_cap(rows of the table): tracekit writes ids
  *   densely from 0 or 1, and memory stays bounded by the number of rows, not by the ids.
  */
@@ -54,6 +55,13 @@ static inline const char *tk_span_check(int64_t ts, int64_t dur)
 	if (dur >= TK_TIME_LIMIT - ts) /* no overflow: ts > -2^62 */
 		return "ts_ns + dur_ns is out of range (more than 2^62 ns from the epoch)";
 	return 0;
+}
+
+/* 1 when @v may be a size in bytes of one thing (shared memory of a launch): 0 <= v < 2^62, so
+ * that two of them add up without overflow. */
+static inline int tk_size_ok(int64_t v)
+{
+	return v >= 0 && v < TK_TIME_LIMIT;
 }
 
 /* The greatest id a table of @rows rows may use where ids index arrays (see above). */

@@ -95,6 +95,11 @@ static const struct corruption cases[] = {
     {"UPDATE kernel_details SET grid_x = -9223372036854775808, block_x = 9223372036854775807, "
      "registers = -5",
      0, NULL},
+    {"UPDATE kernel_details SET static_smem = 9223372036854775807, "
+     "dynamic_smem = 9223372036854775807 WHERE event_id = (SELECT min(event_id) FROM "
+     "kernel_details)",
+     C_CHROME | C_PERFETTO | C_ANALYZE | C_REPORT, "table kernel_details, row id "},
+    {"UPDATE kernel_details SET registers = 1099511627776, occupancy = NULL", 0, NULL},
     {"UPDATE step_details SET step_num = -9223372036854775808", 0, NULL},
     {"UPDATE tracks SET stream_id = -9223372036854775808, tid = 9223372036854775807", 0, NULL},
     {"UPDATE events SET correlation_id = -9223372036854775808", 0, NULL},
