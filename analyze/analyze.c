@@ -34,11 +34,20 @@ int tka_fail(struct tka_ctx *c, int status, const char *fmt, ...)
 	return status;
 }
 
+int tka_sql_status(struct tka_ctx *c)
+{
+	int e = sqlite3_errcode(c->db);
+	if (e == SQLITE_CORRUPT || e == SQLITE_NOTADB ||
+	    (e == SQLITE_ERROR && !strcmp(sqlite3_errmsg(c->db), "integer overflow")))
+		return TK_EFORMAT;
+	return e == SQLITE_NOMEM ? TK_ENOMEM : TK_EINTERNAL;
+}
+
 int tka_exec(struct tka_ctx *c, const char *what, const char *sql)
 {
 	char *msg = NULL;
 	if (sqlite3_exec(c->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
-		int rc = tka_fail(c, TK_EINTERNAL, "%s: %s", what, msg ? msg : "SQLite error");
+		int rc = tka_fail(c, tka_sql_status(c), "%s: %s", what, msg ? msg : "SQLite error");
 		sqlite3_free(msg);
 		return rc;
 	}

@@ -91,6 +91,10 @@ void tka_kpi_free(struct tka_kpi_state *s);
 int tka_fail(struct tka_ctx *c, int status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/* The status of the connection's last SQLite error: TK_EFORMAT when the store's content caused
+ * it (a damaged file, values that overflow SQL arithmetic), else TK_EINTERNAL. */
+int tka_sql_status(struct tka_ctx *c);
+
 /* Run SQL (one or more statements); on error the message names @what. */
 int tka_exec(struct tka_ctx *c, const char *what, const char *sql);
 

@@ -6,6 +6,11 @@
  * (groups) and the KPIs (compile intervals, bytes accessed). A sequential scan of the events table is the
  * cheapest way to read them; reading them per analysis, or device tracks through the
  * (track_id, ts_ns) index, cost a table seek per event and several scans in all.
+ *
+ * The pass is also where the analyses' inputs are checked against the store's rules
+ * (store/checked.h): track ids bounded by the rows, every event's columns integers, its interval
+ * in range, and the sum of all durations within int64, so that the analyses after it (in C or
+ * in SQL, on the same transaction) add and subtract event times and durations without overflow.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +18,7 @@
 #include <tracekit/store.h>
 
 #include "analyze_internal.h"
+#include "checked.h"
 
 static const struct {
 	const char *what;
@@ -38,24 +44,25 @@ static int64_t col_or_none(sqlite3_stmt *st, int i)
 static int load_tracks(struct tka_ctx *c, struct tka_pass *p)
 {
 	sqlite3_stmt *st = NULL;
-	int rc = tka_prepare(c, "SELECT coalesce(max(id), 0) FROM tracks", &st), step;
+	int rc = tka_prepare(c, "SELECT count(*), coalesce(max(id), 0) FROM tracks", &st), step;
 	if (rc != TK_OK)
 		return rc;
-	if (sqlite3_step(st) == SQLITE_ROW)
-		p->ntracks = sqlite3_column_int64(st, 0);
+	if (sqlite3_step(st) == SQLITE_ROW) /* ids bounded by the rows: checked as they come */
+		p->ntracks =
+		    tk_id_slots(sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1)) - 1;
 	sqlite3_finalize(st);
 	st = NULL;
-	if (p->ntracks < 0 || (uint64_t)p->ntracks >= SIZE_MAX / sizeof(*p->tracks) - 1)
-		return tka_fail(c, TK_EINTERNAL, "track id %lld is out of range",
-				(long long)p->ntracks);
 	p->tracks = calloc((size_t)p->ntracks + 1, sizeof(*p->tracks));
 	if (!p->tracks)
 		return tka_fail(c, TK_ENOMEM, "out of memory");
 	rc = tka_prepare(c, "SELECT id, device_id, process_id, kind = 'counter' FROM tracks", &st);
 	while (rc == TK_OK && (step = sqlite3_step(st)) == SQLITE_ROW) {
 		int64_t id = sqlite3_column_int64(st, 0);
-		if (id < 1 || id > p->ntracks)
-			continue;
+		if (!tk_id_ok(id, p->ntracks + 1)) {
+			rc = tka_fail(c, TK_EFORMAT, "table tracks, row id %lld: %s", (long long)id,
+				      TK_ID_RANGE_MSG);
+			break;
+		}
 		struct tka_track *t = &p->tracks[id];
 		t->device_id = col_or_none(st, 1);
 		t->process_id = col_or_none(st, 2);
@@ -63,7 +70,7 @@ static int load_tracks(struct tka_ctx *c, struct tka_pass *p)
 		t->counter = (uint8_t)sqlite3_column_int(st, 3);
 	}
 	if (rc == TK_OK && step != SQLITE_DONE)
-		rc = tka_fail(c, TK_EINTERNAL, "reading tracks: %s", sqlite3_errmsg(c->db));
+		rc = tka_fail(c, tka_sql_status(c), "reading tracks: %s", sqlite3_errmsg(c->db));
 	sqlite3_finalize(st);
 	return rc;
 }
@@ -92,6 +99,25 @@ static int merge_seek(struct merge *m, int64_t id)
 	return m->id == id;
 }
 
+/* The current row of @q (events: id, track_id, kind, name_id, category_id, ts_ns, dur_ns)
+ * against the store's rules, adding its duration to *@total: NULL, or what is wrong. */
+static const char *bad_event(sqlite3_stmt *q, int64_t *total)
+{
+	static const char *const what[] = {"id",	  "track_id", "kind", "name_id",
+					   "category_id", "ts_ns",    "dur_ns"};
+	for (int i = 1; i < 7; i++)
+		if (sqlite3_column_type(q, i) != SQLITE_INTEGER &&
+		    !(i == 4 && sqlite3_column_type(q, i) == SQLITE_NULL))
+			return what[i];
+	int64_t kind = sqlite3_column_int64(q, 2), dur = sqlite3_column_int64(q, 6);
+	if (kind < INT32_MIN || kind > INT32_MAX)
+		return "kind out of range";
+	const char *bad = tk_span_check(sqlite3_column_int64(q, 5), dur);
+	if (!bad && tk_add_ovf(*total, dur, total))
+		bad = "dur_ns: the events' durations add up past 2^63 ns";
+	return bad;
+}
+
 static int read_events(struct tka_ctx *c, struct tka_pass *p)
 {
 	struct merge od = {NULL, INT64_MAX}, kd = {NULL, INT64_MAX};
@@ -116,9 +142,17 @@ static int read_events(struct tka_ctx *c, struct tka_pass *p)
 		    "ORDER BY event_id");
 	if (rc != TK_OK)
 		goto out;
+	int64_t total = 0;
 	while ((step = sqlite3_step(q)) == SQLITE_ROW) {
 		struct tka_ev e;
 		e.id = sqlite3_column_int64(q, 0);
+		const char *bad = bad_event(q, &total);
+		if (bad) {
+			rc = tka_fail(c, TK_EFORMAT, "table events, row id %lld: %s%s",
+				      (long long)e.id, bad,
+				      strchr(bad, ' ') ? "" : " is not an integer");
+			goto out;
+		}
 		e.track = sqlite3_column_int64(q, 1);
 		e.kind = sqlite3_column_int(q, 2);
 		e.name_id = sqlite3_column_int64(q, 3);
@@ -134,6 +168,14 @@ static int read_events(struct tka_ctx *c, struct tka_pass *p)
 		if (e.has_kd) {
 			for (int i = 0; i < 9; i++)
 				e.kd[i] = col_or_none(kd.st, i + 1);
+			for (int i = 7; i < 9; i++) /* shared memory sizes, added up later */
+				if (e.kd[i] != TK_NONE && !tk_size_ok(e.kd[i])) {
+					rc = tka_fail(c, TK_EFORMAT,
+						      "table kernel_details, row id %lld: "
+						      "static_smem or dynamic_smem out of range",
+						      (long long)e.id);
+					goto out;
+				}
 			e.occupancy = sqlite3_column_type(kd.st, 10) == SQLITE_NULL
 					  ? -1
 					  : sqlite3_column_double(kd.st, 10);
@@ -143,7 +185,7 @@ static int read_events(struct tka_ctx *c, struct tka_pass *p)
 				goto out;
 	}
 	if (step != SQLITE_DONE)
-		rc = tka_fail(c, TK_EINTERNAL, "reading events: %s", sqlite3_errmsg(c->db));
+		rc = tka_fail(c, tka_sql_status(c), "reading events: %s", sqlite3_errmsg(c->db));
 out:
 	sqlite3_finalize(q);
 	sqlite3_finalize(od.st);

@@ -261,7 +261,7 @@ int tka_findings(struct tka_ctx *c)
 		if (sqlite3_bind_parameter_count(st) >= 1)
 			sqlite3_bind_int64(st, 1, c->opt->small_kernel_ns);
 		if (sqlite3_step(st) != SQLITE_DONE)
-			rc = tka_fail(c, TK_EINTERNAL, "finding rule %s: %s", rules[i].name,
+			rc = tka_fail(c, tka_sql_status(c), "finding rule %s: %s", rules[i].name,
 				      sqlite3_errmsg(c->db));
 		sqlite3_finalize(st);
 		st = NULL;

@@ -4,6 +4,7 @@
  * events) and freeing it, and the gap iterator. Everything here is linear sweeps in memory.
  */
 #include "intervals.h"
+#include "checked.h"
 
 #include <ctype.h>
 #include <stdlib.h>
@@ -11,6 +12,16 @@
 #include <tracekit/store.h>
 
 /* ---- span sets ---- */
+
+/* @t plus the length of [@a, @b) (b > a), saturating: the pass over the events keeps every time
+ * point within +-2^62 (store/checked.h), so a sorted disjoint set never reaches the bound. */
+static int64_t add_len(int64_t t, int64_t a, int64_t b)
+{
+	int64_t len;
+	if (tk_sub_ovf(b, a, &len) || tk_add_ovf(t, len, &t))
+		return INT64_MAX;
+	return t;
+}
 
 int tka_spans_add(struct tka_spans *s, int64_t start, int64_t end)
 {
@@ -47,7 +58,7 @@ int64_t tka_spans_len(const struct tka_spans *s)
 {
 	int64_t t = 0;
 	for (size_t i = 0; i < s->n; i++)
-		t += s->v[i].end - s->v[i].start;
+		t = add_len(t, s->v[i].start, s->v[i].end);
 	return t;
 }
 
@@ -59,7 +70,7 @@ int64_t tka_spans_overlap(const struct tka_spans *a, const struct tka_spans *b)
 		int64_t lo = a->v[i].start > b->v[j].start ? a->v[i].start : b->v[j].start;
 		int64_t hi = a->v[i].end < b->v[j].end ? a->v[i].end : b->v[j].end;
 		if (hi > lo)
-			t += hi - lo;
+			t = add_len(t, lo, hi);
 		if (a->v[i].end < b->v[j].end)
 			i++;
 		else
@@ -83,7 +94,7 @@ int64_t tka_spans_len_in(const struct tka_spans *s, int64_t start, int64_t end)
 		int64_t a = s->v[i].start > start ? s->v[i].start : start;
 		int64_t b = s->v[i].end < end ? s->v[i].end : end;
 		if (b > a)
-			t += b - a;
+			t = add_len(t, a, b);
 	}
 	return t;
 }

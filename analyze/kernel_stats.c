@@ -13,6 +13,7 @@
 #include <tracekit/store.h>
 
 #include "analyze_internal.h"
+#include "checked.h"
 
 #define NKEY 11 /* device, name, grid xyz, block xyz, registers, static smem, dynamic smem */
 #define NONE INT64_MIN
@@ -189,12 +190,15 @@ static double computed_occupancy(const int64_t *k, const struct devlim *d)
 		threads *= k[i];
 	}
 	int64_t warps = (threads + 31) / 32, active = d->max_threads / (warps * 32);
+	int64_t regs, smem; /* per block; values from the store: overflow means none fit */
 	if (k[8] != NONE && k[8] > 0 && d->max_regs != NONE && d->max_regs > 0) {
-		int64_t by_regs = d->max_regs / (k[8] * warps * 32);
+		int64_t by_regs =
+		    tk_mul_ovf(k[8], warps * 32, &regs) ? 0 : d->max_regs / regs;
 		if (by_regs < active)
 			active = by_regs;
 	}
-	int64_t smem = (k[9] != NONE ? k[9] : 0) + (k[10] != NONE ? k[10] : 0);
+	if (tk_add_ovf(k[9] != NONE ? k[9] : 0, k[10] != NONE ? k[10] : 0, &smem))
+		smem = INT64_MAX;
 	if (smem > 0 && d->max_smem != NONE && d->max_smem > 0 && d->max_smem / smem < active)
 		active = d->max_smem / smem;
 	if (d->max_blocks != NONE && d->max_blocks < active)

@@ -41,8 +41,8 @@ struct bytes_row {
 
 /* What the pass over the events collects for the KPIs. */
 struct tka_kpi_state {
-	uint8_t *is_compile; /* per string id up to max_id: a compile name or category */
-	int64_t max_id;	     /* -1 when the trace has no compile name: nothing to collect */
+	int64_t *compile;    /* string ids of compile names and the category, ascending */
+	size_t ncompile, capcompile; /* 0 compile names: nothing to collect */
 	struct cspan *v;     /* compile intervals on host tracks, by (process, start) */
 	size_t n, cap;
 	struct bytes_row *b; /* kernels and XLA ops with bytes accessed, in load order */
@@ -262,7 +262,7 @@ void tka_kpi_free(struct tka_kpi_state *s)
 {
 	if (!s)
 		return;
-	free(s->is_compile);
+	free(s->compile);
 	free(s->v);
 	free(s->b);
 	free(s);
@@ -277,27 +277,28 @@ int tka_kpi_begin(struct tka_ctx *c)
 	if (!s)
 		return tka_fail(c, TK_ENOMEM, "out of memory");
 	c->kpi = s;
-	s->max_id = -1;
 	c->pass->want_op_details = 1;
-	rc = tka_prepare(
-	    c, "SELECT id, str FROM strings WHERE str LIKE '%compil%' OR str = 'compile'", &st);
+	/* A list, not a flag per id: memory follows the matching rows, whatever their ids. */
+	rc = tka_prepare(c,
+			 "SELECT id, str FROM strings WHERE str LIKE '%compil%' OR str = 'compile' "
+			 "ORDER BY id",
+			 &st);
 	while (rc == TK_OK && (step = sqlite3_step(st)) == SQLITE_ROW) {
 		const char *str = (const char *)sqlite3_column_text(st, 1);
 		int64_t id = sqlite3_column_int64(st, 0);
-		if (!str || !(is_compile_name(str) || !strcmp(str, "compile")) || id < 0 ||
-		    id >= INT32_MAX)
+		if (!str || !(is_compile_name(str) || !strcmp(str, "compile")))
 			continue;
-		if (id > s->max_id) {
-			uint8_t *v = realloc(s->is_compile, (size_t)id + 1);
+		if (s->ncompile == s->capcompile) {
+			size_t cap = s->capcompile ? 2 * s->capcompile : 16;
+			int64_t *v = realloc(s->compile, cap * sizeof(*v));
 			if (!v) {
 				rc = tka_fail(c, TK_ENOMEM, "out of memory");
 				break;
 			}
-			memset(v + s->max_id + 1, 0, (size_t)(id - s->max_id));
-			s->is_compile = v;
-			s->max_id = id;
+			s->compile = v;
+			s->capcompile = cap;
 		}
-		s->is_compile[id] = 1;
+		s->compile[s->ncompile++] = id;
 	}
 	if (rc == TK_OK && step != SQLITE_DONE)
 		rc = tka_fail(c, TK_EINTERNAL, "reading strings: %s", sqlite3_errmsg(c->db));
@@ -307,7 +308,17 @@ int tka_kpi_begin(struct tka_ctx *c)
 
 static int compile_id(const struct tka_kpi_state *s, int64_t id)
 {
-	return id >= 0 && id <= s->max_id && s->is_compile[id];
+	size_t lo = 0, hi = s->ncompile;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (s->compile[mid] == id)
+			return 1;
+		if (s->compile[mid] < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return 0;
 }
 
 /* A kernel or XLA op on a device track that states its bytes accessed: keep it. */
@@ -343,7 +354,7 @@ int tka_kpi_event(struct tka_ctx *c, const struct tka_ev *e)
 	if (e->has_op && e->op_bytes != TK_NONE && t->device_id != TK_NONE &&
 	    (e->kind == TK_EV_KERNEL || e->kind == TK_EV_XLA_OP))
 		return bytes_event(c, s, e);
-	if (s->max_id < 0 || !(compile_id(s, e->name_id) || compile_id(s, e->cat_id)) ||
+	if (!s->ncompile || !(compile_id(s, e->name_id) || compile_id(s, e->cat_id)) ||
 	    t->device_id != TK_NONE)
 		return TK_OK;
 	if (s->n == s->cap) {
@@ -467,7 +478,7 @@ int tka_kpi(struct tka_ctx *c)
 		if ((rc = put(&kw, "host_overhead", w > 0, ho, "%", band(ho, 10, 20, 0), win,
 			      w ? note : "n/a: empty window")) != TK_OK ||
 		    (rc = bandwidth_kpi(&kw, peak_q, win)) != TK_OK ||
-		    (rc = compile_kpi(&kw, cs->v, cs->n, cs->max_id >= 0)) != TK_OK)
+		    (rc = compile_kpi(&kw, cs->v, cs->n, cs->ncompile > 0)) != TK_OK)
 			goto out;
 	}
 out:

@@ -17,6 +17,7 @@
 #include <tracekit/store.h>
 
 #include "analyze_internal.h"
+#include "checked.h"
 
 #define NONE INT64_MIN
 #define TL_BUCKETS 1000 /* timeline buckets per device span */
@@ -126,9 +127,10 @@ static int live_add(struct liveset *L, const struct alloc *x)
 	size_t j = ahash(x->addr) & (L->cap - 1);
 	while (L->a[j].addr != NONE)
 		j = (j + 1) & (L->cap - 1);
+	if (tk_add_ovf(L->bytes, x->bytes, &L->bytes))
+		return TK_EFORMAT; /* bytes in use past 2^63 */
 	L->a[j] = *x;
 	L->n++;
-	L->bytes += x->bytes;
 	return TK_OK;
 }
 
@@ -206,7 +208,8 @@ static int series_add(struct series *s, const struct rec *r)
 				k++;
 		int idx = r->bytes > 0 ? k + 1 : 0;
 		s->hist_n[idx]++;
-		s->hist_bytes[idx] += r->bytes;
+		if (tk_add_ovf(s->hist_bytes[idx], r->bytes, &s->hist_bytes[idx]))
+			return TK_EFORMAT;
 	}
 	if (r->in_use != NONE) {
 		s->with_reported++;
@@ -266,7 +269,8 @@ static const char *const read_sql =
     "bytes_in_use, peak_bytes_in_use, op_event_id, op_name_id, fragmentation "
     "FROM memory_records WHERE device_id IS ?1 AND ts_ns <= ?2 ORDER BY ts_ns, id";
 
-static void read_rec(sqlite3_stmt *q, int64_t *key, struct rec *r)
+/* Read the current row of @q into @key and @r: NULL, or what breaks the store's rules. */
+static const char *read_rec(sqlite3_stmt *q, int64_t *key, struct rec *r)
 {
 	key[0] = col_or_none(q, 0);
 	key[1] = col_or_none(q, 1);
@@ -281,6 +285,22 @@ static void read_rec(sqlite3_stmt *q, int64_t *key, struct rec *r)
 	r->op_event_id = col_or_none(q, 10);
 	r->op_name_id = col_or_none(q, 11);
 	r->frag = sqlite3_column_type(q, 12) == SQLITE_NULL ? -1 : sqlite3_column_double(q, 12);
+	if (sqlite3_column_type(q, 4) != SQLITE_INTEGER || !tk_time_ok(r->ts))
+		return "ts_ns out of range or not an integer";
+	if (sqlite3_column_type(q, 7) != SQLITE_INTEGER || r->bytes < 0)
+		return "bytes negative or not an integer";
+	if (r->id < 0)
+		return TK_ID_RANGE_MSG;
+	return NULL;
+}
+
+/* A failed series_add() for record @r: out of memory, or sums past int64. */
+static int add_failed(struct tka_ctx *c, int rc, const struct rec *r)
+{
+	if (rc == TK_EFORMAT)
+		return tka_fail(c, rc, "table memory_records, row id %lld: bytes add up past 2^63",
+				(long long)r->id);
+	return tka_fail(c, TK_ENOMEM, "out of memory in the memory analysis");
 }
 
 /* Pass 1 over the records of one device (@dev: NONE for host memory). */
@@ -297,10 +317,15 @@ static int pass1_device(struct tka_ctx *c, struct mem *M, sqlite3_stmt *q, int64
 	while ((step = sqlite3_step(q)) == SQLITE_ROW) {
 		int64_t key[3];
 		struct rec r;
-		read_rec(q, key, &r);
+		const char *bad = read_rec(q, key, &r);
+		if (bad)
+			return tka_fail(c, TK_EFORMAT, "table memory_records, row id %lld: %s",
+					(long long)r.id, bad);
 		struct series *s = series_for(M, key, first, last);
-		if (!s || series_add(s, &r) != TK_OK)
+		if (!s)
 			return tka_fail(c, TK_ENOMEM, "out of memory in the memory analysis");
+		if ((rc = series_add(s, &r)) != TK_OK)
+			return add_failed(c, rc, &r);
 	}
 	if (step != SQLITE_DONE)
 		rc = tka_fail(c, TK_EINTERNAL, "reading memory records: %s", sqlite3_errmsg(c->db));
@@ -646,17 +671,28 @@ static int pass1(struct tka_ctx *c, struct mem *M)
 	if (rc == TK_OK)
 		rc = tka_prepare(
 		    c, "SELECT min(device_id) FROM memory_records WHERE device_id > ?1", &next);
+	/* Clamped to +-2^62 (NULL stays NULL): a time out of range, which would read as NONE, is
+	 * then caught below (store/checked.h) instead of hiding the device's records. */
 	if (rc == TK_OK)
-		rc = tka_prepare(c, "SELECT min(ts_ns) FROM memory_records WHERE device_id IS ?1",
+		rc = tka_prepare(c,
+				 "SELECT max((SELECT min(ts_ns) FROM memory_records WHERE "
+				 "device_id IS ?1), -4611686018427387904)",
 				 &lo);
 	if (rc == TK_OK)
-		rc = tka_prepare(c, "SELECT max(ts_ns) FROM memory_records WHERE device_id IS ?1",
+		rc = tka_prepare(c,
+				 "SELECT min((SELECT max(ts_ns) FROM memory_records WHERE "
+				 "device_id IS ?1), 4611686018427387904)",
 				 &hi);
 	for (int64_t dev = NONE, host = 1; rc == TK_OK; host = 0) {
 		if (!host && (dev = one_value(dev == NONE ? first : next, dev)) == NONE)
 			break; /* no device after the last one */
 		int64_t a = one_value(lo, dev), b = one_value(hi, dev);
-		if (a != NONE && b != NONE)
+		if (a != NONE && b != NONE && (!tk_time_ok(a) || !tk_time_ok(b) || b < a))
+			rc = tka_fail(c, TK_EFORMAT,
+				      "table memory_records, device_id %lld: ts_ns out of range or "
+				      "not an integer",
+				      (long long)dev);
+		else if (a != NONE && b != NONE)
 			rc = pass1_device(c, M, q, dev, a, b);
 	}
 	sqlite3_finalize(q);

@@ -14,6 +14,7 @@
 #include <tracekit/error.h>
 #include <tracekit/text.h>
 
+#include "checked.h"
 #include "export_internal.h"
 
 #define ESC_SLOTS 8192
@@ -148,26 +149,20 @@ static int prologue(struct chrome *c)
 {
 	struct tk_exporter *x = c->x;
 	sqlite3_stmt *st = NULL;
-	int rc;
+	int rc, step;
 	char buf[512];
-	c->nproc = c->ndev = c->ntr = 1;
-	if ((rc = ex_prepare(x,
-			     "SELECT (SELECT coalesce(max(id), 0) + 1 FROM processes), "
-			     "(SELECT coalesce(max(id), 0) + 1 FROM devices), "
-			     "(SELECT coalesce(max(id), 0) + 1 FROM tracks)",
-			     &st)) != TK_OK)
+	/* Arrays by id, bounded by the rows (store/checked.h); every id is checked as it comes. */
+	if ((rc = ex_id_slots(x, "processes", &c->nproc)) != TK_OK ||
+	    (rc = ex_id_slots(x, "devices", &c->ndev)) != TK_OK ||
+	    (rc = ex_id_slots(x, "tracks", &c->ntr)) != TK_OK)
 		return rc;
-	if (sqlite3_step(st) == SQLITE_ROW) {
-		c->nproc = sqlite3_column_int64(st, 0);
-		c->ndev = sqlite3_column_int64(st, 1);
-		c->ntr = sqlite3_column_int64(st, 2);
-	}
-	sqlite3_finalize(st);
 	c->proc_pid = calloc((size_t)c->nproc, sizeof(int64_t));
 	c->dev_pid = calloc((size_t)c->ndev, sizeof(int64_t));
 	c->tr = calloc((size_t)c->ntr, sizeof(*c->tr));
 	if (!c->proc_pid || !c->dev_pid || !c->tr)
 		return ex_fail(x, TK_ENOMEM, "out of memory");
+	for (int64_t i = 0; i < c->ndev; i++)
+		c->dev_pid[i] = -1; /* no such device */
 	/* Host pids as recorded (a pid seen twice, or unknown, gets a synthetic one). */
 	if ((rc = ex_prepare(x,
 			     "SELECT p.id, p.pid, coalesce(p.name_id, 0), (SELECT count(*) FROM "
@@ -175,8 +170,10 @@ static int prologue(struct chrome *c)
 			     "ORDER BY p.id",
 			     &st)) != TK_OK)
 		return rc;
-	while (sqlite3_step(st) == SQLITE_ROW) {
+	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
 		int64_t id = sqlite3_column_int64(st, 0), pid = sqlite3_column_int64(st, 1);
+		if ((rc = ex_check_id(x, "processes", id, c->nproc)) != TK_OK)
+			goto out;
 		if (sqlite3_column_type(st, 1) == SQLITE_NULL || sqlite3_column_int64(st, 3) > 0)
 			pid = 2000000 + id;
 		c->proc_pid[id] = pid;
@@ -184,6 +181,10 @@ static int prologue(struct chrome *c)
 		snprintf(buf, sizeof(buf), "%s", n[0] ? n : "process");
 		meta(c, "process_name", pid, 0, "name", buf, 0);
 		meta(c, "process_sort_index", pid, 0, "sort_index", NULL, id);
+	}
+	if (step != SQLITE_DONE) {
+		rc = ex_fail_sql(x, "processes");
+		goto out;
 	}
 	sqlite3_finalize(st);
 	/* Devices: pid = ordinal, as Kineto numbers them, unless that collides. */
@@ -194,8 +195,10 @@ static int prologue(struct chrome *c)
 			    "processes p WHERE p.pid = d.ordinal) FROM devices d ORDER BY d.id",
 			    &st)) != TK_OK)
 		return rc;
-	while (sqlite3_step(st) == SQLITE_ROW) {
+	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
 		int64_t id = sqlite3_column_int64(st, 0), ord = sqlite3_column_int64(st, 1);
+		if ((rc = ex_check_id(x, "devices", id, c->ndev)) != TK_OK)
+			goto out;
 		int64_t pid = sqlite3_column_int64(st, 3) > 1 || ord < 0 ? 1000000 + id : ord;
 		c->dev_pid[id] = pid;
 		const char *n = ex_str(x, (uint32_t)sqlite3_column_int64(st, 2));
@@ -206,6 +209,10 @@ static int prologue(struct chrome *c)
 		meta(c, "process_labels", pid, 0, "labels", buf, 0);
 		meta(c, "process_sort_index", pid, 0, "sort_index", NULL, 1000000 + id);
 	}
+	if (step != SQLITE_DONE) {
+		rc = ex_fail_sql(x, "devices");
+		goto out;
+	}
 	sqlite3_finalize(st);
 	if ((rc = ex_prepare(x,
 			     "SELECT t.id, t.kind, coalesce(t.name_id, 0), t.process_id, "
@@ -213,8 +220,10 @@ static int prologue(struct chrome *c)
 			     "devices d ON d.id = t.device_id ORDER BY t.id",
 			     &st)) != TK_OK)
 		return rc;
-	while (sqlite3_step(st) == SQLITE_ROW) {
+	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
 		int64_t id = sqlite3_column_int64(st, 0);
+		if ((rc = ex_check_id(x, "tracks", id, c->ntr)) != TK_OK)
+			goto out;
 		struct ctrack *t = &c->tr[id];
 		const char *kind = (const char *)sqlite3_column_text(st, 1);
 		int64_t proc =
@@ -224,7 +233,9 @@ static int prologue(struct chrome *c)
 		if (sqlite3_column_type(st, 4) != SQLITE_NULL) {
 			int64_t dev = sqlite3_column_int64(st, 4);
 			t->device = 1;
-			t->pid = dev >= 0 && dev < c->ndev ? c->dev_pid[dev] : 1000000 + dev;
+			/* a device id naming no device row: the pid of unknown processes */
+			t->pid = dev >= 0 && dev < c->ndev && c->dev_pid[dev] >= 0 ? c->dev_pid[dev]
+										 : 3000000;
 			t->device_ordinal = sqlite3_column_int64(st, 7);
 			t->stream = sqlite3_column_type(st, 6) == SQLITE_NULL
 					? TK_NONE
@@ -247,8 +258,13 @@ static int prologue(struct chrome *c)
 		meta(c, "thread_name", t->pid, t->tid, "name", buf, 0);
 		meta(c, "thread_sort_index", t->pid, t->tid, "sort_index", NULL, id);
 	}
+	if (step != SQLITE_DONE)
+		rc = ex_fail_sql(x, "tracks");
+	else
+		rc = c->out.failed ? TK_EIO : TK_OK;
+out:
 	sqlite3_finalize(st);
-	return c->out.failed ? TK_EIO : TK_OK;
+	return rc;
 }
 
 static const char *kind_cat(int kind, int device)
@@ -446,15 +462,20 @@ static int memory_and_counters(struct chrome *c)
 {
 	struct tk_exporter *x = c->x;
 	sqlite3_stmt *st = NULL;
-	int rc;
+	int rc, step;
 	if ((rc = ex_prepare(
 		 x,
 		 "SELECT m.ts_ns, m.kind = 'free', m.device_id, d.ordinal, m.process_id, "
-		 "m.address, m.bytes, m.bytes_in_use, m.bytes_reserved FROM memory_records "
+		 "m.address, m.bytes, m.bytes_in_use, m.bytes_reserved, m.id FROM memory_records "
 		 "m LEFT JOIN devices d ON d.id = m.device_id ORDER BY m.id",
 		 &st)) != TK_OK)
 		return rc;
-	while (sqlite3_step(st) == SQLITE_ROW) {
+	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+		if (!tk_time_ok(sqlite3_column_int64(st, 0)) || sqlite3_column_int64(st, 6) < 0) {
+			rc = ex_fail_row(x, "memory_records", sqlite3_column_int64(st, 9),
+					 "ts_ns out of range or bytes negative");
+			goto out;
+		}
 		int64_t proc =
 		    sqlite3_column_type(st, 4) == SQLITE_NULL ? 0 : sqlite3_column_int64(st, 4);
 		int64_t pid = proc > 0 && proc < c->nproc ? c->proc_pid[proc] : 3000000;
@@ -488,14 +509,22 @@ static int memory_and_counters(struct chrome *c)
 		x->stats.memory_events++;
 	}
 	sqlite3_finalize(st);
+	st = NULL;
+	if (step != SQLITE_DONE)
+		return ex_fail_sql(x, "memory_records");
 	if ((rc = ex_prepare(
 		 x,
-		 "SELECT c.track_id, c.ts_ns, c.value, t.unit FROM counters c JOIN tracks "
-		 "t ON t.id = c.track_id ORDER BY c.rowid",
+		 "SELECT c.track_id, c.ts_ns, c.value, t.unit, c.rowid FROM counters c JOIN "
+		 "tracks t ON t.id = c.track_id ORDER BY c.rowid",
 		 &st)) != TK_OK)
 		return rc;
-	while (sqlite3_step(st) == SQLITE_ROW) {
+	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
 		int64_t tid = sqlite3_column_int64(st, 0);
+		if (!tk_time_ok(sqlite3_column_int64(st, 1))) {
+			rc = ex_fail_row(x, "counters", sqlite3_column_int64(st, 4),
+					 "ts_ns out of range");
+			goto out;
+		}
 		const struct ctrack *t = tid > 0 && tid < c->ntr ? &c->tr[tid] : NULL;
 		if (!t)
 			continue;
@@ -514,8 +543,10 @@ static int memory_and_counters(struct chrome *c)
 		ex_puts(&c->out, "}}");
 		x->stats.counters++;
 	}
+	rc = step != SQLITE_DONE ? ex_fail_sql(x, "counters") : c->out.failed ? TK_EIO : TK_OK;
+out:
 	sqlite3_finalize(st);
-	return c->out.failed ? TK_EIO : TK_OK;
+	return rc;
 }
 
 int ex_chrome(struct tk_exporter *x, const char *path)

@@ -2,11 +2,13 @@
  * Exporters' table cursors: one table read forward in its rowid order, straight from the store's
  * pages (store/tscan.c) when the store allows it, else through an SQL statement with the same
  * columns, so both paths give the same values (NULL handling in the accessors, not in SQL).
+ * Also the exporters' checks of rows against the store's rules (store/checked.h).
  */
 #include <stdio.h>
 #include <string.h>
 #include <tracekit/error.h>
 
+#include "checked.h"
 #include "export_internal.h"
 #include "tscan.h"
 
@@ -96,4 +98,46 @@ void ex_cur_text(const struct ex_cur *c, int i, char *out, size_t n, const char 
 		len = n - 1;
 	memcpy(out, p, len);
 	out[len] = 0;
+}
+
+uint32_t ex_cur_ints(const struct ex_cur *c, int n, uint32_t *nulls)
+{
+	if (c->ts)
+		return tk_tscan_int_mask(c->ts, nulls);
+	uint32_t m = 0;
+	*nulls = 0;
+	for (int i = 0; i < n && i < 32; i++) {
+		int t = sqlite3_column_type(c->st, i);
+		m |= (uint32_t)(t == SQLITE_INTEGER) << i;
+		*nulls |= (uint32_t)(t == SQLITE_NULL) << i;
+	}
+	return m;
+}
+
+int ex_fail_row(struct tk_exporter *x, const char *table, int64_t id, const char *why)
+{
+	return ex_fail(x, TK_EFORMAT, TK_ROW_FMT "%s", x->store_path, table, (long long)id, why);
+}
+
+int ex_id_slots(struct tk_exporter *x, const char *table, int64_t *slots)
+{
+	char sql[128];
+	sqlite3_stmt *st = NULL;
+	snprintf(sql, sizeof(sql), "SELECT count(*), coalesce(max(id), 0) FROM %s", table);
+	int rc = ex_prepare(x, sql, &st);
+	if (rc != TK_OK)
+		return rc;
+	if (sqlite3_step(st) == SQLITE_ROW)
+		*slots = tk_id_slots(sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1));
+	else
+		rc = ex_fail_sql(x, table);
+	sqlite3_finalize(st);
+	return rc;
+}
+
+int ex_check_id(struct tk_exporter *x, const char *table, int64_t id, int64_t slots)
+{
+	if (tk_id_ok(id, slots))
+		return TK_OK;
+	return ex_fail_row(x, table, id, TK_ID_RANGE_MSG);
 }

@@ -11,6 +11,7 @@
 #include <tracekit/export.h>
 #include <tracekit/text.h>
 
+#include "checked.h"
 #include "export_internal.h"
 
 #define STR_SLOTS 65536 /* string cache slots (direct-mapped by id) */
@@ -208,6 +209,12 @@ static int open_store(struct tk_exporter *x, const char *path)
 	x->epoch = !strcmp(clock, "unix_epoch");
 	x->start_ns = meta_int(x, "trace_start_ns", 0);
 	x->end_ns = meta_int(x, "trace_end_ns", x->start_ns);
+	/* Times are written relative to the start: it must be a time point (store/checked.h). */
+	if (!tk_time_ok(x->start_ns) || !tk_time_ok(x->end_ns))
+		return ex_fail(x, TK_EFORMAT,
+			       "store '%s': table meta, trace_start_ns %lld or trace_end_ns %lld "
+			       "is out of range (more than 2^62 ns from the epoch)",
+			       path, (long long)x->start_ns, (long long)x->end_ns);
 	/* The tables every exporter reads must be there (a store of another tool has a meta too). */
 	sqlite3_stmt *st = NULL;
 	if ((rc = ex_prepare(x,

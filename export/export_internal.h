@@ -250,6 +250,16 @@ int64_t ex_cur_i(const struct ex_cur *c, int i); /* integer, NULL as TK_NONE */
 double ex_cur_r(const struct ex_cur *c, int i);	 /* real, NULL as -1 */
 /* Text, NULL as @dflt, into @out (cut to @n - 1 bytes). */
 void ex_cur_text(const struct ex_cur *c, int i, char *out, size_t n, const char *dflt);
+/* Bit i set when column i (of the first @n, at most 32) holds an integer; *@nulls: NULL ones. */
+uint32_t ex_cur_ints(const struct ex_cur *c, int n, uint32_t *nulls);
+
+/* ---- rows that break the store's rules (store/checked.h) ---- */
+/* Fail with TK_EFORMAT: "store 'PATH': table TABLE, row id ID: WHY". */
+int ex_fail_row(struct tk_exporter *x, const char *table, int64_t id, const char *why);
+/* Array slots for the ids of @table (tk_id_slots() of its row count and greatest id). */
+int ex_id_slots(struct tk_exporter *x, const char *table, int64_t *slots);
+/* TK_OK when @id of a row of @table may index an array of @slots, else the failure. */
+int ex_check_id(struct tk_exporter *x, const char *table, int64_t id, int64_t slots);
 
 struct ex_scan {
 	struct tk_exporter *x;

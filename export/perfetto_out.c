@@ -151,10 +151,11 @@ static int intern(struct pf *f, uint32_t field, uint64_t iid, const char *s)
 	return TK_OK;
 }
 
+/* 0 the first time @id is asked for (and always past the bitmap: interned again), else 1. */
 static int seen(uint8_t *bits, size_t nbits, uint64_t id)
 {
 	if (id >= nbits)
-		return 1;
+		return 0;
 	if (bits[id >> 3] & (1u << (id & 7)))
 		return 1;
 	bits[id >> 3] |= (uint8_t)(1u << (id & 7));

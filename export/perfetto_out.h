@@ -14,6 +14,7 @@
 #define PF_UUID_MEM (4ull << 48)  /* + (device id + 1) << 32 + allocator string id */
 #define PF_UUID_UTIL (5ull << 48) /* + devices.id */
 #define PF_KIND_CAT (1ull << 32)  /* category iid of events without a category: + kind */
+#define PF_MAX_NAME_BITS ((uint64_t)1 << 28) /* string ids with an "interned" bit (32 MiB) */
 
 struct pf_lane {
 	int64_t last_start; /* slices of a lane must come in start order */

@@ -11,6 +11,7 @@
 #include <tracekit/error.h>
 #include <tracekit/text.h>
 
+#include "checked.h"
 #include "perfetto_out.h"
 
 /* A TrackDescriptor: uuid, name, parent, and an optional process/thread/counter body. */
@@ -97,17 +98,21 @@ int pf_tracks(struct pf *f)
 	struct tk_exporter *x = f->x;
 	sqlite3_stmt *st = NULL;
 	char name[600];
-	int rc;
-	if ((rc = ex_prepare(x,
-			     "SELECT (SELECT coalesce(max(id), 0) + 1 FROM tracks), "
-			     "(SELECT coalesce(max(id), 0) + 1 FROM strings)",
-			     &st)) != TK_OK)
+	int rc, step;
+	int64_t nproc, ndev;
+	/* Tracks by id, bounded by the rows (store/checked.h); ids are checked as they come. */
+	if ((rc = ex_id_slots(x, "tracks", &f->ntracks)) != TK_OK ||
+	    (rc = ex_id_slots(x, "processes", &nproc)) != TK_OK ||
+	    (rc = ex_id_slots(x, "devices", &ndev)) != TK_OK ||
+	    (rc = ex_prepare(x, "SELECT coalesce(max(id), 0) + 1 FROM strings", &st)) != TK_OK)
 		return rc;
 	if (sqlite3_step(st) == SQLITE_ROW) {
-		f->ntracks = sqlite3_column_int64(st, 0);
-		f->nbits = (uint64_t)sqlite3_column_int64(st, 1);
+		int64_t n = sqlite3_column_int64(st, 0);
+		/* ids past the bitmap are interned again on every use (perfetto_out.c: seen()) */
+		f->nbits = n < 1 ? 1 : (uint64_t)n > PF_MAX_NAME_BITS ? PF_MAX_NAME_BITS : (uint64_t)n;
 	}
 	sqlite3_finalize(st);
+	st = NULL;
 	f->tracks = calloc((size_t)f->ntracks, sizeof(*f->tracks));
 	f->names = calloc(f->nbits / 8 + 1, 1);
 	f->cats = calloc(f->nbits / 8 + 1, 1);
@@ -117,8 +122,10 @@ int pf_tracks(struct pf *f)
 	if ((rc = ex_prepare(x, "SELECT id, pid, coalesce(name_id, 0) FROM processes ORDER BY id",
 			     &st)) != TK_OK)
 		return rc;
-	while (rc == TK_OK && sqlite3_step(st) == SQLITE_ROW) {
+	while (rc == TK_OK && (step = sqlite3_step(st)) == SQLITE_ROW) {
 		int64_t id = sqlite3_column_int64(st, 0);
+		if ((rc = ex_check_id(x, "processes", id, nproc)) != TK_OK)
+			break;
 		const char *n = ex_str(x, (uint32_t)sqlite3_column_int64(st, 2));
 		struct desc d = {.uuid = PF_UUID_PROC + (uint64_t)id,
 				 .name = n[0] ? n : "process",
@@ -128,6 +135,8 @@ int pf_tracks(struct pf *f)
 		rc = descriptor(f, &d);
 	}
 	sqlite3_finalize(st);
+	if (rc == TK_OK && step != SQLITE_DONE)
+		rc = ex_fail_sql(x, "processes");
 	if (rc != TK_OK)
 		return rc;
 	/* devices */
@@ -135,8 +144,10 @@ int pf_tracks(struct pf *f)
 		 x, "SELECT id, ordinal, coalesce(name_id, 0), kind FROM devices ORDER BY id",
 		 &st)) != TK_OK)
 		return rc;
-	while (rc == TK_OK && sqlite3_step(st) == SQLITE_ROW) {
+	while (rc == TK_OK && (step = sqlite3_step(st)) == SQLITE_ROW) {
 		int64_t id = sqlite3_column_int64(st, 0);
+		if ((rc = ex_check_id(x, "devices", id, ndev)) != TK_OK)
+			break;
 		const char *n = ex_str(x, (uint32_t)sqlite3_column_int64(st, 2));
 		const char *kind = (const char *)sqlite3_column_text(st, 3);
 		snprintf(name, sizeof(name), "%s %lld%s%s%s",
@@ -150,6 +161,8 @@ int pf_tracks(struct pf *f)
 		rc = descriptor(f, &d);
 	}
 	sqlite3_finalize(st);
+	if (rc == TK_OK && step != SQLITE_DONE)
+		rc = ex_fail_sql(x, "devices");
 	if (rc != TK_OK)
 		return rc;
 	/* tracks */
@@ -160,8 +173,10 @@ int pf_tracks(struct pf *f)
 		 "ON p.id = t.process_id ORDER BY t.id",
 		 &st)) != TK_OK)
 		return rc;
-	while (rc == TK_OK && sqlite3_step(st) == SQLITE_ROW) {
+	while (rc == TK_OK && (step = sqlite3_step(st)) == SQLITE_ROW) {
 		int64_t id = sqlite3_column_int64(st, 0);
+		if ((rc = ex_check_id(x, "tracks", id, f->ntracks)) != TK_OK)
+			break;
 		const char *kind = (const char *)sqlite3_column_text(st, 1);
 		struct pf_track *t = &f->tracks[id];
 		t->name_id = (uint32_t)sqlite3_column_int64(st, 2);
@@ -183,7 +198,8 @@ int pf_tracks(struct pf *f)
 		t->has = 1;
 		if (dev < 0 && kind && !strcmp(kind, "thread")) {
 			d.thread = 1;
-			d.pid = col(st, 7, proc ? 2000000 + proc : 3000000);
+			/* a process id naming no process row: the pid of unknown processes */
+			d.pid = col(st, 7, proc > 0 && proc < nproc ? 2000000 + proc : 3000000);
 			d.tid = col(st, 5, 100000 + id);
 			snprintf(name, sizeof(name), "%s", n[0] ? n : "thread");
 		} else {
@@ -205,13 +221,15 @@ int pf_tracks(struct pf *f)
 		rc = descriptor(f, &d);
 	}
 	sqlite3_finalize(st);
+	if (rc == TK_OK && step != SQLITE_DONE)
+		rc = ex_fail_sql(x, "tracks");
 	return rc != TK_OK ? rc : f->out.failed ? TK_EIO : TK_OK;
 }
 
 /* The memory-in-use counter track of (device, allocator), described on first use. */
 static int mem_track(struct pf *f, int64_t dev, uint32_t alloc, uint64_t *uuid)
 {
-	*uuid = PF_UUID_MEM + ((uint64_t)(dev + 1) << 32) + alloc;
+	*uuid = PF_UUID_MEM + (((uint64_t)dev + 1) << 32) + alloc;
 	for (size_t i = 0; i < f->nmem; i++)
 		if (f->mem[i] == *uuid)
 			return TK_OK;
@@ -250,9 +268,14 @@ int pf_counters(struct pf *f)
 	/* counters has no rowid alias: its rows come in rowid order either way */
 	if ((rc = ex_cur_open(x, &c, &T_COUNTERS, 0, NULL)) != TK_OK)
 		return rc;
-	while ((r = ex_cur_step(x, &c)) == 1)
+	for (int64_t row = 1; (r = ex_cur_step(x, &c)) == 1; row++) {
+		if (!tk_time_ok(ex_cur_z(&c, 1))) {
+			r = ex_fail_row(x, "counters", row, "ts_ns out of range");
+			break;
+		}
 		pf_counter(f, PF_UUID_TRACK + (uint64_t)ex_cur_z(&c, 0), ex_cur_z(&c, 1),
 			   ex_cur_null(&c, 2) ? 0 : ex_cur_r(&c, 2));
+	}
 	ex_cur_close(&c);
 	if (r < 0)
 		return TK_EFORMAT;
@@ -261,6 +284,10 @@ int pf_counters(struct pf *f)
 	while (rc == TK_OK && (r = ex_cur_step(x, &c)) == 1) {
 		if (ex_cur_null(&c, 4))
 			continue;
+		if (!tk_time_ok(ex_cur_z(&c, 1))) {
+			rc = ex_fail_row(x, "memory_records", ex_cur_z(&c, 0), "ts_ns out of range");
+			break;
+		}
 		uint64_t uuid;
 		rc = mem_track(f, ex_cur_null(&c, 2) ? -1 : ex_cur_z(&c, 2),
 			       (uint32_t)ex_cur_z(&c, 3), &uuid);

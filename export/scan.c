@@ -3,7 +3,8 @@
  * detail row and the flows leaving and entering it. Every table is read by one forward cursor in
  * event-id order (detail tables are keyed by the event id; flows are read in their own order and
  * checked to be in event order, else the caller restarts with sorting statements), so the whole
- * scan is linear and holds one row of each table at a time.
+ * scan is linear and holds one row of each table at a time. Every event row is checked against
+ * the store's rules (store/checked.h) before an exporter sees it.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -11,6 +12,7 @@
 #include <string.h>
 #include <tracekit/error.h>
 
+#include "checked.h"
 #include "export_internal.h"
 #include "tscan.h"
 
@@ -126,19 +128,44 @@ static int flows(struct ex_scan *s, struct ex_cur *st, int *ok, int64_t *last, i
 	}
 }
 
+/* Event @e as read (columns of T_EV, @ints / @nulls their type masks) against the store's
+ * rules: NULL when it keeps them, else why not. */
+static const char *bad_event(const struct ex_event *e, int64_t kind, int64_t name, int64_t cat,
+			     uint32_t ints, uint32_t nulls, char *why, size_t n)
+{
+	/* category_id (4) and correlation_id (7) may be NULL */
+	uint32_t ok = ints | (nulls & (1u << 4 | 1u << 7));
+	for (int i = 1; i <= 7; i++)
+		if (!(ok & (1u << i))) {
+			snprintf(why, n, "%s is not an integer", T_EV.cols[i]);
+			return why;
+		}
+	if (kind < 0 || kind > INT32_MAX)
+		return "kind out of range";
+	if (name < 0 || name > UINT32_MAX || cat < 0 || cat > UINT32_MAX)
+		return "name_id or category_id out of range (a strings id)";
+	return tk_span_check(e->ts, e->dur);
+}
+
 int ex_scan_next(struct ex_scan *s, struct ex_event *e)
 {
 	int r = ex_cur_step(s->x, &s->ev);
 	if (r <= 0)
 		return r;
 	const struct ex_cur *ev = &s->ev;
+	uint32_t nulls, ints = ex_cur_ints(ev, 8, &nulls);
+	int64_t kind = ex_cur_z(ev, 2), name = ex_cur_z(ev, 3), cat = ex_cur_z(ev, 4);
+	char why[96];
 	e->id = ex_cur_z(ev, 0);
 	e->track_id = ex_cur_z(ev, 1);
-	e->kind = (int)ex_cur_z(ev, 2);
-	e->name_id = (uint32_t)ex_cur_z(ev, 3);
-	e->cat_id = (uint32_t)ex_cur_z(ev, 4);
 	e->ts = ex_cur_z(ev, 5);
 	e->dur = ex_cur_z(ev, 6);
+	const char *bad = bad_event(e, kind, name, cat, ints, nulls, why, sizeof(why));
+	if (bad)
+		return ex_fail_row(s->x, "events", e->id, bad);
+	e->kind = (int)kind;
+	e->name_id = (uint32_t)name;
+	e->cat_id = (uint32_t)cat;
 	e->corr = ex_cur_i(ev, 7);
 
 	if ((e->has_kernel = seek(s, &s->kd, &s->kd_ok, &s->kd_key, e->id)) < 0)
@@ -156,6 +183,10 @@ int ex_scan_next(struct ex_scan *s, struct ex_event *e)
 		e->bps = ex_cur_r(k, 11);
 		e->wps = ex_cur_r(k, 12);
 		e->mangled_id = (uint32_t)ex_cur_z(k, 13);
+		if ((e->ssmem != TK_NONE && !tk_size_ok(e->ssmem)) ||
+		    (e->dsmem != TK_NONE && !tk_size_ok(e->dsmem)))
+			return ex_fail_row(s->x, "kernel_details", e->id,
+					   "static_smem or dynamic_smem out of range");
 	}
 	if ((e->has_copy = seek(s, &s->cd, &s->cd_ok, &s->cd_key, e->id)) < 0)
 		return -1;

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <tracekit/error.h>
 
+#include "checked.h"
 #include "xplane_out.h"
 
 /* Which events of a track a line takes (?3 of EV_SQL). */
@@ -47,6 +48,7 @@ struct host_ctx {
 	sqlite3_stmt *ev, *args;
 	struct xo_set line_ids;
 	unsigned types; /* of the current stream line: bit per type word */
+	int64_t ntracks; /* slots for track ids (store/checked.h): line ids are made from them */
 };
 
 static int nomem(struct host_ctx *h)
@@ -114,11 +116,17 @@ static int event(struct host_ctx *h, int64_t line_ts)
 	int kind = sqlite3_column_int(st, 1);
 	uint32_t name_id = (uint32_t)sqlite3_column_int64(st, 2);
 	int64_t ts = sqlite3_column_int64(st, 3), dur = sqlite3_column_int64(st, 4);
-	if (__builtin_sub_overflow(ts, line_ts, &off) || __builtin_mul_overflow(off, 1000, &off) ||
-	    __builtin_mul_overflow(dur, 1000, &durps))
-		return ex_fail(h->x, TK_EINVAL,
-			       "event %lld: time out of the XPlane picosecond range",
-			       (long long)id);
+	const char *bad = sqlite3_column_type(st, 3) != SQLITE_INTEGER ||
+				  sqlite3_column_type(st, 4) != SQLITE_INTEGER
+			      ? "ts_ns or dur_ns is not an integer"
+			      : tk_span_check(ts, dur);
+	if (bad)
+		return ex_fail_row(h->x, "events", id, bad);
+	if (tk_sub_ovf(ts, line_ts, &off) || tk_mul_ovf(off, 1000, &off) ||
+	    tk_mul_ovf(dur, 1000, &durps))
+		return ex_fail_row(h->x, "events", id,
+				   "time out of the XPlane picosecond range (int64 ps from the "
+				   "line start)");
 	b->len = 0;
 	if (ex_buf_reserve(b, 40) != TK_OK)
 		return nomem(h);
@@ -228,6 +236,10 @@ static int line(struct host_ctx *h, int64_t track, int sel, int64_t id, int64_t 
 	while ((r = sqlite3_step(h->ev)) == SQLITE_ROW) {
 		if (start < 0) {
 			line_ts = sqlite3_column_int64(h->ev, 3);
+			if (!tk_time_ok(line_ts)) /* checked here: the line's start is written first */
+				return ex_fail_row(h->x, "events", sqlite3_column_int64(h->ev, 0),
+						   "ts_ns is out of range (more than 2^62 ns from "
+						   "the epoch)");
 			if ((start = xo_begin(w, 3)) < 0)
 				return TK_EIO;
 			uint8_t *p = ex_out_room(&w->out, 40);
@@ -360,9 +372,14 @@ static int device_planes(struct host_ctx *h, int64_t host_id)
 		size_t before = ords.n;
 		if ((rc = xo_set_add(&ords, (uint64_t)ord + 1)) != TK_OK)
 			goto out;
-		while (ords.n == before) /* ordinal taken on this host (several ranks): next free */
-			if ((rc = xo_set_add(&ords, (uint64_t)++ord + 1)) != TK_OK)
+		while (ords.n == before) { /* ordinal taken on this host (several ranks): next free */
+			if (tk_add_ovf(ord, 1, &ord)) {
+				rc = ex_fail_row(h->x, "devices", dev, "ordinal out of range");
 				goto out;
+			}
+			if ((rc = xo_set_add(&ords, (uint64_t)ord + 1)) != TK_OK)
+				goto out;
+		}
 		const char *kind = (const char *)sqlite3_column_text(d, 2);
 		char pname[128];
 		if (kind && !strcmp(kind, "gpu"))
@@ -384,6 +401,8 @@ static int device_planes(struct host_ctx *h, int64_t host_id)
 		sqlite3_bind_int64(t, 1, dev);
 		while ((r = sqlite3_step(t)) == SQLITE_ROW) {
 			int64_t track = sqlite3_column_int64(t, 0);
+			if ((rc = ex_check_id(h->x, "tracks", track, h->ntracks)) != TK_OK)
+				goto out;
 			int stream = !strcmp((const char *)sqlite3_column_text(t, 1), "stream");
 			const char *tname = ex_str(h->x, (uint32_t)sqlite3_column_int64(t, 2));
 			char nm[512];
@@ -438,7 +457,7 @@ static int memory_line(struct host_ctx *h, int64_t host_id)
 		 "coalesce(m.allocator_id, 0), m.bytes_in_use, m.bytes_reserved, "
 		 "m.bytes_available, "
 		 "m.peak_bytes_in_use, m.requested_bytes, m.fragmentation, "
-		 "coalesce(oe.name_id, m.op_name_id, 0) FROM memory_records m "
+		 "coalesce(oe.name_id, m.op_name_id, 0), m.id FROM memory_records m "
 		 "LEFT JOIN devices d ON d.id = m.device_id LEFT JOIN processes p ON p.id = "
 		 "m.process_id LEFT JOIN events oe ON oe.id = m.op_event_id "
 		 "WHERE coalesce(d.host_id, p.host_id, 0) = ? ORDER BY m.ts_ns, m.id",
@@ -447,6 +466,11 @@ static int memory_line(struct host_ctx *h, int64_t host_id)
 	sqlite3_bind_int64(m, 1, host_id);
 	while ((r = sqlite3_step(m)) == SQLITE_ROW) {
 		int64_t ts = sqlite3_column_int64(m, 0), off;
+		if (!tk_time_ok(ts)) {
+			rc = ex_fail_row(h->x, "memory_records", sqlite3_column_int64(m, 14),
+					 "ts_ns is out of range (more than 2^62 ns from the epoch)");
+			goto out;
+		}
 		if (start < 0) {
 			line_ts = ts;
 			if ((start = xo_begin(w, 3)) < 0) {
@@ -463,9 +487,9 @@ static int memory_line(struct host_ctx *h, int64_t host_id)
 			q = pb_uint(q, 3, (uint64_t)(line_ts - w->base_ns));
 			w->out.len += (size_t)(q - p);
 		}
-		if (__builtin_sub_overflow(ts, line_ts, &off) ||
-		    __builtin_mul_overflow(off, 1000, &off)) {
-			rc = ex_fail(h->x, TK_EINVAL, "memory event time out of range");
+		if (tk_sub_ovf(ts, line_ts, &off) || tk_mul_ovf(off, 1000, &off)) {
+			rc = ex_fail_row(h->x, "memory_records", sqlite3_column_int64(m, 14),
+					 "time out of the XPlane picosecond range");
 			goto out;
 		}
 		uint64_t md = XO_MEM_MD + (uint64_t)sqlite3_column_int(m, 1);
@@ -540,6 +564,8 @@ static int host_plane(struct host_ctx *h, int64_t host_id)
 	sqlite3_bind_int64(t, 1, host_id);
 	while ((r = sqlite3_step(t)) == SQLITE_ROW) {
 		int64_t track = sqlite3_column_int64(t, 0);
+		if ((rc = ex_check_id(h->x, "tracks", track, h->ntracks)) != TK_OK)
+			goto out;
 		int64_t tid =
 		    sqlite3_column_type(t, 2) == SQLITE_NULL ? track : sqlite3_column_int64(t, 2);
 		const char *tn = ex_str(h->x, (uint32_t)sqlite3_column_int64(t, 1));
@@ -575,7 +601,8 @@ int ex_xplane_host(struct xp_out *w, int64_t host_id, const char *host)
 	struct host_ctx h = {.w = w, .x = w->x};
 	int rc;
 	w->base_ns = w->x->epoch ? w->x->start_ns : 0;
-	if ((rc = ex_prepare(w->x, EV_SQL, &h.ev)) != TK_OK)
+	if ((rc = ex_id_slots(w->x, "tracks", &h.ntracks)) != TK_OK ||
+	    (rc = ex_prepare(w->x, EV_SQL, &h.ev)) != TK_OK)
 		goto out;
 	if (w->x->has_args &&
 	    (rc = ex_prepare(w->x, "SELECT key_id, value FROM args WHERE event_id = ?", &h.args)) !=

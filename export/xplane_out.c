@@ -11,11 +11,13 @@
  * held. The metadata maps are packed with the protobuf-c code generated from schemas/xplane.proto.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 #include <tracekit/error.h>
 
 #include "export_internal.h"
@@ -298,9 +300,11 @@ int64_t xo_plane_begin(struct xp_out *w, int64_t id, const char *name)
 	return start;
 }
 
-/* mkdir -p for the directories of @path up to and including @path. */
-static int mkdirs(struct tk_exporter *x, char *path)
+/* mkdir -p for the directories of @path up to and including @path; *@made: the length of the
+ * first prefix of @path this call created (SIZE_MAX when none). */
+static int mkdirs(struct tk_exporter *x, char *path, size_t *made)
 {
+	*made = SIZE_MAX;
 	for (char *p = path + 1;; p++) {
 		if (*p == '/' || !*p) {
 			char c = *p;
@@ -308,6 +312,8 @@ static int mkdirs(struct tk_exporter *x, char *path)
 			int r = mkdir(path, 0755);
 			int e = errno;
 			*p = c;
+			if (r == 0 && *made == SIZE_MAX)
+				*made = (size_t)(p - path);
 			if (r != 0 && e != EEXIST)
 				return ex_fail(x, TK_EIO, "cannot create directory '%.*s': %s",
 					       (int)(p - path), path, strerror(e));
@@ -316,6 +322,25 @@ static int mkdirs(struct tk_exporter *x, char *path)
 		}
 	}
 	return TK_OK;
+}
+
+/* A failed export writes nothing: remove the files of the hosts written before the failure,
+ * then the directories of @dir that mkdirs() created (prefixes of length >= @made). */
+static void undo(const char *dir, size_t made, char (*used)[256], size_t ncommitted)
+{
+	char path[4400];
+	for (size_t i = 0; i < ncommitted; i++) {
+		snprintf(path, sizeof(path), "%s/%s.xplane.pb", dir, used[i]);
+		unlink(path);
+	}
+	snprintf(path, sizeof(path), "%s", dir);
+	for (size_t n = strlen(path); made != SIZE_MAX && n >= made && n > 0; n = strlen(path)) {
+		rmdir(path);
+		char *slash = strrchr(path, '/');
+		if (!slash)
+			break;
+		*slash = 0;
+	}
 }
 
 int ex_xplane(struct tk_exporter *x, const char *logdir, const char *run)
@@ -328,7 +353,7 @@ int ex_xplane(struct tk_exporter *x, const char *logdir, const char *run)
 	w.x = x;
 	w.out.fd = -1;
 	char(*used)[256] = NULL;
-	size_t nused = 0, capused = 0;
+	size_t nused = 0, capused = 0, ncommitted = 0, made = SIZE_MAX;
 	if (run && *run) {
 		ex_sanitize(run, runbuf, sizeof(runbuf));
 	} else {
@@ -342,7 +367,7 @@ int ex_xplane(struct tk_exporter *x, const char *logdir, const char *run)
 		rc = ex_fail(x, TK_EINVAL, "output directory name too long: '%s'", logdir);
 		goto out;
 	}
-	if ((rc = mkdirs(x, dir)) != TK_OK)
+	if ((rc = mkdirs(x, dir, &made)) != TK_OK)
 		goto out;
 	snprintf(x->output, sizeof(x->output), "%s", dir);
 	/* One file per host: the hosts of processes and devices (0 = unnamed). */
@@ -391,6 +416,7 @@ int ex_xplane(struct tk_exporter *x, const char *logdir, const char *run)
 			goto out;
 		if ((rc = ex_out_commit(&w.out)) != TK_OK)
 			goto out;
+		ncommitted = nused;
 	}
 	if (r != SQLITE_DONE) {
 		rc = ex_fail_sql(x, "hosts");
@@ -404,6 +430,8 @@ int ex_xplane(struct tk_exporter *x, const char *logdir, const char *run)
 		x->stats.flows = sqlite3_column_int64(hosts, 0);
 out:
 	ex_out_abort(&w.out);
+	if (rc != TK_OK)
+		undo(dir, made, used, ncommitted);
 	sqlite3_finalize(hosts);
 	free(w.names.k);
 	free(w.stat_keys.k);

@@ -86,6 +86,15 @@ static int nomem(struct xp_imp *im)
 	return -1;
 }
 
+/* A map entry @m (key @key, at @at) without its value: free it, fail naming the map. */
+static int no_value(struct xp_imp *im, ProtobufCMessage *m, int64_t key, const uint8_t *at,
+		    const char *map, const char *type)
+{
+	protobuf_c_message_free_unpacked(m, NULL);
+	return xp_fail(&im->src, at, "%s entry %lld of an XPlane has no value (%s)", map,
+		       (long long)key, type);
+}
+
 /* Pass 1 over a plane: its id, name and metadata maps. */
 static int plane_metadata(struct xp_imp *im, const uint8_t *data, size_t len, int64_t *id,
 			  const uint8_t **name, size_t *name_len)
@@ -117,12 +126,12 @@ static int plane_metadata(struct xp_imp *im, const uint8_t *data, size_t len, in
 				return xp_fail(&im->src, f.at,
 					       "cannot decode an event_metadata entry "
 					       "(XEventMetadata) of an XPlane");
-			if (!e->value ||
-			    grow((void **)&im->emd, &im->emd_cap, im->nemd, sizeof(*im->emd))) {
+			if (!e->value)
+				return no_value(im, &e->base, e->key, f.at, "event_metadata",
+						"XEventMetadata");
+			if (grow((void **)&im->emd, &im->emd_cap, im->nemd, sizeof(*im->emd))) {
 				protobuf_c_message_free_unpacked(&e->base, NULL);
-				if (e->value)
-					return nomem(im);
-				continue;
+				return nomem(im);
 			}
 			struct xp_emd *d = &im->emd[im->nemd];
 			memset(d, 0, sizeof(*d));
@@ -151,13 +160,16 @@ static int plane_metadata(struct xp_imp *im, const uint8_t *data, size_t len, in
 				return xp_fail(&im->src, f.at,
 					       "cannot decode a stat_metadata entry "
 					       "(XStatMetadata) of an XPlane");
+			if (!e->value)
+				return no_value(im, &e->base, e->key, f.at, "stat_metadata",
+						"XStatMetadata");
 			if (grow((void **)&im->smd, &im->smd_cap, im->nsmd, sizeof(*im->smd))) {
 				protobuf_c_message_free_unpacked(&e->base, NULL);
 				return nomem(im);
 			}
 			struct xp_smd *d = &im->smd[im->nsmd];
 			d->e = e;
-			d->name = e->value && e->value->name ? e->value->name : "";
+			d->name = e->value->name ? e->value->name : "";
 			d->code = xp_stat_code(d->name);
 			if (xp_map_put(&im->sm_index, e->key, (int64_t)im->nsmd++) != TK_OK)
 				return nomem(im);

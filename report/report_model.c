@@ -14,6 +14,7 @@
 #include <tracekit/error.h>
 #include <tracekit/store.h>
 
+#include "checked.h"
 #include "store_internal.h"
 
 #define UTIL_BINS 200
@@ -176,7 +177,9 @@ out:
 	return rc;
 }
 
-static void meta_facts(sqlite3 *db, struct tkr_model *m)
+/* The clock and the trace start from meta; TK_EFORMAT when the start is no time point (the
+ * report subtracts it from every time it shows: store/checked.h). */
+static int meta_facts(sqlite3 *db, struct tkr_model *m, char *err, size_t errlen)
 {
 	sqlite3_stmt *st = NULL;
 	if (sqlite3_prepare_v2(db,
@@ -189,6 +192,13 @@ static void meta_facts(sqlite3 *db, struct tkr_model *m)
 		m->trace_start_ns = sqlite3_column_int64(st, 1);
 	}
 	sqlite3_finalize(st);
+	if (tk_time_ok(m->trace_start_ns))
+		return TK_OK;
+	tk_fmt(err, errlen,
+	       "store '%s': table meta, trace_start_ns %lld is out of range (more than 2^62 ns "
+	       "from the epoch)",
+	       m->path ? m->path : "", (long long)m->trace_start_ns);
+	return TK_EFORMAT;
 }
 
 int tkr_model_load(sqlite3 *db, const struct tkr_section_def *defs, size_t ndefs, int top,
@@ -197,7 +207,8 @@ int tkr_model_load(sqlite3 *db, const struct tkr_section_def *defs, size_t ndefs
 	int rc = TK_OK;
 	m->top = top;
 	m->threshold = threshold;
-	meta_facts(db, m);
+	if ((rc = meta_facts(db, m, err, errlen)) != TK_OK)
+		return rc;
 	m->sections = calloc(ndefs, sizeof(*m->sections));
 	if (!m->sections)
 		return TK_ENOMEM;
@@ -370,6 +381,14 @@ int tkr_model_load_util(sqlite3 *db, struct tkr_model *m, int nbins, char *err, 
 		win[m->nutil].dev = sqlite3_column_int64(st, 0);
 		win[m->nutil].s = sqlite3_column_int64(st, 1);
 		win[m->nutil].e = sqlite3_column_int64(st, 2);
+		if (!tk_time_ok(win[m->nutil].s) || !tk_time_ok(win[m->nutil].e)) {
+			tk_fmt(err, errlen,
+			       "store '%s': table analysis_device_time, device_id %lld: start_ns "
+			       "or end_ns is out of range",
+			       m->path ? m->path : "", (long long)win[m->nutil].dev);
+			rc = TK_EFORMAT;
+			goto out;
+		}
 		if (!m->nutil || win[m->nutil].s < lo)
 			lo = win[m->nutil].s;
 		if (!m->nutil || win[m->nutil].e > hi)

@@ -5,6 +5,7 @@
  * the shared text module (include/tracekit/text.h).
  */
 #include "report_internal.h"
+#include "checked.h"
 
 #include <math.h>
 #include <sqlite3.h>
@@ -389,9 +390,11 @@ void tkr_format_cell(struct tkr_buf *b, const struct tkr_model *m, const struct 
 			tkr_printf(b, "%lld ns", (long long)cell->i);
 		return;
 	}
-	if (k == TKR_TS && cell->type == SQLITE_INTEGER) { /* exact: subtract before converting */
+	int64_t rel;
+	if (k == TKR_TS && cell->type == SQLITE_INTEGER &&
+	    !tk_sub_ovf(cell->i, m->trace_start_ns, &rel)) { /* exact: subtract, then convert */
 		tkr_puts(b, "+");
-		tkr_fmt_ns(b, (double)(cell->i - m->trace_start_ns));
+		tkr_fmt_ns(b, (double)rel);
 		return;
 	}
 	if (k == TKR_INT && cell->type == SQLITE_INTEGER) {

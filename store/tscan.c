@@ -286,6 +286,21 @@ int tk_tscan_is_rowid(const struct tk_tscan *s, int i)
 	return s->want[i] < 0;
 }
 
+uint32_t tk_tscan_int_mask(const struct tk_tscan *s, uint32_t *nulls)
+{
+	uint32_t m = 0, z = 0;
+	for (int i = 0; i < s->ncols && i < 32; i++) { /* tk_tscan_type(), for two types */
+		int c = s->want[i];
+		uint64_t t = c < 0 ? 1 : s->c[c].type;
+		if (t == 0)
+			z |= 1u << i;
+		else if (t < 12 && t != 7 && !(s->real[i] && c >= 0))
+			m |= 1u << i;
+	}
+	*nulls = z;
+	return m;
+}
+
 enum tk_tscan_type tk_tscan_type(const struct tk_tscan *s, int i)
 {
 	int c = s->want[i];

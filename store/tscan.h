@@ -33,6 +33,9 @@ int64_t tk_tscan_rowid(const struct tk_tscan *s);
 /* 1 when requested column @i is the table's INTEGER PRIMARY KEY (rows come in its order). */
 int tk_tscan_is_rowid(const struct tk_tscan *s, int i);
 enum tk_tscan_type tk_tscan_type(const struct tk_tscan *s, int i);
+/* Bit i set when requested column i (of the first 32) is TK_TS_INT; in *@nulls when NULL. One
+ * call per row, for readers that check the types of a row. */
+uint32_t tk_tscan_int_mask(const struct tk_tscan *s, uint32_t *nulls);
 /* Integers and reals convert to each other as SQLite's column accessors do; NULL gives 0. */
 int64_t tk_tscan_int(const struct tk_tscan *s, int i);
 double tk_tscan_real(const struct tk_tscan *s, int i);
