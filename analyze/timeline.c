@@ -8,6 +8,7 @@
  * and their source times picked up as the pass goes by (no join); without launch flows, the API
  * calls' correlation ids are collected and matched in memory.
  */
+#include "checked.h"
 #include "intervals.h"
 
 #include <stdlib.h>
@@ -43,6 +44,7 @@ struct tka_tl_builder {
 	int64_t ntrk;
 	uint8_t *name_cls; /* per name id: 0 not looked up, 1 compute, 2 comm */
 	size_t name_cap;
+	int64_t name_slots; /* ids a name may have: tk_id_cap(rows of strings) + 1; 0 unknown yet */
 	sqlite3_stmt *name_st;
 	struct launch *flows; /* launch flows, by source event id while the pass runs */
 	size_t nflows, fpos;
@@ -59,9 +61,20 @@ static int name_is_comm(struct tka_ctx *c, struct tka_tl_builder *b, int64_t id,
 {
 	if (id < 0 || (uint64_t)id >= b->name_cap) {
 		size_t cap = b->name_cap ? b->name_cap : 1024;
-		if (id < 0 || (uint64_t)id >= SIZE_MAX / 4)
-			return tka_fail(c, TK_EINTERNAL, "string id %lld is out of range",
-					(long long)id);
+		if (b->name_slots == 0) { /* ids bounded by the rows (checked.h), learnt once */
+			sqlite3_stmt *st = NULL;
+			int rc = tka_prepare(c, "SELECT count(*) FROM strings", &st);
+			if (rc != TK_OK)
+				return rc;
+			b->name_slots = tk_id_cap(sqlite3_step(st) == SQLITE_ROW
+						      ? sqlite3_column_int64(st, 0)
+						      : 0) +
+					1;
+			sqlite3_finalize(st);
+		}
+		if (!tk_id_ok(id, b->name_slots))
+			return tka_fail(c, TK_EFORMAT, "table events, name id %lld: %s",
+					(long long)id, TK_ID_RANGE_MSG);
 		while (cap <= (size_t)id)
 			cap *= 2;
 		uint8_t *v = realloc(b->name_cls, cap);

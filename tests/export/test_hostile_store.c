@@ -74,6 +74,10 @@ static const struct corruption cases[] = {
      "table events, row id 7: track_id is not an integer"},
     {"UPDATE events SET name_id = 99999999999 WHERE id = 7", C_CHROME | C_PERFETTO,
      "table events, row id 7: name_id or category_id out of range"},
+    /* a kernel's name id near 2^32: the analysis classified names in an array by id (4 GiB) */
+    {"UPDATE events SET name_id = 4294967180 WHERE id = (SELECT min(event_id) FROM "
+     "kernel_details)",
+     C_ANALYZE | C_REPORT, "name id 4294967180"},
     {"UPDATE events SET kind = -1 WHERE id = 7", C_CHROME | C_PERFETTO,
      "table events, row id 7: kind out of range"},
     {"UPDATE devices SET ordinal = 9223372036854775807", C_XPLANE,

@@ -21,7 +21,7 @@
 #include "fuzz_util.h"
 
 #ifndef FZ_CHECK_OUTPUT
-#define FZ_CHECK_OUTPUT 0
+#define FZ_CHECK_OUTPUT 1
 #endif
 #if FZ_CHECK_OUTPUT && TK_FUZZ_HAVE_CJSON
 #include <cjson/cJSON.h>

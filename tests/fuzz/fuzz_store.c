@@ -23,13 +23,12 @@
 #define FZ_MAX_TABLES 64
 
 /*
- * A damaged store read by analyze, report or export must give a bad-input status (exit 2). They
- * still answer TK_EINTERNAL (exit 3) for SQLite's "database disk image is malformed": until that
- * is fixed (tests/fuzz/regress-pending/store/), this target accepts it unless built with
- * FZ_STRICT_STORE_STATUS=1, so that crashes stay reachable.
+ * A damaged store read by analyze, report or export must give a bad-input status (exit 2),
+ * SQLite's "database disk image is malformed" included (tests/fuzz/regress/store/). Building with
+ * FZ_STRICT_STORE_STATUS=0 accepts an internal error that carries a message, to look past it.
  */
 #ifndef FZ_STRICT_STORE_STATUS
-#define FZ_STRICT_STORE_STATUS 0
+#define FZ_STRICT_STORE_STATUS 1
 #endif
 
 static void store_status(int rc, const char *msg, const char *what)
