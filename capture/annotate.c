@@ -55,7 +55,7 @@ static struct {
 	struct chunk *full, *full_tail;
 	struct tk_host_step *steps;
 	size_t nsteps, steps_cap;
-	int step_open; /* the last step is in a window and not ended */
+	int step_open;	     /* the last step is in a window and not ended */
 	int64_t (*spans)[2]; /* the windows so far, [open, close); close INT64_MAX while open */
 	size_t nspans, spans_cap;
 	int spans_lost; /* out of memory for a span: every record is kept */

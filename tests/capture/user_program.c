@@ -70,8 +70,8 @@ int main(void)
 	int rc = tk_trace_end();
 	int64_t none = TK_NONE;
 	return rc == TK_OK && tk_trace_active() == 0 && none < 0 && TK_STORE_SCHEMA_VERSION > 0 &&
-			   status_names[0] && tk_strerror(rc) && tk_version() && tk_build_features() &&
-			   tk_trace_errmsg()
+		       status_names[0] && tk_strerror(rc) && tk_version() && tk_build_features() &&
+		       tk_trace_errmsg()
 		   ? 0
 		   : 1;
 }
