@@ -1,6 +1,8 @@
 # The two commands of the quick start, and a few more. Every target sets up what it needs.
 #   make demo   set up, build, run synth -> info -> queries -> analyze -> report on the built-in example
-#   make test   set up, build, run the whole suite (normal build, then ASan+UBSan build)
+#   make test   set up, build, run the whole suite twice: gcc (RelWithDebInfo), then clang with
+#               ASan+UBSan; both with -Werror, so both compilers stay warning-free
+#               (make test-asan: the same sanitizer build with gcc)
 #   make bench  write 1 M and 10 M event stores and print events/s and peak RSS
 #   make fuzz   build the libFuzzer targets (clang) in build-fuzz and run a campaign
 #               (FUZZ_SECONDS=600 per target, FUZZ_JOBS=1, FUZZ_TARGETS="xplane json ..."; docs/reliability.md)
@@ -8,9 +10,13 @@
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 BUILD ?= build
 ASAN_BUILD ?= build-asan
+CLANG_ASAN_BUILD ?= build-clang-asan
 CMAKE_FLAGS ?=
+# ctest in a sanitizer build: leaks and undefined behaviour fail the test
+SAN_CTEST = ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	ctest -j $(JOBS) --output-on-failure
 
-.PHONY: all setup test-setup build demo test test-fast test-asan bench clean fuzz fuzz-smoke
+.PHONY: all setup test-setup build demo test test-fast test-asan test-clang bench clean fuzz fuzz-smoke
 
 all: build
 
@@ -39,10 +45,18 @@ $(ASAN_BUILD)/CMakeCache.txt: | setup
 
 test-asan: setup test-setup $(ASAN_BUILD)/CMakeCache.txt
 	@cmake --build $(ASAN_BUILD) -j $(JOBS)
-	@cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-		ctest -j $(JOBS) --output-on-failure
+	@cd $(ASAN_BUILD) && $(SAN_CTEST)
 
-test: test-fast test-asan fuzz-smoke
+# The sanitizer build with clang: clang's warnings under -Werror and its ASan+UBSan, for the
+# cost of one build (CC is read when the build directory is first configured).
+$(CLANG_ASAN_BUILD)/CMakeCache.txt: | setup
+	@CC=clang cmake -S . -B $(CLANG_ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DTK_WERROR=ON -DTK_SANITIZE=ON $(CMAKE_FLAGS) >/dev/null
+
+test-clang: setup test-setup $(CLANG_ASAN_BUILD)/CMakeCache.txt
+	@cmake --build $(CLANG_ASAN_BUILD) -j $(JOBS)
+	@cd $(CLANG_ASAN_BUILD) && $(SAN_CTEST)
+
+test: test-fast test-clang fuzz-smoke
 
 bench: build
 	@bench/run.sh $(BUILD)
@@ -58,4 +72,4 @@ fuzz-smoke: setup
 	@JOBS=$(JOBS) scripts/fuzz.sh smoke $(FUZZ_TARGETS)
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(CLANG_ASAN_BUILD) build-fuzz

@@ -55,7 +55,10 @@ static struct {
 	struct chunk *full, *full_tail;
 	struct tk_host_step *steps;
 	size_t nsteps, steps_cap;
-	int step_open; /* the last step is in a window and not ended */
+	int step_open;	     /* the last step is in a window and not ended */
+	int64_t (*spans)[2]; /* the windows so far, [open, close); close INT64_MAX while open */
+	size_t nspans, spans_cap;
+	int spans_lost; /* out of memory for a span: every record is kept */
 	struct name_copy *names;
 	int64_t dropped;
 	pthread_t thread;
@@ -187,12 +190,63 @@ drop:
 	__atomic_add_fetch(&S.dropped, 1, __ATOMIC_RELAXED);
 }
 
+/*
+ * The windows as time spans (S.mu held): a record is written when it starts inside one. The
+ * flag the annotations test is only a first filter: another thread may read it just before a
+ * step closes the window and its clock just after. Boundaries are timed and recorded under
+ * S.mu, and chunks are filtered under S.mu, so every record is judged against the spans of
+ * its time, whatever the scheduling. Out of memory: records are kept, as before the spans.
+ */
+static void span_open(int64_t now)
+{
+	if (S.nspans && S.spans[S.nspans - 1][1] == INT64_MAX)
+		return;
+	if (S.nspans == S.spans_cap) {
+		size_t cap = S.spans_cap ? 2 * S.spans_cap : 16;
+		int64_t(*sp)[2] = realloc(S.spans, cap * sizeof(*sp));
+		if (!sp) {
+			S.spans_lost = 1;
+			return;
+		}
+		S.spans = sp;
+		S.spans_cap = cap;
+	}
+	S.spans[S.nspans][0] = now;
+	S.spans[S.nspans++][1] = INT64_MAX;
+}
+
+static void span_close(int64_t now)
+{
+	if (S.nspans && S.spans[S.nspans - 1][1] == INT64_MAX)
+		S.spans[S.nspans - 1][1] = now;
+}
+
+static int in_span(int64_t ts)
+{
+	if (S.spans_lost)
+		return 1;
+	for (size_t i = S.nspans; i-- > 0;)
+		if (ts >= S.spans[i][0] && ts < S.spans[i][1])
+			return 1;
+	return 0;
+}
+
+/* Keep the records of @c that start inside a window (S.mu held). */
+static void filter_chunk(struct chunk *c)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < c->n; i++)
+		if (in_span(c->r[i].ts_ns))
+			c->r[n++] = c->r[i];
+	c->n = n;
+}
+
 /* Records to the store (ours or the injection's); S.w and S.hw are the writer thread's. */
 static void write_chunk(struct chunk *c)
 {
-	if (S.hooks)
+	if (c->n && S.hooks)
 		S.hooks->records(c->tid, c->thread_name, c->r, c->n);
-	else if (S.hw)
+	else if (c->n && S.hw)
 		tk_host_writer_records(S.hw, c->tid, c->thread_name, c->r, c->n);
 	free(c);
 }
@@ -210,6 +264,7 @@ static void *writer_main(void *arg)
 		S.full = c->next;
 		if (!S.full)
 			S.full_tail = NULL;
+		filter_chunk(c);
 		pthread_mutex_unlock(&S.mu);
 		write_chunk(c);
 		pthread_mutex_lock(&S.mu);
@@ -232,6 +287,7 @@ static void window_closed(int64_t now)
 {
 	set_tracing(0);
 	end_step(now);
+	span_close(now);
 	if (S.hooks) {
 		S.hooks->window(0, now);
 		S.hooks->arm(0);
@@ -338,13 +394,17 @@ void tk_step(int64_t n)
 {
 	if (!__atomic_load_n(&S.running, __ATOMIC_RELAXED))
 		return;
-	int64_t now = tk_capture_now_ns();
 	pthread_mutex_lock(&S.mu);
 	if (!S.running)
 		goto out;
+	int64_t now = tk_capture_now_ns(); /* under S.mu: see span_open() */
 	int was = S.win.open;
 	end_step(now);
 	int open = tk_window_step(&S.win, n, now);
+	if (was && !open)
+		span_close(now);
+	if (!was && open)
+		span_open(now);
 	if (was && !open && S.hooks)
 		S.hooks->window(0, now);
 	if (open) {
@@ -405,6 +465,8 @@ static void drain(void)
 	struct chunk *c = S.full;
 	S.full = S.full_tail = NULL;
 	struct tbuf *bufs = S.bufs;
+	for (struct chunk *x = c; x; x = x->next)
+		filter_chunk(x);
 	pthread_mutex_unlock(&S.mu);
 	while (c) {
 		struct chunk *next = c->next;
@@ -416,8 +478,12 @@ static void drain(void)
 		c = b->cur;
 		b->cur = NULL;
 		pthread_mutex_unlock(&b->mu);
-		if (c)
-			write_chunk(c);
+		if (!c)
+			continue;
+		pthread_mutex_lock(&S.mu); /* (S.mu is never taken with a buffer's lock held) */
+		filter_chunk(c);
+		pthread_mutex_unlock(&S.mu);
+		write_chunk(c);
 	}
 }
 
@@ -478,6 +544,10 @@ int tk_trace_begin(const char *path, const struct tk_trace_options *options)
 	__atomic_add_fetch(&S.gen, 1, __ATOMIC_RELEASE);
 	int64_t now = tk_capture_now_ns();
 	tk_window_start(&S.win, &o, now);
+	S.nspans = 0;
+	S.spans_lost = 0;
+	if (S.win.open)
+		span_open(now);
 	__atomic_store_n(&S.running, 1, __ATOMIC_RELAXED);
 	if (S.win.open && S.hooks)
 		S.hooks->window(1, now);
@@ -513,6 +583,7 @@ int tk_trace_end(void)
 	S.running = 0;
 	__atomic_add_fetch(&S.gen, 1, __ATOMIC_RELEASE); /* late records of this session drop */
 	end_step(now);
+	span_close(now);
 	if (S.win.open && S.hooks)
 		S.hooks->window(0, now);
 	S.win.open = 0;
@@ -541,6 +612,9 @@ int tk_trace_end(void)
 	free(S.steps);
 	S.steps = NULL;
 	S.nsteps = S.steps_cap = 0;
+	free(S.spans);
+	S.spans = NULL;
+	S.nspans = S.spans_cap = 0;
 	free(S.path);
 	S.path = NULL;
 	while (S.names) {

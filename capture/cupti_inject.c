@@ -33,13 +33,12 @@ struct buffer {
 };
 
 static struct {
-	pthread_mutex_t mu; /* the writer and everything below */
+	pthread_mutex_t mu; /* the writer and everything below; taken before qmu */
 	pthread_mutex_t qmu; /* the buffer queue */
 	pthread_cond_t qcv;
 	struct buffer *queue, *queue_tail;
 	int queued, stop, thread_started, cupti_on, initialized, finished, host_attached;
 	int armed;	  /* the application's windows want device tracing now (hook_arm) */
-	int thread_exited; /* the decoder thread is done (atomic) */
 	int driver_asked;  /* driver_limits() ran */
 	int64_t driver_limits; /* devices whose shared memory limits came from the driver */
 	int gated_on;	  /* the costly kinds are enabled in CUPTI */
@@ -198,15 +197,7 @@ static void driver_limits(void)
 		dlclose(h);
 }
 
-static void decode(struct buffer *b)
-{
-	pthread_mutex_lock(&G.mu);
-	driver_limits();
-	decode_locked(b);
-	pthread_mutex_unlock(&G.mu);
-}
-
-/* Take the queued buffers (all of them); NULL when none. */
+/* Take the queued buffers (all of them; G.qmu held); NULL when none. */
 static struct buffer *take_queue(void)
 {
 	struct buffer *b = G.queue;
@@ -215,12 +206,31 @@ static struct buffer *take_queue(void)
 	return b;
 }
 
-static void decode_list(struct buffer *b)
+/*
+ * Decode the queued buffers one at a time, each taken from the queue with G.mu held until it
+ * is decoded: whoever holds G.mu knows that every completed buffer is either decoded or still
+ * queued (finish() relies on it, whatever the scheduling).
+ */
+static void decode_queue(void)
 {
-	while (b) {
-		struct buffer *next = b->next;
-		decode(b);
-		b = next;
+	for (;;) {
+		pthread_mutex_lock(&G.mu);
+		pthread_mutex_lock(&G.qmu);
+		struct buffer *b = G.queue;
+		if (b) {
+			G.queue = b->next;
+			if (!G.queue)
+				G.queue_tail = NULL;
+			G.queued--;
+		}
+		pthread_mutex_unlock(&G.qmu);
+		if (b) {
+			driver_limits();
+			decode_locked(b);
+		}
+		pthread_mutex_unlock(&G.mu);
+		if (!b)
+			return;
 	}
 }
 
@@ -253,13 +263,11 @@ static void *decoder_main(void *arg)
 			}
 			continue;
 		}
-		struct buffer *b = take_queue();
 		pthread_mutex_unlock(&G.qmu);
-		decode_list(b);
+		decode_queue();
 		pthread_mutex_lock(&G.qmu);
 	}
 	pthread_mutex_unlock(&G.qmu);
-	__atomic_store_n(&G.thread_exited, 1, __ATOMIC_RELEASE);
 	return NULL;
 }
 
@@ -344,18 +352,16 @@ static void finish(int from_signal)
 		if (!from_signal) {
 			pthread_join(G.thread, NULL);
 			G.thread_started = 0;
-		} else { /* it wakes within its 1 s wait */
-			for (int i = 0; i < 1500 && !__atomic_load_n(&G.thread_exited,
-								     __ATOMIC_ACQUIRE); i++)
-				sleep_ms(1);
-		}
+		} /* from a signal: no wait; holding G.mu below, nothing is half-decoded */
 	}
-	if (lock_for(&G.qmu, from_signal))
-		return;
-	struct buffer *b = take_queue();
-	pthread_mutex_unlock(&G.qmu);
 	if (lock_for(&G.mu, from_signal))
 		return;
+	if (lock_for(&G.qmu, from_signal)) {
+		pthread_mutex_unlock(&G.mu);
+		return;
+	}
+	struct buffer *b = take_queue();
+	pthread_mutex_unlock(&G.qmu);
 	if (!from_signal)
 		driver_limits();
 	while (b) {

@@ -4,10 +4,9 @@
 set -euo pipefail
 
 packages=(
-  build-essential cmake pkg-config
+  build-essential cmake pkg-config clang libclang-rt-dev
   libsqlite3-dev zlib1g-dev libprotobuf-c-dev protobuf-c-compiler protobuf-compiler libcjson-dev
   libcriterion-dev
-  clang libclang-rt-14-dev
 )
 
 missing=()

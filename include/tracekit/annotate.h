@@ -127,15 +127,24 @@ static inline struct tk_scope tk__func_begin(const char *name)
 
 #define TK__CAT2(a, b) a##b
 #define TK__CAT(a, b) TK__CAT2(a, b)
+/* A name of its own for each scope variable, also for several scopes on one line. */
+#ifdef __COUNTER__
+#define TK__UNIQUE(prefix) TK__CAT(prefix, __COUNTER__)
+#else
+#define TK__UNIQUE(prefix) TK__CAT(prefix, __LINE__)
+#endif
 
-/** TK_SCOPE("name") - record the rest of the enclosing block as a scope (GCC/Clang). */
-#define TK_SCOPE(name)                                                                    \
-	struct tk_scope TK__CAT(tk__scope_, __LINE__) __attribute__((cleanup(tk_scope_end))) = \
+/*
+ * TK_SCOPE("name") - record the rest of the enclosing block as a scope (GCC/Clang, C and C++).
+ * The variable is only read by its cleanup: "unused" keeps -Wunused-variable quiet (clang).
+ */
+#define TK_SCOPE(name)                                                                  \
+	struct tk_scope TK__UNIQUE(tk__scope_) __attribute__((cleanup(tk_scope_end), unused)) = \
 	    tk_scope_begin(name)
 
 /** TK_FUNC() - record the rest of the enclosing function as a scope named after it. */
-#define TK_FUNC()                                                                        \
-	struct tk_scope TK__CAT(tk__func_, __LINE__) __attribute__((cleanup(tk_scope_end))) = \
+#define TK_FUNC()                                                                      \
+	struct tk_scope TK__UNIQUE(tk__func_) __attribute__((cleanup(tk_scope_end), unused)) = \
 	    tk__func_begin(__func__)
 
 #ifdef __cplusplus

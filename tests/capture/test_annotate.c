@@ -1,7 +1,7 @@
 /*
  * The host annotation API end to end: examples/annotate_demo run under `tracekit record` (and
  * directly, with the TRACEKIT_* variables), then its store's scopes, nesting, steps, windows,
- * counters and allocations asserted.
+ * counters and allocations asserted; and in this process, a scope racing a window's end.
  */
 #include <criterion/criterion.h>
 #include <spawn.h>
@@ -10,6 +10,8 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <tracekit/annotate.h>
+#include <tracekit/error.h>
 
 #include "tk_test.h"
 
@@ -184,4 +186,29 @@ Test(annotate, no_output_means_no_tracing)
 	const char *env[] = {NULL};
 	cr_assert_eq(run_demo(env, NULL), 0);
 	cr_expect(!tkt_exists(db));
+}
+
+/*
+ * A thread that read the tracing flag (tk_scope_begin's inline check) just before another
+ * thread's tk_step() closed the window, and its clock just after, calls tk__scope_begin() once
+ * the window is closed: that interleaving, replayed in order here, must not write a scope that
+ * starts after the window. The one opened inside the window is written.
+ */
+Test(annotate, a_scope_that_starts_after_its_window_closed_is_not_written)
+{
+	struct tk_trace_options o;
+	tk_trace_options_init(&o);
+	o.start_step = 0;
+	o.steps = 1;
+	cr_assert_eq(tk_trace_begin(db, &o), TK_OK, "%s", tk_trace_errmsg());
+	tk_step(0);
+	cr_assert(tk_trace_active());
+	struct tk_scope in = tk_scope_begin("inside");
+	tk_scope_end(&in);
+	tk_step(1); /* the window closes */
+	struct tk_scope late = tk__scope_begin("late", 0);
+	tk__scope_end(&late);
+	cr_assert_eq(tk_trace_end(), TK_OK, "%s", tk_trace_errmsg());
+	expect_rows("SELECT group_concat(name) FROM annotations", "inside");
+	expect_rows("SELECT count(*) FROM steps", "1");
 }

@@ -226,6 +226,14 @@ Test(inject, a_step_window_switches_cupti_on_a_step_ahead_and_off_after)
 		    " AND k.ts_ns < s.ts_ns + s.dur_ns",
 		    "6");
 	expect_rows("SELECT count(*) FROM kernels", "6");
+	/* exactly the records of steps 2 and 3: each copy and kernel with its own API call (the
+	 * fake program's steps end after their device work, so none straddles a boundary) */
+	expect_rows("SELECT (SELECT count(*) FROM memcpys), (SELECT count(*) FROM api_calls),"
+		    " (SELECT count(*) FROM flows)",
+		    "2|8|8");
+	expect_rows("SELECT count(*) FROM memcpys m JOIN steps s ON m.ts_ns >= s.ts_ns"
+		    " AND m.ts_ns + m.dur_ns <= s.ts_ns + s.dur_ns",
+		    "2");
 	expect_rows("SELECT key, value FROM meta WHERE key IN ('capture.cupti_switches',"
 		    " 'cupti.outside_window') ORDER BY key",
 		    "capture.cupti_switches|2\ncupti.outside_window|8");
@@ -240,8 +248,9 @@ Test(inject, a_session_started_after_cuinit_switches_cupti_the_same)
 	cr_assert_eq(r.code, 7, "stderr: %s", r.err);
 	expect_contains(r.err, "fake_cupti: emitted=25 suppressed=24 dropped=0 enables=10 disables=8");
 	expect_rows("SELECT (SELECT count(*) FROM kernels), (SELECT count(*) FROM steps),"
-		    " (SELECT value FROM meta WHERE key = 'capture.cupti_switches')",
-		    "6|2|2");
+		    " (SELECT value FROM meta WHERE key = 'capture.cupti_switches'),"
+		    " (SELECT count(*) FROM flows)",
+		    "6|2|2|8");
 	tkt_run_free(&r);
 }
 
@@ -254,7 +263,7 @@ Test(inject, repeated_windows_switch_cupti_for_each_profile)
 	expect_rows("SELECT group_concat(s.str) FROM steps st JOIN events e ON e.id = st.id"
 		    " JOIN strings s ON s.id = e.name_id",
 		    "step 1,step 4");
-	expect_rows("SELECT count(*) FROM kernels", "6");
+	expect_rows("SELECT count(*), (SELECT count(*) FROM flows) FROM kernels", "6|8");
 	expect_rows("SELECT value FROM meta WHERE key = 'capture.cupti_switches'", "4");
 	expect_contains(r.err, "suppressed=40"); /* steps 2, 5, 6, 7, 8 */
 	tkt_run_free(&r);

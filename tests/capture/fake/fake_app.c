@@ -11,6 +11,10 @@
  * memory per block are FAKE_DRIVER_OPTIN and FAKE_DRIVER_RESERVED; unset, the calls fail.
  * FAKE_APP_LATE_SESSION=1 starts the annotation session after "cuInit" (tk_trace_begin; run it
  * with TRACEKIT_AUTOSTART=0), instead of at load.
+ * Deterministic by construction: every step waits for the end of the device work it emitted
+ * before the next tk_step() (as a step ending in cudaStreamSynchronize does), so each record
+ * starts and ends inside the step that launched it, whatever the scheduling; and records are
+ * emitted on the calling thread, so whether their kind is enabled is decided by the step order.
  */
 #include <dlfcn.h>
 #include <stdio.h>
@@ -27,6 +31,7 @@
 
 static void (*emit)(const void *, size_t);
 static uint32_t corr = 100;
+static uint64_t device_busy_until; /* the end of the last device work emitted */
 
 static uint64_t now_ns(void)
 {
@@ -67,6 +72,20 @@ static uint32_t api_call(uint32_t cbid, uint64_t *device_start)
 	return a.correlationId;
 }
 
+/* Device work that ends at @end: the step cannot end before it has. */
+static void device_work(uint64_t end)
+{
+	if (end > device_busy_until)
+		device_busy_until = end;
+}
+
+/* Wait for the device (cudaStreamSynchronize without its API record). */
+static void synchronize(void)
+{
+	while (now_ns() <= device_busy_until)
+		;
+}
+
 static void launch(const char *name, int threads, int regs)
 {
 	uint64_t start;
@@ -84,6 +103,7 @@ static void launch(const char *name, int threads, int regs)
 	k.blockX = threads;
 	k.blockY = k.blockZ = 1;
 	k.registersPerThread = (uint16_t)regs;
+	device_work(k.end);
 	emit(&k, sizeof(k));
 }
 
@@ -107,6 +127,7 @@ static void attention(void)
 	k.registersPerThread = 32;
 	k.dynamicSharedMemory = 150 * 1024;
 	k.shmemLimitConfig = TKC_SHMEM_LIMIT_OPTIN;
+	device_work(k.end);
 	emit(&k, sizeof(k));
 }
 
@@ -153,6 +174,7 @@ static void copy(uint64_t bytes)
 	m.end = start + 20000;
 	m.streamId = 7;
 	m.correlationId = c;
+	device_work(m.end);
 	emit(&m, sizeof(m));
 }
 
@@ -201,6 +223,7 @@ int main(int argc, char **argv)
 		if (getenv("FAKE_APP_BIG_SMEM"))
 			attention();
 		copy(1 << 20);
+		synchronize();
 	}
 	return 7;
 }
