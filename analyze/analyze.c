@@ -31,6 +31,12 @@ int tka_fail(struct tka_ctx *c, int status, const char *fmt, ...)
 		vsnprintf(c->err, c->errlen, fmt, ap);
 		va_end(ap);
 	}
+	/* A damaged store is bad input wherever SQLite finds it, whatever the caller assumed. */
+	if (status == TK_EINTERNAL && c->db) {
+		int e = sqlite3_errcode(c->db);
+		if (e == SQLITE_CORRUPT || e == SQLITE_NOTADB)
+			status = TK_EFORMAT;
+	}
 	return status;
 }
 

@@ -1,6 +1,7 @@
 /*
- * Read-only access to a finished store: open with the schema version checked (a newer store is
- * refused, a foreign file is named as such), meta lookups, and the SQLite handle for queries.
+ * Read-only access to a finished store: open with the schema version and the schema's shapes
+ * checked (a newer store is refused, a foreign or reshaped file is named as such), meta lookups,
+ * and the SQLite handle for queries.
  */
 #include <tracekit/store.h>
 #include <tracekit/error.h>
@@ -60,6 +61,72 @@ static int64_t query_int(sqlite3 *db, const char *sql, int *sqlrc)
 	return v;
 }
 
+/*
+ * The store's tables, views and indexes must be exactly those schemas/store.sql creates: the same
+ * CREATE text in sqlite_master (SQLite keeps it verbatim) for every object the schema declares.
+ * Readers prepare their SQL against these shapes, so a store edited into another shape (a column
+ * renamed, a table replaced by a view) is bad input, refused here, not an internal error later.
+ * Objects the schema does not declare (the analysis_* tables) are left to their readers.
+ */
+static int schema_check(tk_store *s, const char *path)
+{
+	sqlite3 *ref = NULL;
+	sqlite3_stmt *want = NULL, *have = NULL;
+	int rc = TK_OK, step;
+	if (sqlite3_open_v2(":memory:", &ref, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK ||
+	    sqlite3_exec(ref, tk_schema_sql, NULL, NULL, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(ref,
+			       "SELECT type, name, sql FROM sqlite_master WHERE sql IS NOT NULL "
+			       "ORDER BY rowid",
+			       -1, &want, NULL) != SQLITE_OK) {
+		tk_fmt(s->err, sizeof(s->err), "cannot check store '%s': %s", path,
+		       ref ? sqlite3_errmsg(ref) : "out of memory");
+		rc = TK_EINTERNAL;
+		goto out;
+	}
+	if (sqlite3_prepare_v2(s->db, "SELECT sql FROM sqlite_master WHERE type = ? AND name = ?",
+			       -1, &have, NULL) != SQLITE_OK) {
+		int e = sqlite3_errcode(s->db);
+		tk_fmt(s->err, sizeof(s->err), "'%s' is not a tracekit store: %s", path,
+		       sqlite3_errmsg(s->db));
+		rc = e == SQLITE_NOMEM ? TK_ENOMEM : TK_EFORMAT;
+		goto out;
+	}
+	while ((step = sqlite3_step(want)) == SQLITE_ROW) {
+		const char *type = (const char *)sqlite3_column_text(want, 0);
+		const char *name = (const char *)sqlite3_column_text(want, 1);
+		const char *sql = (const char *)sqlite3_column_text(want, 2);
+		sqlite3_reset(have);
+		sqlite3_bind_text(have, 1, type, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_text(have, 2, name, -1, SQLITE_TRANSIENT);
+		int hs = sqlite3_step(have);
+		const char *got = hs == SQLITE_ROW ? (const char *)sqlite3_column_text(have, 0) : NULL;
+		if (hs != SQLITE_ROW && hs != SQLITE_DONE) {
+			tk_fmt(s->err, sizeof(s->err), "store '%s': reading its schema: %s", path,
+			       sqlite3_errmsg(s->db));
+			rc = TK_EFORMAT;
+			goto out;
+		}
+		if (!got || !sql || strcmp(got, sql) != 0) {
+			tk_fmt(s->err, sizeof(s->err),
+			       "store '%s' breaks the schema: %s %s is %s (schemas/store.sql)", path,
+			       type, name, got ? "not as declared" : "missing");
+			rc = TK_EFORMAT;
+			goto out;
+		}
+	}
+	if (step != SQLITE_DONE) {
+		tk_fmt(s->err, sizeof(s->err), "cannot check store '%s': %s", path,
+		       sqlite3_errmsg(ref));
+		rc = TK_EINTERNAL;
+	}
+out:
+	sqlite3_finalize(want);
+	sqlite3_finalize(have);
+	sqlite3_close(ref);
+	return rc;
+}
+
 int tk_store_open(const char *path, tk_store **out)
 {
 	int rc = TK_OK, sqlrc;
@@ -113,6 +180,8 @@ int tk_store_open(const char *path, tk_store **out)
 		goto out;
 	}
 	s->version = (int)version;
+	if ((rc = schema_check(s, path)) != TK_OK)
+		goto out;
 	sqlite3_exec(s->db, "PRAGMA query_only = 1", NULL, NULL, NULL);
 out:
 	return rc;

@@ -74,6 +74,11 @@ static const struct corruption cases[] = {
      "table events, row id 7: track_id is not an integer"},
     {"UPDATE events SET name_id = 99999999999 WHERE id = 7", C_CHROME | C_PERFETTO,
      "table events, row id 7: name_id or category_id out of range"},
+    /* a store edited into another shape: readers prepare their SQL against the declared one */
+    {"ALTER TABLE args RENAME COLUMN value TO v", C_ALL_READERS,
+     "breaks the schema: table args is not as declared"},
+    {"DROP VIEW kernels; CREATE VIEW kernels AS SELECT 1 AS id", C_ALL_READERS,
+     "breaks the schema: view kernels is not as declared"},
     /* a kernel's name id near 2^32: the analysis classified names in an array by id (4 GiB) */
     {"UPDATE events SET name_id = 4294967180 WHERE id = (SELECT min(event_id) FROM "
      "kernel_details)",
