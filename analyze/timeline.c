@@ -176,7 +176,7 @@ static int add_device_tracks(struct tka_ctx *c, struct tka_tl_builder *b, sqlite
 	if (step != SQLITE_DONE)
 		return tka_fail(c, TK_EINTERNAL, "reading tracks: %s", sqlite3_errmsg(c->db));
 	if (d->nstreams > UINT16_MAX)
-		return tka_fail(c, TK_EINTERNAL, "device %lld has more than %d tracks",
+		return tka_fail(c, TK_EFORMAT, "device %lld has more than %d tracks",
 				(long long)d->device_id, UINT16_MAX);
 	for (size_t s = 0; s < d->nstreams; s++) {
 		int64_t id = d->streams[s].track_id;
@@ -227,7 +227,7 @@ static int load_devices(struct tka_ctx *c, struct tka_tl_builder *b)
 		d->process_id = col_or_none(dev, 1);
 		d->rank = col_or_none(dev, 2);
 		if (tl->ndev > INT32_MAX) {
-			rc = tka_fail(c, TK_EINTERNAL, "too many devices");
+			rc = tka_fail(c, TK_EFORMAT, "too many devices");
 			goto out;
 		}
 		if ((rc = add_device_tracks(c, b, trk, count, d, (int32_t)(tl->ndev - 1))) != TK_OK)
@@ -377,7 +377,8 @@ static int add_op(struct tka_ctx *c, struct tka_tl_builder *b, struct tl_track *
 		return TK_OK;
 	}
 	if (t->n == t->cap)
-		return tka_fail(c, TK_EINTERNAL, "track %lld has more events than it counted",
+		return tka_fail(c, TK_EFORMAT, /* counted through events_by_track: a damaged index */
+				"track %lld has more events than its index holds",
 				(long long)e->track);
 	d->ops[t->off + t->n++] = op;
 	return TK_OK;

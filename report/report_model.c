@@ -65,6 +65,20 @@ int tkr_shown(const struct tkr_section *s, int c)
 	return !(s->def->cols[c].flags & TKR_C_JSON);
 }
 
+/*
+ * The status of a failed read of the store: the report's SQL is tested on the shapes tracekit
+ * writes, so a statement the store rejects (a damaged file, an analysis table of another shape,
+ * an overflowing sum) is bad input; running out of memory is itself; the rest is internal.
+ */
+static int sql_status(sqlite3 *db)
+{
+	int e = sqlite3_errcode(db);
+	if (e == SQLITE_CORRUPT || e == SQLITE_NOTADB || e == SQLITE_ERROR || e == SQLITE_MISMATCH ||
+	    e == SQLITE_TOOBIG || e == SQLITE_RANGE)
+		return TK_EFORMAT;
+	return e == SQLITE_NOMEM ? TK_ENOMEM : TK_EINTERNAL;
+}
+
 static void bind_params(sqlite3_stmt *st, int top, double thr, int64_t cap)
 {
 	int i;
@@ -99,20 +113,20 @@ static int load_section(sqlite3 *db, const struct tkr_section_def *def, int top,
 		if (strstr(msg, "no such table"))
 			goto out; /* an analysis this store lacks: the section is unavailable */
 		tk_fmt(err, errlen, "report section '%s': %s", def->key, msg);
-		rc = TK_EINTERNAL;
+		rc = sql_status(db);
 		goto out;
 	}
 	if (sqlite3_column_count(st) != ncol) {
 		tk_fmt(err, errlen, "report section '%s': %d columns, %d described", def->key,
 		       sqlite3_column_count(st), ncol);
-		rc = TK_EINTERNAL;
+		rc = TK_EFORMAT; /* an analysis table of another shape */
 		goto out;
 	}
 	for (int c = 0; c < ncol; c++) {
 		if (strcmp(sqlite3_column_name(st, c), def->cols[c].key)) {
 			tk_fmt(err, errlen, "report section '%s': column %d is '%s', not '%s'",
 			       def->key, c, sqlite3_column_name(st, c), def->cols[c].key);
-			rc = TK_EINTERNAL;
+			rc = TK_EFORMAT;
 			goto out;
 		}
 	}
@@ -152,7 +166,7 @@ static int load_section(sqlite3 *db, const struct tkr_section_def *def, int top,
 	}
 	if (step != SQLITE_DONE) {
 		tk_fmt(err, errlen, "report section '%s': %s", def->key, sqlite3_errmsg(db));
-		rc = TK_EINTERNAL;
+		rc = sql_status(db);
 		goto out;
 	}
 	s->total = (int64_t)s->nrows;
@@ -162,7 +176,7 @@ static int load_section(sqlite3 *db, const struct tkr_section_def *def, int top,
 		sqlite3_free(sql);
 		sql = sqlite3_mprintf("SELECT count(*) FROM (%s)", def->sql);
 		if (!sql || sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
-			rc = sql ? TK_EINTERNAL : TK_ENOMEM;
+			rc = sql ? sql_status(db) : TK_ENOMEM;
 			tk_fmt(err, errlen, "report section '%s': %s", def->key,
 			       sqlite3_errmsg(db));
 			goto out;
@@ -338,7 +352,7 @@ static int device_util(sqlite3 *db, struct tkr_model *m, struct tkr_util *u, int
 	goto out;
 sql_error:
 	tk_fmt(err, errlen, "utilization chart: %s", sqlite3_errmsg(db));
-	rc = TK_EINTERNAL;
+	rc = sql_status(db);
 out:
 	for (size_t i = 0; i < nh; i++)
 		sqlite3_finalize(h[i].st);
