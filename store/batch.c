@@ -151,6 +151,24 @@ out:
 	return rc;
 }
 
+void tk_batch_copy_description(struct tk_batch *dst, const struct tk_batch *src)
+{
+	memset(dst, 0, sizeof(*dst));
+	memcpy(dst->table, src->table, sizeof(dst->table));
+	dst->conflict = src->conflict;
+	dst->ncol = src->ncol;
+	dst->ipk = src->ipk;
+	memcpy(dst->aff, src->aff, sizeof(dst->aff));
+	memcpy(dst->notnull, src->notnull, sizeof(dst->notnull));
+	memcpy(dst->colname, src->colname, sizeof(dst->colname));
+	dst->root = src->root;
+	dst->direct = src->direct;
+	dst->has_ix = src->has_ix;
+	dst->ka = src->ka;
+	dst->kb = src->kb;
+	dst->ix_root = src->ix_root;
+}
+
 int tk_batch_start(struct tk_batch *b, struct tk_pages *p, const char *tmp_dir, size_t run_keys)
 {
 	if (!b->direct)

@@ -71,6 +71,14 @@ int tk_batch_describe(struct tk_batch *b, sqlite3 *db, const char *table, int nc
 int tk_batch_plan_index(struct tk_batch *b, sqlite3 *db, const char *name, int *by_writer);
 
 /**
+ * tk_batch_copy_description() - make @dst a fresh batch with @src's description: what
+ * tk_batch_describe() and tk_batch_plan_index() learned (table, columns, affinities, NOT NULL,
+ * rowid column, roots, direct, the writer's index), and the conflict clause; no rows, no buffers.
+ * @src must not have been started (tk_batch_start).
+ */
+void tk_batch_copy_description(struct tk_batch *dst, const struct tk_batch *src);
+
+/**
  * tk_batch_start() - start writing pages to @p (after SQLite closed the file); index sort runs
  * go to files in @tmp_dir, at most @run_keys keys in memory per index. An errno.
  */

@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <sqlite3.h>
 #include <stdlib.h>
@@ -204,35 +205,17 @@ static int plan_indexes(tk_writer *w)
 	return rc;
 }
 
-int tk_writer_create(const char *path, tk_writer **out)
+/* The schema through SQLite into the new (empty) temporary file, the tables described and the
+ * indexes planned; SQLite closed again, the file's geometry in *@page_size and *@page_count. */
+static int create_schema(tk_writer *w, uint32_t *page_size, uint32_t *page_count)
 {
 	int rc = TK_OK;
 	char *schema = NULL;
-	*out = NULL;
-	if (!path || !*path)
-		return TK_EINVAL;
-	tk_writer *w = calloc(1, sizeof(*w));
-	if (!w)
-		return TK_ENOMEM;
-	*out = w;
-	tk_intern_init(&w->intern);
-	w->min_ts = INT64_MAX;
-	w->max_end = INT64_MIN;
-	w->tmp_fd = -1;
-	w->path = strdup(path);
-	if (!w->path) {
-		rc = tkw_fail(w, TK_ENOMEM, "out of memory");
-		goto out;
-	}
-	int e = tko_tmp_create(path, &w->tmp_path, &w->tmp_fd);
-	if (e) {
-		rc = tkw_fail(w, e == ENOMEM ? TK_ENOMEM : TK_EIO, "cannot create store '%s': %s",
-			      path, strerror(e));
-		goto out;
-	}
+	sqlite3_stmt *st = NULL;
+	int64_t ps = 0, pc = 0;
 	if (sqlite3_open_v2(w->tmp_path, &w->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX,
 			    NULL) != SQLITE_OK) {
-		rc = tkw_fail(w, TK_EIO, "cannot create store '%s': %s", path,
+		rc = tkw_fail(w, TK_EIO, "cannot create store '%s': %s", w->path,
 			      w->db ? sqlite3_errmsg(w->db) : "out of memory");
 		goto out;
 	}
@@ -260,7 +243,7 @@ int tk_writer_create(const char *path, tk_writer **out)
 	for (int i = 0; i < B_COUNT; i++) {
 		if (tk_batch_describe(&w->batch[i], w->db, batch_tables[i].table,
 				      batch_tables[i].ncol) != SQLITE_OK) {
-			rc = tkw_fail(w, TK_EINTERNAL, "cannot create store '%s': %s", path,
+			rc = tkw_fail(w, TK_EINTERNAL, "cannot create store '%s': %s", w->path,
 				      w->batch[i].err);
 			goto out;
 		}
@@ -268,33 +251,158 @@ int tk_writer_create(const char *path, tk_writer **out)
 	w->batch[B_META].conflict = "OR REPLACE";
 	if ((rc = plan_indexes(w)) != TK_OK)
 		goto out;
-	/* From here until finish the tables' pages are written directly (pages.h). */
-	sqlite3_stmt *st = NULL;
-	int64_t page_size = 0, page_count = 0;
 	if (sqlite3_prepare_v2(
 		w->db, "SELECT page_size, page_count FROM pragma_page_size, pragma_page_count", -1,
 		&st, NULL) == SQLITE_OK &&
 	    sqlite3_step(st) == SQLITE_ROW) {
-		page_size = sqlite3_column_int64(st, 0);
-		page_count = sqlite3_column_int64(st, 1);
+		ps = sqlite3_column_int64(st, 0);
+		pc = sqlite3_column_int64(st, 1);
 	}
-	sqlite3_finalize(st);
-	if (page_size <= 0 || page_count <= 0) {
+	if (ps <= 0 || ps > 65536 || pc <= 0 || pc > INT32_MAX) {
 		rc = tkw_fail_sql(w, "page count");
 		goto out;
 	}
+	sqlite3_finalize(st);
+	st = NULL;
 	if (sqlite3_close(w->db) != SQLITE_OK) {
 		rc = tkw_fail_sql(w, "close");
 		goto out;
 	}
 	w->db = NULL;
-	int err = tk_pages_open(&w->pages, w->tmp_path, (uint32_t)page_size, (uint32_t)page_count);
+	*page_size = (uint32_t)ps;
+	*page_count = (uint32_t)pc;
+out:
+	sqlite3_finalize(st);
+	free(schema);
+	return rc;
+}
+
+/*
+ * The empty store, made once per process: a lazily computed constant, not mutable state. The
+ * first tk_writer_create() of a process builds the schema through SQLite (create_schema); the
+ * file it leaves (page_size x page_count bytes, right after the schema's commit), with the table
+ * descriptions and the REINDEX list, becomes the template, published once (compare-and-swap: a
+ * writer that loses a race of first creations drops its copy) and never changed or freed (a
+ * reachable static). Later writers write the image into their temporary file and copy the
+ * descriptions instead of running the DDL: the same bytes, without SQLite parsing the schema
+ * (about 80% of importing a small trace). When it cannot be made, writers keep using SQLite.
+ */
+struct tkw_template {
+	uint32_t page_size, page_count;
+	unsigned char *image;
+	struct tk_batch batch[B_COUNT]; /* descriptions only (tk_batch_copy_description) */
+	char reindex[sizeof(((struct tk_writer *)0)->reindex)];
+};
+
+/* The largest image kept (the schema's empty store is a few hundred KiB). */
+#define TKW_TEMPLATE_MAX_BYTES (16u << 20)
+
+static _Atomic(struct tkw_template *) the_template;
+
+int tkw_template_ready(void)
+{
+	return atomic_load(&the_template) != NULL;
+}
+
+/* Make the template from @w, whose temporary file holds the empty store SQLite just wrote. */
+static void template_keep(const tk_writer *w, uint32_t page_size, uint32_t page_count)
+{
+	uint64_t len = (uint64_t)page_size * page_count;
+	struct tkw_template *t = NULL, *none = NULL;
+	struct stat sb;
+	size_t got = 0;
+	if (atomic_load(&the_template) || len > TKW_TEMPLATE_MAX_BYTES ||
+	    fstat(w->tmp_fd, &sb) != 0 || (uint64_t)sb.st_size != len ||
+	    !(t = calloc(1, sizeof(*t))) || !(t->image = malloc((size_t)len)))
+		goto out;
+	while (got < len) {
+		ssize_t n = pread(w->tmp_fd, t->image + got, (size_t)len - got, (off_t)got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			goto out;
+		got += (size_t)n;
+	}
+	t->page_size = page_size;
+	t->page_count = page_count;
+	for (int i = 0; i < B_COUNT; i++)
+		tk_batch_copy_description(&t->batch[i], &w->batch[i]);
+	memcpy(t->reindex, w->reindex, sizeof(t->reindex));
+	if (atomic_compare_exchange_strong(&the_template, &none, t))
+		t = NULL;
+out:
+	if (t)
+		free(t->image);
+	free(t);
+}
+
+/* The empty store from template @t: its image written into the (empty) temporary file, the
+ * tables described; *@page_size and *@page_count as create_schema() gives them. */
+static int create_from_template(tk_writer *w, const struct tkw_template *t,
+				uint32_t *page_size, uint32_t *page_count)
+{
+	size_t len = (size_t)t->page_size * t->page_count, done = 0;
+	while (done < len) {
+		ssize_t n = pwrite(w->tmp_fd, t->image + done, len - done, (off_t)done);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			int e = n < 0 ? errno : EIO;
+			return tkw_fail(w, e == ENOMEM ? TK_ENOMEM : TK_EIO,
+					"cannot create store '%s': %s", w->path, strerror(e));
+		}
+		done += (size_t)n;
+	}
+	for (int i = 0; i < B_COUNT; i++)
+		tk_batch_copy_description(&w->batch[i], &t->batch[i]);
+	memcpy(w->reindex, t->reindex, sizeof(w->reindex));
+	*page_size = t->page_size;
+	*page_count = t->page_count;
+	return TK_OK;
+}
+
+int tk_writer_create(const char *path, tk_writer **out)
+{
+	int rc = TK_OK;
+	*out = NULL;
+	if (!path || !*path)
+		return TK_EINVAL;
+	tk_writer *w = calloc(1, sizeof(*w));
+	if (!w)
+		return TK_ENOMEM;
+	*out = w;
+	tk_intern_init(&w->intern);
+	w->min_ts = INT64_MAX;
+	w->max_end = INT64_MIN;
+	w->tmp_fd = -1;
+	w->path = strdup(path);
+	if (!w->path) {
+		rc = tkw_fail(w, TK_ENOMEM, "out of memory");
+		goto out;
+	}
+	int e = tko_tmp_create(path, &w->tmp_path, &w->tmp_fd);
+	if (e) {
+		rc = tkw_fail(w, e == ENOMEM ? TK_ENOMEM : TK_EIO, "cannot create store '%s': %s",
+			      path, strerror(e));
+		goto out;
+	}
+	uint32_t page_size = 0, page_count = 0;
+	const struct tkw_template *t = atomic_load(&the_template);
+	if (t)
+		rc = create_from_template(w, t, &page_size, &page_count);
+	else if ((rc = create_schema(w, &page_size, &page_count)) == TK_OK)
+		template_keep(w, page_size, page_count);
+	if (rc != TK_OK)
+		goto out;
+	/* From here until finish the tables' pages are written directly (pages.h). */
+	int err = tk_pages_open(&w->pages, w->tmp_path, page_size, page_count);
 	w->pages_open = 1;
 	char *dir = strdup(w->tmp_path);
 	if (!dir && !err)
 		err = ENOMEM;
+	const char *tmp_dir = dir ? dirname(dir) : NULL; /* once: dirname() may change @dir */
 	for (int i = 0; i < B_COUNT && !err; i++)
-		err = tk_batch_start(&w->batch[i], &w->pages, dirname(dir), TK_INDEX_RUN_KEYS);
+		err = tk_batch_start(&w->batch[i], &w->pages, tmp_dir, TK_INDEX_RUN_KEYS);
 	free(dir);
 	if (err) {
 		rc = tkw_fail(w, err == ENOMEM ? TK_ENOMEM : TK_EIO, "cannot create store '%s': %s",
@@ -305,7 +413,6 @@ int tk_writer_create(const char *path, tk_writer **out)
 		goto out;
 	rc = tk_writer_set_meta_text(w, "tracekit_version", tk_version());
 out:
-	free(schema);
 	return rc;
 }
 

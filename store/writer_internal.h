@@ -63,5 +63,8 @@ uint32_t tkw_intern_opt(tk_writer *w, const char *s);
 /* Fail unless @id is TK_NONE or an added process / device. */
 int tkw_check_process(tk_writer *w, int64_t id, const char *what);
 int tkw_check_device(tk_writer *w, int64_t id, const char *what);
+/* 1 once this process's empty-store template exists (writer.c): tk_writer_create() then copies
+ * it instead of creating the schema through SQLite. */
+int tkw_template_ready(void);
 
 #endif
