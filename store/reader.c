@@ -62,8 +62,52 @@ static int64_t query_int(sqlite3 *db, const char *sql, int *sqlrc)
 }
 
 /*
+ * Compare two CREATE statements as SQL, not as text: comments (the schema's column comments may
+ * be reworded without a new schema version) and runs of white space do not count; quoted text
+ * does, byte for byte.
+ */
+static const char *sql_next(const char *p)
+{
+	for (;;) {
+		if (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
+			p++;
+		else if (p[0] == '-' && p[1] == '-')
+			while (*p && *p != '\n')
+				p++;
+		else if (p[0] == '/' && p[1] == '*') {
+			const char *e = strstr(p + 2, "*/");
+			p = e ? e + 2 : p + strlen(p);
+		} else
+			return p;
+	}
+}
+
+static int sql_same(const char *a, const char *b)
+{
+	char quote = 0;
+	for (;;) {
+		if (!quote) {
+			const char *na = sql_next(a), *nb = sql_next(b);
+			if ((na != a) != (nb != b) && *na && *nb) /* white space on one side only */
+				return 0;
+			a = na, b = nb;
+		}
+		if (*a != *b)
+			return 0;
+		if (!*a)
+			return 1;
+		if (quote && *a == quote)
+			quote = 0;
+		else if (!quote && (*a == '\'' || *a == '"'))
+			quote = *a;
+		a++, b++;
+	}
+}
+
+/*
  * The store's tables, views and indexes must be exactly those schemas/store.sql creates: the same
- * CREATE text in sqlite_master (SQLite keeps it verbatim) for every object the schema declares.
+ * CREATE statement in sqlite_master (SQLite keeps it verbatim; comments and spacing aside) for
+ * every object the schema declares.
  * Readers prepare their SQL against these shapes, so a store edited into another shape (a column
  * renamed, a table replaced by a view) is bad input, refused here, not an internal error later.
  * Objects the schema does not declare (the analysis_* tables) are left to their readers.
@@ -107,7 +151,7 @@ static int schema_check(tk_store *s, const char *path)
 			rc = TK_EFORMAT;
 			goto out;
 		}
-		if (!got || !sql || strcmp(got, sql) != 0) {
+		if (!got || !sql || !sql_same(got, sql)) {
 			tk_fmt(s->err, sizeof(s->err),
 			       "store '%s' breaks the schema: %s %s is %s (schemas/store.sql)", path,
 			       type, name, got ? "not as declared" : "missing");

@@ -359,3 +359,51 @@ Test(store, status_codes_map_to_exit_codes)
 	cr_assert_str_eq(tk_strerror(TK_EVERSION), "unsupported store version");
 	cr_assert_str_eq(tk_strerror(12345), "unknown status");
 }
+
+/* Write an empty store at db, then run @sql on it with the schema writable. */
+static void reshape(const char *sql)
+{
+	tk_writer *w = NULL;
+	char err[256];
+	cr_assert_eq(tk_writer_create(db, &w), TK_OK);
+	cr_assert_eq(tk_writer_finish(w, err, sizeof(err)), TK_OK, "%s", err);
+	sqlite3 *h;
+	char *msg = NULL;
+	cr_assert_eq(sqlite3_open(db, &h), SQLITE_OK);
+	cr_assert_eq(sqlite3_exec(h, sql, NULL, NULL, &msg), SQLITE_OK, "%s: %s", sql, msg);
+	sqlite3_close(h);
+}
+
+Test(store, open_refuses_a_store_of_another_shape)
+{
+	static const char *const edits[] = {
+	    "ALTER TABLE events ADD COLUMN extra INTEGER",
+	    "ALTER TABLE args RENAME COLUMN value TO v",
+	    "DROP VIEW kernels; CREATE VIEW kernels AS SELECT 1 AS id",
+	    "DROP INDEX events_by_track",
+	    /* a type changed inside the stored text, past SQLite's own checks */
+	    "PRAGMA writable_schema = ON; UPDATE sqlite_master SET sql = replace(sql, "
+	    "'INTEGER NOT NULL,    -- duration', 'TEXT NOT NULL,    -- duration') "
+	    "WHERE name = 'events'",
+	};
+	for (size_t i = 0; i < sizeof(edits) / sizeof(edits[0]); i++) {
+		reshape(edits[i]);
+		tk_store *s = NULL;
+		cr_expect_eq(tk_store_open(db, &s), TK_EFORMAT, "opened after: %s", edits[i]);
+		cr_expect(strstr(tk_store_errmsg(s), "breaks the schema") &&
+			      strstr(tk_store_errmsg(s), db),
+			  "after %s: %s", edits[i], tk_store_errmsg(s));
+		tk_store_close(s);
+	}
+}
+
+Test(store, open_accepts_reworded_comments_and_spacing)
+{
+	/* comments and line breaks of the stored CREATE text changed; the SQL is the same */
+	reshape("PRAGMA writable_schema = ON; UPDATE sqlite_master SET sql = "
+		"replace(replace(sql, '--', '-- reworded:'), char(10), char(10) || '   ') "
+		"WHERE name IN ('events', 'kernels')");
+	tk_store *s = NULL;
+	cr_expect_eq(tk_store_open(db, &s), TK_OK, "%s", tk_store_errmsg(s));
+	tk_store_close(s);
+}
