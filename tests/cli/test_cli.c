@@ -366,24 +366,10 @@ Test(cli, import_usage_and_input_errors_exit_2)
 Test(cli, interrupted_synth_leaves_no_temporary_file)
 {
 	char *out = tkt_path(dir, "big.db");
-	pid_t pid = fork();
-	if (pid < 0)
-		cr_assert_fail("fork failed");
-	if (pid == 0) {
-		int devnull = open("/dev/null", O_WRONLY);
-		dup2(devnull, 1);
-		dup2(devnull, 2);
-		execl(TK_BINARY, TK_BINARY, "synth", "--events", "50000000", "-o", out,
-		      (char *)NULL);
-		_exit(127);
-	}
-	/* wait until the temporary store exists beside the target, then interrupt */
-	int seen = 0;
-	for (int i = 0; i < 500 && !seen; i++) {
-		seen = tkt_count_entries(dir) == 2;
-		if (!seen)
-			usleep(10000);
-	}
+	/* interrupted once the temporary store exists beside the target */
+	const char *const args[] = {"synth", "--events", "50000000", "-o", out, NULL};
+	int seen;
+	pid_t pid = tkt_spawn_until(dir, "big.db.tmp-", &seen, args);
 	usleep(200000);
 	kill(pid, SIGINT);
 	int status;

@@ -440,29 +440,10 @@ Test(outputs, report_removes_stale_temporaries_of_its_target)
 Test(outputs, a_killed_writers_temporary_is_removed_by_the_next_write)
 {
 	char *out = tkt_path(dir, "big.db");
-	pid_t pid = fork();
-	if (pid < 0)
-		cr_assert_fail("fork failed");
-	if (pid == 0) {
-		int devnull = open("/dev/null", O_WRONLY);
-		dup2(devnull, 1);
-		dup2(devnull, 2);
-		execl(TK_BINARY, TK_BINARY, "synth", "--events", "2000000000", "-o", out,
-		      (char *)NULL);
-		_exit(127);
-	}
-	/* wait (bounded) until its temporary exists, then kill it the hard way */
-	const char *prefix = "big.db.tmp-";
-	int seen = 0;
-	for (int i = 0; i < 6000 && !seen; i++) {
-		DIR *d = opendir(dir);
-		struct dirent *e;
-		while (d && (e = readdir(d)))
-			seen |= !strncmp(e->d_name, prefix, strlen(prefix));
-		closedir(d);
-		if (!seen)
-			usleep(10000);
-	}
+	/* a long synth, killed the hard way once its temporary exists */
+	const char *const args[] = {"synth", "--events", "2000000000", "-o", out, NULL};
+	int seen;
+	pid_t pid = tkt_spawn_until(dir, "big.db.tmp-", &seen, args);
 	kill(pid, SIGKILL);
 	waitpid(pid, NULL, 0);
 	cr_assert(seen, "the temporary file never appeared");

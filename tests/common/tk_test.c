@@ -284,3 +284,34 @@ char *tkt_rows(const char *path, const char *sql)
 	sqlite3_close(h);
 	return out;
 }
+
+int tkt_spawn_until(const char *dir, const char *prefix, int *seen, const char *const *args)
+{
+	const char *argv[64] = {TK_BINARY};
+	size_t n = 1;
+	while (args[n - 1] && n < 63) {
+		argv[n] = args[n - 1];
+		n++;
+	}
+	pid_t pid = fork();
+	cr_assert(pid >= 0, "fork failed");
+	if (pid == 0) {
+		int devnull = open("/dev/null", O_WRONLY);
+		dup2(devnull, 1);
+		dup2(devnull, 2);
+		execv(TK_BINARY, (char *const *)argv);
+		_exit(127);
+	}
+	*seen = 0;
+	for (int i = 0; i < 6000 && !*seen; i++) {
+		DIR *d = opendir(dir);
+		struct dirent *e;
+		while (d && (e = readdir(d)))
+			*seen |= !strncmp(e->d_name, prefix, strlen(prefix));
+		if (d)
+			closedir(d);
+		if (!*seen)
+			usleep(10000);
+	}
+	return (int)pid;
+}

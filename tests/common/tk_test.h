@@ -28,6 +28,13 @@ struct tkt_run tkt_tracekit(const char *arg, ...);
 /* Same with an argv array of n arguments. */
 struct tkt_run tkt_tracekitv(int n, const char *const *args);
 void tkt_run_free(struct tkt_run *r);
+/*
+ * Start the tracekit binary with the NULL-terminated arguments @args, its output silenced, and
+ * wait until an entry whose name starts with @prefix appears in @dir (polled, given up after 60 s
+ * as a safety net: the test asserts on *@seen, not on time). Returns the child's pid (the caller
+ * signals and reaps it).
+ */
+int tkt_spawn_until(const char *dir, const char *prefix, int *seen, const char *const *args);
 
 /* A digest (FNV-1a 64) of every row of every table of a store, in table-name and rowid order. */
 uint64_t tkt_store_digest(const char *path);
