@@ -1,6 +1,6 @@
 /*
  * Temporary files beside an output, and their replacement of it (outfile.h): every file tracekit
- * writes (stores, exports, reports) is first "<target>.tmp-<pid>-XXXXXX" in the target's
+ * writes (stores, exports, reports) is first "<target>.tmp-tk<pid>-XXXXXX" in the target's
  * directory, held under an flock by its writer for as long as it exists, then fsynced and
  * renamed onto the target. A temporary whose lock can be taken has no writer any more (killed,
  * crashed): the next write into that directory removes it. Also the public tk_output_* stream
@@ -51,7 +51,8 @@ static int all_alnum(const char *s, size_t n)
 enum { NOT_TEMP, NEW_TEMP, OLD_TEMP };
 
 /*
- * What @name is: a temporary of this version ("X.tmp-<pid>-XXXXXX", any X: *pid set), an
+ * What @name is: a temporary of this version ("X.tmp-tk<pid>-XXXXXX", any X: *pid set; "tk" keeps the
+ * names of other programs' files out), an
  * old-style one of the target @base ("<base>.tmp-XXXXXX"), or neither.
  */
 static int temp_kind(const char *name, const char *base, long *pid)
@@ -61,11 +62,13 @@ static int temp_kind(const char *name, const char *base, long *pid)
 		tag = p;
 	if (!tag || tag == name)
 		return NOT_TEMP;
-	const char *s = tag + 5, *d = s;
+	const char *s = tag + 5, *d = s + (s[0] == 't' && s[1] == 'k' ? 2 : 0);
+	const char *digits = d;
 	long v = 0;
-	while (*d >= '0' && *d <= '9' && d - s < 10)
+	while (*d >= '0' && *d <= '9' && d - digits < 10)
 		v = v * 10 + (*d++ - '0');
-	if (d > s && *d == '-' && strlen(d + 1) == 6 && all_alnum(d + 1, 6) && v > 0) {
+	if (digits > s && d > digits && *d == '-' && strlen(d + 1) == 6 && all_alnum(d + 1, 6) &&
+	    v > 0) {
 		*pid = v;
 		return NEW_TEMP;
 	}
@@ -154,7 +157,7 @@ int tko_tmp_create(const char *path, char **tmp, int *fd)
 	umask(mask);
 	int err = EAGAIN;
 	for (int attempt = 0; attempt < 16 && err == EAGAIN; attempt++) {
-		snprintf(t, n, "%s.tmp-%ld-XXXXXX", path, (long)getpid());
+		snprintf(t, n, "%s.tmp-tk%ld-XXXXXX", path, (long)getpid());
 		int f = mkstemp(t);
 		if (f < 0) {
 			err = errno;

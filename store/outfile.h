@@ -1,6 +1,6 @@
 /*
  * Temporary files beside an output (store/outfile.c), shared by the store writer, the exporters
- * and tk_output: "<target>.tmp-<pid>-XXXXXX", locked (flock) by the process that writes it for
+ * and tk_output: "<target>.tmp-tk<pid>-XXXXXX", locked (flock) by the process that writes it for
  * as long as it exists, fsynced and renamed onto the target; temporaries nobody holds any more
  * are removed by the next write into the same directory. Not part of the public API.
  */
@@ -12,7 +12,7 @@
 #define TKO_OLD_TEMP_AGE_S 3600
 
 /*
- * Remove the stale temporaries in @path's directory: every "<name>.tmp-<pid>-XXXXXX" regular
+ * Remove the stale temporaries in @path's directory: every "<name>.tmp-tk<pid>-XXXXXX" regular
  * file whose lock can be taken (its writer is gone), and old-style "<base of path>.tmp-XXXXXX"
  * ones unlocked and unchanged for TKO_OLD_TEMP_AGE_S. Never follows links; best effort.
  */

@@ -36,7 +36,7 @@ enum tk_output_kind {
 int tk_output_check(const char *output, const char *const *inputs, size_t ninputs,
 		    enum tk_output_kind kind, char *err, size_t errlen);
 
-/* A file written under "<path>.tmp-<pid>-XXXXXX" and renamed onto <path> by tk_output_commit. */
+/* A file written under "<path>.tmp-tk<pid>-XXXXXX" and renamed onto <path> by tk_output_commit. */
 typedef struct tk_output tk_output;
 
 /**

@@ -127,7 +127,8 @@ static ino_t inode(const char *path)
 
 Test(outputs, import_refuses_its_own_input_directly_and_through_links)
 {
-	char *orig = slurp(json), *sym = tkt_path(dir, "sym.json"), *hard = tkt_path(dir, "hard.json");
+	char *orig = slurp(json), *sym = tkt_path(dir, "sym.json"),
+	     *hard = tkt_path(dir, "hard.json");
 	cr_assert_eq(symlink("in.json", sym), 0);
 	cr_assert_eq(link(json, hard), 0);
 	const char *outs[] = {json, sym, hard};
@@ -190,7 +191,8 @@ Test(outputs, export_refuses_its_store_and_foreign_files)
 	uint64_t digest = tkt_store_digest(db);
 	const char *formats[] = {"chrome", "perfetto", "xplane"};
 	for (size_t i = 0; i < 3; i++) {
-		struct tkt_run r = tkt_tracekit("export", db, "--format", formats[i], "-o", db, NULL);
+		struct tkt_run r =
+		    tkt_tracekit("export", db, "--format", formats[i], "-o", db, NULL);
 		expect_refused(&r, db, NULL);
 		r = tkt_tracekit("export", db, "--format", formats[i], "-o", notes, NULL);
 		expect_refused(&r, notes, "not");
@@ -199,7 +201,8 @@ Test(outputs, export_refuses_its_store_and_foreign_files)
 	expect_content(notes, NOTES);
 	/* a Chrome trace of another tool, even one that starts like ours */
 	char *other = tkt_path(dir, "other.json");
-	const char *foreign = "{\"traceEvents\":[{\"ph\":\"X\",\"name\":\"a\",\"ts\":1,\"dur\":2}]}\n";
+	const char *foreign =
+	    "{\"traceEvents\":[{\"ph\":\"X\",\"name\":\"a\",\"ts\":1,\"dur\":2}]}\n";
 	write_file(other, foreign);
 	struct tkt_run r = tkt_tracekit("export", db, "--format", "chrome", "-o", other, NULL);
 	expect_refused(&r, other, "not a Chrome JSON trace written by tracekit");
@@ -225,7 +228,8 @@ Test(outputs, export_replaces_what_it_wrote_itself)
 	const char *formats[] = {"chrome", "chrome", "perfetto"};
 	for (size_t i = 0; i < 3; i++) {
 		char *out = tkt_path(dir, names[i]);
-		struct tkt_run r = tkt_tracekit("export", db, "--format", formats[i], "-o", out, NULL);
+		struct tkt_run r =
+		    tkt_tracekit("export", db, "--format", formats[i], "-o", out, NULL);
 		expect_ok(&r);
 		r = tkt_tracekit("export", db, "--format", formats[i], "-o", out, NULL);
 		expect_ok(&r);
@@ -282,8 +286,8 @@ Test(outputs, report_replaces_a_report_by_renaming_never_in_place)
 	const char *formats[] = {"text", "html", "json", "md"};
 	for (size_t i = 0; i < 4; i++) {
 		char *out = tkt_path(dir, "r.out"), *old = tkt_path(dir, "old.out");
-		struct tkt_run r =
-		    tkt_tracekit("report", db, "--format", formats[i], "--top", "1", "-o", out, NULL);
+		struct tkt_run r = tkt_tracekit("report", db, "--format", formats[i], "--top", "1",
+						"-o", out, NULL);
 		expect_ok(&r);
 		char *before = slurp(out);
 		cr_assert_eq(link(out, old), 0); /* a second name for the old report */
@@ -306,7 +310,8 @@ Test(outputs, report_replaces_a_report_by_renaming_never_in_place)
 Test(outputs, report_onto_a_link_to_a_report_replaces_the_link)
 {
 	char *real = tkt_path(dir, "real.md"), *lnk = tkt_path(dir, "lnk.md");
-	struct tkt_run r = tkt_tracekit("report", db, "--format", "md", "--top", "1", "-o", real, NULL);
+	struct tkt_run r =
+	    tkt_tracekit("report", db, "--format", "md", "--top", "1", "-o", real, NULL);
 	expect_ok(&r);
 	char *before = slurp(real);
 	cr_assert_eq(symlink("real.md", lnk), 0);
@@ -374,7 +379,7 @@ static char *temp_name(const char *target, long pid, const char *suffix)
 {
 	char name[256];
 	if (pid)
-		snprintf(name, sizeof(name), "%s.tmp-%ld-%s", target, pid, suffix);
+		snprintf(name, sizeof(name), "%s.tmp-tk%ld-%s", target, pid, suffix);
 	else
 		snprintf(name, sizeof(name), "%s.tmp-%s", target, suffix);
 	return tkt_path(dir, name);
@@ -386,8 +391,18 @@ Test(outputs, the_next_write_removes_stale_temporaries_and_keeps_held_ones)
 	char *stale = temp_name("s.db", dead, "abc123");
 	char *other = temp_name("other.db", dead, "Zz9Zz9"); /* another target, same directory */
 	char *held = temp_name("s.db", me, "held01");
-	char *old_stale = temp_name("s.db", 0, "Ab12Cd"), *old_fresh = temp_name("s.db", 0, "Xy34Zw");
+	char *old_stale = temp_name("s.db", 0, "Ab12Cd"),
+	     *old_fresh = temp_name("s.db", 0, "Xy34Zw");
 	char *sym = temp_name("s.db", dead, "link01"), *sub = temp_name("s.db", dead, "dir001");
+	/* a user's file that merely looks like a temporary (no "tk" before the number) */
+	char *mine = tkt_path(dir, "notes.tmp-2024-draft1"),
+	     *mine2 = tkt_path(dir, "s.db.tmp-2024-draft1");
+	write_file(mine, "keep");
+	write_file(mine2, "keep");
+	cr_assert_eq(utimensat(AT_FDCWD, mine2,
+			       (struct timespec[2]){{time(NULL) - 7200, 0}, {time(NULL) - 7200, 0}},
+			       0),
+		     0);
 	write_file(stale, "x");
 	write_file(other, "x");
 	write_file(held, "x");
@@ -413,7 +428,11 @@ Test(outputs, the_next_write_removes_stale_temporaries_and_keeps_held_ones)
 	struct stat st;
 	cr_expect(lstat(sym, &st) == 0 && S_ISLNK(st.st_mode), "a link was removed");
 	cr_expect(tkt_exists(sub), "a directory was removed");
+	expect_content(mine, "keep");
+	expect_content(mine2, "keep");
 	expect_content(notes, NOTES);
+	free(mine);
+	free(mine2);
 	close(fd);
 	free(stale);
 	free(other);
