@@ -5,6 +5,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Which window each device's figures are computed over (docs/metrics.md, "Windows"). */
 enum tk_window {
 	TK_WINDOW_AUTO = 0, /* steps when the device's process has steps, else device */
@@ -27,5 +31,9 @@ void tk_analyze_options_init(struct tk_analyze_options *o);
  *         is not a (supported) tracekit store; the message is copied into @err (@errlen bytes).
  */
 int tk_analyze(const char *path, const struct tk_analyze_options *o, char *err, size_t errlen);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -2,6 +2,10 @@
 #ifndef TRACEKIT_ERROR_H
 #define TRACEKIT_ERROR_H
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /*
  * One list, expanded twice: into the enum and into tk_strerror()'s table.
  * TK_OK is 0; errors are negative. tk_exit_code() maps a status to the CLI's exit code.
@@ -30,5 +34,9 @@ const char *tk_strerror(int status);
  * (TK_EINVAL, TK_EIO, TK_EFORMAT, TK_EVERSION, TK_ENOTFOUND), 3 for the rest.
  */
 int tk_exit_code(int status);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

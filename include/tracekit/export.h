@@ -5,6 +5,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 enum tk_export_format {
 	TK_EXPORT_XPLANE,   /* LOGDIR/plugins/profile/<run>/<host>.xplane.pb, one file per host */
 	TK_EXPORT_PERFETTO, /* native Perfetto TrackEvent protobuf (.pftrace) */
@@ -66,5 +70,9 @@ const char *tk_exporter_output(const tk_exporter *x);
 
 /** tk_exporter_destroy() - free @x (NULL is fine). */
 void tk_exporter_destroy(tk_exporter *x);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -6,6 +6,10 @@
 #include <stdint.h>
 #include <tracekit/store.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 enum tk_import_format { TK_FORMAT_UNKNOWN, TK_FORMAT_XPLANE, TK_FORMAT_CHROME_JSON };
 
 struct tk_import_options {
@@ -88,5 +92,9 @@ struct tk_xplane_run {
 int tk_xplane_list_runs(const char *path, struct tk_xplane_run **runs, int *nruns, char *err,
 			size_t errlen);
 void tk_xplane_runs_free(struct tk_xplane_run *runs, int nruns);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

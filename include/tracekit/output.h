@@ -10,6 +10,10 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* What a command writes: decides which existing file it may replace (docs/store.md). */
 enum tk_output_kind {
 	TK_OUTPUT_STORE,	 /* a tracekit store (import, synth, record, ...) */
@@ -64,5 +68,9 @@ const char *tk_output_errmsg(const tk_output *o);
 
 /* Remove the temporary file unless committed, and free @o (NULL-safe). */
 void tk_output_close(tk_output *o);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

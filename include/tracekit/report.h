@@ -5,6 +5,10 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 struct sqlite3_stmt;
 
 enum tk_rows_format { TK_ROWS_TABLE, TK_ROWS_CSV, TK_ROWS_JSON };
@@ -79,5 +83,9 @@ int tk_report_write(FILE *out, const char *path, const struct tk_report_options 
  */
 int tk_report_diff(FILE *out, const char *a, const char *b, const struct tk_report_options *o,
 		   char *err, size_t errlen);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -5,6 +5,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Schema version written to PRAGMA user_version; newer stores are refused. */
 #define TK_STORE_SCHEMA_VERSION 1
 
@@ -257,5 +261,9 @@ int tk_store_meta_text(tk_store *s, const char *key, char *buf, size_t len);
 
 /** tk_store_close() - close @s (NULL is fine). */
 void tk_store_close(tk_store *s);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -5,6 +5,10 @@
 #include <stdint.h>
 #include <tracekit/store.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 struct tk_synth_options {
 	int64_t
 	    events; /* target number of timestamped records (intervals, memory events, counter samples) */
@@ -23,5 +27,9 @@ void tk_synth_defaults(struct tk_synth_options *o);
  * writer. Returns TK_EINVAL for options out of range (message on @w).
  */
 int tk_synth_write(tk_writer *w, const struct tk_synth_options *o);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -10,6 +10,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /**
  * tk_utf8_next() - the character at @s (@n >= 1 bytes left): its code point in *@cp and its
  * length in bytes (1 to 4). A byte that does not start a valid sequence (a stray continuation
@@ -55,5 +59,9 @@ char *tk_text_escape(const char *s, size_t n, int flags, size_t *len);
  * @return as tk_text_escape().
  */
 char *tk_text_json(const char *s, size_t n, int flags, size_t *len);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -2,6 +2,10 @@
 #ifndef TRACEKIT_VERSION_H
 #define TRACEKIT_VERSION_H
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /** tk_version() - the library version, e.g. "0.1.0". */
 const char *tk_version(void);
 
@@ -10,5 +14,9 @@ const char *tk_version(void);
  * for `tracekit --version`. The string is static.
  */
 const char *tk_build_features(void);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -2,7 +2,7 @@
 # The public headers (include/tracekit/*.h) compile warning-free in a user's strict build:
 # each header alone (twice, for its guard), then tests/capture/user_program.c, with COMPILER
 # as C (c99, c11, c17) or as C++ (c++11, c++17) under -Wall -Wextra -Wpedantic -Wshadow
-# -Werror; any diagnostic fails. Exits 77 (ctest SKIP) when COMPILER is not installed.
+# -Werror; any diagnostic fails, and so does a tracekit function given C++ linkage. Exits 77 (ctest SKIP) when COMPILER is not installed.
 # Usage: public_headers.sh COMPILER c|c++ INCLUDE_DIR USER_PROGRAM
 set -u
 cc=$1 lang=$2 inc=$3 prog=$4
@@ -38,6 +38,16 @@ for std in $stds; do
 		compile "$tmp/one.c" "$std" "$name alone"
 	done
 	compile "$prog" "$std" "$(basename "$prog")"
+	# C++: every tk_ function the program calls is referenced by its C name (extern "C"),
+	# or it would not link against the library
+	if [ "$lang" = c++ ] && [ -s "$tmp/out.o" ] && command -v nm >/dev/null 2>&1; then
+		mangled=$(nm -u "$tmp/out.o" | grep -E ' _Z[0-9A-Za-z_]*tk_' || true)
+		if [ -n "$mangled" ]; then
+			echo "FAIL: $cc -std=$std: tracekit functions get C++ linkage (no extern \"C\"):"
+			echo "$mangled"
+			fail=1
+		fi
+	fi
 done
 [ $fail -eq 0 ] && echo "public_headers: $cc ($lang: $stds) compiles every public header warning-free"
 exit $fail
