@@ -83,7 +83,9 @@ static int flow_key(struct cj_ctx *c, const struct cj_event *e, struct cj_val id
 		    int64_t *fb)
 {
 	const char *cat = e->cat.type == CJV_STR ? cj_str(e, e->cat) : "";
-	size_t len = e->cat.type == CJV_STR ? e->cat.len : 0;
+	/* as a C string, like the category map's keys: a "\u0000" inside ends it there (the
+	 * remembered name is that copy, so comparing the JSON length would read past it) */
+	size_t len = strlen(cat);
 	int64_t *ci = NULL, cat_ix;
 	if (c->flow_cat && len == c->flow_cat_len && !memcmp(cat, c->flow_cat, len))
 		cat_ix = c->flow_cat_ix; /* the same category as the last flow point */
