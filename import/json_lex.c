@@ -12,9 +12,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define IN_SIZE (256u << 10)
+#define SMALL_BUF (64u << 10) /* the least buffer for a file smaller than the usual one */
 
 const char *json_tok_name(enum json_tok t)
 {
@@ -82,6 +84,15 @@ int json_lex_open_buf(struct json_lex *lx, const char *path, size_t buf_size)
 		snprintf(lx->msg, sizeof(lx->msg), "cannot read: %s", strerror(errno));
 		return -1;
 	}
+	/* A small file gets a small buffer (a gzip one fills it several times): most inputs are. */
+	struct stat sb;
+	int small_file = 0;
+	if (fstat(lx->fd, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size >= 0 &&
+	    (uint64_t)sb.st_size < lx->cap) {
+		small_file = 1;
+		size_t small = (size_t)sb.st_size + 1 > SMALL_BUF ? (size_t)sb.st_size + 1 : SMALL_BUF;
+		lx->cap = small < lx->cap ? small : lx->cap;
+	}
 	lx->buf = malloc(lx->cap);
 	lx->scap = 4096;
 	lx->str = malloc(lx->scap);
@@ -100,7 +111,9 @@ int json_lex_open_buf(struct json_lex *lx, const char *path, size_t buf_size)
 	}
 	if (n >= 2 && lx->buf[0] == 0x1f && lx->buf[1] == 0x8b) {
 		lx->is_gz = 1;
-		lx->in = malloc(IN_SIZE > (size_t)n ? IN_SIZE : (size_t)n);
+		/* All of a small file came with that first read: its size is room enough. */
+		lx->in_cap = small_file || (size_t)n > IN_SIZE ? (size_t)n : IN_SIZE;
+		lx->in = malloc(lx->in_cap);
 		if (!lx->in) {
 			snprintf(lx->msg, sizeof(lx->msg), "out of memory");
 			return -1;
@@ -159,7 +172,7 @@ static int refill(struct json_lex *lx)
 		if (lx->zs.avail_in == 0 && !lx->in_eof) {
 			ssize_t n;
 			do
-				n = read(lx->fd, lx->in, IN_SIZE);
+				n = read(lx->fd, lx->in, lx->in_cap);
 			while (n < 0 && errno == EINTR);
 			if (n < 0) {
 				err_here(lx, "cannot read: %s", strerror(errno));

@@ -38,6 +38,7 @@ struct json_lex {
 	int is_gz, z_init, in_eof, z_end;
 	z_stream zs;
 	unsigned char *in;  /* compressed input chunk (gzip only) */
+	size_t in_cap;	    /* bytes @in holds */
 	unsigned char *buf; /* decoded bytes */
 	size_t cap;	    /* of buf: decoded bytes read at a time */
 	size_t len, pos;

@@ -246,11 +246,13 @@ static int plane_stats(struct xp_imp *im, const uint8_t *data, size_t len, const
 			if (st.type == XV_DOUBLE || have)
 				cp->d.peak_flops = (st.type == XV_DOUBLE ? st.d : (double)v) * 1e12;
 			continue;
-		case XS_PEAK_HBM_BW:
-			if (st.type == XV_DOUBLE || have)
-				cp->hbm_gbps =
-				    (int64_t)((st.type == XV_DOUBLE ? st.d : (double)v) * 1e9);
+		case XS_PEAK_HBM_BW: {
+			/* GB/s to bytes/s; a value outside 0..9.2e18 B/s (or NaN) is no bandwidth. */
+			double bps = (st.type == XV_DOUBLE ? st.d : (double)v) * 1e9;
+			if ((st.type == XV_DOUBLE || have) && bps >= 0 && bps <= 9.2e18)
+				cp->hbm_gbps = (int64_t)bps;
 			continue;
+		}
 		case XS_DEVICE_VENDOR:
 			copy_text(cp->vendor, sizeof(cp->vendor), t);
 			continue;

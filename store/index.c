@@ -176,10 +176,16 @@ out:
 
 int tk_index_add(struct tk_index *ix, const struct tk_ikey *k)
 {
-	if (!ix->buf) {
-		ix->buf = malloc(ix->cap * sizeof(*ix->buf));
-		if (!ix->buf)
+	if (ix->n == ix->room && ix->room < ix->cap) {
+		/* The run buffer grows by doubling up to its cap: a small store's indexes stay small. */
+		size_t room = ix->room ? 2 * ix->room : 1024;
+		if (room > ix->cap)
+			room = ix->cap;
+		struct tk_ikey *nb = realloc(ix->buf, room * sizeof(*nb));
+		if (!nb)
 			return ENOMEM;
+		ix->buf = nb;
+		ix->room = room;
 	}
 	if (ix->n == ix->cap) {
 		int err = spill_run(ix);

@@ -23,7 +23,8 @@ struct tk_index {
 	int ncols; /* key columns before the rowid: 1 or 2 */
 	/* sorting */
 	struct tk_ikey *buf;
-	size_t n, cap;
+	size_t n, cap; /* keys in buf, and the most it holds before a run is spilled */
+	size_t room;   /* keys buf has room for now (grows by doubling up to cap) */
 	int buf_sorted; /* keys so far arrived in order */
 	int fd;		/* runs, or -1 */
 	size_t nruns;

@@ -79,10 +79,7 @@ int tk_pages_open(struct tk_pages *p, const char *path, uint32_t page_size, uint
 		return EINVAL;
 	p->page_size = page_size;
 	p->npages = npages;
-	p->buf_cap = BUF_BYTES / page_size;
-	p->buf = malloc(BUF_BYTES);
-	if (!p->buf)
-		return ENOMEM;
+	p->buf_cap = BUF_BYTES / page_size; /* the buffer itself grows with the pages put */
 	p->fd = open(path, O_RDWR | O_CLOEXEC);
 	if (p->fd < 0)
 		return p->err = errno;
@@ -123,6 +120,15 @@ int tk_pages_put(struct tk_pages *p, uint32_t pgno, const unsigned char *page)
 	if (p->buf_n && (pgno != p->buf_first + p->buf_n || p->buf_n == p->buf_cap))
 		if (flush(p))
 			return p->err;
+	if (p->buf_n == p->buf_room) { /* the buffer grows by doubling up to buf_cap pages */
+		uint32_t room = p->buf_room ? 2 * p->buf_room : 4;
+		room = room < p->buf_cap ? room : p->buf_cap;
+		unsigned char *nb = realloc(p->buf, (size_t)room * p->page_size);
+		if (!nb)
+			return p->err = ENOMEM;
+		p->buf = nb;
+		p->buf_room = room;
+	}
 	if (!p->buf_n)
 		p->buf_first = pgno;
 	memcpy(p->buf + (size_t)p->buf_n * p->page_size, page, p->page_size);
@@ -145,6 +151,7 @@ int tk_pages_close(struct tk_pages *p)
 	p->fd = -1;
 	free(p->buf);
 	p->buf = NULL;
+	p->buf_room = 0;
 	return err;
 }
 
@@ -157,9 +164,7 @@ int tk_tree_init(struct tk_tree *t, struct tk_pages *p, uint32_t root)
 	t->root = root;
 	t->content = p->page_size;
 	t->max_children = (int)(p->page_size / 6) + 2;
-	t->leaf = calloc(1, p->page_size);
-	t->ovfl = calloc(1, p->page_size);
-	return t->leaf && t->ovfl ? 0 : ENOMEM;
+	return 0; /* the page buffers come with the first row: most tables of a store stay empty */
 }
 
 void tk_tree_free(struct tk_tree *t)
@@ -319,6 +324,14 @@ int tk_tree_append(struct tk_tree *t, int64_t rowid, const unsigned char *rec, s
 	if (t->pages->err)
 		return t->pages->err;
 	uint32_t U = t->pages->page_size;
+	if (!t->leaf || !t->ovfl) {
+		if (!t->leaf)
+			t->leaf = calloc(1, U);
+		if (!t->ovfl)
+			t->ovfl = calloc(1, U);
+		if (!t->leaf || !t->ovfl)
+			return ENOMEM;
+	}
 	size_t max_local = U - 35, min_local = (size_t)((U - 12) * 32 / 255) - 23, local = len;
 	if (len > max_local) {
 		size_t k = min_local + (len - min_local) % (U - 4);

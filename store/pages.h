@@ -17,7 +17,8 @@ struct tk_pages {
 	uint32_t npages;    /* pages in the file, counting those allocated and not yet written */
 	unsigned char *buf; /* contiguous pages waiting to be written */
 	uint32_t buf_first; /* page number of buf's first page */
-	uint32_t buf_n, buf_cap; /* pages in buf, and room */
+	uint32_t buf_n, buf_cap; /* pages in buf, and the most it holds before a write */
+	uint32_t buf_room;	 /* pages buf has room for now */
 	int err;		 /* errno of the first failure, sticky */
 };
 

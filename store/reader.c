@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <sqlite3.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -105,6 +106,91 @@ static int sql_same(const char *a, const char *b)
 }
 
 /*
+ * What schemas/store.sql creates, as SQLite keeps it in sqlite_master: (type, name, sql) of every
+ * object, in creation order. Made once per process by running the schema in an in-memory
+ * database, then published (compare-and-swap; a loser of the race drops its copy) and never
+ * changed or freed: a lazily computed constant, so that opening a store does not run the DDL.
+ */
+struct schema_obj {
+	char *type, *name, *sql;
+};
+struct schema_ref {
+	int n;
+	struct schema_obj *obj;
+};
+
+static _Atomic(struct schema_ref *) the_ref;
+
+static void schema_ref_free(struct schema_ref *r)
+{
+	if (!r)
+		return;
+	for (int i = 0; i < r->n; i++) {
+		free(r->obj[i].type);
+		free(r->obj[i].name);
+		free(r->obj[i].sql);
+	}
+	free(r->obj);
+	free(r);
+}
+
+/* The reference objects; NULL with the reason in @err when they cannot be made. */
+static const struct schema_ref *schema_ref(char *err, size_t errlen)
+{
+	struct schema_ref *r = atomic_load(&the_ref), *none = NULL;
+	if (r)
+		return r;
+	sqlite3 *ref = NULL;
+	sqlite3_stmt *want = NULL;
+	int step, cap = 0;
+	if (!(r = calloc(1, sizeof(*r))) ||
+	    sqlite3_open_v2(":memory:", &ref, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK ||
+	    sqlite3_exec(ref, tk_schema_sql, NULL, NULL, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(ref,
+			       "SELECT type, name, sql FROM sqlite_master WHERE sql IS NOT NULL "
+			       "ORDER BY rowid",
+			       -1, &want, NULL) != SQLITE_OK) {
+		tk_fmt(err, errlen, "%s", ref ? sqlite3_errmsg(ref) : "out of memory");
+		goto fail;
+	}
+	while ((step = sqlite3_step(want)) == SQLITE_ROW) {
+		if (r->n == cap) {
+			cap = cap ? 2 * cap : 64;
+			struct schema_obj *no = realloc(r->obj, (size_t)cap * sizeof(*no));
+			if (!no)
+				goto nomem;
+			r->obj = no;
+		}
+		struct schema_obj *o = &r->obj[r->n];
+		*o = (struct schema_obj){NULL, NULL, NULL};
+		r->n++;
+		for (int c = 0; c < 3; c++) {
+			const char *v = (const char *)sqlite3_column_text(want, c);
+			char **dst = c == 0 ? &o->type : c == 1 ? &o->name : &o->sql;
+			if (!v || !(*dst = strdup(v)))
+				goto nomem;
+		}
+	}
+	if (step != SQLITE_DONE) {
+		tk_fmt(err, errlen, "%s", sqlite3_errmsg(ref));
+		goto fail;
+	}
+	sqlite3_finalize(want);
+	sqlite3_close(ref);
+	if (atomic_compare_exchange_strong(&the_ref, &none, r))
+		return r;
+	schema_ref_free(r);
+	return none;
+nomem:
+	tk_fmt(err, errlen, "out of memory");
+fail:
+	sqlite3_finalize(want);
+	sqlite3_close(ref);
+	schema_ref_free(r);
+	return NULL;
+}
+
+/*
  * The store's tables, views and indexes must be exactly those schemas/store.sql creates: the same
  * CREATE statement in sqlite_master (SQLite keeps it verbatim; comments and spacing aside) for
  * every object the schema declares.
@@ -114,17 +200,12 @@ static int sql_same(const char *a, const char *b)
  */
 static int schema_check(tk_store *s, const char *path)
 {
-	sqlite3 *ref = NULL;
-	sqlite3_stmt *want = NULL, *have = NULL;
-	int rc = TK_OK, step;
-	if (sqlite3_open_v2(":memory:", &ref, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK ||
-	    sqlite3_exec(ref, tk_schema_sql, NULL, NULL, NULL) != SQLITE_OK ||
-	    sqlite3_prepare_v2(ref,
-			       "SELECT type, name, sql FROM sqlite_master WHERE sql IS NOT NULL "
-			       "ORDER BY rowid",
-			       -1, &want, NULL) != SQLITE_OK) {
-		tk_fmt(s->err, sizeof(s->err), "cannot check store '%s': %s", path,
-		       ref ? sqlite3_errmsg(ref) : "out of memory");
+	sqlite3_stmt *have = NULL;
+	int rc = TK_OK;
+	char why[256] = "";
+	const struct schema_ref *ref = schema_ref(why, sizeof(why));
+	if (!ref) {
+		tk_fmt(s->err, sizeof(s->err), "cannot check store '%s': %s", path, why);
 		rc = TK_EINTERNAL;
 		goto out;
 	}
@@ -136,13 +217,11 @@ static int schema_check(tk_store *s, const char *path)
 		rc = e == SQLITE_NOMEM ? TK_ENOMEM : TK_EFORMAT;
 		goto out;
 	}
-	while ((step = sqlite3_step(want)) == SQLITE_ROW) {
-		const char *type = (const char *)sqlite3_column_text(want, 0);
-		const char *name = (const char *)sqlite3_column_text(want, 1);
-		const char *sql = (const char *)sqlite3_column_text(want, 2);
+	for (int i = 0; i < ref->n; i++) {
+		const struct schema_obj *o = &ref->obj[i];
 		sqlite3_reset(have);
-		sqlite3_bind_text(have, 1, type, -1, SQLITE_TRANSIENT);
-		sqlite3_bind_text(have, 2, name, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_text(have, 1, o->type, -1, SQLITE_STATIC);
+		sqlite3_bind_text(have, 2, o->name, -1, SQLITE_STATIC);
 		int hs = sqlite3_step(have);
 		const char *got = hs == SQLITE_ROW ? (const char *)sqlite3_column_text(have, 0) : NULL;
 		if (hs != SQLITE_ROW && hs != SQLITE_DONE) {
@@ -151,23 +230,16 @@ static int schema_check(tk_store *s, const char *path)
 			rc = TK_EFORMAT;
 			goto out;
 		}
-		if (!got || !sql || !sql_same(got, sql)) {
+		if (!got || !sql_same(got, o->sql)) {
 			tk_fmt(s->err, sizeof(s->err),
 			       "store '%s' breaks the schema: %s %s is %s (schemas/store.sql)", path,
-			       type, name, got ? "not as declared" : "missing");
+			       o->type, o->name, got ? "not as declared" : "missing");
 			rc = TK_EFORMAT;
 			goto out;
 		}
 	}
-	if (step != SQLITE_DONE) {
-		tk_fmt(s->err, sizeof(s->err), "cannot check store '%s': %s", path,
-		       sqlite3_errmsg(ref));
-		rc = TK_EINTERNAL;
-	}
 out:
-	sqlite3_finalize(want);
 	sqlite3_finalize(have);
-	sqlite3_close(ref);
 	return rc;
 }
 

@@ -283,19 +283,52 @@ out:
  * file it leaves (page_size x page_count bytes, right after the schema's commit), with the table
  * descriptions and the REINDEX list, becomes the template, published once (compare-and-swap: a
  * writer that loses a race of first creations drops its copy) and never changed or freed (a
- * reachable static). Later writers write the image into their temporary file and copy the
- * descriptions instead of running the DDL: the same bytes, without SQLite parsing the schema
+ * reachable static). Later writers write the image into their temporary file (its non-zero
+ * blocks; the rest stays a hole, which reads as zeros) and copy the descriptions instead of running the DDL: the same bytes, without SQLite parsing the schema
  * (about 80% of importing a small trace). When it cannot be made, writers keep using SQLite.
  */
+struct tkw_extent {
+	uint32_t off, len;
+};
+
 struct tkw_template {
 	uint32_t page_size, page_count;
 	unsigned char *image;
+	struct tkw_extent *ext; /* the image's blocks that hold a non-zero byte, merged into runs */
+	uint32_t next;
 	struct tk_batch batch[B_COUNT]; /* descriptions only (tk_batch_copy_description) */
 	char reindex[sizeof(((struct tk_writer *)0)->reindex)];
 };
 
 /* The largest image kept (the schema's empty store is a few hundred KiB). */
 #define TKW_TEMPLATE_MAX_BYTES (16u << 20)
+
+/* Granule of the template's extents: a temporary file gets the image's non-zero blocks of this
+ * size and holes elsewhere (an empty table's root page is a header and zeros). */
+#define TKW_BLOCK 512u
+
+/* The runs of TKW_BLOCK-byte blocks of @t's image that are not all zero; 0, or ENOMEM. */
+static int template_extents(struct tkw_template *t, size_t len)
+{
+	size_t nblocks = (len + TKW_BLOCK - 1) / TKW_BLOCK;
+	t->ext = malloc(((nblocks + 1) / 2 + 1) * sizeof(*t->ext));
+	if (!t->ext)
+		return ENOMEM;
+	t->next = 0;
+	for (size_t b = 0; b < nblocks; b++) {
+		size_t off = b * TKW_BLOCK, n = len - off < TKW_BLOCK ? len - off : TKW_BLOCK;
+		size_t k = 0;
+		while (k < n && !t->image[off + k])
+			k++;
+		if (k == n)
+			continue;
+		if (t->next && t->ext[t->next - 1].off + t->ext[t->next - 1].len == off)
+			t->ext[t->next - 1].len += (uint32_t)n;
+		else
+			t->ext[t->next++] = (struct tkw_extent){(uint32_t)off, (uint32_t)n};
+	}
+	return 0;
+}
 
 static _Atomic(struct tkw_template *) the_template;
 
@@ -325,14 +358,18 @@ static void template_keep(const tk_writer *w, uint32_t page_size, uint32_t page_
 	}
 	t->page_size = page_size;
 	t->page_count = page_count;
+	if (template_extents(t, (size_t)len) != 0)
+		goto out;
 	for (int i = 0; i < B_COUNT; i++)
 		tk_batch_copy_description(&t->batch[i], &w->batch[i]);
 	memcpy(t->reindex, w->reindex, sizeof(t->reindex));
 	if (atomic_compare_exchange_strong(&the_template, &none, t))
 		t = NULL;
 out:
-	if (t)
+	if (t) {
 		free(t->image);
+		free(t->ext);
+	}
 	free(t);
 }
 
@@ -341,18 +378,25 @@ out:
 static int create_from_template(tk_writer *w, const struct tkw_template *t,
 				uint32_t *page_size, uint32_t *page_count)
 {
-	size_t len = (size_t)t->page_size * t->page_count, done = 0;
-	while (done < len) {
-		ssize_t n = pwrite(w->tmp_fd, t->image + done, len - done, (off_t)done);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			int e = n < 0 ? errno : EIO;
-			return tkw_fail(w, e == ENOMEM ? TK_ENOMEM : TK_EIO,
-					"cannot create store '%s': %s", w->path, strerror(e));
+	size_t len = (size_t)t->page_size * t->page_count;
+	int e = ftruncate(w->tmp_fd, (off_t)len) != 0 ? errno : 0;
+	for (uint32_t i = 0; i < t->next && !e; i++) {
+		const struct tkw_extent *x = &t->ext[i];
+		size_t done = 0;
+		while (done < x->len && !e) {
+			ssize_t n = pwrite(w->tmp_fd, t->image + x->off + done, x->len - done,
+					   (off_t)(x->off + done));
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n <= 0)
+				e = n < 0 ? errno : EIO;
+			else
+				done += (size_t)n;
 		}
-		done += (size_t)n;
 	}
+	if (e)
+		return tkw_fail(w, e == ENOMEM ? TK_ENOMEM : TK_EIO,
+				"cannot create store '%s': %s", w->path, strerror(e));
 	for (int i = 0; i < B_COUNT; i++)
 		tk_batch_copy_description(&w->batch[i], &t->batch[i]);
 	memcpy(w->reindex, t->reindex, sizeof(w->reindex));

@@ -37,5 +37,6 @@ int fz_import(const char *path, enum fz_import_kind kind)
 		fz_status(rc, err, "finish after a successful import");
 	}
 	unlink(store);
+	fz_sqlite_check("an import");
 	return rc;
 }

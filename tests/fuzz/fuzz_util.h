@@ -37,6 +37,13 @@ void fz_check(int ok, const char *what, const char *detail);
  */
 void fz_status(int rc, const char *msg, const char *what);
 
+/*
+ * fz_sqlite_check() - abort unless every SQLite handle opened during the execution that just
+ * ended (@what) was closed again: in the libFuzzer builds SQLite's memory is off ASan's books
+ * (tests/fuzz/fuzz_sqlite.c), so this is the leak check for it. A no-op in the replay builds.
+ */
+void fz_sqlite_check(const char *what);
+
 /* A reader of the fuzz input: bytes taken from the front, zeros once it runs out. */
 struct fz_in {
 	const uint8_t *p;
