@@ -68,6 +68,11 @@ int tka_prepare(struct tka_ctx *c, const char *sql, sqlite3_stmt **st)
 	return TK_OK;
 }
 
+int64_t tka_col_or_none(sqlite3_stmt *st, int i)
+{
+	return sqlite3_column_type(st, i) == SQLITE_NULL ? TK_NONE : sqlite3_column_int64(st, i);
+}
+
 static const struct {
 	const char *name;
 	int (*run)(struct tka_ctx *c);

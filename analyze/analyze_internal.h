@@ -20,6 +20,7 @@ struct tka_ctx {
 	struct tka_op_state *ops;   /* op_profile.c: self-time sweeps fed by the pass */
 	struct tka_ks_state *ks;    /* kernel_stats.c: kernel groups fed by the pass */
 	struct tka_kpi_state *kpi;  /* kpi.c: compile intervals, bytes accessed, from the pass */
+	struct tka_step_marks *marks; /* step_windows.c: device-side step annotations, from the pass */
 };
 
 /* Free the timeline (intervals.c); tk_analyze calls it when the analyses are done. */
@@ -87,6 +88,13 @@ int tka_kpi_event(struct tka_ctx *c, const struct tka_ev *e);
 int tka_kpi_end(struct tka_ctx *c);
 void tka_kpi_free(struct tka_kpi_state *s);
 
+/* step_windows.c: the pass hands it every annotation; the timeline's end loads the steps with
+ * their device intervals (and frees the marks). */
+struct tka_timeline;
+int tka_step_marks_event(struct tka_ctx *c, const struct tka_ev *e);
+void tka_step_marks_free(struct tka_step_marks *m);
+int tka_steps_load(struct tka_ctx *c, struct tka_timeline *tl);
+
 /* Record a failure message (printf-style) and return @status. */
 int tka_fail(struct tka_ctx *c, int status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -97,6 +105,9 @@ int tka_sql_status(struct tka_ctx *c);
 
 /* Run SQL (one or more statements); on error the message names @what. */
 int tka_exec(struct tka_ctx *c, const char *what, const char *sql);
+
+/* Column @i of @st as an int64, TK_NONE when NULL. */
+int64_t tka_col_or_none(sqlite3_stmt *st, int i);
 
 /* Prepare one statement; on error the message names the SQL. */
 int tka_prepare(struct tka_ctx *c, const char *sql, sqlite3_stmt **st);

@@ -222,6 +222,8 @@ void tka_pass_free(struct tka_ctx *c)
 	tka_op_profile_free(c->ops);
 	tka_kernel_stats_free(c->ks);
 	tka_kpi_free(c->kpi);
+	tka_step_marks_free(c->marks);
+	c->marks = NULL;
 	c->tlb = NULL;
 	c->ops = NULL;
 	c->ks = NULL;

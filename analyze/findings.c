@@ -204,6 +204,27 @@ static const struct rule rules[] = {
 	 "FROM (SELECT device_id, count(*) AS n, sum(dur_ns) AS dur, sum(host_idle_ns) AS host "
 	 "FROM analysis_steps GROUP BY device_id) s "
 	 "WHERE s.dur > 0 AND s.host * 100 >= 10 * s.dur ORDER BY s.device_id"},
+    {"step_time_mismatch", "analysis_step_stats",
+     INS "SELECT 'step_time_mismatch', CASE WHEN s.diff >= 50 THEN 'high' ELSE 'medium' END, "
+	 "s.device_id, NULL, s.diff, 10, "
+	 "printf('device %d steps take %.3f ms (median, placed on the device by %s) against "
+	 "%.3f ms on the host (%.1f%% apart): %s', s.device_id, s.median_ns / 1e6, "
+	 "CASE s.source WHEN 'device_annotation' THEN 'its ProfilerStep annotations' WHEN "
+	 "'launches' THEN 'the work each host step launched' ELSE 'several sources (see analysis_steps)' "
+	 "END, "
+	 "s.host_median_ns / 1e6, s.diff, CASE WHEN s.median_ns > s.host_median_ns THEN 'the "
+	 "host runs ahead and the GPU queue is deep, so host step times understate the step' "
+	 "ELSE 'the device finishes each step early and waits for the host' END), "
+	 "json_object('steps', s.steps, 'source', s.source, 'device_median_ns', s.median_ns, "
+	 "'host_median_ns', s.host_median_ns, 'lag_median_ns', s.lag_median_ns, 'pct', s.diff), "
+	 "CASE WHEN s.median_ns > s.host_median_ns THEN 'Judge the step by its device time "
+	 "(this report''s step figures): the device is the bottleneck, so shorten the kernels "
+	 "on the critical path (op profile) rather than the host code.' ELSE 'Cut the host''s "
+	 "work per step: data loading off the training loop, less Python per step, CUDA graphs "
+	 "or torch.compile to cut launch overhead.' END "
+	 "FROM (SELECT *, 100.0 * abs(median_ns - host_median_ns) / host_median_ns AS diff "
+	 "FROM analysis_step_stats WHERE host_steps > 0 AND source NOT IN ('host', 'device') "
+	 "AND host_median_ns > 0) s WHERE s.diff >= 10 ORDER BY s.device_id"},
 };
 
 static int have_table(struct tka_ctx *c, const char *name, size_t len)

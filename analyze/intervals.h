@@ -51,10 +51,23 @@ struct tka_spans {
 };
 
 /* One step interval of a device (from a step event of its process or on its own tracks). */
+/* Where a step's interval comes from (docs/metrics.md, "Steps on the device"). */
+enum tka_step_source {
+	TKA_STEP_DEVICE = 0,	 /* a step event on the device's own tracks (XPlane Steps line) */
+	TKA_STEP_ANNOTATION = 1, /* the device-side ProfilerStep#N annotation of a host step */
+	TKA_STEP_LAUNCH = 2,	 /* the device work launched from inside the host step */
+	TKA_STEP_HOST = 3,	 /* the host step itself */
+};
+
+/** tka_step_source_name() - "device", "device_annotation", "launches" or "host". */
+const char *tka_step_source_name(int source);
+
 struct tka_step {
-	int64_t event_id; /* events.id of the step */
-	int64_t step_num; /* step_details.step_num, or TK_NONE */
-	int64_t ts, end;  /* [ts, end) */
+	int64_t event_id;	  /* events.id of the step */
+	int64_t step_num;	  /* step_details.step_num, or TK_NONE */
+	int64_t ts, end;	  /* [ts, end): the interval the analyses use (see source) */
+	int64_t host_ts, host_end; /* the host step's interval; TK_NONE for a device's own step */
+	int source;		  /* enum tka_step_source */
 };
 
 /* A device track that holds device operations (a stream or a derived line). */

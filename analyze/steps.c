@@ -1,6 +1,7 @@
 /*
  * Steps (docs/metrics.md, "Steps"): for every step of each device (the steps of its process, or
- * on its own tracks) the step's duration split exactly into compute, exposed communication,
+ * on its own tracks, placed on the device by step_windows.c, with the host interval beside the
+ * device one) the step's duration split exactly into compute, exposed communication,
  * exposed copies, host-bound idle and other idle (analysis_steps), and per device the step-time
  * statistics (mean, median, p90, stddev, MAD) with the outlier rule (analysis_step_stats).
  */
@@ -28,8 +29,16 @@ static const char *const schema =
     "  host_idle_ns INTEGER NOT NULL,      -- not-busy time in the step whose cause is "
     "host_bound\n"
     "  other_idle_ns INTEGER NOT NULL,     -- the rest of the not-busy time (sync, unknown)\n"
-    "  outlier INTEGER NOT NULL            -- 1 when dur_ns > analysis_step_stats.threshold_ns "
+    "  outlier INTEGER NOT NULL,           -- 1 when dur_ns > analysis_step_stats.threshold_ns "
     "(3 or more steps)\n"
+    "  source TEXT NOT NULL,               -- where start_ns/end_ns come from: device (a step "
+    "on the device's own tracks), device_annotation (the device-side ProfilerStep#N), launches "
+    "(the device work launched inside the host step), host (the host step)\n"
+    "  host_start_ns INTEGER,              -- the host step's start; NULL for a device's own step\n"
+    "  host_end_ns INTEGER,                -- the host step's end; NULL for a device's own step\n"
+    "  host_dur_ns INTEGER,                -- host_end_ns − host_start_ns (host step time)\n"
+    "  lag_ns INTEGER                      -- start_ns − host_start_ns: how far the device runs "
+    "behind the host\n"
     ");"
     "DROP TABLE IF EXISTS analysis_step_stats;"
     "CREATE TABLE analysis_step_stats (\n"
@@ -44,8 +53,13 @@ static const char *const schema =
     "  max_ns INTEGER NOT NULL,      -- longest step\n"
     "  mad_ns REAL NOT NULL,         -- median of |dur_ns − median_ns|\n"
     "  threshold_ns REAL NOT NULL,   -- median_ns + 3 * max(mad_ns, median_ns / 100)\n"
-    "  outliers INTEGER NOT NULL     -- steps with dur_ns > threshold_ns (0 when fewer than 3 "
+    "  outliers INTEGER NOT NULL,    -- steps with dur_ns > threshold_ns (0 when fewer than 3 "
     "steps)\n"
+    "  source TEXT NOT NULL,         -- the steps' source when they share one, else mixed\n"
+    "  host_steps INTEGER NOT NULL,  -- steps with a host interval\n"
+    "  host_mean_ns REAL,            -- mean host_dur_ns (host step time); NULL without host steps\n"
+    "  host_median_ns REAL,          -- median host_dur_ns\n"
+    "  lag_median_ns REAL            -- median lag_ns\n"
     ");";
 
 struct step_out {
@@ -77,6 +91,50 @@ static int cmp_dbl(const void *a, const void *b)
 static double median_dbl(const double *v, size_t n)
 {
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2.0;
+}
+
+static double median_i64(int64_t *v, size_t n)
+{
+	qsort(v, n, sizeof(*v), cmp_i64);
+	return n % 2 ? (double)v[n / 2] : ((double)v[n / 2 - 1] + (double)v[n / 2]) / 2.0;
+}
+
+/* Bind the step statistics' source, host_steps, host_mean_ns, host_median_ns, lag_median_ns
+ * from parameter @i on. */
+static int host_stats(struct tka_ctx *c, sqlite3_stmt *sti, int i, const struct tka_device *d)
+{
+	size_t n = d->nsteps, nh = 0;
+	int source = d->steps[0].source, mixed = 0;
+	int64_t *host = malloc(n * sizeof(*host)), *lag = malloc(n * sizeof(*lag));
+	double sum = 0;
+	if (!host || !lag) {
+		free(host);
+		free(lag);
+		return tka_fail(c, TK_ENOMEM, "out of memory");
+	}
+	for (size_t k = 0; k < n; k++) {
+		const struct tka_step *s = &d->steps[k];
+		mixed |= s->source != source;
+		if (s->host_ts == TK_NONE)
+			continue;
+		host[nh] = s->host_end - s->host_ts;
+		lag[nh] = s->ts - s->host_ts;
+		sum += (double)host[nh++];
+	}
+	sqlite3_bind_text(sti, i++, mixed ? "mixed" : tka_step_source_name(source), -1,
+			  SQLITE_STATIC);
+	sqlite3_bind_int64(sti, i++, (int64_t)nh);
+	if (nh) {
+		sqlite3_bind_double(sti, i++, sum / (double)nh);
+		sqlite3_bind_double(sti, i++, median_i64(host, nh));
+		sqlite3_bind_double(sti, i++, median_i64(lag, nh));
+	} else {
+		for (int k = 0; k < 3; k++)
+			sqlite3_bind_null(sti, i++);
+	}
+	free(host);
+	free(lag);
+	return TK_OK;
 }
 
 static int one_device(struct tka_ctx *c, sqlite3_stmt *ins, sqlite3_stmt *sti,
@@ -146,6 +204,16 @@ static int one_device(struct tka_ctx *c, sqlite3_stmt *ins, sqlite3_stmt *sti,
 		sqlite3_bind_int64(ins, i++, idle[0]);
 		sqlite3_bind_int64(ins, i++, idle[1]);
 		sqlite3_bind_int(ins, i++, outlier);
+		sqlite3_bind_text(ins, i++, tka_step_source_name(s->source), -1, SQLITE_STATIC);
+		if (s->host_ts == TK_NONE) {
+			for (int j = 0; j < 4; j++)
+				sqlite3_bind_null(ins, i++);
+		} else {
+			sqlite3_bind_int64(ins, i++, s->host_ts);
+			sqlite3_bind_int64(ins, i++, s->host_end);
+			sqlite3_bind_int64(ins, i++, s->host_end - s->host_ts);
+			sqlite3_bind_int64(ins, i++, s->ts - s->host_ts);
+		}
 		if (sqlite3_step(ins) != SQLITE_DONE) {
 			rc = tka_fail(c, TK_EINTERNAL, "writing analysis_steps: %s",
 				      sqlite3_errmsg(c->db));
@@ -166,6 +234,8 @@ static int one_device(struct tka_ctx *c, sqlite3_stmt *ins, sqlite3_stmt *sti,
 	sqlite3_bind_double(sti, i++, mad);
 	sqlite3_bind_double(sti, i++, thr);
 	sqlite3_bind_int64(sti, i++, outliers);
+	if ((rc = host_stats(c, sti, i, d)) != TK_OK)
+		goto out;
 	if (sqlite3_step(sti) != SQLITE_DONE)
 		rc = tka_fail(c, TK_EINTERNAL, "writing analysis_step_stats: %s",
 			      sqlite3_errmsg(c->db));
@@ -189,12 +259,12 @@ int tka_steps(struct tka_ctx *c)
 	    (rc = tka_prepare(
 		 c,
 		 "INSERT INTO analysis_steps VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
-		 "?, ?)",
+		 "?, ?, ?, ?, ?, ?, ?)",
 		 &ins)) != TK_OK ||
 	    (rc = tka_prepare(
 		 c,
 		 "INSERT INTO analysis_step_stats VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
-		 "?, ?)",
+		 "?, ?, ?, ?, ?, ?, ?)",
 		 &sti)) != TK_OK)
 		goto out;
 	for (size_t i = 0; i < tl->ndev && rc == TK_OK; i++)

@@ -4,7 +4,7 @@
  * into the track's slice of the device's array (sized by a count on the events_by_track index),
  * merged into (ts, id) order from their ascending runs (a track loaded in start order is one
  * run), classified by the communication name rule and linked to the start of their launching API
- * call; then unions per class, steps and windows. Launches: the launch flows are read first, sorted by source event,
+ * call; then unions per class, steps (step_windows.c) and windows. Launches: the launch flows are read first, sorted by source event,
  * and their source times picked up as the pass goes by (no join); without launch flows, the API
  * calls' correlation ids are collected and matched in memory.
  */
@@ -51,11 +51,6 @@ struct tka_tl_builder {
 	struct tl_api *api; /* correlation mode: API calls with a correlation id */
 	size_t napi, capi;
 };
-
-static int64_t col_or_none(sqlite3_stmt *st, int i)
-{
-	return sqlite3_column_type(st, i) == SQLITE_NULL ? TK_NONE : sqlite3_column_int64(st, i);
-}
 
 static int name_is_comm(struct tka_ctx *c, struct tka_tl_builder *b, int64_t id, int *comm)
 {
@@ -170,7 +165,7 @@ static int add_device_tracks(struct tka_ctx *c, struct tka_tl_builder *b, sqlite
 			d->streams = v;
 		}
 		d->streams[d->nstreams].track_id = sqlite3_column_int64(trk, 0);
-		d->streams[d->nstreams].stream_id = col_or_none(trk, 1);
+		d->streams[d->nstreams].stream_id = tka_col_or_none(trk, 1);
 		d->nstreams++;
 	}
 	if (step != SQLITE_DONE)
@@ -224,8 +219,8 @@ static int load_devices(struct tka_ctx *c, struct tka_tl_builder *b)
 		struct tka_device *d = &tl->dev[tl->ndev++];
 		memset(d, 0, sizeof(*d));
 		d->device_id = sqlite3_column_int64(dev, 0);
-		d->process_id = col_or_none(dev, 1);
-		d->rank = col_or_none(dev, 2);
+		d->process_id = tka_col_or_none(dev, 1);
+		d->rank = tka_col_or_none(dev, 2);
 		if (tl->ndev > INT32_MAX) {
 			rc = tka_fail(c, TK_EFORMAT, "too many devices");
 			goto out;
@@ -400,6 +395,8 @@ int tka_timeline_event(struct tka_ctx *c, const struct tka_ev *e)
 		if (rc != TK_OK)
 			return rc;
 	}
+	if (e->kind == TK_EV_ANNOTATION)
+		return tka_step_marks_event(c, e);
 	if (e->kind < TK_EV_KERNEL || e->kind > TK_EV_XLA_OP || e->track < 1 ||
 	    e->track > b->ntrk || b->trk[e->track].dev < 0)
 		return TK_OK;
@@ -661,75 +658,6 @@ static int corr_launches(struct tka_ctx *c, struct tka_tl_builder *b)
 	return TK_OK;
 }
 
-/* Every step event with the device or process of its track, sorted by (ts, id). */
-struct step_row {
-	struct tka_step s;
-	int64_t device_id, process_id; /* TK_NONE when NULL */
-};
-
-/* Steps by their step_details rows (CROSS JOIN keeps SQLite from scanning every event). */
-static int load_steps(struct tka_ctx *c, struct tka_timeline *tl)
-{
-	sqlite3_stmt *st = NULL;
-	struct step_row *v = NULL;
-	size_t n = 0, cap = 0;
-	int rc, step;
-	rc = tka_prepare(c,
-			 "SELECT sd.event_id, sd.step_num, e.ts_ns, e.dur_ns, t.device_id, "
-			 "t.process_id FROM step_details sd CROSS JOIN events e ON e.id = "
-			 "sd.event_id CROSS JOIN tracks t ON t.id = e.track_id WHERE e.kind = 11"
-			 " ORDER BY e.ts_ns, e.id",
-			 &st);
-	if (rc != TK_OK)
-		goto out;
-	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-		if (n == cap) {
-			size_t nc = cap ? cap * 2 : 64;
-			struct step_row *nv = realloc(v, nc * sizeof(*nv));
-			if (!nv) {
-				rc = tka_fail(c, TK_ENOMEM, "out of memory");
-				goto out;
-			}
-			v = nv;
-			cap = nc;
-		}
-		int64_t dur = sqlite3_column_int64(st, 3);
-		v[n].s.event_id = sqlite3_column_int64(st, 0);
-		v[n].s.step_num = col_or_none(st, 1);
-		v[n].s.ts = sqlite3_column_int64(st, 2);
-		v[n].s.end = v[n].s.ts + (dur > 0 ? dur : 0);
-		v[n].device_id = col_or_none(st, 4);
-		v[n].process_id = col_or_none(st, 5);
-		n++;
-	}
-	if (step != SQLITE_DONE) {
-		rc = tka_fail(c, TK_EINTERNAL, "reading steps: %s", sqlite3_errmsg(c->db));
-		goto out;
-	}
-	for (size_t i = 0; i < tl->ndev; i++) {
-		struct tka_device *d = &tl->dev[i];
-		for (int pass = 0; pass < 2 && d->nsteps == 0; pass++) {
-			for (size_t k = 0; k < n; k++) {
-				int mine = pass == 0 ? v[k].device_id == d->device_id
-						     : v[k].device_id == TK_NONE &&
-							   d->process_id != TK_NONE &&
-							   v[k].process_id == d->process_id;
-				if (!mine)
-					continue;
-				if (!d->steps && !(d->steps = malloc(n * sizeof(*d->steps)))) {
-					rc = tka_fail(c, TK_ENOMEM, "out of memory");
-					goto out;
-				}
-				d->steps[d->nsteps++] = v[k].s;
-			}
-		}
-	}
-out:
-	sqlite3_finalize(st);
-	free(v);
-	return rc;
-}
-
 /* Unions per class and of everything, with the first and last operation of each busy span. */
 static int build_unions(struct tka_device *d)
 {
@@ -787,7 +715,7 @@ int tka_timeline_end(struct tka_ctx *c)
 	int rc;
 	if ((rc = collect_devices(c, b)) != TK_OK ||
 	    (rc = b->nflows ? flow_launches(c, b) : corr_launches(c, b)) != TK_OK ||
-	    (rc = load_steps(c, tl)) != TK_OK)
+	    (rc = tka_steps_load(c, tl)) != TK_OK)
 		return rc;
 	for (size_t i = 0; i < tl->ndev; i++) {
 		struct tka_device *d = &tl->dev[i];

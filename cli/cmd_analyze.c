@@ -17,7 +17,8 @@ static int run(int argc, char **argv);
 const struct tk_cmd tk_cmd_analyze = {
     "analyze",
     "compute the analyses (device time, gaps, steps, KPIs, ...) into the store",
-    "usage: tracekit analyze STORE [--window auto|device|steps] [--small-kernel-us N]\n\n"
+    "usage: tracekit analyze STORE [--window auto|device|steps|host-steps]\n"
+    "                       [--small-kernel-us N]\n\n"
     "Computes every analysis (docs/metrics.md) from the store and writes the results back into\n"
     "it as analysis_* tables (device_time, gaps, gap_summary, steps, step_stats, comm,\n"
     "comm_ranks, op_profile, kernel_stats, memory, kpi, findings), replacing those of an earlier\n"
@@ -27,7 +28,9 @@ const struct tk_cmd tk_cmd_analyze = {
     "Options:\n"
     "  --window W            window of each device's figures: auto (steps when the device has\n"
     "                        steps, else device; the default), device (first to last device\n"
-    "                        operation), steps (union of the step intervals)\n"
+    "                        operation), steps (union of the steps' device intervals: a host\n"
+    "                        step (PyTorch ProfilerStep#N) is placed where the device ran it),\n"
+    "                        host-steps (as steps, host steps kept at their host intervals)\n"
     "  --small-kernel-us N   small-kernel threshold in microseconds (default 100)\n"
     "  -q, --quiet           print no summary\n"
     "  -h, --help            this text\n\n"
@@ -66,7 +69,9 @@ static const struct section sections[] = {
     {"Steps",
      "SELECT device_id AS device, steps, printf('%.6f', mean_ns / 1e6) AS mean_ms,"
      " printf('%.6f', median_ns / 1e6) AS median_ms, printf('%.6f', p90_ns / 1e6) AS p90_ms,"
-     " printf('%.6f', stddev_ns / 1e6) AS stddev_ms, outliers"
+     " printf('%.6f', stddev_ns / 1e6) AS stddev_ms, outliers, source AS placed_by,"
+     " CASE WHEN host_median_ns IS NULL THEN '-' ELSE printf('%.6f', host_median_ns / 1e6)"
+     " END AS host_median_ms"
      " FROM analysis_step_stats ORDER BY device_id"},
     {"Collectives across ranks", "SELECT device_id AS device, rank, collectives, times_last,"
 				 " printf('%.1f%%', 100.0 * late_share) AS late_share,"
@@ -148,9 +153,12 @@ static int run(int argc, char **argv)
 				o.window = TK_WINDOW_DEVICE;
 			else if (!strcmp(optarg, "steps"))
 				o.window = TK_WINDOW_STEPS;
+			else if (!strcmp(optarg, "host-steps"))
+				o.window = TK_WINDOW_HOST_STEPS;
 			else
 				return cli_usage_error(
-				    cmd, "--window expects auto, device or steps, got '%s'",
+				    cmd,
+				    "--window expects auto, device, steps or host-steps, got '%s'",
 				    optarg);
 			break;
 		case 's':

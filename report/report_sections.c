@@ -215,10 +215,13 @@ static const struct tkr_col c_chart_memory[] = {
 static const struct tkr_col c_step_stats[] = {
     {"device_id", "device", TKR_INT, 0},  {"steps", "steps", TKR_INT, 0},
     {"total_ns", "total", TKR_NS, J},	  {"mean_ns", "mean", TKR_NS, 0},
-    {"median_ns", "median", TKR_NS, 0},	  {"p90_ns", "p90", TKR_NS, 0},
+    {"median_ns", "median", TKR_NS, 0},	  {"p90_ns", "p90", TKR_NS, O},
     {"stddev_ns", "stddev", TKR_NS, O},	  {"min_ns", "min", TKR_NS, O},
     {"max_ns", "max", TKR_NS, O},	  {"mad_ns", "mad", TKR_NS, J},
-    {"threshold_ns", "outlier >", TKR_NS, 0}, {"outliers", "outliers", TKR_INT, 0},
+    {"threshold_ns", "outlier >", TKR_NS, O}, {"outliers", "outliers", TKR_INT, 0},
+    {"source", "placed by", TKR_TEXT, 0},	  {"host_steps", "host steps", TKR_INT, J},
+    {"host_mean_ns", "host mean", TKR_NS, J},	  {"host_median_ns", "host median", TKR_NS, 0},
+    {"lag_median_ns", "device lag", TKR_NS, O},
     END,
 };
 
@@ -232,11 +235,16 @@ static const struct tkr_col c_steps[] = {
     {"busy_ns", "busy", TKR_NS, J},
     {"compute_ns", "compute", TKR_NS, 0},
     {"comm_ns", "comm", TKR_NS, J},
-    {"exposed_comm_ns", "exposed comm", TKR_NS, 0},
+    {"exposed_comm_ns", "exposed comm", TKR_NS, O},
     {"exposed_memcpy_ns", "exposed copy", TKR_NS, O},
     {"host_idle_ns", "host idle", TKR_NS, 0},
     {"other_idle_ns", "other idle", TKR_NS, O},
     {"outlier", "outlier", TKR_INT, J},
+    {"source", "placed by", TKR_TEXT, 0},
+    {"host_start_ns", "host start", TKR_TS, J},
+    {"host_end_ns", "host end", TKR_TS, J},
+    {"host_dur_ns", "host length", TKR_NS, 0},
+    {"lag_ns", "device lag", TKR_NS, O},
     {"flag", "flag", TKR_FLAG, S},
     END,
 };
@@ -287,6 +295,7 @@ static const struct tkr_col c_collectives[] = {
 #define STEP_COLS                                                                           \
 	"device_id, step_num, step_event_id, start_ns, end_ns, dur_ns, busy_ns, compute_ns, " \
 	"comm_ns, exposed_comm_ns, exposed_memcpy_ns, host_idle_ns, other_idle_ns, outlier, " \
+	"source, host_start_ns, host_end_ns, host_dur_ns, lag_ns, "                          \
 	"CASE outlier WHEN 1 THEN 'outlier' END AS flag FROM analysis_steps "
 
 const struct tkr_section_def tkr_report_sections[] = {
@@ -411,7 +420,8 @@ const struct tkr_section_def tkr_report_sections[] = {
      c_chart_memory, NULL},
     {"step_stats", "Step time", "Steps", TKR_TABLE, 1000,
      "SELECT device_id, steps, total_ns, mean_ns, median_ns, p90_ns, stddev_ns, min_ns,"
-     " max_ns, mad_ns, threshold_ns, outliers FROM analysis_step_stats ORDER BY device_id",
+     " max_ns, mad_ns, threshold_ns, outliers, source, host_steps, host_mean_ns,"
+     " host_median_ns, lag_median_ns FROM analysis_step_stats ORDER BY device_id",
      c_step_stats, "no steps: the trace marks none"},
     {"steps", "Steps", NULL, TKR_TABLE, -1,
      "SELECT " STEP_COLS "ORDER BY device_id, start_ns, step_event_id", c_steps, NULL},

@@ -155,7 +155,8 @@ Test(analyze_kpi, cli_help_and_usage_errors)
 {
 	struct tkt_run r = tkt_tracekit("analyze", "--help", NULL);
 	cr_expect_eq(r.code, 0);
-	cr_expect(strstr(r.out, "usage: tracekit analyze STORE [--window auto|device|steps]"), "%s",
+	cr_expect(strstr(r.out, "usage: tracekit analyze STORE [--window auto|device|steps|host-steps]"),
+		  "%s",
 		  r.out);
 	tkt_run_free(&r);
 	r = tkt_tracekit("help", "analyze", NULL);

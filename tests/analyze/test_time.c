@@ -86,7 +86,8 @@ static void write_two_streams(const char *path)
 Test(analyze_time, device_time_of_overlapping_streams_in_both_windows)
 {
 	write_two_streams(tkt_db);
-	tkt_analyze(tkt_db, TK_WINDOW_AUTO, -1);
+	/* host-steps: the fixture's steps at their host intervals, holes and all */
+	tkt_analyze(tkt_db, TK_WINDOW_HOST_STEPS, -1);
 	/* device: [0,1000) 10 ops; busy 750, compute 500, comm 200, copies 100, exposed comm
 	 * [100,250) = 150, exposed copies 100, idle 250. steps: [0,280) + [480,1000) = 800 U,
 	 * 9 ops start inside (not M1); busy 250 + 200 + 200, copies 0. */
@@ -106,7 +107,7 @@ Test(analyze_time, device_time_of_overlapping_streams_in_both_windows)
 Test(analyze_time, gaps_have_causes_and_neighbours)
 {
 	write_two_streams(tkt_db);
-	tkt_analyze(tkt_db, TK_WINDOW_AUTO, -1);
+	tkt_analyze(tkt_db, TK_WINDOW_HOST_STEPS, -1);
 	/* steps window: [250,280) host-bound (M1 launched at 280), [480,500) sync (K3 launched at
 	 * 100, the piece starts at the window edge 480), [700,800) unknown (K4 has no launch; the
 	 * zero-length op at 750 does not split it) */
@@ -152,20 +153,21 @@ Test(analyze_time, window_device_rerun_replaces_the_tables)
 Test(analyze_time, steps_breakdown_adds_up_to_the_step)
 {
 	write_two_streams(tkt_db);
-	tkt_analyze(tkt_db, TK_WINDOW_AUTO, -1);
+	tkt_analyze(tkt_db, TK_WINDOW_HOST_STEPS, -1);
 	/* step 1 [0,280): compute [0,100), comm [50,250) of which [100,250) exposed, host-bound
 	 * idle [250,280). step 2 [480,1000): compute [500,700) + [800,1000), other idle [480,500)
 	 * (sync) + [700,800) (unknown). */
 	tkt_expect_rows(
 	    tkt_db, "SELECT * FROM analysis_steps ORDER BY step_num",
 	    "0|1|1|1000000000000000000|1000000000000280000|280000|250000|100000|200000|"
-	    "150000|0|30000|0|0\n"
+	    "150000|0|30000|0|0|host|1000000000000000000|1000000000000280000|280000|0\n"
 	    "0|2|2|1000000000000480000|1000000000001000000|520000|400000|400000|0|0|0|0|"
-	    "120000|0");
+	    "120000|0|host|1000000000000480000|1000000000001000000|520000|0");
 	/* n = 2: median 400000, p90 the 2nd, stddev 120000, MAD 120000, threshold 760000 */
 	tkt_expect_rows(
 	    tkt_db, "SELECT * FROM analysis_step_stats",
-	    "0|2|800000|400000.0|400000.0|520000|120000.0|280000|520000|120000.0|760000.0|0");
+	    "0|2|800000|400000.0|400000.0|520000|120000.0|280000|520000|120000.0|760000.0|0|"
+	    "host|2|400000.0|400000.0|0.0");
 	cr_expect_eq(tkt_query_int(tkt_db, "SELECT count(*) FROM analysis_steps WHERE dur_ns <> "
 					   "compute_ns + exposed_comm_ns + exposed_memcpy_ns + "
 					   "host_idle_ns + other_idle_ns"),
@@ -207,7 +209,8 @@ Test(analyze_time, slow_step_is_an_outlier)
 	/* mean 120000, median 100000, p90 = 5th, stddev 40000, MAD 0, threshold
 	 * 100000 + 3 * 1000 */
 	tkt_expect_rows(tkt_db, "SELECT * FROM analysis_step_stats",
-			"0|5|600000|120000.0|100000.0|200000|40000.0|100000|200000|0.0|103000.0|1");
+			"0|5|600000|120000.0|100000.0|200000|40000.0|100000|200000|0.0|103000.0|1|"
+			"host|5|120000.0|100000.0|0.0");
 	tkt_expect_rows(tkt_db,
 			"SELECT step_num, outlier, busy_ns, other_idle_ns FROM analysis_steps",
 			"0|0|100000|0\n1|0|100000|0\n2|0|100000|0\n3|0|100000|0\n4|1|200000|0");
@@ -277,7 +280,8 @@ Test(analyze_time, kineto_nccl_trace_agrees_with_python)
 	tkt_import_corpus("kineto/HolisticTraceAnalysis/tests/data/nccl_parser_config/"
 			  "nccl_data.json.gz",
 			  tkt_db);
-	tkt_analyze(tkt_db, TK_WINDOW_AUTO, -1);
+	/* time_figures.py's steps window is the host ProfilerStep intervals */
+	tkt_analyze(tkt_db, TK_WINDOW_HOST_STEPS, -1);
 	tkt_expect_rows(
 	    tkt_db,
 	    "SELECT device_id, window, window_ns, busy_ns, idle_ns, compute_ns, comm_ns,"
