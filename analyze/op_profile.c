@@ -58,7 +58,8 @@ static int profiled(int kind)
 {
 	return kind == TK_EV_HOST_OP || kind == TK_EV_KERNEL || kind == TK_EV_XLA_OP ||
 	       kind == TK_EV_XLA_MODULE || kind == TK_EV_FRAMEWORK_OP ||
-	       kind == TK_EV_RUNTIME_API || kind == TK_EV_DRIVER_API || kind == TK_EV_SYNC;
+	       kind == TK_EV_RUNTIME_API || kind == TK_EV_DRIVER_API || kind == TK_EV_SYNC ||
+	       kind == TK_EV_ASYNC_XLA_OP;
 }
 
 static uint64_t key_hash(const int64_t *k)
@@ -410,7 +411,7 @@ static const char *const create_sql =
     "DROP TABLE IF EXISTS analysis_op_profile;"
     "CREATE TABLE analysis_op_profile (\n"
     "  level        TEXT NOT NULL, -- event_kinds.name: host_op, kernel, xla_op, xla_module, "
-    "framework_op, runtime_api, driver_api, sync; or idle\n"
+    "framework_op, runtime_api, driver_api, sync, async_xla_op; or idle\n"
     "  device_id    INTEGER,       -- devices.id of the tracks the op ran on, NULL on host "
     "tracks\n"
     "  process_id   INTEGER,       -- processes.id of the host tracks, NULL for device rows\n"
@@ -426,7 +427,8 @@ static const char *const create_sql =
     "  min_ns       INTEGER,       -- shortest duration\n"
     "  max_ns       INTEGER,       -- longest duration\n"
     "  device_share REAL           -- total_ns / busy_ns of the device (analysis_device_time, "
-    "window 'device'); NULL on the host, for IDLE, or when busy is unknown or 0\n"
+    "window 'device'); NULL on the host, for IDLE and async_xla_op (in flight, not busy), or "
+    "when busy is unknown or 0\n"
     ");";
 
 /* Name of the busy-time source: analysis_device_time when the device-time analysis wrote it. */
@@ -463,7 +465,7 @@ static int write_profile(struct tka_ctx *c)
 	    "INSERT INTO analysis_op_profile "
 	    "SELECT k.name, g.device_id, g.process_id, m.str, ca.str, s.str, g.n, g.total, g.self, "
 	    "  CAST(g.total AS REAL) / g.n, g.mn, g.mx, "
-	    "  CASE WHEN b.busy_ns > 0 THEN CAST(g.total AS REAL) / b.busy_ns END "
+	    "  CASE WHEN b.busy_ns > 0 AND g.kind <> 15 THEN CAST(g.total AS REAL) / b.busy_ns END "
 	    "FROM (SELECT o.kind, t.device_id, CASE WHEN t.device_id IS NULL THEN t.process_id END "
 	    "        AS process_id, o.module_id, o.cat_id, o.name_id, sum(o.n) AS n, "
 	    "        sum(o.total) AS total, sum(o.self) AS self, min(o.mn) AS mn, max(o.mx) AS mx "

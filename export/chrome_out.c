@@ -287,6 +287,8 @@ static const char *kind_cat(int kind, int device)
 		return "gpu_memset";
 	case TK_EV_XLA_OP:
 		return "xla_op";
+	case TK_EV_ASYNC_XLA_OP:
+		return "async_xla_op";
 	case TK_EV_XLA_MODULE:
 		return "xla_module";
 	case TK_EV_FRAMEWORK_OP:

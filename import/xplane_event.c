@@ -107,6 +107,7 @@ struct info {
 	int has_op;
 	int64_t step_num, group_id, address, bytes_reserved, bytes_allocated, bytes_available;
 	int64_t peak, requested, allocation;
+	int64_t device_index; /* index_on_host (TPU) or device_ordinal of a memory event */
 	double fragmentation;
 	const char *allocator;
 };
@@ -195,6 +196,10 @@ static int collect(struct xp_imp *im, const struct xp_stat *st, struct info *in)
 	case XS_ALLOCATOR_NAME:
 		in->allocator = t;
 		break;
+	case XS_INDEX_ON_HOST:
+	case XS_DEVICE_ORDINAL:
+		in->device_index = v;
+		break;
 	case XS_BYTES_RESERVED:
 		in->bytes_reserved = v;
 		break;
@@ -277,13 +282,22 @@ static enum tk_event_kind host_kind(const char *name, const struct info *in)
 	return TK_EV_HOST_OP;
 }
 
-/* Device id from an allocator name such as GPU_0_bfc, or TK_NONE (host memory). */
-static int64_t allocator_device(const struct xp_imp *im, const char *a, enum tk_mem_kind *mk)
+/*
+ * Device id of a memory event: from an allocator name such as GPU_0_bfc; else, with no
+ * allocator name, from its index_on_host (TPU) or device_ordinal: the device of that ordinal
+ * on this host (XProf's memory profile keys TPU memory the same way). TK_NONE: host memory.
+ */
+static int64_t allocator_device(const struct xp_imp *im, const char *a, int64_t index,
+				enum tk_mem_kind *mk)
 {
 	int64_t dev;
 	*mk = TK_MEM_UNKNOWN;
-	if (!a)
-		return TK_NONE;
+	if (!a) {
+		if (index == TK_NONE || !xp_map_get(&im->dev_by_ordinal, index, &dev))
+			return TK_NONE;
+		*mk = TK_MEM_DEVICE;
+		return dev;
+	}
 	if (strstr(a, "host")) {
 		*mk = TK_MEM_PINNED;
 		return TK_NONE;
@@ -308,7 +322,7 @@ static int memory_event(struct xp_imp *im, const char *name, int64_t ts, const s
 	struct tk_memory_event m = {
 	    .ts_ns = ts,
 	    .is_free = !strcmp(name, "MemoryDeallocation"),
-	    .device_id = allocator_device(im, in->allocator, &mk),
+	    .device_id = allocator_device(im, in->allocator, in->device_index, &mk),
 	    .process_id = im->process_id,
 	    .address = in->address,
 	    .bytes = bytes < 0 ? 0 : bytes,
@@ -417,6 +431,7 @@ int xp_event(struct xp_imp *im, const uint8_t *data, size_t len)
 			  .peak = TK_NONE,
 			  .requested = TK_NONE,
 			  .allocation = TK_NONE,
+			  .device_index = TK_NONE,
 			  .fragmentation = -1};
 	in.op.program_id = in.op.flops = in.op.bytes_accessed = TK_NONE;
 	for (size_t i = 0; e && i < e->nstats; i++)
@@ -435,6 +450,9 @@ int xp_event(struct xp_imp *im, const uint8_t *data, size_t len)
 		break;
 	case XP_LINE_XLA_OPS:
 		kind = TK_EV_XLA_OP;
+		break;
+	case XP_LINE_ASYNC_XLA_OPS:
+		kind = TK_EV_ASYNC_XLA_OP;
 		break;
 	case XP_LINE_XLA_MODULES:
 		kind = TK_EV_XLA_MODULE;
@@ -457,7 +475,8 @@ int xp_event(struct xp_imp *im, const uint8_t *data, size_t len)
 	}
 
 	/* The name: display_name for XLA ops (the name is the HLO text), else the name. */
-	int use_disp = kind == TK_EV_XLA_OP && m && m->display_name && m->display_name[0];
+	int xla_op = kind == TK_EV_XLA_OP || kind == TK_EV_ASYNC_XLA_OP;
+	int use_disp = xla_op && m && m->display_name && m->display_name[0];
 	uint32_t name_id = 0;
 	if (e && !use_disp)
 		name_id = e->name_id ? e->name_id : (e->name_id = tk_writer_intern(w, name));
@@ -533,7 +552,7 @@ int xp_event(struct xp_imp *im, const uint8_t *data, size_t len)
 	char module[256];
 	if (kind == TK_EV_XLA_MODULE && !in.op.hlo_module)
 		module_from_name(name, module, sizeof(module), &in.op), in.has_op = 1;
-	if (kind == TK_EV_XLA_OP && !in.op.hlo_op)
+	if (xla_op && !in.op.hlo_op)
 		in.op.hlo_op = use_disp ? m->display_name : name, in.has_op = 1;
 	if (in.has_op) {
 		if (tk_writer_add_op_details(w, id, &in.op) != TK_OK)

@@ -311,8 +311,10 @@ static enum xp_line_kind line_kind(const struct xp_imp *im, const char *n)
 		return len >= 5 && !strcmp(n + len - 5, "/NVTX") ? XP_LINE_NVTX : XP_LINE_THREAD;
 	if (!strncmp(n, "Stream #", 8))
 		return XP_LINE_STREAM;
-	if (!strcmp(n, "XLA Ops") || !strcmp(n, "Async XLA Ops") || !strcmp(n, "Sparse Core Ops"))
+	if (!strcmp(n, "XLA Ops") || !strcmp(n, "Sparse Core Ops"))
 		return XP_LINE_XLA_OPS;
+	if (!strcmp(n, "Async XLA Ops"))
+		return XP_LINE_ASYNC_XLA_OPS;
 	if (!strcmp(n, "XLA Modules") || !strcmp(n, "Sparse Core Modules"))
 		return XP_LINE_XLA_MODULES;
 	if (!strcmp(n, "Steps") || !strcmp(n, "Sparse Core Steps"))

@@ -28,6 +28,8 @@ static const struct {
     {"step_num", XS_STEP_NUM},
     {"group_id", XS_GROUP_ID},
     {"allocator_name", XS_ALLOCATOR_NAME},
+    {"index_on_host", XS_INDEX_ON_HOST},
+    {"device_ordinal", XS_DEVICE_ORDINAL},
     {"bytes_reserved", XS_BYTES_RESERVED},
     {"bytes_allocated", XS_BYTES_ALLOCATED},
     {"bytes_available", XS_BYTES_AVAILABLE},

@@ -56,7 +56,8 @@ INSERT INTO event_kinds VALUES
   (11, 'step',            'training or inference step; step_details holds its number'),
   (12, 'sync',            'device synchronization wait (event, stream or context sync)'),
   (13, 'python_function', 'Python function frame from a stack-recording profiler'),
-  (14, 'other',           'anything else the source carries; events.category keeps its class');
+  (14, 'other',           'anything else the source carries; events.category keeps its class'),
+  (15, 'async_xla_op',    'asynchronous XLA op (Async XLA Ops line: copy-start/done, async collectives), in flight while other ops run; not device busy time');
 
 -- Lookup table for copy_details.copy_kind.
 CREATE TABLE copy_kinds (

@@ -29,7 +29,7 @@ int tk_writer_add_event(tk_writer *w, const struct tk_event *ev, int64_t *out_id
 		return tkw_fail(w, TK_EINVAL,
 				"event %lld refers to track %lld, which was not added",
 				(long long)id, (long long)ev->track_id);
-	if (ev->kind < TK_EV_HOST_OP || ev->kind > TK_EV_OTHER)
+	if (ev->kind < TK_EV_HOST_OP || ev->kind > TK_EV_ASYNC_XLA_OP)
 		return tkw_fail(w, TK_EINVAL, "event %lld has unknown kind %d", (long long)id,
 				(int)ev->kind);
 	if (ev->dur_ns < 0 || ev->ts_ns > INT64_MAX - ev->dur_ns)

@@ -28,6 +28,7 @@ enum tk_event_kind {
 	TK_EV_SYNC = 12,
 	TK_EV_PYTHON_FUNCTION = 13,
 	TK_EV_OTHER = 14,
+	TK_EV_ASYNC_XLA_OP = 15, /* in flight while other ops run: not device busy time */
 };
 
 /* copy_details.copy_kind codes (copy_kinds table). */

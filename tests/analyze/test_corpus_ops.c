@@ -97,7 +97,7 @@ static void check_trace(const char *trace, const char *rel)
 			      "analysis_kernel_stats GROUP BY name ORDER BY t DESC, name LIMIT 5");
 	free(top);
 	/* op profile, per level the fixture has */
-	const char *levels[] = {"host_op", "xla_op"};
+	const char *levels[] = {"host_op", "xla_op", "async_xla_op"};
 	for (size_t i = 0; i < sizeof(levels) / sizeof(levels[0]); i++) {
 		snprintf(fig, sizeof(fig), "ops.%s", levels[i]);
 		char *have = figure(trace, fig);

@@ -225,8 +225,18 @@ Test(xplane, corpus_tpu_ops_carry_flops_and_modules)
 {
 	char *in = tkt_real(cases[3].rel);
 	char *db = import(in, "tpu.db");
-	/* XLA Ops 1504 + Async XLA Ops 600 on TPU:0, 1503 on each of TPU:1..3 (xplane_walk.py). */
-	cr_expect_eq(q(db, "SELECT count(*) FROM events WHERE kind = 8"), 1504 + 600 + 3 * 1503);
+	/* XLA Ops 1504 on TPU:0, 1503 on each of TPU:1..3; Async XLA Ops 600 on TPU:0, their
+	 * own kind (xplane_walk.py). */
+	cr_expect_eq(q(db, "SELECT count(*) FROM events WHERE kind = 8"), 1504 + 3 * 1503);
+	cr_expect_eq(q(db, "SELECT count(*) FROM events e JOIN tracks t ON t.id = e.track_id JOIN strings s "
+			   "ON s.id = t.name_id WHERE e.kind = 15 AND s.str = 'Async XLA Ops'"),
+		     600);
+	cr_expect_eq(q(db, "SELECT count(*) FROM events WHERE kind = 15"), 600);
+	/* memory: one series per TPU by each event's index_on_host (no allocator name) */
+	cr_expect_eq(q(db, "SELECT count(DISTINCT m.device_id) FROM memory_records m JOIN devices d "
+			   "ON d.id = m.device_id WHERE d.kind = 'tpu'"),
+		     4);
+	cr_expect_eq(q(db, "SELECT count(*) FROM memory_records WHERE device_id IS NULL"), 0);
 	cr_expect_eq(q(db, "SELECT count(*) FROM events WHERE kind = 9"), 105 + 3 * 103);
 	cr_expect_gt(q(db, "SELECT count(*) FROM op_details WHERE flops > 0"), 0);
 	cr_expect_eq(q(db, "SELECT count(*) FROM devices WHERE kind = 'tpu' AND vendor = 'google' "

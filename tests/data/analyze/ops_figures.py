@@ -21,7 +21,9 @@ Output lines: "<trace> <figure> <value>", the value fields joined by '|':
   op_names.LEVEL   distinct names|FNV-1a 64 of "name|count|total_ns|self_ns" rows by name
   op_top.LEVEL     name|count|total_ns|self_ns, five lines
   memory           ordinal|allocator|basis|records|allocs|frees|peak_bytes|peak_ns per series
-                   (ordinal of the device, NULL for host memory; NULL allocator when none)
+                   (ordinal of the device, NULL for host memory; NULL allocator when none;
+                   without an allocator name, the device is the event's index_on_host (TPU) or
+                   device_ordinal)
 
 Self time (docs/metrics.md "Self time"): on each track the time belongs to the open event that
 started last; ties in start: the longer one is outer; equal start and end: the one loaded later
@@ -316,8 +318,10 @@ def line_kind(device, name):
         return "nvtx" if name.endswith("/NVTX") else "thread"
     if name.startswith("Stream #"):
         return "stream"
-    if name in ("XLA Ops", "Async XLA Ops", "Sparse Core Ops"):
+    if name in ("XLA Ops", "Sparse Core Ops"):
         return "xla_op"
+    if name == "Async XLA Ops":
+        return "async_xla_op"
     if name in ("XLA Modules", "Sparse Core Modules"):
         return "xla_module"
     if name in ("Steps", "Sparse Core Steps"):
@@ -405,6 +409,9 @@ def xplane(tid, path, full):
                                     digits += ch
                                 dev = int(digits) if digits else NONE
                                 break
+                    if not alloc:  # TPU: the device of that index on this host
+                        idx_on_host = stats.get("index_on_host", stats.get("device_ordinal"))
+                        dev = idx_on_host if idx_on_host is not None else NONE
                     size = stats.get("allocation_bytes", stats.get("requested_bytes", 0))
                     mem.append(((dev, 1, alloc), ts, idx, name == "MemoryDeallocation",
                                 stats.get("addr"), max(size, 0), stats.get("bytes_allocated")))
@@ -421,14 +428,14 @@ def xplane(tid, path, full):
                     kind = host_kind(name, stats)
                 else:
                     kind = lkind
-                if kind == "xla_op" and m["display_name"]:
+                if kind in ("xla_op", "async_xla_op") and m["display_name"]:
                     name = m["display_name"]
                 track.append((ts, ts + d, idx, (name, kind),
                               kind not in ("annotation", "nvtx", "step")))
                 idx += 1
             tracks.append(track)
     emit_kernels(tid, kernels, full)
-    for level in ("host_op", "xla_op"):
+    for level in ("host_op", "xla_op", "async_xla_op"):
         ops = []
         for track in tracks:
             st = self_times(track)
