@@ -1,7 +1,9 @@
 /*
- * Op profile (analysis_op_profile): per op and level (host op, kernel, XLA op, XLA module,
- * framework op; also runtime/driver API calls and sync waits) its occurrences, total and self time, average/min/max and share of the device's
- * busy time, plus one IDLE row per device. Definitions: docs/metrics.md.
+ * Op profile (analysis_op_profile, analysis_hlo_op_kernels): per op and level (host op, kernel,
+ * XLA op, XLA module, framework op, async XLA op; also runtime/driver API calls and sync waits;
+ * and the HLO op device ops carry, XLA on GPU, with the kernels it ran as) its occurrences,
+ * total and self time, average/min/max and share of the device's busy time, plus one IDLE row
+ * per device. Definitions: docs/metrics.md.
  *
  * Self time is the time during which an event is the innermost open event of its track (the one
  * that started last). It is found by one sweep per track in start order. To avoid a random-access
@@ -411,7 +413,8 @@ static const char *const create_sql =
     "DROP TABLE IF EXISTS analysis_op_profile;"
     "CREATE TABLE analysis_op_profile (\n"
     "  level        TEXT NOT NULL, -- event_kinds.name: host_op, kernel, xla_op, xla_module, "
-    "framework_op, runtime_api, driver_api, sync, async_xla_op; or idle\n"
+    "framework_op, runtime_api, driver_api, sync, async_xla_op; hlo_op (device ops grouped by "
+    "the HLO op they carry); or idle\n"
     "  device_id    INTEGER,       -- devices.id of the tracks the op ran on, NULL on host "
     "tracks\n"
     "  process_id   INTEGER,       -- processes.id of the host tracks, NULL for device rows\n"
@@ -429,6 +432,16 @@ static const char *const create_sql =
     "  device_share REAL           -- total_ns / busy_ns of the device (analysis_device_time, "
     "window 'device'); NULL on the host, for IDLE and async_xla_op (in flight, not busy), or "
     "when busy is unknown or 0\n"
+    ");"
+    "DROP TABLE IF EXISTS analysis_hlo_op_kernels;"
+    "CREATE TABLE analysis_hlo_op_kernels (\n"
+    "  device_id   INTEGER NOT NULL, -- devices.id\n"
+    "  module      TEXT,             -- op_details.hlo_module, NULL when none\n"
+    "  hlo_op      TEXT NOT NULL,    -- op_details.hlo_op the device ops carry\n"
+    "  kernel      TEXT NOT NULL,    -- name of the device op (kernel, copy or set) it ran as\n"
+    "  occurrences INTEGER NOT NULL, -- device ops of that name for that HLO op\n"
+    "  total_ns    INTEGER NOT NULL, -- sum of their durations\n"
+    "  hlo_share   REAL NOT NULL     -- total_ns / the HLO op's total (its hlo_op row)\n"
     ");";
 
 /* Name of the busy-time source: analysis_device_time when the device-time analysis wrote it. */
@@ -477,6 +490,38 @@ static int write_profile(struct tka_ctx *c)
 	    "LEFT JOIN strings ca ON ca.id = g.cat_id "
 	    "LEFT JOIN temp._op_busy b ON g.device_id IS NOT NULL AND b.device_id = g.device_id "
 	    "ORDER BY g.device_id IS NULL, g.device_id, g.process_id, g.total DESC, s.str;"
+	    /* HLO ops of GPU traces (XLA on GPU): the device ops that carry one, by HLO op */
+	    "CREATE TEMP TABLE _op_hlo AS SELECT t.device_id AS device_id, o.hlo_module_id AS "
+	    "  module_id, o.hlo_op_id AS hlo_id, e.name_id AS name_id, count(*) AS n, "
+	    "  sum(e.dur_ns) AS total, min(e.dur_ns) AS mn, max(e.dur_ns) AS mx, "
+	    "  max(o.op_category_id) AS cat_id "
+	    "FROM op_details o JOIN events e ON e.id = o.event_id "
+	    "JOIN tracks t ON t.id = e.track_id "
+	    "WHERE o.hlo_op_id IS NOT NULL AND e.kind IN (5, 6, 7) AND t.device_id IS NOT NULL "
+	    "GROUP BY 1, 2, 3, 4;"
+	    "INSERT INTO analysis_op_profile "
+	    "SELECT 'hlo_op', g.device_id, NULL, m.str, ca.str, h.str, g.n, g.total, g.total, "
+	    "  CAST(g.total AS REAL) / g.n, g.mn, g.mx, "
+	    "  CASE WHEN b.busy_ns > 0 THEN CAST(g.total AS REAL) / b.busy_ns END "
+	    "FROM (SELECT device_id, module_id, hlo_id, max(cat_id) AS cat_id, sum(n) AS n, "
+	    "        sum(total) AS total, min(mn) AS mn, max(mx) AS mx FROM temp._op_hlo "
+	    "      GROUP BY 1, 2, 3) g "
+	    "JOIN strings h ON h.id = g.hlo_id "
+	    "LEFT JOIN strings m ON m.id = g.module_id "
+	    "LEFT JOIN strings ca ON ca.id = g.cat_id "
+	    "LEFT JOIN temp._op_busy b ON b.device_id = g.device_id "
+	    "ORDER BY g.device_id, g.total DESC, h.str, m.str;"
+	    "INSERT INTO analysis_hlo_op_kernels "
+	    "SELECT k.device_id, m.str, h.str, s.str, k.n, k.total, "
+	    "  CASE WHEN a.total > 0 THEN CAST(k.total AS REAL) / a.total ELSE 0 END "
+	    "FROM temp._op_hlo k "
+	    "JOIN (SELECT device_id, module_id, hlo_id, sum(total) AS total FROM temp._op_hlo "
+	    "      GROUP BY 1, 2, 3) a ON a.device_id = k.device_id AND a.hlo_id = k.hlo_id AND "
+	    "  a.module_id IS k.module_id "
+	    "JOIN strings h ON h.id = k.hlo_id JOIN strings s ON s.id = k.name_id "
+	    "LEFT JOIN strings m ON m.id = k.module_id "
+	    "ORDER BY k.device_id, a.total DESC, h.str, m.str, k.total DESC, s.str;"
+	    "DROP TABLE temp._op_hlo;"
 	    "INSERT INTO analysis_op_profile "
 	    "SELECT 'idle', device_id, NULL, NULL, NULL, 'IDLE', NULL, idle_ns, idle_ns, NULL, "
 	    "  NULL, NULL, NULL FROM temp._op_busy WHERE idle_ns IS NOT NULL ORDER BY device_id;"

@@ -92,6 +92,19 @@ static const struct tkr_col c_device_time[] = {
     END,
 };
 
+static const struct tkr_col c_hlo_ops[] = {
+    {"device_id", "device", TKR_INT, 0},
+    {"module", "module", TKR_TEXT, O},
+    {"category", "category", TKR_TEXT, J},
+    {"occurrences", "device ops", TKR_INT, 0},
+    {"kernels", "kernels", TKR_INT, O},
+    {"total_ns", "total", TKR_NS, 0},
+    {"device_share", "of busy", TKR_RATIO, 0},
+    {"top_kernel", "top kernel", TKR_NAME, J},
+    {"name", "HLO op", TKR_NAME, F},
+    END,
+};
+
 static const struct tkr_col c_ops[] = {
     {"level", "level", TKR_TEXT, 0},
     {"device_id", "device", TKR_INT, J},
@@ -358,6 +371,16 @@ const struct tkr_section_def tkr_report_sections[] = {
      " ORDER BY self_ns DESC, total_ns DESC, name, level, device_id, process_id, module,"
      " category",
      c_ops, "no ops"},
+    {"hlo_ops", "Device time by HLO op", NULL, TKR_TABLE, -1,
+     "SELECT p.device_id, p.module, p.category, p.occurrences,"
+     " (SELECT count(*) FROM analysis_hlo_op_kernels k WHERE k.device_id = p.device_id"
+     "  AND k.hlo_op = p.name AND k.module IS p.module) AS kernels, p.total_ns, p.device_share,"
+     " (SELECT kernel FROM analysis_hlo_op_kernels k WHERE k.device_id = p.device_id"
+     "  AND k.hlo_op = p.name AND k.module IS p.module ORDER BY total_ns DESC, kernel"
+     "  LIMIT 1) AS top_kernel, p.name"
+     " FROM analysis_op_profile p WHERE p.level = 'hlo_op'"
+     " ORDER BY p.total_ns DESC, p.device_id, p.name, p.module",
+     c_hlo_ops, NULL},
     {"kernels", "Top kernels by total time", NULL, TKR_TABLE, -1,
      "SELECT rank, device_id, occurrences, total_ns, avg_ns, median_ns, min_ns, max_ns,"
      " stddev_ns, grid_x, grid_y, grid_z, block_x, block_y, block_z,"

@@ -97,7 +97,7 @@ static void check_trace(const char *trace, const char *rel)
 			      "analysis_kernel_stats GROUP BY name ORDER BY t DESC, name LIMIT 5");
 	free(top);
 	/* op profile, per level the fixture has */
-	const char *levels[] = {"host_op", "xla_op", "async_xla_op"};
+	const char *levels[] = {"host_op", "xla_op", "async_xla_op", "hlo_op"};
 	for (size_t i = 0; i < sizeof(levels) / sizeof(levels[0]); i++) {
 		snprintf(fig, sizeof(fig), "ops.%s", levels[i]);
 		char *have = figure(trace, fig);
@@ -182,4 +182,10 @@ Test(corpus_ops, xplane_tpu_v6e)
 {
 	check_trace("tpu_v6e", "xplane/logdir/plugins/profile/xprof_tpu_v6e_inference/"
 			       "tpu_inference_2.xplane.pb");
+}
+
+/* JAX 0.8 on MI300X (XPlane): kernels carry hlo_op / hlo_module: the hlo_op level. */
+Test(corpus_ops, xplane_jax_mi300x_hlo_ops)
+{
+	check_trace("mi300x_gemm", "xplane/logdir/plugins/profile/jax08_mi300x_gemm/tw003.xplane.pb");
 }

@@ -17,7 +17,8 @@ Output lines: "<trace> <figure> <value>", the value fields joined by '|':
   kernel_names     distinct names|FNV-1a 64 of "name|count|total_ns" rows sorted by name,
                    joined by newlines (as the test renders its SQL rows)
   kernel_top       name|count|total_ns, five lines, largest total first (ties: name)
-  ops.LEVEL        count|total_ns|self_ns of the op-profile level
+  ops.LEVEL        count|total_ns|self_ns of the op-profile level (hlo_op: the XPlane stream
+                   events that carry an hlo_op stat, by that HLO op; self = total)
   op_names.LEVEL   distinct names|FNV-1a 64 of "name|count|total_ns|self_ns" rows by name
   op_top.LEVEL     name|count|total_ns|self_ns, five lines
   memory           ordinal|allocator|basis|records|allocs|frees|peak_bytes|peak_ns per series
@@ -52,6 +53,7 @@ XPLANE = {
     "tf24_gpu": "xplane/logdir/plugins/profile/tf24_gpu_v100_multiworker/"
                 "34.83.195.179_6003.xplane.pb",
     "tpu_v6e": "xplane/logdir/plugins/profile/xprof_tpu_v6e_inference/tpu_inference_2.xplane.pb",
+    "mi300x_gemm": "xplane/logdir/plugins/profile/jax08_mi300x_gemm/tw003.xplane.pb",
 }
 NONE = None
 
@@ -357,7 +359,7 @@ def xplane(tid, path, full):
                     start = v
     order = [p for p in parts if p[0].startswith("/device:")] + \
         [p for p in parts if not p[0].startswith("/device:")]
-    idx, kernels, tracks, mem = 0, [], [], []
+    idx, kernels, tracks, mem, hlo = 0, [], [], [], []
     for pname, lines, emd, smd, _ in order:
         device = pname.startswith("/device:")
         for lb in lines:
@@ -423,6 +425,8 @@ def xplane(tid, path, full):
                             or stats.get("Memset_details") is not None
                             or name.startswith("Memset")):
                         kernels.append((name, d))
+                    if stats.get("hlo_op"):  # XLA on GPU: the HLO op the device op ran for
+                        hlo.append((stats["hlo_op"], d, d))
                     kind = "device"
                 elif lkind == "thread":
                     kind = host_kind(name, stats)
@@ -444,6 +448,8 @@ def xplane(tid, path, full):
                     ops.append((name, end - ts, st.get(i, 0)))
         if ops:
             emit_ops(tid, level, ops, full)
+    if hlo:
+        emit_ops(tid, "hlo_op", hlo, full)
     if mem:
         emit_memory(tid, mem)
 
