@@ -14,12 +14,9 @@ struct rule {
 };
 
 /* Synchronous API calls among analysis_op_profile rows (docs: "sync_api_calls"). */
-#define TKA_SYNC_COND                                                                        \
-	"(level = 'sync' OR (level IN ('runtime_api', 'driver_api') AND (name IN ("          \
-	"'cudaMemcpy', 'cudaMemcpy2D', 'cudaMemcpy3D', 'cudaMemcpyToSymbol', "               \
-	"'cudaMemcpyFromSymbol', 'cudaMemset', 'cudaMemset2D', 'hipMemcpy', 'hipMemset', "   \
-	"'cuMemcpy', 'cuMemcpyDtoH', 'cuMemcpyHtoD', 'cuMemcpyDtoH_v2', 'cuMemcpyHtoD_v2') " \
-	"OR name GLOB '*Synchronize*')))"
+#define TKA_SYNC_COND                                                \
+	"(level = 'sync' OR (level IN ('runtime_api', 'driver_api') AND " \
+	TKA_BLOCKING_API_NAMES("name") "))"
 
 /* Long kernels at low occupancy (docs: "low_occupancy"). */
 #define TKA_LOWOCC_COND \
