@@ -183,7 +183,8 @@ struct tka_gap {
 /*
  * tka_gaps_each() - call @fn for every maximal not-busy interval of @d inside @window (each
  * window span clips the not-busy time separately), in time order; stops at a non-TK_OK return.
- * Every piece of one not-busy interval gets the interval's cause.
+ * Every piece of one not-busy interval between two ops gets the interval's cause (before the
+ * device's first op, each piece is its own interval).
  */
 int tka_gaps_each(const struct tka_device *d, const struct tka_spans *window,
 		  int (*fn)(void *arg, const struct tka_gap *g), void *arg);

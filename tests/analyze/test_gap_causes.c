@@ -98,6 +98,26 @@ Test(gap_causes, gpu_idle_fix_follows_the_dominant_cause)
 			"8.2474");
 }
 
+/* The report names the call behind each sync gap: the text's largest gaps and the JSON rows. */
+Test(gap_causes, report_shows_the_sync_call)
+{
+	import_analyze(DATA "gap_causes.json");
+	struct tkt_run r = tkt_tracekit("report", tkt_db, "--no-color", "--width", "120", NULL);
+	cr_assert_eq(r.code, 0, "report: exit %d\n%s", r.code, r.err);
+	cr_expect_not_null(strstr(r.out, "100.00 µs  sync         cudaStreamSynchronize\n"), "%s",
+			   r.out);
+	cr_expect_not_null(strstr(r.out, "100.00 µs  sync         cudaMemcpy\n"), "%s", r.out);
+	cr_expect_not_null(strstr(r.out, "host_bound  kernel_wait  sync  dependency  unknown"),
+			   "%s", r.out);
+	tkt_run_free(&r);
+	r = tkt_tracekit("report", tkt_db, "--format", "json", NULL);
+	cr_assert_eq(r.code, 0, "report: exit %d\n%s", r.code, r.err);
+	cr_expect_not_null(strstr(r.out, "\"cause\": \"sync\""), "%s", r.out);
+	cr_expect_not_null(strstr(r.out, "\"explained_by_name\": \"cudaStreamSynchronize\""), "%s",
+			   r.out);
+	tkt_run_free(&r);
+}
+
 /* HTA's trace_filter sample (rank 0): launches by correlation id, events sampled out, so queued
  * ops wait long with nothing to explain it. time_figures.py: host_bound 272 365832000,
  * kernel_wait 305 2708000, sync 0 0, dependency 355 309538000, unknown 1 4506000. */
