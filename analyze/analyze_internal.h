@@ -28,11 +28,11 @@ struct tka_ctx {
  * the device catches up (synchronous copies and sets, every *Synchronize*). The sync_api_calls
  * finding and the sync gap cause use it (docs/metrics.md, "Idle gaps").
  */
-#define TKA_BLOCKING_API_NAMES(col)                                                           \
-	"(" col " IN ('cudaMemcpy', 'cudaMemcpy2D', 'cudaMemcpy3D', 'cudaMemcpyToSymbol', "   \
-	"'cudaMemcpyFromSymbol', 'cudaMemset', 'cudaMemset2D', 'hipMemcpy', 'hipMemset', "    \
-	"'cuMemcpy', 'cuMemcpyDtoH', 'cuMemcpyHtoD', 'cuMemcpyDtoH_v2', 'cuMemcpyHtoD_v2') OR " \
-	col " GLOB '*Synchronize*')"
+#define TKA_BLOCKING_API_NAMES(col)                                                          \
+	"(" col " IN ('cudaMemcpy', 'cudaMemcpy2D', 'cudaMemcpy3D', 'cudaMemcpyToSymbol', "  \
+	"'cudaMemcpyFromSymbol', 'cudaMemset', 'cudaMemset2D', 'hipMemcpy', 'hipMemset', "   \
+	"'cuMemcpy', 'cuMemcpyDtoH', 'cuMemcpyHtoD', 'cuMemcpyDtoH_v2', 'cuMemcpyHtoD_v2') " \
+	"OR " col " GLOB '*Synchronize*')"
 
 /* Free the timeline (intervals.c); tk_analyze calls it when the analyses are done. */
 void tka_timeline_free(struct tka_timeline *tl);

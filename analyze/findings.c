@@ -14,12 +14,12 @@ struct rule {
 };
 
 /* Synchronous API calls among analysis_op_profile rows (docs: "sync_api_calls"). */
-#define TKA_SYNC_COND                                                \
-	"(level = 'sync' OR (level IN ('runtime_api', 'driver_api') AND " \
-	TKA_BLOCKING_API_NAMES("name") "))"
+#define TKA_SYNC_COND                                                                             \
+	"(level = 'sync' OR (level IN ('runtime_api', 'driver_api') AND " TKA_BLOCKING_API_NAMES( \
+	    "name") "))"
 
 /* gpu_idle: the gap cause with the most idle time on device d.device_id (docs: "gpu_idle"). */
-#define TKA_IDLE_TOP_CAUSE                                                               \
+#define TKA_IDLE_TOP_CAUSE                                                                     \
 	"(SELECT cause FROM analysis_gaps WHERE device_id = d.device_id GROUP BY cause ORDER " \
 	"BY sum(dur_ns) DESC, cause LIMIT 1)"
 

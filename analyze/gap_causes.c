@@ -75,9 +75,9 @@ int tka_gap_causes_begin(struct tka_ctx *c)
 	if (!s)
 		return tka_fail(c, TK_ENOMEM, "out of memory");
 	c->gc = s;
-	if ((rc = load_ids(c,
-			   "SELECT id FROM strings WHERE " TKA_BLOCKING_API_NAMES("str") " ORDER BY id",
-			   &s->blocking)) != TK_OK)
+	if ((rc = load_ids(
+		 c, "SELECT id FROM strings WHERE " TKA_BLOCKING_API_NAMES("str") " ORDER BY id",
+		 &s->blocking)) != TK_OK)
 		return rc;
 	return load_ids(c, "SELECT id FROM strings WHERE str LIKE '%wait%event%' ORDER BY id",
 			&s->waits);
@@ -150,7 +150,8 @@ static size_t device_cands(struct tka_ctx *c, struct tka_device *d, struct cand 
 			g->track = TK_NONE;
 			out[n].op_id = op->id;
 			out[n].launch_ts = op->launch_ts;
-			out[n].process = c->pass->tracks[d->streams[op->stream].track_id].process_id;
+			out[n].process =
+			    c->pass->tracks[d->streams[op->stream].track_id].process_id;
 			out[n].slot = g;
 		}
 		n++;
@@ -164,7 +165,8 @@ static int threads_by_flows(struct tka_ctx *c, struct cand *v, size_t n)
 	sqlite3_stmt *fl = NULL, *ev = NULL;
 	int rc, step = SQLITE_DONE;
 	qsort(v, n, sizeof(*v), cand_cmp);
-	if ((rc = tka_prepare(c, "SELECT dst_event_id, src_event_id FROM flows WHERE kind = 'launch'",
+	if ((rc = tka_prepare(c,
+			      "SELECT dst_event_id, src_event_id FROM flows WHERE kind = 'launch'",
 			      &fl)) != TK_OK ||
 	    (rc = tka_prepare(c, "SELECT track_id, ts_ns FROM events WHERE id = ?", &ev)) != TK_OK)
 		goto out;
@@ -179,7 +181,8 @@ static int threads_by_flows(struct tka_ctx *c, struct cand *v, size_t n)
 			k->slot->track = sqlite3_column_int64(ev, 0);
 	}
 	if (step != SQLITE_DONE)
-		rc = tka_fail(c, tka_sql_status(c), "reading launch flows: %s", sqlite3_errmsg(c->db));
+		rc = tka_fail(c, tka_sql_status(c), "reading launch flows: %s",
+			      sqlite3_errmsg(c->db));
 out:
 	sqlite3_finalize(fl);
 	sqlite3_finalize(ev);

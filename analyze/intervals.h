@@ -107,9 +107,11 @@ struct tka_device {
 	struct tka_spans step_window;	/* union of the step intervals (empty without steps) */
 	int selected_steps;		/* 1 when the selected window is the steps window */
 	const struct tka_spans *window; /* the selected window (device_window or step_window) */
-	struct tka_gap_launch *gap_launch; /* by j: the queued gaps that may be sync gaps */
+	/* the queued gaps that may be sync gaps, by j (gap_causes.c) */
+	struct tka_gap_launch *gap_launch;
 	size_t ngap_launch;
-	const struct tka_syncs *syncs; /* the timeline's synchronizations (NULL: none read) */
+	/* the timeline's synchronizations, NULL when there is none */
+	const struct tka_syncs *syncs;
 };
 
 /* All devices that have device operations (devices without any are left out), by device id. */
@@ -117,7 +119,8 @@ struct tka_timeline {
 	struct tka_device *dev;
 	size_t ndev;
 	int launch_source; /* 0 none, 1 flows of kind launch, 2 correlation ids */
-	struct tka_syncs syncs; /* host-side synchronizations, for the gap causes */
+	/* host-side synchronizations, for the gap causes */
+	struct tka_syncs syncs;
 };
 
 /** tka_timeline_get() - build once (then reuse) the timeline of the store in @c. */

@@ -227,8 +227,7 @@ static void gap_chart(struct tkr_buf *b, const struct tkr_model *m)
 	const struct tkr_section *s = tkr_find(m, "gap_histogram");
 	static const char *const causes[] = {"host_bound", "kernel_wait", "sync", "dependency",
 					     "unknown"};
-	static const char *const colors[] = {"#e15759", "#f28e2b", "#4e79a7", "#76b7b2",
-					     "#bab0ac"};
+	static const char *const colors[] = {"#e15759", "#f28e2b", "#4e79a7", "#76b7b2", "#bab0ac"};
 	const int ncauses = (int)(sizeof(causes) / sizeof(causes[0]));
 	const int left = 60, right = W - 20, top = 30, h = 240, base = h - 40;
 	double max = 0;

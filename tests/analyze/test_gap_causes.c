@@ -56,10 +56,10 @@ static const char *const fixture_rows =
     "1900000|30000|dependency|1875000|elem_h|NULL|NULL|NULL\n"
     "1950000|9000|kernel_wait|1880000|elem_i|NULL|NULL|NULL";
 
-#define FIXTURE_SQL                                                                         \
-	"SELECT g.start_ns - 1700000000000000000, g.dur_ns, g.cause,"                       \
+#define FIXTURE_SQL                                                                              \
+	"SELECT g.start_ns - 1700000000000000000, g.dur_ns, g.cause,"                            \
 	" g.launch_ts_ns - 1700000000000000000, g.next_name, g.explained_by_name, a.name, a.tid" \
-	" FROM analysis_gaps g LEFT JOIN api_calls a ON a.id = g.explained_by_event_id"       \
+	" FROM analysis_gaps g LEFT JOIN api_calls a ON a.id = g.explained_by_event_id"          \
 	" ORDER BY g.id"
 
 Test(gap_causes, each_cause_by_correlation_ids)
@@ -84,7 +84,8 @@ Test(gap_causes, gpu_idle_fix_follows_the_dominant_cause)
 	tkt_expect_rows(
 	    tkt_db,
 	    "SELECT severity, summary, json_extract(evidence, '$.by_cause'),"
-	    " json_extract(evidence, '$.sync_calls'), json_extract(evidence, '$.top[0].explained_by'),"
+	    " json_extract(evidence, '$.sync_calls'), json_extract(evidence, "
+	    "'$.top[0].explained_by'),"
 	    " fix LIKE 'The device idles while the launching thread blocks in cudaMemcpy:%'"
 	    " FROM analysis_findings WHERE rule = 'gpu_idle'",
 	    "medium|device 0 is idle 48.4% of its device window (469000 ns); most idle time is "
@@ -93,9 +94,9 @@ Test(gap_causes, gpu_idle_fix_follows_the_dominant_cause)
 	    "{\"name\":\"cudaStreamSynchronize\",\"gaps\":1,\"idle_ns\":100000}]|"
 	    "cudaStreamSynchronize|1");
 	/* the KPI's host-bound idle is the host_bound rows: 80 us of 970 */
-	tkt_expect_rows(tkt_db,
-			"SELECT printf('%.4f', value) FROM analysis_kpi WHERE kpi = 'host_overhead'",
-			"8.2474");
+	tkt_expect_rows(
+	    tkt_db, "SELECT printf('%.4f', value) FROM analysis_kpi WHERE kpi = 'host_overhead'",
+	    "8.2474");
 }
 
 /* The report names the call behind each sync gap: the text's largest gaps and the JSON rows. */
@@ -123,8 +124,8 @@ Test(gap_causes, report_shows_the_sync_call)
  * kernel_wait 305 2708000, sync 0 0, dependency 355 309538000, unknown 1 4506000. */
 Test(gap_causes, sampled_kineto_trace_agrees_with_python)
 {
-	tkt_import_corpus("kineto/HolisticTraceAnalysis/tests/data/trace_filter/sampled_rank-0.json.gz",
-			  tkt_db);
+	tkt_import_corpus(
+	    "kineto/HolisticTraceAnalysis/tests/data/trace_filter/sampled_rank-0.json.gz", tkt_db);
 	tkt_analyze(tkt_db, TK_WINDOW_AUTO, -1);
 	tkt_expect_rows(tkt_db,
 			"SELECT cause, count(*), sum(dur_ns) FROM analysis_gaps GROUP BY cause "
@@ -153,9 +154,10 @@ Test(gap_causes, ns_resolution_trace_short_queued_gaps_are_kernel_wait)
  * unknown 693 92781000. */
 Test(full_corpus, negative_queue_trace_sync_gaps_agree_with_python)
 {
-	tkt_import_corpus("kineto/HolisticTraceAnalysis/tests/data/negative_queue_length_values_check/"
-			  "rank0.json.gz",
-			  tkt_db);
+	tkt_import_corpus(
+	    "kineto/HolisticTraceAnalysis/tests/data/negative_queue_length_values_check/"
+	    "rank0.json.gz",
+	    tkt_db);
 	tkt_analyze(tkt_db, TK_WINDOW_AUTO, -1);
 	tkt_expect_rows(tkt_db,
 			"SELECT cause, count(*), sum(dur_ns), group_concat(DISTINCT "
@@ -164,11 +166,12 @@ Test(full_corpus, negative_queue_trace_sync_gaps_agree_with_python)
 			"kernel_wait|5195|18521000|NULL\nsync|11|26236000|cudaStreamSynchronize\n"
 			"unknown|693|92781000|NULL");
 	/* every sync gap names a call on the thread that launched the op after it */
-	cr_expect_eq(tkt_query_int(tkt_db,
-				   "SELECT count(*) FROM analysis_gaps g JOIN events s ON s.id = "
-				   "g.explained_by_event_id JOIN flows f ON f.dst_event_id = "
-				   "g.next_event_id AND f.kind = 'launch' JOIN events l ON l.id = "
-				   "f.src_event_id WHERE g.cause = 'sync' AND l.track_id = s.track_id "
-				   "AND s.ts_ns < g.end_ns AND s.ts_ns + s.dur_ns > g.start_ns"),
-		     11);
+	cr_expect_eq(
+	    tkt_query_int(tkt_db,
+			  "SELECT count(*) FROM analysis_gaps g JOIN events s ON s.id = "
+			  "g.explained_by_event_id JOIN flows f ON f.dst_event_id = "
+			  "g.next_event_id AND f.kind = 'launch' JOIN events l ON l.id = "
+			  "f.src_event_id WHERE g.cause = 'sync' AND l.track_id = s.track_id "
+			  "AND s.ts_ns < g.end_ns AND s.ts_ns + s.dur_ns > g.start_ns"),
+	    11);
 }
