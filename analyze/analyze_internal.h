@@ -21,7 +21,19 @@ struct tka_ctx {
 	struct tka_ks_state *ks;    /* kernel_stats.c: kernel groups fed by the pass */
 	struct tka_kpi_state *kpi;  /* kpi.c: compile intervals, bytes accessed, from the pass */
 	struct tka_step_marks *marks; /* step_windows.c: device-side step annotations, from the pass */
+	struct tka_gc_state *gc;    /* gap_causes.c: host-side synchronizations, from the pass */
 };
+
+/*
+ * An SQL condition on the name column @col: the host API calls that block their thread until
+ * the device catches up (synchronous copies and sets, every *Synchronize*). The sync_api_calls
+ * finding and the sync gap cause use it (docs/metrics.md, "Idle gaps").
+ */
+#define TKA_BLOCKING_API_NAMES(col)                                                          \
+	"(" col " IN ('cudaMemcpy', 'cudaMemcpy2D', 'cudaMemcpy3D', 'cudaMemcpyToSymbol', "  \
+	"'cudaMemcpyFromSymbol', 'cudaMemset', 'cudaMemset2D', 'hipMemcpy', 'hipMemset', "   \
+	"'cuMemcpy', 'cuMemcpyDtoH', 'cuMemcpyHtoD', 'cuMemcpyDtoH_v2', 'cuMemcpyHtoD_v2') " \
+	"OR " col " GLOB '*Synchronize*')"
 
 /* Free the timeline (intervals.c); tk_analyze calls it when the analyses are done. */
 void tka_timeline_free(struct tka_timeline *tl);
@@ -87,6 +99,10 @@ int tka_kpi_begin(struct tka_ctx *c);
 int tka_kpi_event(struct tka_ctx *c, const struct tka_ev *e);
 int tka_kpi_end(struct tka_ctx *c);
 void tka_kpi_free(struct tka_kpi_state *s);
+int tka_gap_causes_begin(struct tka_ctx *c);
+int tka_gap_causes_event(struct tka_ctx *c, const struct tka_ev *e);
+int tka_gap_causes_end(struct tka_ctx *c);
+void tka_gap_causes_free(struct tka_gc_state *s);
 
 /* step_windows.c: the pass hands it every annotation; the timeline's end loads the steps with
  * their device intervals (and frees the marks). */

@@ -3,7 +3,8 @@
  * op_details and kernel_details rows merged in by event id (both tables are keyed by it, so the
  * merge is two more sequential scans), and handed to each analysis that needs the events: the
  * timeline (device operations, launch times), the op profile (self-time sweeps), kernel stats
- * (groups) and the KPIs (compile intervals, bytes accessed). A sequential scan of the events table is the
+ * (groups), the KPIs (compile intervals, bytes accessed) and the gap causes (host-side
+ * synchronizations; they run after the timeline, which they read at the end). A sequential scan of the events table is the
  * cheapest way to read them; reading them per analysis, or device tracks through the
  * (track_id, ts_ns) index, cost a table seek per event and several scans in all.
  *
@@ -30,6 +31,7 @@ static const struct {
     {"op profile", tka_op_profile_begin, tka_op_profile_event, tka_op_profile_end},
     {"kernel stats", tka_kernel_stats_begin, tka_kernel_stats_event, tka_kernel_stats_end},
     {"kpi inputs", tka_kpi_begin, tka_kpi_event, tka_kpi_end},
+    {"gap causes", tka_gap_causes_begin, tka_gap_causes_event, tka_gap_causes_end},
 };
 #define NUSERS (sizeof(users) / sizeof(users[0]))
 
@@ -224,10 +226,12 @@ void tka_pass_free(struct tka_ctx *c)
 	tka_kpi_free(c->kpi);
 	tka_step_marks_free(c->marks);
 	c->marks = NULL;
+	tka_gap_causes_free(c->gc);
 	c->tlb = NULL;
 	c->ops = NULL;
 	c->ks = NULL;
 	c->kpi = NULL;
+	c->gc = NULL;
 	if (c->pass)
 		free(c->pass->tracks);
 	free(c->pass);

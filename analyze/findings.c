@@ -14,12 +14,14 @@ struct rule {
 };
 
 /* Synchronous API calls among analysis_op_profile rows (docs: "sync_api_calls"). */
-#define TKA_SYNC_COND                                                                        \
-	"(level = 'sync' OR (level IN ('runtime_api', 'driver_api') AND (name IN ("          \
-	"'cudaMemcpy', 'cudaMemcpy2D', 'cudaMemcpy3D', 'cudaMemcpyToSymbol', "               \
-	"'cudaMemcpyFromSymbol', 'cudaMemset', 'cudaMemset2D', 'hipMemcpy', 'hipMemset', "   \
-	"'cuMemcpy', 'cuMemcpyDtoH', 'cuMemcpyHtoD', 'cuMemcpyDtoH_v2', 'cuMemcpyHtoD_v2') " \
-	"OR name GLOB '*Synchronize*')))"
+#define TKA_SYNC_COND                                                                             \
+	"(level = 'sync' OR (level IN ('runtime_api', 'driver_api') AND " TKA_BLOCKING_API_NAMES( \
+	    "name") "))"
+
+/* gpu_idle: the gap cause with the most idle time on device d.device_id (docs: "gpu_idle"). */
+#define TKA_IDLE_TOP_CAUSE                                                                     \
+	"(SELECT cause FROM analysis_gaps WHERE device_id = d.device_id GROUP BY cause ORDER " \
+	"BY sum(dur_ns) DESC, cause LIMIT 1)"
 
 /* Long kernels at low occupancy (docs: "low_occupancy"). */
 #define TKA_LOWOCC_COND \
@@ -54,23 +56,38 @@ static const struct rule rules[] = {
 	 "ELSE 'medium' END, d.device_id, NULL, 100.0 * d.idle_ns / d.window_ns, 20, "
 	 "printf('device %d is idle %.1f%% of its %s window (%d ns); most idle time is %s', "
 	 "d.device_id, 100.0 * d.idle_ns / d.window_ns, d.window, d.idle_ns, "
-	 "coalesce((SELECT cause FROM analysis_gaps WHERE device_id = d.device_id GROUP BY "
-	 "cause ORDER BY sum(dur_ns) DESC, cause LIMIT 1), 'unattributed')), "
-	 "json_object('window', d.window, 'window_ns', d.window_ns, 'idle_ns', d.idle_ns, "
-	 "'idle_pct', 100.0 * d.idle_ns / d.window_ns, 'by_cause', (SELECT json_group_object("
-	 "cause, ns) FROM (SELECT cause, sum(dur_ns) AS ns FROM analysis_gaps WHERE device_id = "
-	 "d.device_id GROUP BY cause ORDER BY cause)), 'top', (SELECT json_group_array("
-	 "json_object('start_ns', start_ns, 'dur_ns', dur_ns, 'cause', cause, 'before', "
-	 "prev_name, 'after', next_name)) FROM (SELECT * FROM analysis_gaps WHERE device_id = "
-	 "d.device_id ORDER BY dur_ns DESC, start_ns LIMIT 5))), "
-	 "CASE (SELECT cause FROM analysis_gaps WHERE device_id = d.device_id GROUP BY cause "
-	 "ORDER BY sum(dur_ns) DESC, cause LIMIT 1) "
-	 "WHEN 'host_bound' THEN 'The host launches work too slowly: cut Python and framework "
-	 "overhead (torch.compile, CUDA graphs, larger batches) and move data preparation off "
-	 "the launching thread.' "
-	 "WHEN 'sync' THEN 'The device waits on synchronization or dependencies: remove "
-	 "host syncs (.item(), .cpu(), cudaDeviceSynchronize), and overlap independent work on "
-	 "other streams.' "
+	 "coalesce(" TKA_IDLE_TOP_CAUSE ", 'unattributed')), "
+	 "json_patch(json_object('window', d.window, 'window_ns', d.window_ns, 'idle_ns', "
+	 "d.idle_ns, 'idle_pct', 100.0 * d.idle_ns / d.window_ns, 'by_cause', (SELECT "
+	 "json_group_object(cause, ns) FROM (SELECT cause, sum(dur_ns) AS ns FROM analysis_gaps "
+	 "WHERE device_id = d.device_id GROUP BY cause ORDER BY cause)), 'top', (SELECT "
+	 "json_group_array(json_patch(json_object('start_ns', start_ns, 'dur_ns', dur_ns, "
+	 "'cause', cause, 'before', prev_name, 'after', next_name), CASE WHEN explained_by_name "
+	 "IS NULL THEN '{}' ELSE json_object('explained_by', explained_by_name) END)) FROM "
+	 "(SELECT * FROM analysis_gaps WHERE device_id = d.device_id ORDER BY dur_ns DESC, "
+	 "start_ns LIMIT 5))), coalesce((SELECT json_object('sync_calls', json_group_array("
+	 "json_object('name', explained_by_name, 'gaps', n, 'idle_ns', ns))) FROM (SELECT "
+	 "explained_by_name, count(*) AS n, sum(dur_ns) AS ns FROM analysis_gaps WHERE "
+	 "device_id = d.device_id AND cause = 'sync' GROUP BY explained_by_name ORDER BY ns "
+	 "DESC, explained_by_name LIMIT 5) HAVING count(*) > 0), '{}')), "
+	 "CASE " TKA_IDLE_TOP_CAUSE " "
+	 "WHEN 'host_bound' THEN 'The host launches work too slowly (each op is launched only "
+	 "after the device went idle): cut launch overhead with CUDA graphs and torch.compile, "
+	 "launch fewer and larger kernels (larger batches), and move data preparation and other "
+	 "Python work off the launching thread.' "
+	 "WHEN 'kernel_wait' THEN 'Most idle time is launch latency between queued kernels "
+	 "(gaps under 30 us with the next op already queued): fuse small kernels (torch.compile, "
+	 "fused optimizers, XLA fusion) and capture the sequence in CUDA graphs.' "
+	 "WHEN 'sync' THEN printf('The device idles while the launching thread blocks in %s: "
+	 "remove that synchronization from the loop (.item(), .cpu(), .tolist(), printing a "
+	 "tensor, cudaDeviceSynchronize), copy with non_blocking=True from pinned memory, and "
+	 "read results once per step or less.', (SELECT explained_by_name FROM analysis_gaps "
+	 "WHERE device_id = d.device_id AND cause = 'sync' GROUP BY explained_by_name ORDER BY "
+	 "sum(dur_ns) DESC, explained_by_name LIMIT 1)) "
+	 "WHEN 'dependency' THEN 'Queued work waits on something the trace does not show (an "
+	 "event or stream wait on other work, another device or rank, the order inside a CUDA "
+	 "graph): look at what runs on other streams, devices and ranks during the gaps listed, "
+	 "and overlap independent work.' "
 	 "ELSE 'Find what the device waits for in the gaps listed; link launches to device work "
 	 "(correlation ids) to attribute them.' END "
 	 "FROM analysis_device_time d WHERE d.selected = 1 AND d.window_ns > 0 AND "

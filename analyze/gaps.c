@@ -1,9 +1,11 @@
 /*
  * Idle gaps (docs/metrics.md, "Idle gaps"): every maximal not-busy interval of each device inside
- * its selected window, with its cause (host-bound, sync/dependency, unknown) from the launch of
- * the device operation that ends it, and the operations before and after (analysis_gaps); and
- * per stream HTA's idle categories host_wait / kernel_wait / other, with overlaps counted apart
- * (analysis_gap_summary). Built from the shared timeline (intervals.c) in linear sweeps.
+ * its selected window, with its cause (host_bound, kernel_wait, sync, dependency, unknown: from
+ * the launch of the device operation that ends it and the synchronizations on its launching
+ * thread, intervals.c and gap_causes.c), the call that explains a sync gap, and the operations
+ * before and after (analysis_gaps); and per stream HTA's idle categories host_wait / kernel_wait /
+ * other, with overlaps counted apart (analysis_gap_summary). Built from the shared timeline in
+ * linear sweeps.
  */
 #include "intervals.h"
 
@@ -11,9 +13,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-
-/* HTA's consecutive_kernel_delay: a stream gap shorter than this is kernel_wait. */
-#define KERNEL_WAIT_NS 30000
 
 static const char *const schema =
     "DROP TABLE IF EXISTS analysis_gaps;"
@@ -25,8 +24,10 @@ static const char *const schema =
     "  start_ns INTEGER NOT NULL,   -- start of the not-busy interval (clipped to the window)\n"
     "  end_ns INTEGER NOT NULL,     -- its end (clipped to the window)\n"
     "  dur_ns INTEGER NOT NULL,     -- end_ns − start_ns, > 0\n"
-    "  cause TEXT NOT NULL,         -- host_bound: next op launched after start_ns; sync: "
-    "launched at or before start_ns; unknown: no next op or no launch linked\n"
+    "  cause TEXT NOT NULL,         -- host_bound: next op launched after the not-busy "
+    "interval began; else (queued) kernel_wait: the interval is < 30 us; sync: a blocking "
+    "synchronization on the launching thread overlaps it; dependency: none does; unknown: no "
+    "next op or no launch linked\n"
     "  launch_ts_ns INTEGER,        -- start of the API call that launched the next op, NULL "
     "when none is linked\n"
     "  prev_event_id INTEGER,       -- events.id of the op that ended the busy time before, "
@@ -34,7 +35,11 @@ static const char *const schema =
     "  prev_name TEXT,              -- its name\n"
     "  next_event_id INTEGER,       -- events.id of the op that starts the busy time after, "
     "NULL when none\n"
-    "  next_name TEXT               -- its name\n"
+    "  next_name TEXT,              -- its name\n"
+    "  explained_by_event_id INTEGER, -- sync: events.id of the synchronization (blocking API "
+    "call or sync event) on the launching thread that overlaps the interval the most; else "
+    "NULL\n"
+    "  explained_by_name TEXT       -- its name (cudaStreamSynchronize, cudaMemcpy, ...)\n"
     ");"
     "DROP TABLE IF EXISTS analysis_gap_summary;"
     "CREATE TABLE analysis_gap_summary (\n"
@@ -84,6 +89,13 @@ static int write_gap(void *arg, const struct tka_gap *g)
 			sqlite3_bind_int64(ins, i++, d->ops[ends[k]].id);
 			sqlite3_bind_int64(ins, i++, d->ops[ends[k]].name_id);
 		}
+	}
+	if (g->by) {
+		sqlite3_bind_int64(ins, i++, g->by->id);
+		sqlite3_bind_int64(ins, i++, g->by->name_id);
+	} else {
+		sqlite3_bind_null(ins, i++);
+		sqlite3_bind_null(ins, i++);
 	}
 	if (sqlite3_step(ins) != SQLITE_DONE)
 		return tka_fail(gw->c, TK_EINTERNAL, "writing analysis_gaps: %s",
@@ -139,7 +151,7 @@ static int stream_summary(struct tka_ctx *c, sqlite3_stmt *ins, const struct tka
 				add_cat(&s->cat[CAT_OVERLAP], -gap);
 			else if (op->launch_ts != TKA_NO_LAUNCH && op->launch_ts > s->max_end)
 				add_cat(&s->cat[CAT_HOST], gap);
-			else if (gap < KERNEL_WAIT_NS)
+			else if (gap < TKA_KERNEL_WAIT_NS)
 				add_cat(&s->cat[CAT_KERNEL], gap);
 			else
 				add_cat(&s->cat[CAT_OTHER], gap);
@@ -190,9 +202,10 @@ int tka_gaps(struct tka_ctx *c)
 		 c,
 		 "INSERT INTO analysis_gaps (device_id, window, start_ns, end_ns, dur_ns,"
 		 " cause, launch_ts_ns, prev_event_id, prev_name, next_event_id, "
-		 "next_name)"
+		 "next_name, explained_by_event_id, explained_by_name)"
 		 " VALUES (?, ?, ?, ?, ?, ?, ?, ?, (SELECT str FROM strings WHERE id = ?),"
-		 " ?, (SELECT str FROM strings WHERE id = ?))",
+		 " ?, (SELECT str FROM strings WHERE id = ?), ?,"
+		 " (SELECT str FROM strings WHERE id = ?))",
 		 &ins)) != TK_OK ||
 	    (rc = tka_prepare(c,
 			      "INSERT INTO analysis_gap_summary VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",

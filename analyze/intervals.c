@@ -157,7 +157,8 @@ const char *tka_window_name(const struct tka_device *d)
 
 const char *tka_gap_cause_name(int cause)
 {
-	return cause == TKA_GAP_HOST ? "host_bound" : cause == TKA_GAP_SYNC ? "sync" : "unknown";
+	static const char *const names[] = {"host_bound", "kernel_wait", "sync", "dependency"};
+	return cause >= 0 && cause < TKA_GAP_UNKNOWN ? names[cause] : "unknown";
 }
 
 int tka_timeline_get(struct tka_ctx *c, const struct tka_timeline **out)
@@ -180,6 +181,7 @@ void tka_timeline_free(struct tka_timeline *tl)
 		free(d->busy_first);
 		free(d->busy_last);
 		free(d->steps);
+		free(d->gap_launch);
 		tka_spans_free(&d->busy);
 		tka_spans_free(&d->compute);
 		tka_spans_free(&d->comm);
@@ -188,10 +190,32 @@ void tka_timeline_free(struct tka_timeline *tl)
 		tka_spans_free(&d->step_window);
 	}
 	free(tl->dev);
+	free(tl->syncs.v);
+	free(tl->syncs.max_end);
 	free(tl);
 }
 
 /* ---- gaps ---- */
+
+/*
+ * The cause of the not-busy interval j (before busy span j) of @d, of which a piece starts at
+ * @piece_start; *by gets the synchronization of a sync gap. The interval starts where busy span
+ * j-1 ends, or at the piece when there is none (idle time before the device's first op).
+ */
+static int gap_cause(const struct tka_device *d, size_t j, int64_t piece_start,
+		     const struct tka_sync **by)
+{
+	*by = NULL;
+	if (j == d->busy.n || d->ops[d->busy_first[j]].launch_ts == TKA_NO_LAUNCH)
+		return TKA_GAP_UNKNOWN;
+	int64_t fs = j > 0 ? d->busy.v[j - 1].end : piece_start, fe = d->busy.v[j].start;
+	if (d->ops[d->busy_first[j]].launch_ts > fs)
+		return TKA_GAP_HOST;
+	if (fe - fs < TKA_KERNEL_WAIT_NS)
+		return TKA_GAP_KERNEL_WAIT;
+	*by = tka_gap_sync(d, j, fs, fe);
+	return *by ? TKA_GAP_SYNC : TKA_GAP_DEPENDENCY;
+}
 
 int tka_gaps_each(const struct tka_device *d, const struct tka_spans *window,
 		  int (*fn)(void *arg, const struct tka_gap *g), void *arg)
@@ -222,12 +246,7 @@ int tka_gaps_each(const struct tka_device *d, const struct tka_spans *window,
 			if (g.end > g.start) {
 				g.prev = j == 0 ? SIZE_MAX : d->busy_last[j - 1];
 				g.next = j == d->busy.n ? SIZE_MAX : d->busy_first[j];
-				if (g.next == SIZE_MAX || d->ops[g.next].launch_ts == TKA_NO_LAUNCH)
-					g.cause = TKA_GAP_UNKNOWN;
-				else if (d->ops[g.next].launch_ts > g.start)
-					g.cause = TKA_GAP_HOST;
-				else
-					g.cause = TKA_GAP_SYNC;
+				g.cause = gap_cause(d, j, g.start, &g.by);
 				int rc = fn(arg, &g);
 				if (rc != TK_OK)
 					return rc;

@@ -2,7 +2,8 @@
  * Shared helpers of the time-based analyses (docs/metrics.md, "Device time"): the device
  * operations of every device read once from the store (sorted, classified, with the start of the
  * API call that launched each), their exact unions per class, the step intervals, the windows,
- * and the maximal not-busy intervals (gaps) inside a window with their cause.
+ * and the maximal not-busy intervals (gaps) inside a window with their cause (from the launches
+ * and the host-side synchronizations, gap_causes.c).
  *
  * Any analysis may call tka_timeline_get(): the timeline is built by the shared pass over the
  * events (event_pass.c, timeline.c), which the first call runs when tk_analyze() has not; every
@@ -76,6 +77,29 @@ struct tka_stream {
 	int64_t stream_id; /* tracks.stream_id, or TK_NONE */
 };
 
+/*
+ * A host-side synchronization (gap_causes.c): a runtime/driver API call that blocks its thread
+ * until the device catches up (TKA_BLOCKING_API_NAMES), or a `sync` event other than a stream
+ * wait, on a host thread.
+ */
+struct tka_sync {
+	int64_t track, ts, end; /* its host thread's tracks.id, and [ts, end) */
+	int64_t id, name_id;	/* events.id, events.name_id */
+};
+
+/* The synchronizations of the store, sorted by (track, ts, id). */
+struct tka_syncs {
+	struct tka_sync *v;
+	int64_t *max_end; /* max_end[k]: the greatest end among v[first of its track .. k] */
+	size_t n;
+};
+
+/* The launching thread of the op after a queued gap that may be a sync gap (gap_causes.c). */
+struct tka_gap_launch {
+	size_t j;      /* the not-busy interval before busy span j (see tka_gaps_each) */
+	int64_t track; /* tracks.id of the host thread of the launching API call, or TK_NONE */
+};
+
 /* Everything the time-based analyses know about one device. */
 struct tka_device {
 	int64_t device_id;  /* devices.id */
@@ -96,6 +120,11 @@ struct tka_device {
 	struct tka_spans step_window;	/* union of the step intervals (empty without steps) */
 	int selected_steps;		/* 1 when the selected window is the steps window */
 	const struct tka_spans *window; /* the selected window (device_window or step_window) */
+	/* the queued gaps that may be sync gaps, by j (gap_causes.c) */
+	struct tka_gap_launch *gap_launch;
+	size_t ngap_launch;
+	/* the timeline's synchronizations, NULL when there is none */
+	const struct tka_syncs *syncs;
 };
 
 /* All devices that have device operations (devices without any are left out), by device id. */
@@ -103,6 +132,8 @@ struct tka_timeline {
 	struct tka_device *dev;
 	size_t ndev;
 	int launch_source; /* 0 none, 1 flows of kind launch, 2 correlation ids */
+	/* host-side synchronizations, for the gap causes */
+	struct tka_syncs syncs;
 };
 
 /** tka_timeline_get() - build once (then reuse) the timeline of the store in @c. */
@@ -138,14 +169,22 @@ void tka_spans_free(struct tka_spans *s);
 
 /* ---- gaps ---- */
 
-/* Cause of a not-busy interval (docs/metrics.md, "Idle gaps"). */
+/*
+ * A queued gap shorter than this is launch latency (kernel_wait): HTA's consecutive_kernel_delay
+ * (30 us), also the per-stream summary's kernel_wait bound (docs/metrics.md, "Idle gaps").
+ */
+#define TKA_KERNEL_WAIT_NS 30000
+
+/* Cause of a not-busy interval (docs/metrics.md, "Idle gaps"); the order is the rules' order. */
 enum tka_gap_cause {
-	TKA_GAP_HOST = 0,    /* next operation launched after the interval began: host-bound */
-	TKA_GAP_SYNC = 1,    /* launched at or before the interval began: sync/dependency-bound */
-	TKA_GAP_UNKNOWN = 2, /* no next operation, or no launch linked to it */
+	TKA_GAP_HOST = 0,	 /* next op launched after the interval began: host-bound */
+	TKA_GAP_KERNEL_WAIT = 1, /* queued before, interval < TKA_KERNEL_WAIT_NS: launch latency */
+	TKA_GAP_SYNC = 2,	 /* queued, longer, a blocking sync on the launching thread in it */
+	TKA_GAP_DEPENDENCY = 3,	 /* queued, longer, no sync found: waited on something unseen */
+	TKA_GAP_UNKNOWN = 4,	 /* no next operation, or no launch linked to it */
 };
 
-/** tka_gap_cause_name() - "host_bound", "sync" or "unknown". */
+/** tka_gap_cause_name() - "host_bound", "kernel_wait", "sync", "dependency" or "unknown". */
 const char *tka_gap_cause_name(int cause);
 
 /* One not-busy interval inside a window. */
@@ -154,13 +193,23 @@ struct tka_gap {
 	size_t prev, next;  /* indexes in ops of the operation that ended the busy time before and
 			       of the one that starts the busy time after; SIZE_MAX when none */
 	int cause;	    /* enum tka_gap_cause */
+	const struct tka_sync *by; /* TKA_GAP_SYNC: the synchronization that explains it */
 };
 
 /*
  * tka_gaps_each() - call @fn for every maximal not-busy interval of @d inside @window (each
  * window span clips the not-busy time separately), in time order; stops at a non-TK_OK return.
+ * Every piece of one not-busy interval between two ops gets the interval's cause (before the
+ * device's first op, each piece is its own interval).
  */
 int tka_gaps_each(const struct tka_device *d, const struct tka_spans *window,
 		  int (*fn)(void *arg, const struct tka_gap *g), void *arg);
+
+/*
+ * tka_gap_sync() - the synchronization on the launching thread of the op after the not-busy
+ * interval j of @d that overlaps [start, end) the most (the earliest on a tie), or NULL.
+ */
+const struct tka_sync *tka_gap_sync(const struct tka_device *d, size_t j, int64_t start,
+				    int64_t end);
 
 #endif

@@ -163,7 +163,8 @@ static const struct tkr_col c_gap_hist[] = {
     {"bucket", "length", TKR_TEXT, 0},	     {"lo_ns", "from", TKR_NS, J},
     {"hi_ns", "to", TKR_NS, J},		     {"gaps", "gaps", TKR_INT, 0},
     {"total_ns", "total", TKR_NS, 0},	     {"host_bound", "host_bound", TKR_INT, 0},
-    {"sync", "sync", TKR_INT, O},	     {"unknown", "unknown", TKR_INT, O},
+    {"kernel_wait", "kernel_wait", TKR_INT, O}, {"sync", "sync", TKR_INT, O},
+    {"dependency", "dependency", TKR_INT, O}, {"unknown", "unknown", TKR_INT, O},
     END,
 };
 
@@ -180,6 +181,8 @@ static const struct tkr_col c_gaps[] = {
     {"prev_name", "before", TKR_NAME, F},
     {"next_event_id", "next id", TKR_INT, J},
     {"next_name", "after", TKR_NAME, F},
+    {"explained_by_event_id", "sync id", TKR_INT, J},
+    {"explained_by_name", "sync call", TKR_NAME, O},
     END,
 };
 
@@ -408,7 +411,9 @@ const struct tkr_section_def tkr_report_sections[] = {
      " SELECT b.label AS bucket, b.lo AS lo_ns, b.hi AS hi_ns, count(g.id) AS gaps,"
      " coalesce(sum(g.dur_ns), 0) AS total_ns,"
      " count(CASE g.cause WHEN 'host_bound' THEN 1 END) AS host_bound,"
+     " count(CASE g.cause WHEN 'kernel_wait' THEN 1 END) AS kernel_wait,"
      " count(CASE g.cause WHEN 'sync' THEN 1 END) AS sync,"
+     " count(CASE g.cause WHEN 'dependency' THEN 1 END) AS dependency,"
      " count(CASE g.cause WHEN 'unknown' THEN 1 END) AS unknown"
      " FROM b LEFT JOIN analysis_gaps g ON g.dur_ns >= b.lo AND (b.hi IS NULL OR"
      " g.dur_ns < b.hi) WHERE EXISTS (SELECT 1 FROM analysis_gaps)"
@@ -416,7 +421,8 @@ const struct tkr_section_def tkr_report_sections[] = {
      c_gap_hist, NULL},
     {"gaps", "Largest idle gaps", NULL, TKR_TABLE, -1,
      "SELECT id, device_id, window, start_ns, end_ns, dur_ns, cause, launch_ts_ns,"
-     " prev_event_id, prev_name, next_event_id, next_name FROM analysis_gaps"
+     " prev_event_id, prev_name, next_event_id, next_name, explained_by_event_id,"
+     " explained_by_name FROM analysis_gaps"
      " ORDER BY dur_ns DESC, id",
      c_gaps, NULL},
     {"memory", "Memory series by peak", "Memory", TKR_TABLE, -1,

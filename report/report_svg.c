@@ -225,8 +225,10 @@ static void memory_chart(struct tkr_buf *b, const struct tkr_model *m)
 static void gap_chart(struct tkr_buf *b, const struct tkr_model *m)
 {
 	const struct tkr_section *s = tkr_find(m, "gap_histogram");
-	static const char *const causes[] = {"host_bound", "sync", "unknown"};
-	static const char *const colors[] = {"#e15759", "#4e79a7", "#bab0ac"};
+	static const char *const causes[] = {"host_bound", "kernel_wait", "sync", "dependency",
+					     "unknown"};
+	static const char *const colors[] = {"#e15759", "#f28e2b", "#4e79a7", "#76b7b2", "#bab0ac"};
+	const int ncauses = (int)(sizeof(causes) / sizeof(causes[0]));
 	const int left = 60, right = W - 20, top = 30, h = 240, base = h - 40;
 	double max = 0;
 	if (!s || !s->nrows)
@@ -238,7 +240,7 @@ static void gap_chart(struct tkr_buf *b, const struct tkr_model *m)
 		return;
 	open_svg(b, "gaps", h, "idle gap length histogram");
 	text_at(b, left, 16, "start", "idle gaps per length, by cause:");
-	for (int c = 0; c < 3; c++) {
+	for (int c = 0; c < ncauses; c++) {
 		tkr_printf(b, "<rect x=\"%d\" y=\"7\" width=\"10\" height=\"10\" fill=\"%s\"/>",
 			   260 + c * 110, colors[c]);
 		text_at(b, 274 + c * 110, 16, "start", causes[c]);
@@ -246,7 +248,7 @@ static void gap_chart(struct tkr_buf *b, const struct tkr_model *m)
 	double slot = (double)(right - left) / (double)s->nrows;
 	for (size_t r = 0; r < s->nrows; r++) {
 		double x = left + (double)r * slot + slot * 0.15, y = base, wbar = slot * 0.7;
-		for (int c = 0; c < 3; c++) {
+		for (int c = 0; c < ncauses; c++) {
 			int k = tkr_col(s, causes[c]);
 			double n = k >= 0 ? tkr_num(tkr_cell(s, r, k)) : 0, hh = n / max * (base - top);
 			if (!(n > 0))

@@ -2,7 +2,7 @@
  * Tests of the time-based analyses (analysis_device_time, analysis_gaps, analysis_gap_summary,
  * analysis_steps, analysis_step_stats, analysis_comm, analysis_comm_ranks): small stores written
  * with the public writer API whose every figure is known by construction (overlapping streams,
- * a host-bound gap, a sync gap, a gap with no launch, a zero-length op, steps with a hole, two
+ * a host-bound gap, a queued gap, a gap with no launch, a zero-length op, steps with a hole, two
  * ranks with a known straggler), and real Kineto traces (vendored in tests/data/real) against
  * figures computed independently with Python (tests/data/analyze/time_figures.py).
  */
@@ -108,17 +108,20 @@ Test(analyze_time, gaps_have_causes_and_neighbours)
 {
 	write_two_streams(tkt_db);
 	tkt_analyze(tkt_db, TK_WINDOW_HOST_STEPS, -1);
-	/* steps window: [250,280) host-bound (M1 launched at 280), [480,500) sync (K3 launched at
-	 * 100, the piece starts at the window edge 480), [700,800) unknown (K4 has no launch; the
-	 * zero-length op at 750 does not split it) */
+	/* steps window: [250,280) host-bound (M1 launched at 280), [480,500) dependency (K3
+	 * launched at 100, queued before the not-busy interval [400,500) began; the interval is
+	 * 100 us long, so not kernel_wait although the piece in the window is 20 us, and no sync
+	 * call is on the launching thread), [700,800) unknown (K4 has no launch; the zero-length
+	 * op at 750 does not split it) */
 	tkt_expect_rows(
 	    tkt_db, "SELECT * FROM analysis_gaps ORDER BY id",
 	    "1|0|steps|1000000000000250000|1000000000000280000|30000|host_bound|"
-	    "1000000000000280000|6|ncclDevKernel_AllReduce_Sum_f32_RING_LL|8|Memcpy HtoD\n"
-	    "2|0|steps|1000000000000480000|1000000000000500000|20000|sync|"
-	    "1000000000000100000|8|Memcpy HtoD|10|gemm\n"
+	    "1000000000000280000|6|ncclDevKernel_AllReduce_Sum_f32_RING_LL|8|Memcpy HtoD|NULL|"
+	    "NULL\n"
+	    "2|0|steps|1000000000000480000|1000000000000500000|20000|dependency|"
+	    "1000000000000100000|8|Memcpy HtoD|10|gemm|NULL|NULL\n"
 	    "3|0|steps|1000000000000700000|1000000000000800000|100000|unknown|NULL|12|"
-	    "Memset|13|elem");
+	    "Memset|13|elem|NULL|NULL");
 	tkt_expect_rows(tkt_db, "SELECT * FROM analysis_gap_summary",
 			"0|2|7|steps|kernel_wait|1|10000|10000|10000\n"
 			"0|2|7|steps|other|2|300000|100000|200000\n"
@@ -139,7 +142,7 @@ Test(analyze_time, window_device_rerun_replaces_the_tables)
 	    "SELECT window, start_ns - 1000000000000000000, dur_ns, cause, prev_event_id,"
 	    " next_event_id FROM analysis_gaps ORDER BY id",
 	    "device|250000|50000|host_bound|6|8\n"
-	    "device|400000|100000|sync|8|10\n"
+	    "device|400000|100000|dependency|8|10\n"
 	    "device|700000|100000|unknown|12|13");
 	/* M1 now starts inside the window: S1 gets its host_wait (launch 280 > end 100) */
 	tkt_expect_rows(tkt_db,
@@ -156,7 +159,7 @@ Test(analyze_time, steps_breakdown_adds_up_to_the_step)
 	tkt_analyze(tkt_db, TK_WINDOW_HOST_STEPS, -1);
 	/* step 1 [0,280): compute [0,100), comm [50,250) of which [100,250) exposed, host-bound
 	 * idle [250,280). step 2 [480,1000): compute [500,700) + [800,1000), other idle [480,500)
-	 * (sync) + [700,800) (unknown). */
+	 * (dependency) + [700,800) (unknown). */
 	tkt_expect_rows(
 	    tkt_db, "SELECT * FROM analysis_steps ORDER BY step_num",
 	    "0|1|1|1000000000000000000|1000000000000280000|280000|250000|100000|200000|"
@@ -295,7 +298,7 @@ Test(analyze_time, kineto_nccl_trace_agrees_with_python)
 	    tkt_db,
 	    "SELECT cause, count(*), sum(dur_ns) FROM analysis_gaps GROUP BY cause ORDER BY "
 	    "cause",
-	    "host_bound|2443|507022353\nsync|1040|2000134\nunknown|1|582838");
+	    "host_bound|2443|507022353\nkernel_wait|1040|2000134\nunknown|1|582838");
 	tkt_expect_rows(
 	    tkt_db,
 	    "SELECT stream_id, category, count, total_ns FROM analysis_gap_summary ORDER BY "
@@ -321,7 +324,7 @@ Test(analyze_time, legacy_kineto_trace_agrees_with_python)
 	    tkt_db,
 	    "SELECT cause, count(*), sum(dur_ns) FROM analysis_gaps GROUP BY cause ORDER BY "
 	    "cause",
-	    "host_bound|852|382676000\nsync|7433|10243000");
+	    "host_bound|852|382676000\nkernel_wait|7433|10243000");
 	tkt_expect_rows(tkt_db, "SELECT category, count, total_ns FROM analysis_gap_summary",
 			"host_wait|1488|382676000\nkernel_wait|7607|10243000");
 }

@@ -12,8 +12,13 @@ Usage: python3 time_figures.py FILE...   (prints the figures of each device of e
   busy/compute/comm/copy: unions (positive durations); comm = kernel name containing one of the
        documented words (ASCII case ignored); memset = compute
   launch: ts of the cuda_runtime|cuda_driver|Runtime event with the same args.correlation
-  gaps: not-busy pieces inside the steps window (device window when no steps), cause from the
-       launch of the op starting the next busy span
+       (the earliest), on its (pid, tid): the launching thread
+  gaps: not-busy pieces inside the steps window (device window when no steps), cause of the
+       whole not-busy interval [end of the busy span before, start of the one after) (before
+       the first busy span: from the piece's start), from the op starting the next busy span:
+       unknown (no launch), host_bound (launch > interval start), kernel_wait (interval
+       < 30 us), sync (a blocking API call on the launching thread overlaps the interval:
+       names in BLOCKING or containing "Synchronize"), dependency (the rest)
   stream categories: HTA-style over each stream, running max end, see docs
 """
 import gzip
@@ -27,6 +32,9 @@ COMM = ["nccl", "rccl", "all-reduce", "allreduce", "all_reduce", "all-gather", "
 OPS = {"kernel": "k", "Kernel": "k", "gpu_memcpy": "c", "Memcpy": "c", "gpu_memset": "s",
        "Memset": "s"}
 API = {"cuda_runtime", "cuda_driver", "Runtime"}
+BLOCKING = {"cudaMemcpy", "cudaMemcpy2D", "cudaMemcpy3D", "cudaMemcpyToSymbol",
+            "cudaMemcpyFromSymbol", "cudaMemset", "cudaMemset2D", "hipMemcpy", "hipMemset",
+            "cuMemcpy", "cuMemcpyDtoH", "cuMemcpyHtoD", "cuMemcpyDtoH_v2", "cuMemcpyHtoD_v2"}
 
 
 def ns(v):
@@ -79,16 +87,19 @@ for path in sys.argv[1:]:
     with opener(path, 'rt') as f:
         doc = json.load(f, parse_float=Decimal)
     evs = doc['traceEvents'] if isinstance(doc, dict) else doc
-    launch, ops, steps = {}, {}, []
+    launch, ops, steps, syncs = {}, {}, [], {}
     for e in evs:
         if e.get('ph') != 'X' or 'dur' not in e:
             continue
         cat, args = e.get('cat'), e.get('args') or {}
         ts = ns(e['ts'])
         end = ts + ns(e['dur'])
+        if cat in API and (e.get('name') in BLOCKING or 'Synchronize' in e.get('name', '')):
+            syncs.setdefault((e.get('pid'), e.get('tid')), []).append((ts, end, e.get('name')))
         if cat in API and 'correlation' in args:
             c = args['correlation']
-            launch[c] = min(launch.get(c, ts), ts)
+            if c not in launch or ts < launch[c][0]:
+                launch[c] = (ts, (e.get('pid'), e.get('tid')))
         elif cat in OPS:
             dev = args.get('device', e.get('pid'))
             name = e.get('name', '')
@@ -123,7 +134,9 @@ for path in sys.argv[1:]:
         for a, b, c, corr, tid, name in o:
             if b > a and a not in firsts:
                 firsts[a] = corr
-        causes = {"host_bound": [0, 0], "sync": [0, 0], "unknown": [0, 0]}
+        causes = {k: [0, 0] for k in ("host_bound", "kernel_wait", "sync", "dependency",
+                                        "unknown")}
+        named = {}
         free = [(None, busy[0][0])] + [(busy[i][1], busy[i + 1][0]) for i in range(len(busy) - 1)]
         free.append((busy[-1][1], None))
         for fs, fe in free:
@@ -134,10 +147,24 @@ for path in sys.argv[1:]:
                     continue
                 corr = firsts.get(fe) if fe is not None else None
                 lt = launch.get(corr) if corr is not None else None
-                cause = "unknown" if lt is None else ("host_bound" if lt > s else "sync")
+                a = s if fs is None else fs  # the whole not-busy interval [a, fe)
+                if lt is None:
+                    cause = "unknown"
+                elif lt[0] > a:
+                    cause = "host_bound"
+                elif fe - a < 30000:
+                    cause = "kernel_wait"
+                else:
+                    over = [(min(y, fe) - max(x, a), -x, n) for x, y, n in syncs.get(lt[1], [])
+                            if x < fe and y > a and min(y, fe) - max(x, a) > 0]
+                    cause = "sync" if over else "dependency"
+                    if over:
+                        n = max(over)[2]
+                        named[n] = named.get(n, 0) + 1
                 causes[cause][0] += 1
                 causes[cause][1] += t - s
-        print(f"  device {dev} gaps: " + " ".join(f"{k} {v[0]} {v[1]}" for k, v in causes.items()))
+        print(f"  device {dev} gaps: " + " ".join(f"{k} {v[0]} {v[1]}" for k, v in causes.items())
+              + "".join(f" sync_by[{n}] {c}" for n, c in sorted(named.items())))
         # per-stream categories
         per = {}
         for a, b, c, corr, tid, name in o:
@@ -145,7 +172,7 @@ for path in sys.argv[1:]:
                                       "other": [0, 0], "overlap": [0, 0]})
             if st["E"] is not None and any(ws <= a < we for ws, we in w):
                 g = a - st["E"]
-                lt = launch.get(corr) if corr is not None else None
+                lt = launch[corr][0] if corr in launch else None
                 if g < 0:
                     cat = "overlap"
                     g = -g
