@@ -1,16 +1,26 @@
 /*
- * Communication across ranks (docs/metrics.md, "Communication across ranks"): the n-th
- * collective of a given name (and process group, when the trace names one) on one device is
- * matched with the n-th of the same name on every other device; per member its start skew
- * (start − earliest start), its wait (latest start − start) and whether it was the last to
- * arrive (analysis_comm); per device how often it was last, and the straggler flag
- * (analysis_comm_ranks). Communication kernels come from the shared timeline (intervals.c).
+ * Communication across ranks (docs/metrics.md, "Communication across ranks"): every
+ * communication kernel of every device is matched with the same collective on the other devices,
+ * by (process group, sequence number) when the trace carries both, else by call order among the
+ * kernels of the same name, process group and message size, re-synchronized on the rule that the
+ * members of one collective run at the same time. Per member its skew, its wait (bounded by its
+ * own duration) and whether it started last by a significant margin (analysis_comm); per device
+ * its matched and unmatched collectives, how often it was late, its wait inside the window
+ * (never more than its communication time) and the straggler flag (analysis_comm_ranks).
+ * Communication kernels come from the shared timeline (intervals.c).
  */
 #include "intervals.h"
 
 #include <stdlib.h>
 #include <string.h>
 #include <tracekit/store.h>
+
+#include "checked.h"
+
+/* A skew is significant from this floor (ns) and from 1/TKA_SKEW_DIV of the collective's median
+ * duration up (docs: "late"). */
+#define TKA_SKEW_FLOOR_NS 10000
+#define TKA_SKEW_DIV 10
 
 static const char *const schema =
     "DROP TABLE IF EXISTS analysis_comm;"
@@ -19,255 +29,543 @@ static const char *const schema =
     "  rank INTEGER,                -- devices.rank, else its process's rank; NULL when unknown\n"
     "  collective TEXT NOT NULL,    -- kernel name of the collective\n"
     "  process_group TEXT,          -- 'Process Group Name' arg of the kernel, NULL when absent\n"
-    "  seq INTEGER NOT NULL,        -- 1-based occurrence of (collective, process_group) on "
-    "this device; equal seq = matched\n"
+    "  seq INTEGER,                 -- 'Seq' arg of the kernel (sequence number in its process "
+    "group), NULL when absent\n"
+    "  nelems INTEGER,              -- 'In msg nelems' arg, NULL when absent\n"
+    "  dtype TEXT,                  -- 'dtype' arg, NULL when absent\n"
+    "  matched_by TEXT,             -- 'seq' (process group and Seq), 'order' (call order), "
+    "NULL when unmatched\n"
+    "  instance INTEGER,            -- number of the matched collective, shared by its members; "
+    "NULL when unmatched\n"
     "  event_id INTEGER NOT NULL,   -- events.id of the kernel\n"
     "  start_ns INTEGER NOT NULL,   -- kernel start\n"
     "  dur_ns INTEGER NOT NULL,     -- kernel duration\n"
-    "  members INTEGER NOT NULL,    -- devices that have this (collective, process_group, seq)\n"
-    "  skew_ns INTEGER NOT NULL,    -- start_ns − earliest start_ns among the members\n"
-    "  wait_ns INTEGER NOT NULL,    -- latest start_ns among the members − start_ns\n"
-    "  last INTEGER NOT NULL        -- 1 when this member started last and skew_ns > 0\n"
+    "  in_window INTEGER NOT NULL,  -- 1 when start_ns lies in the device's selected window\n"
+    "  members INTEGER NOT NULL,    -- devices in this collective (1 when unmatched)\n"
+    "  skew_ns INTEGER,             -- start_ns − earliest start among the members; NULL when "
+    "unmatched\n"
+    "  wait_ns INTEGER,             -- min(latest start among the members − start_ns, dur_ns); "
+    "NULL when unmatched\n"
+    "  threshold_ns INTEGER,        -- significant spread: max(10 us, ceil(median member dur_ns "
+    "/ 10)); NULL when unmatched\n"
+    "  last INTEGER NOT NULL        -- 1 when this member started last and the spread (latest "
+    "− earliest start) >= threshold_ns\n"
     ");"
     "DROP TABLE IF EXISTS analysis_comm_ranks;"
     "CREATE TABLE analysis_comm_ranks (\n"
     "  device_id INTEGER NOT NULL,  -- devices.id\n"
     "  rank INTEGER,                -- as in analysis_comm\n"
-    "  collectives INTEGER NOT NULL,-- matched collectives this device took part in\n"
-    "  times_last INTEGER NOT NULL, -- of those, how many it was last to start (last = 1)\n"
-    "  late_share REAL NOT NULL,    -- times_last / collectives\n"
+    "  collectives INTEGER NOT NULL,-- matched collectives it took part in, in_window = 1\n"
+    "  unmatched INTEGER NOT NULL,  -- its communication kernels in the window left unmatched\n"
+    "  times_last INTEGER NOT NULL, -- of the matched ones, how many it was late in (last = 1)\n"
+    "  late_share REAL NOT NULL,    -- times_last / collectives (0 when none)\n"
     "  expected_share REAL NOT NULL,-- mean over its collectives of 1 / members (chance "
-    "level)\n"
-    "  total_skew_ns INTEGER NOT NULL, -- sum of skew_ns\n"
-    "  max_skew_ns INTEGER NOT NULL,   -- largest skew_ns\n"
-    "  total_wait_ns INTEGER NOT NULL, -- sum of wait_ns\n"
+    "level; 0 when none)\n"
+    "  total_skew_ns INTEGER NOT NULL, -- sum of skew_ns (matched, in the window)\n"
+    "  max_skew_ns INTEGER NOT NULL,   -- largest skew_ns (same rows)\n"
+    "  late_skew_ns INTEGER NOT NULL,  -- sum of skew_ns where last = 1: the delay it imposed on "
+    "the earliest member\n"
+    "  comm_ns INTEGER NOT NULL,       -- |communication kernels ∩ window| (as "
+    "analysis_device_time)\n"
+    "  total_wait_ns INTEGER NOT NULL, -- |union of the members' wait intervals [start_ns, "
+    "start_ns + wait_ns) ∩ window| <= comm_ns\n"
     "  straggler INTEGER NOT NULL   -- 1 when times_last >= 3 and late_share > 1.5 * "
     "expected_share\n"
     ");";
 
+enum { BY_NONE = 0, BY_SEQ = 1, BY_ORDER = 2 };
+
+/* One communication kernel of one device. */
 struct member {
-	uint32_t name_id;
-	const char *pg; /* borrowed from the pgs list, or NULL */
-	int64_t seq;
-	size_t dev, op;
+	int64_t start, end, seq, nelems; /* seq, nelems: TK_NONE when absent */
+	int64_t skew, wait, thr, instance;
+	const char *pg, *dtype; /* interned in struct strs, or NULL */
+	uint32_t name_id, dev;	/* dev: index in tl->dev */
+	size_t op;		/* index in tl->dev[dev].ops */
+	int members, last, by;
+	int cls; /* 0: matched by (pg, seq); 1: by order */
 };
+
+/* Distinct text values (process group names, dtypes): few, so a plain list. */
+struct strs {
+	char **v;
+	size_t n;
+};
+
+static const char *strs_intern(struct strs *s, const char *v)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (!strcmp(s->v[i], v))
+			return s->v[i];
+	char **nv = realloc(s->v, (s->n + 1) * sizeof(*nv));
+	if (!nv)
+		return NULL;
+	s->v = nv;
+	if (!(nv[s->n] = strdup(v)))
+		return NULL;
+	return nv[s->n++];
+}
+
+static void strs_free(struct strs *s)
+{
+	for (size_t i = 0; i < s->n; i++)
+		free(s->v[i]);
+	free(s->v);
+}
 
 static int cmp_str(const char *a, const char *b)
 {
 	if (!a || !b)
 		return a ? 1 : b ? -1 : 0;
-	return strcmp(a, b);
+	return a == b ? 0 : strcmp(a, b);
+}
+
+static int cmp_i64(int64_t a, int64_t b)
+{
+	return a < b ? -1 : a > b;
+}
+
+/* Matching order: class, then its key ((pg, seq), or (name, pg, nelems, dtype)), device, start. */
+static int cmp_key(const struct member *a, const struct member *b)
+{
+	int s;
+	if (a->cls != b->cls)
+		return a->cls < b->cls ? -1 : 1;
+	if (a->cls == 0) {
+		if ((s = cmp_str(a->pg, b->pg)))
+			return s;
+		return cmp_i64(a->seq, b->seq);
+	}
+	if (a->name_id != b->name_id)
+		return a->name_id < b->name_id ? -1 : 1;
+	if ((s = cmp_str(a->pg, b->pg)) || (s = cmp_i64(a->nelems, b->nelems)))
+		return s;
+	return cmp_str(a->dtype, b->dtype);
 }
 
 static int cmp_member(const void *pa, const void *pb)
 {
 	const struct member *a = pa, *b = pb;
-	if (a->name_id != b->name_id)
-		return a->name_id < b->name_id ? -1 : 1;
-	int s = cmp_str(a->pg, b->pg);
+	int s = cmp_key(a, b);
 	if (s)
 		return s;
-	if (a->seq != b->seq)
-		return a->seq < b->seq ? -1 : 1;
-	return a->dev < b->dev ? -1 : a->dev > b->dev;
+	if (a->dev != b->dev)
+		return a->dev < b->dev ? -1 : 1;
+	return cmp_i64((int64_t)a->op, (int64_t)b->op);
 }
 
+/* Device order, then time order (the order of tl->dev[].ops). */
+static int cmp_dev_op(const void *pa, const void *pb)
+{
+	const struct member *a = pa, *b = pb;
+	if (a->dev != b->dev)
+		return a->dev < b->dev ? -1 : 1;
+	return cmp_i64((int64_t)a->op, (int64_t)b->op);
+}
+
+/* a − b, saturated at INT64_MAX (a >= b; a hostile store may hold any two timestamps). */
+static int64_t diff_sat(int64_t a, int64_t b)
+{
+	int64_t r;
+	return tk_sub_ovf(a, b, &r) ? INT64_MAX : r;
+}
+
+static int cmp_dur(const void *pa, const void *pb)
+{
+	return cmp_i64(*(const int64_t *)pa, *(const int64_t *)pb);
+}
+
+/* What the matching needs besides the members: scratch sized for one member per device. */
+struct matcher {
+	struct member *m;
+	size_t *grp;   /* indexes in m of the group being formed */
+	int64_t *durs; /* their durations, to sort */
+	size_t *head, *stop; /* order matching: per device of a key run, next and end index */
+	int64_t next_instance;
+};
+
+/* Make the members m[grp[0..n)] (n >= 2, one per device) one collective. */
+static void form_group(struct matcher *x, size_t n, int by)
+{
+	int64_t lo = INT64_MAX, hi = INT64_MIN;
+	for (size_t k = 0; k < n; k++) {
+		const struct member *p = &x->m[x->grp[k]];
+		lo = p->start < lo ? p->start : lo;
+		hi = p->start > hi ? p->start : hi;
+		x->durs[k] = p->end - p->start;
+	}
+	qsort(x->durs, n, sizeof(*x->durs), cmp_dur);
+	int64_t med = x->durs[(n - 1) / 2]; /* the lower middle value */
+	int64_t thr = med / TKA_SKEW_DIV + (med % TKA_SKEW_DIV != 0);
+	thr = thr > TKA_SKEW_FLOOR_NS ? thr : TKA_SKEW_FLOOR_NS;
+	int64_t spread = diff_sat(hi, lo), inst = ++x->next_instance;
+	for (size_t k = 0; k < n; k++) {
+		struct member *p = &x->m[x->grp[k]];
+		int64_t dur = p->end - p->start;
+		p->by = by;
+		p->instance = inst;
+		p->members = (int)n;
+		int64_t behind = diff_sat(hi, p->start);
+		p->skew = diff_sat(p->start, lo);
+		p->wait = behind < dur ? behind : dur;
+		p->thr = thr;
+		p->last = p->start == hi && spread > 0 && spread >= thr;
+	}
+}
+
+/* Members m[a, b) share one (pg, seq): the first kernel of each device is its member. */
+static void match_seq(struct matcher *x, size_t a, size_t b)
+{
+	size_t n = 0;
+	for (size_t k = a; k < b; k++)
+		if (k == a || x->m[k].dev != x->m[k - 1].dev)
+			x->grp[n++] = k;
+	if (n >= 2)
+		form_group(x, n, BY_SEQ);
+}
+
+/*
+ * Members m[a, b) share one order key, sorted by device then time. The heads of the devices
+ * (their earliest kernels not yet taken) are one collective when they all overlap (the latest
+ * start S is not after the earliest end); otherwise the heads that ended before S cannot belong
+ * to the collective of the head that started at S nor to any later one of its device: when at
+ * least two of them overlap each other they are one collective (the others lack it), else the one
+ * that ended first is left unmatched.
+ */
+static void match_order(struct matcher *x, size_t a, size_t b)
+{
+	size_t nd = 0;
+	for (size_t k = a; k < b; k++)
+		if (k == a || x->m[k].dev != x->m[k - 1].dev) {
+			x->head[nd] = k;
+			if (nd > 0)
+				x->stop[nd - 1] = k;
+			nd++;
+		}
+	x->stop[nd - 1] = b;
+	for (;;) {
+		int64_t S = INT64_MIN, E = INT64_MAX;
+		size_t live = 0, first_end = SIZE_MAX;
+		for (size_t d = 0; d < nd; d++) {
+			if (x->head[d] == x->stop[d])
+				continue;
+			const struct member *p = &x->m[x->head[d]];
+			live++;
+			S = p->start > S ? p->start : S;
+			if (p->end < E) {
+				E = p->end;
+				first_end = d;
+			}
+		}
+		if (live < 2)
+			break;
+		size_t n = 0;
+		int64_t es = INT64_MIN, ee = INT64_MAX;
+		for (size_t d = 0; d < nd; d++) {
+			if (x->head[d] == x->stop[d])
+				continue;
+			const struct member *p = &x->m[x->head[d]];
+			if (S <= E || p->end < S) {
+				x->grp[n++] = d;
+				es = p->start > es ? p->start : es;
+				ee = p->end < ee ? p->end : ee;
+			}
+		}
+		if (n >= 2 && es <= ee) {
+			for (size_t k = 0; k < n; k++) {
+				size_t d = x->grp[k];
+				x->grp[k] = x->head[d]++;
+			}
+			form_group(x, n, BY_ORDER);
+		} else {
+			x->head[first_end]++; /* left unmatched */
+		}
+	}
+}
+
+/* The args of a kernel that identify its collective; -1 when none of them is in the store. */
+struct arg_keys {
+	int64_t pg, seq, nelems, dtype;
+};
+
+static int read_args(struct tka_ctx *c, sqlite3_stmt *q, const struct arg_keys *k,
+		     struct strs *str, struct member *p, int64_t event_id)
+{
+	int rc = TK_OK;
+	sqlite3_reset(q);
+	sqlite3_bind_int64(q, 1, event_id);
+	while (rc == TK_OK && sqlite3_step(q) == SQLITE_ROW) {
+		int64_t key = sqlite3_column_int64(q, 0);
+		int type = sqlite3_column_type(q, 1);
+		const char *text = (const char *)sqlite3_column_text(q, 1);
+		if ((key == k->seq || key == k->nelems) && type == SQLITE_INTEGER) {
+			*(key == k->seq ? &p->seq : &p->nelems) = sqlite3_column_int64(q, 1);
+		} else if ((key == k->seq || key == k->nelems) && type == SQLITE_TEXT && text) {
+			char *end;
+			long long v = strtoll(text, &end, 10);
+			if (end != text && !*end)
+				*(key == k->seq ? &p->seq : &p->nelems) = v;
+		} else if ((key == k->pg || key == k->dtype) && type != SQLITE_NULL && text) {
+			const char *v = strs_intern(str, text);
+			if (!v)
+				rc = tka_fail(c, TK_ENOMEM, "out of memory");
+			*(key == k->pg ? &p->pg : &p->dtype) = v;
+		}
+	}
+	return rc;
+}
+
+/* Per device sums over its members in the window (docs: analysis_comm_ranks). */
 struct rank_sum {
-	int64_t n, last, skew, max_skew, wait;
+	int64_t n, unmatched, last, skew, max_skew, late_skew;
 	double expected;
 };
 
-struct counter {
-	uint32_t name_id;
-	const char *pg;
-	int64_t n;
-};
+static int write_member(struct tka_ctx *c, sqlite3_stmt *ins, const struct tka_device *d,
+			const struct member *p, int in_window)
+{
+	const struct tka_op *op = &d->ops[p->op];
+	int i = 1, matched = p->by != BY_NONE;
+	sqlite3_reset(ins);
+	sqlite3_bind_int64(ins, i++, d->device_id);
+	if (d->rank == TK_NONE)
+		sqlite3_bind_null(ins, i++);
+	else
+		sqlite3_bind_int64(ins, i++, d->rank);
+	sqlite3_bind_int64(ins, i++, p->name_id);
+	if (p->pg)
+		sqlite3_bind_text(ins, i++, p->pg, -1, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(ins, i++);
+	if (p->seq != TK_NONE)
+		sqlite3_bind_int64(ins, i++, p->seq);
+	else
+		sqlite3_bind_null(ins, i++);
+	if (p->nelems != TK_NONE)
+		sqlite3_bind_int64(ins, i++, p->nelems);
+	else
+		sqlite3_bind_null(ins, i++);
+	if (p->dtype)
+		sqlite3_bind_text(ins, i++, p->dtype, -1, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(ins, i++);
+	if (matched) {
+		sqlite3_bind_text(ins, i++, p->by == BY_SEQ ? "seq" : "order", -1, SQLITE_STATIC);
+		sqlite3_bind_int64(ins, i++, p->instance);
+	} else {
+		sqlite3_bind_null(ins, i++);
+		sqlite3_bind_null(ins, i++);
+	}
+	sqlite3_bind_int64(ins, i++, op->id);
+	sqlite3_bind_int64(ins, i++, op->ts);
+	sqlite3_bind_int64(ins, i++, op->end - op->ts);
+	sqlite3_bind_int(ins, i++, in_window);
+	sqlite3_bind_int(ins, i++, matched ? p->members : 1);
+	if (matched) {
+		sqlite3_bind_int64(ins, i++, p->skew);
+		sqlite3_bind_int64(ins, i++, p->wait);
+		sqlite3_bind_int64(ins, i++, p->thr);
+	} else {
+		for (int k = 0; k < 3; k++)
+			sqlite3_bind_null(ins, i++);
+	}
+	sqlite3_bind_int(ins, i++, matched && p->last);
+	if (sqlite3_step(ins) != SQLITE_DONE)
+		return tka_fail(c, TK_EINTERNAL, "writing analysis_comm: %s",
+				sqlite3_errmsg(c->db));
+	return TK_OK;
+}
+
+static int write_rank(struct tka_ctx *c, sqlite3_stmt *rk, const struct tka_device *d,
+		      const struct rank_sum *r, const struct tka_spans *wait)
+{
+	double share = r->n ? (double)r->last / (double)r->n : 0.0,
+	       expected = r->n ? r->expected / (double)r->n : 0.0;
+	int j = 1;
+	sqlite3_reset(rk);
+	sqlite3_bind_int64(rk, j++, d->device_id);
+	if (d->rank == TK_NONE)
+		sqlite3_bind_null(rk, j++);
+	else
+		sqlite3_bind_int64(rk, j++, d->rank);
+	sqlite3_bind_int64(rk, j++, r->n);
+	sqlite3_bind_int64(rk, j++, r->unmatched);
+	sqlite3_bind_int64(rk, j++, r->last);
+	sqlite3_bind_double(rk, j++, share);
+	sqlite3_bind_double(rk, j++, expected);
+	sqlite3_bind_int64(rk, j++, r->skew);
+	sqlite3_bind_int64(rk, j++, r->max_skew);
+	sqlite3_bind_int64(rk, j++, r->late_skew);
+	sqlite3_bind_int64(rk, j++, tka_spans_overlap(&d->comm, d->window));
+	sqlite3_bind_int64(rk, j++, tka_spans_overlap(wait, d->window));
+	sqlite3_bind_int(rk, j++, r->last >= 3 && share > 1.5 * expected);
+	if (sqlite3_step(rk) != SQLITE_DONE)
+		return tka_fail(c, TK_EINTERNAL, "writing analysis_comm_ranks: %s",
+				sqlite3_errmsg(c->db));
+	return TK_OK;
+}
+
+/* Write every member and, when at least two devices communicate, every device's sums. */
+static int write_all(struct tka_ctx *c, const struct tka_timeline *tl, struct member *m,
+		     size_t nm)
+{
+	sqlite3_stmt *ins = NULL, *rk = NULL;
+	struct tka_spans wait = {0};
+	size_t ndevs = 0;
+	int rc;
+	if ((rc = tka_prepare(c,
+			      "INSERT INTO analysis_comm VALUES (?, ?, (SELECT str FROM strings "
+			      "WHERE id = ?), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+			      &ins)) != TK_OK ||
+	    (rc = tka_prepare(c,
+			      "INSERT INTO analysis_comm_ranks VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, "
+			      "?, ?, ?, ?)",
+			      &rk)) != TK_OK)
+		goto out;
+	if (nm > 1)
+		qsort(m, nm, sizeof(*m), cmp_dev_op);
+	for (size_t k = 0; k < nm; k++)
+		ndevs += k == 0 || m[k].dev != m[k - 1].dev;
+	for (size_t a = 0; a < nm;) {
+		const struct tka_device *d = &tl->dev[m[a].dev];
+		struct rank_sum r = {0};
+		size_t b = a;
+		wait.n = 0;
+		for (; b < nm && m[b].dev == m[a].dev; b++) {
+			const struct member *p = &m[b];
+			int in = p->start < INT64_MAX &&
+				 tka_spans_len_in(d->window, p->start, p->start + 1) > 0;
+			if ((rc = write_member(c, ins, d, p, in)) != TK_OK)
+				goto out;
+			if (p->by != BY_NONE &&
+			    (rc = tka_spans_add(&wait, p->start, p->start + p->wait)) != TK_OK) {
+				rc = tka_fail(c, rc, "out of memory");
+				goto out;
+			}
+			if (!in)
+				continue;
+			if (p->by == BY_NONE) {
+				r.unmatched++;
+				continue;
+			}
+			r.n++;
+			r.last += p->last;
+			r.skew += p->skew;
+			r.max_skew = p->skew > r.max_skew ? p->skew : r.max_skew;
+			r.late_skew += p->last ? p->skew : 0;
+			r.expected += 1.0 / (double)p->members;
+		}
+		if (ndevs >= 2 && (rc = write_rank(c, rk, d, &r, &wait)) != TK_OK)
+			goto out;
+		a = b;
+	}
+out:
+	tka_spans_free(&wait);
+	sqlite3_finalize(ins);
+	sqlite3_finalize(rk);
+	return rc;
+}
+
+/* The key ids of the identifying args; 0 for a name the store does not hold. */
+static int arg_keys(struct tka_ctx *c, struct arg_keys *k)
+{
+	sqlite3_stmt *q = NULL;
+	int rc = tka_prepare(c,
+			     "SELECT id, str FROM strings WHERE str IN ('Process Group Name', "
+			     "'Seq', 'In msg nelems', 'dtype')",
+			     &q);
+	memset(k, 0, sizeof(*k));
+	while (rc == TK_OK && sqlite3_step(q) == SQLITE_ROW) {
+		const char *s = (const char *)sqlite3_column_text(q, 1);
+		int64_t id = sqlite3_column_int64(q, 0);
+		if (!s)
+			continue;
+		if (!strcmp(s, "Process Group Name"))
+			k->pg = id;
+		else if (!strcmp(s, "Seq"))
+			k->seq = id;
+		else if (!strcmp(s, "In msg nelems"))
+			k->nelems = id;
+		else
+			k->dtype = id;
+	}
+	sqlite3_finalize(q);
+	return rc;
+}
 
 int tka_comm(struct tka_ctx *c)
 {
 	const struct tka_timeline *tl;
-	sqlite3_stmt *ins = NULL, *rk = NULL, *pgq = NULL, *keyq = NULL;
-	struct member *m = NULL;
-	struct rank_sum *rs = NULL;
-	struct counter *cnt = NULL;
-	char **pgs = NULL;
-	size_t nm = 0, cap = 0, npgs = 0;
-	int64_t pg_key = 0;
+	sqlite3_stmt *argq = NULL;
+	struct matcher x = {0};
+	struct strs str = {0};
+	struct arg_keys keys;
+	size_t nm = 0, cap = 0;
 	int rc;
 	if ((rc = tka_exec(c, "creating analysis_comm", schema)) != TK_OK ||
-	    (rc = tka_timeline_get(c, &tl)) != TK_OK ||
-	    (rc = tka_prepare(c,
-			      "INSERT INTO analysis_comm VALUES (?, ?, (SELECT str FROM strings "
-			      "WHERE id = ?), ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-			      &ins)) != TK_OK ||
-	    (rc = tka_prepare(c,
-			      "INSERT INTO analysis_comm_ranks VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, "
-			      "?)",
-			      &rk)) != TK_OK ||
-	    (rc = tka_prepare(c, "SELECT id FROM strings WHERE str = 'Process Group Name'",
-			      &keyq)) != TK_OK ||
-	    (rc = tka_prepare(c,
-			      "SELECT CAST(value AS TEXT) FROM args WHERE event_id = ? AND key_id "
-			      "= ?",
-			      &pgq)) != TK_OK)
+	    (rc = tka_timeline_get(c, &tl)) != TK_OK || (rc = arg_keys(c, &keys)) != TK_OK ||
+	    (rc = tka_prepare(c, "SELECT key_id, value FROM args WHERE event_id = ?", &argq)) !=
+		TK_OK)
 		goto out;
-	if (sqlite3_step(keyq) == SQLITE_ROW)
-		pg_key = sqlite3_column_int64(keyq, 0);
-	if (!(rs = calloc(tl->ndev + 1, sizeof(*rs)))) {
+	int any_key = keys.pg || keys.seq || keys.nelems || keys.dtype;
+	size_t n1 = tl->ndev + 1;
+	x.grp = malloc(n1 * sizeof(*x.grp));
+	x.head = malloc(n1 * sizeof(*x.head));
+	x.stop = malloc(n1 * sizeof(*x.stop));
+	x.durs = malloc(n1 * sizeof(*x.durs));
+	if (!x.grp || !x.head || !x.stop || !x.durs) {
 		rc = tka_fail(c, TK_ENOMEM, "out of memory");
 		goto out;
 	}
-	/* Every communication op with its per-device occurrence number. */
+	/* Every communication kernel with the args that identify its collective. */
 	for (size_t i = 0; i < tl->ndev; i++) {
 		const struct tka_device *d = &tl->dev[i];
-		size_t ncnt = 0;
-		free(cnt);
-		cnt = NULL;
 		for (size_t k = 0; k < d->nops; k++) {
 			if (d->ops[k].cls != TKA_COMM)
 				continue;
-			const char *pg = NULL;
-			if (pg_key) {
-				sqlite3_reset(pgq);
-				sqlite3_bind_int64(pgq, 1, d->ops[k].id);
-				sqlite3_bind_int64(pgq, 2, pg_key);
-				if (sqlite3_step(pgq) == SQLITE_ROW &&
-				    sqlite3_column_text(pgq, 0)) {
-					const char *v = (const char *)sqlite3_column_text(pgq, 0);
-					for (size_t p = 0; p < npgs && !pg; p++)
-						if (!strcmp(pgs[p], v))
-							pg = pgs[p];
-					if (!pg) {
-						char **np = realloc(pgs, (npgs + 1) * sizeof(*np));
-						if (!np || !(np[npgs] = strdup(v))) {
-							if (np)
-								pgs = np;
-							rc =
-							    tka_fail(c, TK_ENOMEM, "out of memory");
-							goto out;
-						}
-						pgs = np;
-						pg = pgs[npgs++];
-					}
-				}
-			}
-			size_t j = 0; /* occurrence counter of (name, pg): few distinct keys */
-			while (j < ncnt && !(cnt[j].name_id == d->ops[k].name_id &&
-					     cmp_str(cnt[j].pg, pg) == 0))
-				j++;
-			if (j == ncnt) {
-				struct counter *nc = realloc(cnt, (ncnt + 1) * sizeof(*nc));
-				if (!nc) {
-					rc = tka_fail(c, TK_ENOMEM, "out of memory");
-					goto out;
-				}
-				cnt = nc;
-				cnt[ncnt++] = (struct counter){d->ops[k].name_id, pg, 0};
-			}
 			if (nm == cap) {
 				cap = cap ? cap * 2 : 256;
-				struct member *nmv = realloc(m, cap * sizeof(*nmv));
+				struct member *nmv = realloc(x.m, cap * sizeof(*nmv));
 				if (!nmv) {
 					rc = tka_fail(c, TK_ENOMEM, "out of memory");
 					goto out;
 				}
-				m = nmv;
+				x.m = nmv;
 			}
-			m[nm++] = (struct member){d->ops[k].name_id, pg, ++cnt[j].n, i, k};
+			struct member *p = &x.m[nm++];
+			memset(p, 0, sizeof(*p));
+			p->start = d->ops[k].ts;
+			p->end = d->ops[k].end;
+			p->seq = p->nelems = TK_NONE;
+			p->name_id = d->ops[k].name_id;
+			p->dev = (uint32_t)i;
+			p->op = k;
+			if (any_key &&
+			    (rc = read_args(c, argq, &keys, &str, p, d->ops[k].id)) != TK_OK)
+				goto out;
+			p->cls = !(p->pg && p->seq != TK_NONE);
 		}
 	}
 	if (nm > 1)
-		qsort(m, nm, sizeof(*m), cmp_member);
+		qsort(x.m, nm, sizeof(*x.m), cmp_member);
 	for (size_t a = 0; a < nm;) {
 		size_t b = a + 1;
-		while (b < nm && m[b].name_id == m[a].name_id && cmp_str(m[b].pg, m[a].pg) == 0 &&
-		       m[b].seq == m[a].seq)
+		while (b < nm && cmp_key(&x.m[a], &x.m[b]) == 0)
 			b++;
-		if (b - a >= 2) {
-			int64_t lo = INT64_MAX, hi = INT64_MIN;
-			for (size_t k = a; k < b; k++) {
-				int64_t ts = tl->dev[m[k].dev].ops[m[k].op].ts;
-				lo = ts < lo ? ts : lo;
-				hi = ts > hi ? ts : hi;
-			}
-			for (size_t k = a; k < b; k++) {
-				const struct tka_device *d = &tl->dev[m[k].dev];
-				const struct tka_op *op = &d->ops[m[k].op];
-				int64_t skew = op->ts - lo, wait = hi - op->ts;
-				int last = op->ts == hi && skew > 0;
-				struct rank_sum *r = &rs[m[k].dev];
-				r->n++;
-				r->last += last;
-				r->skew += skew;
-				r->max_skew = skew > r->max_skew ? skew : r->max_skew;
-				r->wait += wait;
-				r->expected += 1.0 / (double)(b - a);
-				int i = 1;
-				sqlite3_reset(ins);
-				sqlite3_bind_int64(ins, i++, d->device_id);
-				if (d->rank == TK_NONE)
-					sqlite3_bind_null(ins, i++);
-				else
-					sqlite3_bind_int64(ins, i++, d->rank);
-				sqlite3_bind_int64(ins, i++, m[k].name_id);
-				if (m[k].pg)
-					sqlite3_bind_text(ins, i++, m[k].pg, -1, SQLITE_STATIC);
-				else
-					sqlite3_bind_null(ins, i++);
-				sqlite3_bind_int64(ins, i++, m[k].seq);
-				sqlite3_bind_int64(ins, i++, op->id);
-				sqlite3_bind_int64(ins, i++, op->ts);
-				sqlite3_bind_int64(ins, i++, op->end - op->ts);
-				sqlite3_bind_int64(ins, i++, (int64_t)(b - a));
-				sqlite3_bind_int64(ins, i++, skew);
-				sqlite3_bind_int64(ins, i++, wait);
-				sqlite3_bind_int(ins, i++, last);
-				if (sqlite3_step(ins) != SQLITE_DONE) {
-					rc = tka_fail(c, TK_EINTERNAL, "writing analysis_comm: %s",
-						      sqlite3_errmsg(c->db));
-					goto out;
-				}
-			}
-		}
+		if (x.m[a].cls == 0)
+			match_seq(&x, a, b);
+		else
+			match_order(&x, a, b);
 		a = b;
 	}
-	for (size_t i = 0; i < tl->ndev; i++) {
-		const struct rank_sum *r = &rs[i];
-		if (r->n == 0)
-			continue;
-		double share = (double)r->last / (double)r->n,
-		       expected = r->expected / (double)r->n;
-		int j = 1;
-		sqlite3_reset(rk);
-		sqlite3_bind_int64(rk, j++, tl->dev[i].device_id);
-		if (tl->dev[i].rank == TK_NONE)
-			sqlite3_bind_null(rk, j++);
-		else
-			sqlite3_bind_int64(rk, j++, tl->dev[i].rank);
-		sqlite3_bind_int64(rk, j++, r->n);
-		sqlite3_bind_int64(rk, j++, r->last);
-		sqlite3_bind_double(rk, j++, share);
-		sqlite3_bind_double(rk, j++, expected);
-		sqlite3_bind_int64(rk, j++, r->skew);
-		sqlite3_bind_int64(rk, j++, r->max_skew);
-		sqlite3_bind_int64(rk, j++, r->wait);
-		sqlite3_bind_int(rk, j++, r->last >= 3 && share > 1.5 * expected);
-		if (sqlite3_step(rk) != SQLITE_DONE) {
-			rc = tka_fail(c, TK_EINTERNAL, "writing analysis_comm_ranks: %s",
-				      sqlite3_errmsg(c->db));
-			goto out;
-		}
-	}
+	rc = write_all(c, tl, x.m, nm);
 out:
-	sqlite3_finalize(ins);
-	sqlite3_finalize(rk);
-	sqlite3_finalize(pgq);
-	sqlite3_finalize(keyq);
-	for (size_t p = 0; p < npgs; p++)
-		free(pgs[p]);
-	free(pgs);
-	free(m);
-	free(rs);
-	free(cnt);
+	sqlite3_finalize(argq);
+	strs_free(&str);
+	free(x.m);
+	free(x.grp);
+	free(x.head);
+	free(x.stop);
+	free(x.durs);
 	return rc;
 }

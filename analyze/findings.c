@@ -27,6 +27,12 @@ struct rule {
 #define TKA_LOWOCC_COND \
 	"occupancy IS NOT NULL AND occupancy < 0.25 AND median_ns >= 100000 AND tensor_core = 0"
 
+/* A duration in ns as text in the unit that suits it (s, ms, us, ns). */
+#define TKA_HUMAN_NS(x)                                                                      \
+	"(CASE WHEN (" x ") >= 1e9 THEN printf('%.2f s', (" x ") / 1e9) WHEN (" x ") >= 1e6 " \
+	"THEN printf('%.2f ms', (" x ") / 1e6) WHEN (" x ") >= 1e3 THEN printf('%.1f us', "    \
+	"(" x ") / 1e3) ELSE printf('%d ns', (" x ")) END)"
+
 #define INS                                                                              \
 	"INSERT INTO analysis_findings (rule, severity, device_id, process_id, metric, " \
 	"threshold, summary, evidence, fix) "
@@ -205,6 +211,30 @@ static const struct rule rules[] = {
 	 "stragglers in analysis_comm_ranks.' "
 	 "FROM analysis_device_time d WHERE d.selected = 1 AND d.window_ns > 0 AND "
 	 "d.exposed_comm_ns * 100 >= 10 * d.window_ns ORDER BY d.device_id"},
+    {"straggler", "analysis_comm_ranks analysis_comm",
+     INS "SELECT 'straggler', CASE WHEN r.late_share >= 0.8 THEN 'high' ELSE 'medium' END, "
+	 "r.device_id, NULL, 100 * r.late_share, 150 * r.expected_share, "
+	 "printf('rank %s (device %d) started last in %d of its %d matched collectives (%.0f%%; "
+	 "chance %.0f%%), by %s on average (largest %s): the other ranks waited for it; most "
+	 "often in %s', coalesce(r.rank, '?'), r.device_id, r.times_last, r.collectives, "
+	 "100 * r.late_share, 100 * r.expected_share, " TKA_HUMAN_NS("r.late_skew_ns / "
+	 "r.times_last") ", " TKA_HUMAN_NS("r.max_skew_ns") ", (SELECT collective FROM "
+	 "analysis_comm WHERE device_id = r.device_id AND last = 1 AND in_window = 1 GROUP BY "
+	 "collective ORDER BY count(*) DESC, sum(skew_ns) DESC, collective LIMIT 1)), "
+	 "json_object('rank', r.rank, 'collectives', r.collectives, 'times_last', r.times_last, "
+	 "'late_share', r.late_share, 'expected_share', r.expected_share, 'late_skew_ns', "
+	 "r.late_skew_ns, 'mean_late_skew_ns', r.late_skew_ns / r.times_last, 'max_skew_ns', "
+	 "r.max_skew_ns, 'top', (SELECT json_group_array(json_object('collective', collective, "
+	 "'process_group', process_group, 'times_last', n, 'skew_ns', ns, 'max_skew_ns', mx)) "
+	 "FROM (SELECT collective, process_group, count(*) AS n, sum(skew_ns) AS ns, "
+	 "max(skew_ns) AS mx FROM analysis_comm WHERE device_id = r.device_id AND last = 1 AND "
+	 "in_window = 1 GROUP BY collective, process_group ORDER BY n DESC, ns DESC, collective "
+	 "LIMIT 5))), "
+	 "'Find why this rank arrives late: compare its step breakdown with the other ranks "
+	 "(input pipeline, host overhead, a slower or throttled GPU, more work on this rank), "
+	 "balance the work across ranks and check its host for interference. A skew that is "
+	 "the same in every collective can also be a clock offset between hosts.' "
+	 "FROM analysis_comm_ranks r WHERE r.straggler = 1 ORDER BY r.device_id"},
     {"input_bound_steps", "analysis_steps",
      INS "SELECT 'input_bound_steps', CASE WHEN 100.0 * s.host / s.dur >= 20 THEN 'high' "
 	 "ELSE 'medium' END, s.device_id, NULL, 100.0 * s.host / s.dur, 10, "

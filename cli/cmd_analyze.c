@@ -77,9 +77,11 @@ static const struct section sections[] = {
      " CASE WHEN host_median_ns IS NULL THEN '-' ELSE printf('%.6f', host_median_ns / 1e6)"
      " END AS host_median_ms"
      " FROM analysis_step_stats ORDER BY device_id"},
-    {"Collectives across ranks", "SELECT device_id AS device, rank, collectives, times_last,"
-				 " printf('%.1f%%', 100.0 * late_share) AS late_share,"
+    {"Collectives across ranks", "SELECT device_id AS device, rank, collectives, unmatched,"
+				 " times_last, printf('%.1f%%', 100.0 * late_share) AS late_share,"
 				 " printf('%.6f', max_skew_ns / 1e6) AS max_skew_ms,"
+				 " printf('%.6f', total_wait_ns / 1e6) AS wait_ms,"
+				 " printf('%.6f', comm_ns / 1e6) AS comm_ms,"
 				 " CASE straggler WHEN 1 THEN 'straggler' ELSE '' END AS flag"
 				 " FROM analysis_comm_ranks ORDER BY device_id"},
     {"Findings", "SELECT rule, severity, device_id AS device, summary FROM analysis_findings"},

@@ -285,13 +285,16 @@ static const struct tkr_col c_comm_time[] = {
 static const struct tkr_col c_comm_ranks[] = {
     {"device_id", "device", TKR_INT, 0},
     {"rank", "rank", TKR_INT, 0},
-    {"collectives", "collectives", TKR_INT, 0},
+    {"collectives", "matched", TKR_INT, 0},
+    {"unmatched", "unmatched", TKR_INT, O},
     {"times_last", "last", TKR_INT, 0},
     {"late_share", "late", TKR_RATIO, 0},
     {"expected_share", "by chance", TKR_RATIO, O},
     {"total_skew_ns", "total skew", TKR_NS, J},
     {"max_skew_ns", "max skew", TKR_NS, 0},
-    {"total_wait_ns", "total wait", TKR_NS, O},
+    {"total_wait_ns", "wait", TKR_NS, 0},
+    {"comm_ns", "of comm", TKR_NS, O},
+    {"late_skew_ns", "late skew", TKR_NS, O},
     {"straggler", "straggler", TKR_INT, J},
     {"flag", "flag", TKR_FLAG, S},
     END,
@@ -301,6 +304,7 @@ static const struct tkr_col c_collectives[] = {
     {"process_group", "group", TKR_TEXT, O},
     {"devices", "devices", TKR_INT, 0},
     {"kernels", "kernels", TKR_INT, 0},
+    {"unmatched", "unmatched", TKR_INT, O},
     {"total_ns", "total", TKR_NS, 0},
     {"max_skew_ns", "max skew", TKR_NS, 0},
     {"total_wait_ns", "total wait", TKR_NS, O},
@@ -468,13 +472,15 @@ const struct tkr_section_def tkr_report_sections[] = {
      " FROM analysis_device_time WHERE selected = 1 AND comm_ns > 0 ORDER BY device_id",
      c_comm_time, "no communication kernels"},
     {"comm_ranks", "Collectives across ranks", NULL, TKR_TABLE, 1000,
-     "SELECT device_id, rank, collectives, times_last, late_share, expected_share,"
-     " total_skew_ns, max_skew_ns, total_wait_ns, straggler,"
+     "SELECT device_id, rank, collectives, unmatched, times_last, late_share,"
+     " expected_share, total_skew_ns, max_skew_ns, total_wait_ns, comm_ns, late_skew_ns,"
+     " straggler,"
      " CASE straggler WHEN 1 THEN 'straggler' END AS flag FROM analysis_comm_ranks"
      " ORDER BY device_id",
      c_comm_ranks, NULL},
     {"collectives", "Collectives by total time", NULL, TKR_TABLE, -1,
      "SELECT process_group, count(DISTINCT device_id) AS devices, count(*) AS kernels,"
+     " count(*) - count(instance) AS unmatched,"
      " sum(dur_ns) AS total_ns, max(skew_ns) AS max_skew_ns, sum(wait_ns) AS total_wait_ns,"
      " collective FROM analysis_comm GROUP BY collective, process_group"
      " ORDER BY total_ns DESC, collective, process_group",
