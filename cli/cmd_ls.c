@@ -1,8 +1,8 @@
 /*
  * `tracekit ls`: the profile runs of a TensorBoard logdir, newest first (by profile start, else
  * the time in the run name, runs with neither last by mtime: tk_xplane_list_runs()), with their
- * profiled time span,
- * what placed them in time, hosts and sizes. Run and host names are escaped for the terminal (include/tracekit/text.h).
+ * profiled time span, what placed them in time, hosts and sizes. Run and host names are escaped
+ * for the terminal (include/tracekit/text.h).
  */
 #include <stdio.h>
 #include <stdlib.h>

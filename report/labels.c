@@ -56,8 +56,7 @@ static long *pair_brackets(const char *s, size_t n, int *depth)
 		match[i] = -1;
 		if (c == '(' || c == '{' ||
 		    (c == '<' && i > 0 &&
-		     (ident_char(s[i - 1]) || s[i - 1] == ' ' ||
-		      (i >= 10 && !strncmp(s + i - 10, "operator()", 10))) &&
+		     (ident_char(s[i - 1]) || (i >= 10 && !strncmp(s + i - 10, "operator()", 10))) &&
 		     !not_bracket(s, i))) {
 			stack[top++] = (long)i;
 			if (c == '<' && ++angle > *depth)

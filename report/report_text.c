@@ -57,6 +57,20 @@ static void spaces(struct tkr_buf *b, int n)
 		tkr_putn(b, " ", 1);
 }
 
+/* The length of the unit at @p ("ns", "µs", "GiB", ...) when it ends a word there, else 0. */
+static size_t unit_word(const char *p)
+{
+	static const char *const units[] = {"ns",	       "\xc2\xb5s", "ms",  "s",   "B",
+					    "KiB",	       "MiB",	    "GiB", "TiB", "PiB",
+					    "GB/s",	       "TFLOP/s"};
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		size_t n = strlen(units[i]);
+		if (!strncmp(p, units[i], n) && (!p[n] || strchr(" ,;)", p[n])))
+			return strcspn(p, " ");
+	}
+	return 0;
+}
+
 /* @text (escaped as tkr_safe() does) wrapped at spaces into lines of @width, the first after
  * @first_indent characters already written, the others indented by @indent. */
 static void wrap(struct tkr_buf *b, const char *text, int indent, int first_used, int width)
@@ -68,7 +82,9 @@ static void wrap(struct tkr_buf *b, const char *text, int indent, int first_used
 	const char *p = safe.p ? safe.p : "";
 	while (*p) {
 		const char *sp = strchr(p, ' ');
-		size_t n = sp ? (size_t)(sp - p) : strlen(p);
+		size_t n = sp ? (size_t)(sp - p) : strlen(p), u;
+		while (p[n] == ' ' && (u = unit_word(p + n + 1)) > 0)
+			n += 1 + u; /* "42.00 µs" stays on one line */
 		struct tkr_buf word = {0};
 		tkr_putn(&word, p, n);
 		int w = word.p ? tkr_width(word.p) : 0;

@@ -230,14 +230,43 @@ static size_t int_word(const char *t, const char *p)
 		   : d;
 }
 
+#define MIN_NAME_IN_TEXT 40 /* names this long or longer in analysis text become labels */
+
 /*
- * Analysis text (KPI notes, finding summaries) as people read it: "<integer> ns" of 4 digits
- * or more, and "<integer> of <integer> ns", in human units ("580.05 ms"); "device N" and
- * "process N" (store ids) as their labels ("GPU 1 (rank 1)", "pid 2568503").
+ * Analysis text (KPI notes, finding summaries) as people read it: a long op or kernel name of
+ * the report as its label (when @names); "<integer> ns" of 4 digits or more, and "<integer> of
+ * <integer> ns", in human units ("580.05 ms"); "device N" and "process N" (store ids) as their
+ * labels ("GPU 1 (rank 1)", "pid 2568503").
  */
-static void human_text(struct tkr_buf *b, const struct tkr_model *m, const char *t)
+static void human_text(struct tkr_buf *b, const struct tkr_model *m, const char *t, int names)
 {
 	const char *p = t;
+	if (names && !m->full_names) { /* long names in the text as their labels */
+		struct tkr_buf r = {0};
+		int changed = 0;
+		tkr_puts(&r, t);
+		for (size_t i = 0; i < m->nnames && !r.oom; i++) {
+			const char *full = m->names[i].full, *at;
+			size_t fl = strlen(full);
+			if (fl < MIN_NAME_IN_TEXT || !strcmp(full, m->names[i].label) ||
+			    !(at = strstr(r.p, full)))
+				continue;
+			struct tkr_buf x = {0};
+			tkr_putn(&x, r.p, (size_t)(at - r.p));
+			tkr_puts(&x, m->names[i].label);
+			tkr_puts(&x, at + fl);
+			b->oom |= r.oom;
+			free(r.p);
+			r = x;
+			changed = 1;
+		}
+		b->oom |= r.oom;
+		if (changed && r.p)
+			human_text(b, m, r.p, 0);
+		free(r.p);
+		if (changed)
+			return;
+	}
 	while (*p) {
 		size_t d = int_word(t, p), d2;
 		const char *q = p + d + 4;
@@ -329,7 +358,7 @@ void tkr_format_cell(struct tkr_buf *b, const struct tkr_model *m, const struct 
 			unit = u && u->type == SQLITE_TEXT ? u->s : NULL;
 		}
 		if ((col->flags & TKR_C_HUMAN) && cell->type == SQLITE_TEXT)
-			human_text(&v, m, cell->s);
+			human_text(&v, m, cell->s, 1);
 		else
 			tkr_format_value(&v, m, col->kind, cell, unit);
 	}
