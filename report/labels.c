@@ -29,7 +29,8 @@ static int not_bracket(const char *s, size_t i)
 	if (s[i] == '>' && i > 0 && s[i - 1] == '-')
 		return 1;
 	size_t j = i;
-	while (j > 0 && (s[j - 1] == '<' || s[j - 1] == '>' || s[j - 1] == '='))
+	/* at most 3 characters back: operator<<=, operator>>= (a run of '>' stays linear) */
+	while (j > 0 && i - j < 3 && (s[j - 1] == '<' || s[j - 1] == '>' || s[j - 1] == '='))
 		j--;
 	return j >= 8 && !strncmp(s + j - 8, "operator", 8);
 }
@@ -576,7 +577,8 @@ static int load_ids(sqlite3 *db, const char *sql, const char *what, struct tkr_i
 		v[n].id = sqlite3_column_int64(st, 0);
 		v[n++].label = b.p;
 	}
-	qsort(v, n, sizeof(*v), idl_cmp);
+	if (n)
+		qsort(v, n, sizeof(*v), idl_cmp);
 	rc = disambiguate(v, n, what);
 out:
 	sqlite3_finalize(st);
