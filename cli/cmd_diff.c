@@ -19,7 +19,7 @@ const struct tk_cmd tk_cmd_diff = {
     "diff",
     "compare two stores: KPIs, device time, ops and kernels with deltas",
     "usage: tracekit diff A B [--format text|json|md|html] [--threshold PCT] [-o FILE]\n"
-    "                         [--no-color] [--top N] [--width N]\n\n"
+    "                         [--no-color] [--top N] [--width N] [--full-names]\n\n"
     "Compares two analysed stores, A (before) and B (after), side by side: KPIs, device time,\n"
     "top ops (by self time) and kernels (by total time, over all launch configurations and\n"
     "devices) with B - A and the relative change, and the ops and kernels only one of them has\n"
@@ -34,6 +34,7 @@ const struct tk_cmd tk_cmd_diff = {
     "  --no-color         no colours (text is coloured only on a terminal)\n"
     "  --top N            rows per capped table (default 20)\n"
     "  --width N          text: columns to fit in (default: the terminal's, else 100)\n"
+    "  --full-names       op and kernel names in full, not their short labels\n"
     "  -h, --help         this text\n\n"
     "Exit codes: 0 compared (whatever changed), 2 usage error or a file that is not a\n"
     "(supported) tracekit store, 3 internal error.\n",
@@ -61,6 +62,7 @@ static int run(int argc, char **argv)
 	    {"no-colour", no_argument, NULL, 'C'},
 	    {"top", required_argument, NULL, 't'},
 	    {"width", required_argument, NULL, 'w'},
+	    {"full-names", no_argument, NULL, 'N'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};

@@ -1,6 +1,8 @@
 /*
- * `tracekit ls`: the profile runs of a TensorBoard logdir, newest first, with their profiled time
- * span, hosts and sizes. Run and host names are escaped for the terminal (include/tracekit/text.h).
+ * `tracekit ls`: the profile runs of a TensorBoard logdir, newest first (by profile start, else
+ * the time in the run name, runs with neither last by mtime: tk_xplane_list_runs()), with their
+ * profiled time span, what placed them in time, hosts and sizes. Run and host names are escaped
+ * for the terminal (include/tracekit/text.h).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,12 +21,16 @@ const struct tk_cmd tk_cmd_ls = {
     "list the profile runs of a TensorBoard logdir, newest first",
     "usage: tracekit ls LOGDIR\n\n"
     "Lists the runs of LOGDIR (a logdir, its plugins/profile directory, or one run directory):\n"
-    "<logdir>/plugins/profile/<run>/<host>.xplane.pb. One row per run, newest first (by the\n"
-    "modification time of its newest file): the run name, when profiling started (UTC) and how\n"
-    "long it lasted (the profile_start_time / profile_stop_time of the files' Task Environment,\n"
-    "over all hosts; '-' when a file does not record it or cannot be read), when the files were\n"
-    "last written (UTC), their number and total size, and the hosts. 'tracekit import LOGDIR'\n"
-    "imports the first row; '--run NAME' picks another.\n\n"
+    "<logdir>/plugins/profile/<run>/<host>.xplane.pb. One row per run: the run name, when\n"
+    "profiling started (UTC) and how long it lasted (the profile_start_time /\n"
+    "profile_stop_time of the files' Task Environment, over all hosts; '-' when a file does not\n"
+    "record it or cannot be read), when the files were last written (UTC), what placed the run\n"
+    "in time ('by'), the number of files, their total size, and the hosts.\n\n"
+    "Newest first: by the profile start; a run whose files do not record one by the date and\n"
+    "time its name spells (TensorBoard names runs 2024_05_01_12_30_45; read as UTC); runs\n"
+    "with neither last, by the modification time of their newest file. So copying runs does\n"
+    "not change which is the newest. 'tracekit import LOGDIR' imports the first row; '--run\n"
+    "NAME' picks another.\n\n"
     "Options:\n"
     "  -h, --help  this text\n\n"
     "Exit codes: 0 ok; 2 when LOGDIR is not a directory or holds no run.\n",
@@ -132,8 +138,8 @@ static int run(int argc, char **argv)
 		if (tk_utf8_count(names[i]) > wname)
 			wname = tk_utf8_count(names[i]);
 	}
-	printf("%-*s  %-19s  %9s  %-19s  %5s  %10s  %s\n", (int)wname, "run", "start (UTC)",
-	       "duration", "modified (UTC)", "files", "size", "hosts");
+	printf("%-*s  %-19s  %9s  %-19s  %-5s  %5s  %10s  %s\n", (int)wname, "run", "start (UTC)",
+	       "duration", "modified (UTC)", "by", "files", "size", "hosts");
 	for (int i = 0; i < nruns; i++) {
 		const struct tk_xplane_run *r = &runs[i];
 		char start[32], dur[32], when[32], size[32], hs[1024];
@@ -147,9 +153,12 @@ static int run(int argc, char **argv)
 			rc = cli_fail(TK_ENOMEM, "out of memory");
 			goto out;
 		}
-		printf("%s%*s  %-19s  %9s  %-19s  %5d  %10s  %s\n", names[i],
-		       (int)(wname - tk_utf8_count(names[i])), "", start, dur, when, r->nfiles, size,
-		       shs);
+		const char *by = r->start_ns != TK_NONE  ? "start"
+				 : r->name_ns != TK_NONE ? "name"
+							 : "mtime";
+		printf("%s%*s  %-19s  %9s  %-19s  %-5s  %5d  %10s  %s\n", names[i],
+		       (int)(wname - tk_utf8_count(names[i])), "", start, dur, when, by, r->nfiles,
+		       size, shs);
 		free(shs);
 	}
 out:

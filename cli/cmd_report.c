@@ -21,7 +21,7 @@ const struct tk_cmd tk_cmd_report = {
     "report",
     "write the report of a store: text, HTML, JSON or Markdown",
     "usage: tracekit report STORE [--format text|html|json|md] [-o FILE] [--no-color]\n"
-    "                             [--top N] [--width N]\n\n"
+    "                             [--top N] [--width N] [--full-names]\n\n"
     "Writes the report of an analysed store (docs/reports.md): trace summary, KPIs with bands,\n"
     "findings with evidence and fixes, device time, top ops and kernels, idle gaps, memory,\n"
     "steps and communication. Runs `tracekit analyze` first when the store has no analysis.\n"
@@ -36,7 +36,10 @@ const struct tk_cmd tk_cmd_report = {
     "  --no-color       no colours (text is coloured only on a terminal; NO_COLOR is honoured)\n"
     "  --top N          rows per capped table (default 20)\n"
     "  --width N        text: columns to fit in (default: the terminal's, else 100)\n"
+    "  --full-names     op and kernel names in full; by default they are shown by short\n"
+    "                   labels that stay distinct (HTML: full name on hover; JSON: both)\n"
     "  -h, --help       this text\n\n"
+    "Devices are named as the trace names them (\"GPU 1 (rank 1)\"), processes by pid.\n\n"
     "Exit codes: 0 done, 2 usage error or a file that is not a (supported) tracekit store,\n"
     "3 internal error.\n",
     run,
@@ -96,6 +99,9 @@ int cli_report_option(const struct tk_cmd *cmd, int c, const char *arg, struct t
 		return cli_parse_int(cmd, "--top", arg, 1, 100000, &a->top);
 	case 'w':
 		return cli_parse_int(cmd, "--width", arg, 40, 1000, &a->width);
+	case 'N':
+		o->full_names = 1;
+		return TK_EXIT_OK;
 	default:
 		return -1;
 	}
@@ -158,7 +164,8 @@ static int run(int argc, char **argv)
 	    {"format", required_argument, NULL, 'f'}, {"output", required_argument, NULL, 'o'},
 	    {"no-color", no_argument, NULL, 'C'},     {"no-colour", no_argument, NULL, 'C'},
 	    {"top", required_argument, NULL, 't'},    {"width", required_argument, NULL, 'w'},
-	    {"help", no_argument, NULL, 'h'},	      {NULL, 0, NULL, 0},
+	    {"full-names", no_argument, NULL, 'N'},   {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	const struct tk_cmd *cmd = &tk_cmd_report;
 	struct tk_report_options o;

@@ -3,6 +3,9 @@
  * <logdir>/plugins/profile/<run>/<host>.xplane.pb; tk_xplane_list_runs() accepts the logdir, its
  * plugins/profile directory or a run directory, and lists the runs newest first, each with its
  * profiled time span read cheaply from its files (the Task Environment plane, else line headers).
+ * Newest means the latest profile start; a run whose files do not record one is placed by the
+ * date its name spells (TensorBoard names runs 2024_05_01_12_30_45); runs with neither come
+ * after those, newest file mtime first (an mtime is when a copy was made, not when it ran).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -235,6 +238,49 @@ static void run_span(struct tk_xplane_run *r)
 	}
 }
 
+/* Days from 1970-01-01 to the civil date @y-@m-@d (proleptic Gregorian). */
+static int64_t days_from_civil(int64_t y, int m, int d)
+{
+	y -= m <= 2;
+	int64_t era = (y >= 0 ? y : y - 399) / 400;
+	int64_t yoe = y - era * 400;
+	int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+	int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+	return era * 146097 + doe - 719468;
+}
+
+/*
+ * The date and time a run name spells, as Unix epoch ns (read as UTC), or TK_NONE: the first
+ * YYYY?MM?DD?HH?MM?SS in it, where each ? is one of "_-.:T " or nothing (2024_05_01_12_30_45,
+ * 2024-05-01T12:30:45, 20240501-123045), with a plausible date and time.
+ */
+static int64_t name_time(const char *name)
+{
+	static const int width[6] = {4, 2, 2, 2, 2, 2};
+	for (const char *p = name; *p; p++) {
+		const char *q = p;
+		int v[6], ok = 1;
+		if (p > name && p[-1] >= '0' && p[-1] <= '9')
+			continue;
+		for (int f = 0; f < 6 && ok; f++) {
+			if (f && *q && strchr("_-.:T ", *q))
+				q++;
+			v[f] = 0;
+			for (int k = 0; k < width[f] && ok; k++, q++)
+				ok = *q >= '0' && *q <= '9' ? (v[f] = v[f] * 10 + (*q - '0'), 1) : 0;
+		}
+		if (!ok || (*q >= '0' && *q <= '9'))
+			continue;
+		if (v[0] < 1970 || v[0] > 2999 || v[1] < 1 || v[1] > 12 || v[2] < 1 || v[2] > 31 ||
+		    v[3] > 23 || v[4] > 59 || v[5] > 60)
+			continue;
+		int64_t days = days_from_civil(v[0], v[1], v[2]);
+		return ((days * 24 + v[3]) * 60 + v[4]) * 60 * 1000000000LL +
+		       (int64_t)v[5] * 1000000000LL;
+	}
+	return TK_NONE;
+}
+
 /* Fill @r with the .xplane.pb files of @dir; 0 with r->nfiles possibly 0, -1 out of memory. */
 static int scan_run(const char *dir, const char *name, struct tk_xplane_run *r)
 {
@@ -242,7 +288,7 @@ static int scan_run(const char *dir, const char *name, struct tk_xplane_run *r)
 	struct dirent *de;
 	int cap = 0;
 	memset(r, 0, sizeof(*r));
-	r->start_ns = r->end_ns = TK_NONE;
+	r->start_ns = r->end_ns = r->name_ns = TK_NONE;
 	if (!d)
 		return 0;
 	while ((de = readdir(d)) != NULL) {
@@ -280,6 +326,7 @@ static int scan_run(const char *dir, const char *name, struct tk_xplane_run *r)
 		r->name = strdup(name);
 		if (!r->dir || !r->name)
 			goto nomem;
+		r->name_ns = name_time(r->name);
 		run_span(r);
 	}
 	return 0;
@@ -290,12 +337,30 @@ nomem:
 	return -1;
 }
 
+/* The time a run records: its profile start, else the time its name spells (TK_NONE: none). */
+static int64_t run_when(const struct tk_xplane_run *r)
+{
+	return r->start_ns != TK_NONE ? r->start_ns : r->name_ns;
+}
+
+static int cmp_i64_desc(int64_t x, int64_t y)
+{
+	return x != y ? (x > y ? -1 : 1) : 0;
+}
+
+/* Newest first: runs that record a time by it, then the others by mtime (a copy's date). */
 static int cmp_run(const void *a, const void *b)
 {
 	const struct tk_xplane_run *x = a, *y = b;
-	if (x->mtime_ns != y->mtime_ns)
-		return x->mtime_ns > y->mtime_ns ? -1 : 1;
-	return -strcmp(x->name, y->name); /* run names are timestamps: later sorts first */
+	int64_t wx = run_when(x), wy = run_when(y);
+	int c = (wx == TK_NONE) - (wy == TK_NONE);
+	if (!c)
+		c = cmp_i64_desc(wx, wy);
+	if (!c)
+		c = cmp_i64_desc(x->name_ns, y->name_ns);
+	if (!c)
+		c = cmp_i64_desc(x->mtime_ns, y->mtime_ns);
+	return c ? c : -strcmp(x->name, y->name); /* later names first */
 }
 
 int tk_xplane_list_runs(const char *path, struct tk_xplane_run **runs, int *nruns, char *err,

@@ -67,7 +67,7 @@ static const struct tkr_col c_diff_summary[] = {
 };
 
 static const struct tkr_col c_diff_values[] = {
-    {"device_id", "device", TKR_INT, 0}, {"metric", "metric", TKR_TEXT, 0},
+    {"device_id", "device", TKR_DEVICE, 0}, {"metric", "metric", TKR_TEXT, 0},
     {"unit", "unit", TKR_TEXT, J},	 {"a", "A", TKR_UVAL, 0},
     {"b", "B", TKR_UVAL, 0},		 {"delta", "B - A", TKR_UDELTA, 0},
     {"rel", "change", TKR_DPCT, 0},	 {"a_band", "band A", TKR_BAND, O},
@@ -76,7 +76,7 @@ static const struct tkr_col c_diff_values[] = {
 };
 
 static const struct tkr_col c_diff_time[] = {
-    {"device_id", "device", TKR_INT, 0}, {"metric", "metric", TKR_TEXT, 0},
+    {"device_id", "device", TKR_DEVICE, 0}, {"metric", "metric", TKR_TEXT, 0},
     {"unit", "unit", TKR_TEXT, J},	 {"a", "A", TKR_UVAL, 0},
     {"b", "B", TKR_UVAL, 0},		 {"delta", "B - A", TKR_UDELTA, 0},
     {"rel", "change", TKR_DPCT, 0},	 {"flag", "flag", TKR_FLAG, 0},
@@ -234,6 +234,7 @@ int tk_report_diff(FILE *out, const char *a, const char *b, const struct tk_repo
 	}
 	attached = 1;
 	m.is_diff = 1;
+	m.full_names = o.full_names;
 	m.path = strdup(a);
 	m.path_b = strdup(b);
 	if (!m.path || !m.path_b) {

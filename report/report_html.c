@@ -1,8 +1,9 @@
 /*
  * The HTML report: one self-contained file (inline CSS, inline SVG charts from report_svg.c, a
  * small inline script that makes tables sortable; nothing is fetched), every name and text
- * HTML-escaped (tkr_html_str(): control and bidi characters shown as \x1b, \u{202E}). Tables keep the raw value of each cell in data-v for sorting; names are shown in
- * full. The script marks <body data-tk-ready="1"> when it ran without an exception (the browser
+ * HTML-escaped (tkr_html_str(): control and bidi characters shown as \x1b, \u{202E}). Tables
+ * keep the raw value of each cell in data-v for sorting; names are shown by their short label
+ * (labels.c) with the full name on hover (title), or in full with --full-names. The script marks <body data-tk-ready="1"> when it ran without an exception (the browser
  * test looks for it) and, with #tk-selftest in the URL, sorts every table by every column.
  */
 #include "report_internal.h"
@@ -116,11 +117,13 @@ static void cell(struct tkr_buf *b, const struct tkr_model *m, const struct tkr_
 	}
 	if (col->kind == TKR_NS && x->type == SQLITE_INTEGER)
 		tkr_printf(b, " title=\"%lld ns\"", (long long)x->i);
+	if (col->kind == TKR_NAME && x->type == SQLITE_TEXT && strcmp(x->s, t)) {
+		tkr_puts(b, " title=\""); /* the full name on hover */
+		esc(b, x->s);
+		tkr_puts(b, "\"");
+	}
 	tkr_puts(b, ">");
-	if (col->kind == TKR_NAME && x->type == SQLITE_TEXT)
-		esc(b, x->s); /* full names, not the display form */
-	else
-		esc(b, t);
+	esc(b, t);
 	tkr_puts(b, "</td>");
 	b->oom |= v.oom;
 	free(v.p);
@@ -162,44 +165,44 @@ static void table(struct tkr_buf *b, const struct tkr_model *m, const struct tkr
 	tkr_puts(b, "</tbody></table>\n");
 }
 
-static void findings(struct tkr_buf *b, const struct tkr_section *s)
+static void findings(struct tkr_buf *b, const struct tkr_model *m, const struct tkr_section *s)
 {
 	tkr_printf(b, "<div id=\"t-%s\">\n", s->def->key);
 	for (size_t r = 0; r < s->nrows; r++) {
-		const char *sev = text_of(s, r, "severity"), *top = text_of(s, r, "offenders");
-		int dc = tkr_col(s, "device_id"), pc = tkr_col(s, "process_id");
+		const char *sev = text_of(s, r, "severity");
+		const struct tkr_ev *ev = r < m->nev ? &m->ev[r] : NULL;
+		struct tkr_buf where = {0}, sum = {0};
+		int sc = tkr_col(s, "summary");
 		tkr_puts(b, "<div class=\"finding sev-");
 		esc(b, sev ? sev : "medium");
 		tkr_puts(b, "\"><h4><span class=\"sev\">");
 		esc(b, sev);
 		tkr_puts(b, "</span>");
 		esc(b, text_of(s, r, "rule"));
-		if (tkr_cell(s, r, dc)->type != SQLITE_NULL)
-			tkr_printf(b, " (device %lld)", (long long)tkr_cell(s, r, dc)->i);
-		else if (tkr_cell(s, r, pc)->type != SQLITE_NULL)
-			tkr_printf(b, " (process %lld)", (long long)tkr_cell(s, r, pc)->i);
+		if (tkr_where(&where, m, s, r)) {
+			tkr_puts(b, " (");
+			esc(b, where.p);
+			tkr_puts(b, ")");
+		}
 		tkr_puts(b, "</h4><p>");
-		esc(b, text_of(s, r, "summary"));
+		if (sc >= 0)
+			tkr_format_cell(&sum, m, s, r, sc);
+		esc(b, sum.p);
 		tkr_puts(b, "</p>");
-		if (text_of(s, r, "evidence_text")) {
+		b->oom |= where.oom | sum.oom;
+		free(where.p);
+		free(sum.p);
+		if (ev && ev->main.n) {
 			tkr_puts(b, "<p class=\"ev\">evidence: ");
-			esc(b, text_of(s, r, "evidence_text"));
+			tkr_evidence_line(b, m, &ev->main, 0, 1);
 			tkr_puts(b, "</p>");
 		}
-		if (top && *top) {
+		if (ev && ev->ntop) {
 			tkr_puts(b, "<ul>");
-			for (const char *p = top; *p;) {
-				size_t n = strcspn(p, "\n");
-				struct tkr_buf one = {0};
-				tkr_putn(&one, p, n);
+			for (size_t k = 0; k < ev->ntop; k++) {
 				tkr_puts(b, "<li>");
-				esc(b, one.p ? one.p : "");
+				tkr_evidence_line(b, m, &ev->top[k], 0, 1);
 				tkr_puts(b, "</li>");
-				b->oom |= one.oom;
-				free(one.p);
-				p += n;
-				if (*p)
-					p++;
 			}
 			tkr_puts(b, "</ul>");
 		}
@@ -279,7 +282,7 @@ int tkr_write_html(FILE *out, const struct tkr_model *m, const struct tk_report_
 		} else if (s->def->style == TKR_KV) {
 			kv(&b, m, s);
 		} else if (s->def->style == TKR_FINDINGS) {
-			findings(&b, s);
+			findings(&b, m, s);
 		} else {
 			table(&b, m, s);
 		}

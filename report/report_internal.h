@@ -36,6 +36,9 @@ enum tkr_kind {
 	TKR_SEVERITY, /* high / medium (coloured) */
 	TKR_FLAG,     /* a short mark such as "*" or "new" (coloured) */
 	TKR_JSON,     /* JSON text, embedded as is in JSON output */
+	TKR_DEVICE,   /* a device id: shown as the trace names the device ("GPU 1 (rank 1)") */
+	TKR_PROCESS,  /* a process id: shown by its pid ("pid 2568503") */
+	TKR_WHERE,    /* shown as the row's device_id label, else its process_id label */
 };
 
 /* Column flags. */
@@ -43,6 +46,7 @@ enum tkr_kind {
 #define TKR_C_SHOW 2 /* only in text, Markdown and HTML (a display form of JSON columns) */
 #define TKR_C_FLEX 4 /* text: takes the width the other columns leave (shortened to fit) */
 #define TKR_C_OPT 8  /* text: left out, rightmost first, when the table is too wide */
+#define TKR_C_HUMAN 16 /* analysis text: "<integer> ns" and "device N" shown as people read them */
 
 struct tkr_col {
 	const char *key;   /* the SQL column name; the JSON key */
@@ -94,8 +98,36 @@ struct tkr_util {
 	double *share; /* nbins values in 0..1, or < 0 where the bin is outside the device window */
 };
 
+/* One value of a finding's evidence (evidence.c): its key as shown, how it is shown, the value. */
+struct tkr_ev_item {
+	char *key;
+	enum tkr_kind kind; /* TKR_NS, TKR_TS, TKR_BYTES, TKR_PCT, TKR_RATIO, TKR_NAME, ... */
+	struct tkr_cell v;
+};
+struct tkr_ev_list {
+	struct tkr_ev_item *it;
+	size_t n;
+};
+/* A finding's evidence: its top-level values and one list per offender ("top"). */
+struct tkr_ev {
+	struct tkr_ev_list main;
+	struct tkr_ev_list *top;
+	size_t ntop;
+};
+
+/* A device or process id and its label; a full name and its short label (labels.c). */
+struct tkr_idlabel {
+	int64_t id;
+	char *label;
+};
+struct tkr_namelabel {
+	const char *full; /* points into the model's cells or evidence */
+	char *label;
+};
+
 struct tkr_model {
 	int is_diff;
+	int full_names; /* --full-names: names are shown as they are */
 	char *path, *path_b;   /* the store(s) */
 	char *clock;	       /* meta.clock, or NULL */
 	int64_t trace_start_ns; /* meta.trace_start_ns (0 when unknown) */
@@ -107,6 +139,12 @@ struct tkr_model {
 	int64_t util_start_ns, util_bin_ns;
 	struct tkr_util *util;
 	size_t nutil;
+	struct tkr_ev *ev; /* one per row of the "findings" section */
+	size_t nev;
+	struct tkr_idlabel *devs, *procs; /* sorted by id */
+	size_t ndevs, nprocs;
+	struct tkr_namelabel *names; /* sorted by full name */
+	size_t nnames;
 };
 
 /* ---- report_sections.c, diff.c ---- */
@@ -157,14 +195,18 @@ int tkr_width(const char *s);
 /* Cut @b's text to at most @w display characters, ending in "…" when cut. */
 void tkr_cut(struct tkr_buf *b, int w);
 /*
- * tkr_short_name() - @name shortened to at most @w characters, in steps that keep it readable:
- * the parameter list becomes "(...)", then template arguments "<...>", then the namespaces are
- * dropped ("…::"), then the end is cut ("…"). Appended to @b.
+ * tkr_short_name() - the label @name fitted in @w characters: as it is when it fits, else
+ * without the namespaces of its function name ("…::"), then cut ("…"). Appended to @b.
  */
 void tkr_short_name(struct tkr_buf *b, const char *name, int w);
 /* The display text of a cell (as tkr_safe(): control and bidi characters shown escaped). */
 void tkr_format_cell(struct tkr_buf *b, const struct tkr_model *m, const struct tkr_section *s,
 		     size_t r, int c);
+/* The label of row @r's device, else of its process (not escaped); 0 when it has neither. */
+int tkr_where(struct tkr_buf *b, const struct tkr_model *m, const struct tkr_section *s, size_t r);
+/* The display text of value @v shown as @k (@unit: the unit of TKR_UVAL/TKR_UDELTA), not escaped. */
+void tkr_format_value(struct tkr_buf *b, const struct tkr_model *m, enum tkr_kind k,
+		      const struct tkr_cell *v, const char *unit);
 /* Formatters used by the cell formatter and the charts. */
 void tkr_fmt_ns(struct tkr_buf *b, double ns);
 void tkr_fmt_bytes(struct tkr_buf *b, double bytes);
@@ -184,6 +226,36 @@ void tkr_md_str(struct tkr_buf *b, const char *s);
 void tkr_json_real(struct tkr_buf *b, double v);
 /* Write @b to @out and empty it; TK_EIO on a write error, TK_ENOMEM when @b is poisoned. */
 int tkr_flush(FILE *out, struct tkr_buf *b);
+
+/* ---- labels.c ---- */
+/* Load the device, process and name labels of @m (after its sections and evidence). */
+int tkr_labels_load(struct sqlite3 *db, struct tkr_model *m);
+void tkr_labels_free(struct tkr_model *m);
+/* The short label of the name @full (@full itself with --full-names or when unknown). */
+const char *tkr_name_label(const struct tkr_model *m, const char *full);
+/* The label of device (@process 0) or process (@process 1) @id, appended to @b. */
+void tkr_id_label(struct tkr_buf *b, const struct tkr_model *m, int process, int64_t id);
+/*
+ * Unique labels for the distinct @names (@n of them) into @labels (freed by the caller): each at
+ * the least detail that no other name of the set shares, "#N" appended (in the order given)
+ * where even the full detail is shared.
+ */
+int tkr_name_labels(char *const *names, size_t n, char **labels);
+/* @name at detail @level (0: every template argument collapsed); *@max_level the most. */
+void tkr_name_at_level(struct tkr_buf *b, const char *name, int level, int *max_level);
+
+/* ---- evidence.c ---- */
+/* Read the evidence of every finding of @m into m->ev. */
+int tkr_evidence_load(struct sqlite3 *db, struct tkr_model *m, char *err, size_t errlen);
+void tkr_evidence_free(struct tkr_model *m);
+/*
+ * @l as "key=value, ..." in human units, names as labels (0: not fitted); an offender with a
+ * name leads with it, fitted to @name_w: "label (calls=10, total=1.20 ms)"; the other names are
+ * fitted to half of it (at least 24). @html: escaped for
+ * HTML with the full name on hover; else not escaped (the caller escapes for its format).
+ */
+void tkr_evidence_line(struct tkr_buf *b, const struct tkr_model *m, const struct tkr_ev_list *l,
+		       int name_w, int html);
 
 /* ---- the formats ---- */
 int tkr_write_text(FILE *out, const struct tkr_model *m, const struct tk_report_options *o);

@@ -1,7 +1,8 @@
 /*
  * The JSON report (docs/report-json.md): one object whose keys are the section keys; a table
  * section is {"available", "total", "rows"} with one object per row keyed by the analysis
- * columns, raw values (integer ns, ratios as stored); the one-row sections are plain objects.
+ * columns, raw values (integer ns, ratios as stored), each device or process id followed by its
+ * label and each name by its short label (labels.c); the one-row sections are plain objects.
  * Strings are escaped so that the output is also safe inside HTML; every string is valid UTF-8
  * (invalid bytes become U+FFFD), including inside the findings' evidence, which is embedded as
  * JSON after a check of its syntax. Charts are not included.
@@ -189,7 +190,52 @@ static void value(struct tkr_buf *b, const struct tkr_section *s, size_t r, int 
 	}
 }
 
-static void row(struct tkr_buf *b, const struct tkr_section *s, size_t r, const char *indent)
+/*
+ * The display field that follows column @c, or nothing: "device" after a device id ("GPU 1
+ * (rank 1)"), "process" after a process id ("pid 2568503"), "<x>short_name" after a name column
+ * "<x>name" ("<x>_short" after any other name column) with the short label of the name.
+ */
+static void label_field(struct tkr_buf *b, const struct tkr_model *m, const struct tkr_section *s,
+			size_t r, int c, const char *indent)
+{
+	const struct tkr_col *col = &s->def->cols[c];
+	const struct tkr_cell *cell = tkr_cell(s, r, c);
+	struct tkr_buf key = {0}, v = {0};
+	size_t n = strlen(col->key);
+	if ((col->kind == TKR_DEVICE || col->kind == TKR_PROCESS) && n > 3 &&
+	    !strcmp(col->key + n - 3, "_id")) {
+		tkr_putn(&key, col->key, n - 3);
+		if (cell->type == SQLITE_INTEGER)
+			tkr_id_label(&v, m, col->kind == TKR_PROCESS, cell->i);
+	} else if (col->kind == TKR_NAME) {
+		if (n >= 4 && !strcmp(col->key + n - 4, "name")) {
+			tkr_putn(&key, col->key, n - 4);
+			tkr_puts(&key, "short_name");
+		} else {
+			tkr_printf(&key, "%s_short", col->key);
+		}
+		if (cell->type == SQLITE_TEXT) {
+			struct tkr_model lm = *m;
+			lm.full_names = 0; /* the label even with --full-names */
+			tkr_puts(&v, tkr_name_label(&lm, cell->s));
+		}
+	} else {
+		return;
+	}
+	tkr_printf(b, ",\n%s  ", indent);
+	tkr_json_str(b, key.p ? key.p : "");
+	tkr_puts(b, ": ");
+	if (v.p)
+		tkr_json_str(b, v.p);
+	else
+		tkr_puts(b, "null");
+	b->oom |= key.oom | v.oom;
+	free(key.p);
+	free(v.p);
+}
+
+static void row(struct tkr_buf *b, const struct tkr_model *m, const struct tkr_section *s,
+		size_t r, const char *indent)
 {
 	int first = 1;
 	tkr_puts(b, "{");
@@ -201,6 +247,7 @@ static void row(struct tkr_buf *b, const struct tkr_section *s, size_t r, const 
 		tkr_json_str(b, s->def->cols[c].key);
 		tkr_puts(b, ": ");
 		value(b, s, r, c);
+		label_field(b, m, s, r, c, indent);
 	}
 	tkr_printf(b, "\n%s}", indent);
 }
@@ -232,7 +279,7 @@ int tkr_write_json(FILE *out, const struct tkr_model *m, const struct tk_report_
 		tkr_puts(&b, ": ");
 		if (s->def->style == TKR_KV) {
 			if (s->available && s->nrows)
-				row(&b, s, 0, "  ");
+				row(&b, m, s, 0, "  ");
 			else
 				tkr_puts(&b, "null");
 			continue;
@@ -241,7 +288,7 @@ int tkr_write_json(FILE *out, const struct tkr_model *m, const struct tk_report_
 			   s->available ? "true" : "false", (long long)s->total);
 		for (size_t r = 0; r < s->nrows; r++) {
 			tkr_puts(&b, r ? ", " : "");
-			row(&b, s, r, "    ");
+			row(&b, m, s, r, "    ");
 			if (b.len > 65536)
 				rc = tkr_flush(out, &b);
 		}

@@ -1,7 +1,8 @@
 /*
  * The Markdown report, for CI summaries (GitHub-flavoured tables): every name escaped (|, <, >,
  * &, emphasis characters; control and bidi characters shown as \n, \x1b, \u{202E} so that a row
- * stays on one line; invalid UTF-8 as U+FFFD), long names shortened to MD_NAME_WIDTH characters,
+ * stays on one line; invalid UTF-8 as U+FFFD), names by their short labels (labels.c) fitted in
+ * MD_NAME_WIDTH characters (in full with --full-names), findings' evidence in human units,
  * bands marked with a symbol, capped tables followed by how many rows were left out.
  */
 #include "report_internal.h"
@@ -30,7 +31,7 @@ static void cell(struct tkr_buf *b, const struct tkr_model *m, const struct tkr_
 	const char *t = v.p ? v.p : "";
 	if (s->def->cols[c].kind == TKR_BAND)
 		tkr_puts(b, band_mark(t));
-	if (s->def->cols[c].kind == TKR_NAME) {
+	if (s->def->cols[c].kind == TKR_NAME && !m->full_names) {
 		tkr_short_name(&sh, t, MD_NAME_WIDTH);
 		t = sh.p ? sh.p : "";
 	}
@@ -47,44 +48,43 @@ static const char *text_of(const struct tkr_section *s, size_t r, const char *ke
 	return x && x->type == SQLITE_TEXT ? x->s : NULL;
 }
 
-static void findings(struct tkr_buf *b, const struct tkr_section *s)
+static void findings(struct tkr_buf *b, const struct tkr_model *m, const struct tkr_section *s)
 {
+	int name_w = m->full_names ? 0 : MD_NAME_WIDTH;
 	for (size_t r = 0; r < s->nrows; r++) {
-		const char *sev = text_of(s, r, "severity"), *top = text_of(s, r, "offenders");
-		int dc = tkr_col(s, "device_id"), pc = tkr_col(s, "process_id");
+		const char *sev = text_of(s, r, "severity");
+		const struct tkr_ev *ev = r < m->nev ? &m->ev[r] : NULL;
+		struct tkr_buf where = {0}, sum = {0};
+		int sc = tkr_col(s, "summary");
 		tkr_puts(b, "- **");
 		tkr_md_str(b, sev ? sev : "-");
 		tkr_puts(b, "** ");
 		tkr_md_str(b, text_of(s, r, "rule") ? text_of(s, r, "rule") : "-");
-		if (tkr_cell(s, r, dc)->type != SQLITE_NULL)
-			tkr_printf(b, " (device %lld)", (long long)tkr_cell(s, r, dc)->i);
-		else if (tkr_cell(s, r, pc)->type != SQLITE_NULL)
-			tkr_printf(b, " (process %lld)", (long long)tkr_cell(s, r, pc)->i);
-		tkr_puts(b, ": ");
-		tkr_md_str(b, text_of(s, r, "summary") ? text_of(s, r, "summary") : "");
-		tkr_puts(b, "\n");
-		if (text_of(s, r, "evidence_text")) {
-			tkr_puts(b, "  - evidence: ");
-			tkr_md_str(b, text_of(s, r, "evidence_text"));
-			tkr_puts(b, "\n");
+		if (tkr_where(&where, m, s, r)) {
+			tkr_puts(b, " (");
+			tkr_md_str(b, where.p);
+			tkr_puts(b, ")");
 		}
-		if (top && *top) {
-			tkr_puts(b, "  - top:");
-			for (const char *p = top; *p;) {
-				size_t n = strcspn(p, "\n");
-				struct tkr_buf one = {0}, sh = {0};
-				tkr_putn(&one, p, n);
-				tkr_short_name(&sh, one.p ? one.p : "", MD_NAME_WIDTH);
-				tkr_puts(b, p == top ? " " : "; ");
-				tkr_md_str(b, sh.p ? sh.p : "");
-				b->oom |= one.oom | sh.oom;
-				free(one.p);
-				free(sh.p);
-				p += n;
-				if (*p)
-					p++;
-			}
-			tkr_puts(b, "\n");
+		tkr_puts(b, ": ");
+		if (sc >= 0)
+			tkr_format_cell(&sum, m, s, r, sc);
+		tkr_md_str(b, sum.p ? sum.p : "");
+		tkr_puts(b, "\n");
+		b->oom |= where.oom | sum.oom;
+		free(where.p);
+		free(sum.p);
+		for (size_t k = 0; ev && k <= ev->ntop; k++) {
+			const struct tkr_ev_list *l = k ? &ev->top[k - 1] : &ev->main;
+			struct tkr_buf line = {0};
+			if (!l->n)
+				continue;
+			tkr_evidence_line(&line, m, l, name_w, 0);
+			tkr_puts(b, !k ? "  - evidence: " : k == 1 ? "  - top: " : "; ");
+			tkr_md_str(b, line.p ? line.p : "");
+			if (!k || k == ev->ntop)
+				tkr_puts(b, "\n");
+			b->oom |= line.oom;
+			free(line.p);
 		}
 		if (text_of(s, r, "fix")) {
 			tkr_puts(b, "  - fix: ");
@@ -93,7 +93,6 @@ static void findings(struct tkr_buf *b, const struct tkr_section *s)
 		}
 	}
 }
-
 static void table(struct tkr_buf *b, const struct tkr_model *m, const struct tkr_section *s)
 {
 	if (s->def->style == TKR_KV) {
@@ -169,7 +168,7 @@ int tkr_write_md(FILE *out, const struct tkr_model *m, const struct tk_report_op
 			continue;
 		}
 		if (s->def->style == TKR_FINDINGS)
-			findings(&b, s);
+			findings(&b, m, s);
 		else
 			table(&b, m, s);
 		if (s->total > (int64_t)s->nrows)

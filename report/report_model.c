@@ -229,6 +229,10 @@ int tkr_model_load(sqlite3 *db, const struct tkr_section_def *defs, size_t ndefs
 	m->nsections = ndefs;
 	for (size_t i = 0; i < ndefs && rc == TK_OK; i++)
 		rc = load_section(db, &defs[i], top, threshold, &m->sections[i], err, errlen);
+	if (rc == TK_OK)
+		rc = tkr_evidence_load(db, m, err, errlen);
+	if (rc == TK_OK)
+		rc = tkr_labels_load(db, m);
 	if (rc == TK_ENOMEM)
 		tk_fmt(err, errlen, "out of memory while loading the report");
 	return rc;
@@ -439,6 +443,8 @@ void tkr_model_free(struct tkr_model *m)
 {
 	if (!m)
 		return;
+	tkr_labels_free(m); /* before the cells its names point into */
+	tkr_evidence_free(m);
 	for (size_t i = 0; i < m->nsections; i++) {
 		struct tkr_section *s = &m->sections[i];
 		for (size_t k = 0; k < s->nrows * (size_t)s->ncols; k++)
@@ -574,6 +580,7 @@ int tk_report_write(FILE *out, const char *path, const struct tk_report_options 
 		rc = TK_ENOMEM;
 		goto out;
 	}
+	m.full_names = o.full_names;
 	rc = tkr_model_load(tk_store_db(s), tkr_report_sections, tkr_report_nsections, o.top, 0,
 			    &m, err, errlen);
 	if (rc == TK_OK && o.format == TK_REPORT_HTML)

@@ -36,7 +36,7 @@ static const struct tkr_col c_sources[] = {
 };
 
 static const struct tkr_col c_devices[] = {
-    {"device_id", "device", TKR_INT, 0},
+    {"device_id", "device", TKR_DEVICE, 0},
     {"kind", "kind", TKR_TEXT, 0},
     {"vendor", "vendor", TKR_TEXT, O},
     {"host", "host", TKR_TEXT, O},
@@ -51,30 +51,28 @@ static const struct tkr_col c_devices[] = {
 };
 
 static const struct tkr_col c_kpis[] = {
-    {"device_id", "device", TKR_INT, 0}, {"kpi", "kpi", TKR_TEXT, 0},
+    {"device_id", "device", TKR_DEVICE, 0}, {"kpi", "kpi", TKR_TEXT, 0},
     {"value", "value", TKR_UVAL, 0},	 {"unit", "unit", TKR_TEXT, J},
     {"band", "band", TKR_BAND, 0},	 {"window", "window", TKR_TEXT, O},
-    {"note", "how", TKR_TEXT, F},	 END,
+    {"note", "how", TKR_TEXT, F | TKR_C_HUMAN},	 END,
 };
 
 static const struct tkr_col c_findings[] = {
     {"id", "id", TKR_INT, 0},
     {"rule", "rule", TKR_TEXT, 0},
     {"severity", "severity", TKR_SEVERITY, 0},
-    {"device_id", "device", TKR_INT, 0},
-    {"process_id", "process", TKR_INT, 0},
+    {"device_id", "device", TKR_DEVICE, 0},
+    {"process_id", "process", TKR_PROCESS, 0},
     {"metric", "metric", TKR_PCT, 0},
     {"threshold", "threshold", TKR_PCT, 0},
-    {"summary", "summary", TKR_TEXT, 0},
+    {"summary", "summary", TKR_TEXT, TKR_C_HUMAN},
     {"evidence", "evidence", TKR_JSON, J},
     {"fix", "fix", TKR_TEXT, 0},
-    {"evidence_text", "evidence", TKR_TEXT, S},
-    {"offenders", "top", TKR_NAME, S},
     END,
 };
 
 static const struct tkr_col c_device_time[] = {
-    {"device_id", "device", TKR_INT, 0},
+    {"device_id", "device", TKR_DEVICE, 0},
     {"window", "window", TKR_TEXT, O},
     {"start_ns", "start", TKR_TS, J},
     {"end_ns", "end", TKR_TS, J},
@@ -107,9 +105,9 @@ static const struct tkr_col c_hlo_ops[] = {
 
 static const struct tkr_col c_ops[] = {
     {"level", "level", TKR_TEXT, 0},
-    {"device_id", "device", TKR_INT, J},
-    {"process_id", "process", TKR_INT, J},
-    {"on_", "on", TKR_TEXT, S},
+    {"device_id", "device", TKR_DEVICE, J},
+    {"process_id", "process", TKR_PROCESS, J},
+    {"on_", "on", TKR_WHERE, S},
     {"module", "module", TKR_TEXT, J},
     {"category", "category", TKR_TEXT, J},
     {"occurrences", "calls", TKR_INT, 0},
@@ -125,7 +123,7 @@ static const struct tkr_col c_ops[] = {
 
 static const struct tkr_col c_kernels[] = {
     {"rank", "rank", TKR_INT, J},
-    {"device_id", "device", TKR_INT, 0},
+    {"device_id", "device", TKR_DEVICE, 0},
     {"occurrences", "calls", TKR_INT, 0},
     {"total_ns", "total", TKR_NS, 0},
     {"avg_ns", "avg", TKR_NS, J},
@@ -153,7 +151,7 @@ static const struct tkr_col c_kernels[] = {
 };
 
 static const struct tkr_col c_gap_causes[] = {
-    {"device_id", "device", TKR_INT, 0},     {"cause", "cause", TKR_TEXT, 0},
+    {"device_id", "device", TKR_DEVICE, 0},     {"cause", "cause", TKR_TEXT, 0},
     {"gaps", "gaps", TKR_INT, 0},	     {"total_ns", "total", TKR_NS, 0},
     {"longest_ns", "longest", TKR_NS, 0},    {"window_share", "of window", TKR_RATIO, 0},
     END,
@@ -170,7 +168,7 @@ static const struct tkr_col c_gap_hist[] = {
 
 static const struct tkr_col c_gaps[] = {
     {"id", "id", TKR_INT, J},
-    {"device_id", "device", TKR_INT, 0},
+    {"device_id", "device", TKR_DEVICE, 0},
     {"window", "window", TKR_TEXT, J},
     {"start_ns", "at", TKR_TS, O},
     {"end_ns", "end", TKR_TS, J},
@@ -188,8 +186,8 @@ static const struct tkr_col c_gaps[] = {
 
 static const struct tkr_col c_memory[] = {
     {"series_id", "series", TKR_INT, 0},
-    {"device_id", "device", TKR_INT, 0},
-    {"process_id", "process", TKR_INT, J},
+    {"device_id", "device", TKR_DEVICE, 0},
+    {"process_id", "process", TKR_PROCESS, J},
     {"basis", "basis", TKR_TEXT, 0},
     {"records", "records", TKR_INT, O},
     {"allocs", "allocs", TKR_INT, J},
@@ -212,7 +210,7 @@ static const struct tkr_col c_memory[] = {
 };
 
 static const struct tkr_col c_memory_live[] = {
-    {"series_id", "series", TKR_INT, 0},   {"device_id", "device", TKR_INT, 0},
+    {"series_id", "series", TKR_INT, 0},   {"device_id", "device", TKR_DEVICE, 0},
     {"rank", "rank", TKR_INT, J},	   {"record_id", "record", TKR_INT, J},
     {"address", "address", TKR_INT, J},	   {"bytes", "bytes", TKR_BYTES, 0},
     {"alloc_ns", "made at", TKR_TS, O},	   {"op_event_id", "op id", TKR_INT, J},
@@ -229,7 +227,7 @@ static const struct tkr_col c_chart_memory[] = {
 };
 
 static const struct tkr_col c_step_stats[] = {
-    {"device_id", "device", TKR_INT, 0},  {"steps", "steps", TKR_INT, 0},
+    {"device_id", "device", TKR_DEVICE, 0},  {"steps", "steps", TKR_INT, 0},
     {"total_ns", "total", TKR_NS, J},	  {"mean_ns", "mean", TKR_NS, 0},
     {"median_ns", "median", TKR_NS, 0},	  {"p90_ns", "p90", TKR_NS, O},
     {"stddev_ns", "stddev", TKR_NS, O},	  {"min_ns", "min", TKR_NS, O},
@@ -242,7 +240,7 @@ static const struct tkr_col c_step_stats[] = {
 };
 
 static const struct tkr_col c_steps[] = {
-    {"device_id", "device", TKR_INT, 0},
+    {"device_id", "device", TKR_DEVICE, 0},
     {"step_num", "step", TKR_INT, 0},
     {"step_event_id", "event", TKR_INT, J},
     {"start_ns", "start", TKR_TS, O},
@@ -266,7 +264,7 @@ static const struct tkr_col c_steps[] = {
 };
 
 static const struct tkr_col c_chart_steps[] = {
-    {"device_id", "device", TKR_INT, 0},
+    {"device_id", "device", TKR_DEVICE, 0},
     {"step_num", "step", TKR_INT, 0},
     {"dur_ns", "length", TKR_NS, 0},
     {"outlier", "outlier", TKR_INT, 0},
@@ -274,7 +272,7 @@ static const struct tkr_col c_chart_steps[] = {
 };
 
 static const struct tkr_col c_comm_time[] = {
-    {"device_id", "device", TKR_INT, 0},
+    {"device_id", "device", TKR_DEVICE, 0},
     {"comm_ns", "comm", TKR_NS, 0},
     {"exposed_comm_ns", "exposed", TKR_NS, 0},
     {"overlapped_share", "overlapped", TKR_RATIO, 0},
@@ -283,7 +281,7 @@ static const struct tkr_col c_comm_time[] = {
 };
 
 static const struct tkr_col c_comm_ranks[] = {
-    {"device_id", "device", TKR_INT, 0},
+    {"device_id", "device", TKR_DEVICE, 0},
     {"rank", "rank", TKR_INT, 0},
     {"collectives", "matched", TKR_INT, 0},
     {"unmatched", "unmatched", TKR_INT, O},
@@ -350,18 +348,7 @@ const struct tkr_section_def tkr_report_sections[] = {
      c_kpis, "no KPIs: the trace has no device work"},
     {"findings", "Findings", NULL, TKR_FINDINGS, 500,
      "SELECT id, rule, severity, device_id, process_id, metric, threshold, summary, evidence,"
-     " fix, (SELECT group_concat(replace(substr(t.fullkey, 3), '\"', '') || '=' || CASE t.type WHEN 'real'"
-     "  THEN printf('%.4g', t.atom) ELSE coalesce(t.atom, 'null') END, ', ')"
-     "  FROM json_tree(CASE WHEN json_valid(f.evidence) THEN f.evidence ELSE '{}' END) t"
-     "  WHERE t.type NOT IN ('array', 'object') AND t.fullkey NOT LIKE '$.top%')"
-     " AS evidence_text,"
-     " (SELECT group_concat(CASE WHEN o.type = 'text' THEN o.atom"
-     "  WHEN json_extract(o.value, '$.name') IS NOT NULL THEN json_extract(o.value, '$.name')"
-     "  ELSE (SELECT group_concat(i.key || '=' || CASE i.type WHEN 'real' THEN"
-     "  printf('%.4g', i.atom) ELSE coalesce(i.atom, 'null') END, ', ')"
-     "  FROM json_each(o.value) i) END, char(10))"
-     "  FROM json_each(CASE WHEN json_valid(f.evidence) THEN f.evidence ELSE '{}' END,"
-     "  '$.top') o) AS offenders"
+     " fix"
      " FROM analysis_findings f"
      " ORDER BY CASE severity WHEN 'high' THEN 0 WHEN 'medium' THEN 1 ELSE 2 END, id",
      c_findings, "no findings: no rule fired"},
@@ -371,9 +358,7 @@ const struct tkr_section_def tkr_report_sections[] = {
      " FROM analysis_device_time WHERE selected = 1 ORDER BY device_id",
      c_device_time, "no device time: the trace has no device work"},
     {"ops", "Top ops by self time", NULL, TKR_TABLE, -1,
-     "SELECT level, device_id, process_id, CASE WHEN device_id IS NOT NULL THEN"
-     " 'device ' || device_id WHEN process_id IS NOT NULL THEN 'process ' || process_id"
-     " END AS on_, module, category, occurrences, total_ns, self_ns, avg_ns, min_ns, max_ns,"
+     "SELECT level, device_id, process_id, NULL AS on_, module, category, occurrences, total_ns, self_ns, avg_ns, min_ns, max_ns,"
      " device_share, name FROM analysis_op_profile WHERE level <> 'idle'"
      " ORDER BY self_ns DESC, total_ns DESC, name, level, device_id, process_id, module,"
      " category",

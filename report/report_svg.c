@@ -93,7 +93,8 @@ static void util_chart(struct tkr_buf *b, const struct tkr_model *m)
 
 /* ---- bars of the top rows of a section ---- */
 
-static void bar_chart(struct tkr_buf *b, const struct tkr_section *s, const char *id,
+static void bar_chart(struct tkr_buf *b, const struct tkr_model *m, const struct tkr_section *s,
+		      const char *id,
 		      const char *value_key, const char *what)
 {
 	int nc = tkr_col(s, "name"), vc = tkr_col(s, value_key);
@@ -115,7 +116,7 @@ static void bar_chart(struct tkr_buf *b, const struct tkr_section *s, const char
 		double len = isfinite(v) && v > 0 ? v / max * (right - left) : 0;
 		const char *full = name->type == SQLITE_TEXT ? name->s : "";
 		struct tkr_buf sh = {0}, val = {0};
-		tkr_short_name(&sh, full, 58);
+		tkr_short_name(&sh, tkr_name_label(m, full), 58);
 		tkr_fmt_ns(&val, isfinite(v) ? v : 0);
 		tkr_puts(b, "<g><title>");
 		tkr_html_str(b, full);
@@ -339,9 +340,9 @@ void tkr_html_chart(struct tkr_buf *b, const struct tkr_model *m, const char *ke
 	if (!strcmp(key, "device_time"))
 		util_chart(b, m);
 	else if (!strcmp(key, "ops"))
-		bar_chart(b, tkr_find(m, "ops"), "ops", "self_ns", "top ops by self time");
+		bar_chart(b, m, tkr_find(m, "ops"), "ops", "self_ns", "top ops by self time");
 	else if (!strcmp(key, "kernels"))
-		bar_chart(b, tkr_find(m, "kernels"), "kernels", "total_ns",
+		bar_chart(b, m, tkr_find(m, "kernels"), "kernels", "total_ns",
 			  "top kernels by total time");
 	else if (!strcmp(key, "gap_histogram"))
 		gap_chart(b, m);

@@ -15,6 +15,7 @@
 #include <tracekit/text.h>
 
 #define MIN_FLEX 28 /* below this a flexible column goes on its own line */
+#define MIN_TEXT 8  /* a text column is narrowed down to this (or its title) to fit the width */
 
 #define BOLD "\033[1m"
 #define DIM "\033[2m"
@@ -56,6 +57,20 @@ static void spaces(struct tkr_buf *b, int n)
 		tkr_putn(b, " ", 1);
 }
 
+/* The length of the unit at @p ("ns", "µs", "GiB", ...) when it ends a word there, else 0. */
+static size_t unit_word(const char *p)
+{
+	static const char *const units[] = {"ns",	       "\xc2\xb5s", "ms",  "s",   "B",
+					    "KiB",	       "MiB",	    "GiB", "TiB", "PiB",
+					    "GB/s",	       "TFLOP/s"};
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		size_t n = strlen(units[i]);
+		if (!strncmp(p, units[i], n) && (!p[n] || strchr(" ,;)", p[n])))
+			return strcspn(p, " ");
+	}
+	return 0;
+}
+
 /* @text (escaped as tkr_safe() does) wrapped at spaces into lines of @width, the first after
  * @first_indent characters already written, the others indented by @indent. */
 static void wrap(struct tkr_buf *b, const char *text, int indent, int first_used, int width)
@@ -67,7 +82,9 @@ static void wrap(struct tkr_buf *b, const char *text, int indent, int first_used
 	const char *p = safe.p ? safe.p : "";
 	while (*p) {
 		const char *sp = strchr(p, ' ');
-		size_t n = sp ? (size_t)(sp - p) : strlen(p);
+		size_t n = sp ? (size_t)(sp - p) : strlen(p), u;
+		while (p[n] == ' ' && (u = unit_word(p + n + 1)) > 0)
+			n += 1 + u; /* "42.00 µs" stays on one line */
 		struct tkr_buf word = {0};
 		tkr_putn(&word, p, n);
 		int w = word.p ? tkr_width(word.p) : 0;
@@ -136,16 +153,20 @@ static const char *text_of(const struct tkr_section *s, size_t r, const char *ke
 	return cell && cell->type == SQLITE_TEXT ? cell->s : NULL;
 }
 
+/* The width names in evidence lines are fitted to (0 = --full-names: not fitted). */
+static int ev_name_width(const struct tw *t, int indent)
+{
+	int w = t->width - indent;
+	return t->m->full_names ? 0 : w < 24 ? 24 : w;
+}
+
 static void findings(struct tw *t, const struct tkr_section *s)
 {
 	for (size_t r = 0; r < s->nrows; r++) {
 		const char *sev = text_of(s, r, "severity"), *rule = text_of(s, r, "rule");
+		const struct tkr_ev *ev = r < t->m->nev ? &t->m->ev[r] : NULL;
 		struct tkr_buf where = {0};
-		int dc = tkr_col(s, "device_id"), pc = tkr_col(s, "process_id");
-		if (dc >= 0 && tkr_cell(s, r, dc)->type != SQLITE_NULL)
-			tkr_printf(&where, "device %lld", (long long)tkr_cell(s, r, dc)->i);
-		else if (pc >= 0 && tkr_cell(s, r, pc)->type != SQLITE_NULL)
-			tkr_printf(&where, "process %lld", (long long)tkr_cell(s, r, pc)->i);
+		int sc = tkr_col(s, "summary");
 		tkr_puts(&t->b, "\n  ");
 		color(t, cell_color(TKR_SEVERITY, sev ? sev : ""));
 		tkr_puts(&t->b, "[");
@@ -156,37 +177,35 @@ static void findings(struct tw *t, const struct tkr_section *s)
 		color(t, BOLD);
 		tkr_safe(&t->b, rule ? rule : "-");
 		color(t, RESET);
-		if (where.p)
-			tkr_printf(&t->b, " (%s)", where.p);
+		if (tkr_where(&where, t->m, s, r)) {
+			tkr_puts(&t->b, " (");
+			tkr_safe(&t->b, where.p);
+			tkr_puts(&t->b, ")");
+		}
+		t->b.oom |= where.oom;
 		free(where.p);
 		tkr_puts(&t->b, "\n    ");
-		wrap(&t->b, text_of(s, r, "summary") ? text_of(s, r, "summary") : "", 4, 4,
-		     t->width);
-		const char *ev = text_of(s, r, "evidence_text");
-		if (ev) {
+		struct tkr_buf sum = {0};
+		if (sc >= 0)
+			tkr_format_cell(&sum, t->m, s, r, sc);
+		wrap(&t->b, sum.p ? sum.p : "", 4, 4, t->width);
+		t->b.oom |= sum.oom;
+		free(sum.p);
+		if (ev && ev->main.n) {
+			struct tkr_buf line = {0};
+			tkr_evidence_line(&line, t->m, &ev->main, ev_name_width(t, 6), 0);
 			tkr_puts(&t->b, "    evidence: ");
-			wrap(&t->b, ev, 6, 14, t->width);
+			wrap(&t->b, line.p ? line.p : "", 6, 14, t->width);
+			t->b.oom |= line.oom;
+			free(line.p);
 		}
-		const char *top = text_of(s, r, "offenders");
-		if (top && *top) {
-			const char *p = top;
-			int first = 1;
-			while (*p) {
-				size_t n = strcspn(p, "\n");
-				char *one = tk_text_escape(p, n, TK_TEXT_TERMINAL, NULL);
-				if (!one) {
-					t->b.oom = 1;
-					break;
-				}
-				tkr_puts(&t->b, first ? "    top: " : "         ");
-				tkr_short_name(&t->b, one, t->width - 9);
-				tkr_puts(&t->b, "\n");
-				free(one);
-				first = 0;
-				p += n;
-				if (*p)
-					p++;
-			}
+		for (size_t k = 0; ev && k < ev->ntop; k++) {
+			struct tkr_buf line = {0};
+			tkr_evidence_line(&line, t->m, &ev->top[k], ev_name_width(t, 9), 0);
+			tkr_puts(&t->b, k ? "         " : "    top: ");
+			wrap(&t->b, line.p ? line.p : "", 11, 9, t->width);
+			t->b.oom |= line.oom;
+			free(line.p);
 		}
 		const char *fix = text_of(s, r, "fix");
 		if (fix) {
@@ -211,7 +230,7 @@ static void put_cell(struct tw *t, const struct tkr_col *col, const char *v, int
 {
 	struct tkr_buf cell = {0};
 	if (col->flags & TKR_C_FLEX) {
-		if (col->kind == TKR_NAME)
+		if (col->kind == TKR_NAME && !t->m->full_names)
 			tkr_short_name(&cell, v ? v : "", width);
 		else {
 			tkr_puts(&cell, v ? v : "");
@@ -219,6 +238,7 @@ static void put_cell(struct tw *t, const struct tkr_col *col, const char *v, int
 		}
 	} else {
 		tkr_puts(&cell, v ? v : "");
+		tkr_cut(&cell, width); /* a text column narrowed to fit */
 	}
 	const char *cv = cell.p ? cell.p : "";
 	int pad = width - tkr_width(cv);
@@ -279,6 +299,8 @@ static void table(struct tw *t, const struct tkr_section *s)
 	if (nflex) {
 		int share = (t->width - 2 - fixed - 2 * (nflex - 1)) / nflex;
 		wrapmode = share < MIN_FLEX;
+		for (int k = 0; k < nc && t->m->full_names && !wrapmode; k++)
+			wrapmode = s->def->cols[cols[k]].kind == TKR_NAME && w[k] > share;
 		for (int k = 0; k < nc; k++) {
 			if (!(s->def->cols[cols[k]].flags & TKR_C_FLEX))
 				continue;
@@ -292,6 +314,20 @@ static void table(struct tw *t, const struct tkr_section *s)
 	for (int k = nc - 1; k >= 0 && line_width(w, on, nc) > t->width; k--)
 		if (on[k] && (s->def->cols[cols[k]].flags & TKR_C_OPT))
 			on[k] = 0;
+	/* still too wide: narrow the widest text column, one character at a time */
+	while (line_width(w, on, nc) > t->width) {
+		int best = -1;
+		for (int k = 0; k < nc; k++) {
+			const struct tkr_col *col = &s->def->cols[cols[k]];
+			int floor = tkr_width(col->title) > MIN_TEXT ? tkr_width(col->title) : MIN_TEXT;
+			if (on[k] && !tkr_right_aligned(col->kind) && w[k] > floor &&
+			    (best < 0 || w[k] > w[best]))
+				best = k;
+		}
+		if (best < 0)
+			break;
+		w[best]--;
+	}
 	int lastk = -1;
 	for (int k = 0; k < nc; k++)
 		if (on[k])
@@ -345,7 +381,10 @@ static void table(struct tw *t, const struct tkr_section *s)
 			int indent = 4 + tkr_width(col->title) + 2;
 			tkr_printf(&t->b, "    %s: ", col->title);
 			if (col->kind == TKR_NAME) {
-				tkr_short_name(&t->b, v ? v : "", t->width - indent);
+				if (t->m->full_names)
+					tkr_puts(&t->b, v ? v : "");
+				else
+					tkr_short_name(&t->b, v ? v : "", t->width - indent);
 				end_line(&t->b);
 			} else {
 				wrap(&t->b, v ? v : "", indent, indent, t->width);

@@ -1,12 +1,13 @@
 /*
- * Shared helpers of the report formats: a growable string, display widths, the readable
- * shortening of long C++ kernel names, the display text of every kind of cell (durations, bytes,
- * percentages, times relative to the trace start), and the JSON, HTML and Markdown escapers over
- * the shared text module (include/tracekit/text.h).
+ * Shared helpers of the report formats: a growable string, display widths, the display text of
+ * every kind of cell (durations, bytes, percentages, times relative to the trace start, device
+ * and process labels, short names; labels.c makes the labels), and the JSON, HTML and Markdown
+ * escapers over the shared text module (include/tracekit/text.h).
  */
 #include "report_internal.h"
 #include "checked.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <sqlite3.h>
 #include <stdarg.h>
@@ -103,158 +104,6 @@ void tkr_cut(struct tkr_buf *b, int w)
 	tkr_puts(b, "\xe2\x80\xa6");
 }
 
-/* ---- shortening C++ names ---- */
-
-/* 1 when the '<' or '>' at s[i] is part of an operator name or "->", not a bracket. */
-static int not_bracket(const char *s, size_t i)
-{
-	if (s[i] == '>' && i > 0 && s[i - 1] == '-')
-		return 1;
-	size_t j = i;
-	while (j > 0 && (s[j - 1] == '<' || s[j - 1] == '>' || s[j - 1] == '='))
-		j--;
-	return j >= 8 && !strncmp(s + j - 8, "operator", 8);
-}
-
-/* Index of the bracket closing the one at s[i] (same kind only), or -1. */
-static long match_close(const char *s, size_t i)
-{
-	char open = s[i], close = open == '<' ? '>' : ')';
-	int depth = 0;
-	for (size_t k = i; s[k]; k++) {
-		if ((s[k] == '<' || s[k] == '>') && open == '<' && not_bracket(s, k))
-			continue;
-		if (s[k] == open)
-			depth++;
-		else if (s[k] == close && --depth == 0)
-			return (long)k;
-	}
-	return -1;
-}
-
-/* A '(' group kept as it is: "(anonymous namespace)" or any group followed by "::". */
-static int keep_paren(const char *s, size_t i, long j)
-{
-	return !strncmp(s + i, "(anonymous namespace)", 21) || (s[j + 1] == ':' && s[j + 2] == ':');
-}
-
-/*
- * Copy @s into @b with every top-level group opened by @open ('(' or '<') replaced by
- * "(...)"/"<...>". Returns 0 when brackets do not balance (then @b is unchanged).
- */
-static int collapse(struct tkr_buf *b, const char *s, char open)
-{
-	struct tkr_buf t = {0};
-	int da = 0, dp = 0, ok = 1;
-	for (size_t i = 0; s[i]; i++) {
-		char c = s[i];
-		int bracket = (c == '<' || c == '>') ? !not_bracket(s, i) : 1;
-		if (c == open && bracket && da == 0 && dp == 0) {
-			long j = match_close(s, i);
-			if (j < 0) {
-				ok = 0;
-				break;
-			}
-			if (open == '(' && keep_paren(s, i, j)) {
-				tkr_putn(&t, s + i, (size_t)(j - (long)i) + 1);
-			} else if (j == (long)i + 1) {
-				tkr_putn(&t, s + i, 2);
-			} else {
-				tkr_puts(&t, open == '<' ? "<...>" : "(...)");
-			}
-			i = (size_t)j;
-			continue;
-		}
-		if (c == '<' && bracket)
-			da++;
-		else if (c == '>' && bracket && da > 0)
-			da--;
-		else if (c == '(')
-			dp++;
-		else if (c == ')' && dp > 0)
-			dp--;
-		tkr_putn(&t, &c, 1);
-	}
-	if (ok && !t.oom)
-		tkr_puts(b, t.p ? t.p : "");
-	free(t.p);
-	return ok;
-}
-
-/* Replace the namespaces of the function name in @s by "…::" (into @b); 0 when there are none. */
-static int drop_namespaces(struct tkr_buf *b, const char *s)
-{
-	long sp = -1, cc = -1;
-	int da = 0, dp = 0;
-	for (size_t i = 0; s[i]; i++) {
-		char c = s[i];
-		if (da == 0 && dp == 0) {
-			if (c == ' ')
-				sp = (long)i, cc = -1;
-			else if (c == ':' && s[i + 1] == ':')
-				cc = (long)i;
-			else if (c == '<' && !not_bracket(s, i))
-				break;
-			else if (c == '(') {
-				long j = match_close(s, i);
-				if (j < 0 || !keep_paren(s, i, j))
-					break;
-			}
-		}
-		if ((c == '<' || c == '>') && not_bracket(s, i))
-			continue;
-		if (c == '<')
-			da++;
-		else if (c == '>' && da > 0)
-			da--;
-		else if (c == '(')
-			dp++;
-		else if (c == ')' && dp > 0)
-			dp--;
-	}
-	if (cc < 0)
-		return 0;
-	tkr_putn(b, s, (size_t)(sp + 1));
-	tkr_puts(b, "\xe2\x80\xa6::");
-	tkr_puts(b, s + cc + 2);
-	return 1;
-}
-
-void tkr_short_name(struct tkr_buf *b, const char *name, int w)
-{
-	struct tkr_buf cur = {0}, next = {0};
-	tkr_puts(&cur, name);
-	if (tkr_width(name) > w) {
-		if (collapse(&next, cur.p, '(')) {
-			free(cur.p);
-			cur = next;
-		}
-		memset(&next, 0, sizeof(next));
-	}
-	if (!cur.oom && tkr_width(cur.p) > w) {
-		if (collapse(&next, cur.p, '<')) {
-			free(cur.p);
-			cur = next;
-		}
-		memset(&next, 0, sizeof(next));
-	}
-	if (!cur.oom && tkr_width(cur.p) > w) {
-		if (drop_namespaces(&next, cur.p)) {
-			free(cur.p);
-			cur = next;
-		} else {
-			free(next.p);
-		}
-		memset(&next, 0, sizeof(next));
-	}
-	tkr_cut(&cur, w);
-	if (cur.oom)
-		b->oom = 1;
-	else
-		tkr_puts(b, cur.p);
-	free(cur.p);
-}
-
 /* ---- display text ---- */
 
 void tkr_fmt_ns(struct tkr_buf *b, double ns)
@@ -308,7 +157,8 @@ static void fmt_utc(struct tkr_buf *b, int64_t ns)
 int tkr_right_aligned(enum tkr_kind k)
 {
 	return k != TKR_TEXT && k != TKR_NAME && k != TKR_BAND && k != TKR_SEVERITY &&
-	       k != TKR_FLAG && k != TKR_JSON && k != TKR_UTC;
+	       k != TKR_FLAG && k != TKR_JSON && k != TKR_UTC && k != TKR_DEVICE &&
+	       k != TKR_PROCESS && k != TKR_WHERE;
 }
 
 static void fmt_value(struct tkr_buf *b, enum tkr_kind k, double v, const char *unit,
@@ -369,18 +219,93 @@ static void fmt_value(struct tkr_buf *b, enum tkr_kind k, double v, const char *
 	}
 }
 
-void tkr_format_cell(struct tkr_buf *b, const struct tkr_model *m, const struct tkr_section *s,
-		     size_t r, int c)
+/* The length of the integer at @p that stands as a word (not part of a name or a real), or 0. */
+static size_t int_word(const char *t, const char *p)
 {
-	const struct tkr_cell *cell = tkr_cell(s, r, c);
-	enum tkr_kind k = s->def->cols[c].kind;
+	size_t d = strspn(p, "0123456789");
+	if (p > t && (isalnum((unsigned char)p[-1]) || p[-1] == '.' || p[-1] == '_'))
+		return 0;
+	return isalnum((unsigned char)p[d]) || (p[d] == '.' && isdigit((unsigned char)p[d + 1]))
+		   ? 0
+		   : d;
+}
+
+#define MIN_NAME_IN_TEXT 40 /* names this long or longer in analysis text become labels */
+
+/*
+ * Analysis text (KPI notes, finding summaries) as people read it: a long op or kernel name of
+ * the report as its label (when @names); "<integer> ns" of 4 digits or more, and "<integer> of
+ * <integer> ns", in human units ("580.05 ms"); "device N" and "process N" (store ids) as their
+ * labels ("GPU 1 (rank 1)", "pid 2568503").
+ */
+static void human_text(struct tkr_buf *b, const struct tkr_model *m, const char *t, int names)
+{
+	const char *p = t;
+	if (names && !m->full_names) { /* long names in the text as their labels */
+		struct tkr_buf r = {0};
+		int changed = 0;
+		tkr_puts(&r, t);
+		for (size_t i = 0; i < m->nnames && !r.oom; i++) {
+			const char *full = m->names[i].full, *at;
+			size_t fl = strlen(full);
+			if (fl < MIN_NAME_IN_TEXT || !strcmp(full, m->names[i].label) ||
+			    !(at = strstr(r.p, full)))
+				continue;
+			struct tkr_buf x = {0};
+			tkr_putn(&x, r.p, (size_t)(at - r.p));
+			tkr_puts(&x, m->names[i].label);
+			tkr_puts(&x, at + fl);
+			b->oom |= r.oom;
+			free(r.p);
+			r = x;
+			changed = 1;
+		}
+		b->oom |= r.oom;
+		if (changed && r.p)
+			human_text(b, m, r.p, 0);
+		free(r.p);
+		if (changed)
+			return;
+	}
+	while (*p) {
+		size_t d = int_word(t, p), d2;
+		const char *q = p + d + 4;
+		if (d >= 4 && d <= 15 && !strncmp(p + d, " ns", 3) && !isalnum((unsigned char)p[d + 3])) {
+			tkr_fmt_ns(b, strtod(p, NULL));
+			p += d + 3;
+		} else if (d >= 4 && d <= 15 && !strncmp(p + d, " of ", 4) &&
+			   (d2 = int_word(t, q)) >= 1 && d2 <= 15 && !strncmp(q + d2, " ns", 3)) {
+			tkr_fmt_ns(b, strtod(p, NULL));
+			tkr_puts(b, " of ");
+			p = q; /* the second figure is shown by the rule above */
+		} else if ((!strncmp(p, "device ", 7) || !strncmp(p, "process ", 8)) &&
+			   (p == t || !isalnum((unsigned char)p[-1])) &&
+			   (d = int_word(t, p + (p[0] == 'd' ? 7 : 8))) >= 1 && d <= 15) {
+			const char *num = p + (p[0] == 'd' ? 7 : 8);
+			tkr_id_label(b, m, p[0] == 'p', strtoll(num, NULL, 10));
+			p = num + d;
+		} else {
+			size_t n = d ? d : 1;
+			tkr_putn(b, p, n);
+			p += n;
+		}
+	}
+}
+
+void tkr_format_value(struct tkr_buf *b, const struct tkr_model *m, enum tkr_kind k,
+		      const struct tkr_cell *cell, const char *unit)
+{
 	if (cell->type == SQLITE_NULL) {
 		if (k != TKR_FLAG)
 			tkr_puts(b, "-");
 		return;
 	}
 	if (cell->type == SQLITE_TEXT) {
-		tkr_safe(b, cell->s);
+		tkr_puts(b, k == TKR_NAME ? tkr_name_label(m, cell->s) : cell->s);
+		return;
+	}
+	if ((k == TKR_DEVICE || k == TKR_PROCESS) && cell->type == SQLITE_INTEGER) {
+		tkr_id_label(b, m, k == TKR_PROCESS, cell->i);
 		return;
 	}
 	if (k == TKR_UTC) {
@@ -401,13 +326,45 @@ void tkr_format_cell(struct tkr_buf *b, const struct tkr_model *m, const struct 
 		tkr_printf(b, "%lld", (long long)cell->i);
 		return;
 	}
-	const char *unit = NULL;
-	if (k == TKR_UVAL || k == TKR_UDELTA) {
-		int uc = tkr_col(s, "unit");
-		const struct tkr_cell *u = uc >= 0 ? tkr_cell(s, r, uc) : NULL;
-		unit = u && u->type == SQLITE_TEXT ? u->s : NULL;
-	}
 	fmt_value(b, k, tkr_num(cell), unit, m->trace_start_ns, k == TKR_UDELTA);
+}
+
+int tkr_where(struct tkr_buf *b, const struct tkr_model *m, const struct tkr_section *s, size_t r)
+{
+	int dc = tkr_col(s, "device_id"), pc = tkr_col(s, "process_id");
+	if (dc >= 0 && tkr_cell(s, r, dc)->type == SQLITE_INTEGER)
+		tkr_id_label(b, m, 0, tkr_cell(s, r, dc)->i);
+	else if (pc >= 0 && tkr_cell(s, r, pc)->type == SQLITE_INTEGER)
+		tkr_id_label(b, m, 1, tkr_cell(s, r, pc)->i);
+	else
+		return 0;
+	return 1;
+}
+
+void tkr_format_cell(struct tkr_buf *b, const struct tkr_model *m, const struct tkr_section *s,
+		     size_t r, int c)
+{
+	const struct tkr_cell *cell = tkr_cell(s, r, c);
+	const struct tkr_col *col = &s->def->cols[c];
+	struct tkr_buf v = {0};
+	const char *unit = NULL;
+	if (col->kind == TKR_WHERE) {
+		if (!tkr_where(&v, m, s, r))
+			tkr_puts(&v, "-");
+	} else {
+		if (col->kind == TKR_UVAL || col->kind == TKR_UDELTA) {
+			int uc = tkr_col(s, "unit");
+			const struct tkr_cell *u = uc >= 0 ? tkr_cell(s, r, uc) : NULL;
+			unit = u && u->type == SQLITE_TEXT ? u->s : NULL;
+		}
+		if ((col->flags & TKR_C_HUMAN) && cell->type == SQLITE_TEXT)
+			human_text(&v, m, cell->s, 1);
+		else
+			tkr_format_value(&v, m, col->kind, cell, unit);
+	}
+	tkr_safe(b, v.p ? v.p : "");
+	b->oom |= v.oom;
+	free(v.p);
 }
 
 /* ---- escapers (over the shared text module, include/tracekit/text.h) ---- */

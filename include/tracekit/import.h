@@ -82,11 +82,15 @@ struct tk_xplane_run {
 	int64_t bytes;	  /* total size of the files */
 	int64_t mtime_ns; /* newest modification time among the files */
 	int64_t start_ns, end_ns; /* profiled time span over the files (Unix epoch ns), or TK_NONE */
+	int64_t name_ns; /* the date and time the run name spells (2024_05_01_12_30_45, read as
+			    UTC), or TK_NONE */
 };
 
 /**
  * tk_xplane_list_runs() - the runs under @path (a logdir, its plugins/profile directory, or a run
- * directory itself), newest first. Free with tk_xplane_runs_free().
+ * directory itself), newest first: by when profiling started (start_ns), for a run whose files do
+ * not record it by the time in its name (name_ns); runs with neither come last, by the
+ * modification time of their files. Copying runs does not reorder them. Free with tk_xplane_runs_free().
  * @return TK_OK, TK_ENOTFOUND when there is no run (message in @err), TK_EIO.
  */
 int tk_xplane_list_runs(const char *path, struct tk_xplane_run **runs, int *nruns, char *err,

@@ -52,6 +52,7 @@ struct tk_report_options {
 	int color;	  /* text: ANSI colours (the CLI sets it only on a TTY without --no-color) */
 	int top;	  /* rows per capped table (0 = 20) */
 	double threshold; /* diff: relative change flagged, e.g. 0.05 for 5 % (0 = 0.05) */
+	int full_names;	  /* names in full everywhere, not their short labels (--full-names) */
 };
 
 /** tk_report_options_init() - text, width 100, no colour, top 20, threshold 5 %. */
