@@ -126,7 +126,8 @@ Test(gap_causes, sampled_kineto_trace_agrees_with_python)
 {
 	tkt_import_corpus(
 	    "kineto/HolisticTraceAnalysis/tests/data/trace_filter/sampled_rank-0.json.gz", tkt_db);
-	tkt_analyze(tkt_db, TK_WINDOW_AUTO, -1);
+	/* time_figures.py's steps window is the host ProfilerStep intervals */
+	tkt_analyze(tkt_db, TK_WINDOW_HOST_STEPS, -1);
 	tkt_expect_rows(tkt_db,
 			"SELECT cause, count(*), sum(dur_ns) FROM analysis_gaps GROUP BY cause "
 			"ORDER BY cause",
@@ -141,7 +142,8 @@ Test(gap_causes, ns_resolution_trace_short_queued_gaps_are_kernel_wait)
 	tkt_import_corpus("kineto/HolisticTraceAnalysis/tests/data/ns_resolution_trace/"
 			  "rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz",
 			  tkt_db);
-	tkt_analyze(tkt_db, TK_WINDOW_AUTO, -1);
+	/* time_figures.py's steps window is the host ProfilerStep intervals */
+	tkt_analyze(tkt_db, TK_WINDOW_HOST_STEPS, -1);
 	tkt_expect_rows(tkt_db,
 			"SELECT cause, count(*), sum(dur_ns), max(dur_ns) FROM analysis_gaps "
 			"GROUP BY cause ORDER BY cause",
@@ -158,7 +160,8 @@ Test(full_corpus, negative_queue_trace_sync_gaps_agree_with_python)
 	    "kineto/HolisticTraceAnalysis/tests/data/negative_queue_length_values_check/"
 	    "rank0.json.gz",
 	    tkt_db);
-	tkt_analyze(tkt_db, TK_WINDOW_AUTO, -1);
+	/* time_figures.py's steps window is the host ProfilerStep intervals */
+	tkt_analyze(tkt_db, TK_WINDOW_HOST_STEPS, -1);
 	tkt_expect_rows(tkt_db,
 			"SELECT cause, count(*), sum(dur_ns), group_concat(DISTINCT "
 			"explained_by_name) FROM analysis_gaps GROUP BY cause ORDER BY cause",
