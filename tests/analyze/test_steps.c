@@ -214,3 +214,38 @@ Test(analyze_steps, kineto_mi250_gpu_annotation_agrees_with_python)
 			"1739836029603187439\n"
 			"2|host|1739836029612512740|1739836029612561813|1739836029612512740");
 }
+
+/* The default (steps placed on the device) window end to end: device time and gap causes of the
+ * real traces against time_figures.py --device-steps (which places steps with step_figures.py's
+ * rule, re-implemented from docs/metrics.md). ns_resolution: the host steps window cut the
+ * device's own work; over the device-placed steps the GPU is 98.4 % busy. */
+Test(analyze_steps, kineto_ns_resolution_device_window_agrees_with_python)
+{
+	tkt_import_corpus(HTA "ns_resolution_trace/rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz",
+			  tkt_db);
+	tkt_analyze(tkt_db, TK_WINDOW_AUTO, -1);
+	tkt_expect_rows(tkt_db,
+			"SELECT window, window_ns, busy_ns, idle_ns, compute_ns, memcpy_ns"
+			" FROM analysis_device_time WHERE selected = 1",
+			"steps|480029179|472454441|7574738|468739037|3715404");
+	tkt_expect_rows(tkt_db,
+			"SELECT cause, count(*), sum(dur_ns) FROM analysis_gaps GROUP BY cause"
+			" ORDER BY cause",
+			"host_bound|47|1347125\nkernel_wait|6047|6227613");
+}
+
+Test(analyze_steps, kineto_nccl_device_window_agrees_with_python)
+{
+	tkt_import_corpus(HTA "nccl_parser_config/nccl_data.json.gz", tkt_db);
+	tkt_analyze(tkt_db, TK_WINDOW_AUTO, -1);
+	tkt_expect_rows(tkt_db,
+			"SELECT window, window_ns, busy_ns, idle_ns, compute_ns, comm_ns, memcpy_ns,"
+			" exposed_comm_ns, exposed_memcpy_ns FROM analysis_device_time"
+			" WHERE selected = 1",
+			"steps|660551005|157500014|503050991|116046564|46876493|2262781|39529327|"
+			"1924123");
+	tkt_expect_rows(tkt_db,
+			"SELECT cause, count(*), sum(dur_ns) FROM analysis_gaps GROUP BY cause"
+			" ORDER BY cause",
+			"host_bound|2440|501050857\nkernel_wait|1040|2000134");
+}

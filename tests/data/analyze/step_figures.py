@@ -36,34 +36,13 @@ def step_num(name):
     return int(tail) if tail.isdigit() else None
 
 
-for path in sys.argv[1:]:
-    opener = gzip.open if open(path, "rb").read(2) == b"\x1f\x8b" else open
-    with opener(path, "rt") as f:
-        doc = json.load(f, parse_float=Decimal)
-    evs = doc["traceEvents"]
-    base = doc.get("baseTimeNanoseconds", 0)
-    host, annot, launch, ops = [], {}, {}, []
-    for e in evs:
-        if e.get("ph") != "X":
-            continue
-        cat, ts = e.get("cat"), ns(e["ts"], base)
-        end = ts + max(ns(e.get("dur", 0), 0), 0)
-        n = step_num(e.get("name"))
-        corr = (e.get("args") or {}).get("correlation")
-        if n is not None and cat == "user_annotation":
-            host.append((ts, end, n))
-        elif n is not None and cat == "gpu_user_annotation":
-            a = annot.get(n)
-            annot[n] = (min(a[0], ts), max(a[1], end)) if a else (ts, end)
-        elif cat in API and corr is not None:
-            launch[corr] = ts
-        elif cat in OPS:
-            ops.append((ts, end, corr))
-    host.sort()
+def place_steps(host, annot, ops):
+    """The rule of the module docstring. host: [(start, end, N)] sorted by start; annot: {N:
+    (start, end)} of one device; ops: [(start, end, launch_ts or None)] of that device.
+    Returns [(N, source, start, end, host_start)] in host order."""
     first = [None] * len(host)
     last = [None] * len(host)
-    for ts, end, corr in ops:
-        lt = launch.get(corr)
+    for ts, end, lt in ops:
         if lt is None:
             continue
         ks = [k for k, (a, b, _) in enumerate(host) if a <= lt]
@@ -72,9 +51,9 @@ for path in sys.argv[1:]:
         k = ks[-1]
         first[k] = ts if first[k] is None else min(first[k], ts)
         last[k] = end if last[k] is None else max(last[k], end)
-    print(path.split("/data/")[-1])
     # where each step starts on the device: its annotation, else its first launched op
     start = [annot[n][0] if n in annot else first[k] for k, (a, b, n) in enumerate(host)]
+    out = []
     for k, (a, b, n) in enumerate(host):
         if n in annot:
             src, s, t = "device_annotation", annot[n][0], annot[n][1]
@@ -84,4 +63,39 @@ for path in sys.argv[1:]:
             t = nxt if nxt is not None and nxt > first[k] else last[k]
         else:
             src, s, t = "host", a, b
-        print(n, src, s, t, a)
+        out.append((n, src, s, t, a))
+    return out
+
+
+def main():
+    for path in sys.argv[1:]:
+        opener = gzip.open if open(path, "rb").read(2) == b"\x1f\x8b" else open
+        with opener(path, "rt") as f:
+            doc = json.load(f, parse_float=Decimal)
+        evs = doc["traceEvents"]
+        base = doc.get("baseTimeNanoseconds", 0)
+        host, annot, launch, ops = [], {}, {}, []
+        for e in evs:
+            if e.get("ph") != "X":
+                continue
+            cat, ts = e.get("cat"), ns(e["ts"], base)
+            end = ts + max(ns(e.get("dur", 0), 0), 0)
+            n = step_num(e.get("name"))
+            corr = (e.get("args") or {}).get("correlation")
+            if n is not None and cat == "user_annotation":
+                host.append((ts, end, n))
+            elif n is not None and cat == "gpu_user_annotation":
+                a = annot.get(n)
+                annot[n] = (min(a[0], ts), max(a[1], end)) if a else (ts, end)
+            elif cat in API and corr is not None:
+                launch[corr] = ts
+            elif cat in OPS:
+                ops.append((ts, end, corr))
+        host.sort()
+        print(path.split("/data/")[-1])
+        for row in place_steps(host, annot, [(a, b, launch.get(c)) for a, b, c in ops]):
+            print(*row)
+
+
+if __name__ == "__main__":
+    main()

@@ -3,7 +3,9 @@
 Python's json/gzip modules and exact Decimal arithmetic, never with tracekit. The definitions are
 those of docs/metrics.md ("tracekit analyze"), re-implemented here from the text.
 
-Usage: python3 time_figures.py FILE...   (prints the figures of each device of each file)
+Usage: python3 time_figures.py [--device-steps] FILE...   (the figures of each device of each
+       file; --device-steps: the steps window is the union of the steps placed on the device by
+       step_figures.py's rule, tracekit's default, instead of the host ProfilerStep intervals)
 
   ops: X events with cat kernel|Kernel, gpu_memcpy|Memcpy, gpu_memset|Memset; device =
        args.device when present, else pid; stream = tid
@@ -82,12 +84,17 @@ def minus(u, v):
     return out
 
 
-for path in sys.argv[1:]:
+DEVICE_STEPS = "--device-steps" in sys.argv
+if DEVICE_STEPS:  # steps placed on the device (docs/metrics.md "Steps on the device")
+    sys.path.insert(0, __import__("os").path.dirname(__file__))
+    from step_figures import place_steps, step_num
+
+for path in [a for a in sys.argv[1:] if a != "--device-steps"]:
     opener = gzip.open if open(path, 'rb').read(2) == b'\x1f\x8b' else open
     with opener(path, 'rt') as f:
         doc = json.load(f, parse_float=Decimal)
     evs = doc['traceEvents'] if isinstance(doc, dict) else doc
-    launch, ops, steps, syncs = {}, {}, [], {}
+    launch, ops, steps, syncs, annot, hsteps = {}, {}, [], {}, {}, []
     for e in evs:
         if e.get('ph') != 'X' or 'dur' not in e:
             continue
@@ -110,6 +117,12 @@ for path in sys.argv[1:]:
                                                  e.get('tid'), name))
         elif str(e.get('name', '')).startswith('ProfilerStep#') and cat == 'user_annotation':
             steps.append((ts, end))
+            if DEVICE_STEPS and step_num(e.get('name')) is not None:
+                hsteps.append((ts, end, step_num(e.get('name'))))
+        elif DEVICE_STEPS and cat == 'gpu_user_annotation' and step_num(e.get('name')) is not None:
+            a = annot.setdefault(int(args.get('device', e.get('pid'))), {})
+            n = step_num(e.get('name'))
+            a[n] = (min(a[n][0], ts), max(a[n][1], end)) if n in a else (ts, end)
     print(path)
     for dev in sorted(ops):
         o = sorted(ops[dev], key=lambda x: (x[0], x[1]))
@@ -119,6 +132,11 @@ for path in sys.argv[1:]:
         copy = union([(a, b) for a, b, c, *_ in o if c == 'copy'])
         dw = [[min(x[0] for x in o), max(x[1] for x in o)]]
         sw = union(steps)
+        if DEVICE_STEPS and hsteps:
+            placed = place_steps(sorted(hsteps), annot.get(dev, {}),
+                                 [(a, b, launch[c][0] if c in launch else None)
+                                  for a, b, cl, c, *_ in o])
+            sw = union([(s_, t_) for _, _, s_, t_, _ in placed])
         for name, w in (("device", dw), ("steps", sw)):
             if not w:
                 continue
