@@ -6,6 +6,7 @@
  * a source 0 as no figure; copy bandwidth is exact or the trace's own.
  */
 #include <criterion/criterion.h>
+#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -184,4 +185,43 @@ Test(verdicts, small_kernels_states_the_kpi_population)
 			"analysis_findings WHERE rule = 'small_kernels'",
 			"0|98.4% of the 122 kernels starting in the steps window on device 0 run "
 			"under 100 us: launch overhead dominates|122|120|mul|60");
+}
+
+/* A store imported before gb_per_s_source existed (its memcpys view of then) still opens. */
+Test(verdicts, stores_with_the_earlier_memcpys_view_open)
+{
+	import_fixture();
+	sqlite3 *db = NULL;
+	cr_assert_eq(sqlite3_open(tkt_db, &db), SQLITE_OK);
+	char *err = NULL;
+	int rc = sqlite3_exec(
+	    db,
+	    "DROP VIEW memcpys; CREATE VIEW memcpys AS SELECT e.id, s.str AS name, e.ts_ns, "
+	    "e.ts_ns - (SELECT value FROM meta WHERE key = 'trace_start_ns') AS ts_rel_ns, e.dur_ns, "
+	    "e.ts_ns + e.dur_ns AS end_ns, t.device_id, t.stream_id, p.pid, t.tid, e.correlation_id, "
+	    "d.bytes, ck.name AS copy_kind, sk.name AS src_kind, dk.name AS dst_kind, "
+	    "d.src_device_id, d.dst_device_id, CASE WHEN e.dur_ns > 0 THEN CAST(d.bytes AS REAL) / "
+	    "e.dur_ns END AS gb_per_s, e.track_id FROM events e JOIN strings s ON s.id = e.name_id "
+	    "JOIN tracks t ON t.id = e.track_id LEFT JOIN processes p ON p.id = t.process_id "
+	    "LEFT JOIN copy_details d ON d.event_id = e.id LEFT JOIN copy_kinds ck ON ck.id = "
+	    "d.copy_kind LEFT JOIN memory_kinds sk ON sk.id = d.src_mem_kind LEFT JOIN memory_kinds "
+	    "dk ON dk.id = d.dst_mem_kind WHERE e.kind = 6",
+	    NULL, NULL, &err);
+	cr_assert_eq(rc, SQLITE_OK, "%s", err ? err : "");
+	sqlite3_close(db);
+	struct tkt_run r =
+	    tkt_tracekit("query", tkt_db, "SELECT round(sum(gb_per_s), 3) FROM memcpys", NULL);
+	cr_expect_eq(r.code, 0, "exit %d: %s", r.code, r.err);
+	cr_expect(strstr(r.out, "0.399"), "%s", r.out); /* 0.143 + 0.256: the view of then */
+	tkt_run_free(&r);
+	/* another shape is still refused */
+	cr_assert_eq(sqlite3_open(tkt_db, &db), SQLITE_OK);
+	cr_assert_eq(sqlite3_exec(db, "DROP VIEW memcpys; CREATE VIEW memcpys AS SELECT 1 AS id",
+				  NULL, NULL, NULL),
+		     SQLITE_OK);
+	sqlite3_close(db);
+	r = tkt_tracekit("query", tkt_db, "SELECT 1", NULL);
+	cr_expect_eq(r.code, 2, "exit %d: %s", r.code, r.err);
+	cr_expect(strstr(r.err, "view memcpys is not as declared"), "%s", r.err);
+	tkt_run_free(&r);
 }
