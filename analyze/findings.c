@@ -26,13 +26,13 @@ struct rule {
 	"occupancy IS NOT NULL AND occupancy < 0.25 AND median_ns >= 100000 AND tensor_core = 0"
 
 /*
- * The names of a KPI's detail.top ([{name_id, n, ns}], in its order) as the offenders'
- * [{name, occurrences, total_ns}].
+ * The names of the KPI's detail.top ([{name_id, n, ns}], in its order) as the offenders'
+ * [{name, occurrences, total_ns}], in a rule whose one analysis_kpi row has column detail.
  */
-#define TKA_TOP_NAMES(detail)                                                                \
-	"(SELECT json_group_array(json_object('name', (SELECT str FROM strings WHERE id = "   \
+#define TKA_TOP_NAMES                                                                        \
+	"(SELECT json_group_array(json_object('name', (SELECT str FROM strings WHERE id = "  \
 	"json_extract(j.value, '$.name_id')), 'occurrences', json_extract(j.value, '$.n'), " \
-	"'total_ns', json_extract(j.value, '$.ns'))) FROM json_each(" detail ", '$.top') j)"
+	"'total_ns', json_extract(j.value, '$.ns'))) FROM json_each(detail, '$.top') j)"
 
 #define INS                                                                              \
 	"INSERT INTO analysis_findings (rule, severity, device_id, process_id, metric, " \
@@ -49,8 +49,7 @@ static const struct rule rules[] = {
 	 "json_extract(k.detail, '$.kernels'), 'small_kernels', json_extract(k.detail, "
 	 "'$.small'), 'small_kernel_ns', ?1, 'small_share_count_pct', k.value, "
 	 "'small_share_time_pct', (SELECT value FROM analysis_kpi WHERE device_id = "
-	 "k.device_id AND kpi = 'small_kernel_share_time'), 'top', " TKA_TOP_NAMES("k.detail")
-	 "), "
+	 "k.device_id AND kpi = 'small_kernel_share_time'), 'top', " TKA_TOP_NAMES "), "
 	 "'Fuse small ops (torch.compile, XLA fusion, fused optimizers), capture repeated "
 	 "launches in CUDA graphs, and batch work into fewer, larger kernels.' "
 	 "FROM analysis_kpi k WHERE k.kpi = 'small_kernel_share_count' AND k.value >= 50 AND "
@@ -154,7 +153,7 @@ static const struct rule rules[] = {
 	 "json_extract(c.detail, '$.events'), 'compile_total_ns', json_extract(c.detail, "
 	 "'$.total_ns'), 'events_in_window', json_extract(c.detail, '$.events_in_window'), "
 	 "'compile_ns', c.ns, 'window', d.window, 'window_ns', d.window_ns, 'pct', "
-	 "100.0 * c.ns / d.window_ns, 'top', " TKA_TOP_NAMES("c.detail") "), "
+	 "100.0 * c.ns / d.window_ns, 'top', " TKA_TOP_NAMES "), "
 	 "'Warm up before measuring (exclude the first steps), keep shapes static so that "
 	 "graphs are not recompiled, and cache compiled programs.' "
 	 "FROM (SELECT device_id, json_extract(detail, '$.in_window_ns') AS ns, detail FROM "

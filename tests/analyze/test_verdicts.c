@@ -90,8 +90,9 @@ Test(verdicts, xplane_kernels_get_the_calculators_occupancy)
 	cr_assert_eq(tk_writer_create(tkt_db, &w), TK_OK);
 	struct tk_process_info p = {10, "python", "h", 0};
 	TKT_OK(tk_writer_add_process(w, &p, &proc));
-	struct tk_device_info v100 = {0,  "gpu",   NULL,    NULL,    "h",     proc,    0,	"7.0",
-				      80, TK_NONE, TK_NONE, TK_NONE, -1,      TK_NONE, TK_NONE, TK_NONE};
+	struct tk_device_info v100 = {0,  "gpu",   NULL,    NULL,    "h",     proc,
+				      0,  "7.0",   80,	    TK_NONE, TK_NONE, TK_NONE,
+				      -1, TK_NONE, TK_NONE, TK_NONE};
 	struct tk_device_info mi300 = v100;
 	mi300.ordinal = 1;
 	mi300.vendor = "amd";
@@ -99,14 +100,15 @@ Test(verdicts, xplane_kernels_get_the_calculators_occupancy)
 	TKT_OK(tk_writer_add_device(w, &v100, &dev[0]));
 	TKT_OK(tk_writer_add_device(w, &mi300, &dev[1]));
 	for (int i = 0; i < 2; i++) {
-		struct tk_track_info s = {TK_TRACK_STREAM, "Stream #7", proc, dev[i], TK_NONE, 7,
-					  NULL};
+		struct tk_track_info s = {TK_TRACK_STREAM, "Stream #7", proc, dev[i],
+					  TK_NONE,	   7,		NULL};
 		TKT_OK(tk_writer_add_track(w, &s, &strm[i]));
 	}
 	struct tk_kernel_info k = {NULL, {160, 1, 1}, {1024, 1, 1}, 38, 0, TK_NONE, -1, -1, -1, 0};
 	struct tk_event e = {strm[0], TK_EV_KERNEL, "philox", 0, NULL, 0, TKT_T0, 5 * US, TK_NONE};
 	TKT_OK(tk_writer_add_kernel(w, &e, &k, NULL));
-	struct tk_kernel_info a = {NULL, {64, 1, 1}, {256, 1, 1}, TK_NONE, 0, TK_NONE, -1, -1, -1, 0};
+	struct tk_kernel_info a = {NULL,    {64, 1, 1}, {256, 1, 1}, TK_NONE, 0,
+				   TK_NONE, -1,		-1,	     -1,      0};
 	e.track_id = strm[1];
 	e.name = "amd_gemm";
 	TKT_OK(tk_writer_add_kernel(w, &e, &a, NULL));
@@ -153,16 +155,17 @@ Test(verdicts, small_kernels_states_the_kpi_population)
 		int64_t proc, dev, thr, strm;
 		struct tk_process_info p = {10 + r, "train", "h", r};
 		TKT_OK(tk_writer_add_process(w, &p, &proc));
-		struct tk_device_info d = {r,	"gpu",	 "H100",  "nvidia", "h", proc,	  r,
-					   "9.0", 132,	 TK_NONE, TK_NONE,  TK_NONE, -1, TK_NONE,
-					   TK_NONE, TK_NONE};
+		struct tk_device_info d = {r,  "gpu",	"H100",	 "nvidia", "h",	    proc,
+					   r,  "9.0",	132,	 TK_NONE,  TK_NONE, TK_NONE,
+					   -1, TK_NONE, TK_NONE, TK_NONE};
 		TKT_OK(tk_writer_add_device(w, &d, &dev));
 		struct tk_track_info t = {TK_TRACK_THREAD, "main", proc, TK_NONE, 1, TK_NONE, NULL};
-		struct tk_track_info s = {TK_TRACK_STREAM, "Stream #7", proc, dev, TK_NONE, 7, NULL};
+		struct tk_track_info s = {TK_TRACK_STREAM, "Stream #7", proc, dev,
+					  TK_NONE,	   7,		NULL};
 		TKT_OK(tk_writer_add_track(w, &t, &thr));
 		TKT_OK(tk_writer_add_track(w, &s, &strm));
-		struct tk_event st = {thr,     TK_EV_STEP, "ProfilerStep#1", 0, NULL, 0,
-				      TKT_T0 + 1000 * US, 2000 * US, TK_NONE};
+		struct tk_event st = {thr, TK_EV_STEP,	       "ProfilerStep#1", 0,	 NULL,
+				      0,   TKT_T0 + 1000 * US, 2000 * US,	 TK_NONE};
 		TKT_OK(tk_writer_add_step(w, &st, 1, NULL));
 		kernels(w, strm, 30, 0, 20 * US, 10 * US);
 		kernels(w, strm, r ? 90 : 120, 1000 * US, 10 * US, 10 * US);
@@ -197,14 +200,17 @@ Test(verdicts, stores_with_the_earlier_memcpys_view_open)
 	int rc = sqlite3_exec(
 	    db,
 	    "DROP VIEW memcpys; CREATE VIEW memcpys AS SELECT e.id, s.str AS name, e.ts_ns, "
-	    "e.ts_ns - (SELECT value FROM meta WHERE key = 'trace_start_ns') AS ts_rel_ns, e.dur_ns, "
-	    "e.ts_ns + e.dur_ns AS end_ns, t.device_id, t.stream_id, p.pid, t.tid, e.correlation_id, "
+	    "e.ts_ns - (SELECT value FROM meta WHERE key = 'trace_start_ns') AS ts_rel_ns, "
+	    "e.dur_ns, "
+	    "e.ts_ns + e.dur_ns AS end_ns, t.device_id, t.stream_id, p.pid, t.tid, "
+	    "e.correlation_id, "
 	    "d.bytes, ck.name AS copy_kind, sk.name AS src_kind, dk.name AS dst_kind, "
 	    "d.src_device_id, d.dst_device_id, CASE WHEN e.dur_ns > 0 THEN CAST(d.bytes AS REAL) / "
 	    "e.dur_ns END AS gb_per_s, e.track_id FROM events e JOIN strings s ON s.id = e.name_id "
 	    "JOIN tracks t ON t.id = e.track_id LEFT JOIN processes p ON p.id = t.process_id "
 	    "LEFT JOIN copy_details d ON d.event_id = e.id LEFT JOIN copy_kinds ck ON ck.id = "
-	    "d.copy_kind LEFT JOIN memory_kinds sk ON sk.id = d.src_mem_kind LEFT JOIN memory_kinds "
+	    "d.copy_kind LEFT JOIN memory_kinds sk ON sk.id = d.src_mem_kind LEFT JOIN "
+	    "memory_kinds "
 	    "dk ON dk.id = d.dst_mem_kind WHERE e.kind = 6",
 	    NULL, NULL, &err);
 	cr_assert_eq(rc, SQLITE_OK, "%s", err ? err : "");
