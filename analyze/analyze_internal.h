@@ -111,6 +111,20 @@ int tka_step_marks_event(struct tka_ctx *c, const struct tka_ev *e);
 void tka_step_marks_free(struct tka_step_marks *m);
 int tka_steps_load(struct tka_ctx *c, struct tka_timeline *tl);
 
+/*
+ * TKA_COMPILE_NAME() - SQL that is true when the text column @s is a name the source writes
+ * for compilation (docs/metrics.md, "Compile events"): PyTorch's torch.compile phases
+ * ("<phase> (dynamo_timed)"), JAX's backend_compile, TensorFlow's XlaCompile, and the XLA
+ * compilers' C++ entry points ("...Compiler::...", "...::Compile"). Never a substring: a Python
+ * frame of torch/compiler/__init__.py: is_compiling is no compile event.
+ */
+#define TKA_COMPILE_NAME(s)                                                                \
+	"(" s " LIKE '% (dynamo_timed)' OR " s " GLOB 'backend_compile*' OR " s           \
+	" GLOB 'XlaCompile*' OR " s " GLOB '*Compiler::*' OR " s " GLOB '*::Compile')"
+
+/* Event kinds that can be compile events: host ops, annotations, framework ops, other. */
+#define TKA_COMPILE_KINDS "(1, 4, 10, 14)"
+
 /* Record a failure message (printf-style) and return @status. */
 int tka_fail(struct tka_ctx *c, int status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

@@ -33,30 +33,35 @@ struct rule {
 	"THEN printf('%.2f ms', (" x ") / 1e6) WHEN (" x ") >= 1e3 THEN printf('%.1f us', "    \
 	"(" x ") / 1e3) ELSE printf('%d ns', (" x ")) END)"
 
+/*
+ * The names of the KPI's detail.top ([{name_id, n, ns}], in its order) as the offenders'
+ * [{name, occurrences, total_ns}], in a rule whose one analysis_kpi row has column detail.
+ */
+#define TKA_TOP_NAMES                                                                        \
+	"(SELECT json_group_array(json_object('name', (SELECT str FROM strings WHERE id = "  \
+	"json_extract(j.value, '$.name_id')), 'occurrences', json_extract(j.value, '$.n'), " \
+	"'total_ns', json_extract(j.value, '$.ns'))) FROM json_each(detail, '$.top') j)"
+
 #define INS                                                                              \
 	"INSERT INTO analysis_findings (rule, severity, device_id, process_id, metric, " \
 	"threshold, summary, evidence, fix) "
 
 static const struct rule rules[] = {
-    {"small_kernels", "analysis_kpi analysis_kernel_stats",
+    {"small_kernels", "analysis_kpi",
      INS "SELECT 'small_kernels', CASE WHEN k.value >= 80 THEN 'high' ELSE 'medium' END, "
 	 "k.device_id, NULL, k.value, 50, "
-	 "printf('%.1f%% of the %d kernels on device %d run under %d us: launch overhead "
-	 "dominates', k.value, n.kernels, k.device_id, ?1 / 1000), "
-	 "json_object('small_kernel_ns', ?1, 'kernels', n.kernels, 'small_share_count_pct', "
-	 "k.value, 'small_share_time_pct', (SELECT value FROM analysis_kpi WHERE device_id = "
-	 "k.device_id AND kpi = 'small_kernel_share_time'), 'top', (SELECT json_group_array("
-	 "json_object('name', name, 'occurrences', occurrences, 'total_ns', total_ns, "
-	 "'median_ns', median_ns)) FROM (SELECT name, sum(occurrences) AS occurrences, "
-	 "sum(total_ns) AS total_ns, max(median_ns) AS median_ns FROM analysis_kernel_stats "
-	 "WHERE device_id = k.device_id AND median_ns < ?1 GROUP BY name "
-	 "ORDER BY occurrences DESC, name LIMIT 5))), "
+	 "printf('%.1f%% of the %d %s on device %d run under %d us: launch overhead "
+	 "dominates', k.value, json_extract(k.detail, '$.kernels'), "
+	 "json_extract(k.detail, '$.population'), k.device_id, ?1 / 1000), "
+	 "json_object('population', json_extract(k.detail, '$.population'), 'kernels', "
+	 "json_extract(k.detail, '$.kernels'), 'small_kernels', json_extract(k.detail, "
+	 "'$.small'), 'small_kernel_ns', ?1, 'small_share_count_pct', k.value, "
+	 "'small_share_time_pct', (SELECT value FROM analysis_kpi WHERE device_id = "
+	 "k.device_id AND kpi = 'small_kernel_share_time'), 'top', " TKA_TOP_NAMES "), "
 	 "'Fuse small ops (torch.compile, XLA fusion, fused optimizers), capture repeated "
 	 "launches in CUDA graphs, and batch work into fewer, larger kernels.' "
-	 "FROM analysis_kpi k JOIN (SELECT device_id, sum(occurrences) AS kernels FROM "
-	 "analysis_kernel_stats GROUP BY device_id) n ON n.device_id = k.device_id "
-	 "WHERE k.kpi = 'small_kernel_share_count' AND k.value >= 50 AND n.kernels >= 100 "
-	 "ORDER BY k.device_id"},
+	 "FROM analysis_kpi k WHERE k.kpi = 'small_kernel_share_count' AND k.value >= 50 AND "
+	 "json_extract(k.detail, '$.kernels') >= 100 ORDER BY k.device_id"},
     {"gpu_idle", "analysis_device_time analysis_gaps",
      INS "SELECT 'gpu_idle', CASE WHEN 100.0 * d.idle_ns / d.window_ns >= 50 THEN 'high' "
 	 "ELSE 'medium' END, d.device_id, NULL, 100.0 * d.idle_ns / d.window_ns, 20, "
@@ -160,26 +165,24 @@ static const struct rule rules[] = {
 	 "(SELECT (SELECT value FROM meta WHERE key = 'trace_end_ns') - (SELECT value FROM meta "
 	 "WHERE key = 'trace_start_ns') AS span) m "
 	 "WHERE m.span > 0 AND s.ns * 100 >= m.span ORDER BY s.process_id"},
-    {"compilation_in_window", "analysis_device_time",
+    {"compilation_in_window", "analysis_kpi analysis_device_time",
      INS "SELECT 'compilation_in_window', CASE WHEN 100.0 * c.ns / d.window_ns >= 10 THEN "
 	 "'high' ELSE 'medium' END, d.device_id, NULL, 100.0 * c.ns / d.window_ns, 1, "
-	 "printf('compilation takes %d ns inside the %s window of device %d (%.1f%%, %d "
-	 "events)', c.ns, d.window, d.device_id, 100.0 * c.ns / d.window_ns, c.n), "
-	 "json_object('compile_ns', c.ns, 'events', c.n, 'window', d.window, 'window_ns', "
-	 "d.window_ns, 'pct', 100.0 * c.ns / d.window_ns, 'top', c.top), "
+	 "printf('compilation takes %d ns inside the %s window of device %d (%.1f%%): %d of "
+	 "the %d %s overlap it', c.ns, d.window, d.device_id, 100.0 * c.ns / d.window_ns, "
+	 "json_extract(c.detail, '$.events_in_window'), json_extract(c.detail, '$.events'), "
+	 "json_extract(c.detail, '$.population')), "
+	 "json_object('population', json_extract(c.detail, '$.population'), 'events', "
+	 "json_extract(c.detail, '$.events'), 'compile_total_ns', json_extract(c.detail, "
+	 "'$.total_ns'), 'events_in_window', json_extract(c.detail, '$.events_in_window'), "
+	 "'compile_ns', c.ns, 'window', d.window, 'window_ns', d.window_ns, 'pct', "
+	 "100.0 * c.ns / d.window_ns, 'top', " TKA_TOP_NAMES "), "
 	 "'Warm up before measuring (exclude the first steps), keep shapes static so that "
 	 "graphs are not recompiled, and cache compiled programs.' "
-	 "FROM analysis_device_time d JOIN devices v ON v.id = d.device_id, "
-	 "(SELECT d2.device_id AS device_id, count(*) AS n, sum(min(e.ts_ns + e.dur_ns, "
-	 "d2.end_ns) - max(e.ts_ns, d2.start_ns)) AS ns, json_group_array(s.str) AS top "
-	 "FROM analysis_device_time d2 JOIN devices v2 ON v2.id = d2.device_id "
-	 "JOIN tracks t ON t.process_id = v2.process_id AND t.device_id IS NULL "
-	 "JOIN events e ON +e.track_id = t.id JOIN strings s ON s.id = e.name_id "
-	 "WHERE d2.selected = 1 AND +e.name_id IN (SELECT id FROM strings WHERE (str LIKE "
-	 "'%compil%') AND NOT (str LIKE '%compiled%')) AND e.ts_ns < d2.end_ns AND "
-	 "e.ts_ns + e.dur_ns > d2.start_ns GROUP BY d2.device_id) c "
-	 "WHERE d.selected = 1 AND c.device_id = d.device_id AND d.window_ns > 0 AND "
-	 "c.ns * 100 >= d.window_ns ORDER BY d.device_id"},
+	 "FROM (SELECT device_id, json_extract(detail, '$.in_window_ns') AS ns, detail FROM "
+	 "analysis_kpi WHERE kpi = 'compilation_time' AND detail IS NOT NULL) c "
+	 "JOIN analysis_device_time d ON d.device_id = c.device_id AND d.selected = 1 "
+	 "WHERE d.window_ns > 0 AND c.ns * 100 >= d.window_ns ORDER BY d.device_id"},
     {"low_occupancy", "analysis_kernel_stats analysis_device_time",
      INS "SELECT 'low_occupancy', CASE WHEN 100.0 * k.ns / d.busy_ns >= 25 THEN 'high' ELSE "
 	 "'medium' END, k.device_id, NULL, 100.0 * k.ns / d.busy_ns, 5, "

@@ -2,7 +2,9 @@
  * Kernel stats (analysis_kernel_stats): kernels grouped by device, name, grid, block, registers
  * and shared memory, with occurrences, total/avg/min/max/median/stddev duration, occupancy (from
  * the source, else computed from the launch configuration and the device's limits) and a
- * tensor-core name heuristic; ranked by total time. Definitions: docs/metrics.md. The kernels
+ * tensor-core name heuristic; ranked by total time. Occupancy is the theoretical one of the
+ * project's calculator (capture/cupti_occupancy.c) wherever the launch configuration and the
+ * device are known, with the source's own figure beside it. Definitions: docs/metrics.md. The kernels
  * and their kernel_details come from the shared pass over the events (event_pass.c), grouped as
  * they go by.
  */
@@ -12,8 +14,8 @@
 
 #include <tracekit/store.h>
 
+#include "../capture/cupti_occupancy.h"
 #include "analyze_internal.h"
-#include "checked.h"
 
 #define NKEY 11 /* device, name, grid xyz, block xyz, registers, static smem, dynamic smem */
 #define NONE INT64_MIN
@@ -25,8 +27,8 @@ struct kgroup {
 	int64_t *durs;
 	size_t ndurs, cap;
 	double occ_w, occ_wdur, occ_sum; /* Σ occ·dur, Σ dur, Σ occ over kernels with occupancy */
-	int64_t occ_n;			 /* kernels with a source occupancy */
-	double median, stddev, occupancy;
+	int64_t occ_n;			 /* kernels with a source occupancy (> 0) */
+	double median, stddev, occupancy, source_occ; /* < 0: unknown */
 	const char *occ_source;
 };
 
@@ -35,9 +37,11 @@ struct kgroups {
 	size_t cap, used;
 };
 
-/* Device limits for the computed occupancy (NONE when unknown). */
+/* A device and, when the calculator applies to it (known = 1), its limits. */
 struct devlim {
-	int64_t id, max_threads, max_regs, max_smem, max_blocks;
+	int64_t id;
+	int known;
+	struct tk_occ_device occ;
 };
 
 static uint64_t khash(const int64_t *k)
@@ -104,7 +108,7 @@ static int add_kernel(struct kgroup *g, int64_t dur, double occ)
 		g->max = dur;
 	g->n++;
 	g->total += dur;
-	if (occ >= 0) {
+	if (occ > 0) { /* a source's 0 is no figure (Kineto, ROCm: not estimated) */
 		g->occ_n++;
 		g->occ_sum += occ;
 		g->occ_w += occ * (double)dur;
@@ -161,49 +165,27 @@ static void sort_i64(int64_t *v, size_t n, int64_t *tmp)
 }
 
 /*
- * Maximum resident blocks per SM of a CUDA compute capability "M.m" (CUDA programming guide,
- * "Technical Specifications per Compute Capability"), or NONE when not known.
+ * Theoretical occupancy of a group's launch configuration on @d (docs: "Computed occupancy"),
+ * or -1: block dimensions, registers and shared memory must be known (a NULL one of static and
+ * dynamic shared memory counts 0), and a launch the calculator finds cannot be resident is no
+ * figure for kernels that ran. The function is taken to have opted in to the shared memory it
+ * uses (it could not have launched otherwise).
  */
-static int64_t max_blocks_for_cc(const char *cc)
-{
-	static const struct {
-		const char *cc;
-		int64_t blocks;
-	} t[] = {{"5.0", 32}, {"5.2", 32}, {"5.3", 32},	 {"6.0", 32}, {"6.1", 32}, {"6.2", 32},
-		 {"7.0", 32}, {"7.2", 32}, {"7.5", 16},	 {"8.0", 32}, {"8.6", 16}, {"8.7", 16},
-		 {"8.9", 24}, {"9.0", 32}, {"10.0", 32}, {"12.0", 32}};
-	for (size_t i = 0; cc && i < sizeof(t) / sizeof(t[0]); i++)
-		if (!strcmp(cc, t[i].cc))
-			return t[i].blocks;
-	return NONE;
-}
-
-/* Theoretical occupancy of a launch configuration on @d (docs: "Computed occupancy"), or -1. */
 static double computed_occupancy(const int64_t *k, const struct devlim *d)
 {
-	if (!d || d->max_threads == NONE || d->max_threads <= 0)
-		return -1;
 	int64_t threads = 1;
+	if (!d || !d->known || k[8] == NONE || (k[9] == NONE && k[10] == NONE))
+		return -1;
 	for (int i = 5; i < 8; i++) {
 		if (k[i] == NONE || k[i] <= 0 || k[i] > 65536)
 			return -1;
 		threads *= k[i];
 	}
-	int64_t warps = (threads + 31) / 32, active = d->max_threads / (warps * 32);
-	int64_t regs, smem; /* per block; values from the store: overflow means none fit */
-	if (k[8] != NONE && k[8] > 0 && d->max_regs != NONE && d->max_regs > 0) {
-		int64_t by_regs =
-		    tk_mul_ovf(k[8], warps * 32, &regs) ? 0 : d->max_regs / regs;
-		if (by_regs < active)
-			active = by_regs;
-	}
-	if (tk_add_ovf(k[9] != NONE ? k[9] : 0, k[10] != NONE ? k[10] : 0, &smem))
-		smem = INT64_MAX;
-	if (smem > 0 && d->max_smem != NONE && d->max_smem > 0 && d->max_smem / smem < active)
-		active = d->max_smem / smem;
-	if (d->max_blocks != NONE && d->max_blocks < active)
-		active = d->max_blocks;
-	return (double)(active * warps * 32) / (double)d->max_threads;
+	if (threads > 1 << 30 || k[8] < 0 || k[8] > 1 << 20)
+		return -1;
+	double occ = tk_occupancy(&d->occ, (int)threads, (int)k[8], k[9] == NONE ? 0 : k[9],
+				  k[10] == NONE ? 0 : k[10], 1, NULL);
+	return occ > 0 ? occ : -1;
 }
 
 /* Tensor-core name patterns: XProf's list (kernel_stats_utils.cc) plus two of our own. */
@@ -236,13 +218,67 @@ static int uses_tensor_cores(const char *name)
 	return 0;
 }
 
+/* "M.m" (one or two digits each) into *major, *minor; -1 for anything else. */
+static int parse_cc(const char *cc, int *major, int *minor)
+{
+	int v[2] = {0, 0}, part = 0, digits = 0;
+	for (const char *p = cc; p && *p; p++) {
+		if (*p == '.' && part == 0 && digits) {
+			part = 1;
+			digits = 0;
+		} else if (*p >= '0' && *p <= '9' && digits < 2) {
+			v[part] = v[part] * 10 + (*p - '0');
+			digits++;
+		} else {
+			return -1;
+		}
+	}
+	if (!cc || part != 1 || !digits)
+		return -1;
+	*major = v[0];
+	*minor = v[1];
+	return 0;
+}
+
+/* Limits of @d from the store's row of @q (columns as load_devices selects them). */
+static void device_limits(sqlite3_stmt *q, struct devlim *d)
+{
+	const char *vendor = (const char *)sqlite3_column_text(q, 1);
+	const char *cc = (const char *)sqlite3_column_text(q, 2);
+	int major, minor;
+	d->known = 0;
+	/* NVIDIA's calculator: an NVIDIA device, or one whose vendor the source does not say */
+	if (vendor && *vendor && strcmp(vendor, "nvidia") != 0)
+		return;
+	if (parse_cc(cc, &major, &minor) != 0 || tk_occ_device_for_cc(major, minor, &d->occ) != 0)
+		return;
+	for (int i = 3; i <= 6; i++) { /* what the source states replaces the table's */
+		if (sqlite3_column_type(q, i) == SQLITE_NULL)
+			continue;
+		int64_t v = sqlite3_column_int64(q, i);
+		if (v <= 0 || v > INT32_MAX)
+			continue;
+		if (i == 3)
+			d->occ.sm_count = (int)v;
+		else if (i == 4)
+			d->occ.max_threads_per_sm = (int)v;
+		else if (i == 5)
+			d->occ.regs_per_sm = (int)v;
+		else
+			d->occ.smem_per_sm = v;
+	}
+	d->occ.smem_per_block_optin = d->occ.smem_per_sm - d->occ.reserved_smem_per_block;
+	d->known = 1;
+}
+
 static int load_devices(struct tka_ctx *c, struct devlim **out, size_t *n)
 {
 	sqlite3_stmt *q = NULL;
 	size_t cap = 0;
 	int rc = tka_prepare(c,
-			     "SELECT id, max_threads_per_sm, max_regs_per_sm, max_smem_per_sm, "
-			     "compute_capability FROM devices ORDER BY id",
+			     "SELECT id, lower(vendor), compute_capability, sm_count, "
+			     "max_threads_per_sm, max_regs_per_sm, max_smem_per_sm FROM devices "
+			     "ORDER BY id",
 			     &q);
 	*out = NULL;
 	*n = 0;
@@ -258,18 +294,7 @@ static int load_devices(struct tka_ctx *c, struct devlim **out, size_t *n)
 		}
 		struct devlim *d = &(*out)[(*n)++];
 		d->id = sqlite3_column_int64(q, 0);
-		for (int i = 1; i <= 3; i++) {
-			int64_t v = sqlite3_column_type(q, i) == SQLITE_NULL
-					? NONE
-					: sqlite3_column_int64(q, i);
-			if (i == 1)
-				d->max_threads = v;
-			else if (i == 2)
-				d->max_regs = v;
-			else
-				d->max_smem = v;
-		}
-		d->max_blocks = max_blocks_for_cc((const char *)sqlite3_column_text(q, 4));
+		device_limits(q, d);
 	}
 	sqlite3_finalize(q);
 	return rc;
@@ -361,18 +386,15 @@ static void finish_groups(struct kgroups *G, const struct devlim *devs, size_t n
 			ss += d * d;
 		}
 		g->stddev = (double)sqrtl(ss / (long double)g->n);
-		g->occupancy = -1;
-		g->occ_source = NULL;
-		if (g->occ_n) {
-			g->occupancy = g->occ_wdur > 0 ? g->occ_w / g->occ_wdur
-						       : g->occ_sum / (double)g->occ_n;
-			g->occ_source = "source";
-		} else {
-			const struct devlim *d =
-			    g->key[0] == NONE ? NULL : find_dev(devs, ndev, g->key[0]);
-			g->occupancy = computed_occupancy(g->key, d);
-			if (g->occupancy >= 0)
-				g->occ_source = "computed";
+		g->source_occ = !g->occ_n	 ? -1
+				: g->occ_wdur > 0 ? g->occ_w / g->occ_wdur
+						  : g->occ_sum / (double)g->occ_n;
+		const struct devlim *d = g->key[0] == NONE ? NULL : find_dev(devs, ndev, g->key[0]);
+		g->occupancy = computed_occupancy(g->key, d);
+		g->occ_source = "computed";
+		if (g->occupancy < 0) {
+			g->occupancy = g->source_occ;
+			g->occ_source = g->source_occ < 0 ? NULL : "source";
 		}
 	}
 	free(tmp);
@@ -411,10 +433,12 @@ static const char *const create_sql =
     "ones\n"
     "  stddev_ns    REAL NOT NULL,    -- population standard deviation (divides by "
     "occurrences)\n"
-    "  occupancy    REAL,     -- 0..1: source value (duration-weighted mean), else computed; "
-    "NULL when neither\n"
-    "  occupancy_source TEXT, -- 'source', 'computed' or NULL\n"
-    "  tensor_core  INTEGER NOT NULL  -- 1 when the name matches a tensor-core pattern\n"
+    "  occupancy    REAL,     -- 0..1: theoretical, computed by the project's calculator; else "
+    "the source's figure; NULL when neither\n"
+    "  occupancy_source TEXT, -- 'computed', 'source' or NULL: where occupancy comes from\n"
+    "  tensor_core  INTEGER NOT NULL, -- 1 when the name matches a tensor-core pattern\n"
+    "  source_occupancy REAL  -- 0..1: the source's own figure (duration-weighted mean of its "
+    "non-zero values), NULL when it has none\n"
     ");";
 
 static int write_groups(struct tka_ctx *c, struct kgroups *G)
@@ -434,7 +458,7 @@ static int write_groups(struct tka_ctx *c, struct kgroups *G)
 		rc = tka_prepare(
 		    c,
 		    "INSERT INTO analysis_kernel_stats VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,"
-		    "?,?,?,?,?,?,?,?,?)",
+		    "?,?,?,?,?,?,?,?,?,?)",
 		    &ins);
 	if (rc == TK_OK)
 		rc = tka_prepare(c, "SELECT str FROM strings WHERE id = ?", &str);
@@ -480,6 +504,10 @@ static int write_groups(struct tka_ctx *c, struct kgroups *G)
 		else
 			sqlite3_bind_null(ins, 22);
 		sqlite3_bind_int(ins, 23, uses_tensor_cores(name));
+		if (g->source_occ >= 0)
+			sqlite3_bind_double(ins, 24, g->source_occ);
+		else
+			sqlite3_bind_null(ins, 24);
 		if (sqlite3_step(ins) != SQLITE_DONE)
 			rc = tka_fail(c, TK_EINTERNAL, "writing kernel stats: %s",
 				      sqlite3_errmsg(c->db));

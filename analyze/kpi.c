@@ -2,17 +2,19 @@
  * KPIs (docs/metrics.md, "KPIs"): per device the DESIGN.md table with its seed bands: GPU
  * utilization, kernel duration median, small-kernel share by count and by time, host overhead,
  * memory bandwidth achieved/peak, compilation time. Each row says its window and how it was
- * computed; a figure that cannot be known is band 'n-a' with the reason in note. The compile
- * intervals and the bytes accessed by device ops are collected by the shared pass over the
- * events (event_pass.c).
+ * computed; a figure that cannot be known is band 'n-a' with the reason in note, and detail
+ * holds the figures behind it (the population it is over, named, so that findings state the same
+ * one). The compile events (what the source marks as compilation, TKA_COMPILE_NAME) and the
+ * bytes accessed by device ops are collected by the shared pass over the events (event_pass.c).
  */
 #include "intervals.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <tracekit/store.h>
+
+#include "analyze_internal.h"
 
 static const char *const schema =
     "DROP TABLE IF EXISTS analysis_kpi;"
@@ -25,13 +27,22 @@ static const char *const schema =
     "  unit TEXT NOT NULL,         -- '%' or 'ns'\n"
     "  band TEXT NOT NULL,         -- good, warning, bad, or n-a (no band, or value unknown)\n"
     "  window TEXT NOT NULL,       -- 'device', 'steps' (the selected window) or 'trace'\n"
-    "  note TEXT NOT NULL          -- how it was computed, or why it is n-a\n"
+    "  note TEXT NOT NULL,         -- how it was computed, or why it is n-a\n"
+    "  detail TEXT                 -- JSON: the figures behind value and the population it is "
+    "over (docs/metrics.md, analysis_kpi); NULL when value is or the KPI has none\n"
     ");";
 
-/* Compile intervals per process: (process_id, ts, end), host tracks only. */
+/* Compile intervals per process: (process_id, ts, end) and the event's name, host tracks only. */
 struct cspan {
-	int64_t pid, ts, end;
+	int64_t pid, ts, end, name_id;
 };
+
+/* A name's share of some kernels or compile events: how many, and their time. */
+struct name_count {
+	int64_t name_id, n, ns;
+};
+
+#define TOP_NAMES 5 /* offenders named in detail.top */
 
 /* An op of a device track that states the bytes it accessed (op_details.bytes_accessed). */
 struct bytes_row {
@@ -41,8 +52,10 @@ struct bytes_row {
 
 /* What the pass over the events collects for the KPIs. */
 struct tka_kpi_state {
-	int64_t *compile;    /* string ids of compile names and the category, ascending */
-	size_t ncompile, capcompile; /* 0 compile names: nothing to collect */
+	int64_t *compile;    /* string ids of compile names (TKA_COMPILE_NAME), ascending */
+	size_t ncompile, capcompile;
+	int64_t *compile_cat; /* string ids equal to 'compile' (the category), ascending */
+	size_t ncat, capcat;
 	struct cspan *v;     /* compile intervals on host tracks, by (process, start) */
 	size_t n, cap;
 	struct bytes_row *b; /* kernels and XLA ops with bytes accessed, in load order */
@@ -64,7 +77,7 @@ static const char *band(double v, double lo, double hi, int higher_better)
 }
 
 static int put(struct kpi_writer *kw, const char *kpi, int known, double value, const char *unit,
-	       const char *bnd, const char *window, const char *note)
+	       const char *bnd, const char *window, const char *note, const char *detail)
 {
 	sqlite3_stmt *ins = kw->ins;
 	int i = 1;
@@ -79,6 +92,10 @@ static int put(struct kpi_writer *kw, const char *kpi, int known, double value, 
 	sqlite3_bind_text(ins, i++, known ? bnd : "n-a", -1, SQLITE_STATIC);
 	sqlite3_bind_text(ins, i++, window, -1, SQLITE_STATIC);
 	sqlite3_bind_text(ins, i++, note, -1, SQLITE_TRANSIENT);
+	if (known && detail)
+		sqlite3_bind_text(ins, i++, detail, -1, SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_null(ins, i++);
 	if (sqlite3_step(ins) != SQLITE_DONE)
 		return tka_fail(kw->c, TK_EINTERNAL, "writing analysis_kpi: %s",
 				sqlite3_errmsg(kw->c->db));
@@ -138,18 +155,72 @@ static int in_spans(const struct tka_spans *w, int64_t ts)
 	return lo < w->n && w->v[lo].start <= ts;
 }
 
-/* Kernel duration median and small-kernel shares over the kernels starting in the window. */
+static int cmp_name_count(const void *pa, const void *pb)
+{
+	const struct name_count *a = pa, *b = pb;
+	return (a->name_id > b->name_id) - (a->name_id < b->name_id);
+}
+
+/* Most first, then most time, then the lower string id. */
+static int cmp_top(const void *pa, const void *pb)
+{
+	const struct name_count *a = pa, *b = pb;
+	if (a->n != b->n)
+		return a->n > b->n ? -1 : 1;
+	if (a->ns != b->ns)
+		return a->ns > b->ns ? -1 : 1;
+	return (a->name_id > b->name_id) - (a->name_id < b->name_id);
+}
+
+/*
+ * Append ',"top":[{"name_id":..,"n":..,"ns":..},...]' to @buf (of @cap bytes, NUL-terminated)
+ * for the TOP_NAMES names of v[0..n) (one row per occurrence, reordered here) by cmp_top.
+ */
+static void append_top(char *buf, size_t cap, struct name_count *v, size_t n)
+{
+	size_t len = strlen(buf), m = 0;
+	if (n > 1)
+		qsort(v, n, sizeof(*v), cmp_name_count);
+	for (size_t i = 0; i < n; i++) { /* fold equal names in place */
+		if (m && v[m - 1].name_id == v[i].name_id) {
+			v[m - 1].n += v[i].n;
+			v[m - 1].ns += v[i].ns;
+		} else {
+			v[m++] = v[i];
+		}
+	}
+	if (m > 1)
+		qsort(v, m, sizeof(*v), cmp_top);
+	len += (size_t)snprintf(buf + len, cap - len, ",\"top\":[");
+	for (size_t i = 0; i < m && i < TOP_NAMES && len < cap; i++)
+		len += (size_t)snprintf(buf + len, cap - len,
+					"%s{\"name_id\":%lld,\"n\":%lld,\"ns\":%lld}", i ? "," : "",
+					(long long)v[i].name_id, (long long)v[i].n,
+					(long long)v[i].ns);
+	if (len < cap)
+		snprintf(buf + len, cap - len, "]");
+}
+
+/*
+ * Kernel duration median and small-kernel shares over one population: the device's kernels (XLA
+ * ops) starting in the selected window; detail names it and the small ones' top names.
+ */
 static int kernel_kpis(struct kpi_writer *kw, const char *win)
 {
 	const struct tka_device *d = kw->d;
 	int64_t thr = kw->c->opt->small_kernel_ns, n = 0, small = 0, total = 0, small_t = 0;
-	int64_t *durs = malloc((d->nops ? d->nops : 1) * sizeof(*durs));
+	size_t cap = d->nops ? d->nops : 1;
+	int64_t *durs = malloc(cap * sizeof(*durs));
+	struct name_count *names = malloc(cap * sizeof(*names)); /* one per small kernel */
 	int kind = d->nops && d->ops[0].kind == TK_EV_XLA_OP ? TK_EV_XLA_OP : TK_EV_KERNEL;
 	const char *what = kind == TK_EV_XLA_OP ? "XLA ops" : "kernels";
-	char note[256];
+	char note[320], detail[1024];
 	int rc;
-	if (!durs)
+	if (!durs || !names) {
+		free(durs);
+		free(names);
 		return tka_fail(kw->c, TK_ENOMEM, "out of memory");
+	}
 	for (size_t k = 0; k < d->nops; k++) {
 		const struct tka_op *op = &d->ops[k];
 		if (op->kind != kind || !in_spans(d->window, op->ts))
@@ -158,10 +229,15 @@ static int kernel_kpis(struct kpi_writer *kw, const char *win)
 		durs[n++] = dur;
 		total += dur;
 		if (dur < thr) {
+			names[small] = (struct name_count){op->name_id, 1, dur};
 			small++;
 			small_t += dur;
 		}
 	}
+	snprintf(detail, sizeof(detail),
+		 "{\"population\":\"%s starting in the %s window\",\"kernels\":%lld,"
+		 "\"kernels_ns\":%lld",
+		 what, win, (long long)n, (long long)total);
 	if (n > 0) {
 		double med = (double)select_kth(durs, (size_t)n, (size_t)n / 2);
 		if (n % 2 == 0) { /* the largest of the lower half is the other middle value */
@@ -174,18 +250,26 @@ static int kernel_kpis(struct kpi_writer *kw, const char *win)
 			 "median duration of the %lld %s starting in the window; good > 1 ms, "
 			 "warning 0.1-1 ms, bad < 0.1 ms",
 			 (long long)n, what);
+		strcat(detail, "}");
 		rc = put(kw, "kernel_duration_median", 1, med, "ns", band(med, 1e5, 1e6, 1), win,
-			 note);
+			 note, detail);
+		detail[strlen(detail) - 1] = 0;
 	} else {
 		snprintf(note, sizeof(note), "n/a: no %s start in the window", what);
-		rc = put(kw, "kernel_duration_median", 0, 0, "ns", NULL, win, note);
+		rc = put(kw, "kernel_duration_median", 0, 0, "ns", NULL, win, note, NULL);
 	}
+	size_t len = strlen(detail);
+	snprintf(detail + len, sizeof(detail) - len,
+		 ",\"small\":%lld,\"small_ns\":%lld,\"threshold_ns\":%lld", (long long)small,
+		 (long long)small_t, (long long)thr);
+	append_top(detail, sizeof(detail) - 1, names, (size_t)small);
+	strcat(detail, "}");
 	if (rc == TK_OK) {
 		snprintf(note, sizeof(note),
 			 "%lld of %lld %s shorter than %lld ns (--small-kernel-us); no seed band",
 			 (long long)small, (long long)n, what, (long long)thr);
 		rc = put(kw, "small_kernel_share_count", n > 0, n ? 100.0 * small / n : 0, "%",
-			 "n-a", win, n ? note : "n/a: no kernels in the window");
+			 "n-a", win, n ? note : "n/a: no kernels in the window", detail);
 	}
 	if (rc == TK_OK) {
 		snprintf(note, sizeof(note),
@@ -193,9 +277,10 @@ static int kernel_kpis(struct kpi_writer *kw, const char *win)
 			 (long long)small_t, (long long)total, what, what, (long long)thr);
 		rc = put(kw, "small_kernel_share_time", total > 0,
 			 total ? 100.0 * (double)small_t / (double)total : 0, "%", "n-a", win,
-			 total ? note : "n/a: no kernel time in the window");
+			 total ? note : "n/a: no kernel time in the window", detail);
 	}
 	free(durs);
+	free(names);
 	return rc;
 }
 
@@ -205,7 +290,7 @@ static int bandwidth_kpi(struct kpi_writer *kw, sqlite3_stmt *peak_q, const char
 	const struct tka_device *d = kw->d;
 	int kind = d->nops && d->ops[0].kind == TK_EV_XLA_OP ? TK_EV_XLA_OP : TK_EV_KERNEL;
 	int64_t peak = 0, bytes = 0, time = 0, n = 0;
-	char note[256];
+	char note[256], detail[256];
 	sqlite3_reset(peak_q);
 	sqlite3_bind_int64(peak_q, 1, d->device_id);
 	if (sqlite3_step(peak_q) == SQLITE_ROW && sqlite3_column_type(peak_q, 0) != SQLITE_NULL)
@@ -222,10 +307,10 @@ static int bandwidth_kpi(struct kpi_writer *kw, sqlite3_stmt *peak_q, const char
 	}
 	if (peak <= 0)
 		return put(kw, "memory_bandwidth", 0, 0, "%", NULL, win,
-			   "n/a: the device's peak memory bandwidth is unknown");
+			   "n/a: the device's peak memory bandwidth is unknown", NULL);
 	if (n == 0)
 		return put(kw, "memory_bandwidth", 0, 0, "%", NULL, win,
-			   "n/a: no op in the window states the bytes it accessed");
+			   "n/a: no op in the window states the bytes it accessed", NULL);
 	double achieved = (double)bytes * 1e9 / (double)time; /* bytes per second */
 	double v = 100.0 * achieved / (double)peak;
 	snprintf(note, sizeof(note),
@@ -233,7 +318,12 @@ static int bandwidth_kpi(struct kpi_writer *kw, sqlite3_stmt *peak_q, const char
 		 "peak; good > 60%%, warning 40-60%%, bad < 40%%",
 		 (long long)bytes, (long long)n, kind == TK_EV_XLA_OP ? "XLA ops" : "kernels",
 		 (long long)time, achieved, (long long)peak);
-	return put(kw, "memory_bandwidth", 1, v, "%", band(v, 40, 60, 1), win, note);
+	snprintf(detail, sizeof(detail),
+		 "{\"population\":\"%s starting in the %s window that state their bytes "
+		 "accessed\",\"ops\":%lld,\"bytes\":%lld,\"ns\":%lld,\"peak_bps\":%lld}",
+		 kind == TK_EV_XLA_OP ? "XLA ops" : "kernels", win, (long long)n,
+		 (long long)bytes, (long long)time, (long long)peak);
+	return put(kw, "memory_bandwidth", 1, v, "%", band(v, 40, 60, 1), win, note, detail);
 }
 
 static int cmp_cspan(const void *pa, const void *pb)
@@ -244,61 +334,54 @@ static int cmp_cspan(const void *pa, const void *pb)
 	return a->ts < b->ts ? -1 : a->ts > b->ts;
 }
 
-/* 1 when @name denotes compilation: "compile" not followed by "d" (CompiledFunction is not). */
-static int is_compile_name(const char *name)
-{
-	for (const char *p = name; p && *p; p++) {
-		if (strncasecmp(p, "compil", 6) != 0)
-			continue;
-		if (!strncasecmp(p + 6, "ation", 5))
-			return 1;
-		if ((p[6] == 'e' || p[6] == 'E') && p[7] != 'd' && p[7] != 'D')
-			return 1;
-	}
-	return 0;
-}
-
 void tka_kpi_free(struct tka_kpi_state *s)
 {
 	if (!s)
 		return;
 	free(s->compile);
+	free(s->compile_cat);
 	free(s->v);
 	free(s->b);
 	free(s);
 }
 
-/* The string ids that are compile names or the category 'compile' (docs: compilation_time). */
+/* Append @id to the ascending list *v of *n (capacity *cap). */
+static int push_id(int64_t **v, size_t *n, size_t *cap, int64_t id)
+{
+	if (*n == *cap) {
+		size_t ncap = *cap ? 2 * *cap : 16;
+		int64_t *nv = realloc(*v, ncap * sizeof(*nv));
+		if (!nv)
+			return TK_ENOMEM;
+		*v = nv;
+		*cap = ncap;
+	}
+	(*v)[(*n)++] = id;
+	return TK_OK;
+}
+
+/* The string ids of compile names and of the category 'compile' (docs: "Compile events"). */
 int tka_kpi_begin(struct tka_ctx *c)
 {
 	struct tka_kpi_state *s = calloc(1, sizeof(*s));
 	sqlite3_stmt *st = NULL;
-	int rc, step;
+	int rc, step = SQLITE_DONE;
 	if (!s)
 		return tka_fail(c, TK_ENOMEM, "out of memory");
 	c->kpi = s;
 	c->pass->want_op_details = 1;
-	/* A list, not a flag per id: memory follows the matching rows, whatever their ids. */
+	/* Lists, not a flag per id: memory follows the matching rows, whatever their ids. */
 	rc = tka_prepare(c,
-			 "SELECT id, str FROM strings WHERE str LIKE '%compil%' OR str = 'compile' "
-			 "ORDER BY id",
+			 "SELECT id, " TKA_COMPILE_NAME("str") ", str = 'compile' FROM strings "
+			 "WHERE " TKA_COMPILE_NAME("str") " OR str = 'compile' ORDER BY id",
 			 &st);
 	while (rc == TK_OK && (step = sqlite3_step(st)) == SQLITE_ROW) {
-		const char *str = (const char *)sqlite3_column_text(st, 1);
 		int64_t id = sqlite3_column_int64(st, 0);
-		if (!str || !(is_compile_name(str) || !strcmp(str, "compile")))
-			continue;
-		if (s->ncompile == s->capcompile) {
-			size_t cap = s->capcompile ? 2 * s->capcompile : 16;
-			int64_t *v = realloc(s->compile, cap * sizeof(*v));
-			if (!v) {
-				rc = tka_fail(c, TK_ENOMEM, "out of memory");
-				break;
-			}
-			s->compile = v;
-			s->capcompile = cap;
-		}
-		s->compile[s->ncompile++] = id;
+		if ((sqlite3_column_int(st, 1) &&
+		     push_id(&s->compile, &s->ncompile, &s->capcompile, id) != TK_OK) ||
+		    (sqlite3_column_int(st, 2) &&
+		     push_id(&s->compile_cat, &s->ncat, &s->capcat, id) != TK_OK))
+			rc = tka_fail(c, TK_ENOMEM, "out of memory");
 	}
 	if (rc == TK_OK && step != SQLITE_DONE)
 		rc = tka_fail(c, TK_EINTERNAL, "reading strings: %s", sqlite3_errmsg(c->db));
@@ -306,14 +389,15 @@ int tka_kpi_begin(struct tka_ctx *c)
 	return rc;
 }
 
-static int compile_id(const struct tka_kpi_state *s, int64_t id)
+/* 1 when @id is in the ascending list v[0..n). */
+static int has_id(const int64_t *v, size_t n, int64_t id)
 {
-	size_t lo = 0, hi = s->ncompile;
+	size_t lo = 0, hi = n;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		if (s->compile[mid] == id)
+		if (v[mid] == id)
 			return 1;
-		if (s->compile[mid] < id)
+		if (v[mid] < id)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -354,8 +438,11 @@ int tka_kpi_event(struct tka_ctx *c, const struct tka_ev *e)
 	if (e->has_op && e->op_bytes != TK_NONE && t->device_id != TK_NONE &&
 	    (e->kind == TK_EV_KERNEL || e->kind == TK_EV_XLA_OP))
 		return bytes_event(c, s, e);
-	if (!s->ncompile || !(compile_id(s, e->name_id) || compile_id(s, e->cat_id)) ||
-	    t->device_id != TK_NONE)
+	if (t->device_id != TK_NONE ||
+	    !(e->kind == TK_EV_HOST_OP || e->kind == TK_EV_ANNOTATION ||
+	      e->kind == TK_EV_FRAMEWORK_OP || e->kind == TK_EV_OTHER) ||
+	    !(has_id(s->compile, s->ncompile, e->name_id) ||
+	      (e->cat_id && has_id(s->compile_cat, s->ncat, e->cat_id))))
 		return TK_OK;
 	if (s->n == s->cap) {
 		size_t cap = s->cap ? s->cap * 2 : 64;
@@ -368,6 +455,7 @@ int tka_kpi_event(struct tka_ctx *c, const struct tka_ev *e)
 	s->v[s->n].pid = t->process_id;
 	s->v[s->n].ts = e->ts;
 	s->v[s->n].end = e->ts + e->dur;
+	s->v[s->n].name_id = e->name_id;
 	s->n++;
 	return TK_OK;
 }
@@ -380,60 +468,86 @@ int tka_kpi_end(struct tka_ctx *c)
 	return TK_OK;
 }
 
-/* Union of the compile spans of process @pid (TK_NONE: all processes), in total and in @w. */
-static int compile_kpi(struct kpi_writer *kw, const struct cspan *v, size_t n, int have_names)
+/* |[ts, end) ∩ w| (w sorted and disjoint; binary search to the first span ending after ts). */
+static int64_t span_in(const struct tka_spans *w, int64_t ts, int64_t end)
+{
+	size_t lo = 0, hi = w->n;
+	int64_t in = 0;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (w->v[mid].end <= ts)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t i = lo; i < w->n && w->v[i].start < end; i++) {
+		int64_t a = w->v[i].start > ts ? w->v[i].start : ts;
+		int64_t b = w->v[i].end < end ? w->v[i].end : end;
+		in += b > a ? b - a : 0;
+	}
+	return in;
+}
+
+/*
+ * compilation_time: the union of the compile events of the device's process (every process
+ * when the device has none); detail: the events, the union's part in the selected window and
+ * the names of the events overlapping it (by their time inside it).
+ */
+static int compile_kpi(struct kpi_writer *kw, const struct cspan *v, size_t n)
 {
 	const struct tka_device *d = kw->d;
 	struct tka_spans u = {0};
-	char note[320];
-	int64_t events = 0;
-	int rc;
-	if (d->process_id == TK_NONE) {
-		/* all processes: union over every compile event, in time order */
-		struct cspan *all = malloc((n ? n : 1) * sizeof(*all));
-		if (!all)
-			return tka_fail(kw->c, TK_ENOMEM, "out of memory");
-		for (size_t i = 0; i < n; i++) {
-			all[i] = v[i];
-			all[i].pid = 0;
+	struct cspan *mine = malloc((n ? n : 1) * sizeof(*mine));
+	struct name_count *names = malloc((n ? n : 1) * sizeof(*names));
+	char note[320], detail[1024];
+	size_t events = 0, inside_n = 0;
+	int rc = TK_OK;
+	if (!mine || !names) {
+		rc = tka_fail(kw->c, TK_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++) /* v is sorted by (process, start) */
+		if (d->process_id == TK_NONE || v[i].pid == d->process_id)
+			mine[events++] = v[i];
+	if (d->process_id == TK_NONE) /* several processes: back into time order */
+		for (size_t i = 0; i < events; i++)
+			mine[i].pid = 0;
+	if (d->process_id == TK_NONE && events > 1)
+		qsort(mine, events, sizeof(*mine), cmp_cspan);
+	for (size_t i = 0; i < events; i++) {
+		int64_t in = span_in(d->window, mine[i].ts, mine[i].end);
+		if (tka_spans_add(&u, mine[i].ts, mine[i].end) != TK_OK) {
+			rc = tka_fail(kw->c, TK_ENOMEM, "out of memory");
+			goto out;
 		}
-		if (n > 1)
-			qsort(all, n, sizeof(*all), cmp_cspan);
-		for (size_t i = 0; i < n; i++, events++)
-			if (tka_spans_add(&u, all[i].ts, all[i].end) != TK_OK) {
-				free(all);
-				tka_spans_free(&u);
-				return tka_fail(kw->c, TK_ENOMEM, "out of memory");
-			}
-		free(all);
-	} else {
-		for (size_t i = 0; i < n; i++) {
-			if (v[i].pid != d->process_id)
-				continue;
-			events++;
-			if (tka_spans_add(&u, v[i].ts, v[i].end) != TK_OK) {
-				tka_spans_free(&u);
-				return tka_fail(kw->c, TK_ENOMEM, "out of memory");
-			}
-		}
+		if (in > 0 || (mine[i].ts == mine[i].end && in_spans(d->window, mine[i].ts)))
+			names[inside_n++] = (struct name_count){mine[i].name_id, 1, in};
 	}
 	if (events == 0) {
 		rc = put(kw, "compilation_time", 0, 0, "ns", NULL, "trace",
-			 have_names ? "n/a: no compile events in this device's process"
-				    : "n/a: the trace has no compile events");
-		tka_spans_free(&u);
-		return rc;
+			 n ? "n/a: no compile events in this device's process"
+			   : "n/a: the trace has no compile events",
+			 NULL);
+		goto out;
 	}
 	int64_t total = tka_spans_len(&u), inside = tka_spans_overlap(&u, d->window);
+	const char *who = d->process_id == TK_NONE ? "all processes" : "the device's process";
 	snprintf(note, sizeof(note),
-		 "union of %lld compile events (%s) on the host; %lld ns of it inside the %s "
+		 "union of %zu compile events (%s) on the host; %lld ns of it inside the %s "
 		 "window; good < 2 s, warning 2-10 s, bad > 10 s",
-		 (long long)events,
-		 d->process_id == TK_NONE ? "all processes" : "the device's process",
-		 (long long)inside, tka_window_name(d));
+		 events, who, (long long)inside, tka_window_name(d));
+	snprintf(detail, sizeof(detail),
+		 "{\"population\":\"compile events of %s\",\"events\":%zu,\"total_ns\":%lld,"
+		 "\"window\":\"%s\",\"events_in_window\":%zu,\"in_window_ns\":%lld",
+		 who, events, (long long)total, tka_window_name(d), inside_n, (long long)inside);
+	append_top(detail, sizeof(detail) - 1, names, inside_n);
+	strcat(detail, "}");
 	rc = put(kw, "compilation_time", 1, (double)total, "ns", band((double)total, 2e9, 1e10, 0),
-		 "trace", note);
+		 "trace", note, detail);
+out:
 	tka_spans_free(&u);
+	free(mine);
+	free(names);
 	return rc;
 }
 
@@ -445,7 +559,7 @@ int tka_kpi(struct tka_ctx *c)
 	char note[256];
 	if ((rc = tka_exec(c, "creating analysis_kpi", schema)) != TK_OK ||
 	    (rc = tka_timeline_get(c, &tl)) != TK_OK ||
-	    (rc = tka_prepare(c, "INSERT INTO analysis_kpi VALUES (?, ?, ?, ?, ?, ?, ?)", &ins)) !=
+	    (rc = tka_prepare(c, "INSERT INTO analysis_kpi VALUES (?, ?, ?, ?, ?, ?, ?, ?)", &ins)) !=
 		TK_OK ||
 	    (rc = tka_prepare(c, "SELECT memory_bandwidth_bps FROM devices WHERE id = ?",
 			      &peak_q)) != TK_OK ||
@@ -466,7 +580,7 @@ int tka_kpi(struct tka_ctx *c)
 		    "busy %lld ns of a %lld ns window; good > 80%%, warning 50-80%%, bad < 50%%",
 		    (long long)busy, (long long)w);
 		if ((rc = put(&kw, "gpu_utilization", w > 0, util, "%", band(util, 50, 80, 1), win,
-			      w ? note : "n/a: empty window")) != TK_OK ||
+			      w ? note : "n/a: empty window", NULL)) != TK_OK ||
 		    (rc = kernel_kpis(&kw, win)) != TK_OK)
 			goto out;
 		double ho = w ? 100.0 * (double)host / (double)w : 0;
@@ -476,9 +590,9 @@ int tka_kpi(struct tka_ctx *c)
 		    "bad > 20%%",
 		    (long long)host, (long long)w);
 		if ((rc = put(&kw, "host_overhead", w > 0, ho, "%", band(ho, 10, 20, 0), win,
-			      w ? note : "n/a: empty window")) != TK_OK ||
+			      w ? note : "n/a: empty window", NULL)) != TK_OK ||
 		    (rc = bandwidth_kpi(&kw, peak_q, win)) != TK_OK ||
-		    (rc = compile_kpi(&kw, cs->v, cs->n, cs->ncompile > 0)) != TK_OK)
+		    (rc = compile_kpi(&kw, cs->v, cs->n)) != TK_OK)
 			goto out;
 	}
 out:

@@ -240,6 +240,39 @@ out:
 	return ret;
 }
 
+int tk_occ_device_for_cc(int major, int minor, struct tk_occ_device *d)
+{
+	/* compute capability, threads per SM, registers per block, shared memory per SM (KiB) */
+	static const struct {
+		int major, minor, threads, regs_block, smem_kib;
+	} t[] = {{5, 0, 2048, 65536, 64},   {5, 2, 2048, 65536, 96},  {5, 3, 2048, 32768, 64},
+		 {6, 0, 2048, 65536, 64},   {6, 1, 2048, 65536, 96},  {6, 2, 2048, 32768, 64},
+		 {7, 0, 2048, 65536, 96},   {7, 2, 2048, 65536, 96},  {7, 5, 1024, 65536, 64},
+		 {8, 0, 2048, 65536, 164},  {8, 6, 1536, 65536, 100}, {8, 7, 1536, 65536, 164},
+		 {8, 9, 1536, 65536, 100},  {9, 0, 2048, 65536, 228}, {10, 0, 2048, 65536, 228},
+		 {10, 3, 2048, 65536, 228}, {12, 0, 1536, 65536, 100}, {12, 1, 1536, 65536, 100}};
+	struct tk_occ_arch a;
+
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		if (t[i].major != major || t[i].minor != minor || tk_occ_arch_get(major, minor, &a))
+			continue;
+		d->cc_major = major;
+		d->cc_minor = minor;
+		d->sm_count = 1;
+		d->max_threads_per_block = 1024;
+		d->max_threads_per_sm = t[i].threads;
+		d->regs_per_block = t[i].regs_block;
+		d->regs_per_sm = 65536;
+		d->max_blocks_per_sm = a.max_blocks;
+		d->smem_per_block = 48 * 1024;
+		d->smem_per_sm = (int64_t)t[i].smem_kib * 1024;
+		d->reserved_smem_per_block = major >= 8 ? 1024 : 0;
+		d->smem_per_block_optin = d->smem_per_sm - d->reserved_smem_per_block;
+		return 0;
+	}
+	return -1;
+}
+
 double tk_occupancy(const struct tk_occ_device *d, int block_threads, int regs, int64_t static_smem,
 		    int64_t dynamic_smem, int optin, int *active_blocks)
 {

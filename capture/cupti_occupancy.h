@@ -40,6 +40,15 @@ enum tk_occ_limiter { TK_OCC_NONE, TK_OCC_WARPS, TK_OCC_REGISTERS, TK_OCC_SMEM, 
 int tk_occupancy_active_blocks(const struct tk_occ_device *d, int block_threads, int regs,
 			       int64_t static_smem, int64_t dynamic_smem, int optin,
 			       enum tk_occ_limiter *limiter);
+/*
+ * tk_occ_device_for_cc() - the limits NVIDIA documents for compute capability @major.@minor
+ * (CUDA C++ Programming Guide, "Technical Specifications per Compute Capability": threads,
+ * registers and shared memory per SM and per block; the driver's 1 KiB reservation per block
+ * from 8.0 on, as cupti_device.c assumes), for traces that give the capability but not the
+ * limits; sm_count is 1. -1 (and @d untouched) for a capability not in the table.
+ */
+int tk_occ_device_for_cc(int major, int minor, struct tk_occ_device *d);
+
 /* tk_occupancy() - theoretical occupancy 0..1: active warps / max warps per SM; -1 as above. */
 double tk_occupancy(const struct tk_occ_device *d, int block_threads, int regs, int64_t static_smem,
 		    int64_t dynamic_smem, int optin, int *active_blocks);

@@ -417,7 +417,9 @@ int cj_emit_interval(struct cj_ctx *c, const struct cj_event *ce, int64_t ts, in
 		k.static_smem = take_int(e, &kn, A_SMEM);
 		k.dynamic_smem = TK_NONE;
 		double occ = take_real(e, &kn, A_OCC);
-		k.occupancy = occ >= 0 ? occ / 100.0 : -1;
+		/* Kineto writes 0 where CUPTI gave no estimate (an sm90 GEMM): no figure, as
+		 * XPlane's occ_pct:0 (docs/formats.md) */
+		k.occupancy = occ > 0 ? occ / 100.0 : -1;
 		k.blocks_per_sm = take_real(e, &kn, A_BPS);
 		k.warps_per_sm = take_real(e, &kn, A_WPS);
 		rc = tk_writer_add_kernel(c->w, &ev, &k, &id);

@@ -145,6 +145,7 @@ static const struct tkr_col c_kernels[] = {
     {"shared_mem", "smem", TKR_BYTES, 0},
     {"occupancy", "occ", TKR_RATIO, 0},
     {"occupancy_source", "occ from", TKR_TEXT, O},
+    {"source_occupancy", "src occ", TKR_RATIO, O},
     {"tensor_core", "tc", TKR_INT, J},
     {"name", "name", TKR_NAME, F},
     END,
@@ -381,6 +382,7 @@ const struct tkr_section_def tkr_report_sections[] = {
      " CASE WHEN block_x IS NOT NULL THEN block_x || 'x' || coalesce(block_y, '?') || 'x' ||"
      " coalesce(block_z, '?') END AS block,"
      " registers, static_smem, dynamic_smem, shared_mem, occupancy, occupancy_source,"
+     " source_occupancy,"
      " tensor_core, name FROM analysis_kernel_stats ORDER BY rank",
      c_kernels, "no kernels"},
     {"gap_causes", "Idle gaps by cause", "Idle gaps", TKR_TABLE, 1000,

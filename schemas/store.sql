@@ -262,8 +262,19 @@ SELECT e.id, s.str AS name, e.ts_ns,
        e.dur_ns, e.ts_ns + e.dur_ns AS end_ns, t.device_id, t.stream_id, p.pid, t.tid,
        e.correlation_id, d.bytes, ck.name AS copy_kind, sk.name AS src_kind, dk.name AS dst_kind,
        d.src_device_id, d.dst_device_id,
-       CASE WHEN e.dur_ns > 0 THEN CAST(d.bytes AS REAL) / e.dur_ns END AS gb_per_s,
-       e.track_id
+       -- the trace's own figure when it states one (Kineto's "memory bandwidth (GB/s)",
+       -- computed from exact ns even where the trace prints whole-us durations), else
+       -- bytes / dur_ns (exact ns); gb_per_s_source says which
+       coalesce((SELECT CAST(a.value AS REAL) FROM args a WHERE a.event_id = e.id
+                  AND a.key_id = (SELECT id FROM strings WHERE str = 'memory bandwidth (GB/s)')
+                  AND typeof(a.value) IN ('integer', 'real') AND a.value >= 0 LIMIT 1),
+                CASE WHEN e.dur_ns > 0 THEN CAST(d.bytes AS REAL) / e.dur_ns END) AS gb_per_s,
+       e.track_id,
+       CASE WHEN (SELECT CAST(a.value AS REAL) FROM args a WHERE a.event_id = e.id
+                  AND a.key_id = (SELECT id FROM strings WHERE str = 'memory bandwidth (GB/s)')
+                  AND typeof(a.value) IN ('integer', 'real') AND a.value >= 0 LIMIT 1)
+            IS NOT NULL THEN 'trace'
+            WHEN e.dur_ns > 0 THEN 'bytes/dur_ns' END AS gb_per_s_source
 FROM events e
 JOIN strings s ON s.id = e.name_id
 JOIN tracks t ON t.id = e.track_id

@@ -193,6 +193,47 @@ fail:
 }
 
 /*
+ * Earlier shapes of views that stores of the same schema version may hold and that every reader
+ * can still use: a view only derives columns, and these lack only ones added since (memcpys
+ * before gb_per_s preferred the trace's own bandwidth and gained gb_per_s_source). A store
+ * written by this tracekit always has the current shape.
+ */
+static const struct {
+	const char *name, *sql;
+} earlier_views[] = {
+    {"memcpys",
+	"CREATE VIEW memcpys AS\n"
+	"SELECT e.id, s.str AS name, e.ts_ns,\n"
+	"       e.ts_ns - (SELECT value FROM meta WHERE key = 'trace_start_ns') AS ts_rel_ns,\n"
+	"       e.dur_ns, e.ts_ns + e.dur_ns AS end_ns, t.device_id, t.stream_id, p.pid, t.tid,\n"
+	"       e.correlation_id, d.bytes, ck.name AS copy_kind, sk.name AS src_kind, dk.name AS dst_kind,\n"
+	"       d.src_device_id, d.dst_device_id,\n"
+	"       CASE WHEN e.dur_ns > 0 THEN CAST(d.bytes AS REAL) / e.dur_ns END AS gb_per_s,\n"
+	"       e.track_id\n"
+	"FROM events e\n"
+	"JOIN strings s ON s.id = e.name_id\n"
+	"JOIN tracks t ON t.id = e.track_id\n"
+	"LEFT JOIN processes p ON p.id = t.process_id\n"
+	"LEFT JOIN copy_details d ON d.event_id = e.id\n"
+	"LEFT JOIN copy_kinds ck ON ck.id = d.copy_kind\n"
+	"LEFT JOIN memory_kinds sk ON sk.id = d.src_mem_kind\n"
+	"LEFT JOIN memory_kinds dk ON dk.id = d.dst_mem_kind\n"
+	"WHERE e.kind = 6"},
+};
+
+/* 1 when @got is an earlier shape of the view @name that readers accept. */
+static int earlier_view(const char *type, const char *name, const char *got)
+{
+	size_t n = sizeof(earlier_views) / sizeof(earlier_views[0]);
+	if (strcmp(type, "view") != 0)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(name, earlier_views[i].name) && sql_same(got, earlier_views[i].sql))
+			return 1;
+	return 0;
+}
+
+/*
  * The store's tables, views and indexes must be exactly those schemas/store.sql creates: the same
  * CREATE statement in sqlite_master (SQLite keeps it verbatim; comments and spacing aside) for
  * every object the schema declares.
@@ -232,7 +273,7 @@ static int schema_check(tk_store *s, const char *path)
 			rc = TK_EFORMAT;
 			goto out;
 		}
-		if (!got || !sql_same(got, o->sql)) {
+		if (!got || !(sql_same(got, o->sql) || earlier_view(o->type, o->name, got))) {
 			tk_fmt(s->err, sizeof(s->err),
 			       "store '%s' breaks the schema: %s %s is %s (schemas/store.sql)", path,
 			       o->type, o->name, got ? "not as declared" : "missing");

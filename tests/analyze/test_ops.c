@@ -168,21 +168,27 @@ Test(kernel_stats, groups_median_stddev_occupancy_tensor_cores)
 	tkt_expect_rows(
 	    path, KQ "1",
 	    "1|0|k|10|1|1|256|1|1|32|0|0|0|3|600|200.0|100|300|200.0|81.6496580927726|1.0|"
-	    "computed|0");
-	/* occupancy from the source, duration-weighted: (0.25 * 30 + 0.5 * 10) / 40 */
+	    "computed|0|NULL");
+	/*
+	 * The calculator's theoretical occupancy, with the source's figure beside it (its
+	 * duration-weighted mean: (0.25 * 30 + 0.5 * 10) / 40 = 0.3125). 128 threads = 4 warps of
+	 * 255 regs -> 8192 registers a warp (256-register units): 16384 / 8192 = 2 warps in each
+	 * of 4 sub-partitions = 8 warps = 2 blocks; shared memory 49152 + 1024 reserved: 233472 /
+	 * 50176 = 4 blocks. 2 blocks x 4 warps = 8 of 64 warps = 0.125.
+	 */
 	tkt_expect_rows(
 	    path, KQ "2",
 	    "2|0|volta_hmma_gemm|8|1|1|128|1|1|255|0|49152|49152|2|40|20.0|10|30|20.0|10.0|"
-	    "0.3125|source|1");
+	    "0.125|computed|1|0.3125");
 	/* 1024 threads = 32 warps: 2 blocks by threads, 65536 / (64 * 1024) = 1 by registers ->
 	 * 0.5; even count: median is the mean of the two middle ones */
 	tkt_expect_rows(
 	    path, KQ "3",
-	    "3|0|k|4|2|1|1024|1|1|64|1024|0|1024|2|30|15.0|10|20|15.0|5.0|0.5|computed|0");
+	    "3|0|k|4|2|1|1024|1|1|64|1024|0|1024|2|30|15.0|10|20|15.0|5.0|0.5|computed|0|NULL");
 	tkt_expect_rows(
 	    path, KQ "4",
 	    "4|0|nodetail|NULL|NULL|NULL|NULL|NULL|NULL|NULL|NULL|NULL|NULL|1|7|7.0|7|7|7.0|"
-	    "0.0|NULL|NULL|0");
+	    "0.0|NULL|NULL|0|NULL");
 	cr_expect_eq(tkt_query_int(path, "SELECT count(*) FROM analysis_kernel_stats"), 4);
 	cr_expect_eq(tkt_query_int(path, "SELECT sum(total_ns) FROM analysis_kernel_stats"),
 		     tkt_query_int(path, "SELECT sum(dur_ns) FROM kernels"));
