@@ -147,6 +147,12 @@ int tk_analyze(const char *path, const struct tk_analyze_options *o, char *err, 
 			goto out;
 		}
 	}
+	char version_sql[128];
+	snprintf(version_sql, sizeof(version_sql),
+		 "INSERT OR REPLACE INTO meta (key, value) VALUES ('analysis_version', %d)",
+		 TK_ANALYSIS_VERSION);
+	if ((rc = tka_exec(&c, "recording the analysis version", version_sql)) != TK_OK)
+		goto out;
 	rc = tka_exec(&c, "cannot commit the analysis", "COMMIT");
 	if (rc == TK_OK)
 		in_txn = 0;

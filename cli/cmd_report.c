@@ -55,9 +55,15 @@ int cli_report_ensure_analysis(const char *path)
 	int has = 0, rc = tk_report_has_analysis(path, &has, err, sizeof(err));
 	if (rc != TK_OK)
 		return cli_fail(rc, err);
-	if (has)
+	if (has == 1)
 		return TK_EXIT_OK;
-	fprintf(stderr, "tracekit: '%s' has no analysis yet: running analyze first\n", path);
+	if (has == 2)
+		fprintf(stderr,
+			"tracekit: '%s' was analysed by an older tracekit: running analyze again\n",
+			path);
+	else
+		fprintf(stderr, "tracekit: '%s' has no analysis yet: running analyze first\n",
+			path);
 	rc = tk_analyze(path, NULL, err, sizeof(err));
 	return rc == TK_OK ? TK_EXIT_OK : cli_fail(rc, err);
 }

@@ -11,6 +11,7 @@
 #include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
+#include <tracekit/analyze.h>
 #include <tracekit/error.h>
 #include <tracekit/store.h>
 
@@ -504,16 +505,18 @@ int tk_report_has_analysis(const char *path, int *out, char *err, size_t errlen)
 		goto out;
 	}
 	if (sqlite3_prepare_v2(tk_store_db(s),
-			       "SELECT count(*) FROM sqlite_master WHERE type = 'table'"
-			       " AND name GLOB 'analysis_*'",
+			       "SELECT (SELECT count(*) FROM sqlite_master WHERE type = 'table'"
+			       " AND name GLOB 'analysis_*'), (SELECT value FROM meta WHERE key ="
+			       " 'analysis_version') IS ?",
 			       -1, &st, NULL) != SQLITE_OK ||
+	    sqlite3_bind_int(st, 1, TK_ANALYSIS_VERSION) != SQLITE_OK ||
 	    sqlite3_step(st) != SQLITE_ROW) {
 		tk_fmt(err, errlen, "cannot read store '%s': %s", path,
 		       sqlite3_errmsg(tk_store_db(s)));
 		rc = TK_EIO;
 		goto out;
 	}
-	*out = sqlite3_column_int(st, 0) > 0;
+	*out = sqlite3_column_int(st, 0) == 0 ? 0 : sqlite3_column_int(st, 1) ? 1 : 2;
 out:
 	sqlite3_finalize(st);
 	tk_store_close(s);

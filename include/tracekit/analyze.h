@@ -9,6 +9,13 @@
 extern "C" {
 #endif
 
+/*
+ * The shape of the analysis_* tables this tracekit writes, kept in meta 'analysis_version' by
+ * tk_analyze(); bumped whenever an analysis table gains, loses or changes a column, so that a
+ * report can tell an analysis by an older tracekit and run the analysis again (docs/store.md).
+ */
+#define TK_ANALYSIS_VERSION 2
+
 /* Which window each device's figures are computed over (docs/metrics.md, "Windows"). */
 enum tk_window {
 	TK_WINDOW_AUTO = 0, /* steps when the device's process has steps, else device */

@@ -266,6 +266,36 @@ Test(report, analyses_first_writes_file_and_no_colour_off_a_tty)
 	free(out);
 }
 
+/* An analysis by an older tracekit (its tables may lack columns the report reads: meta
+ * analysis_version missing or older) is run again, not reported from (or failed on). */
+Test(report, analysis_by_an_older_tracekit_is_run_again)
+{
+	rf_write_store(tkt_db);
+	tkt_analyze(tkt_db, TK_WINDOW_AUTO, -1);
+	cr_expect_eq(tkt_query_int(tkt_db, "SELECT value FROM meta WHERE key = 'analysis_version'"),
+		     TK_ANALYSIS_VERSION);
+	/* as an older tracekit leaves it: no version, and a table without a newer column */
+	sqlite3 *db = NULL;
+	cr_assert_eq(sqlite3_open(tkt_db, &db), SQLITE_OK);
+	cr_assert_eq(sqlite3_exec(db,
+				  "DELETE FROM meta WHERE key = 'analysis_version';"
+				  "ALTER TABLE analysis_kernel_stats DROP COLUMN source_occupancy",
+				  NULL, NULL, NULL),
+		     SQLITE_OK, "%s", sqlite3_errmsg(db));
+	sqlite3_close(db);
+	struct tkt_run r = tkt_tracekit("report", tkt_db, "--format", "json", NULL);
+	cr_expect_eq(r.code, 0, "%s", r.err);
+	cr_expect(strstr(r.err, "was analysed by an older tracekit: running analyze again"), "%s",
+		  r.err);
+	tkt_run_free(&r);
+	cr_expect_eq(tkt_query_int(tkt_db, "SELECT value FROM meta WHERE key = 'analysis_version'"),
+		     TK_ANALYSIS_VERSION);
+	r = tkt_tracekit("report", tkt_db, "--format", "json", NULL);
+	cr_expect_eq(r.code, 0, "%s", r.err);
+	cr_expect(!strstr(r.err, "running analyze"), "%s", r.err);
+	tkt_run_free(&r);
+}
+
 Test(report, text_fits_the_width)
 {
 	rf_write_store(tkt_db);
