@@ -18,6 +18,13 @@ struct rule {
 	"(level = 'sync' OR (level IN ('runtime_api', 'driver_api') AND " TKA_BLOCKING_API_NAMES( \
 	    "name") "))"
 
+/* sync_api_calls: the lowest utilization (selected window) of the devices of process
+ * s.process_id; NULL when it has none. A host that waits on devices busy 95 % of the time or
+ * more loses nothing (docs: "sync_api_calls"). */
+#define TKA_PROC_MIN_UTIL                                                                    \
+	"(SELECT min(t.utilization) FROM analysis_device_time t JOIN devices v ON v.id = "     \
+	"t.device_id WHERE t.selected = 1 AND v.process_id IS s.process_id)"
+
 /* gpu_idle: the gap cause with the most idle time on device d.device_id (docs: "gpu_idle"). */
 #define TKA_IDLE_TOP_CAUSE                                                                     \
 	"(SELECT cause FROM analysis_gaps WHERE device_id = d.device_id GROUP BY cause ORDER " \
@@ -146,13 +153,14 @@ static const struct rule rules[] = {
 	 "needed.' "
 	 "FROM analysis_op_profile o WHERE o.level IN ('kernel', 'xla_op') AND "
 	 "o.device_share > 0.5 ORDER BY o.device_id, o.level, o.total_ns DESC"},
-    {"sync_api_calls", "analysis_op_profile",
+    {"sync_api_calls", "analysis_op_profile analysis_device_time",
      INS "SELECT 'sync_api_calls', CASE WHEN 100.0 * s.ns / m.span >= 10 THEN 'high' ELSE "
 	 "'medium' END, NULL, s.process_id, 100.0 * s.ns / m.span, 1, "
 	 "printf('synchronous API calls on process %d take %d ns (%.1f%% of the trace) in %d "
 	 "calls', s.process_id, s.ns, 100.0 * s.ns / m.span, s.n), "
 	 "json_object('calls', s.n, 'total_ns', s.ns, 'trace_ns', m.span, 'pct', "
-	 "100.0 * s.ns / m.span, 'top', (SELECT json_group_array(json_object('name', name, "
+	 "100.0 * s.ns / m.span, 'device_busy_pct', 100.0 * " TKA_PROC_MIN_UTIL ", "
+	 "'top', (SELECT json_group_array(json_object('name', name, "
 	 "'calls', occurrences, 'total_ns', total_ns)) FROM (SELECT name, sum(occurrences) AS "
 	 "occurrences, sum(total_ns) AS total_ns FROM analysis_op_profile WHERE process_id IS "
 	 "s.process_id AND " TKA_SYNC_COND " GROUP BY name ORDER BY total_ns DESC, name LIMIT "
@@ -164,7 +172,8 @@ static const struct rule rules[] = {
 	 "analysis_op_profile WHERE " TKA_SYNC_COND " GROUP BY process_id) s, "
 	 "(SELECT (SELECT value FROM meta WHERE key = 'trace_end_ns') - (SELECT value FROM meta "
 	 "WHERE key = 'trace_start_ns') AS span) m "
-	 "WHERE m.span > 0 AND s.ns * 100 >= m.span ORDER BY s.process_id"},
+	 "WHERE m.span > 0 AND s.ns * 100 >= m.span AND coalesce(" TKA_PROC_MIN_UTIL ", 0) < "
+	 "0.95 ORDER BY s.process_id"},
     {"compilation_in_window", "analysis_kpi analysis_device_time",
      INS "SELECT 'compilation_in_window', CASE WHEN 100.0 * c.ns / d.window_ns >= 10 THEN "
 	 "'high' ELSE 'medium' END, d.device_id, NULL, 100.0 * c.ns / d.window_ns, 1, "

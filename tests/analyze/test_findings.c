@@ -19,10 +19,10 @@ static void kernel(tk_writer *w, int64_t track, const char *name, int64_t ts, in
  * Device 0: big [0,150) and small [900,1000): window 1000 ns, busy 250, idle 750 (75 %: gpu_idle,
  * high); big is 60 % of busy (dominant_op). Device 1: a [0,500) and b [500,1000): never idle, no op
  * above 50 %. Host: cudaDeviceSynchronize [0,600) and cudaLaunchKernel [700,710): the sync call is
- * 60 % of the 1000 ns trace (sync_api_calls, high). Nothing else fires: 4 kernels are not "many",
+ * 60 % of the 1000 ns trace, and device 0 is 25 % busy (sync_api_calls, high). Nothing else fires: 4 kernels are not "many",
  * no occupancy, copies, compilation, communication or steps.
  */
-static char *write_findings_store(char *dir)
+static char *write_store(char *dir, int saturated)
 {
 	char *path = tkt_path(dir, "f.db");
 	tk_writer *w = NULL;
@@ -43,12 +43,17 @@ static char *write_findings_store(char *dir)
 	TKT_OK(tk_writer_add_track(w, &t3, &s1));
 	tkt_ev(w, thr, TK_EV_RUNTIME_API, "cudaDeviceSynchronize", NULL, 0, 600);
 	tkt_ev(w, thr, TK_EV_RUNTIME_API, "cudaLaunchKernel", NULL, 700, 10);
-	kernel(w, s0, "big", 0, 150);
+	kernel(w, s0, "big", 0, saturated ? 900 : 150);
 	kernel(w, s0, "small", 900, 100);
 	kernel(w, s1, "a", 0, 500);
 	kernel(w, s1, "b", 500, 500);
 	tkt_finish(w);
 	return path;
+}
+
+static char *write_findings_store(char *dir)
+{
+	return write_store(dir, 0);
 }
 
 #define FQ "SELECT rule, severity, device_id, process_id, metric, threshold FROM analysis_findings "
@@ -80,6 +85,22 @@ Test(findings, rules_fire_by_construction)
 	cr_expect_eq(tkt_query_int(path, "SELECT count(*) FROM analysis_findings WHERE summary = "
 					 "'' OR fix = '' OR json_valid(evidence) = 0"),
 		     0);
+	free(path);
+	tkt_rmdir(dir);
+	free(dir);
+}
+
+/* The same host waiting 60 % of the trace in cudaDeviceSynchronize, but on devices busy all of
+ * their window: the wait costs nothing, sync_api_calls does not fire (docs: busy >= 95 %). */
+Test(findings, sync_calls_on_saturated_devices_do_not_fire)
+{
+	char *dir = tkt_mkdtemp(), *path = write_store(dir, 1);
+	tkt_analyze(path, TK_WINDOW_AUTO, -1);
+	cr_expect_eq(tkt_query_int(path, "SELECT count(*) FROM analysis_findings WHERE rule = "
+					 "'sync_api_calls'"),
+		     0);
+	tkt_expect_rows(path, "SELECT device_id, utilization FROM analysis_device_time ORDER BY 1",
+			"0|1.0\n1|1.0");
 	free(path);
 	tkt_rmdir(dir);
 	free(dir);
