@@ -1,6 +1,6 @@
 /*
- * The inline SVG charts of the HTML report: device utilization over time (binned busy time, one
- * area per device), top ops and kernels (bars), memory in use over time with each series' peak
+ * The inline SVG charts of the HTML report: the device timeline at the top (binned busy time, one
+ * area per device, bins busy under 10% marked idle), top ops and kernels (bars), memory in use over time with each series' peak
  * marked, the idle-gap length histogram (stacked by cause) and step times (outliers marked).
  * Every chart is drawn from data the model already holds, downsampled there, so its size is
  * bounded whatever the trace size; every name is escaped.
@@ -47,35 +47,82 @@ static void ns_text(struct tkr_buf *b, double x, double y, const char *anchor, d
 	free(t.p);
 }
 
-/* ---- utilization over time ---- */
+/* ---- device timeline: utilization over time ---- */
 
-static void util_chart(struct tkr_buf *b, const struct tkr_model *m)
+#define IDLE_SHARE 0.1 /* a bin busy less than this is marked idle (docs/reports.md) */
+
+/* Runs of bins inside the window that are busy under IDLE_SHARE, as red marks under the axis. */
+static void idle_marks(struct tkr_buf *b, const struct tkr_util *u, double left, double dx,
+		       double y)
 {
-	const int row = 46, left = 90, right = W - 20, top = 24;
+	int k = 0;
+	while (k < u->nbins) {
+		while (k < u->nbins && !(u->share[k] >= 0 && u->share[k] < IDLE_SHARE))
+			k++;
+		if (k >= u->nbins)
+			break;
+		int s = k;
+		while (k < u->nbins && u->share[k] >= 0 && u->share[k] < IDLE_SHARE)
+			k++;
+		tkr_printf(b,
+			   "<rect class=\"idle\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"4\" "
+			   "fill=\"#e15759\"><title>idle: bins %d-%d busy under %.0f%%</title></rect>\n",
+			   left + s * dx, y, (k - s) * dx, s, k - 1, IDLE_SHARE * 100);
+	}
+}
+
+void tkr_html_timeline(struct tkr_buf *b, const struct tkr_model *m)
+{
+	const int row = 46, left = 150, right = W - 80, top = 28;
 	int h = top + (int)m->nutil * row + 30;
 	double span = (double)m->util_bin_ns * (m->nutil ? m->util[0].nbins : 1);
-	if (!m->nutil)
+	if (!m->nutil || m->is_diff)
 		return;
-	open_svg(b, "util", h, "device utilization over time");
-	text_at(b, left, 14, "start", "busy share of each device per time bin (0-100%)");
+	open_svg(b, "util", h, "device timeline: utilization over time");
+	text_at(b, left, 14, "start",
+		"busy share of each device per time bin (0-100%), grey: its window; red marks: "
+		"bins busy under 10%");
 	for (size_t i = 0; i < m->nutil; i++) {
 		const struct tkr_util *u = &m->util[i];
-		double y0 = top + (double)i * row, base = y0 + row - 8, hh = row - 12;
-		char label[64];
-		snprintf(label, sizeof(label), "device %lld", (long long)u->device_id);
-		text_at(b, left - 8, base - hh / 2 + 4, "end", label);
-		tkr_printf(b, "<line class=\"axis\" x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\"/>\n",
-			   left, base, right, base);
-		/* one closed area per run of bins inside the device window */
+		double y0 = top + (double)i * row, base = y0 + row - 12, hh = row - 16;
 		double dx = (double)(right - left) / u->nbins;
+		struct tkr_buf label = {0};
+		tkr_id_label(&label, m, 0, u->device_id);
+		tkr_cut(&label, 22); /* fits the 150 units left of the axis */
+		text_at(b, left - 8, base - hh / 2 + 4, "end", label.p ? label.p : "");
+		b->oom |= label.oom;
+		free(label.p);
+		if (u->utilization >= 0) {
+			char pct[32];
+			snprintf(pct, sizeof(pct), "%.1f%% busy", u->utilization * 100);
+			text_at(b, right + 6, base - hh / 2 + 4, "start", pct);
+		}
+		/* the window in grey, so idle time shows as grey without blue */
 		int k = 0;
 		while (k < u->nbins) {
 			while (k < u->nbins && u->share[k] < 0)
 				k++;
 			if (k >= u->nbins)
 				break;
-			tkr_printf(b, "<path fill=\"%s\" fill-opacity=\"0.75\" d=\"M%.1f %.1f",
-				   palette[i % NPAL], left + k * dx, base);
+			int s = k;
+			while (k < u->nbins && u->share[k] >= 0)
+				k++;
+			tkr_printf(b,
+				   "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
+				   "fill=\"#eef1f5\"/>\n",
+				   left + s * dx, base - hh, (k - s) * dx, hh);
+		}
+		tkr_printf(b, "<line class=\"axis\" x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\"/>\n",
+			   left, base, right, base);
+		/* one closed area per run of bins inside the device window */
+		k = 0;
+		while (k < u->nbins) {
+			while (k < u->nbins && u->share[k] < 0)
+				k++;
+			if (k >= u->nbins)
+				break;
+			tkr_printf(b, "<path fill=\"%s\" fill-opacity=\"0.85\" d=\"M%.1f %.1f",
+				   palette[0], left + k * dx, base);
 			while (k < u->nbins && u->share[k] >= 0) {
 				double y = base - u->share[k] * hh;
 				tkr_printf(b, "H%.1fV%.1fH%.1f", left + k * dx, y, left + (k + 1) * dx);
@@ -83,6 +130,7 @@ static void util_chart(struct tkr_buf *b, const struct tkr_model *m)
 			}
 			tkr_printf(b, "V%.1fZ\"/>\n", base);
 		}
+		idle_marks(b, u, left, dx, base + 1);
 	}
 	ns_text(b, left, h - 10, "start", (double)(m->util_start_ns - m->trace_start_ns), "+");
 	ns_text(b, right, h - 10, "end", (double)(m->util_start_ns - m->trace_start_ns) + span,
@@ -337,9 +385,7 @@ void tkr_html_chart(struct tkr_buf *b, const struct tkr_model *m, const char *ke
 {
 	if (m->is_diff)
 		return;
-	if (!strcmp(key, "device_time"))
-		util_chart(b, m);
-	else if (!strcmp(key, "ops"))
+	if (!strcmp(key, "ops"))
 		bar_chart(b, m, tkr_find(m, "ops"), "ops", "self_ns", "top ops by self time");
 	else if (!strcmp(key, "kernels"))
 		bar_chart(b, m, tkr_find(m, "kernels"), "kernels", "total_ns",
