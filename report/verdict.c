@@ -27,7 +27,7 @@ static const struct rule_words {
 	int tier;
 } rules[] = {
     {"gpu_idle", "idle device time", "%W is idle %P of its %w window%C", 1},
-    {"input_bound_steps", "the host (input pipeline)", "%W waits on the host %P of its step time",
+    {"input_bound_steps", "the host input pipeline", "%W waits on the host %P of its step time",
      1},
     {"exposed_communication", "exposed communication",
      "%W waits on communication %P of its %w window", 1},
