@@ -43,6 +43,8 @@ static const char css[] =
     "svg.chart{background:#fff;border:1px solid #e3e6eb;margin:8px 0;max-width:100%;"
     "height:auto;font:11px sans-serif}svg.chart text{fill:#1d2330}"
     "svg.chart .axis{stroke:#b8bfcc;stroke-width:1}svg.chart .mono{font-family:monospace}"
+    ".verdict{background:#fff;border-left:4px solid #2c5aa0;padding:4px 14px 8px;margin:12px 0}"
+    ".verdict h2{border:0;margin:6px 0 2px}.verdict p{margin:3px 0;font-size:15px}"
     "footer{color:#6b7383;font-size:12px;padding:0 24px 24px}";
 
 static const char script[] =
@@ -213,6 +215,33 @@ static void findings(struct tkr_buf *b, const struct tkr_model *m, const struct 
 	tkr_puts(b, "</div>\n");
 }
 
+/* The verdict (verdict.c): three lines, the first coloured by the band of its KPI. */
+static void verdict(struct tkr_buf *b, const struct tkr_model *m)
+{
+	const struct tkr_verdict *v = &m->verdict;
+	const struct tkr_section *k = tkr_find(m, "kpis");
+	const char *band = k && v->kpi_row >= 0 ? text_of(k, (size_t)v->kpi_row, "band") : NULL;
+	static const char *const cls[] = {"v-kpi", "v-bottleneck", "v-fix"};
+	if (!v->ok)
+		return;
+	tkr_puts(b, "<section id=\"s-verdict\" class=\"verdict\">\n<h2>Verdict</h2>\n");
+	for (int i = 0; i < 3; i++) {
+		if (!v->line[i])
+			continue;
+		tkr_printf(b, "<p class=\"%s", cls[i]);
+		if (!i && band)
+			tkr_printf(b, " band-%s",
+				   !strcmp(band, "good") || !strcmp(band, "warning") ||
+					   !strcmp(band, "bad")
+				       ? band
+				       : "n-a");
+		tkr_puts(b, "\">");
+		esc(b, v->line[i]);
+		tkr_puts(b, "</p>\n");
+	}
+	tkr_puts(b, "</section>\n");
+}
+
 static int shows(const struct tkr_section *s)
 {
 	return s->def->style != TKR_CHART && s->available && (s->nrows || s->def->empty);
@@ -246,6 +275,10 @@ int tkr_write_html(FILE *out, const struct tkr_model *m, const struct tk_report_
 		tkr_puts(&b, "</p>");
 	}
 	tkr_puts(&b, "</header>\n<nav>");
+	if (m->verdict.ok)
+		tkr_puts(&b, "<a href=\"#s-verdict\">Verdict</a>");
+	if (m->nutil)
+		tkr_puts(&b, "<a href=\"#s-timeline\">Device timeline</a>");
 	for (size_t i = 0; i < m->nsections; i++) {
 		const struct tkr_section *s = &m->sections[i];
 		if (!shows(s) || (grouped && !s->def->group))
@@ -257,6 +290,12 @@ int tkr_write_html(FILE *out, const struct tkr_model *m, const struct tk_report_
 		tkr_puts(&b, "</a>");
 	}
 	tkr_puts(&b, "</nav>\n<main>\n");
+	verdict(&b, m);
+	if (m->nutil) {
+		tkr_puts(&b, "<section id=\"s-timeline\">\n<h2>Device timeline</h2>\n");
+		tkr_html_timeline(&b, m);
+		tkr_puts(&b, "</section>\n");
+	}
 	grouped = 0;
 	for (size_t i = 0; i < m->nsections && rc == TK_OK; i++) {
 		const struct tkr_section *s = &m->sections[i];

@@ -94,6 +94,7 @@ struct tkr_section {
 /* Busy share of one device in equal time bins (HTML chart only). */
 struct tkr_util {
 	int64_t device_id;
+	double utilization; /* busy / length of its device window (analysis_device_time) */
 	int nbins;
 	double *share; /* nbins values in 0..1, or < 0 where the bin is outside the device window */
 };
@@ -125,6 +126,16 @@ struct tkr_namelabel {
 	char *label;
 };
 
+/* The three lines a report opens with (verdict.c; docs/metrics.md, "The verdict"). */
+struct tkr_verdict {
+	int ok;		 /* made (reports; diffs have none) */
+	long kpi_row;	 /* the gpu_utilization row of the "kpis" section shown, -1 none */
+	int kpi_devices; /* devices with a utilization */
+	long finding_row; /* the row of the "findings" section named, -1 none */
+	int tier;	  /* its tier: 1 device time lost, 2 spent badly, 3 not device time */
+	char *line[3];	  /* headline KPI, biggest bottleneck, fix; plain text (NULL: no memory) */
+};
+
 struct tkr_model {
 	int is_diff;
 	int full_names; /* --full-names: names are shown as they are */
@@ -145,6 +156,7 @@ struct tkr_model {
 	size_t ndevs, nprocs;
 	struct tkr_namelabel *names; /* sorted by full name */
 	size_t nnames;
+	struct tkr_verdict verdict;
 };
 
 /* ---- report_sections.c, diff.c ---- */
@@ -257,6 +269,11 @@ void tkr_evidence_free(struct tkr_model *m);
 void tkr_evidence_line(struct tkr_buf *b, const struct tkr_model *m, const struct tkr_ev_list *l,
 		       int name_w, int html);
 
+/* ---- verdict.c ---- */
+/* Make m->verdict from the model's sections (after labels and evidence are loaded). */
+void tkr_verdict_make(struct tkr_model *m);
+void tkr_verdict_free(struct tkr_model *m);
+
 /* ---- the formats ---- */
 int tkr_write_text(FILE *out, const struct tkr_model *m, const struct tk_report_options *o);
 int tkr_write_md(FILE *out, const struct tkr_model *m, const struct tk_report_options *o);
@@ -264,5 +281,7 @@ int tkr_write_json(FILE *out, const struct tkr_model *m, const struct tk_report_
 int tkr_write_html(FILE *out, const struct tkr_model *m, const struct tk_report_options *o);
 /* report_svg.c: the chart that belongs after section @key ("" when none). */
 void tkr_html_chart(struct tkr_buf *b, const struct tkr_model *m, const char *key);
+/* report_svg.c: the device timeline overview (utilization over time per device, idle marked). */
+void tkr_html_timeline(struct tkr_buf *b, const struct tkr_model *m);
 
 #endif

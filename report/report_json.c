@@ -252,6 +252,37 @@ static void row(struct tkr_buf *b, const struct tkr_model *m, const struct tkr_s
 	tkr_printf(b, "\n%s}", indent);
 }
 
+/* "verdict": the three lines and what they name (docs/report-json.md). */
+static void verdict(struct tkr_buf *b, const struct tkr_model *m)
+{
+	const struct tkr_verdict *v = &m->verdict;
+	const struct tkr_section *k = tkr_find(m, "kpis"), *f = tkr_find(m, "findings");
+	static const char *const keys[] = {"headline", "bottleneck", "fix"};
+	tkr_puts(b, ",\n  \"verdict\": {");
+	for (int i = 0; i < 3; i++) {
+		tkr_printf(b, "%s\n    \"%s\": ", i ? "," : "", keys[i]);
+		if (v->line[i])
+			tkr_json_str(b, v->line[i]);
+		else
+			tkr_puts(b, "null");
+	}
+	tkr_puts(b, ",\n    \"kpi\": ");
+	if (k && v->kpi_row >= 0)
+		row(b, m, k, (size_t)v->kpi_row, "    ");
+	else
+		tkr_puts(b, "null");
+	tkr_printf(b, ",\n    \"kpi_devices\": %d,\n    \"finding\": ", v->kpi_devices);
+	if (f && v->finding_row >= 0)
+		row(b, m, f, (size_t)v->finding_row, "    ");
+	else
+		tkr_puts(b, "null");
+	if (v->finding_row >= 0)
+		tkr_printf(b, ",\n    \"tier\": %d", v->tier);
+	else
+		tkr_puts(b, ",\n    \"tier\": null");
+	tkr_puts(b, "\n  }");
+}
+
 int tkr_write_json(FILE *out, const struct tkr_model *m, const struct tk_report_options *o)
 {
 	struct tkr_buf b = {0};
@@ -270,6 +301,8 @@ int tkr_write_json(FILE *out, const struct tkr_model *m, const struct tk_report_
 		tkr_json_str(&b, m->path);
 	}
 	tkr_printf(&b, ",\n  \"top\": %d", o->top > 0 ? o->top : m->top);
+	if (m->verdict.ok)
+		verdict(&b, m);
 	for (size_t i = 0; i < m->nsections && rc == TK_OK; i++) {
 		const struct tkr_section *s = &m->sections[i];
 		if (s->def->style == TKR_CHART)

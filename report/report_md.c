@@ -150,6 +150,16 @@ int tkr_write_md(FILE *out, const struct tkr_model *m, const struct tk_report_op
 		tkr_md_str(&b, m->path);
 		tkr_puts(&b, "\n");
 	}
+	if (m->verdict.ok) { /* the verdict first (verdict.c) */
+		tkr_puts(&b, "\n## Verdict\n\n");
+		for (int i = 0; i < 3; i++) {
+			if (!m->verdict.line[i])
+				continue;
+			tkr_puts(&b, "- ");
+			tkr_md_str(&b, m->verdict.line[i]);
+			tkr_puts(&b, "\n");
+		}
+	}
 	for (size_t i = 0; i < m->nsections && rc == TK_OK; i++) {
 		const struct tkr_section *s = &m->sections[i];
 		if (s->def->style == TKR_CHART || !s->available || (!s->nrows && !s->def->empty))

@@ -377,7 +377,7 @@ int tkr_model_load_util(sqlite3 *db, struct tkr_model *m, int nbins, char *err, 
 		int64_t dev, s, e;
 	} *win = NULL;
 	if (sqlite3_prepare_v2(db,
-			       "SELECT device_id, start_ns, end_ns FROM analysis_device_time"
+			       "SELECT device_id, start_ns, end_ns, utilization FROM analysis_device_time"
 			       " WHERE window = 'device' AND start_ns IS NOT NULL AND end_ns > start_ns"
 			       " ORDER BY device_id",
 			       -1, &st, NULL) != SQLITE_OK)
@@ -414,6 +414,9 @@ int tkr_model_load_util(sqlite3 *db, struct tkr_model *m, int nbins, char *err, 
 			hi = win[m->nutil].e;
 		memset(&m->util[m->nutil], 0, sizeof(m->util[0]));
 		m->util[m->nutil].device_id = win[m->nutil].dev;
+		m->util[m->nutil].utilization = sqlite3_column_type(st, 3) == SQLITE_NULL
+						    ? -1
+						    : sqlite3_column_double(st, 3);
 		m->nutil++;
 	}
 	if (!m->nutil)
@@ -444,6 +447,7 @@ void tkr_model_free(struct tkr_model *m)
 {
 	if (!m)
 		return;
+	tkr_verdict_free(m);
 	tkr_labels_free(m); /* before the cells its names point into */
 	tkr_evidence_free(m);
 	for (size_t i = 0; i < m->nsections; i++) {
@@ -586,6 +590,8 @@ int tk_report_write(FILE *out, const char *path, const struct tk_report_options 
 	m.full_names = o.full_names;
 	rc = tkr_model_load(tk_store_db(s), tkr_report_sections, tkr_report_nsections, o.top, 0,
 			    &m, err, errlen);
+	if (rc == TK_OK)
+		tkr_verdict_make(&m);
 	if (rc == TK_OK && o.format == TK_REPORT_HTML)
 		rc = tkr_model_load_util(tk_store_db(s), &m, UTIL_BINS, err, errlen);
 	if (rc == TK_OK)

@@ -1,6 +1,6 @@
 /*
- * The inline SVG charts of the HTML report: device utilization over time (binned busy time, one
- * area per device), top ops and kernels (bars), memory in use over time with each series' peak
+ * The inline SVG charts of the HTML report: the device timeline at the top (binned busy time, one
+ * area per device, bins busy under 10% marked idle), top ops and kernels (bars), memory in use over time with each series' peak
  * marked, the idle-gap length histogram (stacked by cause) and step times (outliers marked).
  * Every chart is drawn from data the model already holds, downsampled there, so its size is
  * bounded whatever the trace size; every name is escaped.
@@ -14,6 +14,8 @@
 
 #define W 960 /* chart width in SVG units */
 #define BAR_ROWS 15
+#define TITLE_Y 16 /* baseline of a chart's title line */
+#define LINE_H 14  /* a text line (11 px font): a label's baseline at least this below another */
 
 static const char *const palette[] = {"#4e79a7", "#f28e2b", "#59a14f", "#b07aa1",
 				      "#76b7b2", "#edc948", "#9c755f", "#ff9da7"};
@@ -47,35 +49,82 @@ static void ns_text(struct tkr_buf *b, double x, double y, const char *anchor, d
 	free(t.p);
 }
 
-/* ---- utilization over time ---- */
+/* ---- device timeline: utilization over time ---- */
 
-static void util_chart(struct tkr_buf *b, const struct tkr_model *m)
+#define IDLE_SHARE 0.1 /* a bin busy less than this is marked idle (docs/reports.md) */
+
+/* Runs of bins inside the window that are busy under IDLE_SHARE, as red marks under the axis. */
+static void idle_marks(struct tkr_buf *b, const struct tkr_util *u, double left, double dx,
+		       double y)
 {
-	const int row = 46, left = 90, right = W - 20, top = 24;
+	int k = 0;
+	while (k < u->nbins) {
+		while (k < u->nbins && !(u->share[k] >= 0 && u->share[k] < IDLE_SHARE))
+			k++;
+		if (k >= u->nbins)
+			break;
+		int s = k;
+		while (k < u->nbins && u->share[k] >= 0 && u->share[k] < IDLE_SHARE)
+			k++;
+		tkr_printf(b,
+			   "<rect class=\"idle\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"4\" "
+			   "fill=\"#e15759\"><title>idle: bins %d-%d busy under %.0f%%</title></rect>\n",
+			   left + s * dx, y, (k - s) * dx, s, k - 1, IDLE_SHARE * 100);
+	}
+}
+
+void tkr_html_timeline(struct tkr_buf *b, const struct tkr_model *m)
+{
+	const int row = 46, left = 150, right = W - 80, top = 28;
 	int h = top + (int)m->nutil * row + 30;
 	double span = (double)m->util_bin_ns * (m->nutil ? m->util[0].nbins : 1);
-	if (!m->nutil)
+	if (!m->nutil || m->is_diff)
 		return;
-	open_svg(b, "util", h, "device utilization over time");
-	text_at(b, left, 14, "start", "busy share of each device per time bin (0-100%)");
+	open_svg(b, "util", h, "device timeline: utilization over time");
+	text_at(b, left, 14, "start",
+		"busy share per time bin (0-100%); grey: the device's window; red: bins busy under "
+		"10%; right: busy share of the whole window");
 	for (size_t i = 0; i < m->nutil; i++) {
 		const struct tkr_util *u = &m->util[i];
-		double y0 = top + (double)i * row, base = y0 + row - 8, hh = row - 12;
-		char label[64];
-		snprintf(label, sizeof(label), "device %lld", (long long)u->device_id);
-		text_at(b, left - 8, base - hh / 2 + 4, "end", label);
-		tkr_printf(b, "<line class=\"axis\" x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\"/>\n",
-			   left, base, right, base);
-		/* one closed area per run of bins inside the device window */
+		double y0 = top + (double)i * row, base = y0 + row - 12, hh = row - 16;
 		double dx = (double)(right - left) / u->nbins;
+		struct tkr_buf label = {0};
+		tkr_id_label(&label, m, 0, u->device_id);
+		tkr_cut(&label, 22); /* fits the 150 units left of the axis */
+		text_at(b, left - 8, base - hh / 2 + 4, "end", label.p ? label.p : "");
+		b->oom |= label.oom;
+		free(label.p);
+		if (u->utilization >= 0) {
+			char pct[32];
+			snprintf(pct, sizeof(pct), "%.1f%% busy", u->utilization * 100);
+			text_at(b, right + 6, base - hh / 2 + 4, "start", pct);
+		}
+		/* the window in grey, so idle time shows as grey without blue */
 		int k = 0;
 		while (k < u->nbins) {
 			while (k < u->nbins && u->share[k] < 0)
 				k++;
 			if (k >= u->nbins)
 				break;
-			tkr_printf(b, "<path fill=\"%s\" fill-opacity=\"0.75\" d=\"M%.1f %.1f",
-				   palette[i % NPAL], left + k * dx, base);
+			int s = k;
+			while (k < u->nbins && u->share[k] >= 0)
+				k++;
+			tkr_printf(b,
+				   "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
+				   "fill=\"#eef1f5\"/>\n",
+				   left + s * dx, base - hh, (k - s) * dx, hh);
+		}
+		tkr_printf(b, "<line class=\"axis\" x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\"/>\n",
+			   left, base, right, base);
+		/* one closed area per run of bins inside the device window */
+		k = 0;
+		while (k < u->nbins) {
+			while (k < u->nbins && u->share[k] < 0)
+				k++;
+			if (k >= u->nbins)
+				break;
+			tkr_printf(b, "<path fill=\"%s\" fill-opacity=\"0.85\" d=\"M%.1f %.1f",
+				   palette[0], left + k * dx, base);
 			while (k < u->nbins && u->share[k] >= 0) {
 				double y = base - u->share[k] * hh;
 				tkr_printf(b, "H%.1fV%.1fH%.1f", left + k * dx, y, left + (k + 1) * dx);
@@ -83,6 +132,7 @@ static void util_chart(struct tkr_buf *b, const struct tkr_model *m)
 			}
 			tkr_printf(b, "V%.1fZ\"/>\n", base);
 		}
+		idle_marks(b, u, left, dx, base + 1);
 	}
 	ns_text(b, left, h - 10, "start", (double)(m->util_start_ns - m->trace_start_ns), "+");
 	ns_text(b, right, h - 10, "end", (double)(m->util_start_ns - m->trace_start_ns) + span,
@@ -168,7 +218,8 @@ static void memory_chart(struct tkr_buf *b, const struct tkr_model *m)
 		return;
 	double xs = t1 > t0 ? (right - left) / (t1 - t0) : 0, ys = (base - top) / ymax;
 	open_svg(b, "memory", h, "memory in use over time");
-	text_at(b, left, 16, "start", "bytes in use per series (largest in each slice); peaks marked");
+	text_at(b, left, TITLE_Y, "start",
+		"bytes in use per series (largest in each slice); peaks marked");
 	tkr_printf(b, "<line class=\"axis\" x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\"/>\n", left,
 		   base, right, base);
 	struct tkr_buf lab = {0};
@@ -200,15 +251,21 @@ static void memory_chart(struct tkr_buf *b, const struct tkr_model *m)
 			struct tkr_buf pk = {0};
 			tkr_puts(&pk, "peak ");
 			tkr_fmt_bytes(&pk, tkr_num(tkr_cell(ser, k, sp)));
-			if (tkr_cell(ser, k, sd)->type == SQLITE_INTEGER)
-				tkr_printf(&pk, " (device %lld)", (long long)tkr_cell(ser, k, sd)->i);
+			if (tkr_cell(ser, k, sd)->type == SQLITE_INTEGER) {
+				tkr_puts(&pk, " (");
+				tkr_id_label(&pk, m, 0, tkr_cell(ser, k, sd)->i);
+				tkr_puts(&pk, ")");
+			}
 			tkr_printf(b, "<g class=\"peak\"><title>series %lld: ", (long long)id);
 			tkr_html_str(b, pk.p ? pk.p : "");
 			tkr_printf(b, "</title><circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"%s\" "
 				      "stroke=\"#c62828\" stroke-width=\"2\"/></g>\n",
 				   px, py, col);
-			text_at(b, px + 6 > right - 150 ? px - 6 : px + 6,
-				py - 6 - 13.0 * (double)((nser - 1) % 4),
+			/* above the point, staggered; below it where it would reach the title */
+			double stagger = 13.0 * (double)((nser - 1) % 4), ly = py - 6 - stagger;
+			if (ly < TITLE_Y + LINE_H)
+				ly = py + 16 + stagger;
+			text_at(b, px + 6 > right - 150 ? px - 6 : px + 6, ly,
 				px + 6 > right - 150 ? "end" : "start", pk.p ? pk.p : "");
 			b->oom |= pk.oom;
 			free(pk.p);
@@ -272,6 +329,38 @@ static void gap_chart(struct tkr_buf *b, const struct tkr_model *m)
 
 /* ---- step times ---- */
 
+/*
+ * The bottom of the step chart's axis: 0, unless the shortest step is over half the longest
+ * (a zero-based axis would flatten the step-to-step variation): then the shortest step less a
+ * quarter of the spread, so the spread fills 80% of the height (docs/reports.md).
+ */
+static double steps_axis_lo(double min, double max)
+{
+	return min > max / 2 && max > min ? min - (max - min) / 4 : 0;
+}
+
+/* One step per device: one bar each from zero, labelled with its length. */
+static void steps_bars(struct tkr_buf *b, const struct tkr_model *m, const struct tkr_section *s,
+		       double max, int left, int right, int top, int base)
+{
+	int cd = tkr_col(s, "device_id"), cu = tkr_col(s, "dur_ns");
+	double slot = (double)(right - left) / (double)s->nrows, wbar = slot * 0.5 < 80 ? slot * 0.5 : 80;
+	for (size_t r = 0; r < s->nrows; r++) {
+		double v = tkr_num(tkr_cell(s, r, cu)), hh = v > 0 ? v / max * (base - top) : 0;
+		double x = left + slot * ((double)r + 0.5) - wbar / 2;
+		struct tkr_buf lab = {0};
+		tkr_id_label(&lab, m, 0, tkr_cell(s, r, cd)->i);
+		tkr_printf(b,
+			   "<rect class=\"step\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
+			   "height=\"%.1f\" fill=\"%s\"/>\n",
+			   x, base - hh, wbar, hh, palette[r % NPAL]);
+		ns_text(b, x + wbar / 2, base - hh - 4, "middle", v, "");
+		text_at(b, x + wbar / 2, base + 14, "middle", lab.p ? lab.p : "");
+		b->oom |= lab.oom;
+		free(lab.p);
+	}
+}
+
 static void steps_chart(struct tkr_buf *b, const struct tkr_model *m)
 {
 	const struct tkr_section *s = tkr_find(m, "chart_steps");
@@ -279,24 +368,39 @@ static void steps_chart(struct tkr_buf *b, const struct tkr_model *m)
 	if (!s || !s->nrows)
 		return;
 	int cd = tkr_col(s, "device_id"), cu = tkr_col(s, "dur_ns"), co = tkr_col(s, "outlier");
-	double max = 0;
+	double max = 0, min = INFINITY;
 	size_t most = 0;
 	for (size_t r = 0, run = 0; r < s->nrows; r++) {
 		double v = tkr_num(tkr_cell(s, r, cu));
 		max = v > max ? v : max;
+		min = v < min ? v : min;
 		run = r && tkr_cell(s, r, cd)->i == tkr_cell(s, r - 1, cd)->i ? run + 1 : 1;
 		most = run > most ? run : most;
 	}
 	if (!(max > 0))
 		return;
-	double dx = most > 1 ? (double)(right - left) / (double)(most - 1) : 0;
-	double ys = (base - top) / max;
 	open_svg(b, "steps", h, "step times");
-	text_at(b, left, 16, "start", "step time per device, in step order; outliers in red");
 	tkr_printf(b, "<line class=\"axis\" x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\"/>\n", left,
 		   base, right, base);
 	ns_text(b, left - 6, top + 4, "end", max, "");
-	text_at(b, left - 6, base, "end", "0");
+	if (most == 1) { /* one step per device: bars */
+		text_at(b, left, 16, "start", "step time per device (one step each)");
+		text_at(b, left - 6, base, "end", "0");
+		steps_bars(b, m, s, max, left, right, top, base);
+		tkr_puts(b, "</svg>\n");
+		return;
+	}
+	double lo = steps_axis_lo(min, max);
+	double dx = (double)(right - left) / (double)(most - 1), ys = (base - top) / (max - lo);
+	if (lo > 0) {
+		text_at(b, left, 16, "start",
+			"step time per device, in step order; outliers in red; the axis does not "
+			"start at zero");
+		ns_text(b, left - 6, base, "end", lo, "");
+	} else {
+		text_at(b, left, 16, "start", "step time per device, in step order; outliers in red");
+		text_at(b, left - 6, base, "end", "0");
+	}
 	size_t r = 0, nser = 0;
 	while (r < s->nrows) {
 		int64_t dev = tkr_cell(s, r, cd)->i;
@@ -307,8 +411,11 @@ static void steps_chart(struct tkr_buf *b, const struct tkr_model *m)
 		for (; r < s->nrows && tkr_cell(s, r, cd)->i == dev; r++)
 			tkr_printf(b, "%s%.1f,%.1f", r == first ? "" : " ",
 				   left + (double)(r - first) * dx,
-				   base - tkr_num(tkr_cell(s, r, cu)) * ys);
+				   base - (tkr_num(tkr_cell(s, r, cu)) - lo) * ys);
 		tkr_puts(b, "\"/>\n");
+		if (r - first == 1) /* a device with one step among others: a dot */
+			tkr_printf(b, "<circle cx=\"%d\" cy=\"%.1f\" r=\"3\" fill=\"%s\"/>\n", left,
+				   base - (tkr_num(tkr_cell(s, first, cu)) - lo) * ys, col);
 		for (size_t k = first; k < r; k++) {
 			if (tkr_cell(s, k, co)->i != 1)
 				continue;
@@ -316,19 +423,21 @@ static void steps_chart(struct tkr_buf *b, const struct tkr_model *m)
 			tkr_fmt_ns(&t, tkr_num(tkr_cell(s, k, cu)));
 			tkr_printf(b, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"#c62828\">"
 				      "<title>device %lld outlier: ",
-				   left + (double)(k - first) * dx, base - tkr_num(tkr_cell(s, k, cu)) * ys,
-				   (long long)dev);
+				   left + (double)(k - first) * dx,
+				   base - (tkr_num(tkr_cell(s, k, cu)) - lo) * ys, (long long)dev);
 			tkr_html_str(b, t.p ? t.p : "");
 			tkr_puts(b, "</title></circle>\n");
 			b->oom |= t.oom;
 			free(t.p);
 		}
-		char label[48];
-		snprintf(label, sizeof(label), "device %lld", (long long)dev);
-		tkr_printf(b, "<text x=\"%d\" y=\"%d\" style=\"fill:%s\">", left + 10 + (int)(nser - 1) * 90,
-			   h - 8, col);
-		tkr_html_str(b, label);
+		struct tkr_buf label = {0};
+		tkr_id_label(&label, m, 0, dev);
+		tkr_printf(b, "<text x=\"%d\" y=\"%d\" style=\"fill:%s\">",
+			   left + 10 + (int)(nser - 1) * 140, h - 8, col);
+		tkr_html_str(b, label.p ? label.p : "");
 		tkr_puts(b, "</text>\n");
+		b->oom |= label.oom;
+		free(label.p);
 	}
 	tkr_puts(b, "</svg>\n");
 }
@@ -337,9 +446,7 @@ void tkr_html_chart(struct tkr_buf *b, const struct tkr_model *m, const char *ke
 {
 	if (m->is_diff)
 		return;
-	if (!strcmp(key, "device_time"))
-		util_chart(b, m);
-	else if (!strcmp(key, "ops"))
+	if (!strcmp(key, "ops"))
 		bar_chart(b, m, tkr_find(m, "ops"), "ops", "self_ns", "top ops by self time");
 	else if (!strcmp(key, "kernels"))
 		bar_chart(b, m, tkr_find(m, "kernels"), "kernels", "total_ns",

@@ -413,6 +413,19 @@ int tkr_write_text(FILE *out, const struct tkr_model *m, const struct tk_report_
 		tkr_safe(&t.b, m->path_b);
 		tkr_puts(&t.b, "\n");
 	}
+	if (m->verdict.ok) { /* the verdict first (verdict.c) */
+		tkr_puts(&t.b, "\n");
+		color(&t, BOLD);
+		tkr_puts(&t.b, "Verdict");
+		color(&t, RESET);
+		tkr_puts(&t.b, "\n");
+		for (int i = 0; i < 3; i++) {
+			if (!m->verdict.line[i])
+				continue;
+			spaces(&t.b, 2);
+			wrap(&t.b, m->verdict.line[i], 4, 2, t.width);
+		}
+	}
 	for (size_t i = 0; i < m->nsections && rc == TK_OK; i++) {
 		const struct tkr_section *s = &m->sections[i];
 		if (s->def->style == TKR_CHART || !s->available)
