@@ -595,11 +595,13 @@ static int put_text(struct ex_buf *b, const char *s, int esc, char end)
 	return TK_OK;
 }
 
-/* Append "<line id> <process key>\n" to the host plane's line table (kept NUL-terminated). */
-static int line_process(struct host_ctx *h, int64_t line, int64_t proc)
+/* Append "<line id> <process key> <track key>\n" to the host plane's line table (process key
+ * -1: none; the track key: the store track the line's events came from). */
+static int line_process(struct host_ctx *h, int64_t line, int64_t proc, int64_t track)
 {
-	char row[48];
-	snprintf(row, sizeof(row), "%lld %lld", (long long)line, (long long)proc);
+	char row[72];
+	snprintf(row, sizeof(row), "%lld %lld %lld", (long long)line, (long long)proc,
+		 (long long)track);
 	return put_text(&h->w->lines, row, 0, '\n');
 }
 
@@ -682,9 +684,9 @@ static int host_plane(struct host_ctx *h, int64_t host_id)
 		if ((rc = line(h, track, SEL_ANNOTATIONS, (5ll << 32) + track, tid, nv, 0)) !=
 		    TK_OK)
 			goto out;
-		int64_t proc = ci(t, 3);
-		if (proc != TK_NONE && (line_process(h, lid, proc) != TK_OK ||
-					line_process(h, (5ll << 32) + track, proc) != TK_OK)) {
+		int64_t proc = ci(t, 3) == TK_NONE ? -1 : ci(t, 3);
+		if (line_process(h, lid, proc, track) != TK_OK ||
+		    line_process(h, (5ll << 32) + track, proc, track) != TK_OK) {
 			rc = nomem(h);
 			goto out;
 		}

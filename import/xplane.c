@@ -219,6 +219,8 @@ out:
 	free(im.tk_procs);
 	xp_map_free(&im.proc_by_key);
 	xp_map_free(&im.line_proc);
+	xp_map_free(&im.line_track);
+	xp_map_free(&im.track_by_key);
 	xp_map_free(&im.em_index);
 	xp_map_free(&im.sm_index);
 	xp_map_free(&im.dev_by_ordinal);

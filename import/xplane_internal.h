@@ -306,6 +306,8 @@ struct xp_imp {
 	char *tk_procs;		      /* the process table */
 	struct xp_map proc_by_key;    /* process key of the file -> store process id */
 	struct xp_map line_proc;      /* host line id -> store process id (current plane) */
+	struct xp_map line_track;     /* host line id -> recorded track key (current plane) */
+	struct xp_map track_by_key;   /* recorded track key -> store track id (current plane) */
 	int64_t plane_process;	      /* store process of the current plane's tracks */
 	int64_t start_ns;	      /* profile_start_time, or 0 */
 	struct xp_map dev_by_ordinal; /* GPU/TPU ordinal on this host -> store device id */
@@ -368,7 +370,8 @@ void xp_plane_reset(struct xp_imp *im);
  * xp_host_name() - the host of the file's processes and devices: the recorded one (NULL when
  * the store had none), else the file name.
  * xp_proc_of() - the store process of a recorded process key, TK_NONE when unknown.
- * xp_line_procs() - read the "line_id key" rows of the host plane into im->line_proc.
+ * xp_line_procs() - read the "line_id process_key track_key" rows of the host plane into
+ * im->line_proc and im->line_track.
  */
 int xp_procs_add(struct xp_imp *im);
 const char *xp_host_name(const struct xp_imp *im);

@@ -440,8 +440,18 @@ static int line(struct xp_imp *im, const uint8_t *data, size_t len)
 	} else {
 		t.kind = TK_TRACK_DERIVED;
 	}
+	/* lines tracekit's export split from one track (ops, /NVTX) come back as that track */
+	int64_t key = 0, have_key = im->pkind != XP_PLANE_DEVICE &&
+				    xp_map_get(&im->line_track, id, &key);
+	if (have_key && xp_map_get(&im->track_by_key, key, &im->track_id))
+		goto events;
+	if (have_key && im->lkind == XP_LINE_NVTX)
+		name[strlen(name) - 5] = 0; /* the thread's name, without "/NVTX" */
 	if (tk_writer_add_track(im->src.w, &t, &im->track_id) != TK_OK)
 		return -1;
+	if (have_key && xp_map_put(&im->track_by_key, key, im->track_id) != TK_OK)
+		return nomem(im);
+events:
 	c.p = data;
 	im->nlines++;
 	im->released = data;
@@ -483,6 +493,8 @@ int xp_plane(struct xp_imp *im, const uint8_t *data, size_t len)
 	cp.cc_major = cp.cc_minor = cp.hbm_gbps = TK_NONE;
 	cp.tk_process = cp.tk_rank = cp.tk_ordinal = TK_NONE;
 	xp_map_clear(&im->line_proc);
+	xp_map_clear(&im->line_track);
+	xp_map_clear(&im->track_by_key);
 	if (plane_stats(im, data, len, pname, &cp) < 0)
 		return -1;
 	im->plane_process = im->process_id;

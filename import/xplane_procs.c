@@ -2,7 +2,8 @@
  * XPlane importer: the processes and hosts that tracekit's XPlane export records where XPlane
  * has no field (docs/export.md, "Processes and hosts"): the Task Environment's tracekit_host and
  * tracekit_processes (a row "key<TAB>pid<TAB>rank<TAB>name" per process, name escaped \\ \t \n),
- * the /host:CPU plane's tracekit_line_processes ("line_id key" rows). A file without them (any
+ * the /host:CPU plane's tracekit_line_processes ("line_id process_key track_key" rows: a thread's
+ * ops line and its /NVTX line come back as one track of its process). A file without them (any
  * XProf profile) gets one process named after its host, as before.
  */
 #include <stdlib.h>
@@ -95,10 +96,12 @@ int xp_procs_add(struct xp_imp *im)
 int xp_line_procs(struct xp_imp *im, const char *text)
 {
 	for (const char *p = text; *p;) {
-		int64_t line = 0, key = 0;
-		if (field_int(&p, ' ', &line) == 1 && field_int(&p, '\n', &key) == 1) {
+		int64_t line = 0, key = 0, track = 0;
+		if (field_int(&p, ' ', &line) == 1 && field_int(&p, ' ', &key) == 1 &&
+		    field_int(&p, '\n', &track) == 1) {
 			int64_t id = xp_proc_of(im, key);
-			if (id != TK_NONE && xp_map_put(&im->line_proc, line, id) != TK_OK) {
+			if ((id != TK_NONE && xp_map_put(&im->line_proc, line, id) != TK_OK) ||
+			    xp_map_put(&im->line_track, line, track) != TK_OK) {
 				tk_writer_fail(im->src.w, TK_ENOMEM, "out of memory");
 				return -1;
 			}
