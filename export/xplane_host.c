@@ -357,6 +357,39 @@ static int device_stats(struct host_ctx *h, sqlite3_stmt *d)
 	return rc ? nomem(h) : TK_OK;
 }
 
+/* Append @s to @b, with '\\', tab and newline escaped as \\, \t, \n when @esc; then @end
+ * (0: nothing); @b is kept NUL-terminated. */
+static int put_text(struct ex_buf *b, const char *s, int esc, char end)
+{
+	if (ex_buf_reserve(b, 2 * strlen(s) + 2) != TK_OK)
+		return TK_ENOMEM;
+	char *p = (char *)b->p + b->len;
+	for (; *s; s++) {
+		char c = !esc ? 0 : *s == '\t' ? 't' : *s == '\n' ? 'n' : *s == '\\' ? '\\' : 0;
+		if (c) {
+			*p++ = '\\';
+			*p++ = c;
+		} else {
+			*p++ = *s;
+		}
+	}
+	if (end)
+		*p++ = end;
+	*p = 0;
+	b->len = (size_t)(p - (char *)b->p);
+	return TK_OK;
+}
+
+/* Append "<line id> <process key> <track key>\n" to the host plane's line table (process key
+ * -1: none; the track key: the store track the line's events came from). */
+static int line_process(struct host_ctx *h, int64_t line, int64_t proc, int64_t track)
+{
+	char row[72];
+	snprintf(row, sizeof(row), "%lld %lld %lld", (long long)line, (long long)proc,
+		 (long long)track);
+	return put_text(&h->w->lines, row, 0, '\n');
+}
+
 static int device_planes(struct host_ctx *h, int64_t host_id)
 {
 	struct xp_out *w = h->w;
@@ -419,6 +452,8 @@ static int device_planes(struct host_ctx *h, int64_t host_id)
 			goto out;
 		}
 		xo_set_clear(&h->line_ids);
+		w->lines.len = 0;
+		int64_t owner = ci(d, 14) == TK_NONE ? -1 : ci(d, 14);
 		sqlite3_reset(t);
 		sqlite3_bind_int64(t, 1, dev);
 		while ((r = sqlite3_step(t)) == SQLITE_ROW) {
@@ -441,6 +476,11 @@ static int device_planes(struct host_ctx *h, int64_t host_id)
 				if ((rc = line(h, track, SEL_NOT_DEVICE_OPS, (1ll << 32) + track, 0,
 					       nm, 0)) != TK_OK)
 					goto out;
+				if (line_process(h, lid, owner, track) != TK_OK ||
+				    line_process(h, (1ll << 32) + track, owner, track) != TK_OK) {
+					rc = nomem(h);
+					goto out;
+				}
 			} else {
 				snprintf(nm, sizeof(nm), "%s", tname[0] ? tname : "Derived");
 				int64_t lid =
@@ -451,6 +491,11 @@ static int device_planes(struct host_ctx *h, int64_t host_id)
 		}
 		if (r != SQLITE_DONE) {
 			rc = ex_fail_sql(h->x, "tracks");
+			goto out;
+		}
+		if (w->lines.len && xo_stat_str(&w->pstats, 6, XS_TK_LINE_PROCESSES,
+						(const char *)w->lines.p) != TK_OK) {
+			rc = nomem(h);
 			goto out;
 		}
 		if ((rc = xo_plane_end(w, plane)) != TK_OK)
@@ -570,39 +615,6 @@ static int memory_line(struct host_ctx *h, int64_t host_id)
 out:
 	sqlite3_finalize(m);
 	return rc;
-}
-
-/* Append @s to @b, with '\\', tab and newline escaped as \\, \t, \n when @esc; then @end
- * (0: nothing); @b is kept NUL-terminated. */
-static int put_text(struct ex_buf *b, const char *s, int esc, char end)
-{
-	if (ex_buf_reserve(b, 2 * strlen(s) + 2) != TK_OK)
-		return TK_ENOMEM;
-	char *p = (char *)b->p + b->len;
-	for (; *s; s++) {
-		char c = !esc ? 0 : *s == '\t' ? 't' : *s == '\n' ? 'n' : *s == '\\' ? '\\' : 0;
-		if (c) {
-			*p++ = '\\';
-			*p++ = c;
-		} else {
-			*p++ = *s;
-		}
-	}
-	if (end)
-		*p++ = end;
-	*p = 0;
-	b->len = (size_t)(p - (char *)b->p);
-	return TK_OK;
-}
-
-/* Append "<line id> <process key> <track key>\n" to the host plane's line table (process key
- * -1: none; the track key: the store track the line's events came from). */
-static int line_process(struct host_ctx *h, int64_t line, int64_t proc, int64_t track)
-{
-	char row[72];
-	snprintf(row, sizeof(row), "%lld %lld %lld", (long long)line, (long long)proc,
-		 (long long)track);
-	return put_text(&h->w->lines, row, 0, '\n');
 }
 
 /*

@@ -440,9 +440,9 @@ static int line(struct xp_imp *im, const uint8_t *data, size_t len)
 	} else {
 		t.kind = TK_TRACK_DERIVED;
 	}
-	/* lines tracekit's export split from one track (ops, /NVTX) come back as that track */
-	int64_t key = 0, have_key = im->pkind != XP_PLANE_DEVICE &&
-				    xp_map_get(&im->line_track, id, &key);
+	/* lines tracekit's export split from one track (a thread's ops and /NVTX, a stream's
+	 * device ops and annotations) come back as that track */
+	int64_t key = 0, have_key = xp_map_get(&im->line_track, id, &key);
 	if (have_key && xp_map_get(&im->track_by_key, key, &im->track_id))
 		goto events;
 	if (have_key && im->lkind == XP_LINE_NVTX)
