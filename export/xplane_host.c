@@ -3,7 +3,9 @@
  * the host and the /host:CPU plane. Each store track becomes a line (device ops and other events
  * of a stream, or a thread's ops and its annotations, on separate lines, so a re-import gives
  * them back with their kinds); events are read per track in time order through the
- * events(track_id, ts_ns) index with their detail rows joined, and written one at a time.
+ * events(track_id, ts_ns) index with their detail rows joined, and written one at a time. The
+ * processes, each device's and line's process and the track a line came from travel as
+ * tracekit_* stats (docs/export.md, "Processes and hosts") so that a re-import keeps them.
  */
 #include <stdio.h>
 #include <stdlib.h>
