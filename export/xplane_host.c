@@ -3,7 +3,9 @@
  * the host and the /host:CPU plane. Each store track becomes a line (device ops and other events
  * of a stream, or a thread's ops and its annotations, on separate lines, so a re-import gives
  * them back with their kinds); events are read per track in time order through the
- * events(track_id, ts_ns) index with their detail rows joined, and written one at a time.
+ * events(track_id, ts_ns) index with their detail rows joined, and written one at a time. The
+ * processes, each device's and line's process and the track a line came from travel as
+ * tracekit_* stats (docs/export.md, "Processes and hosts") so that a re-import keeps them.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,7 +27,7 @@ enum { SEL_ALL, SEL_DEVICE_OPS, SEL_NOT_DEVICE_OPS, SEL_NOT_ANNOTATIONS, SEL_ANN
 	"coalesce(c.dst_mem_kind, 0), s.event_id IS NOT NULL, s.bytes, coalesce(s.mem_kind, 0), " \
 	"st.step_num, o.event_id IS NOT NULL, coalesce(o.hlo_op_id, 0), "                         \
 	"coalesce(o.hlo_module_id, 0), o.program_id, coalesce(o.framework_op_id, 0), "            \
-	"coalesce(o.op_category_id, 0), o.flops, o.bytes_accessed "                               \
+	"coalesce(o.op_category_id, 0), o.flops, o.bytes_accessed, coalesce(e.category_id, 0) "   \
 	"FROM events e LEFT JOIN kernel_details k ON k.event_id = e.id "                          \
 	"LEFT JOIN copy_details c ON c.event_id = e.id LEFT JOIN set_details s ON s.event_id = "  \
 	"e.id LEFT JOIN step_details st ON st.event_id = e.id LEFT JOIN op_details o ON "         \
@@ -48,6 +50,7 @@ struct host_ctx {
 	sqlite3_stmt *ev, *args;
 	struct xo_set line_ids;
 	unsigned types; /* of the current stream line: bit per type word */
+	int sel;	/* the current line's SEL_ value */
 	int64_t ntracks; /* slots for track ids (store/checked.h): line ids are made from them */
 };
 
@@ -139,6 +142,15 @@ static int event(struct host_ctx *h, int64_t line_ts)
 	if (xo_set_add(&w->names, name_id) != TK_OK)
 		return nomem(h);
 	int rc = stat_opt_int(b, XS_CORRELATION_ID, ci(st, 5));
+	/* what XPlane has no field for: the kind (a stream's device ops have theirs), category */
+	if (rc == TK_OK && h->sel != SEL_DEVICE_OPS)
+		rc = xo_stat_int(b, 4, XS_TK_KIND, kind);
+	uint64_t cat = (uint64_t)sqlite3_column_int64(st, 35);
+	if (rc == TK_OK && cat) {
+		if (xo_set_add(&w->stat_keys, XO_ARG_MD + cat) != TK_OK)
+			return nomem(h);
+		rc = xo_stat_ref(b, 4, XS_TK_CATEGORY, XO_ARG_MD + cat);
+	}
 	char text[512];
 	if (rc == TK_OK && sqlite3_column_int(st, 6)) {
 		kernel_details(st, text, sizeof(text));
@@ -230,6 +242,7 @@ static int line(struct host_ctx *h, int64_t track, int sel, int64_t id, int64_t 
 	int rc = TK_OK, r;
 	int64_t start = -1, line_ts = 0;
 	h->types = 0;
+	h->sel = sel;
 	sqlite3_reset(h->ev);
 	sqlite3_bind_int64(h->ev, 1, track);
 	sqlite3_bind_int(h->ev, 2, sel);
@@ -346,6 +359,39 @@ static int device_stats(struct host_ctx *h, sqlite3_stmt *d)
 	return rc ? nomem(h) : TK_OK;
 }
 
+/* Append @s to @b, with '\\', tab and newline escaped as \\, \t, \n when @esc; then @end
+ * (0: nothing); @b is kept NUL-terminated. */
+static int put_text(struct ex_buf *b, const char *s, int esc, char end)
+{
+	if (ex_buf_reserve(b, 2 * strlen(s) + 2) != TK_OK)
+		return TK_ENOMEM;
+	char *p = (char *)b->p + b->len;
+	for (; *s; s++) {
+		char c = !esc ? 0 : *s == '\t' ? 't' : *s == '\n' ? 'n' : *s == '\\' ? '\\' : 0;
+		if (c) {
+			*p++ = '\\';
+			*p++ = c;
+		} else {
+			*p++ = *s;
+		}
+	}
+	if (end)
+		*p++ = end;
+	*p = 0;
+	b->len = (size_t)(p - (char *)b->p);
+	return TK_OK;
+}
+
+/* Append "<line id> <process key> <track key>\n" to the host plane's line table (process key
+ * -1: none; the track key: the store track the line's events came from). */
+static int line_process(struct host_ctx *h, int64_t line, int64_t proc, int64_t track)
+{
+	char row[72];
+	snprintf(row, sizeof(row), "%lld %lld %lld", (long long)line, (long long)proc,
+		 (long long)track);
+	return put_text(&h->w->lines, row, 0, '\n');
+}
+
 static int device_planes(struct host_ctx *h, int64_t host_id)
 {
 	struct xp_out *w = h->w;
@@ -357,7 +403,8 @@ static int device_planes(struct host_ctx *h, int64_t host_id)
 		 "SELECT id, ordinal, kind, coalesce(name_id, 0), vendor, "
 		 "compute_capability, sm_count, clock_hz, memory_bytes, "
 		 "memory_bandwidth_bps, peak_flops, max_threads_per_sm, max_regs_per_sm, "
-		 "max_smem_per_sm FROM devices WHERE coalesce(host_id, 0) = ? ORDER BY id",
+		 "max_smem_per_sm, process_id, rank FROM devices WHERE coalesce(host_id, 0) = ? "
+		 "ORDER BY id",
 		 &d)) != TK_OK ||
 	    (rc = ex_prepare(
 		 h->x,
@@ -396,7 +443,19 @@ static int device_planes(struct host_ctx *h, int64_t host_id)
 		}
 		if ((rc = device_stats(h, d)) != TK_OK)
 			goto out;
+		/* the owning process, the rank and the store's ordinal when renumbered */
+		struct ex_buf *ps = &w->pstats;
+		int64_t v;
+		if (((v = ci(d, 14)) != TK_NONE && xo_stat_int(ps, 6, XS_TK_PROCESS, v) != TK_OK) ||
+		    ((v = ci(d, 15)) != TK_NONE && xo_stat_int(ps, 6, XS_TK_RANK, v) != TK_OK) ||
+		    (ord != sqlite3_column_int64(d, 1) &&
+		     xo_stat_int(ps, 6, XS_TK_ORDINAL, sqlite3_column_int64(d, 1)) != TK_OK)) {
+			rc = nomem(h);
+			goto out;
+		}
 		xo_set_clear(&h->line_ids);
+		w->lines.len = 0;
+		int64_t owner = ci(d, 14) == TK_NONE ? -1 : ci(d, 14);
 		sqlite3_reset(t);
 		sqlite3_bind_int64(t, 1, dev);
 		while ((r = sqlite3_step(t)) == SQLITE_ROW) {
@@ -419,6 +478,11 @@ static int device_planes(struct host_ctx *h, int64_t host_id)
 				if ((rc = line(h, track, SEL_NOT_DEVICE_OPS, (1ll << 32) + track, 0,
 					       nm, 0)) != TK_OK)
 					goto out;
+				if (line_process(h, lid, owner, track) != TK_OK ||
+				    line_process(h, (1ll << 32) + track, owner, track) != TK_OK) {
+					rc = nomem(h);
+					goto out;
+				}
 			} else {
 				snprintf(nm, sizeof(nm), "%s", tname[0] ? tname : "Derived");
 				int64_t lid =
@@ -429,6 +493,11 @@ static int device_planes(struct host_ctx *h, int64_t host_id)
 		}
 		if (r != SQLITE_DONE) {
 			rc = ex_fail_sql(h->x, "tracks");
+			goto out;
+		}
+		if (w->lines.len && xo_stat_str(&w->pstats, 6, XS_TK_LINE_PROCESSES,
+						(const char *)w->lines.p) != TK_OK) {
+			rc = nomem(h);
 			goto out;
 		}
 		if ((rc = xo_plane_end(w, plane)) != TK_OK)
@@ -457,7 +526,7 @@ static int memory_line(struct host_ctx *h, int64_t host_id)
 		 "coalesce(m.allocator_id, 0), m.bytes_in_use, m.bytes_reserved, "
 		 "m.bytes_available, "
 		 "m.peak_bytes_in_use, m.requested_bytes, m.fragmentation, "
-		 "coalesce(oe.name_id, m.op_name_id, 0), m.id FROM memory_records m "
+		 "coalesce(oe.name_id, m.op_name_id, 0), m.id, m.process_id FROM memory_records m "
 		 "LEFT JOIN devices d ON d.id = m.device_id LEFT JOIN processes p ON p.id = "
 		 "m.process_id LEFT JOIN events oe ON oe.id = m.op_event_id "
 		 "WHERE coalesce(d.host_id, p.host_id, 0) = ? ORDER BY m.ts_ns, m.id",
@@ -518,6 +587,8 @@ static int memory_line(struct host_ctx *h, int64_t host_id)
 			snprintf(alloc, sizeof(alloc), "%s", an[0] ? an : "host");
 		}
 		rc = xo_stat_str(b, 4, XS_ALLOCATOR_NAME, alloc);
+		if (rc == TK_OK && strcmp(alloc, an)) /* XProf names need the device: keep ours */
+			rc = xo_stat_str(b, 4, XS_TK_ALLOCATOR, an);
 		static const int cols[] = {4, 5, 7, 8, 9, 10, 11};
 		static const int mds[] = {
 		    XS_ADDR,	       XS_ALLOCATION_BYTES, XS_BYTES_ALLOCATED,
@@ -529,6 +600,8 @@ static int memory_line(struct host_ctx *h, int64_t host_id)
 			rc = xo_stat_double(b, 4, XS_FRAGMENTATION, sqlite3_column_double(m, 12));
 		if (rc == TK_OK)
 			rc = stat_text(h, XS_TF_OP, (uint32_t)sqlite3_column_int64(m, 13));
+		if (rc == TK_OK)
+			rc = stat_opt_int(b, XS_TK_PROCESS, ci(m, 15));
 		if (rc != TK_OK) {
 			rc = nomem(h);
 			goto out;
@@ -546,6 +619,46 @@ out:
 	return rc;
 }
 
+/*
+ * The Task Environment's process table: a row "key<TAB>pid<TAB>rank<TAB>name" per process of
+ * the host (key: the store's process id; pid and rank empty when unknown; name escaped).
+ */
+static int process_table(struct host_ctx *h, int64_t host_id, struct ex_buf *b)
+{
+	sqlite3_stmt *p = NULL;
+	int rc, r;
+	b->len = 0;
+	if (ex_buf_reserve(b, 1) != TK_OK)
+		return nomem(h);
+	b->p[0] = 0;
+	if ((rc = ex_prepare(h->x,
+			     "SELECT id, pid, rank, coalesce(name_id, 0) FROM processes WHERE "
+			     "coalesce(host_id, 0) = ? ORDER BY id",
+			     &p)) != TK_OK)
+		return rc;
+	sqlite3_bind_int64(p, 1, host_id);
+	while ((r = sqlite3_step(p)) == SQLITE_ROW) {
+		char row[80], pid[24] = "", rank[24] = "";
+		if (sqlite3_column_type(p, 1) != SQLITE_NULL)
+			snprintf(pid, sizeof(pid), "%lld", (long long)sqlite3_column_int64(p, 1));
+		if (sqlite3_column_type(p, 2) != SQLITE_NULL)
+			snprintf(rank, sizeof(rank), "%lld", (long long)sqlite3_column_int64(p, 2));
+		snprintf(row, sizeof(row), "%lld\t%s\t%s\t", (long long)sqlite3_column_int64(p, 0),
+			 pid, rank);
+		if (put_text(b, row, 0, 0) != TK_OK ||
+		    put_text(b, ex_str(h->x, (uint32_t)sqlite3_column_int64(p, 3)), 1, '\n') !=
+			TK_OK) {
+			rc = nomem(h);
+			goto out;
+		}
+	}
+	if (r != SQLITE_DONE)
+		rc = ex_fail_sql(h->x, "processes");
+out:
+	sqlite3_finalize(p);
+	return rc;
+}
+
 static int host_plane(struct host_ctx *h, int64_t host_id)
 {
 	struct xp_out *w = h->w;
@@ -555,8 +668,10 @@ static int host_plane(struct host_ctx *h, int64_t host_id)
 	if (plane < 0)
 		return TK_EIO;
 	xo_set_clear(&h->line_ids);
+	w->lines.len = 0;
 	if ((rc = ex_prepare(h->x,
-			     "SELECT t.id, coalesce(t.name_id, 0), t.tid FROM tracks t LEFT JOIN "
+			     "SELECT t.id, coalesce(t.name_id, 0), t.tid, t.process_id FROM tracks t "
+			     "LEFT JOIN "
 			     "processes p ON p.id = t.process_id WHERE t.device_id IS NULL AND "
 			     "t.kind <> 'counter' AND coalesce(p.host_id, 0) = ? ORDER BY t.id",
 			     &t)) != TK_OK)
@@ -583,6 +698,12 @@ static int host_plane(struct host_ctx *h, int64_t host_id)
 		if ((rc = line(h, track, SEL_ANNOTATIONS, (5ll << 32) + track, tid, nv, 0)) !=
 		    TK_OK)
 			goto out;
+		int64_t proc = ci(t, 3) == TK_NONE ? -1 : ci(t, 3);
+		if (line_process(h, lid, proc, track) != TK_OK ||
+		    line_process(h, (5ll << 32) + track, proc, track) != TK_OK) {
+			rc = nomem(h);
+			goto out;
+		}
 	}
 	if (r != SQLITE_DONE) {
 		rc = ex_fail_sql(h->x, "tracks");
@@ -590,6 +711,11 @@ static int host_plane(struct host_ctx *h, int64_t host_id)
 	}
 	if ((rc = memory_line(h, host_id)) != TK_OK)
 		goto out;
+	if (w->lines.len &&
+	    xo_stat_str(&w->pstats, 6, XS_TK_LINE_PROCESSES, (const char *)w->lines.p) != TK_OK) {
+		rc = nomem(h);
+		goto out;
+	}
 	rc = xo_plane_end(w, plane);
 out:
 	sqlite3_finalize(t);
@@ -599,6 +725,7 @@ out:
 int ex_xplane_host(struct xp_out *w, int64_t host_id, const char *host)
 {
 	struct host_ctx h = {.w = w, .x = w->x};
+	struct ex_buf table = {0};
 	int rc;
 	w->base_ns = w->x->epoch ? w->x->start_ns : 0;
 	if ((rc = ex_id_slots(w->x, "tracks", &h.ntracks)) != TK_OK ||
@@ -619,6 +746,15 @@ int ex_xplane_host(struct xp_out *w, int64_t host_id, const char *host)
 		rc = nomem(&h);
 		goto out;
 	}
+	/* the store's host ("" for none) and processes: kept through a re-import */
+	if ((rc = process_table(&h, host_id, &table)) != TK_OK)
+		goto out;
+	if (xo_stat_str(&w->pstats, 6, XS_TK_HOST, host_id ? ex_str(w->x, (uint32_t)host_id) : "") !=
+		TK_OK ||
+	    xo_stat_str(&w->pstats, 6, XS_TK_PROCESSES, (const char *)table.p) != TK_OK) {
+		rc = nomem(&h);
+		goto out;
+	}
 	if ((rc = xo_plane_end(w, plane)) != TK_OK)
 		goto out;
 	if ((rc = device_planes(&h, host_id)) != TK_OK)
@@ -636,5 +772,6 @@ out:
 	sqlite3_finalize(h.ev);
 	sqlite3_finalize(h.args);
 	free(h.line_ids.k);
+	ex_buf_free(&table);
 	return rc;
 }

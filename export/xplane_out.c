@@ -106,6 +106,15 @@ const char *const xo_stat_names[XS_N] = {
     [XS_MAX_THREADS_PER_SM] = "max_threads_per_sm",
     [XS_MAX_REGS_PER_SM] = "max_regs_per_sm",
     [XS_MAX_SMEM_PER_SM] = "max_smem_per_sm",
+    [XS_TK_HOST] = "tracekit_host",
+    [XS_TK_PROCESSES] = "tracekit_processes",
+    [XS_TK_PROCESS] = "tracekit_process",
+    [XS_TK_RANK] = "tracekit_rank",
+    [XS_TK_ORDINAL] = "tracekit_ordinal",
+    [XS_TK_LINE_PROCESSES] = "tracekit_line_processes",
+    [XS_TK_KIND] = "tracekit_kind",
+    [XS_TK_CATEGORY] = "tracekit_category",
+    [XS_TK_ALLOCATOR] = "tracekit_allocator",
 };
 
 /* One XStat as field @field of the enclosing message, into @b. */
@@ -129,13 +138,24 @@ int xo_stat_int(struct ex_buf *b, uint32_t field, uint64_t md, int64_t v)
 	return TK_OK;
 }
 
-int xo_stat_uint(struct ex_buf *b, uint32_t field, uint64_t md, uint64_t v)
+/* An unsigned varint value: uint64_value (field 3) or ref_value (7). */
+static int stat_varint(struct ex_buf *b, uint32_t field, uint64_t md, uint32_t vfield, uint64_t v)
 {
 	size_t body = 1 + pb_varint_size(v);
 	if (stat_begin(b, field, md, body) != TK_OK)
 		return TK_ENOMEM;
-	b->len = (size_t)(pb_uint(b->p + b->len, 3, v) - b->p);
+	b->len = (size_t)(pb_uint(b->p + b->len, vfield, v) - b->p);
 	return TK_OK;
+}
+
+int xo_stat_uint(struct ex_buf *b, uint32_t field, uint64_t md, uint64_t v)
+{
+	return stat_varint(b, field, md, 3, v);
+}
+
+int xo_stat_ref(struct ex_buf *b, uint32_t field, uint64_t md, uint64_t ref)
+{
+	return stat_varint(b, field, md, 7, ref);
 }
 
 int xo_stat_double(struct ex_buf *b, uint32_t field, uint64_t md, double v)
@@ -437,6 +457,7 @@ out:
 	free(w.stat_keys.k);
 	ex_buf_free(&w.ev);
 	ex_buf_free(&w.pstats);
+	ex_buf_free(&w.lines);
 	free(used);
 	return rc;
 }

@@ -46,6 +46,16 @@ enum xo_stat {
 	XS_MAX_THREADS_PER_SM,
 	XS_MAX_REGS_PER_SM,
 	XS_MAX_SMEM_PER_SM,
+	/* tracekit's own stats, where XPlane has no field (docs/export.md, "Processes and hosts") */
+	XS_TK_HOST,	       /* Task Environment: the store's host name, "" when it had none */
+	XS_TK_PROCESSES,       /* Task Environment: the host's processes, a text table */
+	XS_TK_PROCESS,	       /* device plane / memory event: key of the owning process */
+	XS_TK_RANK,	       /* device plane: the device's rank */
+	XS_TK_ORDINAL,	       /* device plane: the store ordinal, when the plane's differs */
+	XS_TK_LINE_PROCESSES,  /* /host:CPU plane: "line_id key" per line of a process */
+	XS_TK_KIND,	       /* event off a stream's device ops: the store's event kind code */
+	XS_TK_CATEGORY,	       /* event: its category (a ref to the stat metadata so named) */
+	XS_TK_ALLOCATOR,       /* memory event: the store's allocator, when allocator_name differs */
 	XS_N
 };
 extern const char *const xo_stat_names[XS_N];
@@ -68,12 +78,15 @@ struct xp_out {
 	struct ex_buf ev;		/* one encoded XEvent */
 	struct ex_buf pstats;		/* the current plane's stats */
 	int64_t base_ns;		/* session start: line timestamps are relative to it */
+	struct ex_buf lines;		/* the host plane's "line_id process_key" rows */
 };
 
 /* XStat encoders: one stat as field @field (4 in events, 6 in planes) appended to @b. */
 int xo_stat_int(struct ex_buf *b, uint32_t field, uint64_t md, int64_t v);
 int xo_stat_uint(struct ex_buf *b, uint32_t field, uint64_t md, uint64_t v);
 int xo_stat_double(struct ex_buf *b, uint32_t field, uint64_t md, double v);
+/* ref_value: the value is the name of the stat metadata @ref (declared in the plane). */
+int xo_stat_ref(struct ex_buf *b, uint32_t field, uint64_t md, uint64_t ref);
 int xo_stat_str(struct ex_buf *b, uint32_t field, uint64_t md, const char *s);
 int xo_stat_bytes(struct ex_buf *b, uint32_t field, uint64_t md, int wire_field, const void *s,
 		  size_t n);

@@ -175,10 +175,7 @@ int tk_import_xplane(tk_writer *w, const char *path, const struct tk_import_opti
 	}
 	if (space_header(&im, data, len) < 0)
 		goto fail;
-	struct tk_process_info p = {TK_NONE, im.host, im.host, o->rank};
-	if (tk_writer_add_source(w, "xplane", path, im.host, o->rank) != TK_OK ||
-	    tk_writer_add_process(w, &p, &im.process_id) != TK_OK ||
-	    tk_writer_set_meta_text(w, "source", "xplane") != TK_OK ||
+	if (xp_procs_add(&im) < 0 || tk_writer_set_meta_text(w, "source", "xplane") != TK_OK ||
 	    tk_writer_set_meta_text(w, "clock", im.start_ns ? "unix_epoch" : "relative") != TK_OK)
 		goto fail;
 	/* Device planes first, so that memory events on the host can name their device. */
@@ -218,6 +215,12 @@ out:
 	free(im.gz);
 	free(im.kd_cache);
 	free(im.host);
+	free(im.tk_host);
+	free(im.tk_procs);
+	xp_map_free(&im.proc_by_key);
+	xp_map_free(&im.line_proc);
+	xp_map_free(&im.line_track);
+	xp_map_free(&im.track_by_key);
 	xp_map_free(&im.em_index);
 	xp_map_free(&im.sm_index);
 	xp_map_free(&im.dev_by_ordinal);

@@ -108,6 +108,9 @@ struct info {
 	int64_t step_num, group_id, address, bytes_reserved, bytes_allocated, bytes_available;
 	int64_t peak, requested, allocation;
 	int64_t device_index; /* index_on_host (TPU) or device_ordinal of a memory event */
+	int64_t tk_process;   /* process key tracekit's export recorded, or TK_NONE */
+	int64_t tk_kind;      /* event kind it recorded, or TK_NONE */
+	const char *tk_category, *tk_allocator; /* category, allocator it recorded, or NULL */
 	double fragmentation;
 	const char *allocator;
 };
@@ -116,7 +119,7 @@ static int is_text_code(enum xp_stat_code c)
 {
 	return c == XS_KERNEL_DETAILS || c == XS_MEMCPY_DETAILS || c == XS_MEMSET_DETAILS ||
 	       c == XS_HLO_OP || c == XS_HLO_MODULE || c == XS_TF_OP || c == XS_HLO_CATEGORY ||
-	       c == XS_ALLOCATOR_NAME;
+	       c == XS_ALLOCATOR_NAME || c == XS_TK_CATEGORY || c == XS_TK_ALLOCATOR;
 }
 
 /* Fold one stat into @in; returns -1 after failing the writer on an undecodable value. */
@@ -199,6 +202,18 @@ static int collect(struct xp_imp *im, const struct xp_stat *st, struct info *in)
 	case XS_INDEX_ON_HOST:
 	case XS_DEVICE_ORDINAL:
 		in->device_index = v;
+		break;
+	case XS_TK_PROCESS:
+		in->tk_process = v;
+		break;
+	case XS_TK_KIND:
+		in->tk_kind = v;
+		break;
+	case XS_TK_CATEGORY:
+		in->tk_category = t;
+		break;
+	case XS_TK_ALLOCATOR:
+		in->tk_allocator = t;
 		break;
 	case XS_BYTES_RESERVED:
 		in->bytes_reserved = v;
@@ -323,10 +338,11 @@ static int memory_event(struct xp_imp *im, const char *name, int64_t ts, const s
 	    .ts_ns = ts,
 	    .is_free = !strcmp(name, "MemoryDeallocation"),
 	    .device_id = allocator_device(im, in->allocator, in->device_index, &mk),
-	    .process_id = im->process_id,
+	    .process_id = in->tk_process != TK_NONE ? xp_proc_of(im, in->tk_process) : im->process_id,
 	    .address = in->address,
 	    .bytes = bytes < 0 ? 0 : bytes,
-	    .allocator = in->allocator,
+	    .allocator = in->tk_allocator ? (in->tk_allocator[0] ? in->tk_allocator : NULL)
+					  : in->allocator,
 	    .op_event_id = TK_NONE,
 	    .bytes_in_use = in->bytes_allocated,
 	    .bytes_reserved = in->bytes_reserved,
@@ -432,6 +448,8 @@ int xp_event(struct xp_imp *im, const uint8_t *data, size_t len)
 			  .requested = TK_NONE,
 			  .allocation = TK_NONE,
 			  .device_index = TK_NONE,
+			  .tk_process = TK_NONE,
+			  .tk_kind = TK_NONE,
 			  .fragmentation = -1};
 	in.op.program_id = in.op.flops = in.op.bytes_accessed = TK_NONE;
 	for (size_t i = 0; e && i < e->nstats; i++)
@@ -474,6 +492,11 @@ int xp_event(struct xp_imp *im, const uint8_t *data, size_t len)
 		break;
 	}
 
+	/* the kind tracekit's export recorded (off a stream's device ops), when it is one */
+	if (in.tk_kind >= TK_EV_HOST_OP && in.tk_kind <= TK_EV_ASYNC_XLA_OP &&
+	    im->lkind != XP_LINE_STREAM)
+		kind = (enum tk_event_kind)in.tk_kind;
+
 	/* The name: display_name for XLA ops (the name is the HLO text), else the name. */
 	int xla_op = kind == TK_EV_XLA_OP || kind == TK_EV_ASYNC_XLA_OP;
 	int use_disp = xla_op && m && m->display_name && m->display_name[0];
@@ -495,8 +518,9 @@ int xp_event(struct xp_imp *im, const uint8_t *data, size_t len)
 			      .name_id = name_id,
 			      .ts_ns = ts,
 			      .dur_ns = dur / 1000,
+			      .category = in.tk_category,
 			      .correlation_id = in.corr};
-	uint64_t consumed = 1ull << XS_CORRELATION_ID;
+	uint64_t consumed = 1ull << XS_CORRELATION_ID | 1ull << XS_TK_KIND | 1ull << XS_TK_CATEGORY;
 	int rc;
 	if (kind == TK_EV_KERNEL) {
 		struct tk_kernel_info k = {.grid = {TK_NONE, TK_NONE, TK_NONE},
@@ -596,3 +620,4 @@ int xp_event(struct xp_imp *im, const uint8_t *data, size_t len)
 	im->events++;
 	return 0;
 }
+_Static_assert(XS_COUNT <= 64, "stat codes are bits of a uint64_t");

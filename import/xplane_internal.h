@@ -198,6 +198,19 @@ enum xp_stat_code {
 	XS_DEVICE_TYPE_STRING,
 	XS_PROFILE_START,
 	XS_PROFILE_STOP,
+	XS_MAX_THREADS_PER_SM,
+	XS_MAX_REGS_PER_SM,
+	XS_MAX_SMEM_PER_SM,
+	/* tracekit's XPlane export (docs/export.md, "Processes and hosts"; xplane_procs.c) */
+	XS_TK_HOST,
+	XS_TK_PROCESSES,
+	XS_TK_PROCESS,
+	XS_TK_RANK,
+	XS_TK_ORDINAL,
+	XS_TK_LINE_PROCESSES,
+	XS_TK_KIND,
+	XS_TK_CATEGORY,
+	XS_TK_ALLOCATOR,
 	XS_COUNT
 };
 
@@ -287,7 +300,15 @@ struct xp_imp {
 	struct xp_src src;
 	const struct tk_import_options *o;
 	char *host;		      /* host name (file name without .xplane.pb) */
-	int64_t process_id;	      /* store process of this host */
+	int64_t process_id;	      /* store process of this host (TK_NONE with tk_procs) */
+	/* what tracekit's export recorded (xplane_procs.c), NULL when the file has none */
+	char *tk_host;		      /* the store's host name, "" when it had none */
+	char *tk_procs;		      /* the process table */
+	struct xp_map proc_by_key;    /* process key of the file -> store process id */
+	struct xp_map line_proc;      /* host line id -> store process id (current plane) */
+	struct xp_map line_track;     /* host line id -> recorded track key (current plane) */
+	struct xp_map track_by_key;   /* recorded track key -> store track id (current plane) */
+	int64_t plane_process;	      /* store process of the current plane's tracks */
 	int64_t start_ns;	      /* profile_start_time, or 0 */
 	struct xp_map dev_by_ordinal; /* GPU/TPU ordinal on this host -> store device id */
 	struct xp_corr corr;	      /* correlation id -> event id * 2 + (1 when device side) */
@@ -341,6 +362,21 @@ int xp_task_env(struct xp_imp *im, const uint8_t *data, size_t len);
 
 /* xp_plane_reset() - free the current plane's metadata. */
 void xp_plane_reset(struct xp_imp *im);
+
+/*
+ * ---- processes and hosts that tracekit's export recorded (xplane_procs.c) ----
+ * xp_procs_add() - add the processes of im->tk_procs (or, without it, one process named after
+ * the host) and the source; 0, or -1 after failing the writer.
+ * xp_host_name() - the host of the file's processes and devices: the recorded one (NULL when
+ * the store had none), else the file name.
+ * xp_proc_of() - the store process of a recorded process key, TK_NONE when unknown.
+ * xp_line_procs() - read the "line_id process_key track_key" rows of the host plane into
+ * im->line_proc and im->line_track.
+ */
+int xp_procs_add(struct xp_imp *im);
+const char *xp_host_name(const struct xp_imp *im);
+int64_t xp_proc_of(const struct xp_imp *im, int64_t key);
+int xp_line_procs(struct xp_imp *im, const char *text);
 
 /* xp_event() - map one XEvent (@data, @len) of the current line into the writer; 0 or -1. */
 int xp_event(struct xp_imp *im, const uint8_t *data, size_t len);

@@ -186,6 +186,7 @@ static int plane_metadata(struct xp_imp *im, const uint8_t *data, size_t len, in
 struct caps {
 	struct tk_device_info d;
 	int64_t cc_major, cc_minor, hbm_gbps;
+	int64_t tk_process, tk_rank, tk_ordinal; /* recorded by tracekit's export, or TK_NONE */
 	char vendor[32], name[128], cc[48];
 };
 
@@ -267,6 +268,34 @@ static int plane_stats(struct xp_imp *im, const uint8_t *data, size_t len, const
 			if (have)
 				im->start_ns = v;
 			break;
+		case XS_MAX_THREADS_PER_SM:
+		case XS_MAX_REGS_PER_SM:
+		case XS_MAX_SMEM_PER_SM:
+			if (have)
+				*(code == XS_MAX_THREADS_PER_SM ? &cp->d.max_threads_per_sm
+				  : code == XS_MAX_REGS_PER_SM	? &cp->d.max_regs_per_sm
+								: &cp->d.max_smem_per_sm) = v;
+			continue;
+		case XS_TK_PROCESS:
+		case XS_TK_RANK:
+		case XS_TK_ORDINAL:
+			if (have)
+				*(code == XS_TK_PROCESS ? &cp->tk_process
+				  : code == XS_TK_RANK	? &cp->tk_rank
+							: &cp->tk_ordinal) = v;
+			continue;
+		case XS_TK_HOST:
+		case XS_TK_PROCESSES: {
+			char **dst = code == XS_TK_HOST ? &im->tk_host : &im->tk_procs;
+			free(*dst);
+			if (!(*dst = strdup(t ? t : "")))
+				return nomem(im);
+			continue;
+		}
+		case XS_TK_LINE_PROCESSES:
+			if (t && xp_line_procs(im, t) < 0)
+				return -1;
+			continue;
 		default:
 			break;
 		}
@@ -394,7 +423,7 @@ static int line(struct xp_imp *im, const uint8_t *data, size_t len)
 	im->lkind = line_kind(im, name);
 	im->step_seq = 0;
 	struct tk_track_info t = {.name = name,
-				  .process_id = im->process_id,
+				  .process_id = im->plane_process,
 				  .device_id = im->device_id,
 				  .tid = TK_NONE,
 				  .stream_id = TK_NONE};
@@ -402,14 +431,27 @@ static int line(struct xp_imp *im, const uint8_t *data, size_t len)
 		t.kind = TK_TRACK_THREAD;
 		t.device_id = TK_NONE;
 		t.tid = disp_id ? disp_id : id;
+		int64_t proc;
+		if (xp_map_get(&im->line_proc, id, &proc))
+			t.process_id = proc;
 	} else if (im->lkind == XP_LINE_STREAM) {
 		t.kind = TK_TRACK_STREAM;
 		t.stream_id = strtoll(name + 8, NULL, 10);
 	} else {
 		t.kind = TK_TRACK_DERIVED;
 	}
+	/* lines tracekit's export split from one track (a thread's ops and /NVTX, a stream's
+	 * device ops and annotations) come back as that track */
+	int64_t key = 0, have_key = xp_map_get(&im->line_track, id, &key);
+	if (have_key && xp_map_get(&im->track_by_key, key, &im->track_id))
+		goto events;
+	if (have_key && im->lkind == XP_LINE_NVTX)
+		name[strlen(name) - 5] = 0; /* the thread's name, without "/NVTX" */
 	if (tk_writer_add_track(im->src.w, &t, &im->track_id) != TK_OK)
 		return -1;
+	if (have_key && xp_map_put(&im->track_by_key, key, im->track_id) != TK_OK)
+		return nomem(im);
+events:
 	c.p = data;
 	im->nlines++;
 	im->released = data;
@@ -449,8 +491,13 @@ int xp_plane(struct xp_imp *im, const uint8_t *data, size_t len)
 	d->max_threads_per_sm = d->max_regs_per_sm = d->max_smem_per_sm = TK_NONE;
 	d->peak_flops = -1;
 	cp.cc_major = cp.cc_minor = cp.hbm_gbps = TK_NONE;
+	cp.tk_process = cp.tk_rank = cp.tk_ordinal = TK_NONE;
+	xp_map_clear(&im->line_proc);
+	xp_map_clear(&im->line_track);
+	xp_map_clear(&im->track_by_key);
 	if (plane_stats(im, data, len, pname, &cp) < 0)
 		return -1;
+	im->plane_process = im->process_id;
 	if (im->pkind == XP_PLANE_DEVICE) {
 		const char *tail = strrchr(pname, ':');
 		char *end;
@@ -465,9 +512,12 @@ int xp_plane(struct xp_imp *im, const uint8_t *data, size_t len)
 				*p = (char)(*p - 'A' + 'a');
 		d->vendor = cp.vendor[0] ? cp.vendor : !strcmp(d->kind, "tpu") ? "google" : NULL;
 		d->name = cp.name[0] ? cp.name : NULL;
-		d->host = im->host;
-		d->process_id = im->process_id;
-		d->rank = im->o->rank;
+		d->host = xp_host_name(im);
+		d->process_id = cp.tk_process != TK_NONE ? xp_proc_of(im, cp.tk_process)
+							   : im->process_id;
+		d->rank = cp.tk_rank != TK_NONE ? cp.tk_rank : im->tk_procs ? TK_NONE : im->o->rank;
+		if (cp.tk_ordinal != TK_NONE)
+			d->ordinal = cp.tk_ordinal;
 		if (cp.cc_major != TK_NONE) {
 			snprintf(cp.cc, sizeof(cp.cc), "%lld.%lld", (long long)cp.cc_major,
 				 (long long)(cp.cc_minor != TK_NONE ? cp.cc_minor : 0));
@@ -477,6 +527,7 @@ int xp_plane(struct xp_imp *im, const uint8_t *data, size_t len)
 			d->memory_bandwidth_bps = cp.hbm_gbps;
 		if (tk_writer_add_device(im->src.w, d, &im->device_id) != TK_OK)
 			return -1;
+		im->plane_process = d->process_id;
 		if (numbered && xp_map_put(&im->dev_by_ordinal, ord, im->device_id) != TK_OK)
 			return nomem(im);
 	}
@@ -499,6 +550,7 @@ int xp_task_env(struct xp_imp *im, const uint8_t *data, size_t len)
 	size_t nl;
 	struct caps cp;
 	memset(&cp, 0, sizeof(cp));
+	cp.tk_process = cp.tk_rank = cp.tk_ordinal = TK_NONE;
 	im->start_ns = 0;
 	int r = plane_metadata(im, data, len, &pid, &nm, &nl) < 0 ||
 			plane_stats(im, data, len, "Task Environment", &cp) < 0

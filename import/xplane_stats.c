@@ -51,6 +51,18 @@ static const struct {
     {"device_type_string", XS_DEVICE_TYPE_STRING},
     {"profile_start_time", XS_PROFILE_START},
     {"profile_stop_time", XS_PROFILE_STOP},
+    {"max_threads_per_sm", XS_MAX_THREADS_PER_SM},
+    {"max_regs_per_sm", XS_MAX_REGS_PER_SM},
+    {"max_smem_per_sm", XS_MAX_SMEM_PER_SM},
+    {"tracekit_host", XS_TK_HOST},
+    {"tracekit_processes", XS_TK_PROCESSES},
+    {"tracekit_process", XS_TK_PROCESS},
+    {"tracekit_rank", XS_TK_RANK},
+    {"tracekit_ordinal", XS_TK_ORDINAL},
+    {"tracekit_line_processes", XS_TK_LINE_PROCESSES},
+    {"tracekit_kind", XS_TK_KIND},
+    {"tracekit_category", XS_TK_CATEGORY},
+    {"tracekit_allocator", XS_TK_ALLOCATOR},
 };
 
 enum xp_stat_code xp_stat_code(const char *name)
