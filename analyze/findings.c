@@ -41,13 +41,13 @@ struct rule {
 	"(" x ") / 1e3) ELSE printf('%d ns', (" x ")) END)"
 
 /*
- * The names of the KPI's detail.top ([{name_id, n, ns}], in its order) as the offenders'
+ * The KPI's detail.top ([{name, n, ns}], in its order) as the offenders'
  * [{name, occurrences, total_ns}], in a rule whose one analysis_kpi row has column detail.
  */
 #define TKA_TOP_NAMES                                                                        \
-	"(SELECT json_group_array(json_object('name', (SELECT str FROM strings WHERE id = "  \
-	"json_extract(j.value, '$.name_id')), 'occurrences', json_extract(j.value, '$.n'), " \
-	"'total_ns', json_extract(j.value, '$.ns'))) FROM json_each(detail, '$.top') j)"
+	"(SELECT json_group_array(json_object('name', json_extract(j.value, '$.name'), "      \
+	"'occurrences', json_extract(j.value, '$.n'), 'total_ns', json_extract(j.value, "    \
+	"'$.ns'))) FROM json_each(detail, '$.top') j)"
 
 #define INS                                                                              \
 	"INSERT INTO analysis_findings (rule, severity, device_id, process_id, metric, " \

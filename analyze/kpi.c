@@ -595,6 +595,15 @@ int tka_kpi(struct tka_ctx *c)
 		    (rc = compile_kpi(&kw, cs->v, cs->n)) != TK_OK)
 			goto out;
 	}
+	/* detail.top names its ops by name, not by store id: readable in SQL, and the same after
+	 * an export and re-import (ids are renumbered) */
+	rc = tka_exec(c, "naming the KPI offenders",
+		      "UPDATE analysis_kpi SET detail = json_set(detail, '$.top', (SELECT "
+		      "json_group_array(json(x)) FROM (SELECT json_object('name', (SELECT str FROM "
+		      "strings WHERE id = json_extract(j.value, '$.name_id')), 'n', "
+		      "json_extract(j.value, '$.n'), 'ns', json_extract(j.value, '$.ns')) AS x FROM "
+		      "json_each(detail, '$.top') j ORDER BY j.key))) "
+		      "WHERE json_valid(detail) AND json_type(detail, '$.top') = 'array'");
 out:
 	sqlite3_finalize(ins);
 	sqlite3_finalize(peak_q);

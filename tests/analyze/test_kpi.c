@@ -129,17 +129,17 @@ Test(analyze_kpi, every_kpi_with_band_window_and_note)
 			"window\",\"kernels\":4,\"kernels_ns\":2600000}\n"
 			"small_kernel_share_count|{\"population\":\"kernels starting in the "
 			"device window\",\"kernels\":4,\"kernels_ns\":2600000,\"small\":2,"
-			"\"small_ns\":100000,\"threshold_ns\":100000,\"top\":[{\"name_id\":"
-			"7,\"n\":2,\"ns\":100000}]}\n"
+			"\"small_ns\":100000,\"threshold_ns\":100000,\"top\":[{\"name\":"
+			"\"small\",\"n\":2,\"ns\":100000}]}\n"
 			"memory_bandwidth|{\"population\":\"kernels starting in the device "
 			"window that state their bytes accessed\",\"ops\":2,\"bytes\":"
 			"2000000000,\"ns\":2500000,\"peak_bps\":1000000000000}\n"
 			"compilation_time|{\"population\":\"compile events of the device's "
 			"process\",\"events\":3,\"total_ns\":3000500000,\"window\":"
 			"\"device\",\"events_in_window\":0,\"in_window_ns\":0,\"top\":[]}");
-	cr_expect_eq(tkt_query_int(tkt_db, "SELECT count(*) FROM analysis_kpi k JOIN strings s ON "
-					   "s.id = json_extract(k.detail, '$.top[0].name_id') "
-					   "WHERE k.device_id = 0 AND s.str = 'small'"),
+	cr_expect_eq(tkt_query_int(tkt_db, "SELECT count(*) FROM analysis_kpi k WHERE "
+					   "json_extract(k.detail, '$.top[0].name') = 'small' "
+					   "AND k.device_id = 0"),
 		     2);
 	/* the device without work has no rows; utilization equals analysis_device_time's */
 	cr_expect_eq(tkt_query_int(tkt_db, "SELECT count(*) FROM analysis_kpi WHERE device_id = 2"),
