@@ -15,14 +15,20 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
 BUILD=${FUZZ_BUILD:-build-fuzz}
-TARGETS=(xplane json json_salvage gzip logdir store report)
+TARGETS=(xplane json json_salvage gzip logdir store store_read report)
 CORPUS_SRC=../shared/corpus
 [ $# -ge 1 ] || { sed -n '2,14p' "$0" >&2; exit 2; }
 cmd=$1
 shift
 [ $# -gt 0 ] && TARGETS=("$@")
 
-seeds_of() { [ "$1" = json_salvage ] && echo json || echo "$1"; }
+seeds_of() {
+	case $1 in
+	json_salvage) echo json ;;
+	store_read) echo store ;;
+	*) echo "$1" ;;
+	esac
+}
 
 have_fuzzer() {
 	command -v clang >/dev/null 2>&1 || return 1
@@ -94,6 +100,7 @@ smoke() {
 		xplane) runs=3000 ;;
 		json | json_salvage) runs=1500 ;;
 		store) runs=300 ;;
+		store_read) runs=3000 ;;
 		*) runs=100 ;;
 		esac
 		runs=${FUZZ_SMOKE_RUNS:-$runs}
