@@ -359,8 +359,12 @@ static const char *const create_sql =
     "  reserved_at_peak INTEGER, -- bytes_reserved reported on the peak record, NULL if none\n"
     "  reported_peak_bytes INTEGER, -- max peak_bytes_in_use reported (allocator lifetime), "
     "NULL if none\n"
-    "  fragmentation_at_peak REAL, -- fragmentation reported on the peak record, NULL if none\n"
-    "  max_fragmentation REAL  -- max fragmentation reported, NULL if none\n"
+    "  fragmentation_at_peak REAL, -- fragmentation on the peak record: as reported, else "
+    "computed (see fragmentation_source); NULL if neither\n"
+    "  max_fragmentation REAL, -- max fragmentation reported, NULL if none\n"
+    "  fragmentation_source TEXT -- 'reported'; 'computed': (reserved_at_peak - peak_bytes) / "
+    "reserved_at_peak, the share of reserved memory not in use (PyTorch's definition), when "
+    "the source reports reserved bytes but no fragmentation; NULL when neither\n"
     ");"
     "CREATE TABLE analysis_memory_timeline (\n"
     "  series_id  INTEGER NOT NULL, -- analysis_memory.series_id\n"
@@ -529,7 +533,7 @@ static int write_series(struct tka_ctx *c, struct mem *M)
 		rc = tka_prepare(
 		    c,
 		    "INSERT INTO analysis_memory VALUES (?,?,?,(SELECT str FROM strings "
-		    "WHERE id = ?),?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+		    "WHERE id = ?),?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,NULL)",
 		    &ms);
 	if (rc == TK_OK)
 		rc = tka_prepare(
@@ -709,6 +713,14 @@ int tka_memory(struct tka_ctx *c)
 	int rc = pass1(c, &M);
 	if (rc == TK_OK)
 		rc = write_series(c, &M);
+	if (rc == TK_OK)
+		rc = tka_exec(c, "memory fragmentation",
+			      "UPDATE analysis_memory SET fragmentation_source = 'reported' WHERE "
+			      "fragmentation_at_peak IS NOT NULL;"
+			      "UPDATE analysis_memory SET fragmentation_at_peak = "
+			      "CAST(reserved_at_peak - peak_bytes AS REAL) / reserved_at_peak, "
+			      "fragmentation_source = 'computed' WHERE fragmentation_at_peak IS NULL "
+			      "AND reserved_at_peak > 0 AND reserved_at_peak >= peak_bytes");
 	for (size_t i = 0; i < M.n; i++) {
 		free(M.s[i].live.a);
 		free(M.s[i].rep.b);

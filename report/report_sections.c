@@ -206,6 +206,7 @@ static const struct tkr_col c_memory[] = {
     {"reported_peak_bytes", "reported peak", TKR_BYTES, J},
     {"fragmentation_at_peak", "frag", TKR_RATIO, 0},
     {"max_fragmentation", "max fragmentation", TKR_RATIO, J},
+    {"fragmentation_source", "frag from", TKR_TEXT, O},
     {"allocator", "allocator", TKR_TEXT, F},
     END,
 };
@@ -420,7 +421,8 @@ const struct tkr_section_def tkr_report_sections[] = {
      "SELECT series_id, device_id, process_id, basis, records, allocs, frees,"
      " unmatched_frees, first_ns, last_ns, peak_bytes, peak_ns, peak_record_id, end_bytes,"
      " live_at_peak, live_bytes_at_peak, reserved_at_peak, reported_peak_bytes,"
-     " fragmentation_at_peak, max_fragmentation, allocator FROM analysis_memory"
+     " fragmentation_at_peak, max_fragmentation, fragmentation_source, allocator"
+     " FROM analysis_memory"
      " ORDER BY peak_bytes DESC, series_id",
      c_memory, "no memory records"},
     {"memory_live", "Largest allocations live at the peak", NULL, TKR_TABLE, -1,

@@ -62,11 +62,13 @@ Test(memory, summed_and_reported_peaks_live_allocations_histogram)
 	char want[1024];
 	tkt_analyze(path, TK_WINDOW_AUTO, -1);
 	snprintf(want, sizeof(want),
-		 "1|0|1|caching|summed|5|3|2|1|%lld|%lld|400|%lld|2|350|2|400|NULL|NULL|NULL|NULL",
+		 "1|0|1|caching|summed|5|3|2|1|%lld|%lld|400|%lld|2|350|2|400|NULL|NULL|NULL|NULL|"
+		 "NULL",
 		 T0 + 10, T0 + 50, T0 + 20);
 	tkt_expect_rows(path, "SELECT * FROM analysis_memory WHERE series_id = 1", want);
 	snprintf(want, sizeof(want),
-		 "2|1|1|caching|reported|3|2|1|0|%lld|%lld|50|%lld|7|20|2|50|NULL|NULL|0.125|0.125",
+		 "2|1|1|caching|reported|3|2|1|0|%lld|%lld|50|%lld|7|20|2|50|NULL|NULL|0.125|0.125|"
+		 "reported",
 		 T0 + 100, T0 + 300, T0 + 200);
 	tkt_expect_rows(path, "SELECT * FROM analysis_memory WHERE series_id = 2", want);
 	snprintf(want, sizeof(want), "1|1|2|8192|300|%lld|NULL|aten::empty|name", T0 + 20);
@@ -93,6 +95,32 @@ Test(memory, summed_and_reported_peaks_live_allocations_histogram)
 	    "bucket DESC LIMIT 1), max(end_ns) FROM "
 	    "analysis_memory_timeline WHERE series_id = 1",
 	    want);
+	free(path);
+	tkt_rmdir(dir);
+	free(dir);
+}
+
+/* A synthetic store's allocator reports bytes reserved but no fragmentation: it is computed at
+ * the peak as (reserved - in use) / reserved (docs/metrics.md). */
+Test(memory, fragmentation_computed_from_reserved_bytes)
+{
+	char *dir = tkt_mkdtemp(), *path = tkt_path(dir, "s.db");
+	struct tkt_run r = tkt_tracekit("synth", "-o", path, "--events", "20000", "--devices", "1",
+					"--steps", "3", "--seed", "1", NULL);
+	cr_assert_eq(r.code, 0, "%s", r.err);
+	tkt_run_free(&r);
+	tkt_analyze(path, TK_WINDOW_AUTO, -1);
+	cr_expect(tkt_query_int(path, "SELECT count(*) FROM analysis_memory WHERE "
+				      "fragmentation_source = 'computed'") > 0);
+	cr_expect_eq(tkt_query_int(path,
+				   "SELECT count(*) FROM analysis_memory WHERE fragmentation_source = "
+				   "'computed' AND (reserved_at_peak IS NULL OR abs(fragmentation_at_peak "
+				   "- (reserved_at_peak - peak_bytes) * 1.0 / reserved_at_peak) > 1e-15)"),
+		     0);
+	cr_expect_eq(tkt_query_int(path, "SELECT count(*) FROM analysis_memory WHERE "
+					 "fragmentation_at_peak IS NOT NULL AND "
+					 "fragmentation_source IS NULL"),
+		     0);
 	free(path);
 	tkt_rmdir(dir);
 	free(dir);
