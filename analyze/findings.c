@@ -25,6 +25,12 @@ struct rule {
 	"(SELECT min(t.utilization) FROM analysis_device_time t JOIN devices v ON v.id = "     \
 	"t.device_id WHERE t.selected = 1 AND v.process_id IS s.process_id)"
 
+/* gpu_idle: 1 when device d.device_id runs XLA (HLO ops on its kernels, or XLA ops): its
+ * fixes speak of jit and lax, not torch.compile (docs: "gpu_idle"). */
+#define TKA_DEVICE_RUNS_XLA                                                                  \
+	"EXISTS (SELECT 1 FROM analysis_op_profile WHERE device_id = d.device_id AND level IN " \
+	"('hlo_op', 'xla_op'))"
+
 /* gpu_idle: the gap cause with the most idle time on device d.device_id (docs: "gpu_idle"). */
 #define TKA_IDLE_TOP_CAUSE                                                                     \
 	"(SELECT cause FROM analysis_gaps WHERE device_id = d.device_id GROUP BY cause ORDER " \
@@ -69,7 +75,7 @@ static const struct rule rules[] = {
 	 "launches in CUDA graphs, and batch work into fewer, larger kernels.' "
 	 "FROM analysis_kpi k WHERE k.kpi = 'small_kernel_share_count' AND k.value >= 50 AND "
 	 "json_extract(k.detail, '$.kernels') >= 100 ORDER BY k.device_id"},
-    {"gpu_idle", "analysis_device_time analysis_gaps",
+    {"gpu_idle", "analysis_device_time analysis_gaps analysis_op_profile",
      INS "SELECT 'gpu_idle', CASE WHEN 100.0 * d.idle_ns / d.window_ns >= 50 THEN 'high' "
 	 "ELSE 'medium' END, d.device_id, NULL, 100.0 * d.idle_ns / d.window_ns, 20, "
 	 "printf('device %d is idle %.1f%% of its %s window (%d ns); most idle time is %s', "
@@ -89,10 +95,14 @@ static const struct rule rules[] = {
 	 "device_id = d.device_id AND cause = 'sync' GROUP BY explained_by_name ORDER BY ns "
 	 "DESC, explained_by_name LIMIT 5) HAVING count(*) > 0), '{}')), "
 	 "CASE " TKA_IDLE_TOP_CAUSE " "
-	 "WHEN 'host_bound' THEN 'The host launches work too slowly (each op is launched only "
+	 "WHEN 'host_bound' THEN CASE WHEN " TKA_DEVICE_RUNS_XLA " THEN 'The host dispatches "
+	 "work too slowly (each op is launched only after the device went idle): jit the whole "
+	 "step rather than many small functions, replace Python loops of jitted calls with "
+	 "lax.scan or fori_loop, keep arrays on the device, and prefetch input off the "
+	 "dispatching thread.' ELSE 'The host launches work too slowly (each op is launched only "
 	 "after the device went idle): cut launch overhead with CUDA graphs and torch.compile, "
 	 "launch fewer and larger kernels (larger batches), and move data preparation and other "
-	 "Python work off the launching thread.' "
+	 "Python work off the launching thread.' END "
 	 "WHEN 'kernel_wait' THEN 'Most idle time is launch latency between queued kernels "
 	 "(gaps under 30 us with the next op already queued): fuse small kernels (torch.compile, "
 	 "fused optimizers, XLA fusion) and capture the sequence in CUDA graphs.' "

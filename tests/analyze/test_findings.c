@@ -105,3 +105,24 @@ Test(findings, sync_calls_on_saturated_devices_do_not_fire)
 	tkt_rmdir(dir);
 	free(dir);
 }
+
+/* JAX 0.8 on MI300X (vendored): the device idles 63.2% of its window, mostly host-bound; the
+ * fix speaks of jit and lax (the device runs XLA: its kernels carry HLO ops), not torch.compile */
+Test(findings, gpu_idle_fix_follows_the_framework)
+{
+	char *dir = tkt_mkdtemp(), *db = tkt_path(dir, "jax.db");
+	char *in = tkt_real("xplane/logdir/plugins/profile/jax08_mi300x_gemm/tw003.xplane.pb");
+	struct tkt_run r = tkt_tracekit("import", in, "-o", db, NULL);
+	cr_assert_eq(r.code, 0, "%s", r.err);
+	tkt_run_free(&r);
+	tkt_analyze(db, TK_WINDOW_AUTO, -1);
+	tkt_expect_rows(db,
+			"SELECT severity, printf('%.1f', metric), fix LIKE 'The host dispatches work "
+			"too slowly%jit the whole step%lax.scan%', fix LIKE '%torch%' FROM "
+			"analysis_findings WHERE rule = 'gpu_idle'",
+			"high|63.2|1|0");
+	free(in);
+	free(db);
+	tkt_rmdir(dir);
+	free(dir);
+}
