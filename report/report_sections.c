@@ -68,6 +68,7 @@ static const struct tkr_col c_findings[] = {
     {"summary", "summary", TKR_TEXT, TKR_C_HUMAN},
     {"evidence", "evidence", TKR_JSON, J},
     {"fix", "fix", TKR_TEXT, 0},
+    {"wait_share", "wait share", TKR_PCT, J},
     END,
 };
 
@@ -350,7 +351,10 @@ const struct tkr_section_def tkr_report_sections[] = {
      c_kpis, "no KPIs: the trace has no device work"},
     {"findings", "Findings", NULL, TKR_FINDINGS, 500,
      "SELECT id, rule, severity, device_id, process_id, metric, threshold, summary, evidence,"
-     " fix"
+     " fix, CASE WHEN rule = 'straggler' AND json_valid(evidence) THEN 100.0 *"
+     " json_extract(evidence, '$.late_skew_ns') / nullif((SELECT window_ns FROM"
+     " analysis_device_time t WHERE t.device_id = f.device_id AND t.selected = 1), 0)"
+     " END AS wait_share"
      " FROM analysis_findings f"
      " ORDER BY CASE severity WHEN 'high' THEN 0 WHEN 'medium' THEN 1 ELSE 2 END, id",
      c_findings, "no findings: no rule fired"},

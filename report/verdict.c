@@ -19,8 +19,10 @@
  * How a rule's finding is named in the verdict: @what the bottleneck, @share a sentence with
  * %W (where: the device or process label), %P (the metric, a percentage), %w (the window of the
  * device's KPI row), %N (the name in the evidence), %C (gpu_idle: the cause with the most idle
- * time); @tier 1 when the metric is a share of device time lost (idle, waiting), 2 a share of
- * device time spent badly, 3 not a share of device time.
+ * time), %S (straggler: the others' wait in its collectives, a share of its window: the
+ * findings section's wait_share); @tier 1 when the metric (for a straggler: wait_share) is a
+ * share of device time lost (idle, waiting), 2 a share of device time spent badly, 3 not a
+ * share of device time.
  */
 static const struct rule_words {
 	const char *rule, *what, *share;
@@ -42,7 +44,9 @@ static const struct rule_words {
      "%P of the kernels of %W are shorter than the small-kernel threshold", 3},
     {"sync_api_calls", "synchronizing API calls", "synchronizing calls of %W take %P of the trace",
      3},
-    {"straggler", "a straggler rank", "%W arrives last at %P of its collectives", 3},
+    {"straggler", "a straggler rank",
+     "%W arrives last at %P of its collectives: the other ranks wait for it %S of its %w window",
+     1},
     {"step_time_mismatch", "device against host step time",
      "the device and host step times of %W are %P apart", 3},
 };
@@ -211,6 +215,9 @@ static void share_sentence(struct tkr_buf *b, const struct tkr_model *m,
 		case 'w':
 			tkr_puts(b, window_of(m, dev));
 			break;
+		case 'S':
+			tkr_printf(b, "%.1f%%", num_of(f, r, "wait_share"));
+			break;
 		case 'N': {
 			const char *n = ev_name(ev);
 			if (n) {
@@ -259,7 +266,8 @@ static void bottleneck(struct tkr_buf *b2, struct tkr_buf *b3, const struct tkr_
 	for (size_t r = 0; r < f->nrows; r++) {
 		const struct rule_words *w = words_of(text_of(f, r, "rule"));
 		int tier = w ? w->tier : 3, sev = sev_rank(text_of(f, r, "severity"));
-		double x = num_of(f, r, "metric");
+		/* a straggler is ranked by the wait it causes, a share of time like tier 1's */
+		double x = num_of(f, r, w && !strcmp(w->rule, "straggler") ? "wait_share" : "metric");
 		if (isnan(x))
 			x = -1;
 		/* rows come ordered by severity, then id: ties keep the first */

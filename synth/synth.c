@@ -121,6 +121,8 @@ static int add_rank(struct sy_gen *g, struct sy_rank *r, int rank)
 {
 	tk_writer *w = g->w;
 	int rc;
+	if (g->dry)
+		return TK_OK;
 	int64_t pid = 4000 + rank;
 	struct tk_process_info p = {pid, "python train.py", "synth-host", rank};
 	if ((rc = tk_writer_add_process(w, &p, &r->process_id)) != TK_OK)
@@ -235,10 +237,34 @@ int tk_synth_write(tk_writer *w, const struct tk_synth_options *o)
 	sy_catalog_model(g);
 	if ((rc = write_meta(g)) != TK_OK || (rc = sy_catalog_intern(g)) != TK_OK)
 		goto out;
+	if (o->devices > 1) { /* dry runs: when the ranks leave each all-reduce together */
+		int64_t corr = g->next_corr;
+		g->dry = 1;
+		for (int round = 0; round < SY_MEET_ROUNDS && rc == TK_OK; round++) {
+			g->nnext = 0;
+			for (int rank = 0; rank < o->devices && rc == TK_OK; rank++)
+				rc = run_rank(g, r, rank);
+			int64_t *t = g->meet; /* the ends recorded become the ends applied */
+			size_t cap = g->capmeet;
+			g->meet = g->next;
+			g->capmeet = g->capnext;
+			g->nmeet = g->nnext;
+			g->next = t;
+			g->capnext = cap;
+		}
+		g->dry = 0;
+		g->next_corr = corr;
+		if (rc != TK_OK)
+			goto out;
+	}
 	for (int rank = 0; rank < o->devices; rank++)
 		if ((rc = run_rank(g, r, rank)) != TK_OK)
 			goto out;
 out:
+	if (g) {
+		free(g->meet);
+		free(g->next);
+	}
 	free(r);
 	free(g);
 	return rc;

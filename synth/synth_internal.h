@@ -282,6 +282,7 @@ struct sy_rank {
 	int64_t dev_first, dev_last;   /* compute-stream span of the current step, -1 when none */
 	struct sy_mem mem;
 	int status; /* first failure, sticky */
+	size_t ncoll; /* all-reduces planned so far (index into sy_gen.meet) */
 	/* the open leaf host op and its planned children */
 	int op_name;
 	int64_t op_ts;
@@ -292,6 +293,9 @@ struct sy_rank {
 	struct sy_block act[SY_MAX_LAYERS][8];
 	struct sy_block input, labels, loss, found_inf, grad_tmp[3];
 };
+
+/* Rounds of dry runs that settle when the ranks leave each all-reduce (sy_gen.meet). */
+#define SY_MEET_ROUNDS 3
 
 struct sy_gen {
 	tk_writer *w;
@@ -306,6 +310,16 @@ struct sy_gen {
 	int64_t input_bytes, label_bytes;
 	int64_t next_corr; /* correlation ids are unique over the whole trace */
 	struct sy_rng model_rng;
+	/*
+	 * Collectives meet: the ranks of a job leave an all-reduce together, the earlier ones
+	 * waiting in it for the last to arrive. Dry runs of every rank (dry: nothing is written)
+	 * record when each rank's i-th all-reduce ends, and meet[i] becomes the latest of them;
+	 * the runs are repeated with those ends applied (waiting shifts what follows) a few times,
+	 * then every rank's i-th all-reduce runs until at least meet[i].
+	 */
+	int dry;
+	int64_t *meet, *next; /* ends applied, and ends recorded by the dry runs */
+	size_t nmeet, capmeet, nnext, capnext;
 };
 
 /*

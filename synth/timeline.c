@@ -9,6 +9,7 @@
  */
 #include "synth_internal.h"
 
+#include <stdlib.h>
 #include <tracekit/error.h>
 
 #define US 1000LL
@@ -64,6 +65,37 @@ static struct sy_child *plan_launch(struct sy_rank *r, enum sy_child_kind kind, 
 	return c;
 }
 
+/* The i-th all-reduce of a rank runs until at least sy_gen.meet[i]; a dry run records its end
+ * into sy_gen.next[i] (the latest over the ranks). */
+static void meet(struct sy_rank *r, struct sy_child *c)
+{
+	struct sy_gen *g = r->g;
+	size_t i = r->ncoll++;
+	if (i < g->nmeet && g->meet[i] > c->dev_ts + c->dev_dur) {
+		c->dev_dur = g->meet[i] - c->dev_ts;
+		r->sfree[c->stream] = c->dev_ts + c->dev_dur;
+	}
+	if (!g->dry)
+		return;
+	if (i >= g->capnext) {
+		size_t cap = g->capnext ? 2 * g->capnext : 256;
+		while (cap <= i)
+			cap *= 2;
+		int64_t *v = realloc(g->next, cap * sizeof(*v));
+		if (!v) {
+			if (r->status == TK_OK)
+				r->status = TK_ENOMEM;
+			return;
+		}
+		g->next = v;
+		g->capnext = cap;
+	}
+	while (g->nnext <= i)
+		g->next[g->nnext++] = INT64_MIN;
+	if (c->dev_ts + c->dev_dur > g->next[i])
+		g->next[i] = c->dev_ts + c->dev_dur;
+}
+
 int64_t sy_kernel(struct sy_rank *r, int k, int stream)
 {
 	const struct sy_kernel_def *d = &sy_kernel_defs[k];
@@ -72,6 +104,8 @@ int64_t sy_kernel(struct sy_rank *r, int k, int stream)
 		f *= 1.3 + 0.7 * sy_unit(&r->rng);
 	int64_t dur = (int64_t)((double)r->g->kbase[k] * f * r->speed);
 	struct sy_child *c = plan_launch(r, CH_KERNEL, k, stream, launch_api_dur(r), dur);
+	if (c && k == SK_NCCL_ALLREDUCE)
+		meet(r, c);
 	return c ? c->dev_ts + c->dev_dur : r->t;
 }
 
@@ -174,6 +208,8 @@ void sy_host_gap(struct sy_rank *r, int64_t lo, int64_t hi)
 static int64_t add_event(struct sy_rank *r, const struct tk_event *ev)
 {
 	int64_t id = 0;
+	if (r->g->dry)
+		return 0;
 	int rc = tk_writer_add_event(r->g->w, ev, &id);
 	if (rc != TK_OK && r->status == TK_OK)
 		r->status = rc;
@@ -183,6 +219,8 @@ static int64_t add_event(struct sy_rank *r, const struct tk_event *ev)
 static void emit_launch(struct sy_rank *r, const struct sy_child *c)
 {
 	struct sy_gen *g = r->g;
+	if (g->dry)
+		return;
 	static const int api_name[] = {
 	    [CH_KERNEL] = SN_API_LAUNCH, [CH_COPY] = SN_API_MEMCPY, [CH_SET] = SN_API_MEMSET};
 	struct tk_event ev = {
@@ -243,6 +281,8 @@ static void emit_mem(struct sy_rank *r, const struct sy_child *c, int64_t op_id)
 	    .requested_bytes = TK_NONE,
 	    .fragmentation = -1,
 	};
+	if (r->g->dry)
+		return;
 	int rc = tk_writer_add_memory_event(r->g->w, &m);
 	if (rc == TK_OK)
 		rc = tk_writer_add_counter(r->g->w, r->counter_track, c->api_ts, (double)c->in_use);

@@ -336,6 +336,8 @@ int sy_step(struct sy_rank *r, int step)
 		goto out;
 	sy_host_gap(r, 10 * US, 40 * US);
 
+	if (g->dry)
+		goto out;
 	char name[32];
 	snprintf(name, sizeof(name), "ProfilerStep#%d", step);
 	uint32_t name_id = tk_writer_intern(g->w, name);

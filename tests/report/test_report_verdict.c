@@ -25,10 +25,12 @@ TestSuite(verdict, .init = tkt_analyze_setup, .fini = tkt_analyze_teardown, .tim
  */
 #define PICK_SQL                                                                                \
 	"SELECT rule || '|' || coalesce(device_id, 'NULL') || '|' || printf('%.1f', metric)"    \
-	" FROM analysis_findings ORDER BY CASE WHEN rule IN ('gpu_idle', 'input_bound_steps',"  \
-	" 'exposed_communication', 'host_device_copies', 'compilation_in_window') THEN 1"       \
-	" WHEN rule IN ('dominant_op', 'low_occupancy') THEN 2 ELSE 3 END,"                     \
-	" CASE severity WHEN 'high' THEN 0 ELSE 1 END, metric DESC, id LIMIT 1"
+	" FROM analysis_findings f ORDER BY CASE WHEN rule IN ('gpu_idle', 'input_bound_steps',"\
+	" 'exposed_communication', 'host_device_copies', 'compilation_in_window', 'straggler')" \
+	" THEN 1 WHEN rule IN ('dominant_op', 'low_occupancy') THEN 2 ELSE 3 END,"              \
+	" CASE severity WHEN 'high' THEN 0 ELSE 1 END, CASE WHEN rule = 'straggler' THEN 100.0 *"\
+	" json_extract(evidence, '$.late_skew_ns') / (SELECT window_ns FROM analysis_device_time"\
+	" t WHERE t.device_id = f.device_id AND t.selected = 1) ELSE metric END DESC, id LIMIT 1"
 /* The device with the lowest utilization and its figure. */
 #define LOWEST_SQL                                                                              \
 	"SELECT device_id || '|' || printf('%.1f', value) || '|' || band || '|' || window"      \
@@ -203,9 +205,10 @@ Test(verdict, demo_store)
 	cr_assert_eq(r.code, 0, "synth: %s", r.err);
 	tkt_run_free(&r);
 	analyze(db);
-	/* both devices are busy 99.9% (device 0 the lower); no finding of lost device time fires,
-	 * nor sync_api_calls (the host waits on saturated devices); the two low_occupancy rows
-	 * (tier 2, 7.43% and 7.42% of busy time): the first is the bottleneck */
+	/* both devices are busy 99.9% (device 0 the lower); the ranks meet in their all-reduces,
+	 * rank 1 (the synthetic straggler, 6% slower) last in 99 of 110: rank 0 waits for it 27.9%
+	 * of rank 1's window (tier 1 by its wait share), ahead of the two low_occupancy rows
+	 * (tier 2); sync_api_calls does not fire (the host waits on saturated devices) */
 	expect_sql(db,
 		   "SELECT device_id || '|' || printf('%.1f', value) FROM analysis_kpi"
 		   " WHERE kpi = 'gpu_utilization' ORDER BY value",
@@ -214,16 +217,22 @@ Test(verdict, demo_store)
 	expect_sql(db,
 		   "SELECT rule || '|' || severity || '|' || printf('%.2f', metric) FROM"
 		   " analysis_findings ORDER BY id",
-		   "low_occupancy|medium|7.43\nlow_occupancy|medium|7.42");
-	expect_sql(db, PICK_SQL, "low_occupancy|0|7.4");
+		   "low_occupancy|medium|7.03\nlow_occupancy|medium|7.28\nstraggler|high|90.00");
+	expect_sql(db,
+		   "SELECT printf('%.1f', 100.0 * json_extract(evidence, '$.late_skew_ns') /"
+		   " (SELECT window_ns FROM analysis_device_time WHERE device_id = 1 AND selected ="
+		   " 1)) FROM analysis_findings WHERE rule = 'straggler'",
+		   "27.9");
+	expect_sql(db, PICK_SQL, "straggler|1|90.0");
 	expect_verdict(db,
 		       "Utilization 99.9% (good: > 80%) on GPU 0 (rank 0) over its steps window, the "
 		       "lowest of 2 devices",
-		       "Biggest bottleneck: low-occupancy kernels (low_occupancy): kernels at occupancy "
-		       "under 25% take 7.4% of the busy time of GPU 0 (rank 0)",
-		       "Fix: Raise occupancy: fewer registers per thread (launch bounds), less shared "
-		       "memory per block, or block sizes that fit more blocks per SM; check the grid "
-		       "covers every SM.");
+		       "Biggest bottleneck: a straggler rank (straggler): GPU 1 (rank 1) arrives last at "
+		       "90.0% of its collectives: the other ranks wait for it 27.9% of its steps window",
+		       "Fix: Find why this rank arrives late: compare its step breakdown with the other "
+		       "ranks (input pipeline, host overhead, a slower or throttled GPU, more work on "
+		       "this rank), balance the work across ranks and check its host for "
+		       "interference.");
 	free(db);
 }
 
