@@ -468,25 +468,6 @@ int tka_kpi_end(struct tka_ctx *c)
 	return TK_OK;
 }
 
-/* |[ts, end) ∩ w| (w sorted and disjoint; binary search to the first span ending after ts). */
-static int64_t span_in(const struct tka_spans *w, int64_t ts, int64_t end)
-{
-	size_t lo = 0, hi = w->n;
-	int64_t in = 0;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (w->v[mid].end <= ts)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	for (size_t i = lo; i < w->n && w->v[i].start < end; i++) {
-		int64_t a = w->v[i].start > ts ? w->v[i].start : ts;
-		int64_t b = w->v[i].end < end ? w->v[i].end : end;
-		in += b > a ? b - a : 0;
-	}
-	return in;
-}
 
 /*
  * compilation_time: the union of the compile events of the device's process (every process
@@ -515,7 +496,7 @@ static int compile_kpi(struct kpi_writer *kw, const struct cspan *v, size_t n)
 	if (d->process_id == TK_NONE && events > 1)
 		qsort(mine, events, sizeof(*mine), cmp_cspan);
 	for (size_t i = 0; i < events; i++) {
-		int64_t in = span_in(d->window, mine[i].ts, mine[i].end);
+		int64_t in = tka_spans_len_in(d->window, mine[i].ts, mine[i].end);
 		if (tka_spans_add(&u, mine[i].ts, mine[i].end) != TK_OK) {
 			rc = tka_fail(kw->c, TK_ENOMEM, "out of memory");
 			goto out;
