@@ -94,6 +94,23 @@ static int ends_with(const char *s, const char *suffix)
 	return n >= k && !strcmp(s + n - k, suffix);
 }
 
+/* The time a run records (include/tracekit/import.h): its profile start, else its name's. */
+static int64_t recorded(const struct tk_xplane_run *r)
+{
+	return r->start_ns != TK_NONE ? r->start_ns : r->name_ns;
+}
+
+/* Newest first: runs that record a time by it, then the others by their files' mtime. */
+static int in_order(const struct tk_xplane_run *a, const struct tk_xplane_run *b)
+{
+	int64_t wa = recorded(a), wb = recorded(b);
+	if (wa != TK_NONE && wb != TK_NONE)
+		return wa >= wb;
+	if (wa == TK_NONE && wb == TK_NONE)
+		return a->mtime_ns >= b->mtime_ns;
+	return wa != TK_NONE;
+}
+
 /* List @path and check what the listing promises; returns the runs (caller frees). */
 static void list(const char *path, int depth)
 {
@@ -106,7 +123,7 @@ static void list(const char *path, int depth)
 	for (int i = 0; i < nruns; i++) {
 		const struct tk_xplane_run *r = &runs[i];
 		fz_check(r->nfiles > 0 && r->name && r->dir && r->bytes >= 0, "run", r->dir);
-		fz_check(i == 0 || runs[i - 1].mtime_ns >= r->mtime_ns, "runs newest first", r->dir);
+		fz_check(i == 0 || in_order(&runs[i - 1], r), "runs newest first", r->dir);
 		fz_check(r->start_ns == TK_NONE || r->end_ns == TK_NONE || r->start_ns <= r->end_ns,
 			 "run span ordered", r->dir);
 		for (int f = 0; f < r->nfiles; f++) {
