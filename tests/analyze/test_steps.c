@@ -38,18 +38,7 @@ static void write_lagging_device(const char *path)
 {
 	tk_writer *w = NULL;
 	int64_t proc, dev, thr, strm;
-	cr_assert_eq(tk_writer_create(path, &w), TK_OK);
-	TKT_OK(tk_writer_add_source(w, "synth", NULL, "h", 0));
-	struct tk_process_info p = {100, "train", "h", 0};
-	TKT_OK(tk_writer_add_process(w, &p, &proc));
-	struct tk_device_info d = {0,  "gpu",	"GPU",	 "nvidia", "h",	    proc,
-				   0,  NULL,	TK_NONE, TK_NONE,  TK_NONE, TK_NONE,
-				   -1, TK_NONE, TK_NONE, TK_NONE};
-	TKT_OK(tk_writer_add_device(w, &d, &dev));
-	struct tk_track_info t = {TK_TRACK_THREAD, "main", proc, TK_NONE, 1, TK_NONE, NULL};
-	TKT_OK(tk_writer_add_track(w, &t, &thr));
-	struct tk_track_info s = {TK_TRACK_STREAM, "Stream 7", proc, dev, TK_NONE, 7, NULL};
-	TKT_OK(tk_writer_add_track(w, &s, &strm));
+	tkt_one_gpu(path, &w, &proc, &dev, &thr, &strm);
 	char name[32];
 	for (int i = 1; i <= 4; i++) {
 		snprintf(name, sizeof(name), "ProfilerStep#%d", i);

@@ -100,6 +100,25 @@ void tkt_finish(tk_writer *w)
 	cr_assert_eq(tk_writer_finish(w, err, sizeof(err)), TK_OK, "%s", err);
 }
 
+void tkt_one_gpu(const char *path, tk_writer **out, int64_t *proc, int64_t *dev, int64_t *thr,
+		 int64_t *strm)
+{
+	tk_writer *w = NULL; /* the name TKT_OK reports on */
+	cr_assert_eq(tk_writer_create(path, &w), TK_OK);
+	*out = w;
+	TKT_OK(tk_writer_add_source(w, "synth", NULL, "h", 0));
+	struct tk_process_info p = {100, "train", "h", 0};
+	TKT_OK(tk_writer_add_process(w, &p, proc));
+	struct tk_device_info d = {0,  "gpu",	"GPU",	 "nvidia", "h",	    *proc,
+				   0,  NULL,	TK_NONE, TK_NONE,  TK_NONE, TK_NONE,
+				   -1, TK_NONE, TK_NONE, TK_NONE};
+	TKT_OK(tk_writer_add_device(w, &d, dev));
+	struct tk_track_info t = {TK_TRACK_THREAD, "main", *proc, TK_NONE, 1, TK_NONE, NULL};
+	TKT_OK(tk_writer_add_track(w, &t, thr));
+	struct tk_track_info s = {TK_TRACK_STREAM, "Stream 7", *proc, *dev, TK_NONE, 7, NULL};
+	TKT_OK(tk_writer_add_track(w, &s, strm));
+}
+
 int tkt_import_corpus(const char *rel, const char *db)
 {
 	char *p = tkt_real(rel);

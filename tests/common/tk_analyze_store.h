@@ -56,6 +56,13 @@ int64_t tkt_launched_op(tk_writer *w, int64_t thr, int64_t track, enum tk_event_
 void tkt_finish(tk_writer *w);
 
 /*
+ * A new store at @path with one process (pid 100 "train" on host "h"), its GPU 0 (device ids in
+ * *@dev), its main thread (*@thr) and the GPU's stream 7 (*@strm); the writer in *@out.
+ */
+void tkt_one_gpu(const char *path, tk_writer **out, int64_t *proc, int64_t *dev, int64_t *thr,
+		 int64_t *strm);
+
+/*
  * Import the real trace @rel (tkt_real(): the corpus copy, else the vendored one; when neither
  * has it, a full_corpus test is skipped, any other fails) into @db with the tracekit binary,
  * asserting exit 0. Returns 1.
