@@ -5,6 +5,7 @@
 #include "tk_analyze_store.h"
 
 #include <criterion/criterion.h>
+#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -98,6 +99,17 @@ void tkt_finish(tk_writer *w)
 {
 	char err[512];
 	cr_assert_eq(tk_writer_finish(w, err, sizeof(err)), TK_OK, "%s", err);
+}
+
+void tkt_exec_sql(const char *path, const char *sql)
+{
+	sqlite3 *db = NULL;
+	char *msg = NULL;
+	cr_assert_eq(sqlite3_open(path, &db), SQLITE_OK);
+	int rc = sqlite3_exec(db, sql, NULL, NULL, &msg);
+	cr_assert_eq(rc, SQLITE_OK, "%s: %s", sql, msg ? msg : "?");
+	sqlite3_free(msg);
+	sqlite3_close(db);
 }
 
 void tkt_one_gpu(const char *path, tk_writer **out, int64_t *proc, int64_t *dev, int64_t *thr,

@@ -55,6 +55,9 @@ int64_t tkt_launched_op(tk_writer *w, int64_t thr, int64_t track, enum tk_event_
 /* Finish the writer, asserting success. */
 void tkt_finish(tk_writer *w);
 
+/* Run @sql (one or more statements) on the store at @path; asserts it succeeds. */
+void tkt_exec_sql(const char *path, const char *sql);
+
 /*
  * A new store at @path with one process (pid 100 "train" on host "h"), its GPU 0 (device ids in
  * *@dev), its main thread (*@thr) and the GPU's stream 7 (*@strm); the writer in *@out.

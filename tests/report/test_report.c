@@ -275,14 +275,8 @@ Test(report, analysis_by_an_older_tracekit_is_run_again)
 	cr_expect_eq(tkt_query_int(tkt_db, "SELECT value FROM meta WHERE key = 'analysis_version'"),
 		     TK_ANALYSIS_VERSION);
 	/* as an older tracekit leaves it: no version, and a table without a newer column */
-	sqlite3 *db = NULL;
-	cr_assert_eq(sqlite3_open(tkt_db, &db), SQLITE_OK);
-	cr_assert_eq(sqlite3_exec(db,
-				  "DELETE FROM meta WHERE key = 'analysis_version';"
-				  "ALTER TABLE analysis_kernel_stats DROP COLUMN source_occupancy",
-				  NULL, NULL, NULL),
-		     SQLITE_OK, "%s", sqlite3_errmsg(db));
-	sqlite3_close(db);
+	tkt_exec_sql(tkt_db, "DELETE FROM meta WHERE key = 'analysis_version';"
+			     "ALTER TABLE analysis_kernel_stats DROP COLUMN source_occupancy");
 	struct tkt_run r = tkt_tracekit("report", tkt_db, "--format", "json", NULL);
 	cr_expect_eq(r.code, 0, "%s", r.err);
 	cr_expect(strstr(r.err, "was analysed by an older tracekit: running analyze again"), "%s",

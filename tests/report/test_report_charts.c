@@ -17,17 +17,6 @@ TestSuite(charts, .init = tkt_analyze_setup, .fini = tkt_analyze_teardown, .time
 
 #define RESNET "kineto/kineto/tb_plugin/samples/resnet50_num_workers_0/worker0.1623143089861.pt.trace.json.gz"
 
-static void exec_sql(const char *path, const char *sql)
-{
-	sqlite3 *db = NULL;
-	char *msg = NULL;
-	cr_assert_eq(sqlite3_open(path, &db), SQLITE_OK);
-	int rc = sqlite3_exec(db, sql, NULL, NULL, &msg);
-	cr_assert_eq(rc, SQLITE_OK, "%s: %s", sql, msg ? msg : "?");
-	sqlite3_free(msg);
-	sqlite3_close(db);
-}
-
 static char *html_of(const char *path)
 {
 	struct tkt_run r = tkt_tracekit("report", path, "--format", "html", NULL);
@@ -73,7 +62,7 @@ static void analyzed_fixture(void)
 Test(charts, one_step_per_device_is_a_bar_each)
 {
 	analyzed_fixture();
-	exec_sql(tkt_db, "DELETE FROM analysis_steps WHERE step_num <> 2;");
+	tkt_exec_sql(tkt_db, "DELETE FROM analysis_steps WHERE step_num <> 2;");
 	char *html = html_of(tkt_db), *svg = chart(html, "steps");
 	cr_assert_not_null(svg, "no step chart");
 	/* two devices with one step each: two bars, no line */
@@ -90,7 +79,7 @@ Test(charts, step_axis_leaves_zero_when_variation_would_be_flattened)
 	analyzed_fixture();
 	/* steps of 101, 102, 103 µs on each device: the shortest is over half the longest, so the
 	 * axis starts at 101 − (103 − 101) / 4 = 100.5 µs */
-	exec_sql(tkt_db, "UPDATE analysis_steps SET dur_ns = 100000 + 1000 * step_num;");
+	tkt_exec_sql(tkt_db, "UPDATE analysis_steps SET dur_ns = 100000 + 1000 * step_num;");
 	char *html = html_of(tkt_db), *svg = chart(html, "steps");
 	cr_assert_not_null(svg);
 	cr_expect_not_null(strstr(svg, "the axis does not start at zero"), "%s", svg);

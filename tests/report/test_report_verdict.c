@@ -37,17 +37,6 @@ TestSuite(verdict, .init = tkt_analyze_setup, .fini = tkt_analyze_teardown, .tim
 	" FROM analysis_kpi WHERE kpi = 'gpu_utilization' AND value IS NOT NULL"                \
 	" ORDER BY value, device_id LIMIT 1"
 
-static void exec_sql(const char *path, const char *sql)
-{
-	sqlite3 *db = NULL;
-	char *msg = NULL;
-	cr_assert_eq(sqlite3_open(path, &db), SQLITE_OK);
-	int rc = sqlite3_exec(db, sql, NULL, NULL, &msg);
-	cr_assert_eq(rc, SQLITE_OK, "%s: %s", sql, msg ? msg : "?");
-	sqlite3_free(msg);
-	sqlite3_close(db);
-}
-
 /* The report of @path in @format, wide enough that no verdict line wraps (malloc'd). */
 static char *report(const char *path, const char *format)
 {
@@ -165,7 +154,7 @@ Test(verdict, no_finding_and_no_device_work_are_said)
 {
 	rf_write_store(tkt_db);
 	analyze(tkt_db);
-	exec_sql(tkt_db, "DELETE FROM analysis_findings; DELETE FROM analysis_kpi;");
+	tkt_exec_sql(tkt_db, "DELETE FROM analysis_findings; DELETE FROM analysis_kpi;");
 	expect_verdict(tkt_db,
 		       "Utilization: unknown: the trace has no device work (no kernels, copies or XLA "
 		       "ops)",
@@ -186,7 +175,7 @@ Test(verdict, ties_and_tiers_only_time_shares_come_first)
 	/* only a tier-3 finding left: it is named, with its summary's figure */
 	rf_write_store(tkt_db);
 	analyze(tkt_db);
-	exec_sql(tkt_db, "DELETE FROM analysis_findings WHERE rule <> 'step_time_mismatch';");
+	tkt_exec_sql(tkt_db, "DELETE FROM analysis_findings WHERE rule <> 'step_time_mismatch';");
 	expect_sql(tkt_db, PICK_SQL, "step_time_mismatch|1|50.0");
 	char *out = report(tkt_db, "text");
 	cr_expect_not_null(strstr(out, "\n  Biggest bottleneck: device against host step time "
