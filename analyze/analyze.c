@@ -80,6 +80,7 @@ static const struct {
     {"device time", tka_device_time},
     {"idle gaps", tka_gaps},
     {"steps", tka_steps},
+    {"step ops", tka_step_ops},
     {"communication", tka_comm},
     {"op profile", tka_op_profile},
     {"kernel stats", tka_kernel_stats},

@@ -156,6 +156,7 @@ int tka_enclosing_ops(struct tka_ctx *c, int64_t process, int64_t *ts, size_t n)
 int tka_device_time(struct tka_ctx *c);	 /* device_time.c:  analysis_device_time */
 int tka_gaps(struct tka_ctx *c);	 /* gaps.c:         analysis_gaps, analysis_gap_summary */
 int tka_steps(struct tka_ctx *c);	 /* steps.c:        analysis_steps */
+int tka_step_ops(struct tka_ctx *c);	 /* step_ops.c:     analysis_step_ops */
 int tka_comm(struct tka_ctx *c);	 /* comm.c:         analysis_comm */
 int tka_op_profile(struct tka_ctx *c);	 /* op_profile.c:   analysis_op_profile */
 int tka_kernel_stats(struct tka_ctx *c); /* kernel_stats.c: analysis_kernel_stats */

@@ -76,6 +76,52 @@ struct tkc_summary {
 };
 
 void tkc_summary_free(struct tkc_summary *s); /* frees the members; NULL-safe */
+void tkc_series_free(struct tkc_series *s);   /* frees the members; NULL-safe */
+
+/* Kernels and ops keep per-step samples from this share of the device-op time up, at most
+ * TKC_SAMPLE_MAX of them (the largest); the others are listed with their calls and time. */
+#define TKC_SAMPLE_SHARE 0.001
+#define TKC_SAMPLE_MAX 500
+
+/* The series of metric @key in @s (appended empty, with @unit and @per_step, when new); NULL
+ * when memory ran out. */
+struct tkc_series *tkc_summary_metric(struct tkc_summary *s, const char *key, const char *unit,
+				      int per_step);
+
+/* Append sample @x of run @run to @m (runs in order); TK_OK or TK_ENOMEM. */
+int tkc_series_add(struct tkc_series *m, size_t run, double x);
+
+/* "8 x NVIDIA A100-SXM4-40GB" for messages; 1 when two model lists are equal. */
+void tkc_models_text(const struct tkc_model *m, size_t n, char *buf, size_t len);
+int tkc_models_equal(const struct tkc_model *a, size_t na, const struct tkc_model *b, size_t nb);
+
+/*
+ * Building a summary from analysed stores (baseline.c): one store per run, in order. A store
+ * analysed by an older tracekit is refused (TK_EVERSION: analyse it again); runs whose device
+ * models differ, or of which some have steps and some none, are refused by finish (TK_EINVAL).
+ */
+struct tkc_builder;
+/* @sample_share: items from this share of device-op time up keep per-step samples (at most
+ * TKC_SAMPLE_MAX of them; the input of a check samples more than a baseline keeps). */
+int tkc_builder_new(double sample_share, size_t sample_max, struct tkc_builder **out);
+int tkc_builder_add_store(struct tkc_builder *b, const char *path, const char *label, char *err,
+			  size_t errlen);
+int tkc_builder_finish(struct tkc_builder *b, struct tkc_summary *out, char *err, size_t errlen);
+void tkc_builder_free(struct tkc_builder *b);
+
+/*
+ * tkc_baseline_write() - @s as baseline JSON (docs/baseline.md) to @out; items below
+ * TKC_SAMPLE_SHARE (or beyond the TKC_SAMPLE_MAX largest) are written without samples.
+ * TK_OK, TK_EIO, TK_ENOMEM.
+ */
+int tkc_baseline_write(FILE *out, const struct tkc_summary *s);
+
+/*
+ * tkc_baseline_read() - read a baseline file into @s (zeroed first; freed on failure).
+ * TK_EFORMAT (message: file, line, column, key path), TK_EVERSION (another version), TK_EIO,
+ * TK_ENOMEM.
+ */
+int tkc_baseline_read(const char *path, struct tkc_summary *s, char *err, size_t errlen);
 
 /* ---- gates ---- */
 
@@ -163,5 +209,80 @@ double tkc_mann_whitney(const double *x, size_t nx, const double *y, size_t ny);
 
 /* The smallest one-sided p-value any outcome can reach with these sample sizes: 1 / C(nx+ny, nx). */
 double tkc_min_p(size_t nx, size_t ny);
+
+/* ---- the comparison (compare.c) ---- */
+
+#define TKC_ALPHA 0.01	     /* one-sided significance level of the per-step test */
+#define TKC_MIN_OVERLAP 0.5  /* comparable workloads share at least this much kernel time */
+#define TKC_GATE_SHARE 0.01  /* default kernel/op gates cover items from this share up */
+#define TKC_MIN_NS 10000.0   /* smallest change of a step-level time that counts: 10 us */
+#define TKC_MIN_ITEM_NS 2000.0 /* ... of one kernel's or op's time per step: 2 us */
+#define TKC_MIN_BYTES 1048576.0 /* ... of a memory peak: 1 MiB */
+#define TKC_MIN_PT 0.5	     /* ... of a '%' KPI: half a point */
+
+enum tkc_status {
+	TKC_PASS,     /* within the gate */
+	TKC_FAIL,     /* a regression (relative gates) or a bound crossed (absolute gates) */
+	TKC_IMPROVED, /* beyond the gate in the good direction, significant */
+	TKC_SKIPPED,  /* nothing to compare (the metric is absent on a side) */
+	TKC_NEW,      /* an item only the input has (listed, not gated) */
+	TKC_GONE,     /* an item only the baseline has (listed, not gated) */
+};
+
+/* The outcome of one gate on one subject (a metric, or one kernel/op of a kernel/op gate). */
+struct tkc_outcome {
+	const struct tkc_gate *gate;
+	char *subject;	    /* metric key ("step_time", "kpi.gpu_utilization"), or the item name */
+	int item;	    /* 0 metric, 1 kernel, 2 op */
+	char unit[8];	    /* "ns", "bytes", "%" */
+	double base, cur;   /* the compared statistic (REL: medians; MAX/MIN: the gate's stat) */
+	double change;	    /* cur / base - 1; NaN when base is 0 or absent */
+	double delta;	    /* cur - base (MAX/MIN: cur - bound) */
+	double limit;	    /* REL: the change (or delta, for pt and absolute amounts) allowed;
+			       MAX/MIN: the bound */
+	double noise;	    /* the baseline's run-to-run spread of this statistic (relative), 0
+			       with one run */
+	double p;	    /* one-sided p-value in the gate's bad direction (improvements: the
+			       good one); NaN when not tested */
+	int low_confidence; /* too few samples for the test: decided on the threshold alone */
+	size_t nbase, ncur; /* samples on each side */
+	enum tkc_status status;
+	char why[160]; /* how it was decided, e.g. "within noise: p = 0.31" */
+};
+
+struct tkc_result {
+	int comparable;		 /* 0: not comparable (exit 2), reason in @reason */
+	char reason[1024];
+	char hardware[512];	 /* what differs in the hardware when allowed anyway, else "" */
+	double overlap_base;	 /* share of the baseline's kernel time in kernels the input has */
+	double overlap_cur;	 /* share of the input's kernel time in kernels the baseline has */
+	struct tkc_outcome *v;
+	size_t n;
+	size_t regressions, improvements, passed, skipped;
+	char cause[1024]; /* the likely cause of a time regression: kernels that grew, new ones */
+	int has_baseline;
+	size_t base_runs, cur_runs;
+	int64_t base_steps, cur_steps; /* steps over all runs */
+};
+
+/*
+ * tkc_compare() - evaluate @gates on the input summary @cur against @base (NULL: only absolute
+ * gates; relative ones are an error). Not comparable (r->comparable = 0) as docs/check.md says:
+ * no device work in the input, steps on one side only, different device models or counts
+ * (unless @allow_hw: then noted in r->hardware), kernel-set overlap under TKC_MIN_OVERLAP
+ * (unless @allow_hw). TK_OK (whatever the verdict), TK_EINVAL (a relative gate without a
+ * baseline, message in @err), TK_ENOMEM.
+ */
+int tkc_compare(const struct tkc_summary *base, const struct tkc_summary *cur,
+		const struct tkc_gates *gates, int allow_hw, struct tkc_result *r, char *err,
+		size_t errlen);
+void tkc_result_free(struct tkc_result *r);
+
+/* A statistic of a series' pooled samples: "mean", "median" (NULL), "p90" (nearest rank),
+ * "min", "max"; NaN when it has none. */
+double tkc_stat(const struct tkc_series *s, const char *stat);
+
+/* The summary's metric @key, or NULL. */
+const struct tkc_series *tkc_summary_find(const struct tkc_summary *s, const char *key);
 
 #endif

@@ -62,6 +62,32 @@ int cli_parse_int(const struct tk_cmd *cmd, const char *opt, const char *text, i
 /* Report a library status with its message: prints, returns the exit code for it. */
 int cli_fail(int status, const char *message);
 
+/* ---- importing (cli/import_inputs.c) ---- */
+struct tk_import_options;
+struct tk_writer_stats;
+
+/*
+ * Import @n inputs (trace files, XPlane files, logdirs; @run_name picks a logdir's run) into the
+ * new store @output as `tracekit import` does: an input given twice is refused, nothing is left
+ * at @output on failure. Prints what went wrong; returns an exit code. @o->warn defaults to
+ * printing warnings on stderr.
+ */
+int cli_import(const char *output, const char *const *inputs, size_t n, const char *run_name,
+	       struct tk_import_options *o, struct tk_writer_stats *st);
+
+/* One run given to `baseline` or `check`: a store (analysed in place when it has no current
+ * analysis) or a trace/logdir imported and analysed into a temporary store. */
+struct cli_run_input {
+	const char *arg;   /* as given */
+	const char *store; /* the analysed store to read */
+	char dir[4096];	   /* the temporary directory, "" when none */
+	char path[4200];   /* the temporary store */
+};
+
+/* Prepare @arg; an exit code (the problem printed). Close even after a failure. */
+int cli_run_input_open(const char *arg, struct cli_run_input *in);
+void cli_run_input_close(struct cli_run_input *in);
+
 /* ---- what `report` and `diff` share (cli/cmd_report.c) ---- */
 struct tk_report_options;
 struct cli_report_args {

@@ -35,92 +35,6 @@ const struct tk_cmd tk_cmd_import = {
     run,
 };
 
-static void warn(void *ctx, const char *message)
-{
-	(void)ctx;
-	fprintf(stderr, "tracekit: warning: %s\n", message);
-}
-
-/* The files imported so far, to refuse one twice (it would become a second rank or host). A copy
- * of a JSON file is refused too; XPlane host files are named by their file, so only the same file
- * is. */
-struct inputs {
-	struct tk_input_id *ids;
-	int *json, n;
-};
-
-static int check_new_input(tk_writer *w, struct inputs *in, const char *path, int json)
-{
-	char err[1024];
-	struct tk_input_id *ids = realloc(in->ids, ((size_t)in->n + 1) * sizeof(*ids));
-	if (ids)
-		in->ids = ids;
-	int *js = ids ? realloc(in->json, ((size_t)in->n + 1) * sizeof(*js)) : NULL;
-	if (!js)
-		return tk_writer_fail(w, TK_ENOMEM, "out of memory");
-	in->json = js;
-	int rc = tk_import_input_id(path, &ids[in->n], err, sizeof(err));
-	if (rc != TK_OK)
-		return tk_writer_fail(w, rc, "%s", err);
-	if (!(ids[in->n].path = strdup(path)))
-		return tk_writer_fail(w, TK_ENOMEM, "out of memory");
-	js[in->n] = json;
-	for (int i = 0; i < in->n && rc == TK_OK; i++) {
-		int same = tk_import_input_same(&ids[i], &ids[in->n], json && js[i]);
-		if (same != TK_INPUT_DIFFERENT)
-			rc = tk_writer_fail(w, TK_EINVAL,
-					    "inputs '%s' and '%s' %s: each input becomes its own "
-					    "rank or host; give each file once",
-					    ids[i].path, path,
-					    same == TK_INPUT_SAME_FILE
-						? "are the same file"
-						: "have the same content (a copy of one trace)");
-	}
-	in->n++;
-	return rc;
-}
-
-static void inputs_free(struct inputs *in)
-{
-	for (int i = 0; i < in->n; i++)
-		free((char *)in->ids[i].path);
-	free(in->ids);
-	free(in->json);
-}
-
-/* Import one directory: every host file of one run. */
-static int import_dir(tk_writer *w, const char *path, const char *run_name,
-		      struct tk_import_options *o, struct inputs *in)
-{
-	struct tk_xplane_run *runs = NULL;
-	int nruns = 0, rc;
-	char err[1024];
-	rc = tk_xplane_list_runs(path, &runs, &nruns, err, sizeof(err));
-	if (rc != TK_OK) {
-		tk_writer_fail(w, rc, "%s", err);
-		goto out;
-	}
-	const struct tk_xplane_run *pick = &runs[0];
-	if (run_name) {
-		pick = NULL;
-		for (int i = 0; i < nruns && !pick; i++)
-			if (!strcmp(runs[i].name, run_name))
-				pick = &runs[i];
-		if (!pick) {
-			rc = tk_writer_fail(w, TK_ENOTFOUND,
-					    "'%s' has no run named '%s' (see 'tracekit ls %s')",
-					    path, run_name, path);
-			goto out;
-		}
-	}
-	for (int i = 0; i < pick->nfiles && rc == TK_OK; i++)
-		if ((rc = check_new_input(w, in, pick->files[i], 0)) == TK_OK)
-			rc = tk_import_xplane(w, pick->files[i], o);
-out:
-	tk_xplane_runs_free(runs, nruns);
-	return rc;
-}
-
 static int run(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -135,7 +49,6 @@ static int run(int argc, char **argv)
 	const char *output = NULL, *run_name = NULL;
 	struct tk_import_options o;
 	tk_import_options_init(&o);
-	o.warn = warn;
 	int c, rc;
 	int64_t v;
 	optind = 0;
@@ -170,47 +83,10 @@ static int run(int argc, char **argv)
 				   (size_t)(argc - optind), TK_OUTPUT_STORE)) != TK_EXIT_OK)
 		return rc;
 
-	tk_writer *w = NULL;
-	struct inputs seen = {NULL, NULL, 0};
-	char err[1024];
-	rc = tk_writer_create(output, &w);
-	cli_remove_on_signal(tk_writer_temp_path(w));
-	for (int i = optind; i < argc && rc == TK_OK; i++) { /* files first: before any import */
-		struct stat sb;
-		enum tk_import_format fmt;
-		if (stat(argv[i], &sb) == 0 && S_ISDIR(sb.st_mode))
-			continue;
-		if ((rc = tk_import_detect(argv[i], &fmt, err, sizeof(err))) != TK_OK)
-			tk_writer_fail(w, rc, "%s", err);
-		else
-			rc = check_new_input(w, &seen, argv[i], fmt == TK_FORMAT_CHROME_JSON);
-	}
-	for (int i = optind; i < argc && rc == TK_OK; i++) {
-		const char *in = argv[i];
-		struct stat sb;
-		o.file_index = i - optind;
-		if (stat(in, &sb) == 0 && S_ISDIR(sb.st_mode)) {
-			rc = import_dir(w, in, run_name, &o, &seen);
-			continue;
-		}
-		enum tk_import_format fmt;
-		rc = tk_import_detect(in, &fmt, err, sizeof(err));
-		if (rc != TK_OK)
-			tk_writer_fail(w, rc, "%s", err);
-		else if (fmt == TK_FORMAT_XPLANE)
-			rc = tk_import_xplane(w, in, &o);
-		else
-			rc = tk_import_chrome_json(w, in, &o);
-	}
-	inputs_free(&seen);
-	if (rc != TK_OK)
-		return cli_fail_writer(rc, w);
 	struct tk_writer_stats st;
-	tk_writer_get_stats(w, &st);
-	rc = tk_writer_finish(w, err, sizeof(err));
-	cli_remove_on_signal(NULL);
-	if (rc != TK_OK)
-		return cli_fail(rc, err);
+	if ((rc = cli_import(output, (const char *const *)argv + optind, (size_t)(argc - optind),
+			     run_name, &o, &st)) != TK_EXIT_OK)
+		return rc;
 	printf(
 	    "wrote %s: %lld events (%lld kernels, %lld copies, %lld memsets), %lld memory events, "
 	    "%lld counter samples, %lld flows\n",

@@ -1,0 +1,436 @@
+/*
+ * The baseline file (docs/baseline.md): a summary of runs (check_internal.h) as small, stable,
+ * versioned JSON, written key by key in a fixed order, and read back with every value checked
+ * (the file is input like any other: a wrong type, a missing key, a count that does not add up
+ * is TK_EFORMAT naming the file, the place and the key path; another version is TK_EVERSION).
+ */
+#include "check_internal.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <tracekit/error.h>
+
+#include "json_dom.h"
+#include "report_internal.h"
+#include "store_internal.h"
+
+#define BASELINE_MAX_BYTES (256u << 20) /* a baseline file larger than this is refused */
+
+/* ---- writing ---- */
+
+/* A sample: integral values as integers, the others as the shortest round-trip real. */
+static void num(struct tkr_buf *b, double v)
+{
+	if (isfinite(v) && v == floor(v) && fabs(v) < 9007199254740992.0)
+		tkr_printf(b, "%.0f", v);
+	else
+		tkr_json_real(b, v);
+}
+
+static void series_samples(struct tkr_buf *b, const struct tkc_series *s)
+{
+	size_t at = 0;
+	tkr_puts(b, "[");
+	for (size_t r = 0; r < s->nruns; r++) {
+		tkr_puts(b, r ? ", [" : "[");
+		for (size_t i = 0; i < s->runs[r] && at < s->n; i++, at++) {
+			if (i)
+				tkr_puts(b, ", ");
+			num(b, s->v[at]);
+		}
+		tkr_puts(b, "]");
+	}
+	tkr_puts(b, "]");
+}
+
+static void items(struct tkr_buf *b, const char *key, const struct tkc_item *v, size_t n)
+{
+	tkr_printf(b, ",\n  \"%s\": [", key);
+	for (size_t i = 0; i < n; i++) {
+		tkr_puts(b, i ? ",\n    {\"name\": " : "\n    {\"name\": ");
+		tkr_json_str(b, v[i].name);
+		tkr_puts(b, ", \"calls_per_step\": ");
+		num(b, v[i].calls_per_step);
+		tkr_puts(b, ", \"ns_per_step\": ");
+		num(b, v[i].ns_per_step);
+		tkr_puts(b, ", \"share\": ");
+		num(b, v[i].share);
+		if (v[i].s.n && v[i].share >= TKC_SAMPLE_SHARE && i < TKC_SAMPLE_MAX) {
+			tkr_puts(b, ", \"samples\": ");
+			series_samples(b, &v[i].s);
+		}
+		tkr_puts(b, "}");
+	}
+	tkr_puts(b, n ? "\n  ]" : "]");
+}
+
+int tkc_baseline_write(FILE *out, const struct tkc_summary *s)
+{
+	struct tkr_buf b = {0};
+	tkr_printf(&b, "{\n  \"format\": \"tracekit-baseline\",\n  \"version\": %d,\n",
+		   TKC_BASELINE_VERSION);
+	tkr_puts(&b, "  \"tracekit_version\": ");
+	tkr_json_str(&b, s->tracekit_version ? s->tracekit_version : "");
+	tkr_printf(&b, ",\n  \"analysis_version\": %lld,\n  \"runs\": [", (long long)s->analysis_version);
+	for (size_t i = 0; i < s->nruns; i++) {
+		const struct tkc_run *r = &s->runs[i];
+		tkr_puts(&b, i ? ",\n    {\"input\": " : "\n    {\"input\": ");
+		tkr_json_str(&b, r->input);
+		tkr_printf(&b, ", \"steps\": %lld, \"window\": ", (long long)r->steps);
+		tkr_json_str(&b, r->window);
+		tkr_puts(&b, ", \"step_source\": ");
+		tkr_json_str(&b, r->step_source);
+		tkr_printf(&b, ", \"device_ops\": %lld}", (long long)r->device_ops);
+	}
+	tkr_printf(&b, "\n  ],\n  \"workload\": {\n    \"devices\": %lld,\n    \"ranks\": %lld,\n"
+		       "    \"has_steps\": %s,\n    \"models\": [",
+		   (long long)s->devices, (long long)s->ranks, s->has_steps ? "true" : "false");
+	for (size_t i = 0; i < s->nmodels; i++) {
+		tkr_puts(&b, i ? ", {\"model\": " : "{\"model\": ");
+		tkr_json_str(&b, s->models[i].model);
+		tkr_printf(&b, ", \"count\": %lld}", (long long)s->models[i].count);
+	}
+	tkr_puts(&b, "]\n  },\n  \"metrics\": {");
+	for (size_t i = 0; i < s->nmetrics; i++) {
+		const struct tkc_series *m = &s->metrics[i];
+		tkr_puts(&b, i ? ",\n    " : "\n    ");
+		tkr_json_str(&b, m->key);
+		tkr_puts(&b, ": {\"unit\": ");
+		tkr_json_str(&b, m->unit);
+		tkr_printf(&b, ", \"per\": \"%s\", \"samples\": ", m->per_step ? "step" : "run");
+		series_samples(&b, m);
+		tkr_puts(&b, "}");
+	}
+	tkr_puts(&b, s->nmetrics ? "\n  }" : "}");
+	items(&b, "kernels", s->kernels, s->nkernels);
+	items(&b, "ops", s->ops, s->nops);
+	tkr_puts(&b, ",\n  \"memory\": [");
+	for (size_t i = 0; i < s->nmemory; i++) {
+		tkr_puts(&b, i ? ", {\"device\": " : "{\"device\": ");
+		tkr_json_str(&b, s->memory[i].device);
+		tkr_printf(&b, ", \"peak_bytes\": %lld}", (long long)s->memory[i].peak_bytes);
+	}
+	tkr_puts(&b, "]\n}\n");
+	return tkr_flush(out, &b);
+}
+
+/* ---- reading ---- */
+
+struct rd {
+	const char *path;
+	char *err;
+	size_t errlen;
+	size_t nruns;
+};
+
+static int bad(struct rd *r, const struct tkj_value *at, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static int bad(struct rd *r, const struct tkj_value *at, const char *fmt, ...)
+{
+	char what[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	tk_fmt(r->err, r->errlen, "baseline '%s': line %llu, column %llu: %s", r->path,
+	       (unsigned long long)(at ? at->line : 0), (unsigned long long)(at ? at->col : 0),
+	       what);
+	return TK_EFORMAT;
+}
+
+/* Member @key of object @o with type @t; NULL after the message when absent or mistyped. */
+static const struct tkj_value *need(struct rd *r, const struct tkj_value *o, const char *where,
+				    const char *key, enum tkj_type t, int *rc)
+{
+	static const char *const names[] = {"null", "a boolean", "a number", "a string",
+					    "an array", "an object"};
+	const struct tkj_value *v = tkj_get(o, key);
+	if (*rc != TK_OK)
+		return NULL;
+	if (!v)
+		*rc = bad(r, o, "%s: the key \"%s\" is missing", where, key);
+	else if (v->type != t)
+		*rc = bad(r, v, "%s.%s: expected %s", where, key, names[t]);
+	return *rc == TK_OK ? v : NULL;
+}
+
+/* A count: an integral number in [0, 2^53). */
+static int64_t count_of(struct rd *r, const struct tkj_value *v, const char *where, int *rc)
+{
+	if (*rc != TK_OK || !v)
+		return 0;
+	if (!(v->num >= 0 && v->num < 9007199254740992.0 && v->num == floor(v->num))) {
+		*rc = bad(r, v, "%s: expected a count (a whole number >= 0)", where);
+		return 0;
+	}
+	return (int64_t)v->num;
+}
+
+static char *dup_str(struct rd *r, const struct tkj_value *v, int *rc)
+{
+	if (*rc != TK_OK || !v)
+		return NULL;
+	char *s = strdup(v->str);
+	if (!s)
+		*rc = TK_ENOMEM;
+	(void)r;
+	return s;
+}
+
+/* @v: an array of nruns arrays of finite numbers -> @s. */
+static int read_samples(struct rd *r, const struct tkj_value *v, const char *where,
+			struct tkc_series *s)
+{
+	if (v->type != TKJ_ARRAY || v->n != r->nruns)
+		return bad(r, v, "%s.samples: expected an array of %zu arrays (one per run)", where,
+			   r->nruns);
+	for (size_t k = 0; k < v->n; k++) {
+		const struct tkj_value *a = &v->items[k];
+		if (a->type != TKJ_ARRAY)
+			return bad(r, a, "%s.samples[%zu]: expected an array of numbers", where, k);
+		for (size_t i = 0; i < a->n; i++) {
+			const struct tkj_value *x = &a->items[i];
+			if (x->type != TKJ_NUMBER || !isfinite(x->num) || fabs(x->num) > 1e300)
+				return bad(r, x, "%s.samples[%zu][%zu]: expected a number", where,
+					   k, i);
+			if (tkc_series_add(s, k, x->num) != TK_OK)
+				return TK_ENOMEM;
+		}
+		if (a->n == 0 && (s->nruns <= k)) { /* an empty run still counts */
+			size_t *rr = realloc(s->runs, (k + 1) * sizeof(*rr));
+			if (!rr)
+				return TK_ENOMEM;
+			for (size_t j = s->nruns; j <= k; j++)
+				rr[j] = 0;
+			s->runs = rr;
+			s->nruns = k + 1;
+		}
+	}
+	return TK_OK;
+}
+
+static int read_items(struct rd *r, const struct tkj_value *root, const char *key,
+		      struct tkc_item **out, size_t *nout)
+{
+	int rc = TK_OK;
+	const struct tkj_value *a = need(r, root, "baseline", key, TKJ_ARRAY, &rc);
+	if (rc != TK_OK)
+		return rc;
+	struct tkc_item *v = calloc(a->n ? a->n : 1, sizeof(*v));
+	if (!v)
+		return TK_ENOMEM;
+	*out = v;
+	*nout = a->n;
+	for (size_t i = 0; i < a->n && rc == TK_OK; i++) {
+		char where[64];
+		snprintf(where, sizeof(where), "%s[%zu]", key, i);
+		const struct tkj_value *o = &a->items[i];
+		if (o->type != TKJ_OBJECT) {
+			rc = bad(r, o, "%s: expected an object", where);
+			break;
+		}
+		v[i].name = dup_str(r, need(r, o, where, "name", TKJ_STRING, &rc), &rc);
+		const struct tkj_value *c = need(r, o, where, "calls_per_step", TKJ_NUMBER, &rc),
+				       *ns = need(r, o, where, "ns_per_step", TKJ_NUMBER, &rc),
+				       *sh = need(r, o, where, "share", TKJ_NUMBER, &rc);
+		if (rc != TK_OK)
+			break;
+		if (!(c->num >= 0 && ns->num >= 0 && sh->num >= 0 && sh->num <= 1 &&
+		      c->num < 1e18 && ns->num < 1e21)) {
+			rc = bad(r, o, "%s: calls_per_step, ns_per_step and share must be >= 0 (share "
+				       "<= 1)",
+				 where);
+			break;
+		}
+		v[i].calls_per_step = c->num;
+		v[i].ns_per_step = ns->num;
+		v[i].share = sh->num;
+		const struct tkj_value *smp = tkj_get(o, "samples");
+		if (smp) {
+			if (!(v[i].s.key = strdup(v[i].name))) {
+				rc = TK_ENOMEM;
+				break;
+			}
+			snprintf(v[i].s.unit, sizeof(v[i].s.unit), "ns");
+			v[i].s.per_step = 1;
+			rc = read_samples(r, smp, where, &v[i].s);
+		}
+	}
+	return rc;
+}
+
+static int read_runs(struct rd *r, const struct tkj_value *root, struct tkc_summary *s)
+{
+	int rc = TK_OK;
+	const struct tkj_value *a = need(r, root, "baseline", "runs", TKJ_ARRAY, &rc);
+	if (rc != TK_OK)
+		return rc;
+	if (a->n == 0)
+		return bad(r, a, "runs: a baseline has at least one run");
+	if (!(s->runs = calloc(a->n, sizeof(*s->runs))))
+		return TK_ENOMEM;
+	s->nruns = r->nruns = a->n;
+	for (size_t i = 0; i < a->n && rc == TK_OK; i++) {
+		char where[64];
+		snprintf(where, sizeof(where), "runs[%zu]", i);
+		const struct tkj_value *o = &a->items[i];
+		if (o->type != TKJ_OBJECT)
+			return bad(r, o, "%s: expected an object", where);
+		struct tkc_run *ru = &s->runs[i];
+		ru->input = dup_str(r, need(r, o, where, "input", TKJ_STRING, &rc), &rc);
+		ru->steps = count_of(r, need(r, o, where, "steps", TKJ_NUMBER, &rc), where, &rc);
+		ru->device_ops =
+		    count_of(r, need(r, o, where, "device_ops", TKJ_NUMBER, &rc), where, &rc);
+		const struct tkj_value *w = need(r, o, where, "window", TKJ_STRING, &rc),
+				       *src = need(r, o, where, "step_source", TKJ_STRING, &rc);
+		if (rc == TK_OK) {
+			snprintf(ru->window, sizeof(ru->window), "%s", w->str);
+			snprintf(ru->step_source, sizeof(ru->step_source), "%s", src->str);
+		}
+	}
+	return rc;
+}
+
+static int read_workload(struct rd *r, const struct tkj_value *root, struct tkc_summary *s)
+{
+	int rc = TK_OK;
+	const struct tkj_value *w = need(r, root, "baseline", "workload", TKJ_OBJECT, &rc);
+	const struct tkj_value *dev = need(r, w, "workload", "devices", TKJ_NUMBER, &rc),
+			       *ranks = need(r, w, "workload", "ranks", TKJ_NUMBER, &rc),
+			       *hs = need(r, w, "workload", "has_steps", TKJ_BOOL, &rc),
+			       *models = need(r, w, "workload", "models", TKJ_ARRAY, &rc);
+	s->devices = count_of(r, dev, "workload.devices", &rc);
+	s->ranks = count_of(r, ranks, "workload.ranks", &rc);
+	if (rc != TK_OK)
+		return rc;
+	s->has_steps = hs->b;
+	if (!(s->models = calloc(models->n ? models->n : 1, sizeof(*s->models))))
+		return TK_ENOMEM;
+	s->nmodels = models->n;
+	int64_t total = 0;
+	for (size_t i = 0; i < models->n && rc == TK_OK; i++) {
+		char where[64];
+		snprintf(where, sizeof(where), "workload.models[%zu]", i);
+		const struct tkj_value *o = &models->items[i];
+		if (o->type != TKJ_OBJECT)
+			return bad(r, o, "%s: expected an object", where);
+		s->models[i].model = dup_str(r, need(r, o, where, "model", TKJ_STRING, &rc), &rc);
+		s->models[i].count =
+		    count_of(r, need(r, o, where, "count", TKJ_NUMBER, &rc), where, &rc);
+		total += s->models[i].count;
+		if (rc == TK_OK && i && strcmp(s->models[i - 1].model, s->models[i].model) >= 0)
+			rc = bad(r, o, "%s: models must be sorted by name, each once", where);
+	}
+	if (rc == TK_OK && total != s->devices)
+		rc = bad(r, models, "workload: the models' counts add up to %lld, not devices (%lld)",
+			 (long long)total, (long long)s->devices);
+	return rc;
+}
+
+static int read_metrics(struct rd *r, const struct tkj_value *root, struct tkc_summary *s)
+{
+	int rc = TK_OK;
+	const struct tkj_value *m = need(r, root, "baseline", "metrics", TKJ_OBJECT, &rc);
+	for (size_t i = 0; rc == TK_OK && i < m->n; i++) {
+		char where[160];
+		snprintf(where, sizeof(where), "metrics.%.120s", m->keys[i]);
+		const struct tkj_value *o = &m->items[i];
+		if (o->type != TKJ_OBJECT)
+			return bad(r, o, "%s: expected an object", where);
+		const struct tkj_value *unit = need(r, o, where, "unit", TKJ_STRING, &rc),
+				       *per = need(r, o, where, "per", TKJ_STRING, &rc),
+				       *smp = need(r, o, where, "samples", TKJ_ARRAY, &rc);
+		if (rc != TK_OK)
+			break;
+		if (strcmp(per->str, "step") && strcmp(per->str, "run"))
+			return bad(r, per, "%s.per: expected \"step\" or \"run\"", where);
+		if (strlen(unit->str) >= sizeof(s->metrics[0].unit))
+			return bad(r, unit, "%s.unit: unknown unit", where);
+		struct tkc_series *x =
+		    tkc_summary_metric(s, m->keys[i], unit->str, !strcmp(per->str, "step"));
+		if (!x)
+			return TK_ENOMEM;
+		if (x->n)
+			return bad(r, o, "%s: the metric is given twice", where);
+		rc = read_samples(r, smp, where, x);
+	}
+	return rc;
+}
+
+static int read_memory(struct rd *r, const struct tkj_value *root, struct tkc_summary *s)
+{
+	int rc = TK_OK;
+	const struct tkj_value *a = need(r, root, "baseline", "memory", TKJ_ARRAY, &rc);
+	if (rc != TK_OK)
+		return rc;
+	if (!(s->memory = calloc(a->n ? a->n : 1, sizeof(*s->memory))))
+		return TK_ENOMEM;
+	s->nmemory = a->n;
+	for (size_t i = 0; i < a->n && rc == TK_OK; i++) {
+		char where[64];
+		snprintf(where, sizeof(where), "memory[%zu]", i);
+		const struct tkj_value *o = &a->items[i];
+		if (o->type != TKJ_OBJECT)
+			return bad(r, o, "%s: expected an object", where);
+		s->memory[i].device = dup_str(r, need(r, o, where, "device", TKJ_STRING, &rc), &rc);
+		s->memory[i].peak_bytes =
+		    count_of(r, need(r, o, where, "peak_bytes", TKJ_NUMBER, &rc), where, &rc);
+	}
+	return rc;
+}
+
+int tkc_baseline_read(const char *path, struct tkc_summary *s, char *err, size_t errlen)
+{
+	struct tkj_value *root = NULL;
+	struct rd r = {path, err, errlen, 0};
+	memset(s, 0, sizeof(*s));
+	int rc = tkj_parse_file(path, BASELINE_MAX_BYTES, &root, err, errlen);
+	if (rc != TK_OK)
+		goto out;
+	if (root->type != TKJ_OBJECT) {
+		rc = bad(&r, root, "expected a JSON object (a tracekit baseline)");
+		goto out;
+	}
+	const struct tkj_value *fmt = need(&r, root, "baseline", "format", TKJ_STRING, &rc),
+			       *ver = need(&r, root, "baseline", "version", TKJ_NUMBER, &rc);
+	if (rc != TK_OK)
+		goto out;
+	if (strcmp(fmt->str, "tracekit-baseline")) {
+		rc = bad(&r, fmt, "format is not \"tracekit-baseline\": not a tracekit baseline");
+		goto out;
+	}
+	if (ver->num != TKC_BASELINE_VERSION) {
+		tk_fmt(err, errlen,
+		       "baseline '%s' has version %g; this tracekit reads version %d: make the "
+		       "baseline again with 'tracekit baseline'",
+		       path, ver->num, TKC_BASELINE_VERSION);
+		rc = TK_EVERSION;
+		goto out;
+	}
+	const struct tkj_value *tv = need(&r, root, "baseline", "tracekit_version", TKJ_STRING, &rc),
+			       *av = need(&r, root, "baseline", "analysis_version", TKJ_NUMBER, &rc);
+	s->tracekit_version = dup_str(&r, tv, &rc);
+	s->analysis_version = count_of(&r, av, "analysis_version", &rc);
+	if (rc == TK_OK)
+		rc = read_runs(&r, root, s);
+	if (rc == TK_OK)
+		rc = read_workload(&r, root, s);
+	if (rc == TK_OK)
+		rc = read_metrics(&r, root, s);
+	if (rc == TK_OK)
+		rc = read_items(&r, root, "kernels", &s->kernels, &s->nkernels);
+	if (rc == TK_OK)
+		rc = read_items(&r, root, "ops", &s->ops, &s->nops);
+	if (rc == TK_OK)
+		rc = read_memory(&r, root, s);
+	if (rc == TK_ENOMEM)
+		tk_fmt(err, errlen, "out of memory reading baseline '%s'", path);
+out:
+	tkj_free(root);
+	if (rc != TK_OK)
+		tkc_summary_free(s);
+	return rc;
+}

@@ -1,0 +1,212 @@
+/*
+ * Importing inputs into a store, shared by the commands: `import` (cli/cmd_import.c), and
+ * `baseline` and `check`, which take a store, a trace file or a logdir per run and import the
+ * latter on the fly into a temporary store (cli_run_input_open).
+ */
+#define _XOPEN_SOURCE 700 /* mkdtemp, nftw */
+#include <errno.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <tracekit/analyze.h>
+#include <tracekit/error.h>
+#include <tracekit/import.h>
+#include <tracekit/store.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+static void warn(void *ctx, const char *message)
+{
+	(void)ctx;
+	fprintf(stderr, "tracekit: warning: %s\n", message);
+}
+
+/* The files imported so far, to refuse one twice (it would become a second rank or host). A copy
+ * of a JSON file is refused too; XPlane host files are named by their file, so only the same file
+ * is. */
+struct inputs {
+	struct tk_input_id *ids;
+	int *json, n;
+};
+
+static int check_new_input(tk_writer *w, struct inputs *in, const char *path, int json)
+{
+	char err[1024];
+	struct tk_input_id *ids = realloc(in->ids, ((size_t)in->n + 1) * sizeof(*ids));
+	if (ids)
+		in->ids = ids;
+	int *js = ids ? realloc(in->json, ((size_t)in->n + 1) * sizeof(*js)) : NULL;
+	if (!js)
+		return tk_writer_fail(w, TK_ENOMEM, "out of memory");
+	in->json = js;
+	int rc = tk_import_input_id(path, &ids[in->n], err, sizeof(err));
+	if (rc != TK_OK)
+		return tk_writer_fail(w, rc, "%s", err);
+	if (!(ids[in->n].path = strdup(path)))
+		return tk_writer_fail(w, TK_ENOMEM, "out of memory");
+	js[in->n] = json;
+	for (int i = 0; i < in->n && rc == TK_OK; i++) {
+		int same = tk_import_input_same(&ids[i], &ids[in->n], json && js[i]);
+		if (same != TK_INPUT_DIFFERENT)
+			rc = tk_writer_fail(w, TK_EINVAL,
+					    "inputs '%s' and '%s' %s: each input becomes its own "
+					    "rank or host; give each file once",
+					    ids[i].path, path,
+					    same == TK_INPUT_SAME_FILE
+						? "are the same file"
+						: "have the same content (a copy of one trace)");
+	}
+	in->n++;
+	return rc;
+}
+
+static void inputs_free(struct inputs *in)
+{
+	for (int i = 0; i < in->n; i++)
+		free((char *)in->ids[i].path);
+	free(in->ids);
+	free(in->json);
+}
+
+/* Import one directory: every host file of one run. */
+static int import_dir(tk_writer *w, const char *path, const char *run_name,
+		      struct tk_import_options *o, struct inputs *in)
+{
+	struct tk_xplane_run *runs = NULL;
+	int nruns = 0, rc;
+	char err[1024];
+	rc = tk_xplane_list_runs(path, &runs, &nruns, err, sizeof(err));
+	if (rc != TK_OK) {
+		tk_writer_fail(w, rc, "%s", err);
+		goto out;
+	}
+	const struct tk_xplane_run *pick = &runs[0];
+	if (run_name) {
+		pick = NULL;
+		for (int i = 0; i < nruns && !pick; i++)
+			if (!strcmp(runs[i].name, run_name))
+				pick = &runs[i];
+		if (!pick) {
+			rc = tk_writer_fail(w, TK_ENOTFOUND,
+					    "'%s' has no run named '%s' (see 'tracekit ls %s')",
+					    path, run_name, path);
+			goto out;
+		}
+	}
+	for (int i = 0; i < pick->nfiles && rc == TK_OK; i++)
+		if ((rc = check_new_input(w, in, pick->files[i], 0)) == TK_OK)
+			rc = tk_import_xplane(w, pick->files[i], o);
+out:
+	tk_xplane_runs_free(runs, nruns);
+	return rc;
+}
+
+
+int cli_import(const char *output, const char *const *inputs, size_t n, const char *run_name,
+	       struct tk_import_options *o, struct tk_writer_stats *st)
+{
+	tk_writer *w = NULL;
+	struct inputs seen = {NULL, NULL, 0};
+	char err[1024];
+	int rc = tk_writer_create(output, &w);
+	if (!o->warn)
+		o->warn = warn;
+	cli_remove_on_signal(tk_writer_temp_path(w));
+	for (size_t i = 0; i < n && rc == TK_OK; i++) { /* files first: before any import */
+		struct stat sb;
+		enum tk_import_format fmt;
+		if (stat(inputs[i], &sb) == 0 && S_ISDIR(sb.st_mode))
+			continue;
+		if ((rc = tk_import_detect(inputs[i], &fmt, err, sizeof(err))) != TK_OK)
+			tk_writer_fail(w, rc, "%s", err);
+		else
+			rc = check_new_input(w, &seen, inputs[i], fmt == TK_FORMAT_CHROME_JSON);
+	}
+	for (size_t i = 0; i < n && rc == TK_OK; i++) {
+		const char *in = inputs[i];
+		struct stat sb;
+		o->file_index = (int)i;
+		if (stat(in, &sb) == 0 && S_ISDIR(sb.st_mode)) {
+			rc = import_dir(w, in, run_name, o, &seen);
+			continue;
+		}
+		enum tk_import_format fmt;
+		rc = tk_import_detect(in, &fmt, err, sizeof(err));
+		if (rc != TK_OK)
+			tk_writer_fail(w, rc, "%s", err);
+		else if (fmt == TK_FORMAT_XPLANE)
+			rc = tk_import_xplane(w, in, o);
+		else
+			rc = tk_import_chrome_json(w, in, o);
+	}
+	inputs_free(&seen);
+	if (rc != TK_OK)
+		return cli_fail_writer(rc, w);
+	tk_writer_get_stats(w, st);
+	rc = tk_writer_finish(w, err, sizeof(err));
+	cli_remove_on_signal(NULL);
+	return rc == TK_OK ? TK_EXIT_OK : cli_fail(rc, err);
+}
+
+/* 1 when @path starts with SQLite's file header (a store, or another SQLite database). */
+static int is_sqlite(const char *path)
+{
+	char head[16];
+	FILE *f = fopen(path, "rb");
+	size_t n = f ? fread(head, 1, sizeof(head), f) : 0;
+	if (f)
+		fclose(f);
+	return n == sizeof(head) && !memcmp(head, "SQLite format 3", 16);
+}
+
+int cli_run_input_open(const char *arg, struct cli_run_input *in)
+{
+	memset(in, 0, sizeof(*in));
+	in->arg = arg;
+	struct stat sb;
+	if (stat(arg, &sb) != 0) {
+		cli_error("cannot read '%s': %s", arg, strerror(errno));
+		return TK_EXIT_USAGE;
+	}
+	if (S_ISREG(sb.st_mode) && is_sqlite(arg)) {
+		in->store = arg;
+		return cli_report_ensure_analysis(arg);
+	}
+	const char *tmp = getenv("TMPDIR");
+	snprintf(in->dir, sizeof(in->dir), "%s/tracekit-run-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	if (!mkdtemp(in->dir)) {
+		cli_error("cannot make a temporary directory in '%s' for importing '%s': %s",
+			  tmp && *tmp ? tmp : "/tmp", arg, strerror(errno));
+		in->dir[0] = '\0';
+		return TK_EXIT_USAGE;
+	}
+	snprintf(in->path, sizeof(in->path), "%s/run.tkdb", in->dir);
+	in->store = in->path;
+	struct tk_import_options o;
+	struct tk_writer_stats st;
+	char err[1024];
+	tk_import_options_init(&o);
+	int rc = cli_import(in->path, &arg, 1, NULL, &o, &st);
+	if (rc != TK_EXIT_OK)
+		return rc;
+	rc = tk_analyze(in->path, NULL, err, sizeof(err));
+	return rc == TK_OK ? TK_EXIT_OK : cli_fail(rc, err);
+}
+
+static int rm_one(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+	(void)sb, (void)flag, (void)ftw;
+	remove(path);
+	return 0;
+}
+
+void cli_run_input_close(struct cli_run_input *in)
+{
+	if (!in || !in->dir[0])
+		return;
+	nftw(in->dir, rm_one, 8, FTW_DEPTH | FTW_PHYS);
+	in->dir[0] = '\0';
+}
