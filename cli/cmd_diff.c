@@ -1,7 +1,8 @@
 /*
- * `tracekit diff A B`: two analysed stores side by side (before, after): KPIs, device time, top
- * ops and kernels with absolute and relative deltas, new and vanished ops and kernels, changes
- * beyond a threshold flagged. Always exits 0 when it could compare (no regression gate here).
+ * `tracekit diff A B`: two analysed stores side by side (before, after): step times, KPIs, device
+ * time, top ops and kernels with absolute and relative deltas, new and vanished ops and kernels,
+ * changes beyond a threshold flagged and called better or worse. Always exits 0 when it could
+ * compare (no regression gate here).
  */
 #include <getopt.h>
 #include <math.h>
@@ -17,13 +18,19 @@ static int run(int argc, char **argv);
 
 const struct tk_cmd tk_cmd_diff = {
     "diff",
-    "compare two stores: KPIs, device time, ops and kernels with deltas",
+    "compare two stores: step time, KPIs, device time, ops and kernels, better or worse",
     "usage: tracekit diff A B [--format text|json|md|html] [--threshold PCT] [-o FILE]\n"
     "                         [--no-color] [--top N] [--width N] [--full-names]\n\n"
-    "Compares two analysed stores, A (before) and B (after), side by side: KPIs, device time,\n"
-    "top ops (by self time) and kernels (by total time, over all launch configurations and\n"
-    "devices) with B - A and the relative change, and the ops and kernels only one of them has\n"
-    "(new, vanished). Changes larger than the threshold are flagged (up, down, new, gone).\n"
+    "Compares two analysed stores, A (before) and B (after), side by side: device and host step\n"
+    "time per device (median, mean, steps), KPIs, device time, top ops (by self time) and\n"
+    "kernels (by total time, over all launch configurations and devices) with B - A and the\n"
+    "relative change, and the ops and kernels only one of them has (new, vanished). Changes\n"
+    "larger than the threshold are flagged (up, down, new, gone) and, for metrics with a\n"
+    "direction, judged in the verdict column: a time going up is worse (step times, idle,\n"
+    "exposed communication and copies, op self time, kernel total time), utilization going up\n"
+    "is better, each KPI by its own direction; window, busy, compute, comm, step count and the\n"
+    "median kernel duration are neutral. The summary counts the changes for the worse and for\n"
+    "the better over all rows.\n"
     "Runs `tracekit analyze` first on a store that has no analysis. docs/reports.md has the\n"
     "details.\n\n"
     "Options:\n"

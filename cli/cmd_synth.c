@@ -14,13 +14,20 @@ const struct tk_cmd tk_cmd_synth = {
     "synth",
     "write a deterministic synthetic training trace (demo and benchmark input)",
     "usage: tracekit synth -o STORE [--events N] [--devices D] [--streams S] [--steps K]\n"
-    "                      [--seed X]\n\n"
+    "                      [--seed X] [--jitter J]\n\n"
     "Writes a realistic synthetic training trace: one process (rank) per GPU, a warm-up with\n"
     "compilation, K training steps of forward/backward/optimizer kernels of many sizes (runs of\n"
     "tiny ones among them), copies both ways, collectives on a communication stream,\n"
     "allocations balanced by frees, host ops with their launches, and idle gaps that are\n"
-    "host-bound, synchronization-bound and input-bound. Same options and seed give the same\n"
-    "content.\n\n"
+    "host-bound, synchronization-bound and input-bound. Same options, seed and jitter give the\n"
+    "same content.\n\n"
+    "--seed picks the workload: the kernel mix, tensor sizes and per-kernel times change with it\n"
+    "(per-kernel totals move by up to 10 % between seeds), so two seeds are two different\n"
+    "workloads. --jitter reruns the same workload (same events, names, launch configurations,\n"
+    "calls per step, allocations) with fresh run-to-run timing noise: each device op's duration\n"
+    "varies by about 2 %, host gaps and launch delays by about 5 %, and what follows moves\n"
+    "with them. Stores of one seed with different --jitter values are what a regression gate\n"
+    "must not flag (tracekit diff, check).\n\n"
     "Options:\n"
     "  -o, --output STORE  store to write (replaced atomically when it exists; an existing\n"
     "                      file that is not a tracekit store is refused)\n"
@@ -28,7 +35,9 @@ const struct tk_cmd tk_cmd_synth = {
     "  --devices D         GPUs, 1..64 (default 2)\n"
     "  --streams S         streams per GPU, 2..32 (default 4)\n"
     "  --steps K           training steps, 1..1000000 (default 10)\n"
-    "  --seed X            random seed (default 1)\n"
+    "  --seed X            the workload's random seed (default 1)\n"
+    "  --jitter J          timing-noise seed: 0 none (default), else the same workload with\n"
+    "                      fresh timing (about 2 % per device op)\n"
     "  -h, --help          this text\n",
     run,
 };
@@ -46,7 +55,8 @@ static int run(int argc, char **argv)
 	    {"output", required_argument, NULL, 'o'},  {"events", required_argument, NULL, 'e'},
 	    {"devices", required_argument, NULL, 'd'}, {"streams", required_argument, NULL, 's'},
 	    {"steps", required_argument, NULL, 'k'},   {"seed", required_argument, NULL, 'x'},
-	    {"help", no_argument, NULL, 'h'},	       {NULL, 0, NULL, 0},
+	    {"jitter", required_argument, NULL, 'j'},  {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	const struct tk_cmd *cmd = &tk_cmd_synth;
 	struct tk_synth_options o;
@@ -85,6 +95,11 @@ static int run(int argc, char **argv)
 			if ((rc = cli_parse_int(cmd, "--seed", optarg, 0, INT64_MAX, &v)))
 				return rc;
 			o.seed = (uint64_t)v;
+			break;
+		case 'j':
+			if ((rc = cli_parse_int(cmd, "--jitter", optarg, 0, INT64_MAX, &v)))
+				return rc;
+			o.jitter_seed = (uint64_t)v;
 			break;
 		case 'h':
 			return cli_help(cmd);

@@ -1,9 +1,11 @@
 /*
  * `tracekit diff`: two stores side by side. The second store is attached to the first one's
  * read-only connection as "b", and each section is one SQL statement that matches the rows of
- * both (KPIs by device and name, device time by device, ops by level and name, kernels by name)
- * with absolute and relative deltas and a flag for changes beyond the threshold; the sections
- * then go through the same model and formats as a report. Computes no analysis of its own.
+ * both (step times and device time by device, KPIs by device and name, ops by level and name,
+ * kernels by name) with absolute and relative deltas, a flag for changes beyond the threshold
+ * and, for metrics with a direction, a verdict (better, worse; POLARITY below,
+ * docs/reports.md); the sections then go through the same model and formats as a report.
+ * Computes no analysis of its own.
  */
 #include "report_internal.h"
 
@@ -28,6 +30,33 @@
 	" IS NOT NULL THEN 'gone' WHEN abs(" b " - " a ") > :thr * abs(" a ") AND " b       \
 	" <> " a " THEN CASE WHEN " b " > " a " THEN 'up' ELSE 'down' END END"
 #define REL(a, b) "(" b " - " a ") * 1.0 / nullif(abs(" a "), 0)"
+/* better or worse for a change beyond the threshold of a metric of polarity p (1: higher is
+ * better, -1: lower is better, 0: neutral, no verdict); NULL otherwise and for new or gone rows */
+#define VERDICT(a, b, p)                                                                       \
+	"CASE WHEN " p " <> 0 AND abs(" b " - " a ") > :thr * abs(" a ") AND " b " <> " a        \
+	" THEN CASE WHEN (" b " - " a ") * " p " > 0 THEN 'better' ELSE 'worse' END END"
+
+/*
+ * The direction of every metric of the steps, KPI and device-time tables (docs/reports.md,
+ * "Better or worse"); a metric not listed (a KPI of a newer analysis) is neutral. Ops' self time
+ * and kernels' total time are times: lower is better.
+ */
+#define POLARITY                                                                              \
+	"pol(metric, p) AS (VALUES ('steps', 0), ('step_time_median', -1),"                     \
+	" ('step_time_mean', -1), ('host_step_time_median', -1), ('host_step_time_mean', -1),"  \
+	" ('gpu_utilization', 1), ('kernel_duration_median', 0),"                               \
+	" ('small_kernel_share_count', -1), ('small_kernel_share_time', -1),"                   \
+	" ('host_overhead', -1), ('memory_bandwidth', 1), ('compilation_time', -1),"            \
+	" ('window', 0), ('utilization', 1), ('busy', 0), ('compute', 0), ('comm', 0),"         \
+	" ('exposed_comm', -1), ('exposed_memcpy', -1), ('idle', -1))"
+/* The columns of a row set v of (device_id, metric, unit, a, b): up to the change, then the
+ * flag and the verdict by the metric's polarity. */
+#define VALUE_HEAD                                                                         \
+	"v.device_id AS device_id, v.metric AS metric, v.unit AS unit, v.a AS a, v.b AS b," \
+	" v.b - v.a AS delta, " REL("v.a", "v.b") " AS rel"
+#define VALUE_TAIL                                                                      \
+	FLAG("v.a", "v.b") " AS flag, " VERDICT("v.a", "v.b", "coalesce(pol.p, 0)")          \
+	" AS verdict FROM v LEFT JOIN pol ON pol.metric = v.metric"
 
 #define OPS(schema)                                                                          \
 	"SELECT level, name, sum(occurrences) AS n, sum(total_ns) AS total_ns,"              \
@@ -52,6 +81,8 @@
 
 static const struct tkr_col c_diff_summary[] = {
     {"threshold", "threshold", TKR_RATIO, 0},
+    {"worse", "changes for the worse", TKR_INT, 0},
+    {"better", "changes for the better", TKR_INT, 0},
     {"kpis_flagged", "KPIs changed beyond it", TKR_INT, 0},
     {"ops_a", "ops in A", TKR_INT, 0},
     {"ops_b", "ops in B", TKR_INT, 0},
@@ -72,7 +103,7 @@ static const struct tkr_col c_diff_values[] = {
     {"b", "B", TKR_UVAL, 0},		 {"delta", "B - A", TKR_UDELTA, 0},
     {"rel", "change", TKR_DPCT, 0},	 {"a_band", "band A", TKR_BAND, O},
     {"b_band", "band B", TKR_BAND, O},	 {"flag", "flag", TKR_FLAG, 0},
-    END,
+    {"verdict", "verdict", TKR_FLAG, 0},	 END,
 };
 
 static const struct tkr_col c_diff_time[] = {
@@ -80,7 +111,7 @@ static const struct tkr_col c_diff_time[] = {
     {"unit", "unit", TKR_TEXT, J},	 {"a", "A", TKR_UVAL, 0},
     {"b", "B", TKR_UVAL, 0},		 {"delta", "B - A", TKR_UDELTA, 0},
     {"rel", "change", TKR_DPCT, 0},	 {"flag", "flag", TKR_FLAG, 0},
-    END,
+    {"verdict", "verdict", TKR_FLAG, 0},	 END,
 };
 
 static const struct tkr_col c_diff_ops[] = {
@@ -88,15 +119,16 @@ static const struct tkr_col c_diff_ops[] = {
     {"b_n", "calls B", TKR_INT, O},	  {"a_self_ns", "self A", TKR_NS, 0},
     {"b_self_ns", "self B", TKR_NS, 0},	  {"delta_ns", "B - A", TKR_DNS, 0},
     {"rel", "change", TKR_DPCT, 0},	  {"flag", "flag", TKR_FLAG, 0},
-    {"name", "name", TKR_NAME, F},	  END,
+    {"verdict", "verdict", TKR_FLAG, 0}, {"name", "name", TKR_NAME, F},
+    END,
 };
 
 static const struct tkr_col c_diff_kernels[] = {
     {"a_n", "calls A", TKR_INT, O},	   {"b_n", "calls B", TKR_INT, O},
     {"a_total_ns", "total A", TKR_NS, 0},  {"b_total_ns", "total B", TKR_NS, 0},
     {"delta_ns", "B - A", TKR_DNS, 0},	   {"rel", "change", TKR_DPCT, 0},
-    {"flag", "flag", TKR_FLAG, 0},		   {"name", "name", TKR_NAME, F},
-    END,
+    {"flag", "flag", TKR_FLAG, 0},	   {"verdict", "verdict", TKR_FLAG, 0},
+    {"name", "name", TKR_NAME, F},	   END,
 };
 
 static const struct tkr_col c_diff_ops_only[] = {
@@ -124,10 +156,69 @@ static const struct tkr_col c_diff_kernels_only[] = {
 	" WHEN 3 THEN " col ".busy_ns WHEN 4 THEN " col ".compute_ns WHEN 5 THEN " col      \
 	".comm_ns WHEN 6 THEN " col ".exposed_comm_ns WHEN 7 THEN " col ".exposed_memcpy_ns" \
 	" WHEN 8 THEN " col ".idle_ns END"
+#define ST(col) "CASE m.ord WHEN 1 THEN " col ".steps WHEN 2 THEN " col ".median_ns WHEN 3" \
+	" THEN " col ".mean_ns WHEN 4 THEN " col ".host_median_ns WHEN 5 THEN " col        \
+	".host_mean_ns END"
+
+/* One row per (device, metric) of the devices of either store: v from the tables x of A, y of
+ * B, the metrics m(ord, metric, unit) and the value V(table) of metric m.ord. */
+#define BY_DEVICE(x, y, V)                                                                   \
+	" devs AS (SELECT device_id FROM " x " UNION SELECT device_id FROM " y "), " POLARITY  \
+	", v AS (SELECT devs.device_id AS device_id, m.ord AS ord, m.metric AS metric,"        \
+	" m.unit AS unit, " V(x) " AS a, " V(y) " AS b FROM devs CROSS JOIN m"                 \
+	" LEFT JOIN " x " ON " x ".device_id = devs.device_id"                                   \
+	" LEFT JOIN " y " ON " y ".device_id = devs.device_id)"                                  \
+	" SELECT " VALUE_HEAD ", " VALUE_TAIL " ORDER BY v.device_id, v.ord"
+
+#define STEPS_SQL                                                                              \
+	"WITH sa AS (SELECT * FROM main.analysis_step_stats),"                                 \
+	" sb AS (SELECT * FROM b.analysis_step_stats),"                                        \
+	" m(ord, metric, unit) AS (VALUES (1, 'steps', 'count'), (2, 'step_time_median', 'ns')," \
+	" (3, 'step_time_mean', 'ns'), (4, 'host_step_time_median', 'ns'),"                     \
+	" (5, 'host_step_time_mean', 'ns'))," BY_DEVICE("sa", "sb", ST)
+#define KPIS_SQL                                                                               \
+	"WITH v AS (SELECT ka.device_id AS device_id, ka.kpi AS metric, ka.unit AS unit,"      \
+	" ka.value AS a, kb.value AS b, ka.band AS a_band, kb.band AS b_band, ka.rowid AS o1,"  \
+	" 0 AS o2 FROM main.analysis_kpi ka LEFT JOIN b.analysis_kpi kb"                        \
+	" ON kb.device_id = ka.device_id AND kb.kpi = ka.kpi"                                   \
+	" UNION ALL SELECT kb.device_id, kb.kpi, kb.unit, NULL, kb.value, NULL, kb.band, 1e18," \
+	" kb.rowid FROM b.analysis_kpi kb WHERE NOT EXISTS (SELECT 1 FROM main.analysis_kpi ka" \
+	" WHERE ka.device_id = kb.device_id AND ka.kpi = kb.kpi)), " POLARITY                   \
+	" SELECT " VALUE_HEAD ", v.a_band AS a_band, v.b_band AS b_band, " VALUE_TAIL           \
+	" ORDER BY v.device_id, v.o1, v.o2"
+#define DEVICE_TIME_SQL                                                                        \
+	"WITH da AS (SELECT * FROM main.analysis_device_time WHERE selected = 1),"             \
+	" db AS (SELECT * FROM b.analysis_device_time WHERE selected = 1),"                    \
+	" m(ord, metric, unit) AS (VALUES (1, 'window', 'ns'), (2, 'utilization', 'ratio'),"   \
+	" (3, 'busy', 'ns'), (4, 'compute', 'ns'), (5, 'comm', 'ns'),"                          \
+	" (6, 'exposed_comm', 'ns'), (7, 'exposed_memcpy', 'ns'), (8, 'idle', 'ns')),"          \
+	BY_DEVICE("da", "db", DT)
+#define OPS_SQL                                                                                \
+	WITH_OPS "SELECT level, a_n, b_n, a_self_ns, b_self_ns,"                                \
+	" coalesce(b_self_ns, 0) - coalesce(a_self_ns, 0) AS delta_ns,"                         \
+	" " REL("a_self_ns", "b_self_ns") " AS rel, " FLAG("a_self_ns", "b_self_ns") " AS flag, " \
+	VERDICT("a_self_ns", "b_self_ns", "-1") " AS verdict,"                                  \
+	" name FROM (" OPS_JOINED ") ORDER BY max(coalesce(a_self_ns, 0),"                       \
+	" coalesce(b_self_ns, 0)) DESC, level, name"
+#define KERNELS_SQL                                                                            \
+	WITH_KERNELS "SELECT a_n, b_n, a_total_ns, b_total_ns,"                                 \
+	" coalesce(b_total_ns, 0) - coalesce(a_total_ns, 0) AS delta_ns,"                       \
+	" " REL("a_total_ns", "b_total_ns") " AS rel,"                                          \
+	" " FLAG("a_total_ns", "b_total_ns") " AS flag, "                                       \
+	VERDICT("a_total_ns", "b_total_ns", "-1") " AS verdict,"                                \
+	" name FROM (" KERNELS_JOINED ") ORDER BY max(coalesce(a_total_ns, 0),"                  \
+	" coalesce(b_total_ns, 0)) DESC, name"
+/* The verdicts of every row of the tables above (not only the rows shown). */
+#define VERDICTS                                                                               \
+	"SELECT verdict FROM (" STEPS_SQL ") UNION ALL SELECT verdict FROM (" KPIS_SQL ")"      \
+	" UNION ALL SELECT verdict FROM (" DEVICE_TIME_SQL ") UNION ALL SELECT verdict FROM ("  \
+	OPS_SQL ") UNION ALL SELECT verdict FROM (" KERNELS_SQL ")"
 
 const struct tkr_section_def tkr_diff_sections[] = {
     {"summary", "Summary", NULL, TKR_KV, 1,
      "SELECT :thr AS threshold,"
+     " (SELECT count(*) FROM (" VERDICTS ") WHERE verdict = 'worse') AS worse,"
+     " (SELECT count(*) FROM (" VERDICTS ") WHERE verdict = 'better') AS better,"
      " (SELECT count(*) FROM main.analysis_kpi ka JOIN b.analysis_kpi kb"
      "  ON kb.device_id = ka.device_id AND kb.kpi = ka.kpi"
      "  WHERE abs(kb.value - ka.value) > :thr * abs(ka.value) AND kb.value <> ka.value)"
@@ -149,45 +240,15 @@ const struct tkr_section_def tkr_diff_sections[] = {
      "  b_n IS NOT NULL AND abs(b_total_ns - a_total_ns) > :thr * abs(a_total_ns)"
      "  AND b_total_ns <> a_total_ns) AS kernels_flagged",
      c_diff_summary, NULL},
-    {"kpis", "KPIs", NULL, TKR_TABLE, 1000,
-     "WITH j AS (SELECT ka.device_id AS device_id, ka.kpi AS metric, ka.unit AS unit,"
-     " ka.value AS a, kb.value AS b, ka.band AS a_band, kb.band AS b_band, ka.rowid AS o1,"
-     " 0 AS o2 FROM main.analysis_kpi ka LEFT JOIN b.analysis_kpi kb"
-     " ON kb.device_id = ka.device_id AND kb.kpi = ka.kpi"
-     " UNION ALL SELECT kb.device_id, kb.kpi, kb.unit, NULL, kb.value, NULL, kb.band, 1e18,"
-     " kb.rowid FROM b.analysis_kpi kb WHERE NOT EXISTS (SELECT 1 FROM main.analysis_kpi ka"
-     " WHERE ka.device_id = kb.device_id AND ka.kpi = kb.kpi))"
-     " SELECT device_id, metric, unit, a, b, b - a AS delta, " REL("a", "b") " AS rel,"
-     " a_band, b_band, " FLAG("a", "b") " AS flag FROM j ORDER BY device_id, o1, o2",
-     c_diff_values, "no KPIs in either store"},
-    {"device_time", "Device time (selected window)", NULL, TKR_TABLE, 1000,
-     "WITH da AS (SELECT * FROM main.analysis_device_time WHERE selected = 1),"
-     " db AS (SELECT * FROM b.analysis_device_time WHERE selected = 1),"
-     " devs AS (SELECT device_id FROM da UNION SELECT device_id FROM db),"
-     " m(ord, metric, unit) AS (VALUES (1, 'window', 'ns'), (2, 'utilization', 'ratio'),"
-     " (3, 'busy', 'ns'), (4, 'compute', 'ns'), (5, 'comm', 'ns'),"
-     " (6, 'exposed_comm', 'ns'), (7, 'exposed_memcpy', 'ns'), (8, 'idle', 'ns')),"
-     " v AS (SELECT devs.device_id AS device_id, m.ord AS ord, m.metric AS metric,"
-     " m.unit AS unit, " DT("da") " AS a, " DT("db") " AS b FROM devs CROSS JOIN m"
-     " LEFT JOIN da ON da.device_id = devs.device_id"
-     " LEFT JOIN db ON db.device_id = devs.device_id)"
-     " SELECT device_id, metric, unit, a, b, b - a AS delta, " REL("a", "b") " AS rel, "
-     FLAG("a", "b") " AS flag FROM v ORDER BY device_id, ord",
+    {"steps", "Step time", NULL, TKR_TABLE, 1000, STEPS_SQL, c_diff_time,
+     "no steps in either store"},
+    {"kpis", "KPIs", NULL, TKR_TABLE, 1000, KPIS_SQL, c_diff_values, "no KPIs in either store"},
+    {"device_time", "Device time (selected window)", NULL, TKR_TABLE, 1000, DEVICE_TIME_SQL,
      c_diff_time, "no device time in either store"},
-    {"ops", "Top ops by self time", NULL, TKR_TABLE, -1,
-     WITH_OPS "SELECT level, a_n, b_n, a_self_ns, b_self_ns,"
-     " coalesce(b_self_ns, 0) - coalesce(a_self_ns, 0) AS delta_ns,"
-     " " REL("a_self_ns", "b_self_ns") " AS rel, " FLAG("a_self_ns", "b_self_ns") " AS flag,"
-     " name FROM (" OPS_JOINED ") ORDER BY max(coalesce(a_self_ns, 0),"
-     " coalesce(b_self_ns, 0)) DESC, level, name",
-     c_diff_ops, "no ops in either store"},
-    {"kernels", "Top kernels by total time", NULL, TKR_TABLE, -1,
-     WITH_KERNELS "SELECT a_n, b_n, a_total_ns, b_total_ns,"
-     " coalesce(b_total_ns, 0) - coalesce(a_total_ns, 0) AS delta_ns,"
-     " " REL("a_total_ns", "b_total_ns") " AS rel, " FLAG("a_total_ns", "b_total_ns") " AS flag,"
-     " name FROM (" KERNELS_JOINED ") ORDER BY max(coalesce(a_total_ns, 0),"
-     " coalesce(b_total_ns, 0)) DESC, name",
-     c_diff_kernels, "no kernels in either store"},
+    {"ops", "Top ops by self time", NULL, TKR_TABLE, -1, OPS_SQL, c_diff_ops,
+     "no ops in either store"},
+    {"kernels", "Top kernels by total time", NULL, TKR_TABLE, -1, KERNELS_SQL, c_diff_kernels,
+     "no kernels in either store"},
     {"ops_new", "New ops (only in B)", NULL, TKR_TABLE, -1, OPS_ONLY("ob", "oa"),
      c_diff_ops_only, NULL},
     {"ops_gone", "Vanished ops (only in A)", NULL, TKR_TABLE, -1, OPS_ONLY("oa", "ob"),

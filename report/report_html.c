@@ -32,7 +32,8 @@ static const char css[] =
     "table.kv th{cursor:default;text-align:left}"
     ".band-good{color:#17803d;font-weight:600}.band-warning{color:#a86b00;font-weight:600}"
     ".band-bad{color:#c62828;font-weight:600}.band-n-a{color:#8a90a0}"
-    ".flag{color:#a86b00;font-weight:600}"
+    ".flag{color:#a86b00;font-weight:600}.flag-worse{color:#c62828;font-weight:600}"
+    ".flag-better{color:#17803d;font-weight:600}"
     ".finding{background:#fff;border-left:4px solid #a86b00;padding:8px 12px;margin:8px 0}"
     ".finding.sev-high{border-color:#c62828}.finding h4{margin:0 0 4px;font-size:14px}"
     ".finding .sev{text-transform:uppercase;font-size:11px;padding:1px 6px;border-radius:3px;"
@@ -111,7 +112,9 @@ static void cell(struct tkr_buf *b, const struct tkr_model *m, const struct tkr_
 			   !strcmp(t, "good") || !strcmp(t, "warning") || !strcmp(t, "bad") ? t
 											  : "n-a");
 	else if ((col->kind == TKR_FLAG || col->kind == TKR_SEVERITY) && x->type == SQLITE_TEXT)
-		tkr_puts(b, " class=\"flag\"");
+		tkr_puts(b, !strcmp(t, "worse")	   ? " class=\"flag-worse\""
+			    : !strcmp(t, "better") ? " class=\"flag-better\""
+						   : " class=\"flag\"");
 	if (x->type != SQLITE_TEXT || tkr_right_aligned(col->kind)) {
 		tkr_puts(b, " data-v=\"");
 		raw_value(b, x);

@@ -46,8 +46,8 @@ static const char *cell_color(enum tkr_kind k, const char *text)
 						  : DIM;
 	if (k == TKR_SEVERITY)
 		return !strcmp(text, "high") ? RED : YELLOW;
-	if (k == TKR_FLAG)
-		return YELLOW;
+	if (k == TKR_FLAG) /* a diff's verdict in the colours of the bands */
+		return !strcmp(text, "worse") ? RED : !strcmp(text, "better") ? GREEN : YELLOW;
 	return NULL;
 }
 

@@ -25,6 +25,7 @@ void tk_synth_defaults(struct tk_synth_options *o)
 	o->streams = 4;
 	o->steps = 10;
 	o->seed = 1;
+	o->jitter_seed = 0;
 }
 
 static int valid(const struct tk_synth_options *o)
@@ -82,6 +83,16 @@ static void plan_size(struct sy_gen *g)
 	g->plan.tiny = base + (more < cap ? more : cap);
 }
 
+/* A seed is unsigned 64-bit: written as an integer when it fits, else as decimal text. */
+static int set_meta_u64(tk_writer *w, const char *key, uint64_t v)
+{
+	if (v <= (uint64_t)INT64_MAX)
+		return tk_writer_set_meta_int(w, key, (int64_t)v);
+	char buf[24];
+	snprintf(buf, sizeof(buf), "%" PRIu64, v);
+	return tk_writer_set_meta_text(w, key, buf);
+}
+
 static int write_meta(struct sy_gen *g)
 {
 	tk_writer *w = g->w;
@@ -97,14 +108,8 @@ static int write_meta(struct sy_gen *g)
 	    (rc = tk_writer_set_meta_int(w, "synth.layers", g->plan.layers)) != TK_OK ||
 	    (rc = tk_writer_set_meta_int(w, "synth.microbatches", g->plan.microbatches)) != TK_OK)
 		goto out;
-	/* The seed is unsigned 64-bit: as an integer when it fits, else as decimal text. */
-	if (o->seed <= (uint64_t)INT64_MAX) {
-		rc = tk_writer_set_meta_int(w, "synth.seed", (int64_t)o->seed);
-	} else {
-		char buf[24];
-		snprintf(buf, sizeof(buf), "%" PRIu64, o->seed);
-		rc = tk_writer_set_meta_text(w, "synth.seed", buf);
-	}
+	if ((rc = set_meta_u64(w, "synth.seed", o->seed)) == TK_OK && o->jitter_seed)
+		rc = set_meta_u64(w, "synth.jitter", o->jitter_seed);
 out:
 	return rc;
 }
@@ -184,6 +189,12 @@ static int run_rank(struct sy_gen *g, struct sy_rank *r, int rank)
 	uint64_t s = g->opt.seed ^ (0x5851f42d4c957f2dULL * (uint64_t)(rank + 1));
 	sy_rng_seed(&r->rng, sy_splitmix64(&s));
 	r->speed = 1.0 + 0.02 * sy_unit(&r->rng);
+	r->jitter = g->opt.jitter_seed != 0;
+	if (r->jitter) { /* its own stream: the workload's draws above and below are unchanged */
+		uint64_t j = g->opt.jitter_seed * 0x9e3779b97f4a7c15ULL ^ g->opt.seed ^
+			     (0xd1b54a32d192ed03ULL * (uint64_t)(rank + 1));
+		sy_rng_seed(&r->jrng, sy_splitmix64(&j));
+	}
 	if (g->opt.devices > 1 && rank == g->opt.devices - 1)
 		r->speed += 0.06; /* the straggler */
 	sy_mem_init(&r->mem, 0x7f4a00000000LL + (int64_t)rank * 0x200000000LL);

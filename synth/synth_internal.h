@@ -271,7 +271,9 @@ struct sy_gen; /* whole-trace state, below */
 
 struct sy_rank {
 	struct sy_gen *g;
-	struct sy_rng rng;
+	struct sy_rng rng;  /* the workload's draws (what happens, and its unjittered timing) */
+	struct sy_rng jrng; /* the timing noise's draws (tk_synth_options.jitter_seed) */
+	int jitter;	    /* 1 when jitter_seed is set */
 	int rank, nstreams, comm;
 	int64_t process_id, device_id;
 	int64_t main_track, loader_track, counter_track, stream_track[SY_MAX_STREAMS];
@@ -350,6 +352,15 @@ int sy_alloc(struct sy_rank *r, int64_t bytes, struct sy_block *b);
 int sy_free(struct sy_rank *r, struct sy_block *b);
 /* Flush what is planned outside an op (frees at the end of a step). */
 int sy_flush(struct sy_rank *r);
+/*
+ * Run-to-run timing noise (tk_synth_options.jitter_seed), drawn from sy_rank.jrng only so that
+ * the workload's own draws are unchanged: @d unchanged without jitter, else @d scaled by
+ * exp(N(0, sigma)) with the normal clamped to +-4 sigma. sy_jit_dev() is a device op's duration
+ * (sigma 2 %), sy_jit_host() a host-side time (5 %; 2 % from 1 ms on, 0.5 % from 100 ms on:
+ * long phases vary less relatively).
+ */
+int64_t sy_jit_dev(struct sy_rank *r, int64_t d);
+int64_t sy_jit_host(struct sy_rank *r, int64_t d);
 /* A host advance of @lo..@hi ns (Python between ops). */
 void sy_host_gap(struct sy_rank *r, int64_t lo, int64_t hi);
 /* An interval written at once (spans whose end is only now known: annotations, steps). */

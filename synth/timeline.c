@@ -5,7 +5,9 @@
  * free and any cross-stream dependency), bare API calls (event record/wait, stream sync that blocks
  * the host) and allocator events are laid out on the cursors; then the op is written, followed by
  * its children with their launch flows, so ids nest parent before child and memory events can name
- * the op that made them. Failures are sticky in sy_rank.status, like the writer's own.
+ * the op that made them. Failures are sticky in sy_rank.status, like the writer's own. With a
+ * jitter seed every device duration and host-side time drawn here passes through sy_jit_dev() or
+ * sy_jit_host(), and the cursors carry the change to everything after it.
  */
 #include "synth_internal.h"
 
@@ -31,6 +33,39 @@ static int64_t max64(int64_t a, int64_t b)
 	return a > b ? a : b;
 }
 
+/* A standard normal from @r (Marsaglia's polar method, sy_log and sqrt only), clamped to +-4. */
+static double normal(struct sy_rng *r)
+{
+	double u, v, s;
+	do {
+		u = 2.0 * sy_unit(r) - 1.0;
+		v = 2.0 * sy_unit(r) - 1.0;
+		s = u * u + v * v;
+	} while (s >= 1.0 || s == 0.0);
+	double z = u * sqrt(-2.0 * sy_log(s) / s);
+	return z < -4.0 ? -4.0 : z > 4.0 ? 4.0 : z;
+}
+
+static int64_t jit(struct sy_rank *r, int64_t d, double sigma)
+{
+	if (!r->jitter || d <= 0)
+		return d;
+	int64_t x = (int64_t)((double)d * sy_exp(sigma * normal(&r->jrng)));
+	return x > 0 ? x : 1;
+}
+
+int64_t sy_jit_dev(struct sy_rank *r, int64_t d)
+{
+	return jit(r, d, 0.02);
+}
+
+int64_t sy_jit_host(struct sy_rank *r, int64_t d)
+{
+	/* long phases vary less relatively: the compile (seconds) by 0.5 %, else the ranks' wait
+	 * for each other after it would swing the first step by tens of milliseconds */
+	return jit(r, d, d >= 100000 * US ? 0.005 : d >= 1000 * US ? 0.02 : 0.05);
+}
+
 /* Host time of a launch-type runtime call: mostly 3-5 us, sometimes up to 8 us. */
 static int64_t launch_api_dur(struct sy_rank *r)
 {
@@ -51,9 +86,11 @@ static struct sy_child *plan_launch(struct sy_rank *r, enum sy_child_kind kind, 
 	c->what = what;
 	c->stream = stream;
 	c->corr = r->g->next_corr++;
+	api_dur = sy_jit_host(r, api_dur);
+	dur = sy_jit_dev(r, dur);
 	c->api_ts = r->t;
 	c->api_dur = api_dur;
-	c->dev_ts = max64(r->t + sy_range(&r->rng, 4 * US, 7 * US), r->sfree[stream]);
+	c->dev_ts = max64(r->t + sy_jit_host(r, sy_range(&r->rng, 4 * US, 7 * US)), r->sfree[stream]);
 	c->dev_dur = dur;
 	r->sfree[stream] = c->dev_ts + dur;
 	if (stream == SY_COMPUTE) {
@@ -61,7 +98,7 @@ static struct sy_child *plan_launch(struct sy_rank *r, enum sy_child_kind kind, 
 			r->dev_first = c->dev_ts;
 		r->dev_last = c->dev_ts + dur;
 	}
-	r->t += api_dur + sy_range(&r->rng, 300, 1500);
+	r->t += api_dur + sy_jit_host(r, sy_range(&r->rng, 300, 1500));
 	return c;
 }
 
@@ -148,20 +185,20 @@ static void bare_api(struct sy_rank *r, int name, int64_t dur)
 	c->corr = r->g->next_corr++;
 	c->api_ts = r->t;
 	c->api_dur = dur;
-	r->t += dur + sy_range(&r->rng, 200, 800);
+	r->t += dur + sy_jit_host(r, sy_range(&r->rng, 200, 800));
 }
 
 void sy_stream_wait(struct sy_rank *r, int dst, int src)
 {
-	bare_api(r, SN_API_EVENT_RECORD, sy_range(&r->rng, 1 * US, 3 * US));
-	bare_api(r, SN_API_STREAM_WAIT, sy_range(&r->rng, 1 * US, 3 * US));
+	bare_api(r, SN_API_EVENT_RECORD, sy_jit_host(r, sy_range(&r->rng, 1 * US, 3 * US)));
+	bare_api(r, SN_API_STREAM_WAIT, sy_jit_host(r, sy_range(&r->rng, 1 * US, 3 * US)));
 	r->sfree[dst] = max64(r->sfree[dst], r->sfree[src]);
 }
 
 void sy_stream_sync(struct sy_rank *r, int stream)
 {
-	int64_t end = max64(r->t + sy_range(&r->rng, 1500, 3 * US),
-			    r->sfree[stream] + sy_range(&r->rng, 2 * US, 6 * US));
+	int64_t end = max64(r->t + sy_jit_host(r, sy_range(&r->rng, 1500, 3 * US)),
+			    r->sfree[stream] + sy_jit_host(r, sy_range(&r->rng, 2 * US, 6 * US)));
 	bare_api(r, SN_API_STREAM_SYNC, end - r->t);
 }
 
@@ -176,7 +213,7 @@ static void plan_mem(struct sy_rank *r, int is_free, const struct sy_block *b)
 	c->bytes = b->bytes;
 	c->in_use = r->mem.in_use;
 	c->reserved = sy_mem_reserved(&r->mem);
-	r->t += sy_range(&r->rng, 200, 800);
+	r->t += sy_jit_host(r, sy_range(&r->rng, 200, 800));
 }
 
 int sy_alloc(struct sy_rank *r, int64_t bytes, struct sy_block *b)
@@ -201,7 +238,7 @@ int sy_free(struct sy_rank *r, struct sy_block *b)
 
 void sy_host_gap(struct sy_rank *r, int64_t lo, int64_t hi)
 {
-	r->t += sy_range(&r->rng, lo, hi);
+	r->t += sy_jit_host(r, sy_range(&r->rng, lo, hi));
 }
 
 /* Append one interval; failures go to r->status. */
@@ -327,12 +364,12 @@ void sy_op_begin(struct sy_rank *r, int name)
 		emit_children(r, TK_NONE);
 	r->op_name = name;
 	r->op_ts = r->t;
-	r->t += sy_range(&r->rng, 2 * US, 10 * US);
+	r->t += sy_jit_host(r, sy_range(&r->rng, 2 * US, 10 * US));
 }
 
 int sy_op_end(struct sy_rank *r)
 {
-	r->t += sy_range(&r->rng, 1 * US, 4 * US);
+	r->t += sy_jit_host(r, sy_range(&r->rng, 1 * US, 4 * US));
 	int cat = r->op_name == SN_OP_COMPILE ? SN_CAT_COMPILE : SN_CAT_CPU_OP;
 	struct tk_event ev = {
 	    .track_id = r->main_track,

@@ -82,15 +82,15 @@ out:
 static int load_batch(struct sy_rank *r, int slow)
 {
 	struct sy_gen *g = r->g;
-	int64_t d = slow ? (int64_t)sy_logu(&r->rng, 4.0 * MS, 30.0 * MS)
-			 : (int64_t)sy_logu(&r->rng, 80.0 * US, 600.0 * US);
+	int64_t d = sy_jit_host(r, slow ? (int64_t)sy_logu(&r->rng, 4.0 * MS, 30.0 * MS)
+					: (int64_t)sy_logu(&r->rng, 80.0 * US, 600.0 * US));
 	int64_t a = r->t;
 	sy_op_begin(r, SN_OP_DATALOADER);
 	r->t += d;
 	int rc = sy_op_end(r);
 	int64_t b = r->t;
 	int64_t pin_ts = a + d / 5;
-	int64_t fetch_ts = a - sy_range(&r->rng, 200 * US, 2 * MS);
+	int64_t fetch_ts = a - sy_jit_host(r, sy_range(&r->rng, 200 * US, 2 * MS));
 	if (fetch_ts <= r->loader_free)
 		fetch_ts = r->loader_free + 1 * US;
 	uint32_t cat = g->name_id[SN_CAT_CPU_OP];

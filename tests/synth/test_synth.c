@@ -103,6 +103,7 @@ Test(synth, defaults)
 	cr_assert_eq(o.streams, 4);
 	cr_assert_eq(o.steps, 10);
 	cr_assert_eq(o.seed, 1);
+	cr_assert_eq(o.jitter_seed, 0);
 }
 
 Test(synth, determinism)
