@@ -55,6 +55,13 @@ void cli_remove_on_signal(const char *path);
 int cli_check_output(const char *output, const char *const *inputs, size_t n,
 		     enum tk_output_kind kind);
 
+/*
+ * Write @path through @write on a temporary file beside it, renamed into place when complete
+ * (removed on failure, @path left as it was); an exit code, the problem printed.
+ */
+int cli_write_atomic(const char *path, int (*write)(FILE *out, void *arg, char *err, size_t errlen),
+		     void *arg);
+
 /* Parse an integer option value in [min, max]; on error prints and returns TK_EXIT_USAGE. */
 int cli_parse_int(const struct tk_cmd *cmd, const char *opt, const char *text, int64_t min,
 		  int64_t max, int64_t *out);

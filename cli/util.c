@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <tracekit/error.h>
+#include <tracekit/output.h>
 
 void cli_error(const char *fmt, ...)
 {
@@ -108,4 +109,21 @@ int cli_fail(int status, const char *message)
 {
 	cli_error("%s", message && *message ? message : tk_strerror(status));
 	return tk_exit_code(status);
+}
+
+int cli_write_atomic(const char *path, int (*write)(FILE *out, void *arg, char *err, size_t errlen),
+		     void *arg)
+{
+	char err[1024] = "";
+	tk_output *f = NULL;
+	int rc = tk_output_open(path, &f);
+	cli_remove_on_signal(tk_output_temp_path(f));
+	if (rc == TK_OK && (rc = write(tk_output_stream(f), arg, err, sizeof(err))) == TK_OK &&
+	    (rc = tk_output_commit(f)) != TK_OK)
+		snprintf(err, sizeof(err), "%s", tk_output_errmsg(f));
+	else if (rc != TK_OK && !err[0])
+		snprintf(err, sizeof(err), "%s", tk_output_errmsg(f));
+	cli_remove_on_signal(NULL);
+	tk_output_close(f);
+	return rc == TK_OK ? TK_EXIT_OK : cli_fail(rc, err);
 }

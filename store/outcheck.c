@@ -196,6 +196,17 @@ static int is_report(enum tk_output_kind kind, const char *h, size_t n)
 		       starts(h, n, "{\n  \"report\": \"diff\",");
 	case TK_OUTPUT_REPORT_MD:
 		return starts(h, n, "# tracekit report: ") || starts(h, n, "# tracekit diff\n");
+	case TK_OUTPUT_BASELINE:
+		return starts(h, n, "{\n  \"format\": \"tracekit-baseline\",");
+	case TK_OUTPUT_CHECK_TEXT:
+		return starts(h, n, "tracekit check: ");
+	case TK_OUTPUT_CHECK_JSON:
+		return starts(h, n, "{\n  \"format\": \"tracekit-check\",");
+	case TK_OUTPUT_CHECK_MD:
+		return starts(h, n, "# tracekit check\n");
+	case TK_OUTPUT_CHECK_JUNIT:
+		return starts(h, n, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites "
+				    "name=\"tracekit check\"");
 	default:
 		return 0;
 	}
@@ -240,6 +251,16 @@ static const char *kind_text(enum tk_output_kind kind)
 		return "a tracekit JSON report";
 	case TK_OUTPUT_REPORT_MD:
 		return "a tracekit Markdown report";
+	case TK_OUTPUT_BASELINE:
+		return "a tracekit baseline";
+	case TK_OUTPUT_CHECK_TEXT:
+		return "a tracekit check result (text)";
+	case TK_OUTPUT_CHECK_JSON:
+		return "a tracekit check result (JSON)";
+	case TK_OUTPUT_CHECK_MD:
+		return "a tracekit check result (Markdown)";
+	case TK_OUTPUT_CHECK_JUNIT:
+		return "a JUnit file written by tracekit check";
 	}
 	return "what this command writes";
 }
