@@ -451,6 +451,8 @@ static int bkey_cmp(const void *a, const void *b)
 /* A bound's key given twice in one table (TOML forbids it; it is a typo in a gates file). */
 static int check_keys(struct toml *t)
 {
+	if (t->nkeys < 2)
+		return TK_OK;
 	qsort(t->keys, t->nkeys, sizeof(*t->keys), bkey_cmp);
 	const struct bkey *dup = NULL;
 	for (size_t i = 1; i < t->nkeys; i++) {
