@@ -90,7 +90,7 @@ static size_t number_len(const char *s)
 	size_t i = 0, digits = 0;
 	while (s[i] >= '0' && s[i] <= '9')
 		i++, digits++;
-	if (s[i] == '.') {
+	if (s[i] == '.' && s[i + 1] >= '0' && s[i + 1] <= '9') {
 		i++;
 		while (s[i] >= '0' && s[i] <= '9')
 			i++, digits++;

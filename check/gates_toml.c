@@ -11,6 +11,7 @@
 #include <tracekit/text.h>
 
 #include "gates_file.h"
+#include "json_lex.h"
 
 enum table { TOP, MAX, MIN };
 
@@ -122,28 +123,9 @@ static int end_of_line(struct toml *t, const char *after)
 static int utf8_push(struct toml *t, uint32_t cp)
 {
 	char b[4];
-	size_t n;
 	if (cp == 0 || (cp >= 0xD800 && cp < 0xE000) || cp > 0x10FFFF)
 		return ERR(t, "\\u escape of U+%04X: not a character allowed here", (unsigned)cp);
-	if (cp < 0x80) {
-		b[0] = (char)cp;
-		n = 1;
-	} else if (cp < 0x800) {
-		b[0] = (char)(0xC0 | (cp >> 6));
-		b[1] = (char)(0x80 | (cp & 0x3F));
-		n = 2;
-	} else if (cp < 0x10000) {
-		b[0] = (char)(0xE0 | (cp >> 12));
-		b[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
-		b[2] = (char)(0x80 | (cp & 0x3F));
-		n = 3;
-	} else {
-		b[0] = (char)(0xF0 | (cp >> 18));
-		b[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
-		b[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
-		b[3] = (char)(0x80 | (cp & 0x3F));
-		n = 4;
-	}
+	size_t n = json_utf8_encode(cp, b);
 	return tok_push(t, b, n);
 }
 
@@ -469,6 +451,8 @@ static int bkey_cmp(const void *a, const void *b)
 /* A bound's key given twice in one table (TOML forbids it; it is a typo in a gates file). */
 static int check_keys(struct toml *t)
 {
+	if (t->nkeys < 2)
+		return TK_OK;
 	qsort(t->keys, t->nkeys, sizeof(*t->keys), bkey_cmp);
 	const struct bkey *dup = NULL;
 	for (size_t i = 1; i < t->nkeys; i++) {

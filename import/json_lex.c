@@ -287,30 +287,34 @@ static int hex4(struct json_lex *lx, unsigned *out)
 	return 0;
 }
 
-static int push_utf8(struct json_lex *lx, unsigned cp)
+size_t json_utf8_encode(uint32_t cp, char b[4])
 {
-	char b[4];
-	size_t n;
 	if (cp < 0x80) {
 		b[0] = (char)cp;
-		n = 1;
-	} else if (cp < 0x800) {
+		return 1;
+	}
+	if (cp < 0x800) {
 		b[0] = (char)(0xC0 | (cp >> 6));
 		b[1] = (char)(0x80 | (cp & 0x3F));
-		n = 2;
-	} else if (cp < 0x10000) {
+		return 2;
+	}
+	if (cp < 0x10000) {
 		b[0] = (char)(0xE0 | (cp >> 12));
 		b[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
 		b[2] = (char)(0x80 | (cp & 0x3F));
-		n = 3;
-	} else {
-		b[0] = (char)(0xF0 | (cp >> 18));
-		b[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
-		b[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
-		b[3] = (char)(0x80 | (cp & 0x3F));
-		n = 4;
+		return 3;
 	}
-	return str_push(lx, b, n);
+	b[0] = (char)(0xF0 | (cp >> 18));
+	b[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
+	b[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
+	b[3] = (char)(0x80 | (cp & 0x3F));
+	return 4;
+}
+
+static int push_utf8(struct json_lex *lx, unsigned cp)
+{
+	char b[4];
+	return str_push(lx, b, json_utf8_encode(cp, b));
 }
 
 static enum json_tok lex_string(struct json_lex *lx)
