@@ -375,18 +375,18 @@ static int one_text(sqlite3 *db, const char *sql, char *buf, size_t len)
 static int add_steps(struct tkc_builder *b, struct run_ctx *r)
 {
 	struct tkc_summary *s = &b->s;
-	struct tkc_series *mt = tkc_summary_metric(s, "step_time", "ns", 1),
-			  *mb = tkc_summary_metric(s, "busy", "ns", 1),
-			  *mc = tkc_summary_metric(s, "comm", "ns", 1),
-			  *mx = tkc_summary_metric(s, "comm.exposed", "ns", 1);
-	if (!mt || !mb || !mc || !mx)
-		return oom(b);
 	int any_host = 0;
 	for (size_t k = 0; k < r->nsteps; k++)
 		any_host |= r->has_host[k];
-	struct tkc_series *mh = any_host ? tkc_summary_metric(s, "host_step_time", "ns", 1) : NULL;
-	if (any_host && !mh)
-		return oom(b);
+	/* create every series first: creating one moves the others (the array grows) */
+	static const char *const keys[] = {"step_time", "busy", "comm", "comm.exposed",
+					   "host_step_time"};
+	struct tkc_series *m[5] = {NULL};
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < (any_host ? 5u : 4u); i++)
+			if (!(m[i] = tkc_summary_metric(s, keys[i], "ns", 1)))
+				return oom(b);
+	struct tkc_series *mt = m[0], *mb = m[1], *mc = m[2], *mx = m[3], *mh = m[4];
 	for (size_t k = 0; k < r->nsteps; k++) {
 		double nd = b->shape[r->run].ndev[k];
 		if (nd <= 0)

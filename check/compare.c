@@ -452,7 +452,11 @@ int tkc_compare(const struct tkc_summary *base, const struct tkc_summary *cur,
 		r->passed += s == TKC_PASS;
 		r->skipped += s == TKC_SKIPPED;
 	}
-	if (base && r->regressions)
+	int time_failed = 0; /* a step-level time regressed: name the kernels behind it */
+	for (size_t i = 0; i < r->n; i++)
+		time_failed |= r->v[i].status == TKC_FAIL && !r->v[i].item &&
+			       !strcmp(r->v[i].unit, "ns") && strncmp(r->v[i].subject, "kpi.", 4);
+	if (base && time_failed)
 		likely_cause(r, base, cur);
 	return TK_OK;
 oom:

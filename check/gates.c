@@ -25,6 +25,7 @@ static const struct metric metrics[] = {
     {"busy", "ns", 1},
     {"comm", "ns", 1},
     {"comm.exposed", "ns", 1},
+    {"kernel_time", "ns", 1},
     {"memory.peak", "bytes", 0},
     {"kpi.gpu_utilization", "%", 0},
     {"kpi.kernel_duration_median", "ns", 0},
@@ -38,8 +39,8 @@ static const struct metric metrics[] = {
 };
 
 #define KNOWN_METRICS                                                                              \
-	"step_time, host_step_time, busy, comm, comm.exposed, memory.peak, kpi.<name>, "           \
-	"kernel:GLOB, op:GLOB"
+	"step_time, host_step_time, busy, comm, comm.exposed, kernel_time, memory.peak, "         \
+	"kpi.<name>, kernel:GLOB, op:GLOB"
 #define KNOWN_KPIS                                                                                 \
 	"gpu_utilization, kernel_duration_median, small_kernel_share_count, "                      \
 	"small_kernel_share_time, host_overhead, memory_bandwidth, compilation_time"
@@ -418,8 +419,8 @@ int tkc_gates_add(struct tkc_gates *g, const char *text, enum tkc_gate_kind kind
 
 int tkc_gates_defaults(struct tkc_gates *g, char *err, size_t errlen)
 {
-	static const char *const defaults[] = {"step_time:+5%",	  "busy:+5%", "memory.peak:+5%",
-					       "comm.exposed:+10%", "kernel:*:+10%", "op:*:+10%"};
+	static const char *const defaults[] = {"step_time:+5%", "busy:+5%", "memory.peak:+5%",
+					       "kernel:*:+10%", "op:*:+10%"};
 	for (size_t i = 0; i < sizeof(defaults) / sizeof(defaults[0]); i++) {
 		int st = tkc_gates_add(g, defaults[i], TKC_GATE_REL, err, errlen);
 		if (st != TK_OK)

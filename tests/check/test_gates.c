@@ -201,14 +201,14 @@ Test(gates, values_with_units)
 	cr_expect_eq(tkc_value_parse(NULL, &v, &unit), TK_EINVAL);
 }
 
-Test(gates, defaults_are_the_documented_six)
+Test(gates, defaults_are_the_documented_five)
 {
 	struct tkc_gates g = {0};
 	cr_assert_eq(tkc_gates_defaults(&g, err, sizeof(err)), TK_OK, "%s", err);
 	static const char *const want[] = {"step_time:+5%",	"busy:+5%",	 "memory.peak:+5%",
-					   "comm.exposed:+10%", "kernel:*:+10%", "op:*:+10%"};
-	cr_assert_eq(g.n, 6);
-	for (size_t i = 0; i < 6; i++) {
+					   "kernel:*:+10%", "op:*:+10%"};
+	cr_assert_eq(g.n, 5);
+	for (size_t i = 0; i < 5; i++) {
 		cr_expect_str_eq(g.v[i].text, want[i]);
 		cr_expect_eq(g.v[i].is_default, 1);
 		cr_expect_eq(g.v[i].kind, TKC_GATE_REL);
