@@ -259,7 +259,13 @@ struct tkc_result {
 	struct tkc_outcome *v;
 	size_t n;
 	size_t regressions, improvements, passed, skipped;
-	char cause[1024]; /* the likely cause of a time regression: kernels that grew, new ones */
+	/* the likely cause of a step-level time regression: the kernels that grew the most per
+	 * step (base_ns 0: new in the input), largest first; names point into the input summary */
+	struct {
+		const char *name;
+		double base_ns, cur_ns;
+	} causes[3];
+	size_t ncauses;
 	int has_baseline;
 	size_t base_runs, cur_runs;
 	int64_t base_steps, cur_steps; /* steps over all runs */

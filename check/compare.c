@@ -361,39 +361,28 @@ static void comparable(struct tkc_result *r, const struct tkc_summary *b,
 static void likely_cause(struct tkc_result *r, const struct tkc_summary *b,
 			 const struct tkc_summary *c)
 {
-	size_t at = 0, shown = 0;
-	r->cause[0] = '\0';
-	for (int pass = 0; pass < 3 && shown < 3; pass++) {
-		/* three picks, each the largest growth not yet shown */
-		double best = 0;
-		const struct tkc_item *pick = NULL, *pick_b = NULL;
-		for (size_t i = 0; i < c->nkernels; i++) {
-			const struct tkc_item *y = &c->kernels[i];
-			const struct tkc_item *x = find_item(b->kernels, b->nkernels, y->name);
-			double grow = y->ns_per_step - (x ? x->ns_per_step : 0);
-			if (grow <= best || grow < TKC_MIN_ITEM_NS ||
-			    (r->cause[0] && strstr(r->cause, y->name)))
-				continue;
-			best = grow;
-			pick = y;
-			pick_b = x;
-		}
-		if (!pick)
-			break;
-		int k;
-		if (pick_b && pick_b->ns_per_step > 0)
-			k = snprintf(r->cause + at, sizeof(r->cause) - at,
-				     "%skernel %s %+.1f %% (%+.3g us/step)", shown ? ", " : "",
-				     pick->name, 100 * (pick->ns_per_step / pick_b->ns_per_step - 1),
-				     best / 1e3);
-		else
-			k = snprintf(r->cause + at, sizeof(r->cause) - at,
-				     "%snew kernel %s %.3g us/step", shown ? ", " : "", pick->name,
-				     pick->ns_per_step / 1e3);
-		if (k < 0 || (size_t)k >= sizeof(r->cause) - at)
-			break;
-		at += (size_t)k;
-		shown++;
+	size_t cap = sizeof(r->causes) / sizeof(r->causes[0]);
+	r->ncauses = 0;
+	for (size_t i = 0; i < c->nkernels; i++) {
+		const struct tkc_item *y = &c->kernels[i];
+		const struct tkc_item *x = find_item(b->kernels, b->nkernels, y->name);
+		double base = x ? x->ns_per_step : 0, grow = y->ns_per_step - base;
+		if (grow < TKC_MIN_ITEM_NS)
+			continue;
+		/* insert by growth, keeping the largest cap */
+		size_t at = r->ncauses;
+		while (at > 0 && r->causes[at - 1].cur_ns - r->causes[at - 1].base_ns < grow)
+			at--;
+		if (at >= cap)
+			continue;
+		size_t last = r->ncauses < cap ? r->ncauses : cap - 1;
+		for (size_t k = last; k > at; k--)
+			r->causes[k] = r->causes[k - 1];
+		r->causes[at].name = y->name;
+		r->causes[at].base_ns = base;
+		r->causes[at].cur_ns = y->ns_per_step;
+		if (r->ncauses < cap)
+			r->ncauses++;
 	}
 }
 

@@ -123,6 +123,35 @@ static void outcome_line(struct tkr_buf *b, const struct tkc_outcome *o, int wid
 	tkr_puts(b, ")");
 }
 
+/* Cause @i: "kernel X +23.0 % (+1.10 ms/step)" or "new kernel Y 1.20 ms/step" (not escaped). */
+static void cause_raw(struct tkr_buf *b, const struct tkc_result *r, size_t i, int width)
+{
+	double base = r->causes[i].base_ns, cur = r->causes[i].cur_ns;
+	tkr_puts(b, base > 0 ? "kernel " : "new kernel ");
+	if (width > 0)
+		tkr_short_name(b, r->causes[i].name, width);
+	else
+		tkr_puts(b, r->causes[i].name);
+	if (base > 0) {
+		tkr_printf(b, " %+.1f %% (+", 100 * (cur / base - 1));
+		tkr_fmt_ns(b, cur - base);
+		tkr_puts(b, "/step)");
+	} else {
+		tkr_puts(b, " ");
+		tkr_fmt_ns(b, cur);
+		tkr_puts(b, "/step");
+	}
+}
+
+static void cause(struct tkr_buf *b, const struct tkc_result *r, size_t i, int width)
+{
+	struct tkr_buf t = {0};
+	cause_raw(&t, r, i, width);
+	tkr_safe(b, t.p ? t.p : "");
+	b->oom |= t.oom;
+	free(t.p);
+}
+
 /* The headline: the verdict and, on a regression, the first failure with its likely cause. */
 static void headline(struct tkr_buf *b, const struct tkc_result *r, int width)
 {
@@ -155,9 +184,9 @@ static void headline(struct tkr_buf *b, const struct tkc_result *r, int width)
 	else
 		tkr_puts(b, "bound");
 	tkr_puts(b, ")");
-	if (r->cause[0]) {
-		tkr_puts(b, ": ");
-		tkr_safe(b, r->cause);
+	for (size_t i = 0; i < r->ncauses; i++) {
+		tkr_puts(b, i ? ", " : ": ");
+		cause(b, r, i, width);
 	}
 }
 
@@ -351,12 +380,19 @@ static void write_json(struct tkr_buf *b, const struct tkr_check_view *v)
 	else
 		tkr_puts(b, "null");
 	tkr_printf(b, ",\n  \"regressions\": %zu,\n  \"improvements\": %zu,\n  \"passed\": %zu,\n"
-		      "  \"skipped\": %zu,\n  \"cause\": ",
+		      "  \"skipped\": %zu,\n  \"causes\": ",
 		   r->regressions, r->improvements, r->passed, r->skipped);
-	if (r->cause[0])
-		tkr_json_str(b, r->cause);
-	else
-		tkr_puts(b, "null");
+	tkr_puts(b, "[");
+	for (size_t i = 0; i < r->ncauses; i++) {
+		tkr_puts(b, i ? ", {\"kernel\": " : "{\"kernel\": ");
+		tkr_json_str(b, r->causes[i].name);
+		tkr_puts(b, ", \"baseline_ns_per_step\": ");
+		jnum(b, r->causes[i].base_ns);
+		tkr_puts(b, ", \"input_ns_per_step\": ");
+		jnum(b, r->causes[i].cur_ns);
+		tkr_puts(b, "}");
+	}
+	tkr_puts(b, "]");
 	tkr_puts(b, ",\n  \"baseline\": ");
 	jside(b, v->base);
 	tkr_puts(b, ",\n  \"input\": ");
@@ -470,14 +506,19 @@ static void write_junit(struct tkr_buf *b, const struct tkr_check_view *v)
 			const struct tkc_outcome *o = &r->v[k];
 			if (nfail && o->status != TKC_FAIL)
 				continue;
-			tkr_printf(&d, "%s: ", status_name(o->status));
-			outcome_line(&d, o, 0);
-			tkr_printf(&d, ": %s\n", o->why);
+			struct tkr_buf line = {0};
+			tkr_printf(&line, "%s: ", status_name(o->status));
+			outcome_line(&line, o, 0);
+			tkr_printf(&line, ": %s", o->why);
+			xml(&d, line.p ? line.p : "");
+			tkr_puts(&d, "\n");
+			d.oom |= line.oom;
+			free(line.p);
 		}
 		if (nfail) {
 			tkr_printf(b, "      <failure message=\"%zu regression%s\">", nfail,
 				   nfail == 1 ? "" : "s");
-			xml(b, d.p ? d.p : "");
+			tkr_puts(b, d.p ? d.p : "");
 			tkr_puts(b, "</failure>\n");
 		} else if (nskip == j - i) {
 			tkr_puts(b, "      <skipped message=\"");
@@ -485,7 +526,7 @@ static void write_junit(struct tkr_buf *b, const struct tkr_check_view *v)
 			tkr_puts(b, "\"/>\n");
 		} else {
 			tkr_puts(b, "      <system-out>");
-			xml(b, d.p ? d.p : "");
+			tkr_puts(b, d.p ? d.p : "");
 			tkr_puts(b, "</system-out>\n");
 		}
 		b->oom |= d.oom;
