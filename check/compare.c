@@ -220,6 +220,10 @@ static int item_gate(struct tkc_result *r, const struct tkc_gate *g, const struc
 		const struct tkc_item *x = &bv[i];
 		if (fnmatch(pat, x->name, 0) != 0 || (g->is_default && x->share < TKC_GATE_SHARE))
 			continue;
+		/* a glob covers the items the baseline sampled; a name given in full is reported
+		 * even when it has no samples */
+		if (!x->s.n && strpbrk(pat, "*?["))
+			continue;
 		const struct tkc_item *y = find_item(cv, cn, x->name);
 		struct tkc_outcome *o = add(r, g, x->name, is_op ? 2 : 1, "ns");
 		if (!o)
