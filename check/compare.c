@@ -154,7 +154,7 @@ static void relative(struct tkc_outcome *o, const struct tkc_gate *g, const stru
 	if (bad > amount && big) {
 		o->p = g->sign > 0 ? tkc_mann_whitney(b->v, b->n, c->v, c->n)
 				   : tkc_mann_whitney(c->v, c->n, b->v, b->n);
-		if (o->low_confidence || o->p < TKC_ALPHA) {
+		if (o->low_confidence || o->p <= TKC_ALPHA) {
 			o->status = TKC_FAIL;
 			snprintf(o->why, sizeof(o->why), "%s",
 				 o->low_confidence ? "low confidence: too few samples for the test, "
@@ -167,7 +167,7 @@ static void relative(struct tkc_outcome *o, const struct tkc_gate *g, const stru
 	} else if (-bad > amount && big) {
 		o->p = g->sign > 0 ? tkc_mann_whitney(c->v, c->n, b->v, b->n)
 				   : tkc_mann_whitney(b->v, b->n, c->v, c->n);
-		o->status = o->low_confidence || o->p < TKC_ALPHA ? TKC_IMPROVED : TKC_PASS;
+		o->status = o->low_confidence || o->p <= TKC_ALPHA ? TKC_IMPROVED : TKC_PASS;
 		snprintf(o->why, sizeof(o->why), "%s",
 			 o->status == TKC_PASS ? "within noise"
 			 : o->low_confidence  ? "low confidence: decided on the threshold"
