@@ -3,7 +3,7 @@
 #   make test   set up, build, run the whole suite twice: gcc (RelWithDebInfo), then clang with
 #               ASan+UBSan; both with -Werror, so both compilers stay warning-free
 #               (make test-asan: the same sanitizer build with gcc)
-#   make bench  write 1 M and 10 M event stores and print events/s and peak RSS
+#   make bench  write 1 M and 10 M event stores and print events/s and peak RSS; time check
 #   make fuzz   build the libFuzzer targets (clang) in build-fuzz and run a campaign
 #               (FUZZ_SECONDS=600 per target, FUZZ_JOBS=1, FUZZ_TARGETS="xplane json ..."; docs/reliability.md)
 #   make fuzz-smoke  every fuzz target for a bounded run from the committed seeds (part of make test)
@@ -60,6 +60,7 @@ test: test-fast test-clang fuzz-smoke
 
 bench: build
 	@bench/run.sh $(BUILD)
+	@bench/check_bench.sh $(BUILD)
 
 FUZZ_SECONDS ?= 600
 FUZZ_JOBS ?= 1
