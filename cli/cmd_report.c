@@ -128,6 +128,20 @@ int cli_report_check(const struct cli_report_args *a, const struct tk_report_opt
 	return cli_check_output(a->output, inputs, n, kinds[o->format]);
 }
 
+/* A report writer with its options, for cli_write_atomic. */
+struct report_write {
+	int (*write)(FILE *out, const struct tk_report_options *o, void *arg, char *err,
+		     size_t errlen);
+	const struct tk_report_options *o;
+	void *arg;
+};
+
+static int write_to_file(FILE *out, void *arg, char *err, size_t errlen)
+{
+	const struct report_write *w = arg;
+	return w->write(out, w->o, w->arg, err, errlen);
+}
+
 /*
  * Shared with cli/cmd_diff.c: fill in width and colour, call @write on stdout or on a temporary
  * file renamed onto -o FILE when complete (removed on failure, FILE left as it was).
@@ -145,17 +159,8 @@ int cli_report_output(const struct cli_report_args *a, struct tk_report_options 
 		int rc = write(stdout, o, arg, err, sizeof(err));
 		return rc == TK_OK ? TK_EXIT_OK : cli_fail(rc, err);
 	}
-	tk_output *f = NULL;
-	int rc = tk_output_open(a->output, &f);
-	cli_remove_on_signal(tk_output_temp_path(f));
-	if (rc == TK_OK && (rc = write(tk_output_stream(f), o, arg, err, sizeof(err))) == TK_OK &&
-	    (rc = tk_output_commit(f)) != TK_OK)
-		snprintf(err, sizeof(err), "%s", tk_output_errmsg(f));
-	else if (rc != TK_OK && !err[0])
-		snprintf(err, sizeof(err), "%s", tk_output_errmsg(f));
-	cli_remove_on_signal(NULL);
-	tk_output_close(f);
-	return rc == TK_OK ? TK_EXIT_OK : cli_fail(rc, err);
+	struct report_write w = {write, o, arg};
+	return cli_write_atomic(a->output, write_to_file, &w);
 }
 
 static int write_report(FILE *out, const struct tk_report_options *o, void *arg, char *err,

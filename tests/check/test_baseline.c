@@ -16,33 +16,13 @@
 
 TestSuite(baseline, .init = tkt_analyze_setup, .fini = tkt_analyze_teardown, .timeout = 300);
 
-static void ok_run(struct tkt_run r)
-{
-	cr_assert_eq(r.code, 0, "exit %d: %s%s", r.code, r.out, r.err);
-	tkt_run_free(&r);
-}
-
 static char *synth(const char *name, const char *devices, const char *jitter)
 {
 	char *path = tkt_path(tkt_dir, name);
-	ok_run(tkt_tracekit("synth", "-o", path, "--events", "30000", "--devices", devices,
+	tkt_ok(tkt_tracekit("synth", "-o", path, "--events", "30000", "--devices", devices,
 			    "--steps", "6", "--seed", "9", "--jitter", jitter, NULL));
-	ok_run(tkt_tracekit("analyze", path, NULL));
+	tkt_ok(tkt_tracekit("analyze", path, NULL));
 	return path;
-}
-
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "rb");
-	cr_assert(f);
-	fseek(f, 0, SEEK_END);
-	long n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	char *s = malloc((size_t)n + 1);
-	cr_assert_eq(fread(s, 1, (size_t)n, f), (size_t)n);
-	s[n] = '\0';
-	fclose(f);
-	return s;
 }
 
 /* The device's k-th step ([start, end)) by start, and the device ops, from the raw tables. */
@@ -87,8 +67,8 @@ static void expect_samples(const char *store, const char *json, const char *jpat
 Test(baseline, per_step_samples_equal_a_computation_from_the_raw_events)
 {
 	char *s = synth("two.db", "2", "0"), *b = tkt_path(tkt_dir, "b.json");
-	ok_run(tkt_tracekit("baseline", s, "-o", b, NULL));
-	char *json = slurp(b);
+	tkt_ok(tkt_tracekit("baseline", s, "-o", b, NULL));
+	char *json = tkt_slurp(b, NULL);
 	char sql[4096];
 	/* step time: the longest device's k-th step */
 	snprintf(sql, sizeof(sql), STEPS "SELECT k, max(dur_ns) AS v FROM st GROUP BY k ORDER BY k",
@@ -143,8 +123,8 @@ Test(baseline, two_runs_keep_their_samples_apart_and_other_devices_are_refused)
 {
 	char *a = synth("a.db", "1", "1"), *c = synth("c.db", "1", "2"), *two = synth("two.db", "2", "0");
 	char *b = tkt_path(tkt_dir, "b.json");
-	ok_run(tkt_tracekit("baseline", a, c, "-o", b, NULL));
-	char *json = slurp(b);
+	tkt_ok(tkt_tracekit("baseline", a, c, "-o", b, NULL));
+	char *json = tkt_slurp(b, NULL);
 	cr_expect(strstr(json, "\"runs\": [\n    {\"input\": \"a.db\", \"steps\": 6,") != NULL,
 		  "%.300s", json);
 	expect_samples(a, json, "$.metrics.step_time.samples[0]",

@@ -23,18 +23,12 @@ TestSuite(full_corpus, .init = tkt_analyze_setup, .fini = tkt_analyze_teardown, 
 #define V100_TEST "kineto/HolisticTraceAnalysis/tests/data/trace_diff/test/test.json.gz"
 #define WINOGRAD "cudnn_infer_volta_scudnn_winograd_128x128_ldg1_ldg4_relu_tile148t_nt_v1"
 
-static void ok_run(struct tkt_run r)
-{
-	cr_assert_eq(r.code, 0, "exit %d: %s%s", r.code, r.out, r.err);
-	tkt_run_free(&r);
-}
-
 /* Import the real trace @rel into @name in the test directory and analyse it. */
 static char *store_of(const char *rel, const char *name)
 {
 	char *trace = tkt_real(rel), *path = tkt_path(tkt_dir, name);
-	ok_run(tkt_tracekit("import", trace, "-o", path, NULL));
-	ok_run(tkt_tracekit("analyze", path, NULL));
+	tkt_ok(tkt_tracekit("import", trace, "-o", path, NULL));
+	tkt_ok(tkt_tracekit("analyze", path, NULL));
 	free(trace);
 	return path;
 }
@@ -46,7 +40,7 @@ static char *variant(const char *from, const char *name, const char *sql)
 	snprintf(cmd, sizeof(cmd), "cp '%s' '%s'", from, path);
 	cr_assert_eq(system(cmd), 0);
 	tkt_exec_sql(path, sql);
-	ok_run(tkt_tracekit("analyze", path, NULL));
+	tkt_ok(tkt_tracekit("analyze", path, NULL));
 	return path;
 }
 
@@ -54,9 +48,9 @@ static char *variant(const char *from, const char *name, const char *sql)
 static char *synth(const char *name, const char *steps, const char *jitter)
 {
 	char *path = tkt_path(tkt_dir, name);
-	ok_run(tkt_tracekit("synth", "-o", path, "--events", "40000", "--devices", "1", "--steps",
+	tkt_ok(tkt_tracekit("synth", "-o", path, "--events", "40000", "--devices", "1", "--steps",
 			    steps, "--seed", "5", "--jitter", jitter, NULL));
-	ok_run(tkt_tracekit("analyze", path, NULL));
+	tkt_ok(tkt_tracekit("analyze", path, NULL));
 	return path;
 }
 
@@ -71,7 +65,7 @@ static void slow_down(const char *path, const char *f, const char *where)
 		 " WHERE ts_ns >= (SELECT t FROM t0);",
 		 where, f, f);
 	tkt_exec_sql(path, sql);
-	ok_run(tkt_tracekit("analyze", path, NULL));
+	tkt_ok(tkt_tracekit("analyze", path, NULL));
 }
 
 /* One value of @sql over the JSON text @json bound as ?1 (an in-memory SQLite). */
@@ -93,7 +87,7 @@ static double jq(const char *json, const char *sql)
 Test(check_cli, the_same_trace_as_baseline_and_input_passes)
 {
 	char *s = store_of(NS_RES, "ns.db"), *b = tkt_path(tkt_dir, "b.json");
-	ok_run(tkt_tracekit("baseline", s, "-o", b, NULL));
+	tkt_ok(tkt_tracekit("baseline", s, "-o", b, NULL));
 	struct tkt_run r = tkt_tracekit("check", s, "--baseline", b, NULL);
 	cr_expect_eq(r.code, 0, "%s%s", r.out, r.err);
 	cr_expect(!strncmp(r.out, "tracekit check: PASS", 20), "%s", r.out);
@@ -164,7 +158,7 @@ Test(check_cli, reruns_with_only_noise_pass_and_a_planted_slowdown_fails)
 {
 	char *a = synth("a.db", "20", "1"), *b = synth("b.db", "20", "2"),
 	     *c = synth("c.db", "20", "3"), *base = tkt_path(tkt_dir, "base.json");
-	ok_run(tkt_tracekit("baseline", a, b, "-o", base, NULL));
+	tkt_ok(tkt_tracekit("baseline", a, b, "-o", base, NULL));
 	struct tkt_run r = tkt_tracekit("check", c, "--baseline", base, "--format", "json", NULL);
 	cr_expect_eq(r.code, 0, "noise raised an alarm: %s%s", r.out, r.err);
 	cr_expect_eq(jq(r.out, "SELECT json_extract(?1, '$.baseline.runs')"), 2);

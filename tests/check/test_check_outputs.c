@@ -14,44 +14,13 @@
 
 TestSuite(check_out, .init = tkt_analyze_setup, .fini = tkt_analyze_teardown, .timeout = 600);
 
-static void ok_run(struct tkt_run r)
-{
-	cr_assert_eq(r.code, 0, "exit %d: %s%s", r.code, r.out, r.err);
-	tkt_run_free(&r);
-}
-
 static char *synth(const char *name, const char *steps, const char *jitter)
 {
 	char *path = tkt_path(tkt_dir, name);
-	ok_run(tkt_tracekit("synth", "-o", path, "--events", "20000", "--devices", "1", "--steps",
+	tkt_ok(tkt_tracekit("synth", "-o", path, "--events", "20000", "--devices", "1", "--steps",
 			    steps, "--seed", "5", "--jitter", jitter, NULL));
-	ok_run(tkt_tracekit("analyze", path, NULL));
+	tkt_ok(tkt_tracekit("analyze", path, NULL));
 	return path;
-}
-
-static char *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	cr_assert(f, "cannot read %s", path);
-	fseek(f, 0, SEEK_END);
-	long n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	char *s = malloc((size_t)n + 1);
-	cr_assert(s);
-	cr_assert_eq(fread(s, 1, (size_t)n, f), (size_t)n);
-	s[n] = '\0';
-	fclose(f);
-	if (len)
-		*len = (size_t)n;
-	return s;
-}
-
-static void spit(const char *path, const char *s, size_t n)
-{
-	FILE *f = fopen(path, "wb");
-	cr_assert(f);
-	cr_assert_eq(fwrite(s, 1, n, f), n);
-	fclose(f);
 }
 
 /* Compare @got with the golden tests/data/check/@name (rewritten when TK_UPDATE_GOLDEN=1). */
@@ -60,10 +29,10 @@ static void golden(const char *got, const char *name)
 	char path[4096];
 	snprintf(path, sizeof(path), "%s/tests/data/check/%s", TK_SOURCE_DIR, name);
 	if (getenv("TK_UPDATE_GOLDEN")) {
-		spit(path, got, strlen(got));
+		tkt_spit(path, got, strlen(got));
 		return;
 	}
-	char *want = slurp(path, NULL);
+	char *want = tkt_slurp(path, NULL);
 	cr_expect_str_eq(got, want, "%s differs from its golden (TK_UPDATE_GOLDEN=1 rewrites it)",
 			 name);
 	free(want);
@@ -83,9 +52,9 @@ static struct pair regression(void)
 			     "UPDATE events SET ts_ns = (SELECT t FROM t0) + CAST((ts_ns - (SELECT t "
 			     "FROM t0)) * 1.08 AS INTEGER), dur_ns = CAST(dur_ns * 1.08 AS INTEGER) "
 			     "WHERE ts_ns >= (SELECT t FROM t0);");
-	ok_run(tkt_tracekit("analyze", p.slow, NULL));
+	tkt_ok(tkt_tracekit("analyze", p.slow, NULL));
 	p.baseline = tkt_path(tkt_dir, "baseline.json");
-	ok_run(tkt_tracekit("baseline", p.base, "-o", p.baseline, NULL));
+	tkt_ok(tkt_tracekit("baseline", p.base, "-o", p.baseline, NULL));
 	return p;
 }
 
@@ -133,11 +102,11 @@ Test(check_out, junit_has_one_test_case_per_gate_and_failures_carry_the_numbers)
 		 "print(len(c), len(f), c[0].get('name'), 'step time' in f[0].text and ' (+8.' in f[0].text)\" '%s' > '%s/x.txt'",
 		 junit, tkt_dir);
 	cr_assert_eq(system(cmd), 0, "python3 could not parse the JUnit file");
-	char *x = tkt_path(tkt_dir, "x.txt"), *got = slurp(x, NULL);
+	char *x = tkt_path(tkt_dir, "x.txt"), *got = tkt_slurp(x, NULL);
 	cr_expect_str_eq(got, "4 1 step_time:+5% True\n");
 	free(got);
 	free(x);
-	char *m = slurp(md, NULL);
+	char *m = tkt_slurp(md, NULL);
 	cr_expect(!strncmp(m, "# tracekit check\n\n**FAIL (1 regression): step time +8.", 54),
 		  "%s", m);
 	free(m);
@@ -177,7 +146,7 @@ Test(check_out, update_baseline_writes_only_when_the_check_passes)
 			 NULL);
 	cr_expect_eq(r.code, 0, "%s%s", r.out, r.err);
 	tkt_run_free(&r);
-	char *b = slurp(p.baseline, NULL);
+	char *b = tkt_slurp(p.baseline, NULL);
 	cr_expect(strstr(b, "\"input\": \"again.db\"") != NULL, "the new baseline is the input");
 	free(b);
 	free(again);
@@ -189,12 +158,12 @@ Test(check_out, a_bad_baseline_is_exit_2_naming_the_place)
 {
 	char *s = synth("a.db", "4", "1"), *b = tkt_path(tkt_dir, "b.json"),
 	     *bad = tkt_path(tkt_dir, "bad.json");
-	ok_run(tkt_tracekit("baseline", s, "-o", b, NULL));
+	tkt_ok(tkt_tracekit("baseline", s, "-o", b, NULL));
 	size_t n;
-	char *text = slurp(b, &n);
+	char *text = tkt_slurp(b, &n);
 	/* every truncation (in steps, to keep the test short): exit 2, the file and a line named */
 	for (size_t k = 0; k < n; k += k < 400 ? 1 : 97) {
-		spit(bad, text, k);
+		tkt_spit(bad, text, k);
 		struct tkt_run r = tkt_tracekit("check", s, "--baseline", bad, NULL);
 		cr_expect_eq(r.code, 2, "truncated at %zu: exit %d %s", k, r.code, r.err);
 		cr_expect(strstr(r.err, "bad.json") != NULL, "at %zu: %s", k, r.err);
@@ -204,7 +173,7 @@ Test(check_out, a_bad_baseline_is_exit_2_naming_the_place)
 	char *v = strdup(text), *at = strstr(v, "\"version\": 1");
 	cr_assert(at);
 	at[11] = '7';
-	spit(bad, v, n);
+	tkt_spit(bad, v, n);
 	struct tkt_run r = tkt_tracekit("check", s, "--baseline", bad, NULL);
 	cr_expect_eq(r.code, 2);
 	cr_expect(strstr(r.err, "has version 7; this tracekit reads version 1") != NULL, "%s", r.err);
@@ -215,7 +184,7 @@ Test(check_out, a_bad_baseline_is_exit_2_naming_the_place)
 	at = strstr(v, "\"unit\": \"ns\"");
 	cr_assert(at);
 	memcpy(at + 8, "17  ", 4);
-	spit(bad, v, n);
+	tkt_spit(bad, v, n);
 	r = tkt_tracekit("check", s, "--baseline", bad, NULL);
 	cr_expect_eq(r.code, 2);
 	cr_expect(strstr(r.err, "metrics.step_time.unit: expected a string") != NULL, "%s", r.err);
@@ -232,22 +201,22 @@ Test(check_out, outputs_never_replace_an_input_or_a_file_of_another_kind)
 {
 	char *s = synth("a.db", "4", "1"), *b = tkt_path(tkt_dir, "b.json"),
 	     *notes = tkt_path(tkt_dir, "notes.txt");
-	spit(notes, "my notes\n", 9);
+	tkt_spit(notes, "my notes\n", 9);
 	struct tkt_run r = tkt_tracekit("baseline", s, "-o", notes, NULL);
 	cr_expect_eq(r.code, 2);
 	tkt_run_free(&r);
 	r = tkt_tracekit("baseline", s, "-o", s, NULL);
 	cr_expect_eq(r.code, 2);
 	tkt_run_free(&r);
-	ok_run(tkt_tracekit("baseline", s, "-o", b, NULL));
-	ok_run(tkt_tracekit("baseline", s, "-o", b, NULL)); /* its own kind: replaced */
+	tkt_ok(tkt_tracekit("baseline", s, "-o", b, NULL));
+	tkt_ok(tkt_tracekit("baseline", s, "-o", b, NULL)); /* its own kind: replaced */
 	r = tkt_tracekit("check", s, "--baseline", b, "--junit", notes, NULL);
 	cr_expect_eq(r.code, 2);
 	tkt_run_free(&r);
 	r = tkt_tracekit("check", s, "--baseline", b, "-o", b, NULL);
 	cr_expect_eq(r.code, 2, "the baseline is an input");
 	tkt_run_free(&r);
-	char *got = slurp(notes, NULL);
+	char *got = tkt_slurp(notes, NULL);
 	cr_expect_str_eq(got, "my notes\n");
 	free(got);
 	free(s);

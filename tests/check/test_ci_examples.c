@@ -17,18 +17,12 @@
 
 TestSuite(ci_examples, .init = tkt_analyze_setup, .fini = tkt_analyze_teardown, .timeout = 600);
 
-static void ok_run(struct tkt_run r)
-{
-	cr_assert_eq(r.code, 0, "exit %d: %s%s", r.code, r.out, r.err);
-	tkt_run_free(&r);
-}
-
 static char *synth(const char *name, const char *jitter)
 {
 	char *path = tkt_path(tkt_dir, name);
-	ok_run(tkt_tracekit("synth", "-o", path, "--events", "20000", "--devices", "1", "--steps",
+	tkt_ok(tkt_tracekit("synth", "-o", path, "--events", "20000", "--devices", "1", "--steps",
 			    "12", "--seed", "5", "--jitter", jitter, NULL));
-	ok_run(tkt_tracekit("analyze", path, NULL));
+	tkt_ok(tkt_tracekit("analyze", path, NULL));
 	return path;
 }
 
@@ -68,19 +62,11 @@ static int run_gate(const char *cmd, const char *trace, const char *baseline, co
 	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
-static char *slurp(const char *path)
+/* The file's text, "" when there is none. */
+static char *text_of(const char *path)
 {
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return strdup("");
-	fseek(f, 0, SEEK_END);
-	long n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	char *s = malloc((size_t)n + 1);
-	cr_assert_eq(fread(s, 1, (size_t)n, f), (size_t)n);
-	s[n] = '\0';
-	fclose(f);
-	return s;
+	char *s = tkt_slurp(path, NULL);
+	return s ? s : strdup("");
 }
 
 Test(ci_examples, both_jobs_pass_noise_and_fail_a_regression_with_reports)
@@ -91,8 +77,8 @@ Test(ci_examples, both_jobs_pass_noise_and_fail_a_regression_with_reports)
 			   "UPDATE events SET ts_ns = (SELECT t FROM t0) + CAST((ts_ns - (SELECT t "
 			   "FROM t0)) * 1.08 AS INTEGER), dur_ns = CAST(dur_ns * 1.08 AS INTEGER) "
 			   "WHERE ts_ns >= (SELECT t FROM t0);");
-	ok_run(tkt_tracekit("analyze", slow, NULL));
-	ok_run(tkt_tracekit("baseline", base, "-o", bl, NULL));
+	tkt_ok(tkt_tracekit("analyze", slow, NULL));
+	tkt_ok(tkt_tracekit("baseline", base, "-o", bl, NULL));
 	const char *files[] = {"github-actions.yml", "gitlab-ci.yml"};
 	for (int i = 0; i < 2; i++) {
 		char *cmd = gate_command(files[i]), name[64];
@@ -104,12 +90,14 @@ Test(ci_examples, both_jobs_pass_noise_and_fail_a_regression_with_reports)
 			     files[i]);
 		cr_expect(tkt_exists(junit) && tkt_exists(md), "%s: reports written", files[i]);
 		int rc = run_gate(cmd, slow, bl, "none", out, summary);
-		char *log = slurp(tkt_path(out, "gate.log")), *sum = slurp(summary), *j = slurp(junit);
+		char *logp = tkt_path(out, "gate.log"), *log = text_of(logp), *sum = text_of(summary),
+		     *j = text_of(junit);
 		cr_expect_eq(rc, 1, "%s: the regression passed: %s", files[i], log);
 		cr_expect(strstr(log, "tracekit check: FAIL") != NULL, "%s", log);
 		cr_expect(strstr(sum, "**PASS") != NULL && strstr(sum, "**FAIL") != NULL,
 			  "both runs in the job summary: %s", sum);
 		cr_expect(strstr(j, "<failure message=") != NULL, "%s", j);
+		free(logp);
 		free(log);
 		free(sum);
 		free(j);

@@ -127,7 +127,7 @@ Test(gates, refused_gates_say_why)
 	bad("step_time:+5", TKC_GATE_REL, "the amount needs a unit: %");
 	bad("steptime:+5%", TKC_GATE_REL,
 	    "unknown metric 'steptime' (known: step_time, host_step_time, busy, comm, "
-	    "comm.exposed, memory.peak, kpi.<name>, kernel:GLOB, op:GLOB)");
+	    "comm.exposed, kernel_time, memory.peak, kpi.<name>, kernel:GLOB, op:GLOB)");
 	bad("kernel::+5%", TKC_GATE_REL, "the kernel name glob is empty ('*' for all)");
 	bad("kernel:+5%", TKC_GATE_REL, "expected kernel:GLOB:+N%");
 	bad("op::+5%", TKC_GATE_REL, "the op name glob is empty");
@@ -217,10 +217,10 @@ Test(gates, defaults_are_the_documented_five)
 	cr_expect(fabs(g.v[3].amount - 0.10) < 1e-15);
 	/* adding after the defaults keeps them and appends */
 	cr_assert_eq(tkc_gates_add(&g, "step_time.p90=1s", TKC_GATE_MAX, err, sizeof(err)), TK_OK);
-	cr_expect_eq(g.n, 7);
-	cr_expect_eq(g.v[6].is_default, 0);
+	cr_expect_eq(g.n, 6);
+	cr_expect_eq(g.v[5].is_default, 0);
 	cr_expect_eq(tkc_gates_add(&g, "bogus:+1%", TKC_GATE_REL, err, sizeof(err)), TK_EINVAL);
-	cr_expect_eq(g.n, 7, "a refused gate is not appended");
+	cr_expect_eq(g.n, 6, "a refused gate is not appended");
 	tkc_gates_free(&g);
 	cr_expect_eq(g.n, 0);
 	tkc_gates_free(&g);

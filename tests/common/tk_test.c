@@ -53,6 +53,42 @@ int tkt_exists(const char *path)
 	return stat(path, &sb) == 0;
 }
 
+char *tkt_slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	char *s = NULL;
+	long n;
+	if (!f)
+		return NULL;
+	if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0 &&
+	    (s = malloc((size_t)n + 1)) != NULL) {
+		if (fread(s, 1, (size_t)n, f) != (size_t)n) {
+			free(s);
+			s = NULL;
+		} else {
+			s[n] = '\0';
+			if (len)
+				*len = (size_t)n;
+		}
+	}
+	fclose(f);
+	return s;
+}
+
+void tkt_spit(const char *path, const void *data, size_t n)
+{
+	FILE *f = fopen(path, "wb");
+	cr_assert(f, "cannot write %s", path);
+	cr_assert_eq(fwrite(data, 1, n, f), n, "cannot write %s", path);
+	cr_assert_eq(fclose(f), 0, "cannot write %s", path);
+}
+
+void tkt_ok(struct tkt_run r)
+{
+	cr_assert_eq(r.code, 0, "exit %d: %s%s", r.code, r.out, r.err);
+	tkt_run_free(&r);
+}
+
 int tkt_count_entries(const char *dir)
 {
 	DIR *d = opendir(dir);

@@ -15,6 +15,11 @@ char *tkt_path(const char *dir, const char *name);
 int tkt_exists(const char *path);
 /* Number of entries in dir, not counting . and .. */
 int tkt_count_entries(const char *dir);
+/* The whole file @path, NUL-terminated, malloc'd (its length in *@len when not NULL); NULL when
+ * it cannot be read. */
+char *tkt_slurp(const char *path, size_t *len);
+/* Write @n bytes of @data to @path (created or truncated); aborts the test on failure. */
+void tkt_spit(const char *path, const void *data, size_t n);
 
 /* Result of running the tracekit binary. */
 struct tkt_run {
@@ -28,6 +33,8 @@ struct tkt_run tkt_tracekit(const char *arg, ...);
 /* Same with an argv array of n arguments. */
 struct tkt_run tkt_tracekitv(int n, const char *const *args);
 void tkt_run_free(struct tkt_run *r);
+/* Assert that @r exited 0 (with its output in the message), then free it. */
+void tkt_ok(struct tkt_run r);
 /*
  * Start the tracekit binary with the NULL-terminated arguments @args, its output silenced, and
  * wait until an entry whose name starts with @prefix appears in @dir (polled, given up after 60 s

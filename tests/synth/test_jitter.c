@@ -13,27 +13,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tk_test.h"
+#include "tk_analyze_store.h"
 
-static char *dir;
-
-static void setup(void)
-{
-	dir = tkt_mkdtemp();
-}
-
-static void teardown(void)
-{
-	tkt_rmdir(dir);
-	free(dir);
-}
-
-TestSuite(synth_jitter, .init = setup, .fini = teardown, .timeout = 300);
+TestSuite(synth_jitter, .init = tkt_analyze_setup, .fini = tkt_analyze_teardown, .timeout = 300);
 
 /* `tracekit synth --events 30000 --seed 1` (two devices) with --jitter @jitter (NULL: none). */
 static char *gen(const char *name, const char *jitter)
 {
-	char *path = tkt_path(dir, name);
+	char *path = tkt_path(tkt_dir, name);
 	struct tkt_run r =
 	    jitter ? tkt_tracekit("synth", "-o", path, "--events", "30000", "--seed", "1",
 				  "--jitter", jitter, NULL)
