@@ -689,7 +689,8 @@ int tkc_builder_finish(struct tkc_builder *b, struct tkc_summary *out, char *err
 	b->s.nmodels = b->shape[0].nmodels;
 	b->shape[0].models = NULL;
 	b->shape[0].nmodels = 0;
-	qsort(b->s.models, b->s.nmodels, sizeof(*b->s.models), cmp_model);
+	if (b->s.nmodels)
+		qsort(b->s.models, b->s.nmodels, sizeof(*b->s.models), cmp_model);
 	for (size_t i = 0; i < b->s.nmodels; i++)
 		b->s.devices += b->s.models[i].count;
 	if ((rc = add_kernel_time(b)) != TK_OK ||

@@ -113,7 +113,9 @@ int tkc_baseline_write(FILE *out, const struct tkc_summary *s)
 		tkr_printf(&b, ", \"peak_bytes\": %lld}", (long long)s->memory[i].peak_bytes);
 	}
 	tkr_puts(&b, "]\n}\n");
-	return tkr_flush(out, &b);
+	int rc = tkr_flush(out, &b);
+	free(b.p);
+	return rc;
 }
 
 /* ---- reading ---- */

@@ -606,5 +606,7 @@ int tkr_check_write(FILE *out, const struct tkr_check_view *v, enum tk_check_for
 	default:
 		write_text(&b, v);
 	}
-	return tkr_flush(out, &b);
+	int rc = tkr_flush(out, &b);
+	free(b.p);
+	return rc;
 }

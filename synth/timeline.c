@@ -153,7 +153,10 @@ int64_t sy_copy(struct sy_rank *r, enum tk_copy_kind kind, int64_t bytes, int st
 		dur = 1500 + bytes * 1000 / sy_range(&r->rng, 45000, 50000);
 	else /* small pageable read-back */
 		dur = sy_range(&r->rng, 1500, 3000) + bytes / 10;
-	int64_t api = launch_api_dur(r) + sy_range(&r->rng, 1 * US, 3 * US);
+	/* two draws, sequenced: C leaves the order of the operands of + unspecified, and the
+	 * same seed must give the same trace whatever the compiler */
+	int64_t api = launch_api_dur(r);
+	api += sy_range(&r->rng, 1 * US, 3 * US);
 	int name = kind == TK_COPY_H2D ? SN_MEMCPY_H2D : SN_MEMCPY_D2H;
 	struct sy_child *c = plan_launch(r, CH_COPY, name, stream, api, dur);
 	if (!c)
@@ -197,8 +200,11 @@ void sy_stream_wait(struct sy_rank *r, int dst, int src)
 
 void sy_stream_sync(struct sy_rank *r, int stream)
 {
-	int64_t end = max64(r->t + sy_jit_host(r, sy_range(&r->rng, 1500, 3 * US)),
-			    r->sfree[stream] + sy_jit_host(r, sy_range(&r->rng, 2 * US, 6 * US)));
+	/* the device side is drawn first: sequenced, as the order of a call's arguments is
+	 * unspecified in C (the order gcc chose, which the committed figures come from) */
+	int64_t device = r->sfree[stream] + sy_jit_host(r, sy_range(&r->rng, 2 * US, 6 * US));
+	int64_t host = r->t + sy_jit_host(r, sy_range(&r->rng, 1500, 3 * US));
+	int64_t end = max64(host, device);
 	bare_api(r, SN_API_STREAM_SYNC, end - r->t);
 }
 
