@@ -149,6 +149,15 @@ Test(check_cli, a_kernel_stretched_by_a_fifth_fails_naming_it_and_by_2_percent_p
 	r = tkt_tracekit("check", s2, "--baseline", s, "--gate", "kernel:*:+5%", NULL);
 	cr_expect_eq(r.code, 0, "%s%s", r.out, r.err);
 	tkt_run_free(&r);
+	/* the other way round it is an improvement: reported, and the check passes */
+	r = tkt_tracekit("check", s, "--baseline", s20, "--format", "json", NULL);
+	cr_expect_eq(r.code, 0, "%s%s", r.out, r.err);
+	cr_expect_eq(jq(r.out, "SELECT json_extract(?1, '$.improvements')"), 1, "%s", r.out);
+	snprintf(q, sizeof(q),
+		 "SELECT json_extract(g.value, '$.subject') = '" WINOGRAD "' FROM json_each(?1, "
+		 "'$.gates') g WHERE json_extract(g.value, '$.status') = 'improved'");
+	cr_expect_eq(jq(r.out, q), 1, "%s", r.out);
+	tkt_run_free(&r);
 	free(s);
 	free(s20);
 	free(s2);
