@@ -27,7 +27,7 @@ static void print_overview(FILE *out)
 	      "Commands:\n",
 	      out);
 	for (size_t i = 0; i < N_COMMANDS; i++)
-		fprintf(out, "  %-8s %s\n", commands[i]->name, commands[i]->summary);
+		fprintf(out, "  %-9s %s\n", commands[i]->name, commands[i]->summary);
 	fputs("\nExit codes: 0 success, 1 regression found (check), 2 usage or input error,\n"
 	      "3 internal error.\n",
 	      out);
