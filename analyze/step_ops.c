@@ -112,6 +112,8 @@ static size_t first_op(const struct tka_device *d, int64_t ts)
 static int write_groups(struct tka_ctx *c, sqlite3_stmt *ins, const struct tka_device *d,
 			size_t k, const char *level, struct named *v, size_t n)
 {
+	if (!n) /* a step without device work: no rows (and v may be NULL) */
+		return TK_OK;
 	qsort(v, n, sizeof(*v), cmp_named);
 	const struct tka_step *s = &d->steps[k];
 	for (size_t i = 0; i < n;) {
