@@ -15,7 +15,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
 BUILD=${FUZZ_BUILD:-build-fuzz}
-TARGETS=(xplane json json_salvage gzip logdir store store_read report)
+TARGETS=(xplane json json_salvage gzip logdir store store_read report check)
 CORPUS_SRC=../shared/corpus
 [ $# -ge 1 ] || { sed -n '2,14p' "$0" >&2; exit 2; }
 cmd=$1
@@ -100,7 +100,7 @@ smoke() {
 		xplane) runs=3000 ;;
 		json | json_salvage) runs=1500 ;;
 		store) runs=300 ;;
-		store_read) runs=3000 ;;
+		store_read | check) runs=3000 ;;
 		*) runs=100 ;;
 		esac
 		runs=${FUZZ_SMOKE_RUNS:-$runs}
@@ -156,7 +156,7 @@ seeds() {
 	tmp=$(mktemp -d)
 	trap 'rm -rf "$tmp"' RETURN
 	rm -rf "$s"
-	mkdir -p "$s"/{xplane,json,gzip,logdir,store,report}
+	mkdir -p "$s"/{xplane,json,gzip,logdir,store,report,check}
 	# XPlane: the test fixtures, and a small synthetic trace exported by tracekit.
 	cp tests/data/xplane/*.xplane.pb "$s/xplane/"
 	"$tk" synth -o "$tmp/s.db" --events 200 --devices 1 --streams 2 --steps 2 >/dev/null
@@ -184,6 +184,12 @@ seeds() {
 	python3 -c 'import sys,zlib; sys.stdout.buffer.write(zlib.compress(b"[1, 2.5, \"x\", true, null, {}]"))' \
 		>"$s/gzip/zlib.bin"
 	cp tests/data/json/kineto_small.json "$s/gzip/plain.json"
+	# check: a baseline of two short synthetic runs, the example gates file, a JSON gates file.
+	"$tk" synth -o "$tmp/b1.db" --events 300 --devices 1 --steps 3 --jitter 1 >/dev/null
+	"$tk" synth -o "$tmp/b2.db" --events 300 --devices 1 --steps 3 --jitter 2 >/dev/null
+	"$tk" baseline "$tmp/b1.db" "$tmp/b2.db" -o "$s/check/baseline.json" >/dev/null 2>&1
+	cp examples/ci/gates.toml "$s/check/gates.toml"
+	printf '{"gates": ["step_time:+5%%", "kernel:*gemm*:+10%%"], "max": {"step_time.mean": "150ms"}, "min": {"kpi.gpu_utilization": 80}, "allow_different_hardware": false}\n' >"$s/check/gates.json"
 	# Stores: small synthetic and imported ones, rewritten with 512-byte pages.
 	"$tk" synth -o "$tmp/st1.db" --events 100 --devices 1 --streams 2 --steps 2 >/dev/null
 	"$tk" import tests/data/xplane/tiny.xplane.pb -o "$tmp/st2.db" >/dev/null
