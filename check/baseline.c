@@ -199,6 +199,8 @@ static int kpi_row(struct tkc_builder *b, sqlite3_stmt *st, void *arg)
 	char key[128];
 	const unsigned char *kpi = sqlite3_column_text(st, 0), *unit = sqlite3_column_text(st, 1);
 	snprintf(key, sizeof(key), "kpi.%s", kpi ? (const char *)kpi : "");
+	if (!unit || !tkc_known_unit((const char *)unit))
+		return TK_OK; /* a KPI in a unit no gate knows (a damaged store): not compared */
 	struct tkc_series *m =
 	    tkc_summary_metric(&b->s, key, unit ? (const char *)unit : "", 0);
 	if (!m || tkc_series_add(m, r->run, sqlite3_column_double(st, 2)) != TK_OK)

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <tracekit/error.h>
+#include <tracekit/text.h>
 
 #include "json_dom.h"
 #include "report_internal.h"
@@ -342,6 +343,8 @@ static int read_metrics(struct rd *r, const struct tkj_value *root, struct tkc_s
 		const struct tkj_value *o = &m->items[i];
 		if (o->type != TKJ_OBJECT)
 			return bad(r, o, "%s: expected an object", where);
+		if (!tk_utf8_valid(m->keys[i], strlen(m->keys[i])))
+			return bad(r, o, "metrics: a metric name that is not UTF-8");
 		const struct tkj_value *unit = need(r, o, where, "unit", TKJ_STRING, &rc),
 				       *per = need(r, o, where, "per", TKJ_STRING, &rc),
 				       *smp = need(r, o, where, "samples", TKJ_ARRAY, &rc);
@@ -349,8 +352,8 @@ static int read_metrics(struct rd *r, const struct tkj_value *root, struct tkc_s
 			break;
 		if (strcmp(per->str, "step") && strcmp(per->str, "run"))
 			return bad(r, per, "%s.per: expected \"step\" or \"run\"", where);
-		if (strlen(unit->str) >= sizeof(s->metrics[0].unit))
-			return bad(r, unit, "%s.unit: unknown unit", where);
+		if (!tkc_known_unit(unit->str) || strlen(unit->str) != unit->len)
+			return bad(r, unit, "%s.unit: expected \"ns\", \"bytes\" or \"%%\"", where);
 		struct tkc_series *x =
 		    tkc_summary_metric(s, m->keys[i], unit->str, !strcmp(per->str, "step"));
 		if (!x)

@@ -91,6 +91,9 @@ struct tkc_series *tkc_summary_metric(struct tkc_summary *s, const char *key, co
 /* Append sample @x of run @run to @m (runs in order); TK_OK or TK_ENOMEM. */
 int tkc_series_add(struct tkc_series *m, size_t run, double x);
 
+/* 1 when @unit is one a metric may have: "ns", "bytes" or "%". */
+int tkc_known_unit(const char *unit);
+
 /* "8 x NVIDIA A100-SXM4-40GB" for messages; 1 when two model lists are equal. */
 void tkc_models_text(const struct tkc_model *m, size_t n, char *buf, size_t len);
 int tkc_models_equal(const struct tkc_model *a, size_t na, const struct tkc_model *b, size_t nb);

@@ -119,3 +119,8 @@ int tkc_models_equal(const struct tkc_model *a, size_t na, const struct tkc_mode
 			return 0;
 	return 1;
 }
+
+int tkc_known_unit(const char *unit)
+{
+	return !strcmp(unit, "ns") || !strcmp(unit, "bytes") || !strcmp(unit, "%");
+}
