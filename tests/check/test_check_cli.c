@@ -19,6 +19,7 @@ TestSuite(full_corpus, .init = tkt_analyze_setup, .fini = tkt_analyze_teardown, 
 #define NS_RES "kineto/HolisticTraceAnalysis/tests/data/ns_resolution_trace/rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz"
 #define NCCL "kineto/HolisticTraceAnalysis/tests/data/nccl_parser_config/nccl_data.json.gz"
 #define NO_GPU "kineto/HolisticTraceAnalysis/tests/data/rank_non_gpu/rank_non_gpu.json.gz"
+#define TRITON "kineto/HolisticTraceAnalysis/tests/data/triton_example/triton_example.json.gz"
 #define CONTROL "kineto/HolisticTraceAnalysis/tests/data/trace_diff/control/control.json.gz"
 #define V100_TEST "kineto/HolisticTraceAnalysis/tests/data/trace_diff/test/test.json.gz"
 #define WINOGRAD "cudnn_infer_volta_scudnn_winograd_128x128_ldg1_ldg4_relu_tile148t_nt_v1"
@@ -236,6 +237,16 @@ Test(check_cli, other_hardware_and_no_device_work_are_not_comparable)
 	cr_expect(r.code == 0 || r.code == 1, "compared anyway: %d %s%s", r.code, r.out, r.err);
 	cr_expect(strstr(r.out, "different hardware, compared as asked") != NULL, "%s", r.out);
 	tkt_run_free(&r);
+	/* the same GPU model, other kernels: another workload, the largest kernels of each named */
+	char *triton = store_of(TRITON, "triton.db");
+	r = tkt_tracekit("check", triton, "--baseline", a100, NULL);
+	cr_expect_eq(r.code, 2, "%s%s", r.out, r.err);
+	cr_expect(strstr(r.out, "NOT COMPARABLE: different workloads: only 0 % of the baseline's "
+				"kernel time is in kernels the input runs") != NULL,
+		  "%s", r.out);
+	cr_expect(strstr(r.out, "baseline only: ncclKernel_AllReduce") != NULL, "%s", r.out);
+	tkt_run_free(&r);
+	free(triton);
 	char *trace = tkt_real(NO_GPU);
 	r = tkt_tracekit("check", trace, "--baseline", v100, "--format", "json", NULL);
 	cr_expect_eq(r.code, 2, "%s%s", r.out, r.err);
