@@ -215,6 +215,53 @@ static int read_samples(struct rd *r, const struct tkj_value *v, const char *whe
 	return TK_OK;
 }
 
+struct named_ix {
+	const char *name;
+	size_t i;
+};
+
+static int cmp_named_ix(const void *pa, const void *pb)
+{
+	const struct named_ix *a = pa, *b = pb;
+	int c = strcmp(a->name, b->name);
+	return c ? c : (a->i > b->i) - (a->i < b->i);
+}
+
+/*
+ * Each name at most once among the @n entries of array @key (@a): the gate looks kernels, ops
+ * and memory up by name, so a name given twice would compare one entry with another (found by
+ * the check fuzz target: a baseline regressed against itself). @name(i) gives entry i's name.
+ */
+static int unique_names(struct rd *r, const struct tkj_value *a, const char *key, size_t n,
+			const char *(*name)(const void *, size_t), const void *v)
+{
+	int rc = TK_OK;
+	if (n < 2)
+		return TK_OK;
+	struct named_ix *x = malloc(n * sizeof(*x));
+	if (!x)
+		return TK_ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		x[i] = (struct named_ix){name(v, i), i};
+	qsort(x, n, sizeof(*x), cmp_named_ix);
+	for (size_t i = 1; i < n && rc == TK_OK; i++)
+		if (!strcmp(x[i - 1].name, x[i].name))
+			rc = bad(r, &a->items[x[i].i], "%s[%zu]: the same name as %s[%zu]", key,
+				 x[i].i, key, x[i - 1].i);
+	free(x);
+	return rc;
+}
+
+static const char *item_name(const void *v, size_t i)
+{
+	return ((const struct tkc_item *)v)[i].name;
+}
+
+static const char *memory_name(const void *v, size_t i)
+{
+	return ((const struct tkc_memory *)v)[i].device;
+}
+
 static int read_items(struct rd *r, const struct tkj_value *root, const char *key,
 		      struct tkc_item **out, size_t *nout)
 {
@@ -262,6 +309,8 @@ static int read_items(struct rd *r, const struct tkj_value *root, const char *ke
 			rc = read_samples(r, smp, where, &v[i].s);
 		}
 	}
+	if (rc == TK_OK)
+		rc = unique_names(r, a, key, a->n, item_name, v);
 	return rc;
 }
 
@@ -384,6 +433,8 @@ static int read_memory(struct rd *r, const struct tkj_value *root, struct tkc_su
 		s->memory[i].peak_bytes =
 		    count_of(r, need(r, o, where, "peak_bytes", TKJ_NUMBER, &rc), where, &rc);
 	}
+	if (rc == TK_OK)
+		rc = unique_names(r, a, "memory", a->n, memory_name, s->memory);
 	return rc;
 }
 

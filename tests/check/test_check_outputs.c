@@ -191,6 +191,23 @@ Test(check_out, a_bad_baseline_is_exit_2_naming_the_place)
 	cr_expect(strstr(r.err, "line ") != NULL, "%s", r.err);
 	tkt_run_free(&r);
 	free(v);
+	/* a kernel given twice (the check fuzz target's find: it regressed against itself) */
+	char *k0 = strstr(text, "\"kernels\": [\n");
+	cr_assert(k0);
+	k0 = strchr(k0, '\n') + 1;
+	char *k1 = strchr(k0, '\n');
+	cr_assert(k1 && k1[-1] == ',', "the first kernel's line ends with a comma");
+	size_t pre = (size_t)(k1 + 1 - text), len = (size_t)(k1 + 1 - k0);
+	v = malloc(n + len + 1);
+	memcpy(v, text, pre);
+	memcpy(v + pre, k0, len);
+	memcpy(v + pre + len, text + pre, n - pre + 1);
+	tkt_spit(bad, v, n + len);
+	r = tkt_tracekit("check", s, "--baseline", bad, NULL);
+	cr_expect_eq(r.code, 2, "exit %d: %s", r.code, r.err);
+	cr_expect(strstr(r.err, "kernels[1]: the same name as kernels[0]") != NULL, "%s", r.err);
+	tkt_run_free(&r);
+	free(v);
 	free(text);
 	free(s);
 	free(b);
