@@ -83,6 +83,7 @@ static const struct {
     {"step ops", tka_step_ops},
     {"communication", tka_comm},
     {"op profile", tka_op_profile},
+    {"gpu time per op", tka_op_gpu_time},
     {"kernel stats", tka_kernel_stats},
     {"memory", tka_memory},
     {"kpi", tka_kpi},

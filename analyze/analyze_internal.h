@@ -22,6 +22,7 @@ struct tka_ctx {
 	struct tka_kpi_state *kpi;  /* kpi.c: compile intervals, bytes accessed, from the pass */
 	struct tka_step_marks *marks; /* step_windows.c: device-side step annotations, from the pass */
 	struct tka_gc_state *gc;    /* gap_causes.c: host-side synchronizations, from the pass */
+	struct tka_og_state *og;    /* op_gpu_time.c: launches and host intervals, from the pass */
 };
 
 /*
@@ -103,6 +104,10 @@ int tka_gap_causes_begin(struct tka_ctx *c);
 int tka_gap_causes_event(struct tka_ctx *c, const struct tka_ev *e);
 int tka_gap_causes_end(struct tka_ctx *c);
 void tka_gap_causes_free(struct tka_gc_state *s);
+int tka_op_gpu_time_begin(struct tka_ctx *c);
+int tka_op_gpu_time_event(struct tka_ctx *c, const struct tka_ev *e);
+int tka_op_gpu_time_end(struct tka_ctx *c);
+void tka_op_gpu_time_free(struct tka_og_state *s);
 
 /* step_windows.c: the pass hands it every annotation; the timeline's end loads the steps with
  * their device intervals (and frees the marks). */
@@ -159,6 +164,7 @@ int tka_steps(struct tka_ctx *c);	 /* steps.c:        analysis_steps */
 int tka_step_ops(struct tka_ctx *c);	 /* step_ops.c:     analysis_step_ops */
 int tka_comm(struct tka_ctx *c);	 /* comm.c:         analysis_comm */
 int tka_op_profile(struct tka_ctx *c);	 /* op_profile.c:   analysis_op_profile */
+int tka_op_gpu_time(struct tka_ctx *c);	 /* op_gpu_time.c:  analysis_op_gpu_time */
 int tka_kernel_stats(struct tka_ctx *c); /* kernel_stats.c: analysis_kernel_stats */
 int tka_memory(struct tka_ctx *c);	 /* memory.c:       analysis_memory */
 int tka_kpi(struct tka_ctx *c);		 /* kpi.c:          analysis_kpi */

@@ -1,0 +1,484 @@
+/*
+ * GPU time per CPU op and per annotation (docs/metrics.md, "GPU time by operator"): every device
+ * operation followed to the API call that launched it (a launch flow), and from there to the
+ * host ops (level host_op) and the annotations (level annotation) on that call's own thread that
+ * enclose the call's start. The innermost one gets the operation's device time directly; it and
+ * every op above it (its whole call stack, each name once) get it in their subtree. Per process,
+ * level and name: calls, device operations launched directly and in the subtree, their device
+ * time, and the direct share of all launched device time of the process. The launches and the
+ * host intervals are collected by the shared event pass; the sweep runs per host thread.
+ */
+#include "checked.h"
+#include "intern.h"
+#include "intervals.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <tracekit/store.h>
+
+static const char *const schema =
+    "DROP TABLE IF EXISTS analysis_op_gpu_time;"
+    "CREATE TABLE analysis_op_gpu_time (\n"
+    "  process_id   INTEGER,          -- processes.id of the host thread, NULL when unknown\n"
+    "  level        TEXT NOT NULL,    -- 'host_op' (CPU ops) or 'annotation' (user ranges: "
+    "record_function, NVTX, TK_SCOPE, TraceMe)\n"
+    "  name         TEXT NOT NULL,    -- the op's or annotation's name\n"
+    "  calls        INTEGER NOT NULL, -- its events on the process's host threads\n"
+    "  direct_ops   INTEGER NOT NULL, -- device operations it launched as the innermost one\n"
+    "  direct_ns    INTEGER NOT NULL, -- their summed durations\n"
+    "  subtree_ops  INTEGER NOT NULL, -- device operations launched anywhere inside it (itself "
+    "or what it calls; a name nested in itself counts once)\n"
+    "  subtree_ns   INTEGER NOT NULL, -- their summed durations\n"
+    "  direct_share REAL              -- direct_ns / all launched device time of the process "
+    "(NULL when that is 0)\n"
+    ");";
+
+/* A launch flow: the device op it launched (dst) and, once the pass saw them, its source API
+ * call's thread and start, and the device op's duration (-1 until seen). */
+struct flow {
+	int64_t src, dst;
+	int64_t track, ts, dur;
+};
+
+/* A host op or annotation on a host thread. */
+struct hop {
+	int64_t track, ts, end, id, name_id;
+	int level; /* 0 host_op, 1 annotation */
+};
+
+/* Correlation mode (no launch flow in the store): an API call or a device op with its id. */
+struct corr {
+	int64_t corr, proc, track, ts, id; /* device ops: track unused, ts holds the duration */
+};
+
+struct tka_og_state {
+	struct flow *f;
+	size_t nf;
+	struct corr *api, *dop; /* correlation mode: API calls on host threads, device ops */
+	size_t napi, capi, ndop, cdop;
+	size_t *by_src, *by_dst; /* indexes into f, sorted by src / dst id */
+	size_t ps, pd;		 /* cursors of the pass (events come in id order) */
+	struct hop *h;
+	size_t nh, caph;
+};
+
+void tka_op_gpu_time_free(struct tka_og_state *s)
+{
+	if (!s)
+		return;
+	free(s->f);
+	free(s->api);
+	free(s->dop);
+	free(s->by_src);
+	free(s->by_dst);
+	free(s->h);
+	free(s);
+}
+
+/* Sort @ix (n indexes into @f) by key @src (1) or dst (0): a merge sort, stable, no globals. */
+static void sort_ix(size_t *ix, size_t *tmp, size_t n, const struct flow *f, int src)
+{
+	if (n < 2)
+		return;
+	size_t h = n / 2;
+	sort_ix(ix, tmp, h, f, src);
+	sort_ix(ix + h, tmp, n - h, f, src);
+	size_t i = 0, j = h, k = 0;
+	while (i < h && j < n) {
+		int64_t x = src ? f[ix[i]].src : f[ix[i]].dst, y = src ? f[ix[j]].src : f[ix[j]].dst;
+		tmp[k++] = x <= y ? ix[i++] : ix[j++];
+	}
+	while (i < h)
+		tmp[k++] = ix[i++];
+	while (j < n)
+		tmp[k++] = ix[j++];
+	memcpy(ix, tmp, n * sizeof(*ix));
+}
+
+int tka_op_gpu_time_begin(struct tka_ctx *c)
+{
+	struct tka_og_state *s = calloc(1, sizeof(*s));
+	sqlite3_stmt *st = NULL;
+	size_t cap = 0;
+	int rc, step;
+	if (!s)
+		return tka_fail(c, TK_ENOMEM, "out of memory");
+	c->og = s;
+	rc = tka_prepare(c, "SELECT src_event_id, dst_event_id FROM flows WHERE kind = 'launch'",
+			 &st);
+	while (rc == TK_OK && (step = sqlite3_step(st)) == SQLITE_ROW) {
+		if (s->nf == cap) {
+			cap = cap ? 2 * cap : 4096;
+			struct flow *v = realloc(s->f, cap * sizeof(*v));
+			if (!v) {
+				rc = tka_fail(c, TK_ENOMEM, "out of memory");
+				break;
+			}
+			s->f = v;
+		}
+		struct flow *f = &s->f[s->nf++];
+		f->src = sqlite3_column_int64(st, 0);
+		f->dst = sqlite3_column_int64(st, 1);
+		f->track = TK_NONE;
+		f->ts = 0;
+		f->dur = -1;
+	}
+	if (rc == TK_OK && step != SQLITE_DONE)
+		rc = tka_fail(c, tka_sql_status(c), "reading launches: %s", sqlite3_errmsg(c->db));
+	sqlite3_finalize(st);
+	if (rc != TK_OK)
+		return rc;
+	size_t *tmp = malloc((s->nf ? s->nf : 1) * sizeof(*tmp));
+	s->by_src = malloc((s->nf ? s->nf : 1) * sizeof(*s->by_src));
+	s->by_dst = malloc((s->nf ? s->nf : 1) * sizeof(*s->by_dst));
+	if (!tmp || !s->by_src || !s->by_dst) {
+		free(tmp);
+		return tka_fail(c, TK_ENOMEM, "out of memory");
+	}
+	for (size_t i = 0; i < s->nf; i++)
+		s->by_src[i] = s->by_dst[i] = i;
+	sort_ix(s->by_src, tmp, s->nf, s->f, 1);
+	sort_ix(s->by_dst, tmp, s->nf, s->f, 0);
+	free(tmp);
+	if (!s->nf)
+		c->pass->want_corr = 1; /* correlation mode, as the timeline */
+	return TK_OK;
+}
+
+static int add_corr(struct tka_ctx *c, struct corr **v, size_t *n, size_t *cap, struct corr x)
+{
+	if (*n == *cap) {
+		size_t nc = *cap ? 2 * *cap : 4096;
+		struct corr *p = realloc(*v, nc * sizeof(*p));
+		if (!p)
+			return tka_fail(c, TK_ENOMEM, "out of memory");
+		*v = p;
+		*cap = nc;
+	}
+	(*v)[(*n)++] = x;
+	return TK_OK;
+}
+
+static int is_device_op(int kind)
+{
+	return kind == TK_EV_KERNEL || kind == TK_EV_MEMCPY || kind == TK_EV_MEMSET;
+}
+
+int tka_op_gpu_time_event(struct tka_ctx *c, const struct tka_ev *e)
+{
+	struct tka_og_state *s = c->og;
+	while (s->ps < s->nf && s->f[s->by_src[s->ps]].src < e->id)
+		s->ps++;
+	for (size_t k = s->ps; k < s->nf && s->f[s->by_src[k]].src == e->id; k++) {
+		s->f[s->by_src[k]].track = e->track;
+		s->f[s->by_src[k]].ts = e->ts;
+	}
+	while (s->pd < s->nf && s->f[s->by_dst[s->pd]].dst < e->id)
+		s->pd++;
+	for (size_t k = s->pd; k < s->nf && s->f[s->by_dst[k]].dst == e->id; k++)
+		if (is_device_op(e->kind))
+			s->f[s->by_dst[k]].dur = e->dur;
+	const struct tka_track *tr = &c->pass->tracks[e->track];
+	if (!s->nf && e->corr != TK_NONE) {
+		struct corr x = {e->corr, tr->process_id, e->track, e->ts, e->id};
+		int rc = TK_OK;
+		if ((e->kind == TK_EV_RUNTIME_API || e->kind == TK_EV_DRIVER_API) &&
+		    tr->device_id == TK_NONE)
+			rc = add_corr(c, &s->api, &s->napi, &s->capi, x);
+		else if (is_device_op(e->kind)) {
+			x.ts = e->dur;
+			rc = add_corr(c, &s->dop, &s->ndop, &s->cdop, x);
+		}
+		if (rc != TK_OK)
+			return rc;
+	}
+	if (e->kind != TK_EV_HOST_OP && e->kind != TK_EV_ANNOTATION)
+		return TK_OK;
+	if (tr->device_id != TK_NONE)
+		return TK_OK; /* device-side annotations (gpu_user_annotation) launch nothing */
+	if (s->nh == s->caph) {
+		size_t cap = s->caph ? 2 * s->caph : 4096;
+		struct hop *v = realloc(s->h, cap * sizeof(*v));
+		if (!v)
+			return tka_fail(c, TK_ENOMEM, "out of memory");
+		s->h = v;
+		s->caph = cap;
+	}
+	struct hop *h = &s->h[s->nh++];
+	h->track = e->track;
+	h->ts = e->ts;
+	h->end = e->ts + e->dur; /* in range: the pass checked the interval (checked.h) */
+	h->id = e->id;
+	h->name_id = e->name_id;
+	h->level = e->kind == TK_EV_ANNOTATION;
+	return TK_OK;
+}
+
+int tka_op_gpu_time_end(struct tka_ctx *c)
+{
+	(void)c;
+	return TK_OK;
+}
+
+/* ---- the analysis: one sweep per level and host thread ---- */
+
+/* A launch with its source thread and start, and the device time it launched. */
+struct lnch {
+	int64_t track, ts, dur;
+};
+
+static int cmp_lnch(const void *pa, const void *pb)
+{
+	const struct lnch *a = pa, *b = pb;
+	if (a->track != b->track)
+		return a->track < b->track ? -1 : 1;
+	return (a->ts > b->ts) - (a->ts < b->ts);
+}
+
+/* By level, thread, start, then the longer (the enclosing) first, then id. */
+static int cmp_hop(const void *pa, const void *pb)
+{
+	const struct hop *a = pa, *b = pb;
+	if (a->level != b->level)
+		return a->level - b->level;
+	if (a->track != b->track)
+		return a->track < b->track ? -1 : 1;
+	if (a->ts != b->ts)
+		return a->ts < b->ts ? -1 : 1;
+	if (a->end != b->end)
+		return a->end > b->end ? -1 : 1;
+	return (a->id > b->id) - (a->id < b->id);
+}
+
+/* The figures of one (process, level, name). */
+struct acc {
+	int64_t process_id, name_id;
+	int level;
+	int64_t calls, direct_ops, direct_ns, subtree_ops, subtree_ns;
+};
+
+struct accs {
+	struct tk_intern keys; /* (process, level, name) as bytes -> index + 1 */
+	struct acc *v;
+	size_t n, cap;
+};
+
+/* The accumulator of (process, level, name), made on first use; NULL when memory ran out. */
+static struct acc *acc_of(struct accs *a, int64_t process, int level, int64_t name_id)
+{
+	int64_t key[3] = {process, level, name_id};
+	int added;
+	uint32_t id = tk_intern_lookup(&a->keys, (const char *)key, sizeof(key), &added);
+	if (!id)
+		return NULL;
+	if (added) {
+		if (a->n == a->cap) {
+			size_t cap = a->cap ? 2 * a->cap : 256;
+			struct acc *v = realloc(a->v, cap * sizeof(*v));
+			if (!v)
+				return NULL;
+			a->v = v;
+			a->cap = cap;
+		}
+		struct acc *x = &a->v[a->n++];
+		memset(x, 0, sizeof(*x));
+		x->process_id = process;
+		x->level = level;
+		x->name_id = name_id;
+	}
+	return &a->v[id - 1];
+}
+
+static int cmp_corr(const void *pa, const void *pb)
+{
+	const struct corr *a = pa, *b = pb;
+	if (a->corr != b->corr)
+		return a->corr < b->corr ? -1 : 1;
+	if (a->ts != b->ts)
+		return a->ts < b->ts ? -1 : 1;
+	return (a->id > b->id) - (a->id < b->id);
+}
+
+/*
+ * Correlation mode: each device op's launch is the earliest API call with its correlation id on
+ * its own process, else the earliest on any (the timeline's rule). Fills @l; the count.
+ */
+static size_t corr_launches(struct tka_og_state *s, struct lnch *l)
+{
+	size_t n = 0;
+	if (s->napi > 1)
+		qsort(s->api, s->napi, sizeof(*s->api), cmp_corr);
+	for (size_t i = 0; i < s->ndop; i++) {
+		const struct corr *d = &s->dop[i];
+		size_t lo = 0, hi = s->napi;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			if (s->api[mid].corr < d->corr)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		const struct corr *pick = NULL; /* calls of the id are in (ts, id) order */
+		for (size_t k = lo; k < s->napi && s->api[k].corr == d->corr; k++)
+			if (s->api[k].proc == d->proc && d->proc != TK_NONE) {
+				pick = &s->api[k];
+				break;
+			}
+		if (!pick && lo < s->napi && s->api[lo].corr == d->corr)
+			pick = &s->api[lo];
+		if (pick)
+			l[n++] = (struct lnch){pick->track, pick->ts, d->ts};
+	}
+	return n;
+}
+
+/* Attribute the launches @l (sorted) to the host intervals @h (one level, sorted). */
+static int sweep(struct tka_ctx *c, const struct lnch *l, size_t nl, const struct hop *h,
+		 size_t nh, struct accs *a)
+{
+	size_t *stack = malloc((nh ? nh : 1) * sizeof(*stack)), top = 0, j = 0;
+	int64_t track = TK_NONE;
+	if (!stack)
+		return tka_fail(c, TK_ENOMEM, "out of memory");
+	for (size_t i = 0; i < nl; i++) {
+		if (l[i].track != track) {
+			track = l[i].track;
+			top = 0;
+			while (j < nh && h[j].track < track)
+				j++;
+		}
+		while (j < nh && h[j].track == track && h[j].ts <= l[i].ts) {
+			while (top && h[stack[top - 1]].end <= h[j].ts)
+				top--;
+			stack[top++] = j++;
+		}
+		while (top && h[stack[top - 1]].end <= l[i].ts)
+			top--;
+		int64_t process = c->pass->tracks[track].process_id;
+		int first = 1;
+		for (size_t k = top; k-- > 0;) {
+			const struct hop *x = &h[stack[k]];
+			if (x->end <= l[i].ts)
+				continue; /* closed under a longer op that overlaps it (not nested) */
+			int seen = 0; /* a name nested in itself counts once */
+			for (size_t m = k + 1; m < top && !seen; m++)
+				seen = h[stack[m]].end > l[i].ts && h[stack[m]].name_id == x->name_id;
+			struct acc *ac = acc_of(a, process, x->level, x->name_id);
+			if (!ac) {
+				free(stack);
+				return tka_fail(c, TK_ENOMEM, "out of memory");
+			}
+			if (first) {
+				ac->direct_ops++;
+				ac->direct_ns += l[i].dur;
+				first = 0;
+			}
+			if (!seen) {
+				ac->subtree_ops++;
+				ac->subtree_ns += l[i].dur;
+			}
+		}
+	}
+	free(stack);
+	return TK_OK;
+}
+
+int tka_op_gpu_time(struct tka_ctx *c)
+{
+	int rc = tka_pass_run(c);
+	struct tka_og_state *s = c->og;
+	struct lnch *l = NULL;
+	struct accs a = {0}, totals = {0}; /* totals: launched device time by process */
+	sqlite3_stmt *ins = NULL;
+	size_t nl = 0;
+	if (rc != TK_OK)
+		return rc;
+	if (!s)
+		return tka_fail(c, TK_EINTERNAL, "GPU time per op was already written");
+	tk_intern_init(&a.keys);
+	tk_intern_init(&totals.keys);
+	if ((rc = tka_exec(c, "creating analysis_op_gpu_time", schema)) != TK_OK)
+		goto out;
+	l = malloc((s->nf ? s->nf : 1) * sizeof(*l));
+	if (!l) {
+		rc = tka_fail(c, TK_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < s->nf; i++)
+		if (s->f[i].track != TK_NONE && s->f[i].dur >= 0 &&
+		    c->pass->tracks[s->f[i].track].device_id == TK_NONE)
+			l[nl++] = (struct lnch){s->f[i].track, s->f[i].ts, s->f[i].dur};
+	if (!s->nf && s->ndop) {
+		free(l);
+		if (!(l = malloc(s->ndop * sizeof(*l)))) {
+			rc = tka_fail(c, TK_ENOMEM, "out of memory");
+			goto out;
+		}
+		nl = corr_launches(s, l);
+	}
+	qsort(l, nl, sizeof(*l), cmp_lnch);
+	if (s->nh)
+		qsort(s->h, s->nh, sizeof(*s->h), cmp_hop);
+	size_t split = 0; /* host ops first, then annotations */
+	while (split < s->nh && s->h[split].level == 0)
+		split++;
+	for (size_t i = 0; i < s->nh && rc == TK_OK; i++) { /* calls */
+		struct acc *ac = acc_of(&a, c->pass->tracks[s->h[i].track].process_id,
+					s->h[i].level, s->h[i].name_id);
+		if (!ac)
+			rc = tka_fail(c, TK_ENOMEM, "out of memory");
+		else
+			ac->calls++;
+	}
+	if (rc == TK_OK)
+		rc = sweep(c, l, nl, s->h, split, &a);
+	if (rc == TK_OK)
+		rc = sweep(c, l, nl, s->h + split, s->nh - split, &a);
+	/* the launched device time of each process, for the share */
+	if (rc == TK_OK)
+		rc = tka_prepare(c,
+				 "INSERT INTO analysis_op_gpu_time SELECT ?1, ?2, coalesce((SELECT "
+				 "str FROM strings WHERE id = ?3), ''), ?4, ?5, ?6, ?7, ?8, ?9",
+				 &ins);
+	for (size_t k = 0; k < nl && rc == TK_OK; k++) { /* per process: its threads' launches */
+		struct acc *t = acc_of(&totals, c->pass->tracks[l[k].track].process_id, 0, 0);
+		if (!t)
+			rc = tka_fail(c, TK_ENOMEM, "out of memory");
+		else
+			t->direct_ns += l[k].dur;
+	}
+	for (size_t i = 0; i < a.n && rc == TK_OK; i++) {
+		const struct acc *x = &a.v[i];
+		const struct acc *t = acc_of(&totals, x->process_id, 0, 0);
+		int64_t total = t ? t->direct_ns : 0;
+		sqlite3_reset(ins);
+		if (x->process_id == TK_NONE)
+			sqlite3_bind_null(ins, 1);
+		else
+			sqlite3_bind_int64(ins, 1, x->process_id);
+		sqlite3_bind_text(ins, 2, x->level ? "annotation" : "host_op", -1, SQLITE_STATIC);
+		sqlite3_bind_int64(ins, 3, x->name_id);
+		sqlite3_bind_int64(ins, 4, x->calls);
+		sqlite3_bind_int64(ins, 5, x->direct_ops);
+		sqlite3_bind_int64(ins, 6, x->direct_ns);
+		sqlite3_bind_int64(ins, 7, x->subtree_ops);
+		sqlite3_bind_int64(ins, 8, x->subtree_ns);
+		if (total > 0)
+			sqlite3_bind_double(ins, 9, (double)x->direct_ns / (double)total);
+		else
+			sqlite3_bind_null(ins, 9);
+		if (sqlite3_step(ins) != SQLITE_DONE)
+			rc = tka_fail(c, tka_sql_status(c), "writing analysis_op_gpu_time: %s",
+				      sqlite3_errmsg(c->db));
+	}
+out:
+	sqlite3_finalize(ins);
+	free(l);
+	free(a.v);
+	tk_intern_free(&a.keys);
+	free(totals.v);
+	tk_intern_free(&totals.keys);
+	tka_op_gpu_time_free(c->og);
+	c->og = NULL;
+	return rc;
+}

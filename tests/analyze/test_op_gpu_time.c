@@ -1,0 +1,57 @@
+/*
+ * GPU time per CPU op and per annotation (analysis_op_gpu_time) on real Kineto traces, against
+ * tests/data/analyze/op_gpu_figures.py, which follows each device op's correlation id to its
+ * launching call and takes the enclosing ops on that call's thread from the raw JSON; its printed
+ * figures are in tests/data/analyze/op_gpu/ (regenerate them with the script). Two traces carry
+ * launch flows (ns_resolution, nccl_data), one only correlation ids (sampled_rank-0).
+ */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tk_analyze_store.h"
+
+TestSuite(op_gpu_time, .init = tkt_analyze_setup, .fini = tkt_analyze_teardown, .timeout = 300);
+
+static void expect_figures(const char *rel, const char *figures)
+{
+	char *trace = tkt_real(rel), path[4096];
+	tkt_ok(tkt_tracekit("import", trace, "-o", tkt_db, NULL));
+	tkt_ok(tkt_tracekit("analyze", tkt_db, NULL));
+	snprintf(path, sizeof(path), "%s/tests/data/analyze/op_gpu/%s", TK_SOURCE_DIR, figures);
+	char *want = tkt_slurp(path, NULL);
+	cr_assert(want, "%s is missing", path);
+	size_t n = strlen(want);
+	if (n && want[n - 1] == '\n')
+		want[n - 1] = '\0'; /* tkt_rows joins rows without a final newline */
+	tkt_expect_rows(tkt_db,
+			"SELECT level, name, calls, direct_ops, direct_ns, subtree_ops, subtree_ns "
+			"FROM analysis_op_gpu_time ORDER BY level, name",
+			want);
+	/* every launched device op is attributed once directly per level, or to none */
+	cr_expect_leq(tkt_query_int(tkt_db, "SELECT max(s) FROM (SELECT sum(direct_ns) AS s FROM "
+					   "analysis_op_gpu_time GROUP BY process_id, level)"),
+		     tkt_query_int(tkt_db, "SELECT sum(dur_ns) FROM events WHERE kind IN (5, 6, 7)"));
+	free(want);
+	free(trace);
+}
+
+Test(op_gpu_time, launch_flows_ns_resolution_agrees_with_python)
+{
+	expect_figures("kineto/HolisticTraceAnalysis/tests/data/ns_resolution_trace/"
+		       "rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz",
+		       "ns_resolution.txt");
+}
+
+Test(op_gpu_time, launch_flows_nccl_data_agrees_with_python)
+{
+	expect_figures("kineto/HolisticTraceAnalysis/tests/data/nccl_parser_config/nccl_data.json.gz",
+		       "nccl_data.txt");
+}
+
+Test(op_gpu_time, correlation_ids_sampled_rank_agrees_with_python)
+{
+	expect_figures("kineto/HolisticTraceAnalysis/tests/data/trace_filter/sampled_rank-0.json.gz",
+		       "sampled_rank-0.txt");
+}
