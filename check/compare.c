@@ -199,18 +199,57 @@ static void absolute(struct tkc_outcome *o, const struct tkc_gate *g, const stru
 		 c->n, c->per_step ? "steps" : "runs", fail ? "crosses" : "is within");
 }
 
-static const struct tkc_item *find_item(const struct tkc_item *v, size_t n, const char *name)
+/* The items of one list by name, to find one in O(log n) (lists hold every kernel name). */
+struct name_ix {
+	const struct tkc_item **v;
+	size_t n;
+};
+
+static int by_name(const void *a, const void *b)
 {
+	return strcmp((*(const struct tkc_item *const *)a)->name,
+		      (*(const struct tkc_item *const *)b)->name);
+}
+
+static int ix_build(struct name_ix *ix, const struct tkc_item *v, size_t n)
+{
+	ix->n = 0;
+	if (!(ix->v = malloc((n ? n : 1) * sizeof(*ix->v))))
+		return TK_ENOMEM;
 	for (size_t i = 0; i < n; i++)
-		if (!strcmp(v[i].name, name))
-			return &v[i];
+		ix->v[i] = &v[i];
+	ix->n = n;
+	if (n > 1)
+		qsort(ix->v, n, sizeof(*ix->v), by_name);
+	return TK_OK;
+}
+
+static const struct tkc_item *find_item(const struct name_ix *ix, const char *name)
+{
+	size_t lo = 0, hi = ix->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = strcmp(ix->v[mid]->name, name);
+		if (!c)
+			return ix->v[mid];
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
 	return NULL;
 }
+
+/* Name indexes of the kernels and ops of both sides (the baseline's empty without one). */
+struct indexes {
+	struct name_ix bk, bo, ck, co;
+};
 
 /* A kernel/op gate: every item of the baseline that matches (default gates: above the share),
  * then the items only the input has, listed. */
 static int item_gate(struct tkc_result *r, const struct tkc_gate *g, const struct tkc_summary *b,
-		     const struct tkc_summary *c)
+		     const struct tkc_summary *c, const struct name_ix *bix,
+		     const struct name_ix *cix)
 {
 	int is_op = !strcmp(g->metric, "op");
 	const struct tkc_item *bv = is_op ? b->ops : b->kernels, *cv = is_op ? c->ops : c->kernels;
@@ -224,7 +263,7 @@ static int item_gate(struct tkc_result *r, const struct tkc_gate *g, const struc
 		 * even when it has no samples */
 		if (!x->s.n && strpbrk(pat, "*?["))
 			continue;
-		const struct tkc_item *y = find_item(cv, cn, x->name);
+		const struct tkc_item *y = find_item(cix, x->name);
 		struct tkc_outcome *o = add(r, g, x->name, is_op ? 2 : 1, "ns");
 		if (!o)
 			return TK_ENOMEM;
@@ -253,7 +292,7 @@ static int item_gate(struct tkc_result *r, const struct tkc_gate *g, const struc
 	for (size_t i = 0; i < cn; i++) { /* new: only in the input */
 		const struct tkc_item *y = &cv[i];
 		if (fnmatch(pat, y->name, 0) != 0 || (g->is_default && y->share < TKC_GATE_SHARE) ||
-		    find_item(bv, bn, y->name))
+		    find_item(bix, y->name))
 			continue;
 		struct tkc_outcome *o = add(r, g, y->name, is_op ? 2 : 1, "ns");
 		if (!o)
@@ -267,25 +306,24 @@ static int item_gate(struct tkc_result *r, const struct tkc_gate *g, const struc
 }
 
 /* Share of @a's kernel time in kernels @b also runs. */
-static double overlap(const struct tkc_summary *a, const struct tkc_summary *b)
+static double overlap(const struct tkc_summary *a, const struct name_ix *b)
 {
 	double all = 0, both = 0;
 	for (size_t i = 0; i < a->nkernels; i++) {
 		all += a->kernels[i].ns_per_step;
-		if (find_item(b->kernels, b->nkernels, a->kernels[i].name))
+		if (find_item(b, a->kernels[i].name))
 			both += a->kernels[i].ns_per_step;
 	}
 	return all > 0 ? both / all : 1;
 }
 
 /* The largest kernels of @a that @b lacks, as "name (1.2 ms/step), ..." into @buf. */
-static void missing(const struct tkc_summary *a, const struct tkc_summary *b, char *buf,
-		    size_t len)
+static void missing(const struct tkc_summary *a, const struct name_ix *b, char *buf, size_t len)
 {
 	size_t at = 0, shown = 0;
 	buf[0] = '\0';
 	for (size_t i = 0; i < a->nkernels && shown < 3 && at < len; i++) {
-		if (find_item(b->kernels, b->nkernels, a->kernels[i].name))
+		if (find_item(b, a->kernels[i].name))
 			continue;
 		int k = snprintf(buf + at, len - at, "%s%.60s%s (%.3g us/step)", shown ? ", " : "",
 				 a->kernels[i].name, strlen(a->kernels[i].name) > 60 ? "..." : "",
@@ -307,7 +345,7 @@ static int64_t steps_of(const struct tkc_summary *s)
 
 /* The comparability rules; r->comparable = 0 with the reason when one fails. */
 static void comparable(struct tkc_result *r, const struct tkc_summary *b,
-		       const struct tkc_summary *c, int allow_hw)
+		       const struct tkc_summary *c, const struct indexes *ix, int allow_hw)
 {
 	r->comparable = 1;
 	for (size_t i = 0; i < c->nruns; i++)
@@ -345,12 +383,12 @@ static void comparable(struct tkc_result *r, const struct tkc_summary *b,
 		}
 		tk_fmt(r->hardware, sizeof(r->hardware), "baseline on %s, input on %s", x, y);
 	}
-	r->overlap_base = overlap(b, c);
-	r->overlap_cur = overlap(c, b);
+	r->overlap_base = overlap(b, &ix->ck);
+	r->overlap_cur = overlap(c, &ix->bk);
 	if (!allow_hw && (r->overlap_base < TKC_MIN_OVERLAP || r->overlap_cur < TKC_MIN_OVERLAP)) {
 		char mb[400], mc[400];
-		missing(b, c, mb, sizeof(mb));
-		missing(c, b, mc, sizeof(mc));
+		missing(b, &ix->ck, mb, sizeof(mb));
+		missing(c, &ix->bk, mc, sizeof(mc));
 		r->comparable = 0;
 		tk_fmt(r->reason, sizeof(r->reason),
 		       "different workloads: only %.0f %% of the baseline's kernel time is in kernels "
@@ -362,14 +400,14 @@ static void comparable(struct tkc_result *r, const struct tkc_summary *b,
 }
 
 /* The likely cause of a time regression: the kernels that grew most per step, and new ones. */
-static void likely_cause(struct tkc_result *r, const struct tkc_summary *b,
+static void likely_cause(struct tkc_result *r, const struct name_ix *b,
 			 const struct tkc_summary *c)
 {
 	size_t cap = sizeof(r->causes) / sizeof(r->causes[0]);
 	r->ncauses = 0;
 	for (size_t i = 0; i < c->nkernels; i++) {
 		const struct tkc_item *y = &c->kernels[i];
-		const struct tkc_item *x = find_item(b->kernels, b->nkernels, y->name);
+		const struct tkc_item *x = find_item(b, y->name);
 		double base = x ? x->ns_per_step : 0, grow = y->ns_per_step - base;
 		if (grow < TKC_MIN_ITEM_NS)
 			continue;
@@ -410,26 +448,34 @@ int tkc_compare(const struct tkc_summary *base, const struct tkc_summary *cur,
 			       gates->v[i].text);
 			return TK_EINVAL;
 		}
-	comparable(r, base, cur, allow_hw);
+	struct indexes ix = {{NULL, 0}, {NULL, 0}, {NULL, 0}, {NULL, 0}};
+	int rc = TK_ENOMEM;
+	if (ix_build(&ix.ck, cur->kernels, cur->nkernels) != TK_OK ||
+	    ix_build(&ix.co, cur->ops, cur->nops) != TK_OK ||
+	    ix_build(&ix.bk, base ? base->kernels : NULL, base ? base->nkernels : 0) != TK_OK ||
+	    ix_build(&ix.bo, base ? base->ops : NULL, base ? base->nops : 0) != TK_OK)
+		goto out;
+	rc = TK_OK;
+	comparable(r, base, cur, &ix, allow_hw);
 	if (!r->comparable)
-		return TK_OK;
-	for (size_t i = 0; i < gates->n; i++) {
+		goto out;
+	for (size_t i = 0; i < gates->n && rc == TK_OK; i++) {
 		const struct tkc_gate *g = &gates->v[i];
 		if (!strcmp(g->metric, "kernel") || !strcmp(g->metric, "op")) {
-			if (g->kind == TKC_GATE_REL || base) {
-				if (item_gate(r, g, base ? base : cur, cur) != TK_OK)
-					goto oom;
-			} else if (item_gate(r, g, cur, cur) != TK_OK) {
-				goto oom;
-			}
+			/* without a baseline (bounds only) the input's own items are gated */
+			int op = !strcmp(g->metric, "op");
+			const struct name_ix *bix = base ? (op ? &ix.bo : &ix.bk) : (op ? &ix.co : &ix.ck);
+			rc = item_gate(r, g, base ? base : cur, cur, bix, op ? &ix.co : &ix.ck);
 			continue;
 		}
 		const struct tkc_series *cs = tkc_summary_find(cur, g->metric);
 		const struct tkc_series *bs = base ? tkc_summary_find(base, g->metric) : NULL;
 		const char *unit = cs ? cs->unit : bs ? bs->unit : "";
 		struct tkc_outcome *o = add(r, g, g->metric, 0, unit);
-		if (!o)
-			goto oom;
+		if (!o) {
+			rc = TK_ENOMEM;
+			break;
+		}
 		if (g->kind == TKC_GATE_REL)
 			relative(o, g, bs, cs);
 		else
@@ -438,7 +484,7 @@ int tkc_compare(const struct tkc_summary *base, const struct tkc_summary *cur,
 		if (o->status == TKC_SKIPPED && g->is_default && bs && cs && !bs->n && !cs->n)
 			snprintf(o->why, sizeof(o->why), "neither side has it");
 	}
-	for (size_t i = 0; i < r->n; i++) {
+	for (size_t i = 0; i < r->n && rc == TK_OK; i++) {
 		enum tkc_status s = r->v[i].status;
 		r->regressions += s == TKC_FAIL;
 		r->improvements += s == TKC_IMPROVED;
@@ -450,9 +496,13 @@ int tkc_compare(const struct tkc_summary *base, const struct tkc_summary *cur,
 		time_failed |= r->v[i].status == TKC_FAIL && !r->v[i].item &&
 			       !strcmp(r->v[i].unit, "ns") && strncmp(r->v[i].subject, "kpi.", 4);
 	if (base && time_failed)
-		likely_cause(r, base, cur);
-	return TK_OK;
-oom:
-	tk_fmt(err, errlen, "out of memory");
-	return TK_ENOMEM;
+		likely_cause(r, &ix.bk, cur);
+out:
+	free(ix.bk.v);
+	free(ix.bo.v);
+	free(ix.ck.v);
+	free(ix.co.v);
+	if (rc != TK_OK)
+		tk_fmt(err, errlen, "out of memory");
+	return rc;
 }

@@ -252,7 +252,7 @@ static int64_t days_from_civil(int64_t y, int m, int d)
 /*
  * The date and time a run name spells, as Unix epoch ns (read as UTC), or TK_NONE: the first
  * YYYY?MM?DD?HH?MM?SS in it, where each ? is one of "_-.:T " or nothing (2024_05_01_12_30_45,
- * 2024-05-01T12:30:45, 20240501-123045), with a plausible date and time.
+ * 2024-05-01T12:30:45, 20240501-123045), with a plausible date and time (years 1970 to 2261).
  */
 static int64_t name_time(const char *name)
 {
@@ -271,7 +271,8 @@ static int64_t name_time(const char *name)
 		}
 		if (!ok || (*q >= '0' && *q <= '9'))
 			continue;
-		if (v[0] < 1970 || v[0] > 2999 || v[1] < 1 || v[1] > 12 || v[2] < 1 || v[2] > 31 ||
+		/* epoch ns fit an int64 until 2262-04-11: later years are not times we can hold */
+		if (v[0] < 1970 || v[0] > 2261 || v[1] < 1 || v[1] > 12 || v[2] < 1 || v[2] > 31 ||
 		    v[3] > 23 || v[4] > 59 || v[5] > 60)
 			continue;
 		int64_t days = days_from_civil(v[0], v[1], v[2]);
