@@ -109,6 +109,17 @@ int tka_op_gpu_time_event(struct tka_ctx *c, const struct tka_ev *e);
 int tka_op_gpu_time_end(struct tka_ctx *c);
 void tka_op_gpu_time_free(struct tka_og_state *s);
 
+/* One host op or annotation (a host interval) with the device work it launched. */
+struct tka_og_inst {
+	int64_t event_id;		 /* events.id of the host op or annotation */
+	int64_t direct_ops, direct_ns;	 /* launched with it as the innermost interval */
+	int64_t subtree_ops, subtree_ns; /* launched while it was open on its thread */
+};
+
+/* The figures of host interval @event_id once tka_op_gpu_time() ran (later analyses use
+ * them: the perf model); NULL for an event that is none or launched from no host thread. */
+const struct tka_og_inst *tka_op_gpu_instance(const struct tka_ctx *c, int64_t event_id);
+
 /* step_windows.c: the pass hands it every annotation; the timeline's end loads the steps with
  * their device intervals (and frees the marks). */
 struct tka_timeline;

@@ -60,6 +60,7 @@ struct tka_og_state {
 	size_t ps, pd;		 /* cursors of the pass (events come in id order) */
 	struct hop *h;
 	size_t nh, caph;
+	struct tka_og_inst *inst; /* per host interval, by event id, once the analysis ran */
 };
 
 void tka_op_gpu_time_free(struct tka_og_state *s)
@@ -72,6 +73,7 @@ void tka_op_gpu_time_free(struct tka_og_state *s)
 	free(s->by_src);
 	free(s->by_dst);
 	free(s->h);
+	free(s->inst);
 	free(s);
 }
 
@@ -332,9 +334,27 @@ static size_t corr_launches(struct tka_og_state *s, struct lnch *l)
 	return n;
 }
 
-/* Attribute the launches @l (sorted) to the host intervals @h (one level, sorted). */
-static int sweep(struct tka_ctx *c, const struct lnch *l, size_t nl, const struct hop *h,
-		 size_t nh, struct accs *a)
+/* The first launch of @l (sorted by track, start) at or after (@track, @ts). */
+static size_t lower(const struct lnch *l, size_t nl, int64_t track, int64_t ts)
+{
+	size_t lo = 0, hi = nl;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (l[mid].track < track || (l[mid].track == track && l[mid].ts < ts))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/*
+ * Direct attribution: each launch goes to the innermost host interval open at its start on its
+ * thread (@h one level, sorted by cmp_hop): a stack of open intervals, popped as they end, so
+ * the top is the innermost. Adds to the name's figures and to the instance's (@inst, as @h).
+ */
+static int sweep_direct(struct tka_ctx *c, const struct lnch *l, size_t nl, const struct hop *h,
+			size_t nh, struct accs *a, struct tka_og_inst *inst)
 {
 	size_t *stack = malloc((nh ? nh : 1) * sizeof(*stack)), top = 0, j = 0;
 	int64_t track = TK_NONE;
@@ -354,33 +374,104 @@ static int sweep(struct tka_ctx *c, const struct lnch *l, size_t nl, const struc
 		}
 		while (top && h[stack[top - 1]].end <= l[i].ts)
 			top--;
-		int64_t process = c->pass->tracks[track].process_id;
-		int first = 1;
-		for (size_t k = top; k-- > 0;) {
-			const struct hop *x = &h[stack[k]];
-			if (x->end <= l[i].ts)
-				continue; /* closed under a longer op that overlaps it (not nested) */
-			int seen = 0; /* a name nested in itself counts once */
-			for (size_t m = k + 1; m < top && !seen; m++)
-				seen = h[stack[m]].end > l[i].ts && h[stack[m]].name_id == x->name_id;
-			struct acc *ac = acc_of(a, process, x->level, x->name_id);
-			if (!ac) {
-				free(stack);
-				return tka_fail(c, TK_ENOMEM, "out of memory");
-			}
-			if (first) {
-				ac->direct_ops++;
-				ac->direct_ns += l[i].dur;
-				first = 0;
-			}
-			if (!seen) {
-				ac->subtree_ops++;
-				ac->subtree_ns += l[i].dur;
-			}
+		if (!top)
+			continue;
+		const struct hop *x = &h[stack[top - 1]];
+		struct acc *ac = acc_of(a, c->pass->tracks[track].process_id, x->level, x->name_id);
+		if (!ac) {
+			free(stack);
+			return tka_fail(c, TK_ENOMEM, "out of memory");
 		}
+		ac->direct_ops++;
+		ac->direct_ns += l[i].dur;
+		inst[stack[top - 1]].direct_ops++;
+		inst[stack[top - 1]].direct_ns += l[i].dur;
 	}
 	free(stack);
 	return TK_OK;
+}
+
+/* By track, name, start: the instances of one name on one thread together, in time order. */
+static const struct hop *g_h; /* qsort has no context argument in C11 */
+
+static int cmp_name_ix(const void *pa, const void *pb)
+{
+	const struct hop *a = &g_h[*(const size_t *)pa], *b = &g_h[*(const size_t *)pb];
+	if (a->track != b->track)
+		return a->track < b->track ? -1 : 1;
+	if (a->name_id != b->name_id)
+		return a->name_id < b->name_id ? -1 : 1;
+	if (a->ts != b->ts)
+		return a->ts < b->ts ? -1 : 1;
+	return (a->id > b->id) - (a->id < b->id);
+}
+
+/*
+ * Subtree attribution: a launch belongs to every host interval open at its start on its thread
+ * (start <= launch < end), each name once: per thread and name the union of the name's
+ * intervals, its launches counted from prefix sums (@pre over @l). Each instance's own subtree
+ * likewise. O((launches + intervals) log) whatever the nesting depth.
+ */
+static int sweep_subtree(struct tka_ctx *c, const struct lnch *l, size_t nl, const int64_t *pre,
+			 const struct hop *h, size_t nh, struct accs *a, struct tka_og_inst *inst)
+{
+	size_t *ix = malloc((nh ? nh : 1) * sizeof(*ix));
+	if (!ix)
+		return tka_fail(c, TK_ENOMEM, "out of memory");
+	for (size_t i = 0; i < nh; i++) {
+		ix[i] = i;
+		size_t lo = lower(l, nl, h[i].track, h[i].ts), hi = lower(l, nl, h[i].track, h[i].end);
+		inst[i].subtree_ops = (int64_t)(hi - lo);
+		inst[i].subtree_ns = pre[hi] - pre[lo];
+	}
+	g_h = h;
+	qsort(ix, nh, sizeof(*ix), cmp_name_ix);
+	g_h = NULL;
+	for (size_t i = 0; i < nh;) {
+		const struct hop *x = &h[ix[i]];
+		struct acc *ac = acc_of(a, c->pass->tracks[x->track].process_id, x->level, x->name_id);
+		if (!ac) {
+			free(ix);
+			return tka_fail(c, TK_ENOMEM, "out of memory");
+		}
+		size_t k = i;
+		while (k < nh && h[ix[k]].track == x->track && h[ix[k]].name_id == x->name_id) {
+			int64_t lo_ts = h[ix[k]].ts, hi_ts = h[ix[k]].end; /* one merged interval */
+			for (k++; k < nh && h[ix[k]].track == x->track &&
+				  h[ix[k]].name_id == x->name_id && h[ix[k]].ts < hi_ts;
+			     k++)
+				if (h[ix[k]].end > hi_ts)
+					hi_ts = h[ix[k]].end;
+			size_t lo = lower(l, nl, x->track, lo_ts), hi = lower(l, nl, x->track, hi_ts);
+			ac->subtree_ops += (int64_t)(hi - lo);
+			ac->subtree_ns += pre[hi] - pre[lo];
+		}
+		i = k;
+	}
+	free(ix);
+	return TK_OK;
+}
+
+static int cmp_inst(const void *pa, const void *pb)
+{
+	const struct tka_og_inst *a = pa, *b = pb;
+	return (a->event_id > b->event_id) - (a->event_id < b->event_id);
+}
+
+const struct tka_og_inst *tka_op_gpu_instance(const struct tka_ctx *c, int64_t event_id)
+{
+	const struct tka_og_state *s = c->og;
+	if (!s || !s->inst)
+		return NULL;
+	size_t lo = 0, hi = s->nh;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (s->inst[mid].event_id < event_id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < s->nh && s->inst[lo].event_id == event_id ? &s->inst[lo] : NULL;
 }
 
 int tka_op_gpu_time(struct tka_ctx *c)
@@ -388,12 +479,13 @@ int tka_op_gpu_time(struct tka_ctx *c)
 	int rc = tka_pass_run(c);
 	struct tka_og_state *s = c->og;
 	struct lnch *l = NULL;
+	int64_t *pre = NULL;
 	struct accs a = {0}, totals = {0}; /* totals: launched device time by process */
 	sqlite3_stmt *ins = NULL;
 	size_t nl = 0;
 	if (rc != TK_OK)
 		return rc;
-	if (!s)
+	if (!s || s->inst)
 		return tka_fail(c, TK_EINTERNAL, "GPU time per op was already written");
 	tk_intern_init(&a.keys);
 	tk_intern_init(&totals.keys);
@@ -430,10 +522,24 @@ int tka_op_gpu_time(struct tka_ctx *c)
 		else
 			ac->calls++;
 	}
+	s->inst = calloc(s->nh ? s->nh : 1, sizeof(*s->inst));
+	pre = malloc((nl + 1) * sizeof(*pre));
+	if (rc == TK_OK && (!s->inst || !pre))
+		rc = tka_fail(c, TK_ENOMEM, "out of memory");
+	for (size_t i = 0; rc == TK_OK && i <= nl; i++)
+		pre[i] = i ? pre[i - 1] + l[i - 1].dur : 0; /* durations checked: no overflow */
+	for (size_t i = 0; rc == TK_OK && i < s->nh; i++)
+		s->inst[i].event_id = s->h[i].id;
 	if (rc == TK_OK)
-		rc = sweep(c, l, nl, s->h, split, &a);
+		rc = sweep_direct(c, l, nl, s->h, split, &a, s->inst);
 	if (rc == TK_OK)
-		rc = sweep(c, l, nl, s->h + split, s->nh - split, &a);
+		rc = sweep_direct(c, l, nl, s->h + split, s->nh - split, &a, s->inst + split);
+	if (rc == TK_OK)
+		rc = sweep_subtree(c, l, nl, pre, s->h, split, &a, s->inst);
+	if (rc == TK_OK)
+		rc = sweep_subtree(c, l, nl, pre, s->h + split, s->nh - split, &a, s->inst + split);
+	if (rc == TK_OK && s->nh > 1) /* for tka_op_gpu_instance() */
+		qsort(s->inst, s->nh, sizeof(*s->inst), cmp_inst);
 	/* the launched device time of each process, for the share */
 	if (rc == TK_OK)
 		rc = tka_prepare(c,
@@ -474,11 +580,14 @@ int tka_op_gpu_time(struct tka_ctx *c)
 out:
 	sqlite3_finalize(ins);
 	free(l);
+	free(pre);
 	free(a.v);
 	tk_intern_free(&a.keys);
 	free(totals.v);
 	tk_intern_free(&totals.keys);
-	tka_op_gpu_time_free(c->og);
-	c->og = NULL;
+	if (rc != TK_OK) { /* no half-made instances for later analyses */
+		free(s->inst);
+		s->inst = NULL;
+	}
 	return rc;
 }
