@@ -31,6 +31,20 @@ static const char *const schema =
     "  subtree_ns   INTEGER NOT NULL, -- their summed durations\n"
     "  direct_share REAL              -- direct_ns / all launched device time of the process "
     "(NULL when that is 0)\n"
+    ");"
+    "DROP TABLE IF EXISTS analysis_op_gpu_steps;"
+    "CREATE TABLE analysis_op_gpu_steps (\n"
+    "  device_id  INTEGER NOT NULL,   -- devices.id the launched device operations ran on\n"
+    "  step       INTEGER NOT NULL,   -- the step's index among the device's analysis_steps rows "
+    "(in start order, from 0)\n"
+    "  step_num   INTEGER,            -- its step_num, NULL when unknown\n"
+    "  process_id INTEGER,            -- processes.id of the launching thread, NULL when unknown\n"
+    "  name       TEXT,               -- the innermost annotation open at the launch; NULL: none "
+    "was open\n"
+    "  ops        INTEGER NOT NULL,   -- device operations it launched that start in the step\n"
+    "  device_ns  INTEGER NOT NULL,   -- their summed durations\n"
+    "  step_share REAL NOT NULL       -- device_ns / the summed durations of all launched device "
+    "operations that start in the step on the device\n"
     ");";
 
 /* A launch flow: the device op it launched (dst) and, once the pass saw them, its source API
@@ -38,6 +52,7 @@ static const char *const schema =
 struct flow {
 	int64_t src, dst;
 	int64_t track, ts, dur;
+	int64_t dev, dts; /* the device op's device and start */
 };
 
 /* A host op or annotation on a host thread. */
@@ -49,6 +64,7 @@ struct hop {
 /* Correlation mode (no launch flow in the store): an API call or a device op with its id. */
 struct corr {
 	int64_t corr, proc, track, ts, id; /* device ops: track unused, ts holds the duration */
+	int64_t dev, dts;		   /* device ops: their device and start */
 };
 
 struct tka_og_state {
@@ -177,12 +193,15 @@ int tka_op_gpu_time_event(struct tka_ctx *c, const struct tka_ev *e)
 	}
 	while (s->pd < s->nf && s->f[s->by_dst[s->pd]].dst < e->id)
 		s->pd++;
-	for (size_t k = s->pd; k < s->nf && s->f[s->by_dst[k]].dst == e->id; k++)
-		if (is_device_op(e->kind))
-			s->f[s->by_dst[k]].dur = e->dur;
 	const struct tka_track *tr = &c->pass->tracks[e->track];
+	for (size_t k = s->pd; k < s->nf && s->f[s->by_dst[k]].dst == e->id; k++)
+		if (is_device_op(e->kind)) {
+			s->f[s->by_dst[k]].dur = e->dur;
+			s->f[s->by_dst[k]].dev = tr->device_id;
+			s->f[s->by_dst[k]].dts = e->ts;
+		}
 	if (!s->nf && e->corr != TK_NONE) {
-		struct corr x = {e->corr, tr->process_id, e->track, e->ts, e->id};
+		struct corr x = {e->corr, tr->process_id, e->track, e->ts, e->id, tr->device_id, e->ts};
 		int rc = TK_OK;
 		if ((e->kind == TK_EV_RUNTIME_API || e->kind == TK_EV_DRIVER_API) &&
 		    tr->device_id == TK_NONE)
@@ -227,6 +246,7 @@ int tka_op_gpu_time_end(struct tka_ctx *c)
 /* A launch with its source thread and start, and the device time it launched. */
 struct lnch {
 	int64_t track, ts, dur;
+	int64_t dev, dts; /* the device op's device and start */
 };
 
 static int cmp_lnch(const void *pa, const void *pb)
@@ -329,7 +349,7 @@ static size_t corr_launches(struct tka_og_state *s, struct lnch *l)
 		if (!pick && lo < s->napi && s->api[lo].corr == d->corr)
 			pick = &s->api[lo];
 		if (pick)
-			l[n++] = (struct lnch){pick->track, pick->ts, d->ts};
+			l[n++] = (struct lnch){pick->track, pick->ts, d->ts, d->dev, d->dts};
 	}
 	return n;
 }
@@ -348,13 +368,99 @@ static size_t lower(const struct lnch *l, size_t nl, int64_t track, int64_t ts)
 	return lo;
 }
 
+/* The GPU time of a step owned by one annotation (or by none: name_id -1). */
+struct stepacc {
+	int64_t dev, step, process, name_id;
+	int64_t ops, ns;
+};
+
+/* The per-step figures of the annotation level, and how to find a device op's step. */
+struct steps {
+	const struct tka_timeline *tl;
+	size_t *by_dev; /* indexes of tl->dev sorted by device id */
+	struct tk_intern keys;
+	struct stepacc *v;
+	size_t n, cap;
+};
+
+static const struct tka_timeline *g_tl;
+
+static int cmp_dev_ix(const void *pa, const void *pb)
+{
+	int64_t a = g_tl->dev[*(const size_t *)pa].device_id;
+	int64_t b = g_tl->dev[*(const size_t *)pb].device_id;
+	return (a > b) - (a < b);
+}
+
+/* The timeline of device @dev, NULL when it has none. */
+static const struct tka_device *device_of(const struct steps *st, int64_t dev)
+{
+	size_t lo = 0, hi = st->tl->ndev;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (st->tl->dev[st->by_dev[mid]].device_id < dev)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == st->tl->ndev || st->tl->dev[st->by_dev[lo]].device_id != dev)
+		return NULL;
+	return &st->tl->dev[st->by_dev[lo]];
+}
+
+/* The step of device @dev whose [ts, end) holds @ts (the latest that starts at or before it:
+ * a device op belongs to the step it starts in, as in analysis_step_ops), or -1. */
+static int64_t step_of(const struct steps *st, int64_t dev, int64_t ts)
+{
+	const struct tka_device *d = device_of(st, dev);
+	if (!d)
+		return -1;
+	size_t lo = 0, hi = d->nsteps;
+	while (lo < hi) { /* the first step that starts after ts */
+		size_t mid = lo + (hi - lo) / 2;
+		if (d->steps[mid].ts <= ts)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo && ts < d->steps[lo - 1].end ? (int64_t)(lo - 1) : -1;
+}
+
+/* Add launch @x, owned by annotation @name_id (-1: none) of @process, to its step's figures. */
+static int step_add(struct steps *st, const struct lnch *x, int64_t process, int64_t name_id)
+{
+	int64_t step = step_of(st, x->dev, x->dts);
+	if (step < 0)
+		return TK_OK;
+	int64_t key[4] = {x->dev, step, process, name_id};
+	int added;
+	uint32_t id = tk_intern_lookup(&st->keys, (const char *)key, sizeof(key), &added);
+	if (!id)
+		return TK_ENOMEM;
+	if (added) {
+		if (st->n == st->cap) {
+			size_t cap = st->cap ? 2 * st->cap : 256;
+			struct stepacc *v = realloc(st->v, cap * sizeof(*v));
+			if (!v)
+				return TK_ENOMEM;
+			st->v = v;
+			st->cap = cap;
+		}
+		st->v[st->n++] = (struct stepacc){x->dev, step, process, name_id, 0, 0};
+	}
+	st->v[id - 1].ops++;
+	st->v[id - 1].ns += x->dur;
+	return TK_OK;
+}
+
 /*
  * Direct attribution: each launch goes to the innermost host interval open at its start on its
  * thread (@h one level, sorted by cmp_hop): a stack of open intervals, popped as they end, so
- * the top is the innermost. Adds to the name's figures and to the instance's (@inst, as @h).
+ * the top is the innermost. Adds to the name's figures and to the instance's (@inst, as @h),
+ * and with @st (the annotation level) to the figures of the device op's step.
  */
 static int sweep_direct(struct tka_ctx *c, const struct lnch *l, size_t nl, const struct hop *h,
-			size_t nh, struct accs *a, struct tka_og_inst *inst)
+			size_t nh, struct accs *a, struct tka_og_inst *inst, struct steps *st)
 {
 	size_t *stack = malloc((nh ? nh : 1) * sizeof(*stack)), top = 0, j = 0;
 	int64_t track = TK_NONE;
@@ -374,10 +480,15 @@ static int sweep_direct(struct tka_ctx *c, const struct lnch *l, size_t nl, cons
 		}
 		while (top && h[stack[top - 1]].end <= l[i].ts)
 			top--;
+		int64_t process = c->pass->tracks[track].process_id;
+		if (st && step_add(st, &l[i], process, top ? h[stack[top - 1]].name_id : -1)) {
+			free(stack);
+			return tka_fail(c, TK_ENOMEM, "out of memory");
+		}
 		if (!top)
 			continue;
 		const struct hop *x = &h[stack[top - 1]];
-		struct acc *ac = acc_of(a, c->pass->tracks[track].process_id, x->level, x->name_id);
+		struct acc *ac = acc_of(a, process, x->level, x->name_id);
 		if (!ac) {
 			free(stack);
 			return tka_fail(c, TK_ENOMEM, "out of memory");
@@ -474,6 +585,79 @@ const struct tka_og_inst *tka_op_gpu_instance(const struct tka_ctx *c, int64_t e
 	return lo < s->nh && s->inst[lo].event_id == event_id ? &s->inst[lo] : NULL;
 }
 
+static int steps_init(struct tka_ctx *c, struct steps *st)
+{
+	int rc = tka_timeline_get(c, &st->tl);
+	if (rc != TK_OK)
+		return rc;
+	st->by_dev = malloc((st->tl->ndev ? st->tl->ndev : 1) * sizeof(*st->by_dev));
+	if (!st->by_dev)
+		return tka_fail(c, TK_ENOMEM, "out of memory");
+	for (size_t i = 0; i < st->tl->ndev; i++)
+		st->by_dev[i] = i;
+	g_tl = st->tl;
+	qsort(st->by_dev, st->tl->ndev, sizeof(*st->by_dev), cmp_dev_ix);
+	g_tl = NULL;
+	return TK_OK;
+}
+
+static int cmp_stepacc(const void *pa, const void *pb)
+{
+	const struct stepacc *a = pa, *b = pb;
+	if (a->dev != b->dev)
+		return a->dev < b->dev ? -1 : 1;
+	if (a->step != b->step)
+		return a->step < b->step ? -1 : 1;
+	if (a->ns != b->ns)
+		return a->ns > b->ns ? -1 : 1;
+	if (a->process != b->process)
+		return a->process < b->process ? -1 : 1;
+	return (a->name_id > b->name_id) - (a->name_id < b->name_id);
+}
+
+/* analysis_op_gpu_steps: each step's launched GPU time by the annotation that owns it. */
+static int write_steps(struct tka_ctx *c, struct steps *st)
+{
+	sqlite3_stmt *ins = NULL;
+	int rc = tka_prepare(c,
+			     "INSERT INTO analysis_op_gpu_steps SELECT ?1, ?2, ?3, ?4, (SELECT str "
+			     "FROM strings WHERE id = ?5), ?6, ?7, ?8",
+			     &ins);
+	if (st->n > 1)
+		qsort(st->v, st->n, sizeof(*st->v), cmp_stepacc);
+	for (size_t i = 0; i < st->n && rc == TK_OK;) {
+		size_t j = i;
+		int64_t total = 0; /* a sub-sum of all launched time: no overflow */
+		for (; j < st->n && st->v[j].dev == st->v[i].dev && st->v[j].step == st->v[i].step; j++)
+			total += st->v[j].ns;
+		const struct tka_step *sp = &device_of(st, st->v[i].dev)->steps[st->v[i].step];
+		for (size_t k = i; k < j && rc == TK_OK; k++) {
+			const struct stepacc *x = &st->v[k];
+			sqlite3_reset(ins);
+			sqlite3_bind_int64(ins, 1, x->dev);
+			sqlite3_bind_int64(ins, 2, x->step);
+			if (sp->step_num == TK_NONE)
+				sqlite3_bind_null(ins, 3);
+			else
+				sqlite3_bind_int64(ins, 3, sp->step_num);
+			if (x->process == TK_NONE)
+				sqlite3_bind_null(ins, 4);
+			else
+				sqlite3_bind_int64(ins, 4, x->process);
+			sqlite3_bind_int64(ins, 5, x->name_id); /* -1: no such string, NULL */
+			sqlite3_bind_int64(ins, 6, x->ops);
+			sqlite3_bind_int64(ins, 7, x->ns);
+			sqlite3_bind_double(ins, 8, total > 0 ? (double)x->ns / (double)total : 0.0);
+			if (sqlite3_step(ins) != SQLITE_DONE)
+				rc = tka_fail(c, tka_sql_status(c), "writing analysis_op_gpu_steps: %s",
+					      sqlite3_errmsg(c->db));
+		}
+		i = j;
+	}
+	sqlite3_finalize(ins);
+	return rc;
+}
+
 int tka_op_gpu_time(struct tka_ctx *c)
 {
 	int rc = tka_pass_run(c);
@@ -481,6 +665,7 @@ int tka_op_gpu_time(struct tka_ctx *c)
 	struct lnch *l = NULL;
 	int64_t *pre = NULL;
 	struct accs a = {0}, totals = {0}; /* totals: launched device time by process */
+	struct steps st = {0};
 	sqlite3_stmt *ins = NULL;
 	size_t nl = 0;
 	if (rc != TK_OK)
@@ -489,6 +674,7 @@ int tka_op_gpu_time(struct tka_ctx *c)
 		return tka_fail(c, TK_EINTERNAL, "GPU time per op was already written");
 	tk_intern_init(&a.keys);
 	tk_intern_init(&totals.keys);
+	tk_intern_init(&st.keys);
 	if ((rc = tka_exec(c, "creating analysis_op_gpu_time", schema)) != TK_OK)
 		goto out;
 	l = malloc((s->nf ? s->nf : 1) * sizeof(*l));
@@ -499,7 +685,8 @@ int tka_op_gpu_time(struct tka_ctx *c)
 	for (size_t i = 0; i < s->nf; i++)
 		if (s->f[i].track != TK_NONE && s->f[i].dur >= 0 &&
 		    c->pass->tracks[s->f[i].track].device_id == TK_NONE)
-			l[nl++] = (struct lnch){s->f[i].track, s->f[i].ts, s->f[i].dur};
+			l[nl++] = (struct lnch){s->f[i].track, s->f[i].ts, s->f[i].dur, s->f[i].dev,
+						s->f[i].dts};
 	if (!s->nf && s->ndop) {
 		free(l);
 		if (!(l = malloc(s->ndop * sizeof(*l)))) {
@@ -526,14 +713,19 @@ int tka_op_gpu_time(struct tka_ctx *c)
 	pre = malloc((nl + 1) * sizeof(*pre));
 	if (rc == TK_OK && (!s->inst || !pre))
 		rc = tka_fail(c, TK_ENOMEM, "out of memory");
-	for (size_t i = 0; rc == TK_OK && i <= nl; i++)
-		pre[i] = i ? pre[i - 1] + l[i - 1].dur : 0; /* durations checked: no overflow */
+	for (size_t i = 0; rc == TK_OK && i <= nl; i++) /* every sum below is at most pre[nl] */
+		if (i == 0)
+			pre[0] = 0;
+		else if (tk_add_ovf(pre[i - 1], l[i - 1].dur, &pre[i]))
+			rc = tka_fail(c, TK_EFORMAT, "launched device time adds up beyond 2^63 ns");
+	if (rc == TK_OK)
+		rc = steps_init(c, &st);
 	for (size_t i = 0; rc == TK_OK && i < s->nh; i++)
 		s->inst[i].event_id = s->h[i].id;
 	if (rc == TK_OK)
-		rc = sweep_direct(c, l, nl, s->h, split, &a, s->inst);
+		rc = sweep_direct(c, l, nl, s->h, split, &a, s->inst, NULL);
 	if (rc == TK_OK)
-		rc = sweep_direct(c, l, nl, s->h + split, s->nh - split, &a, s->inst + split);
+		rc = sweep_direct(c, l, nl, s->h + split, s->nh - split, &a, s->inst + split, &st);
 	if (rc == TK_OK)
 		rc = sweep_subtree(c, l, nl, pre, s->h, split, &a, s->inst);
 	if (rc == TK_OK)
@@ -577,7 +769,12 @@ int tka_op_gpu_time(struct tka_ctx *c)
 			rc = tka_fail(c, tka_sql_status(c), "writing analysis_op_gpu_time: %s",
 				      sqlite3_errmsg(c->db));
 	}
+	if (rc == TK_OK)
+		rc = write_steps(c, &st);
 out:
+	free(st.by_dev);
+	free(st.v);
+	tk_intern_free(&st.keys);
 	sqlite3_finalize(ins);
 	free(l);
 	free(pre);

@@ -104,6 +104,29 @@ static const struct tkr_col c_hlo_ops[] = {
     END,
 };
 
+static const struct tkr_col c_gpu_ops[] = {
+    {"process_id", "process", TKR_PROCESS, O},
+    {"calls", "calls", TKR_INT, 0},
+    {"direct_ops", "ops", TKR_INT, 0},
+    {"direct_ns", "direct", TKR_NS, 0},
+    {"direct_share", "share", TKR_RATIO, 0},
+    {"subtree_ops", "subtree ops", TKR_INT, J},
+    {"subtree_ns", "subtree", TKR_NS, 0},
+    {"name", "name", TKR_NAME, F},
+    END,
+};
+static const struct tkr_col c_gpu_steps[] = {
+    {"device_id", "device", TKR_DEVICE, 0},
+    {"step", "step", TKR_INT, J},
+    {"step_num", "step", TKR_INT, 0},
+    {"process_id", "process", TKR_PROCESS, O},
+    {"ops", "ops", TKR_INT, 0},
+    {"device_ns", "GPU time", TKR_NS, 0},
+    {"step_share", "of step", TKR_RATIO, 0},
+    {"name", "annotation", TKR_NAME, J},
+    {"owner", "annotation", TKR_NAME, S | F},
+    END,
+};
 static const struct tkr_col c_ops[] = {
     {"level", "level", TKR_TEXT, 0},
     {"device_id", "device", TKR_DEVICE, J},
@@ -369,6 +392,22 @@ const struct tkr_section_def tkr_report_sections[] = {
      " ORDER BY self_ns DESC, total_ns DESC, name, level, device_id, process_id, module,"
      " category",
      c_ops, "no ops"},
+    {"gpu_ops", "GPU time by operator", NULL, TKR_TABLE, -1,
+     "SELECT process_id, calls, direct_ops, direct_ns, direct_share, subtree_ops, subtree_ns,"
+     " name FROM analysis_op_gpu_time WHERE level = 'host_op' AND subtree_ops > 0"
+     " ORDER BY direct_ns DESC, subtree_ns DESC, name, process_id",
+     c_gpu_ops, NULL},
+    {"gpu_annotations", "GPU time by annotation", NULL, TKR_TABLE, -1,
+     "SELECT process_id, calls, direct_ops, direct_ns, direct_share, subtree_ops, subtree_ns,"
+     " name FROM analysis_op_gpu_time WHERE level = 'annotation' AND subtree_ops > 0"
+     " ORDER BY subtree_ns DESC, direct_ns DESC, name, process_id",
+     c_gpu_ops, NULL},
+    {"gpu_annotation_steps", "GPU time per step by annotation", NULL, TKR_TABLE, -1,
+     "SELECT device_id, step, step_num, process_id, ops, device_ns, step_share, name,"
+     " coalesce(name, '(no annotation)') AS owner"
+     " FROM analysis_op_gpu_steps WHERE EXISTS (SELECT 1 FROM analysis_op_gpu_steps"
+     " WHERE name IS NOT NULL) ORDER BY device_id, step, device_ns DESC, name, process_id",
+     c_gpu_steps, NULL},
     {"hlo_ops", "Device time by HLO op", NULL, TKR_TABLE, -1,
      "SELECT p.device_id, p.module, p.category, p.occurrences,"
      " (SELECT count(*) FROM analysis_hlo_op_kernels k WHERE k.device_id = p.device_id"

@@ -2,7 +2,8 @@
  * GPU time per CPU op and per annotation (analysis_op_gpu_time) on real Kineto traces, against
  * tests/data/analyze/op_gpu_figures.py, which follows each device op's correlation id to its
  * launching call and takes the enclosing ops on that call's thread from the raw JSON; its printed
- * figures are in tests/data/analyze/op_gpu/ (regenerate them with the script). Two traces carry
+ * figures are in tests/data/analyze/op_gpu/ (regenerate them with the script; per step with
+ * --steps NAME.steps into NAME.per_step.txt: analysis_op_gpu_steps). Two traces carry
  * launch flows (ns_resolution, nccl_data), one only correlation ids (sampled_rank-0).
  */
 #include <criterion/criterion.h>
@@ -14,17 +15,53 @@
 
 TestSuite(op_gpu_time, .init = tkt_analyze_setup, .fini = tkt_analyze_teardown, .timeout = 300);
 
-static void expect_figures(const char *rel, const char *figures)
+/* @name's file under tests/data/analyze/op_gpu/, without its final newline. */
+static char *figures_file(const char *name)
 {
-	char *trace = tkt_real(rel), path[4096];
-	tkt_ok(tkt_tracekit("import", trace, "-o", tkt_db, NULL));
-	tkt_ok(tkt_tracekit("analyze", tkt_db, NULL));
-	snprintf(path, sizeof(path), "%s/tests/data/analyze/op_gpu/%s", TK_SOURCE_DIR, figures);
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/tests/data/analyze/op_gpu/%s", TK_SOURCE_DIR, name);
 	char *want = tkt_slurp(path, NULL);
 	cr_assert(want, "%s is missing", path);
 	size_t n = strlen(want);
 	if (n && want[n - 1] == '\n')
 		want[n - 1] = '\0'; /* tkt_rows joins rows without a final newline */
+	return want;
+}
+
+/*
+ * Per step: the step intervals are tracekit's (NAME.steps holds analysis_steps as the script got
+ * them: checked first), the attribution of each launched device op to its step and owning
+ * annotation is the script's (NAME.per_step.txt); every step's rows add up to a share of 1.
+ */
+static void expect_per_step(const char *name)
+{
+	char file[300];
+	snprintf(file, sizeof(file), "%s.steps", name);
+	char *want = figures_file(file);
+	tkt_expect_rows(tkt_db, "SELECT start_ns || '|' || end_ns FROM analysis_steps ORDER BY start_ns",
+			want);
+	free(want);
+	snprintf(file, sizeof(file), "%s.per_step.txt", name);
+	want = figures_file(file);
+	tkt_expect_rows(tkt_db,
+			"SELECT step, coalesce(name, ''), ops, device_ns FROM analysis_op_gpu_steps "
+			"ORDER BY step, coalesce(name, '')",
+			want);
+	free(want);
+	cr_expect_eq(tkt_query_int(tkt_db, "SELECT count(*) FROM (SELECT step FROM "
+					   "analysis_op_gpu_steps GROUP BY device_id, step "
+					   "HAVING abs(sum(step_share) - 1) > 1e-9)"),
+		     0, "a step's shares do not add up to 1");
+}
+
+/* The trace @rel against @name.txt (per name), then per step. */
+static void expect_figures(const char *rel, const char *name)
+{
+	char *trace = tkt_real(rel), figures[300];
+	snprintf(figures, sizeof(figures), "%s.txt", name);
+	tkt_ok(tkt_tracekit("import", trace, "-o", tkt_db, NULL));
+	tkt_ok(tkt_tracekit("analyze", tkt_db, NULL));
+	char *want = figures_file(figures);
 	tkt_expect_rows(tkt_db,
 			"SELECT level, name, calls, direct_ops, direct_ns, subtree_ops, subtree_ns "
 			"FROM analysis_op_gpu_time ORDER BY level, name",
@@ -35,23 +72,24 @@ static void expect_figures(const char *rel, const char *figures)
 		     tkt_query_int(tkt_db, "SELECT sum(dur_ns) FROM events WHERE kind IN (5, 6, 7)"));
 	free(want);
 	free(trace);
+	expect_per_step(name);
 }
 
 Test(op_gpu_time, launch_flows_ns_resolution_agrees_with_python)
 {
 	expect_figures("kineto/HolisticTraceAnalysis/tests/data/ns_resolution_trace/"
 		       "rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz",
-		       "ns_resolution.txt");
+		       "ns_resolution");
 }
 
 Test(op_gpu_time, launch_flows_nccl_data_agrees_with_python)
 {
 	expect_figures("kineto/HolisticTraceAnalysis/tests/data/nccl_parser_config/nccl_data.json.gz",
-		       "nccl_data.txt");
+		       "nccl_data");
 }
 
 Test(op_gpu_time, correlation_ids_sampled_rank_agrees_with_python)
 {
 	expect_figures("kineto/HolisticTraceAnalysis/tests/data/trace_filter/sampled_rank-0.json.gz",
-		       "sampled_rank-0.txt");
+		       "sampled_rank-0");
 }

@@ -8,6 +8,12 @@ other than ProfilerStep#N (level annotation). The innermost (latest start; then 
 the later in the file) gets the device op's duration directly, every enclosing name (once) in its
 subtree. Times as tracekit imports them: integer ns, µs rounded half away from zero, end = ts +
 dur. Prints one line per level and name: level|name|calls|direct_ops|direct_ns|subtree_ops|subtree_ns
+
+With --steps FILE (lines start|end, the device's step intervals in order, as analysis_steps has
+them: the step intervals are tracekit's, the attribution is this script's), prints instead one
+line per step and owning annotation: step|name|ops|ns, where a device op belongs to the latest
+step starting at or before its start if it starts before that step's end, and is owned by the
+innermost annotation open at its launch (name empty: none open).
 """
 import gzip
 import json
@@ -23,13 +29,13 @@ def ns(v):
     return int((Decimal(str(v)) * 1000).quantize(Decimal(1), rounding=ROUND_HALF_UP))
 
 
-def main(path):
+def main(path, steps=None):
     opener = gzip.open if open(path, "rb").read(2) == b"\x1f\x8b" else open
     with opener(path, "rt") as f:
         doc = json.load(f, parse_float=Decimal)
     evs = doc["traceEvents"] if isinstance(doc, dict) else doc
     base = int(doc.get("baseTimeNanoseconds", 0)) if isinstance(doc, dict) else 0
-    dev = {}      # correlation -> [durations of the device ops]
+    dev = {}      # correlation -> [(duration, start) of the device ops]
     launch = {}    # correlation -> (pid, tid, ts, idx) of its earliest API call
     hosts = {}     # (pid, tid) -> [(ts, end, idx, level, name)]
     calls = {}
@@ -41,7 +47,7 @@ def main(path):
         end = ts + ns(e.get("dur", 0))
         corr = (e.get("args") or {}).get("correlation")
         if cat in DEVICE and corr is not None:
-            dev.setdefault(int(corr), []).append(end - ts)
+            dev.setdefault(int(corr), []).append((end - ts, ts))
         elif cat in LAUNCH and corr is not None:
             c = int(corr)
             if c not in launch or (ts, idx) < launch[c][2:]:
@@ -52,10 +58,18 @@ def main(path):
                 (ts, end, idx, level, name))
             calls[(level, name)] = calls.get((level, name), 0) + 1
     out = {k: [v, 0, 0, 0, 0] for k, v in calls.items()}
+    per_step = {}
     for corr, (pid, tid, t, _) in launch.items():
-        for dur in dev.get(corr, []):
+        for dur, start in dev.get(corr, []):
             for level in ("host_op", "annotation"):
                 enc = [h for h in hosts.get((pid, tid), []) if h[3] == level and h[0] <= t < h[1]]
+                if level == "annotation" and steps is not None:
+                    k = max((i for i, (a, _) in enumerate(steps) if a <= start), default=None)
+                    if k is not None and start < steps[k][1]:
+                        owner = max(enc, key=lambda h: (h[0], -h[1], h[2]))[4] if enc else ""
+                        v = per_step.setdefault((k, owner), [0, 0])
+                        v[0] += 1
+                        v[1] += dur
                 if not enc:
                     continue
                 inner = max(enc, key=lambda h: (h[0], -h[1], h[2]))
@@ -66,9 +80,17 @@ def main(path):
                     o = out[(level, name)]
                     o[3] += 1
                     o[4] += dur
+    if steps is not None:
+        for (k, name), v in sorted(per_step.items()):
+            print("|".join([str(k), name, str(v[0]), str(v[1])]))
+        return
     for (level, name), v in sorted(out.items()):
         print("|".join([level, name] + [str(x) for x in v]))
 
 
 if __name__ == "__main__":
-    main(sys.argv[1])
+    steps = None
+    if len(sys.argv) > 3 and sys.argv[2] == "--steps":
+        with open(sys.argv[3]) as f:
+            steps = [tuple(int(x) for x in line.split("|")) for line in f if line.strip()]
+    main(sys.argv[1], steps)
