@@ -457,4 +457,6 @@ void tkr_html_chart(struct tkr_buf *b, const struct tkr_model *m, const char *ke
 		memory_chart(b, m);
 	else if (!strcmp(key, "step_stats"))
 		steps_chart(b, m);
+	else if (!strcmp(key, "roofline"))
+		tkr_html_roofline(b, m);
 }
