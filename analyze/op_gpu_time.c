@@ -47,33 +47,14 @@ static const char *const schema =
     "operations that start in the step on the device\n"
     ");";
 
-/* A launch flow: the device op it launched (dst) and, once the pass saw them, its source API
- * call's thread and start, and the device op's duration (-1 until seen). */
-struct flow {
-	int64_t src, dst;
-	int64_t track, ts, dur;
-	int64_t dev, dts; /* the device op's device and start */
-};
-
 /* A host op or annotation on a host thread. */
 struct hop {
 	int64_t track, ts, end, id, name_id;
 	int level; /* 0 host_op, 1 annotation */
 };
 
-/* Correlation mode (no launch flow in the store): an API call or a device op with its id. */
-struct corr {
-	int64_t corr, proc, track, ts, id; /* device ops: track unused, ts holds the duration */
-	int64_t dev, dts;		   /* device ops: their device and start */
-};
-
+/* The host intervals the pass collected, then each one's figures. */
 struct tka_og_state {
-	struct flow *f;
-	size_t nf;
-	struct corr *api, *dop; /* correlation mode: API calls on host threads, device ops */
-	size_t napi, capi, ndop, cdop;
-	size_t *by_src, *by_dst; /* indexes into f, sorted by src / dst id */
-	size_t ps, pd;		 /* cursors of the pass (events come in id order) */
 	struct hop *h;
 	size_t nh, caph;
 	struct tka_og_inst *inst; /* per host interval, by event id, once the analysis ran */
@@ -83,139 +64,24 @@ void tka_op_gpu_time_free(struct tka_og_state *s)
 {
 	if (!s)
 		return;
-	free(s->f);
-	free(s->api);
-	free(s->dop);
-	free(s->by_src);
-	free(s->by_dst);
 	free(s->h);
 	free(s->inst);
 	free(s);
 }
 
-/* Sort @ix (n indexes into @f) by key @src (1) or dst (0): a merge sort, stable, no globals. */
-static void sort_ix(size_t *ix, size_t *tmp, size_t n, const struct flow *f, int src)
-{
-	if (n < 2)
-		return;
-	size_t h = n / 2;
-	sort_ix(ix, tmp, h, f, src);
-	sort_ix(ix + h, tmp, n - h, f, src);
-	size_t i = 0, j = h, k = 0;
-	while (i < h && j < n) {
-		int64_t x = src ? f[ix[i]].src : f[ix[i]].dst, y = src ? f[ix[j]].src : f[ix[j]].dst;
-		tmp[k++] = x <= y ? ix[i++] : ix[j++];
-	}
-	while (i < h)
-		tmp[k++] = ix[i++];
-	while (j < n)
-		tmp[k++] = ix[j++];
-	memcpy(ix, tmp, n * sizeof(*ix));
-}
-
 int tka_op_gpu_time_begin(struct tka_ctx *c)
 {
-	struct tka_og_state *s = calloc(1, sizeof(*s));
-	sqlite3_stmt *st = NULL;
-	size_t cap = 0;
-	int rc, step;
-	if (!s)
+	if (!(c->og = calloc(1, sizeof(*c->og))))
 		return tka_fail(c, TK_ENOMEM, "out of memory");
-	c->og = s;
-	rc = tka_prepare(c, "SELECT src_event_id, dst_event_id FROM flows WHERE kind = 'launch'",
-			 &st);
-	while (rc == TK_OK && (step = sqlite3_step(st)) == SQLITE_ROW) {
-		if (s->nf == cap) {
-			cap = cap ? 2 * cap : 4096;
-			struct flow *v = realloc(s->f, cap * sizeof(*v));
-			if (!v) {
-				rc = tka_fail(c, TK_ENOMEM, "out of memory");
-				break;
-			}
-			s->f = v;
-		}
-		struct flow *f = &s->f[s->nf++];
-		f->src = sqlite3_column_int64(st, 0);
-		f->dst = sqlite3_column_int64(st, 1);
-		f->track = TK_NONE;
-		f->ts = 0;
-		f->dur = -1;
-	}
-	if (rc == TK_OK && step != SQLITE_DONE)
-		rc = tka_fail(c, tka_sql_status(c), "reading launches: %s", sqlite3_errmsg(c->db));
-	sqlite3_finalize(st);
-	if (rc != TK_OK)
-		return rc;
-	size_t *tmp = malloc((s->nf ? s->nf : 1) * sizeof(*tmp));
-	s->by_src = malloc((s->nf ? s->nf : 1) * sizeof(*s->by_src));
-	s->by_dst = malloc((s->nf ? s->nf : 1) * sizeof(*s->by_dst));
-	if (!tmp || !s->by_src || !s->by_dst) {
-		free(tmp);
-		return tka_fail(c, TK_ENOMEM, "out of memory");
-	}
-	for (size_t i = 0; i < s->nf; i++)
-		s->by_src[i] = s->by_dst[i] = i;
-	sort_ix(s->by_src, tmp, s->nf, s->f, 1);
-	sort_ix(s->by_dst, tmp, s->nf, s->f, 0);
-	free(tmp);
-	if (!s->nf)
-		c->pass->want_corr = 1; /* correlation mode, as the timeline */
 	return TK_OK;
-}
-
-static int add_corr(struct tka_ctx *c, struct corr **v, size_t *n, size_t *cap, struct corr x)
-{
-	if (*n == *cap) {
-		size_t nc = *cap ? 2 * *cap : 4096;
-		struct corr *p = realloc(*v, nc * sizeof(*p));
-		if (!p)
-			return tka_fail(c, TK_ENOMEM, "out of memory");
-		*v = p;
-		*cap = nc;
-	}
-	(*v)[(*n)++] = x;
-	return TK_OK;
-}
-
-static int is_device_op(int kind)
-{
-	return kind == TK_EV_KERNEL || kind == TK_EV_MEMCPY || kind == TK_EV_MEMSET;
 }
 
 int tka_op_gpu_time_event(struct tka_ctx *c, const struct tka_ev *e)
 {
 	struct tka_og_state *s = c->og;
-	while (s->ps < s->nf && s->f[s->by_src[s->ps]].src < e->id)
-		s->ps++;
-	for (size_t k = s->ps; k < s->nf && s->f[s->by_src[k]].src == e->id; k++) {
-		s->f[s->by_src[k]].track = e->track;
-		s->f[s->by_src[k]].ts = e->ts;
-	}
-	while (s->pd < s->nf && s->f[s->by_dst[s->pd]].dst < e->id)
-		s->pd++;
-	const struct tka_track *tr = &c->pass->tracks[e->track];
-	for (size_t k = s->pd; k < s->nf && s->f[s->by_dst[k]].dst == e->id; k++)
-		if (is_device_op(e->kind)) {
-			s->f[s->by_dst[k]].dur = e->dur;
-			s->f[s->by_dst[k]].dev = tr->device_id;
-			s->f[s->by_dst[k]].dts = e->ts;
-		}
-	if (!s->nf && e->corr != TK_NONE) {
-		struct corr x = {e->corr, tr->process_id, e->track, e->ts, e->id, tr->device_id, e->ts};
-		int rc = TK_OK;
-		if ((e->kind == TK_EV_RUNTIME_API || e->kind == TK_EV_DRIVER_API) &&
-		    tr->device_id == TK_NONE)
-			rc = add_corr(c, &s->api, &s->napi, &s->capi, x);
-		else if (is_device_op(e->kind)) {
-			x.ts = e->dur;
-			rc = add_corr(c, &s->dop, &s->ndop, &s->cdop, x);
-		}
-		if (rc != TK_OK)
-			return rc;
-	}
 	if (e->kind != TK_EV_HOST_OP && e->kind != TK_EV_ANNOTATION)
 		return TK_OK;
-	if (tr->device_id != TK_NONE)
+	if (c->pass->tracks[e->track].device_id != TK_NONE)
 		return TK_OK; /* device-side annotations (gpu_user_annotation) launch nothing */
 	if (s->nh == s->caph) {
 		size_t cap = s->caph ? 2 * s->caph : 4096;
@@ -309,49 +175,6 @@ static struct acc *acc_of(struct accs *a, int64_t process, int level, int64_t na
 		x->name_id = name_id;
 	}
 	return &a->v[id - 1];
-}
-
-static int cmp_corr(const void *pa, const void *pb)
-{
-	const struct corr *a = pa, *b = pb;
-	if (a->corr != b->corr)
-		return a->corr < b->corr ? -1 : 1;
-	if (a->ts != b->ts)
-		return a->ts < b->ts ? -1 : 1;
-	return (a->id > b->id) - (a->id < b->id);
-}
-
-/*
- * Correlation mode: each device op's launch is the earliest API call with its correlation id on
- * its own process, else the earliest on any (the timeline's rule). Fills @l; the count.
- */
-static size_t corr_launches(struct tka_og_state *s, struct lnch *l)
-{
-	size_t n = 0;
-	if (s->napi > 1)
-		qsort(s->api, s->napi, sizeof(*s->api), cmp_corr);
-	for (size_t i = 0; i < s->ndop; i++) {
-		const struct corr *d = &s->dop[i];
-		size_t lo = 0, hi = s->napi;
-		while (lo < hi) {
-			size_t mid = lo + (hi - lo) / 2;
-			if (s->api[mid].corr < d->corr)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		const struct corr *pick = NULL; /* calls of the id are in (ts, id) order */
-		for (size_t k = lo; k < s->napi && s->api[k].corr == d->corr; k++)
-			if (s->api[k].proc == d->proc && d->proc != TK_NONE) {
-				pick = &s->api[k];
-				break;
-			}
-		if (!pick && lo < s->napi && s->api[lo].corr == d->corr)
-			pick = &s->api[lo];
-		if (pick)
-			l[n++] = (struct lnch){pick->track, pick->ts, d->ts, d->dev, d->dts};
-	}
-	return n;
 }
 
 /* The first launch of @l (sorted by track, start) at or after (@track, @ts). */
@@ -662,6 +485,7 @@ int tka_op_gpu_time(struct tka_ctx *c)
 {
 	int rc = tka_pass_run(c);
 	struct tka_og_state *s = c->og;
+	const struct tka_timeline *tl = NULL;
 	struct lnch *l = NULL;
 	int64_t *pre = NULL;
 	struct accs a = {0}, totals = {0}; /* totals: launched device time by process */
@@ -677,24 +501,24 @@ int tka_op_gpu_time(struct tka_ctx *c)
 	tk_intern_init(&st.keys);
 	if ((rc = tka_exec(c, "creating analysis_op_gpu_time", schema)) != TK_OK)
 		goto out;
-	l = malloc((s->nf ? s->nf : 1) * sizeof(*l));
-	if (!l) {
+	if ((rc = tka_timeline_get(c, &tl)) != TK_OK)
+		goto out;
+	size_t nops = 0;
+	for (size_t i = 0; i < tl->ndev; i++)
+		nops += tl->dev[i].nops;
+	if (!(l = malloc((nops ? nops : 1) * sizeof(*l)))) {
 		rc = tka_fail(c, TK_ENOMEM, "out of memory");
 		goto out;
 	}
-	for (size_t i = 0; i < s->nf; i++)
-		if (s->f[i].track != TK_NONE && s->f[i].dur >= 0 &&
-		    c->pass->tracks[s->f[i].track].device_id == TK_NONE)
-			l[nl++] = (struct lnch){s->f[i].track, s->f[i].ts, s->f[i].dur, s->f[i].dev,
-						s->f[i].dts};
-	if (!s->nf && s->ndop) {
-		free(l);
-		if (!(l = malloc(s->ndop * sizeof(*l)))) {
-			rc = tka_fail(c, TK_ENOMEM, "out of memory");
-			goto out;
+	for (size_t i = 0; i < tl->ndev; i++) /* the launches the timeline linked, from host threads */
+		for (size_t k = 0; k < tl->dev[i].nops; k++) {
+			const struct tka_op *op = &tl->dev[i].ops[k];
+			if (op->launch_ts != TKA_NO_LAUNCH && op->kind != TK_EV_XLA_OP &&
+			    c->pass->tracks[op->launch_track].device_id == TK_NONE)
+				l[nl++] = (struct lnch){op->launch_track, op->launch_ts,
+							op->end - op->ts, tl->dev[i].device_id,
+							op->ts};
 		}
-		nl = corr_launches(s, l);
-	}
 	qsort(l, nl, sizeof(*l), cmp_lnch);
 	if (s->nh)
 		qsort(s->h, s->nh, sizeof(*s->h), cmp_hop);
