@@ -49,22 +49,24 @@ static const char *const schema =
 
 /* A host op or annotation on a host thread. */
 struct hop {
-	int64_t track, ts, end, id, name_id;
-	int level; /* 0 host_op, 1 annotation */
+	int64_t ts, end, id;
+	uint32_t track, name_id;
 };
 
-/* The host intervals the pass collected, then each one's figures. */
+/* The host intervals the pass collected (host ops, annotations), then each one's figures. */
 struct tka_og_state {
-	struct hop *h;
-	size_t nh, caph;
+	struct hop *h[2]; /* by level: 0 host_op, 1 annotation */
+	size_t nh[2], caph[2];
 	struct tka_og_inst *inst; /* per host interval, by event id, once the analysis ran */
+	size_t ninst;
 };
 
 void tka_op_gpu_time_free(struct tka_og_state *s)
 {
 	if (!s)
 		return;
-	free(s->h);
+	free(s->h[0]);
+	free(s->h[1]);
 	free(s->inst);
 	free(s);
 }
@@ -83,21 +85,21 @@ int tka_op_gpu_time_event(struct tka_ctx *c, const struct tka_ev *e)
 		return TK_OK;
 	if (c->pass->tracks[e->track].device_id != TK_NONE)
 		return TK_OK; /* device-side annotations (gpu_user_annotation) launch nothing */
-	if (s->nh == s->caph) {
-		size_t cap = s->caph ? 2 * s->caph : 4096;
-		struct hop *v = realloc(s->h, cap * sizeof(*v));
+	int lv = e->kind == TK_EV_ANNOTATION;
+	if (e->track < 0 || e->track > UINT32_MAX || e->name_id < 0 || e->name_id > UINT32_MAX)
+		return tka_fail(c, TK_EFORMAT, "event %lld: a track or name id beyond 2^32",
+				(long long)e->id);
+	if (s->nh[lv] == s->caph[lv]) {
+		size_t cap = s->caph[lv] ? 2 * s->caph[lv] : 4096;
+		struct hop *v = realloc(s->h[lv], cap * sizeof(*v));
 		if (!v)
 			return tka_fail(c, TK_ENOMEM, "out of memory");
-		s->h = v;
-		s->caph = cap;
+		s->h[lv] = v;
+		s->caph[lv] = cap;
 	}
-	struct hop *h = &s->h[s->nh++];
-	h->track = e->track;
-	h->ts = e->ts;
-	h->end = e->ts + e->dur; /* in range: the pass checked the interval (checked.h) */
-	h->id = e->id;
-	h->name_id = e->name_id;
-	h->level = e->kind == TK_EV_ANNOTATION;
+	/* end in range: the pass checked the interval (checked.h) */
+	s->h[lv][s->nh[lv]++] = (struct hop){e->ts, e->ts + e->dur, e->id, (uint32_t)e->track,
+					     (uint32_t)e->name_id};
 	return TK_OK;
 }
 
@@ -109,10 +111,12 @@ int tka_op_gpu_time_end(struct tka_ctx *c)
 
 /* ---- the analysis: one sweep per level and host thread ---- */
 
-/* A launch with its source thread and start, and the device time it launched. */
+/* A launch: its API call's start and thread, the launched op's duration and step (the index
+ * of its device's step among all devices' steps, -1 for none). */
 struct lnch {
-	int64_t track, ts, dur;
-	int64_t dev, dts; /* the device op's device and start */
+	int64_t ts, dur;
+	uint32_t track;
+	int32_t step;
 };
 
 static int cmp_lnch(const void *pa, const void *pb)
@@ -123,12 +127,10 @@ static int cmp_lnch(const void *pa, const void *pb)
 	return (a->ts > b->ts) - (a->ts < b->ts);
 }
 
-/* By level, thread, start, then the longer (the enclosing) first, then id. */
+/* By thread, start, then the longer (the enclosing) first, then id. */
 static int cmp_hop(const void *pa, const void *pb)
 {
 	const struct hop *a = pa, *b = pb;
-	if (a->level != b->level)
-		return a->level - b->level;
 	if (a->track != b->track)
 		return a->track < b->track ? -1 : 1;
 	if (a->ts != b->ts)
@@ -193,51 +195,23 @@ static size_t lower(const struct lnch *l, size_t nl, int64_t track, int64_t ts)
 
 /* The GPU time of a step owned by one annotation (or by none: name_id -1). */
 struct stepacc {
-	int64_t dev, step, process, name_id;
+	int64_t step, process, name_id; /* step: as lnch.step */
 	int64_t ops, ns;
 };
 
-/* The per-step figures of the annotation level, and how to find a device op's step. */
+/* The per-step figures of the annotation level; steps numbered over all devices in turn. */
 struct steps {
 	const struct tka_timeline *tl;
-	size_t *by_dev; /* indexes of tl->dev sorted by device id */
+	size_t *base; /* per device of tl: the number of the steps of the devices before it */
 	struct tk_intern keys;
 	struct stepacc *v;
 	size_t n, cap;
 };
 
-static const struct tka_timeline *g_tl;
-
-static int cmp_dev_ix(const void *pa, const void *pb)
+/* The step of @d whose [ts, end) holds @ts (the latest that starts at or before it: a device
+ * op belongs to the step it starts in, as in analysis_step_ops), or -1. */
+static int64_t step_of(const struct tka_device *d, int64_t ts)
 {
-	int64_t a = g_tl->dev[*(const size_t *)pa].device_id;
-	int64_t b = g_tl->dev[*(const size_t *)pb].device_id;
-	return (a > b) - (a < b);
-}
-
-/* The timeline of device @dev, NULL when it has none. */
-static const struct tka_device *device_of(const struct steps *st, int64_t dev)
-{
-	size_t lo = 0, hi = st->tl->ndev;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (st->tl->dev[st->by_dev[mid]].device_id < dev)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo == st->tl->ndev || st->tl->dev[st->by_dev[lo]].device_id != dev)
-		return NULL;
-	return &st->tl->dev[st->by_dev[lo]];
-}
-
-/* The step of device @dev whose [ts, end) holds @ts (the latest that starts at or before it:
- * a device op belongs to the step it starts in, as in analysis_step_ops), or -1. */
-static int64_t step_of(const struct steps *st, int64_t dev, int64_t ts)
-{
-	const struct tka_device *d = device_of(st, dev);
-	if (!d)
-		return -1;
 	size_t lo = 0, hi = d->nsteps;
 	while (lo < hi) { /* the first step that starts after ts */
 		size_t mid = lo + (hi - lo) / 2;
@@ -252,10 +226,9 @@ static int64_t step_of(const struct steps *st, int64_t dev, int64_t ts)
 /* Add launch @x, owned by annotation @name_id (-1: none) of @process, to its step's figures. */
 static int step_add(struct steps *st, const struct lnch *x, int64_t process, int64_t name_id)
 {
-	int64_t step = step_of(st, x->dev, x->dts);
-	if (step < 0)
+	if (x->step < 0)
 		return TK_OK;
-	int64_t key[4] = {x->dev, step, process, name_id};
+	int64_t key[3] = {x->step, process, name_id};
 	int added;
 	uint32_t id = tk_intern_lookup(&st->keys, (const char *)key, sizeof(key), &added);
 	if (!id)
@@ -269,7 +242,7 @@ static int step_add(struct steps *st, const struct lnch *x, int64_t process, int
 			st->v = v;
 			st->cap = cap;
 		}
-		st->v[st->n++] = (struct stepacc){x->dev, step, process, name_id, 0, 0};
+		st->v[st->n++] = (struct stepacc){x->step, process, name_id, 0, 0};
 	}
 	st->v[id - 1].ops++;
 	st->v[id - 1].ns += x->dur;
@@ -283,10 +256,11 @@ static int step_add(struct steps *st, const struct lnch *x, int64_t process, int
  * and with @st (the annotation level) to the figures of the device op's step.
  */
 static int sweep_direct(struct tka_ctx *c, const struct lnch *l, size_t nl, const struct hop *h,
-			size_t nh, struct accs *a, struct tka_og_inst *inst, struct steps *st)
+			size_t nh, int level, struct accs *a, struct tka_og_inst *inst,
+			struct steps *st)
 {
 	size_t *stack = malloc((nh ? nh : 1) * sizeof(*stack)), top = 0, j = 0;
-	int64_t track = TK_NONE;
+	int64_t track = -1;
 	if (!stack)
 		return tka_fail(c, TK_ENOMEM, "out of memory");
 	for (size_t i = 0; i < nl; i++) {
@@ -304,14 +278,14 @@ static int sweep_direct(struct tka_ctx *c, const struct lnch *l, size_t nl, cons
 		while (top && h[stack[top - 1]].end <= l[i].ts)
 			top--;
 		int64_t process = c->pass->tracks[track].process_id;
-		if (st && step_add(st, &l[i], process, top ? h[stack[top - 1]].name_id : -1)) {
+		if (st && step_add(st, &l[i], process, top ? (int64_t)h[stack[top - 1]].name_id : -1)) {
 			free(stack);
 			return tka_fail(c, TK_ENOMEM, "out of memory");
 		}
 		if (!top)
 			continue;
 		const struct hop *x = &h[stack[top - 1]];
-		struct acc *ac = acc_of(a, process, x->level, x->name_id);
+		struct acc *ac = acc_of(a, process, level, x->name_id);
 		if (!ac) {
 			free(stack);
 			return tka_fail(c, TK_ENOMEM, "out of memory");
@@ -344,10 +318,11 @@ static int cmp_name_ix(const void *pa, const void *pb)
  * Subtree attribution: a launch belongs to every host interval open at its start on its thread
  * (start <= launch < end), each name once: per thread and name the union of the name's
  * intervals, its launches counted from prefix sums (@pre over @l). Each instance's own subtree
- * likewise. O((launches + intervals) log) whatever the nesting depth.
+ * likewise; and the calls of each name. O((launches + intervals) log) whatever the nesting depth.
  */
 static int sweep_subtree(struct tka_ctx *c, const struct lnch *l, size_t nl, const int64_t *pre,
-			 const struct hop *h, size_t nh, struct accs *a, struct tka_og_inst *inst)
+			 const struct hop *h, size_t nh, int level, struct accs *a,
+			 struct tka_og_inst *inst)
 {
 	size_t *ix = malloc((nh ? nh : 1) * sizeof(*ix));
 	if (!ix)
@@ -363,7 +338,7 @@ static int sweep_subtree(struct tka_ctx *c, const struct lnch *l, size_t nl, con
 	g_h = NULL;
 	for (size_t i = 0; i < nh;) {
 		const struct hop *x = &h[ix[i]];
-		struct acc *ac = acc_of(a, c->pass->tracks[x->track].process_id, x->level, x->name_id);
+		struct acc *ac = acc_of(a, c->pass->tracks[x->track].process_id, level, x->name_id);
 		if (!ac) {
 			free(ix);
 			return tka_fail(c, TK_ENOMEM, "out of memory");
@@ -380,6 +355,7 @@ static int sweep_subtree(struct tka_ctx *c, const struct lnch *l, size_t nl, con
 			ac->subtree_ops += (int64_t)(hi - lo);
 			ac->subtree_ns += pre[hi] - pre[lo];
 		}
+		ac->calls += (int64_t)(k - i); /* the name's events on this thread */
 		i = k;
 	}
 	free(ix);
@@ -397,7 +373,7 @@ const struct tka_og_inst *tka_op_gpu_instance(const struct tka_ctx *c, int64_t e
 	const struct tka_og_state *s = c->og;
 	if (!s || !s->inst)
 		return NULL;
-	size_t lo = 0, hi = s->nh;
+	size_t lo = 0, hi = s->ninst;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 		if (s->inst[mid].event_id < event_id)
@@ -405,7 +381,7 @@ const struct tka_og_inst *tka_op_gpu_instance(const struct tka_ctx *c, int64_t e
 		else
 			hi = mid;
 	}
-	return lo < s->nh && s->inst[lo].event_id == event_id ? &s->inst[lo] : NULL;
+	return lo < s->ninst && s->inst[lo].event_id == event_id ? &s->inst[lo] : NULL;
 }
 
 static int steps_init(struct tka_ctx *c, struct steps *st)
@@ -413,22 +389,36 @@ static int steps_init(struct tka_ctx *c, struct steps *st)
 	int rc = tka_timeline_get(c, &st->tl);
 	if (rc != TK_OK)
 		return rc;
-	st->by_dev = malloc((st->tl->ndev ? st->tl->ndev : 1) * sizeof(*st->by_dev));
-	if (!st->by_dev)
+	st->base = malloc((st->tl->ndev ? st->tl->ndev : 1) * sizeof(*st->base));
+	if (!st->base)
 		return tka_fail(c, TK_ENOMEM, "out of memory");
-	for (size_t i = 0; i < st->tl->ndev; i++)
-		st->by_dev[i] = i;
-	g_tl = st->tl;
-	qsort(st->by_dev, st->tl->ndev, sizeof(*st->by_dev), cmp_dev_ix);
-	g_tl = NULL;
+	size_t n = 0;
+	for (size_t i = 0; i < st->tl->ndev; i++) {
+		st->base[i] = n;
+		n += st->tl->dev[i].nsteps;
+	}
+	if (n > INT32_MAX)
+		return tka_fail(c, TK_EFORMAT, "more than 2^31 steps");
 	return TK_OK;
+}
+
+/* The device (index into tl->dev) of step @g: the last whose base is at most @g. */
+static size_t device_of(const struct steps *st, int64_t g)
+{
+	size_t lo = 0, hi = st->tl->ndev;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if ((int64_t)st->base[mid] <= g)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo - 1; /* base[0] = 0 <= g */
 }
 
 static int cmp_stepacc(const void *pa, const void *pb)
 {
 	const struct stepacc *a = pa, *b = pb;
-	if (a->dev != b->dev)
-		return a->dev < b->dev ? -1 : 1;
 	if (a->step != b->step)
 		return a->step < b->step ? -1 : 1;
 	if (a->ns != b->ns)
@@ -451,14 +441,16 @@ static int write_steps(struct tka_ctx *c, struct steps *st)
 	for (size_t i = 0; i < st->n && rc == TK_OK;) {
 		size_t j = i;
 		int64_t total = 0; /* a sub-sum of all launched time: no overflow */
-		for (; j < st->n && st->v[j].dev == st->v[i].dev && st->v[j].step == st->v[i].step; j++)
+		for (; j < st->n && st->v[j].step == st->v[i].step; j++)
 			total += st->v[j].ns;
-		const struct tka_step *sp = &device_of(st, st->v[i].dev)->steps[st->v[i].step];
+		const struct tka_device *d = &st->tl->dev[device_of(st, st->v[i].step)];
+		int64_t k0 = st->v[i].step - (int64_t)st->base[d - st->tl->dev];
+		const struct tka_step *sp = &d->steps[k0];
 		for (size_t k = i; k < j && rc == TK_OK; k++) {
 			const struct stepacc *x = &st->v[k];
 			sqlite3_reset(ins);
-			sqlite3_bind_int64(ins, 1, x->dev);
-			sqlite3_bind_int64(ins, 2, x->step);
+			sqlite3_bind_int64(ins, 1, d->device_id);
+			sqlite3_bind_int64(ins, 2, k0);
 			if (sp->step_num == TK_NONE)
 				sqlite3_bind_null(ins, 3);
 			else
@@ -501,9 +493,10 @@ int tka_op_gpu_time(struct tka_ctx *c)
 	tk_intern_init(&st.keys);
 	if ((rc = tka_exec(c, "creating analysis_op_gpu_time", schema)) != TK_OK)
 		goto out;
-	if ((rc = tka_timeline_get(c, &tl)) != TK_OK)
+	if ((rc = steps_init(c, &st)) != TK_OK)
 		goto out;
-	size_t nops = 0;
+	tl = st.tl;
+	size_t nops = 0, nh = s->nh[0] + s->nh[1];
 	for (size_t i = 0; i < tl->ndev; i++)
 		nops += tl->dev[i].nops;
 	if (!(l = malloc((nops ? nops : 1) * sizeof(*l)))) {
@@ -513,27 +506,21 @@ int tka_op_gpu_time(struct tka_ctx *c)
 	for (size_t i = 0; i < tl->ndev; i++) /* the launches the timeline linked, from host threads */
 		for (size_t k = 0; k < tl->dev[i].nops; k++) {
 			const struct tka_op *op = &tl->dev[i].ops[k];
-			if (op->launch_ts != TKA_NO_LAUNCH && op->kind != TK_EV_XLA_OP &&
-			    c->pass->tracks[op->launch_track].device_id == TK_NONE)
-				l[nl++] = (struct lnch){op->launch_track, op->launch_ts,
-							op->end - op->ts, tl->dev[i].device_id,
-							op->ts};
+			if (op->launch_ts == TKA_NO_LAUNCH || op->kind == TK_EV_XLA_OP ||
+			    c->pass->tracks[op->launch_track].device_id != TK_NONE)
+				continue;
+			int64_t step = step_of(&tl->dev[i], op->ts);
+			l[nl++] = (struct lnch){op->launch_ts, op->end - op->ts,
+						(uint32_t)op->launch_track,
+						step < 0 ? -1 : (int32_t)(st.base[i] + (size_t)step)};
 		}
 	qsort(l, nl, sizeof(*l), cmp_lnch);
-	if (s->nh)
-		qsort(s->h, s->nh, sizeof(*s->h), cmp_hop);
-	size_t split = 0; /* host ops first, then annotations */
-	while (split < s->nh && s->h[split].level == 0)
-		split++;
-	for (size_t i = 0; i < s->nh && rc == TK_OK; i++) { /* calls */
-		struct acc *ac = acc_of(&a, c->pass->tracks[s->h[i].track].process_id,
-					s->h[i].level, s->h[i].name_id);
-		if (!ac)
-			rc = tka_fail(c, TK_ENOMEM, "out of memory");
-		else
-			ac->calls++;
+	for (int lv = 0; lv < 2; lv++) {
+		if (s->nh[lv] > 1)
+			qsort(s->h[lv], s->nh[lv], sizeof(*s->h[lv]), cmp_hop);
 	}
-	s->inst = calloc(s->nh ? s->nh : 1, sizeof(*s->inst));
+	s->inst = calloc(nh ? nh : 1, sizeof(*s->inst));
+	s->ninst = nh;
 	pre = malloc((nl + 1) * sizeof(*pre));
 	if (rc == TK_OK && (!s->inst || !pre))
 		rc = tka_fail(c, TK_ENOMEM, "out of memory");
@@ -542,20 +529,16 @@ int tka_op_gpu_time(struct tka_ctx *c)
 			pre[0] = 0;
 		else if (tk_add_ovf(pre[i - 1], l[i - 1].dur, &pre[i]))
 			rc = tka_fail(c, TK_EFORMAT, "launched device time adds up beyond 2^63 ns");
-	if (rc == TK_OK)
-		rc = steps_init(c, &st);
-	for (size_t i = 0; rc == TK_OK && i < s->nh; i++)
-		s->inst[i].event_id = s->h[i].id;
-	if (rc == TK_OK)
-		rc = sweep_direct(c, l, nl, s->h, split, &a, s->inst, NULL);
-	if (rc == TK_OK)
-		rc = sweep_direct(c, l, nl, s->h + split, s->nh - split, &a, s->inst + split, &st);
-	if (rc == TK_OK)
-		rc = sweep_subtree(c, l, nl, pre, s->h, split, &a, s->inst);
-	if (rc == TK_OK)
-		rc = sweep_subtree(c, l, nl, pre, s->h + split, s->nh - split, &a, s->inst + split);
-	if (rc == TK_OK && s->nh > 1) /* for tka_op_gpu_instance() */
-		qsort(s->inst, s->nh, sizeof(*s->inst), cmp_inst);
+	for (int lv = 0; lv < 2 && rc == TK_OK; lv++) {
+		struct tka_og_inst *inst = s->inst + (lv ? s->nh[0] : 0);
+		for (size_t i = 0; i < s->nh[lv]; i++)
+			inst[i].event_id = s->h[lv][i].id;
+		rc = sweep_direct(c, l, nl, s->h[lv], s->nh[lv], lv, &a, inst, lv ? &st : NULL);
+		if (rc == TK_OK)
+			rc = sweep_subtree(c, l, nl, pre, s->h[lv], s->nh[lv], lv, &a, inst);
+	}
+	if (rc == TK_OK && nh > 1) /* for tka_op_gpu_instance() */
+		qsort(s->inst, nh, sizeof(*s->inst), cmp_inst);
 	/* the launched device time of each process, for the share */
 	if (rc == TK_OK)
 		rc = tka_prepare(c,
@@ -596,7 +579,7 @@ int tka_op_gpu_time(struct tka_ctx *c)
 	if (rc == TK_OK)
 		rc = write_steps(c, &st);
 out:
-	free(st.by_dev);
+	free(st.base);
 	free(st.v);
 	tk_intern_free(&st.keys);
 	sqlite3_finalize(ins);
@@ -609,6 +592,7 @@ out:
 	if (rc != TK_OK) { /* no half-made instances for later analyses */
 		free(s->inst);
 		s->inst = NULL;
+		s->ninst = 0;
 	}
 	return rc;
 }
