@@ -57,6 +57,13 @@ struct tka_pass {
 	int done;		  /* every event has been read */
 };
 
+/* The track @id of the pass, NULL when no tracks row has it (a hostile store's event may name
+ * any id). */
+static inline const struct tka_track *tka_pass_track(const struct tka_pass *p, int64_t id)
+{
+	return id >= 1 && id <= p->ntracks && p->tracks[id].exists ? &p->tracks[id] : NULL;
+}
+
 /* One event of the pass, in load (id) order, with its op_details and kernel_details. */
 struct tka_ev {
 	int64_t id, track, ts, dur;

@@ -83,7 +83,8 @@ int tka_op_gpu_time_event(struct tka_ctx *c, const struct tka_ev *e)
 	struct tka_og_state *s = c->og;
 	if (e->kind != TK_EV_HOST_OP && e->kind != TK_EV_ANNOTATION)
 		return TK_OK;
-	if (c->pass->tracks[e->track].device_id != TK_NONE)
+	const struct tka_track *tr = tka_pass_track(c->pass, e->track);
+	if (!tr || tr->device_id != TK_NONE)
 		return TK_OK; /* device-side annotations (gpu_user_annotation) launch nothing */
 	int lv = e->kind == TK_EV_ANNOTATION;
 	if (e->track < 0 || e->track > UINT32_MAX || e->name_id < 0 || e->name_id > UINT32_MAX)
@@ -506,9 +507,11 @@ int tka_op_gpu_time(struct tka_ctx *c)
 	for (size_t i = 0; i < tl->ndev; i++) /* the launches the timeline linked, from host threads */
 		for (size_t k = 0; k < tl->dev[i].nops; k++) {
 			const struct tka_op *op = &tl->dev[i].ops[k];
-			if (op->launch_ts == TKA_NO_LAUNCH || op->kind == TK_EV_XLA_OP ||
-			    c->pass->tracks[op->launch_track].device_id != TK_NONE)
+			if (op->launch_ts == TKA_NO_LAUNCH || op->kind == TK_EV_XLA_OP)
 				continue;
+			const struct tka_track *tr = tka_pass_track(c->pass, op->launch_track);
+			if (!tr || tr->device_id != TK_NONE || op->launch_track > UINT32_MAX)
+				continue; /* a call on no host thread (hostile stores: on no track) */
 			int64_t step = step_of(&tl->dev[i], op->ts);
 			l[nl++] = (struct lnch){op->launch_ts, op->end - op->ts,
 						(uint32_t)op->launch_track,
