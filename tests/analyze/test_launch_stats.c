@@ -2,9 +2,7 @@
  * Kernel launch statistics (analysis_launch_stats), queue length per stream
  * (analysis_queue_length, analysis_queue_timeline) and their findings (launch_queue_empty,
  * device_bound_queue) on hand-written Kineto traces whose figures are known by construction
- * (tests/data/analyze/launch/), with launch flows and with correlation ids only; and on real
- * vendored traces against tests/data/analyze/launch_figures.py (figures in
- * tests/data/analyze/launch/<trace>.txt).
+ * (tests/data/analyze/launch/), with launch flows and with correlation ids only.
  */
 #include <criterion/criterion.h>
 #include <stdio.h>
