@@ -87,6 +87,8 @@ static const struct {
     {"kernel stats", tka_kernel_stats},
     {"memory", tka_memory},
     {"kpi", tka_kpi},
+    {"launch stats", tka_launch_stats},
+    {"queue length", tka_queue_length},
     {"findings", tka_findings},
 };
 

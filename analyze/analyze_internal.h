@@ -23,6 +23,7 @@ struct tka_ctx {
 	struct tka_step_marks *marks; /* step_windows.c: device-side step annotations, from the pass */
 	struct tka_gc_state *gc;    /* gap_causes.c: host-side synchronizations, from the pass */
 	struct tka_og_state *og;    /* op_gpu_time.c: launches and host intervals, from the pass */
+	struct tka_ls_state *ls;    /* launch_stats.c: launch calls' durations, from the pass */
 };
 
 /*
@@ -115,6 +116,10 @@ int tka_op_gpu_time_begin(struct tka_ctx *c);
 int tka_op_gpu_time_event(struct tka_ctx *c, const struct tka_ev *e);
 int tka_op_gpu_time_end(struct tka_ctx *c);
 void tka_op_gpu_time_free(struct tka_og_state *s);
+int tka_launch_stats_begin(struct tka_ctx *c);
+int tka_launch_stats_event(struct tka_ctx *c, const struct tka_ev *e);
+int tka_launch_stats_end(struct tka_ctx *c);
+void tka_launch_stats_free(struct tka_ls_state *s);
 
 /* One host op or annotation (a host interval) with the device work it launched. */
 struct tka_og_inst {
@@ -172,6 +177,17 @@ int tka_prepare(struct tka_ctx *c, const char *sql, sqlite3_stmt **st);
  */
 int tka_enclosing_ops(struct tka_ctx *c, int64_t process, int64_t *ts, size_t n);
 
+/* A flow of kind 'launch': the API call (src) and the device op it launched (dst), events.id. */
+struct tka_launch_flow {
+	int64_t src, dst;
+};
+
+/*
+ * tka_launch_flows() - every launch flow of the store, sorted by (src, dst), into a new array
+ * *@out of *@n (NULL and 0 when there is none; the caller frees it). launch_flows.c.
+ */
+int tka_launch_flows(struct tka_ctx *c, struct tka_launch_flow **out, size_t *n);
+
 /*
  * The analyses, in the order tk_analyze runs them (later ones may read earlier ones' tables).
  * Each replaces its own analysis_* table(s) and returns a TK_ status.
@@ -186,6 +202,8 @@ int tka_op_gpu_time(struct tka_ctx *c);	 /* op_gpu_time.c:  analysis_op_gpu_time
 int tka_kernel_stats(struct tka_ctx *c); /* kernel_stats.c: analysis_kernel_stats */
 int tka_memory(struct tka_ctx *c);	 /* memory.c:       analysis_memory */
 int tka_kpi(struct tka_ctx *c);		 /* kpi.c:          analysis_kpi */
+int tka_launch_stats(struct tka_ctx *c); /* launch_stats.c: analysis_launch_stats */
+int tka_queue_length(struct tka_ctx *c); /* queue_length.c: analysis_queue_length, _timeline */
 int tka_findings(struct tka_ctx *c);	 /* findings.c:     analysis_findings */
 
 #endif

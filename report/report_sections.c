@@ -336,6 +336,63 @@ static const struct tkr_col c_collectives[] = {
     END,
 };
 
+static const struct tkr_col c_launches[] = {
+    {"device_id", "device", TKR_DEVICE, 0},
+    {"kind", "kind", TKR_TEXT, J},
+    {"ops", "ops", TKR_INT, J},
+    {"launches", "launches", TKR_INT, 0},
+    {"device_ns", "device time", TKR_NS, J},
+    {"call_total_ns", "launch total", TKR_NS, 0},
+    {"call_mean_ns", "call mean", TKR_NS, J},
+    {"call_median_ns", "call median", TKR_NS, 0},
+    {"call_p90_ns", "call p90", TKR_NS, O},
+    {"call_max_ns", "call max", TKR_NS, O},
+    {"delay_mean_ns", "delay mean", TKR_NS, J},
+    {"delay_median_ns", "delay median", TKR_NS, 0},
+    {"delay_p90_ns", "delay p90", TKR_NS, O},
+    {"delay_max_ns", "delay max", TKR_NS, J},
+    {"queue_mean_ns", "queue mean", TKR_NS, J},
+    {"queue_median_ns", "queue median", TKR_NS, O},
+    {"queue_p90_ns", "queue p90", TKR_NS, J},
+    {"queue_max_ns", "queue max", TKR_NS, J},
+    {"call_outliers", "calls > 50us", TKR_INT, O},
+    {"delay_outliers", "queued > 100us", TKR_INT, O},
+    {"short_launches", "short", TKR_INT, J},
+    {"short_share", "shorter than call", TKR_RATIO, 0},
+    {"name", "name", TKR_NAME, F},
+    END,
+};
+
+static const struct tkr_col c_queues[] = {
+    {"device_id", "device", TKR_DEVICE, 0},
+    {"track_id", "track", TKR_INT, J},
+    {"stream", "stream", TKR_TEXT, 0},
+    {"stream_id", "stream id", TKR_INT, J},
+    {"window", "window", TKR_TEXT, O},
+    {"window_ns", "window length", TKR_NS, J},
+    {"ops", "ops", TKR_INT, 0},
+    {"launched", "launched", TKR_INT, J},
+    {"max_length", "max", TKR_INT, 0},
+    {"mean_length", "mean", TKR_REAL, 0},
+    {"empty_share", "empty", TKR_RATIO, 0},
+    {"empty_ns", "empty time", TKR_NS, J},
+    {"longest_empty_ns", "longest empty", TKR_NS, 0},
+    {"longest_empty_start_ns", "at", TKR_TS, O},
+    {"max_waiting", "max waiting", TKR_INT, O},
+    {"mean_waiting", "mean waiting", TKR_REAL, J},
+    {"waiting_share", "waiting", TKR_RATIO, 0},
+    END,
+};
+
+static const struct tkr_col c_chart_queue[] = {
+    {"device_id", "device", TKR_DEVICE, 0},
+    {"track_id", "track", TKR_INT, 0},
+    {"stream", "stream", TKR_TEXT, 0},
+    {"start_ns", "start", TKR_TS, 0},
+    {"max_length", "max", TKR_INT, 0},
+    END,
+};
+
 #define STEP_COLS                                                                           \
 	"device_id, step_num, step_event_id, start_ns, end_ns, dur_ns, busy_ns, compute_ns, " \
 	"comm_ns, exposed_comm_ns, exposed_memcpy_ns, host_idle_ns, other_idle_ns, outlier, " \
@@ -517,5 +574,31 @@ const struct tkr_section_def tkr_report_sections[] = {
      " collective FROM analysis_comm GROUP BY collective, process_group"
      " ORDER BY total_ns DESC, collective, process_group",
      c_collectives, NULL},
+    {"launches", "Kernel launches (by launch overhead)", "Launches and queues", TKR_TABLE, -1,
+     "SELECT device_id, kind, ops, launches, device_ns, call_total_ns, call_mean_ns,"
+     " call_median_ns, call_p90_ns, call_max_ns, delay_mean_ns, delay_median_ns,"
+     " delay_p90_ns, delay_max_ns, queue_mean_ns, queue_median_ns, queue_p90_ns,"
+     " queue_max_ns, call_outliers, delay_outliers, short_launches, short_share, name"
+     " FROM analysis_launch_stats ORDER BY call_total_ns DESC, device_id, name, kind",
+     c_launches, "no launches: no device operation is linked to an API call"},
+    {"queue_length", "Queue length by stream", NULL, TKR_TABLE, 1000,
+     "SELECT device_id, track_id, CASE WHEN track_id IS NULL THEN 'all' ELSE"
+     " CAST(coalesce(stream_id, 'track ' || track_id) AS TEXT) END AS stream, stream_id, window,"
+     " window_ns, ops, launched, max_length, mean_length, empty_share, empty_ns,"
+     " longest_empty_ns, longest_empty_start_ns, max_waiting, mean_waiting, waiting_share"
+     " FROM analysis_queue_length ORDER BY device_id, track_id IS NOT NULL, ops DESC,"
+     " track_id",
+     c_queues, NULL},
+    {"chart_queue", "Queue length over time", NULL, TKR_CHART, 4000,
+     "SELECT q.device_id, q.track_id, CASE WHEN q.track_id IS NULL THEN 'all' ELSE"
+     " CAST(coalesce(l.stream_id, 'track ' || q.track_id) AS TEXT) END AS stream, min(q.start_ns) AS"
+     " start_ns, max(q.max_length) AS max_length FROM analysis_queue_timeline q"
+     " JOIN analysis_queue_length l ON l.device_id = q.device_id AND l.track_id IS"
+     " q.track_id WHERE q.device_id = (SELECT min(device_id) FROM analysis_queue_length)"
+     " AND (q.track_id IS NULL OR q.track_id IN (SELECT track_id FROM analysis_queue_length"
+     " WHERE device_id = q.device_id AND track_id IS NOT NULL ORDER BY ops DESC, track_id"
+     " LIMIT 3)) GROUP BY q.device_id, q.track_id, q.bucket / 4"
+     " ORDER BY q.track_id IS NOT NULL, q.track_id, start_ns",
+     c_chart_queue, NULL},
 };
 const size_t tkr_report_nsections = sizeof(tkr_report_sections) / sizeof(tkr_report_sections[0]);
