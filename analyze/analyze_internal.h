@@ -23,7 +23,6 @@ struct tka_ctx {
 	struct tka_step_marks *marks; /* step_windows.c: device-side step annotations, from the pass */
 	struct tka_gc_state *gc;    /* gap_causes.c: host-side synchronizations, from the pass */
 	struct tka_og_state *og;    /* op_gpu_time.c: launches and host intervals, from the pass */
-	struct tka_ls_state *ls;    /* launch_stats.c: launch calls' durations, from the pass */
 };
 
 /*
@@ -116,10 +115,6 @@ int tka_op_gpu_time_begin(struct tka_ctx *c);
 int tka_op_gpu_time_event(struct tka_ctx *c, const struct tka_ev *e);
 int tka_op_gpu_time_end(struct tka_ctx *c);
 void tka_op_gpu_time_free(struct tka_og_state *s);
-int tka_launch_stats_begin(struct tka_ctx *c);
-int tka_launch_stats_event(struct tka_ctx *c, const struct tka_ev *e);
-int tka_launch_stats_end(struct tka_ctx *c);
-void tka_launch_stats_free(struct tka_ls_state *s);
 
 /* One host op or annotation (a host interval) with the device work it launched. */
 struct tka_og_inst {
@@ -177,16 +172,9 @@ int tka_prepare(struct tka_ctx *c, const char *sql, sqlite3_stmt **st);
  */
 int tka_enclosing_ops(struct tka_ctx *c, int64_t process, int64_t *ts, size_t n);
 
-/* A flow of kind 'launch': the API call (src) and the device op it launched (dst), events.id. */
-struct tka_launch_flow {
-	int64_t src, dst;
-};
-
-/*
- * tka_launch_flows() - every launch flow of the store, sorted by (src, dst), into a new array
- * *@out of *@n (NULL and 0 when there is none; the caller frees it). launch_flows.c.
- */
-int tka_launch_flows(struct tka_ctx *c, struct tka_launch_flow **out, size_t *n);
+/* tka_sort_i64() - sort v[0..n) ascending (qsort's order); @tmp: room for n values, or NULL
+ * (then qsort). sort.c. */
+void tka_sort_i64(int64_t *v, size_t n, int64_t *tmp);
 
 /*
  * The analyses, in the order tk_analyze runs them (later ones may read earlier ones' tables).

@@ -33,7 +33,6 @@ static const struct {
     {"kpi inputs", tka_kpi_begin, tka_kpi_event, tka_kpi_end},
     {"gap causes", tka_gap_causes_begin, tka_gap_causes_event, tka_gap_causes_end},
     {"gpu time per op", tka_op_gpu_time_begin, tka_op_gpu_time_event, tka_op_gpu_time_end},
-    {"launch stats", tka_launch_stats_begin, tka_launch_stats_event, tka_launch_stats_end},
 };
 #define NUSERS (sizeof(users) / sizeof(users[0]))
 
@@ -231,8 +230,6 @@ void tka_pass_free(struct tka_ctx *c)
 	tka_gap_causes_free(c->gc);
 	tka_op_gpu_time_free(c->og);
 	c->og = NULL;
-	tka_launch_stats_free(c->ls);
-	c->ls = NULL;
 	c->tlb = NULL;
 	c->ops = NULL;
 	c->ks = NULL;

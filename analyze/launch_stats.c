@@ -3,10 +3,8 @@
  * CUDA kernel launch stats): per device, kind and name of device operation, the duration of the
  * API call that launched it, the delay from that call's start to the operation's start, HTA's
  * queue delay (from the call's end), and HTA's outlier and short-kernel counts. Each operation's
- * launch is the one the timeline links (intervals.h, tka_op.launch_ts: launch flow, else
- * correlation id, by the timeline's rule); the shared pass collects the candidate calls'
- * durations (the flows' sources, or the API calls with a correlation id) so that the call the
- * timeline picked is found again by its start. No window: every operation of the store.
+ * launch is the one the timeline links (intervals.h, tka_op.launch_ts and launch_dur: launch
+ * flow, else correlation id, by the timeline's rule). No window: every operation of the store.
  */
 #include "checked.h"
 #include "intern.h"
@@ -53,62 +51,6 @@ static const char *const schema =
     "  short_share   REAL NOT NULL     -- short_launches / launches\n"
     ");";
 
-/* A launch flow with its source call's start and duration (ts INT64_MIN until seen). */
-struct lflow {
-	int64_t src, dst, ts, dur;
-};
-
-/* Correlation mode: an API call, and a device operation's correlation id. */
-struct lapi {
-	int64_t corr, proc, ts, dur;
-};
-struct ldop {
-	int64_t id, corr;
-};
-
-struct tka_ls_state {
-	struct lflow *f;
-	size_t nf, fpos;
-	struct lapi *api;
-	size_t napi, capi;
-	struct ldop *dop;
-	size_t ndop, cdop;
-};
-
-void tka_launch_stats_free(struct tka_ls_state *s)
-{
-	if (!s)
-		return;
-	free(s->f);
-	free(s->api);
-	free(s->dop);
-	free(s);
-}
-
-int tka_launch_stats_begin(struct tka_ctx *c)
-{
-	struct tka_ls_state *s = calloc(1, sizeof(*s));
-	struct tka_launch_flow *lf = NULL;
-	size_t n = 0;
-	int rc;
-	if (!s)
-		return tka_fail(c, TK_ENOMEM, "out of memory");
-	c->ls = s;
-	if ((rc = tka_launch_flows(c, &lf, &n)) != TK_OK)
-		return rc;
-	if (n && !(s->f = malloc(n * sizeof(*s->f)))) {
-		free(lf);
-		return tka_fail(c, TK_ENOMEM, "out of memory");
-	}
-	for (size_t i = 0; i < n; i++)
-		s->f[i] = (struct lflow){lf[i].src, lf[i].dst, INT64_MIN, 0};
-	s->nf = n;
-	free(lf);
-	if (!n)
-		c->pass->want_corr = 1; /* correlation mode, as the timeline */
-	return TK_OK;
-}
-
 /* Room for one more element of @size in *@v (n used, *cap allocated); 0 when memory ran out. */
 static int grow(void **v, size_t n, size_t *cap, size_t size)
 {
@@ -123,140 +65,7 @@ static int grow(void **v, size_t n, size_t *cap, size_t size)
 	return 1;
 }
 
-int tka_launch_stats_event(struct tka_ctx *c, const struct tka_ev *e)
-{
-	struct tka_ls_state *s = c->ls;
-	if (s->nf) { /* pick up the start and duration of every flow's source */
-		while (s->fpos < s->nf && s->f[s->fpos].src < e->id)
-			s->fpos++;
-		for (; s->fpos < s->nf && s->f[s->fpos].src == e->id; s->fpos++) {
-			s->f[s->fpos].ts = e->ts;
-			s->f[s->fpos].dur = e->dur;
-		}
-		return TK_OK;
-	}
-	if (e->corr == TK_NONE || e->track < 1 || e->track > c->pass->ntracks ||
-	    !c->pass->tracks[e->track].exists)
-		return TK_OK;
-	if (e->kind == TK_EV_RUNTIME_API || e->kind == TK_EV_DRIVER_API) {
-		if (!grow((void **)&s->api, s->napi, &s->capi, sizeof(*s->api)))
-			return tka_fail(c, TK_ENOMEM, "out of memory");
-		s->api[s->napi++] = (struct lapi){e->corr, c->pass->tracks[e->track].process_id,
-						  e->ts, e->dur};
-	} else if (e->kind >= TK_EV_KERNEL && e->kind <= TK_EV_XLA_OP) {
-		if (!grow((void **)&s->dop, s->ndop, &s->cdop, sizeof(*s->dop)))
-			return tka_fail(c, TK_ENOMEM, "out of memory");
-		s->dop[s->ndop++] = (struct ldop){e->id, e->corr};
-	}
-	return TK_OK;
-}
-
-int tka_launch_stats_end(struct tka_ctx *c)
-{
-	(void)c;
-	return TK_OK;
-}
-
-/* ---- finding the call the timeline picked ---- */
-
-static int flow_cmp(const void *pa, const void *pb)
-{
-	const struct lflow *a = pa, *b = pb;
-	if (a->dst != b->dst)
-		return a->dst < b->dst ? -1 : 1;
-	return (a->ts > b->ts) - (a->ts < b->ts);
-}
-
-static int api_cmp(const void *pa, const void *pb)
-{
-	const struct lapi *a = pa, *b = pb;
-	if (a->corr != b->corr)
-		return a->corr < b->corr ? -1 : 1;
-	if (a->ts != b->ts)
-		return a->ts < b->ts ? -1 : 1;
-	return (a->proc > b->proc) - (a->proc < b->proc);
-}
-
-static int dop_cmp(const void *pa, const void *pb)
-{
-	const struct ldop *a = pa, *b = pb;
-	return (a->id > b->id) - (a->id < b->id);
-}
-
-/*
- * The duration of the call that launched @op (of process @proc) at op->launch_ts into *@dur:
- * among the flows to the op, or the calls with its correlation id (a compatible process first,
- * as the timeline picks), the one that starts there. 0 when none does.
- */
-static int call_dur(const struct tka_ls_state *s, const struct tka_op *op, int64_t proc,
-		    int64_t *dur)
-{
-	size_t lo = 0, hi;
-	if (s->nf) {
-		hi = s->nf;
-		while (lo < hi) {
-			size_t mid = lo + (hi - lo) / 2;
-			const struct lflow *f = &s->f[mid];
-			if (f->dst < op->id || (f->dst == op->id && f->ts < op->launch_ts))
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		if (lo < s->nf && s->f[lo].dst == op->id && s->f[lo].ts == op->launch_ts) {
-			*dur = s->f[lo].dur;
-			return 1;
-		}
-		return 0;
-	}
-	struct ldop key = {op->id, 0};
-	const struct ldop *d = s->ndop ? bsearch(&key, s->dop, s->ndop, sizeof(*s->dop), dop_cmp)
-				       : NULL;
-	if (!d)
-		return 0;
-	hi = s->napi;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		const struct lapi *a = &s->api[mid];
-		if (a->corr < d->corr || (a->corr == d->corr && a->ts < op->launch_ts))
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	const struct lapi *pick = NULL;
-	for (size_t k = lo; k < s->napi && s->api[k].corr == d->corr &&
-			    s->api[k].ts == op->launch_ts;
-	     k++) {
-		const struct lapi *a = &s->api[k];
-		if (proc == TK_NONE || a->proc == TK_NONE || a->proc == proc) {
-			pick = a;
-			break;
-		}
-		if (!pick)
-			pick = a;
-	}
-	if (pick)
-		*dur = pick->dur;
-	return pick != NULL;
-}
-
 /* ---- the statistics ---- */
-
-/* One launch: its group, the call's duration, the launch delay, the queue delay; the op's. */
-struct rec {
-	size_t g;
-	int64_t v[3]; /* call, delay, queue */
-	int64_t dur;
-};
-
-static int rec_cmp(const struct rec *a, const struct rec *b, int i)
-{
-	if (a->g != b->g)
-		return a->g < b->g ? -1 : 1;
-	return (a->v[i] > b->v[i]) - (a->v[i] < b->v[i]);
-}
-static int rec_cmp0(const void *a, const void *b) { return rec_cmp(a, b, 0); }
-static int rec_cmp1(const void *a, const void *b) { return rec_cmp(a, b, 1); }
-static int rec_cmp2(const void *a, const void *b) { return rec_cmp(a, b, 2); }
 
 /* Mean, median, p90 (nearest rank), max and sum of one figure over n sorted launches. */
 struct stat {
@@ -272,18 +81,19 @@ struct grp {
 	struct stat st[3];
 };
 
-static int stat_of(const struct rec *r, size_t n, int i, struct stat *o)
+/* The statistics of the n sorted values @v. */
+static int stat_of(const int64_t *v, size_t n, struct stat *o)
 {
 	int64_t total = 0;
 	for (size_t k = 0; k < n; k++)
-		if (tk_add_ovf(total, r[k].v[i], &total))
+		if (tk_add_ovf(total, v[k], &total))
 			return TK_EFORMAT;
 	size_t m = n / 2, p = (9 * n + 9) / 10; /* ceil(0.9 n), 1-based */
 	o->total = total;
 	o->mean = (double)total / (double)n;
-	o->median = n % 2 ? (double)r[m].v[i] : ((double)r[m - 1].v[i] + (double)r[m].v[i]) / 2;
-	o->p90 = r[p - 1].v[i];
-	o->max = r[n - 1].v[i];
+	o->median = n % 2 ? (double)v[m] : ((double)v[m - 1] + (double)v[m]) / 2;
+	o->p90 = v[p - 1];
+	o->max = v[n - 1];
 	return TK_OK;
 }
 
@@ -327,21 +137,6 @@ static size_t grp_of(struct grps *G, int64_t device, int64_t name_id, int kind)
 	return id - 1;
 }
 
-/* Sort @r by figure @i within groups and fill each group's statistics of it. */
-static int group_stats(struct rec *r, size_t nr, int i, struct grps *G)
-{
-	static int (*const cmp[3])(const void *, const void *) = {rec_cmp0, rec_cmp1, rec_cmp2};
-	if (nr > 1)
-		qsort(r, nr, sizeof(*r), cmp[i]);
-	for (size_t a = 0, b; a < nr; a = b) {
-		for (b = a + 1; b < nr && r[b].g == r[a].g; b++)
-			;
-		if (stat_of(r + a, b - a, i, &G->v[r[a].g].st[i]) != TK_OK)
-			return TK_EFORMAT;
-	}
-	return TK_OK;
-}
-
 static int write_rows(struct tka_ctx *c, const struct grps *G)
 {
 	sqlite3_stmt *ins = NULL;
@@ -380,85 +175,121 @@ static int write_rows(struct tka_ctx *c, const struct grps *G)
 	return rc;
 }
 
-/* Every launched operation of the timeline as a record of its group. */
-static int collect(struct tka_ctx *c, const struct tka_timeline *tl, struct tka_ls_state *s,
-		   struct grps *G, struct rec **out, size_t *nout)
+/* The three figures of a launched operation @op: call duration, launch delay, queue delay. */
+static void figures(const struct tka_op *op, int64_t v[3])
 {
-	struct rec *r = NULL;
-	size_t nr = 0, cap = 0;
+	int64_t delay = op->ts - op->launch_ts, q = delay - op->launch_dur; /* times < 2^62 */
+	v[0] = op->launch_dur;
+	v[1] = delay;
+	v[2] = q > 0 ? q : 0;
+}
+
+/*
+ * Every operation of the timeline into its group (@gix: its index, per operation in timeline
+ * order) with the group's counts and device time; the launched ones counted in @at[g + 1].
+ */
+static int count(struct tka_ctx *c, const struct tka_timeline *tl, struct grps *G, uint32_t *gix,
+		 size_t **at)
+{
+	size_t n = 0;
 	for (size_t i = 0; i < tl->ndev; i++) {
 		const struct tka_device *d = &tl->dev[i];
-		for (size_t k = 0; k < d->nops; k++) {
+		for (size_t k = 0; k < d->nops; k++, n++) {
 			const struct tka_op *op = &d->ops[k];
 			size_t g = grp_of(G, d->device_id, op->name_id, op->kind);
-			int64_t call = 0;
 			if (g == SIZE_MAX)
-				goto oom;
-			G->v[g].ops++;
-			int64_t proc = c->pass->tracks[d->streams[op->stream].track_id].process_id;
-			if (op->launch_ts == TKA_NO_LAUNCH || !call_dur(s, op, proc, &call))
-				continue;
-			if (!grow((void **)&r, nr, &cap, sizeof(*r)))
-				goto oom;
-			struct rec *x = &r[nr++];
-			int64_t delay = op->ts - op->launch_ts, q = delay - call; /* times < 2^62 */
-			x->g = g;
-			x->v[0] = call;
-			x->v[1] = delay;
-			x->v[2] = q > 0 ? q : 0;
-			x->dur = op->end - op->ts;
+				return tka_fail(c, TK_ENOMEM, "out of memory");
+			if (g >= UINT32_MAX)
+				return tka_fail(c, TK_EFORMAT, "more than 2^32 operation names");
+			gix[n] = (uint32_t)g;
 			struct grp *gr = &G->v[g];
+			gr->ops++;
+			if (op->launch_ts == TKA_NO_LAUNCH)
+				continue;
+			int64_t v[3], dur = op->end - op->ts;
+			figures(op, v);
 			gr->launches++;
-			gr->call_outliers += call > CALL_CUTOFF_NS;
-			gr->delay_outliers += x->v[2] > DELAY_CUTOFF_NS;
-			gr->short_launches += call <= CALL_CUTOFF_NS && x->dur < call;
-			if (tk_add_ovf(gr->device_ns, x->dur, &gr->device_ns)) {
-				free(r);
+			gr->call_outliers += v[0] > CALL_CUTOFF_NS;
+			gr->delay_outliers += v[2] > DELAY_CUTOFF_NS;
+			gr->short_launches += v[0] <= CALL_CUTOFF_NS && dur < v[0];
+			if (tk_add_ovf(gr->device_ns, dur, &gr->device_ns))
 				return tka_fail(c, TK_EFORMAT, "device time of launches overflows");
-			}
 		}
 	}
-	*out = r;
-	*nout = nr;
+	if (!(*at = calloc(G->n + 1, sizeof(**at))))
+		return tka_fail(c, TK_ENOMEM, "out of memory");
+	for (size_t g = 0; g < G->n; g++)
+		(*at)[g + 1] = (*at)[g] + (size_t)G->v[g].launches;
 	return TK_OK;
-oom:
-	free(r);
-	return tka_fail(c, TK_ENOMEM, "out of memory");
+}
+
+/*
+ * Each group's statistics of the three figures: per figure, the launched operations' values
+ * placed in group order (@at: each group's first position), each group's run radix-sorted.
+ */
+static int group_stats(struct tka_ctx *c, const struct tka_timeline *tl, struct grps *G,
+		       const uint32_t *gix, const size_t *at)
+{
+	size_t nl = at[G->n];
+	int64_t *v = malloc((nl ? nl : 1) * sizeof(*v)), *tmp = malloc((nl ? nl : 1) * sizeof(*tmp));
+	size_t *pos = malloc((G->n ? G->n : 1) * sizeof(*pos));
+	int rc = TK_OK;
+	if (!v || !tmp || !pos)
+		rc = tka_fail(c, TK_ENOMEM, "out of memory");
+	for (int f = 0; f < 3 && rc == TK_OK; f++) {
+		memcpy(pos, at, G->n * sizeof(*pos));
+		size_t n = 0;
+		for (size_t i = 0; i < tl->ndev; i++)
+			for (size_t k = 0; k < tl->dev[i].nops; k++, n++) {
+				const struct tka_op *op = &tl->dev[i].ops[k];
+				if (op->launch_ts == TKA_NO_LAUNCH)
+					continue;
+				int64_t x[3];
+				figures(op, x);
+				v[pos[gix[n]]++] = x[f];
+			}
+		for (size_t g = 0; g < G->n && rc == TK_OK; g++) {
+			size_t a = at[g], m = at[g + 1] - a;
+			if (!m)
+				continue;
+			tka_sort_i64(v + a, m, tmp);
+			if (stat_of(v + a, m, &G->v[g].st[f]) != TK_OK)
+				rc = tka_fail(c, TK_EFORMAT, "launch times add up past 2^63 ns");
+		}
+	}
+	free(v);
+	free(tmp);
+	free(pos);
+	return rc;
 }
 
 int tka_launch_stats(struct tka_ctx *c)
 {
 	const struct tka_timeline *tl = NULL;
-	struct tka_ls_state *s;
 	struct grps G = {0};
-	struct rec *r = NULL;
-	size_t nr = 0;
+	uint32_t *gix = NULL;
+	size_t *at = NULL, nops = 0;
 	int rc = tka_timeline_get(c, &tl);
 	if (rc != TK_OK)
 		return rc;
-	if (!(s = c->ls))
-		return tka_fail(c, TK_EINTERNAL, "launch stats were already written");
 	tk_intern_init(&G.keys);
 	if ((rc = tka_exec(c, "creating analysis_launch_stats", schema)) != TK_OK)
 		goto out;
-	if (s->nf > 1)
-		qsort(s->f, s->nf, sizeof(*s->f), flow_cmp);
-	if (s->napi > 1)
-		qsort(s->api, s->napi, sizeof(*s->api), api_cmp);
-	if (s->ndop > 1) /* in id order already (the pass reads in id order) */
-		qsort(s->dop, s->ndop, sizeof(*s->dop), dop_cmp);
-	if ((rc = collect(c, tl, s, &G, &r, &nr)) != TK_OK)
+	for (size_t i = 0; i < tl->ndev; i++)
+		nops += tl->dev[i].nops;
+	if (!(gix = malloc((nops ? nops : 1) * sizeof(*gix)))) {
+		rc = tka_fail(c, TK_ENOMEM, "out of memory");
 		goto out;
-	for (int i = 0; i < 3 && rc == TK_OK; i++)
-		if (group_stats(r, nr, i, &G) != TK_OK)
-			rc = tka_fail(c, TK_EFORMAT, "launch times add up past 2^63 ns");
-	if (rc == TK_OK)
-		rc = write_rows(c, &G);
+	}
+	if ((rc = count(c, tl, &G, gix, &at)) != TK_OK)
+		goto out;
+	if ((rc = group_stats(c, tl, &G, gix, at)) != TK_OK)
+		goto out;
+	rc = write_rows(c, &G);
 out:
-	free(r);
+	free(gix);
+	free(at);
 	free(G.v);
 	tk_intern_free(&G.keys);
-	tka_launch_stats_free(c->ls);
-	c->ls = NULL;
 	return rc;
 }

@@ -25,16 +25,16 @@ struct tl_track {
 };
 
 /*
- * A launch flow: the op it launched (dst), the start and track of its source event (ts, track).
+ * A launch flow: the op it launched (dst), the start, track and duration of its source event.
  * Until the pass reaches the source, ts holds the source's event id; a flow whose source never
  * comes gets dst = INT64_MIN. tl_api: an API call that may have launched a device op by
  * correlation id.
  */
 struct launch {
-	int64_t dst, ts, track;
+	int64_t dst, ts, track, dur;
 };
 struct tl_api {
-	int64_t corr, proc, ts, track;
+	int64_t corr, proc, ts, track, dur;
 };
 
 struct tka_tl_builder {
@@ -265,6 +265,8 @@ static int load_flows(struct tka_ctx *c, struct tka_tl_builder *b)
 		struct launch *f = &b->flows[b->nflows];
 		f->ts = sqlite3_column_int64(st, 0);
 		f->dst = sqlite3_column_int64(st, 1);
+		f->track = 0;
+		f->dur = 0;
 		if (b->nflows > 0 && flow_by_src(f - 1, f) > 0)
 			sorted = 0;
 		b->nflows++;
@@ -327,7 +329,7 @@ static int add_api(struct tka_ctx *c, struct tka_tl_builder *b, const struct tka
 		b->capi = cap;
 	}
 	b->api[b->napi++] =
-	    (struct tl_api){e->corr, c->pass->tracks[e->track].process_id, e->ts, e->track};
+	    (struct tl_api){e->corr, c->pass->tracks[e->track].process_id, e->ts, e->track, e->dur};
 	return TK_OK;
 }
 
@@ -345,6 +347,7 @@ static int add_op(struct tka_ctx *c, struct tka_tl_builder *b, struct tl_track *
 	/* correlation mode: the correlation id waits here until the end resolves it */
 	op.launch_ts = b->nflows ? TKA_NO_LAUNCH : e->corr;
 	op.launch_track = 0;
+	op.launch_dur = 0;
 	op.stream = t->stream;
 	op.kind = (uint8_t)e->kind;
 	if (e->kind == TK_EV_MEMCPY) {
@@ -387,6 +390,7 @@ int tka_timeline_event(struct tka_ctx *c, const struct tka_ev *e)
 		for (; b->fpos < b->nflows && f[b->fpos].ts == e->id; b->fpos++) {
 			f[b->fpos].ts = e->ts;
 			f[b->fpos].track = e->track;
+			f[b->fpos].dur = e->dur;
 		}
 	} else if ((e->kind == TK_EV_RUNTIME_API || e->kind == TK_EV_DRIVER_API) &&
 		   e->corr != TK_NONE && e->track >= 1 && e->track <= b->ntrk &&
@@ -577,6 +581,7 @@ static int flow_launches(struct tka_ctx *c, struct tka_tl_builder *b)
 			if (at < n && v[at].dst == d->ops[k].id) {
 				d->ops[k].launch_ts = v[at].ts;
 				d->ops[k].launch_track = v[at].track;
+				d->ops[k].launch_dur = v[at].dur;
 			}
 		}
 	}
@@ -596,7 +601,7 @@ static int api_cmp(const void *pa, const void *pb)
 /* First API call with (corr, proc) in the sorted list (its earliest), or NULL. */
 static const struct tl_api *api_find(const struct tl_api *v, size_t n, int64_t corr, int64_t proc)
 {
-	struct tl_api key = {corr, proc, INT64_MIN, 0};
+	struct tl_api key = {corr, proc, INT64_MIN, 0, 0};
 	size_t lo = 0, hi = n;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
@@ -627,6 +632,7 @@ static int corr_launches(struct tka_ctx *c, struct tka_tl_builder *b)
 			if (v[i].ts < any[nany - 1].ts) {
 				any[nany - 1].ts = v[i].ts;
 				any[nany - 1].track = v[i].track;
+				any[nany - 1].dur = v[i].dur;
 			}
 		} else {
 			any[nany] = v[i];
@@ -653,6 +659,7 @@ static int corr_launches(struct tka_ctx *c, struct tka_tl_builder *b)
 			if (a) {
 				op->launch_ts = a->ts;
 				op->launch_track = a->track;
+				op->launch_dur = a->dur;
 				matched++;
 			}
 		}
