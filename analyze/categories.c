@@ -34,7 +34,9 @@ static const char *const schema =
     "time: overlapping operations count each)\n"
     "  share      REAL              -- device_ns / the sum of device_ns over the scope's "
     "categories (the shares of a scope add up to 1); NULL when that sum is 0\n"
-    ");";
+    ");"
+    "CREATE INDEX analysis_categories_by_scope ON analysis_categories (device_id, scope, "
+    "step_index);";
 
 /* What the analysis holds while it runs. */
 struct cstate {
