@@ -3,8 +3,9 @@
  * of the shared timeline put in its category by the rules of category_rules.c (its kind, name,
  * and the HLO op and XLA category op_details gives it), then per device the operations and
  * their summed durations per category over the selected window and over each step
- * (analysis_categories). One lookup per distinct (name, XLA category, HLO op); one pass over each
- * device's operations per scope.
+ * (analysis_categories). The rules run once per distinct string (name, HLO op, XLA category:
+ * a byte per string id remembers the answer); each scope is one forward scan of the device's
+ * operations, which the timeline keeps in start order.
  */
 #include "checked.h"
 #include "intervals.h"
