@@ -108,28 +108,39 @@ static const struct rule kernel_rules[] = {
  */
 /* clang-format off */
 static const struct rule op_rules[] = {
+    /* attention */
     {HAS, A, "attention"}, {HAS, A, "flashattn"}, {HAS, A, "sdpa"}, {HAS, A, "fmha"},
-    {HAS, A, "attn"}, {HAS, C, "convolution"}, {PRE, C, "conv1d"}, {PRE, C, "conv2d"},
-    {PRE, C, "conv3d"}, {PRE, C, "convtranspose"}, {PRE, C, "convdepthwise"},
-    {HAS, C, "slowconv"}, {HAS, C, "thnnconv"}, {HAS, C, "miopenconv"}, {HAS, C, "mkldnnconv"},
-    {HAS, C, "cudnnconv"}, {HAS, N, "layernorm"}, {HAS, N, "batchnorm"}, {HAS, N, "groupnorm"},
-    {HAS, N, "instancenorm"}, {HAS, N, "rmsnorm"}, {IS, G, "mm"}, {IS, G, "bmm"},
-    {IS, G, "addmm"}, {IS, G, "baddbmm"}, {IS, G, "addbmm"}, {IS, G, "mv"}, {IS, G, "addmv"},
-    {IS, G, "dot"}, {IS, G, "vdot"}, {IS, G, "einsum"}, {IS, G, "tensordot"},
-    {IS, G, "scaledmm"}, {IS, G, "fc"}, {PRE, G, "linear"}, {HAS, G, "matmul"},
-    {HAS_NOT_FB, G, "gemm"}, {HAS, G, "cublas"}, {IS, M, "copy"}, {IS, M, "to"},
-    {IS, M, "tocopy"}, {IS, M, "copyfrom"}, {IS, M, "copyfromandresize"}, {IS, M, "clone"},
-    {IS, M, "contiguous"}, {IS, M, "pinmemory"}, {PRE, M, "dma"}, {HAS, M, "memcpy"},
+    {HAS, A, "attn"},
+    /* convolution */
+    {HAS, C, "convolution"}, {PRE, C, "conv1d"}, {PRE, C, "conv2d"}, {PRE, C, "conv3d"},
+    {PRE, C, "convtranspose"}, {PRE, C, "convdepthwise"}, {HAS, C, "slowconv"},
+    {HAS, C, "thnnconv"}, {HAS, C, "miopenconv"}, {HAS, C, "mkldnnconv"}, {HAS, C, "cudnnconv"},
+    /* normalization */
+    {HAS, N, "layernorm"}, {HAS, N, "batchnorm"}, {HAS, N, "groupnorm"},
+    {HAS, N, "instancenorm"}, {HAS, N, "rmsnorm"},
+    /* GEMM */
+    {IS, G, "mm"}, {IS, G, "bmm"}, {IS, G, "addmm"}, {IS, G, "baddbmm"}, {IS, G, "addbmm"},
+    {IS, G, "mv"}, {IS, G, "addmv"}, {IS, G, "dot"}, {IS, G, "vdot"}, {IS, G, "einsum"},
+    {IS, G, "tensordot"}, {IS, G, "scaledmm"}, {IS, G, "fc"}, {PRE, G, "linear"},
+    {HAS, G, "matmul"}, {HAS_NOT_FB, G, "gemm"}, {HAS, G, "cublas"},
+    /* memcpy: the frameworks' copy ops */
+    {IS, M, "copy"}, {IS, M, "to"}, {IS, M, "tocopy"}, {IS, M, "copyfrom"},
+    {IS, M, "copyfromandresize"}, {IS, M, "clone"}, {IS, M, "contiguous"}, {IS, M, "pinmemory"},
+    {PRE, M, "dma"}, {HAS, M, "memcpy"},
+    /* memset: the fill ops */
     {IS, Z, "zero"}, {IS, Z, "zeros"}, {IS, Z, "zeroslike"}, {IS, Z, "fill"}, {IS, Z, "full"},
     {IS, Z, "fulllike"}, {IS, Z, "ones"}, {IS, Z, "oneslike"}, {IS, Z, "newzeros"},
-    {IS, Z, "newones"}, {IS, Z, "newfull"}, {HAS, Z, "memset"}, {PRE, R, "foreachnorm"},
-    {HAS, R, "softmax"}, {HAS, R, "reduce"}, {HAS, R, "reduction"}, {HAS, R, "maxpool"},
-    {HAS, R, "avgpool"}, {HAS, R, "pooling"}, {HAS, R, "loss"}, {HAS, R, "crossentropy"},
-    {HAS, R, "nll"}, {HAS, R, "vectornorm"}, {HAS, R, "linalgnorm"}, {HAS, R, "bcewithlogits"},
-    {HAS, R, "logsumexp"}, {PRE, R, "cum"}, {PRE, E, "foreach"}, {HAS, E, "dropout"},
-    {HAS, E, "upsample"}, {HAS, E, "gridsampler"}, {HAS, E, "fusedadam"}, {HAS, E, "fusedsgd"},
-    {HAS, E, "elementwise"}, {HAS, E, "accumulategrad"}, {HAS, E, "index"}, {HAS, E, "gather"},
-    {HAS, E, "scatter"}, {HAS, E, "embedding"}, {HAS, E, "permute"}, {PRE, E, "reflectionpad"},
+    {IS, Z, "newones"}, {IS, Z, "newfull"}, {HAS, Z, "memset"},
+    /* reductions */
+    {PRE, R, "foreachnorm"}, {HAS, R, "softmax"}, {HAS, R, "reduce"}, {HAS, R, "reduction"},
+    {HAS, R, "maxpool"}, {HAS, R, "avgpool"}, {HAS, R, "pooling"}, {HAS, R, "loss"},
+    {HAS, R, "crossentropy"}, {HAS, R, "nll"}, {HAS, R, "vectornorm"}, {HAS, R, "linalgnorm"},
+    {HAS, R, "bcewithlogits"}, {HAS, R, "logsumexp"}, {PRE, R, "cum"},
+    /* elementwise */
+    {PRE, E, "foreach"}, {HAS, E, "dropout"}, {HAS, E, "upsample"}, {HAS, E, "gridsampler"},
+    {HAS, E, "fusedadam"}, {HAS, E, "fusedsgd"}, {HAS, E, "elementwise"},
+    {HAS, E, "accumulategrad"}, {HAS, E, "index"}, {HAS, E, "gather"}, {HAS, E, "scatter"},
+    {HAS, E, "embedding"}, {HAS, E, "permute"}, {PRE, E, "reflectionpad"},
     {PRE, E, "replicationpad"}, {IS, E, "constantpadnd"},
 };
 /* clang-format on */

@@ -13,12 +13,9 @@ trace has steps).
 
 Usage: python3 category_figures.py FILE   (one line per row: scope step_index category ops ns)
 """
-import gzip
-import json
 import sys
-from decimal import Decimal
 
-from step_figures import API, ns, place_steps, step_num
+from step_figures import load, place_steps
 
 KERNEL, MEMCPY, MEMSET = ("kernel", "Kernel"), ("gpu_memcpy", "Memcpy"), ("gpu_memset", "Memset")
 
@@ -100,30 +97,14 @@ def kernel_category(name):
 
 
 def main():
-    path = sys.argv[1]
-    opener = gzip.open if open(path, "rb").read(2) == b"\x1f\x8b" else open
-    with opener(path, "rt") as f:
-        doc = json.load(f, parse_float=Decimal)
-    base = doc.get("baseTimeNanoseconds", 0)
-    host, annot, launch, ops = [], {}, {}, []
-    for e in doc["traceEvents"]:
-        if e.get("ph") != "X":
-            continue
-        cat, ts = e.get("cat"), ns(e["ts"], base)
-        end = ts + max(ns(e.get("dur", 0), 0), 0)
-        n = step_num(e.get("name"))
-        corr = (e.get("args") or {}).get("correlation")
-        if n is not None and cat == "user_annotation":
-            host.append((ts, end, n))
-        elif n is not None and cat == "gpu_user_annotation":
-            a = annot.get(n)
-            annot[n] = (min(a[0], ts), max(a[1], end)) if a else (ts, end)
-        elif cat in API and corr is not None:
-            launch.setdefault(corr, ts)
+    host, annot, launch, xs = load(sys.argv[1])
+    ops = []
+    for e, ts, end in xs:
+        cat = e.get("cat")
         if cat in KERNEL or cat in MEMCPY or cat in MEMSET:
             kind = "memcpy" if cat in MEMCPY else "memset" if cat in MEMSET else None
+            corr = (e.get("args") or {}).get("correlation")
             ops.append((ts, end, corr, kind or kernel_category(e["name"])))
-    host.sort()
     steps = place_steps(host, annot, [(a, b, launch.get(c)) for a, b, c, _ in ops])
     steps.sort(key=lambda s: s[2])
     scopes = [("window", "NULL", [(s[2], s[3]) for s in steps])]
