@@ -84,6 +84,7 @@ static const struct {
     {"communication", tka_comm},
     {"op profile", tka_op_profile},
     {"gpu time per op", tka_op_gpu_time},
+    {"categories", tka_categories},
     {"kernel stats", tka_kernel_stats},
     {"memory", tka_memory},
     {"kpi", tka_kpi},

@@ -175,6 +175,52 @@ int tka_enclosing_ops(struct tka_ctx *c, int64_t process, int64_t *ts, size_t n)
 /* tka_sort_i64() - sort v[0..n) ascending (qsort's order); @tmp: room for n values, or NULL
  * (then qsort). sort.c. */
 void tka_sort_i64(int64_t *v, size_t n, int64_t *tmp);
+/* ---- categories of device work (category_rules.c; docs/metrics.md, "Categories") ---- */
+
+/* The categories, in the order of docs/metrics.md; tka_category_name() gives the stored name. */
+enum tka_category {
+	TKA_CAT_GEMM,	     /* "gemm": matrix multiplications (cuBLAS, CUTLASS, Tensile, XLA dot) */
+	TKA_CAT_CONV,	     /* "conv": convolutions, implicit-GEMM ones included */
+	TKA_CAT_ATTENTION,   /* "attention": SDPA, flash, memory-efficient, fused MHA kernels */
+	TKA_CAT_NORM,	     /* "norm": layer, batch, group, instance and RMS normalization */
+	TKA_CAT_ELEMENTWISE, /* "elementwise": pointwise, indexing, layout and data movement kernels */
+	TKA_CAT_REDUCTION,   /* "reduction": reductions, softmax, scans, pooling, losses */
+	TKA_CAT_COMM,	     /* "comm": collectives and point-to-point communication */
+	TKA_CAT_MEMCPY,	     /* "memcpy": memory copies (runtime copies, DMA, XLA async copies) */
+	TKA_CAT_MEMSET,	     /* "memset": memory sets (runtime sets, fill ops on the host) */
+	TKA_CAT_OTHER,	     /* "other": no rule matched */
+	TKA_NCAT
+};
+
+/** tka_category_name() - the stored name of category @cat ("other" when out of range). */
+const char *tka_category_name(int cat);
+
+/*
+ * tka_device_op_category() - the category (enum tka_category) of a device operation of event
+ * kind @kind (TK_EV_*) named @name, with the XLA op category @xla_category and the HLO op
+ * @hlo_op it carries (op_details; NULL when none). tka_category_of_device_op(): its name.
+ */
+int tka_device_op_category(int kind, const char *name, const char *xla_category,
+			   const char *hlo_op);
+const char *tka_category_of_device_op(int kind, const char *name, const char *xla_category,
+				      const char *hlo_op);
+
+/*
+ * The two steps tka_device_op_category() takes after the kind, for callers that cache them per
+ * string: tka_device_name_rule() - the category the rules give a device op's name or HLO op
+ * (communication, kernel and op rules); tka_xla_category_rule() - the one an XLA op category
+ * gives. -1 when no rule matches (or @s is NULL or empty).
+ */
+int tka_device_name_rule(const char *s);
+int tka_xla_category_rule(const char *s);
+
+/*
+ * tka_host_op_category() - the category of a host op (PyTorch aten op, autograd node, c10d
+ * collective, ...) named @name by what the op does (NULL: other). tka_category_of_host_op():
+ * its name.
+ */
+int tka_host_op_category(const char *name);
+const char *tka_category_of_host_op(const char *name);
 
 /*
  * The analyses, in the order tk_analyze runs them (later ones may read earlier ones' tables).
@@ -187,6 +233,7 @@ int tka_step_ops(struct tka_ctx *c);	 /* step_ops.c:     analysis_step_ops */
 int tka_comm(struct tka_ctx *c);	 /* comm.c:         analysis_comm */
 int tka_op_profile(struct tka_ctx *c);	 /* op_profile.c:   analysis_op_profile */
 int tka_op_gpu_time(struct tka_ctx *c);	 /* op_gpu_time.c:  analysis_op_gpu_time */
+int tka_categories(struct tka_ctx *c);	 /* categories.c:   analysis_categories */
 int tka_kernel_stats(struct tka_ctx *c); /* kernel_stats.c: analysis_kernel_stats */
 int tka_memory(struct tka_ctx *c);	 /* memory.c:       analysis_memory */
 int tka_kpi(struct tka_ctx *c);		 /* kpi.c:          analysis_kpi */

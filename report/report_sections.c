@@ -91,6 +91,35 @@ static const struct tkr_col c_device_time[] = {
     END,
 };
 
+static const struct tkr_col c_cat_split[] = {
+    {"device_id", "device", TKR_DEVICE, 0},
+    {"window", "window", TKR_TEXT, O},
+    {"ops", "ops", TKR_INT, J},
+    {"device_ns", "device time", TKR_NS, 0},
+    {"split", "where it goes", TKR_TEXT, F},
+    END,
+};
+
+static const struct tkr_col c_cat_steps[] = {
+    {"device_id", "device", TKR_DEVICE, 0},
+    {"step_index", "step index", TKR_INT, J},
+    {"step_num", "step", TKR_INT, 0},
+    {"ops", "ops", TKR_INT, J},
+    {"device_ns", "device time", TKR_NS, 0},
+    {"split", "where it goes", TKR_TEXT, F},
+    END,
+};
+
+static const struct tkr_col c_categories[] = {
+    {"device_id", "device", TKR_DEVICE, 0},
+    {"window", "window", TKR_TEXT, J},
+    {"category", "category", TKR_TEXT, 0},
+    {"ops", "ops", TKR_INT, 0},
+    {"device_ns", "device time", TKR_NS, 0},
+    {"share", "share", TKR_RATIO, 0},
+    END,
+};
+
 static const struct tkr_col c_hlo_ops[] = {
     {"device_id", "device", TKR_INT, 0},
     {"module", "module", TKR_TEXT, O},
@@ -392,6 +421,16 @@ static const struct tkr_col c_chart_queue[] = {
     {"max_length", "max", TKR_INT, 0},
     END,
 };
+/*
+ * The split of a scope's device time (docs/reports.md, "Device time by category"): its largest
+ * categories by device time (at most 4, each of at least 0.5 %), "GEMM 61 %, attention 18 %".
+ * @scope: the condition that picks the scope's rows of analysis_categories x beside row a.
+ */
+#define CAT_SPLIT(scope)                                                                    \
+	"(SELECT group_concat(label, ', ') FROM (SELECT CASE x.category WHEN 'gemm' THEN"     \
+	" 'GEMM' ELSE x.category END || ' ' || printf('%.0f %%', 100.0 * x.share) AS label"  \
+	" FROM analysis_categories x WHERE x.device_id = a.device_id AND " scope              \
+	" AND x.share >= 0.005 ORDER BY x.device_ns DESC, x.category LIMIT 4)) AS split"
 
 #define STEP_COLS                                                                           \
 	"device_id, step_num, step_event_id, start_ns, end_ns, dur_ns, busy_ns, compute_ns, " \
@@ -443,6 +482,24 @@ const struct tkr_section_def tkr_report_sections[] = {
      " busy_ns, compute_ns, comm_ns, memcpy_ns, exposed_comm_ns, exposed_memcpy_ns, idle_ns"
      " FROM analysis_device_time WHERE selected = 1 ORDER BY device_id",
      c_device_time, "no device time: the trace has no device work"},
+    {"category_split", "Device time by category", NULL, TKR_TABLE, 1000,
+     "SELECT a.device_id AS device_id, a.window AS window, sum(a.ops) AS ops,"
+     " sum(a.device_ns) AS device_ns, "
+     CAT_SPLIT("x.scope = 'window'")
+     " FROM analysis_categories a WHERE a.scope = 'window' GROUP BY a.device_id"
+     " ORDER BY a.device_id",
+     c_cat_split, "no device time by category: the trace has no device work"},
+    {"categories", "Device time per category", NULL, TKR_TABLE, 1000,
+     "SELECT device_id, window, category, ops, device_ns, share FROM analysis_categories"
+     " WHERE scope = 'window' ORDER BY device_id, device_ns DESC, category",
+     c_categories, NULL},
+    {"category_steps", "Device time by category per step", NULL, TKR_TABLE, -1,
+     "SELECT a.device_id AS device_id, a.step_index AS step_index, a.step_num AS step_num,"
+     " sum(a.ops) AS ops, sum(a.device_ns) AS device_ns, "
+     CAT_SPLIT("x.scope = 'step' AND x.step_index = a.step_index")
+     " FROM analysis_categories a WHERE a.scope = 'step'"
+     " GROUP BY a.device_id, a.step_index ORDER BY a.device_id, a.step_index",
+     c_cat_steps, NULL},
     {"ops", "Top ops by self time", NULL, TKR_TABLE, -1,
      "SELECT level, device_id, process_id, NULL AS on_, module, category, occurrences, total_ns, self_ns, avg_ns, min_ns, max_ns,"
      " device_share, name FROM analysis_op_profile WHERE level <> 'idle'"
