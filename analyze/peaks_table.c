@@ -110,6 +110,9 @@ const struct tka_peak_rule tka_peak_rules[] = {
      "ROCm names MI250X and MI250 alike; 110 CUs per device are an MI250X GCD's"},
     {"*MI250X/MI250*", AMD, NULL, 104, 0, 0, 0, "MI250 GCD",
      "ROCm names MI250X and MI250 alike; 104 CUs per device are an MI250 GCD's"},
+    {"*MI250X/MI250*", AMD, NULL, 0, 0, 0, 0, "MI250X GCD",
+     "approximate: ROCm names MI250X and MI250 alike and the trace gives no CU count; MI250X "
+     "assumed (an MI250 GCD is 5 % slower)"},
     {"*MI250X*", AMD, NULL, 0, 0, 0, 0, "MI250X GCD", "one GCD, half of an MI250X package"},
     {"*MI250*", AMD, NULL, 0, 0, 0, 0, "MI250 GCD", "one GCD, half of an MI250 package"},
     {"AMD Radeon Graphics", AMD, "9.0", 110, 0, 0, 0, "MI250X GCD",
