@@ -1,7 +1,8 @@
 /*
- * The analyze driver: opens a store read-write, reads every event once (event_pass.c: the
- * timeline, op profile, kernel stats and KPI inputs are built from that one pass), then runs
- * every analysis in order inside one transaction (so a failure leaves the store as it was).
+ * The analyze driver: opens a store read-write, resolves the device peaks (peaks.c), reads every
+ * event once (event_pass.c: the timeline, op profile, kernel stats and KPI inputs are built from
+ * that one pass), then runs every analysis in order inside one transaction (so a failure leaves
+ * the store as it was).
  */
 #include <tracekit/analyze.h>
 #include <tracekit/error.h>
@@ -130,6 +131,16 @@ int tk_analyze(const char *path, const struct tk_analyze_options *o, char *err, 
 		goto out;
 	}
 	in_txn = 1;
+	/* The device peaks first: a bad device file fails before the events are read, and every
+	 * analysis can read the peaks. */
+	if ((rc = tka_peaks(&c)) != TK_OK) {
+		if (err && errlen) {
+			char msg[1024];
+			snprintf(msg, sizeof(msg), "%s", err);
+			snprintf(err, errlen, "device peaks of '%s': %s", path, msg);
+		}
+		goto out;
+	}
 	/* Every event once, for the timeline, the op profile, kernel stats and the KPIs. */
 	rc = tka_pass_run(&c);
 	if (rc != TK_OK) {

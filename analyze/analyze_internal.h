@@ -175,6 +175,7 @@ int tka_enclosing_ops(struct tka_ctx *c, int64_t process, int64_t *ts, size_t n)
 /* tka_sort_i64() - sort v[0..n) ascending (qsort's order); @tmp: room for n values, or NULL
  * (then qsort). sort.c. */
 void tka_sort_i64(int64_t *v, size_t n, int64_t *tmp);
+
 /* ---- categories of device work (category_rules.c; docs/metrics.md, "Categories") ---- */
 
 /* The categories, in the order of docs/metrics.md; tka_category_name() gives the stored name. */
@@ -221,11 +222,63 @@ int tka_xla_category_rule(const char *s);
  */
 int tka_host_op_category(const char *name);
 const char *tka_category_of_host_op(const char *name);
+/* ---- device peaks (peaks.c, its table in peaks_table.c; docs/peaks.md) ---- */
+
+/* A row of the built-in table: dense peaks of one device model. */
+struct tka_peak_model {
+	const char *model;		/* the row's name as docs/peaks.md shows it */
+	double tflops[TK_DTYPE_COUNT]; /* TFLOP/s (int8: TOPS) by enum tk_dtype; 0 = none */
+	double tbps;			/* peak memory bandwidth, TB/s (10^12 bytes/s) */
+	int units;			/* SMs / CUs of the whole device; 0 when not stated */
+};
+
+/* A matching rule: a device matches when its name matches @glob and every stated constraint
+ * holds (a constraint on a figure the device does not state fails, except the vendor). */
+struct tka_peak_rule {
+	const char *glob;   /* fnmatch glob on the name, case-insensitive; "" = the device has none */
+	const char *vendor; /* devices.vendor must not differ from it (NULL: any) */
+	const char *cc;	    /* devices.compute_capability equals it (NULL: any) */
+	int units;	    /* devices.sm_count equals it (0: any) */
+	int clock_mhz;	    /* devices.clock_hz / 1e6 rounded equals it (0: any) */
+	double mem_min_gib, mem_max_gib; /* devices.memory_bytes in GiB, > min and <= max (0: any) */
+	const char *model; /* the tka_peak_models row it picks */
+	const char *note;  /* what the match assumes (NULL: the name says it all) */
+};
+
+/* Both end with an entry whose first member is NULL. */
+extern const struct tka_peak_model tka_peak_models[];
+extern const struct tka_peak_rule tka_peak_rules[];
+
+/* What a device's identification gives the matcher (a devices row). */
+struct tka_peak_device {
+	const char *name, *vendor, *cc; /* NULL when unknown */
+	int64_t units, clock_hz, memory_bytes; /* TK_NONE when unknown */
+};
+
+/* tka_peak_match() - the first rule of tka_peak_rules @d matches, NULL when none does. */
+const struct tka_peak_rule *tka_peak_match(const struct tka_peak_device *d);
+
+/* tka_peak_model_find() - the tka_peak_models row named @model, NULL when none is. */
+const struct tka_peak_model *tka_peak_model_find(const char *model);
+
+/* The resolved peaks of one device (analysis_device_peaks). */
+struct tka_device_peak {
+	double flops[TK_DTYPE_COUNT]; /* FLOP/s by dtype, 0 when unknown */
+	int64_t bandwidth_bps;	      /* 0 when unknown */
+	char bandwidth_source[8];     /* 'user', 'trace', 'table' or "" */
+};
+
+/*
+ * tka_device_peak() - the peaks analysis_device_peaks holds for @device_id (tka_peaks has run:
+ * it runs before the other analyses); everything 0 for a device without peaks.
+ */
+int tka_device_peak(struct tka_ctx *c, int64_t device_id, struct tka_device_peak *out);
 
 /*
  * The analyses, in the order tk_analyze runs them (later ones may read earlier ones' tables).
  * Each replaces its own analysis_* table(s) and returns a TK_ status.
  */
+int tka_peaks(struct tka_ctx *c);	 /* peaks.c:        analysis_device_peaks (first) */
 int tka_device_time(struct tka_ctx *c);	 /* device_time.c:  analysis_device_time */
 int tka_gaps(struct tka_ctx *c);	 /* gaps.c:         analysis_gaps, analysis_gap_summary */
 int tka_steps(struct tka_ctx *c);	 /* steps.c:        analysis_steps */

@@ -284,17 +284,19 @@ static int kernel_kpis(struct kpi_writer *kw, const char *win)
 	return rc;
 }
 
-/* Achieved / peak memory bandwidth from the bytes_accessed of the device's ops. */
-static int bandwidth_kpi(struct kpi_writer *kw, sqlite3_stmt *peak_q, const char *win)
+/* Achieved / peak memory bandwidth from the bytes_accessed of the device's ops; the peak is the
+ * resolved one (analysis_device_peaks: user, trace or table). */
+static int bandwidth_kpi(struct kpi_writer *kw, const char *win)
 {
 	const struct tka_device *d = kw->d;
 	int kind = d->nops && d->ops[0].kind == TK_EV_XLA_OP ? TK_EV_XLA_OP : TK_EV_KERNEL;
 	int64_t peak = 0, bytes = 0, time = 0, n = 0;
-	char note[256], detail[256];
-	sqlite3_reset(peak_q);
-	sqlite3_bind_int64(peak_q, 1, d->device_id);
-	if (sqlite3_step(peak_q) == SQLITE_ROW && sqlite3_column_type(peak_q, 0) != SQLITE_NULL)
-		peak = sqlite3_column_int64(peak_q, 0);
+	char note[320], detail[320];
+	struct tka_device_peak dp;
+	int rc = tka_device_peak(kw->c, d->device_id, &dp);
+	if (rc != TK_OK)
+		return rc;
+	peak = dp.bandwidth_bps;
 	const struct tka_kpi_state *s = kw->c->kpi;
 	for (size_t i = 0; i < s->nb; i++) {
 		const struct bytes_row *r = &s->b[i];
@@ -315,14 +317,15 @@ static int bandwidth_kpi(struct kpi_writer *kw, sqlite3_stmt *peak_q, const char
 	double v = 100.0 * achieved / (double)peak;
 	snprintf(note, sizeof(note),
 		 "%lld bytes accessed by %lld %s in %lld ns of their time = %.6g B/s of %lld B/s "
-		 "peak; good > 60%%, warning 40-60%%, bad < 40%%",
+		 "peak (%s); good > 60%%, warning 40-60%%, bad < 40%%",
 		 (long long)bytes, (long long)n, kind == TK_EV_XLA_OP ? "XLA ops" : "kernels",
-		 (long long)time, achieved, (long long)peak);
+		 (long long)time, achieved, (long long)peak, dp.bandwidth_source);
 	snprintf(detail, sizeof(detail),
 		 "{\"population\":\"%s starting in the %s window that state their bytes "
-		 "accessed\",\"ops\":%lld,\"bytes\":%lld,\"ns\":%lld,\"peak_bps\":%lld}",
+		 "accessed\",\"ops\":%lld,\"bytes\":%lld,\"ns\":%lld,\"peak_bps\":%lld,"
+		 "\"peak_source\":\"%s\"}",
 		 kind == TK_EV_XLA_OP ? "XLA ops" : "kernels", win, (long long)n,
-		 (long long)bytes, (long long)time, (long long)peak);
+		 (long long)bytes, (long long)time, (long long)peak, dp.bandwidth_source);
 	return put(kw, "memory_bandwidth", 1, v, "%", band(v, 40, 60, 1), win, note, detail);
 }
 
@@ -535,15 +538,13 @@ out:
 int tka_kpi(struct tka_ctx *c)
 {
 	const struct tka_timeline *tl;
-	sqlite3_stmt *ins = NULL, *peak_q = NULL;
+	sqlite3_stmt *ins = NULL;
 	int rc;
 	char note[256];
 	if ((rc = tka_exec(c, "creating analysis_kpi", schema)) != TK_OK ||
 	    (rc = tka_timeline_get(c, &tl)) != TK_OK ||
 	    (rc = tka_prepare(c, "INSERT INTO analysis_kpi VALUES (?, ?, ?, ?, ?, ?, ?, ?)", &ins)) !=
 		TK_OK ||
-	    (rc = tka_prepare(c, "SELECT memory_bandwidth_bps FROM devices WHERE id = ?",
-			      &peak_q)) != TK_OK ||
 	    (rc = tka_pass_run(c)) != TK_OK)
 		goto out;
 	const struct tka_kpi_state *cs = c->kpi;
@@ -572,7 +573,7 @@ int tka_kpi(struct tka_ctx *c)
 		    (long long)host, (long long)w);
 		if ((rc = put(&kw, "host_overhead", w > 0, ho, "%", band(ho, 10, 20, 0), win,
 			      w ? note : "n/a: empty window", NULL)) != TK_OK ||
-		    (rc = bandwidth_kpi(&kw, peak_q, win)) != TK_OK ||
+		    (rc = bandwidth_kpi(&kw, win)) != TK_OK ||
 		    (rc = compile_kpi(&kw, cs->v, cs->n)) != TK_OK)
 			goto out;
 	}
@@ -587,6 +588,5 @@ int tka_kpi(struct tka_ctx *c)
 		      "WHERE json_valid(detail) AND json_type(detail, '$.top') = 'array'");
 out:
 	sqlite3_finalize(ins);
-	sqlite3_finalize(peak_q);
 	return rc;
 }

@@ -44,8 +44,13 @@ static const struct tkr_col c_devices[] = {
     {"compute_capability", "cc", TKR_TEXT, O},
     {"sm_count", "SMs", TKR_INT, 0},
     {"memory_bytes", "memory", TKR_BYTES, 0},
-    {"memory_bandwidth_bps", "bandwidth", TKR_BPS, O},
-    {"peak_flops", "peak", TKR_FLOPS, O},
+    {"memory_bandwidth_bps", "trace bandwidth", TKR_BPS, J},
+    {"peak_flops", "trace peak", TKR_FLOPS, J},
+    {"peak_bf16_flops", "bf16 peak", TKR_FLOPS, 0},
+    {"peak_fp32_flops", "fp32 peak", TKR_FLOPS, O},
+    {"peak_bandwidth_bps", "bandwidth", TKR_BPS, 0},
+    {"peak_source", "peaks from", TKR_TEXT, O},
+    {"peak_model", "model", TKR_TEXT, O},
     {"name", "name", TKR_TEXT, F},
     END,
 };
@@ -460,7 +465,21 @@ const struct tkr_section_def tkr_report_sections[] = {
      "SELECT d.id AS device_id, d.kind AS kind, d.vendor AS vendor, h.str AS host,"
      " d.rank AS rank, d.compute_capability AS compute_capability, d.sm_count AS sm_count,"
      " d.memory_bytes AS memory_bytes, d.memory_bandwidth_bps AS memory_bandwidth_bps,"
-     " d.peak_flops AS peak_flops, n.str AS name FROM devices d"
+     " d.peak_flops AS peak_flops,"
+     " (SELECT peak_flops FROM analysis_device_peaks p WHERE p.device_id = d.id"
+     "  AND p.dtype = 'bf16') AS peak_bf16_flops,"
+     " (SELECT peak_flops FROM analysis_device_peaks p WHERE p.device_id = d.id"
+     "  AND p.dtype = 'fp32') AS peak_fp32_flops,"
+     " (SELECT max(peak_bandwidth_bps) FROM analysis_device_peaks p"
+     "  WHERE p.device_id = d.id) AS peak_bandwidth_bps,"
+     " CASE WHEN NOT EXISTS (SELECT 1 FROM analysis_device_peaks p WHERE p.device_id = d.id)"
+     "  THEN 'peak unknown' ELSE (SELECT group_concat(s, ', ') FROM (SELECT DISTINCT s FROM"
+     "  (SELECT flops_source AS s, 0 AS k FROM analysis_device_peaks p"
+     "  WHERE p.device_id = d.id AND p.dtype IN ('bf16', 'fp32') UNION ALL"
+     "  SELECT bandwidth_source, 1 FROM analysis_device_peaks p WHERE p.device_id = d.id)"
+     "  WHERE s IS NOT NULL ORDER BY s)) END AS peak_source,"
+     " (SELECT max(model) FROM analysis_device_peaks p WHERE p.device_id = d.id) AS peak_model,"
+     " n.str AS name FROM devices d"
      " LEFT JOIN strings n ON n.id = d.name_id LEFT JOIN strings h ON h.id = d.host_id"
      " ORDER BY d.id",
      c_devices, "no devices"},

@@ -99,8 +99,8 @@ Test(analyze_kpi, every_kpi_with_band_window_and_note)
 	    "0|host_overhead|3.33333333333333|%|good|device|host-bound idle 100000 ns of a "
 	    "3000000 ns window; good < 10%, warning 10-20%, bad > 20%\n"
 	    "0|memory_bandwidth|80.0|%|good|device|2000000000 bytes accessed by 2 kernels in "
-	    "2500000 ns of their time = 8e+11 B/s of 1000000000000 B/s peak; good > 60%, warning "
-	    "40-60%, bad < 40%\n"
+	    "2500000 ns of their time = 8e+11 B/s of 1000000000000 B/s peak (trace); good > 60%, "
+	    "warning 40-60%, bad < 40%\n"
 	    "0|compilation_time|3000500000.0|ns|warning|trace|union of 3 compile events (the "
 	    "device's process) on the host; 0 ns of it inside the device window; good < 2 s, "
 	    "warning 2-10 s, bad > 10 s");
@@ -133,7 +133,7 @@ Test(analyze_kpi, every_kpi_with_band_window_and_note)
 			"\"small\",\"n\":2,\"ns\":100000}]}\n"
 			"memory_bandwidth|{\"population\":\"kernels starting in the device "
 			"window that state their bytes accessed\",\"ops\":2,\"bytes\":"
-			"2000000000,\"ns\":2500000,\"peak_bps\":1000000000000}\n"
+			"2000000000,\"ns\":2500000,\"peak_bps\":1000000000000,\"peak_source\":\"trace\"}\n"
 			"compilation_time|{\"population\":\"compile events of the device's "
 			"process\",\"events\":3,\"total_ns\":3000500000,\"window\":"
 			"\"device\",\"events_in_window\":0,\"in_window_ns\":0,\"top\":[]}");
