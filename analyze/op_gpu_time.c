@@ -29,8 +29,10 @@ static const char *const schema =
     "  subtree_ops  INTEGER NOT NULL, -- device operations launched anywhere inside it (itself "
     "or what it calls; a name nested in itself counts once)\n"
     "  subtree_ns   INTEGER NOT NULL, -- their summed durations\n"
-    "  direct_share REAL              -- direct_ns / all launched device time of the process "
+    "  direct_share REAL,             -- direct_ns / all launched device time of the process "
     "(NULL when that is 0)\n"
+    "  category     TEXT              -- host ops: what the op does (docs/metrics.md, "
+    "\"Categories\": gemm, conv, attention, ...); NULL for annotations\n"
     ");"
     "DROP TABLE IF EXISTS analysis_op_gpu_steps;"
     "CREATE TABLE analysis_op_gpu_steps (\n"
@@ -483,7 +485,7 @@ int tka_op_gpu_time(struct tka_ctx *c)
 	int64_t *pre = NULL;
 	struct accs a = {0}, totals = {0}; /* totals: launched device time by process */
 	struct steps st = {0};
-	sqlite3_stmt *ins = NULL;
+	sqlite3_stmt *ins = NULL, *name = NULL;
 	size_t nl = 0;
 	if (rc != TK_OK)
 		return rc;
@@ -545,9 +547,11 @@ int tka_op_gpu_time(struct tka_ctx *c)
 	/* the launched device time of each process, for the share */
 	if (rc == TK_OK)
 		rc = tka_prepare(c,
-				 "INSERT INTO analysis_op_gpu_time SELECT ?1, ?2, coalesce((SELECT "
-				 "str FROM strings WHERE id = ?3), ''), ?4, ?5, ?6, ?7, ?8, ?9",
+				 "INSERT INTO analysis_op_gpu_time VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, "
+				 "?8, ?9, ?10)",
 				 &ins);
+	if (rc == TK_OK)
+		rc = tka_prepare(c, "SELECT str FROM strings WHERE id = ?1", &name);
 	for (size_t k = 0; k < nl && rc == TK_OK; k++) { /* per process: its threads' launches */
 		struct acc *t = acc_of(&totals, c->pass->tracks[l[k].track].process_id, 0, 0);
 		if (!t)
@@ -565,7 +569,16 @@ int tka_op_gpu_time(struct tka_ctx *c)
 		else
 			sqlite3_bind_int64(ins, 1, x->process_id);
 		sqlite3_bind_text(ins, 2, x->level ? "annotation" : "host_op", -1, SQLITE_STATIC);
-		sqlite3_bind_int64(ins, 3, x->name_id);
+		sqlite3_reset(name);
+		sqlite3_bind_int64(name, 1, x->name_id);
+		const char *nm = sqlite3_step(name) == SQLITE_ROW
+				     ? (const char *)sqlite3_column_text(name, 0)
+				     : NULL;
+		sqlite3_bind_text(ins, 3, nm ? nm : "", -1, SQLITE_TRANSIENT);
+		if (x->level)
+			sqlite3_bind_null(ins, 10);
+		else
+			sqlite3_bind_text(ins, 10, tka_category_of_host_op(nm), -1, SQLITE_STATIC);
 		sqlite3_bind_int64(ins, 4, x->calls);
 		sqlite3_bind_int64(ins, 5, x->direct_ops);
 		sqlite3_bind_int64(ins, 6, x->direct_ns);
@@ -586,6 +599,7 @@ out:
 	free(st.v);
 	tk_intern_free(&st.keys);
 	sqlite3_finalize(ins);
+	sqlite3_finalize(name);
 	free(l);
 	free(pre);
 	free(a.v);

@@ -146,6 +146,7 @@ static const struct tkr_col c_gpu_ops[] = {
     {"direct_share", "share", TKR_RATIO, 0},
     {"subtree_ops", "subtree ops", TKR_INT, J},
     {"subtree_ns", "subtree", TKR_NS, 0},
+    {"category", "category", TKR_TEXT, O},
     {"name", "name", TKR_NAME, F},
     END,
 };
@@ -527,12 +528,12 @@ const struct tkr_section_def tkr_report_sections[] = {
      c_ops, "no ops"},
     {"gpu_ops", "GPU time by operator", NULL, TKR_TABLE, -1,
      "SELECT process_id, calls, direct_ops, direct_ns, direct_share, subtree_ops, subtree_ns,"
-     " name FROM analysis_op_gpu_time WHERE level = 'host_op' AND subtree_ops > 0"
+     " category, name FROM analysis_op_gpu_time WHERE level = 'host_op' AND subtree_ops > 0"
      " ORDER BY direct_ns DESC, subtree_ns DESC, name, process_id",
      c_gpu_ops, NULL},
     {"gpu_annotations", "GPU time by annotation", NULL, TKR_TABLE, -1,
      "SELECT process_id, calls, direct_ops, direct_ns, direct_share, subtree_ops, subtree_ns,"
-     " name FROM analysis_op_gpu_time WHERE level = 'annotation' AND subtree_ops > 0"
+     " category, name FROM analysis_op_gpu_time WHERE level = 'annotation' AND subtree_ops > 0"
      " ORDER BY subtree_ns DESC, direct_ns DESC, name, process_id",
      c_gpu_ops, NULL},
     {"gpu_annotation_steps", "GPU time per step by annotation", NULL, TKR_TABLE, -1,

@@ -80,6 +80,17 @@ Test(op_gpu_time, launch_flows_ns_resolution_agrees_with_python)
 	expect_figures("kineto/HolisticTraceAnalysis/tests/data/ns_resolution_trace/"
 		       "rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz",
 		       "ns_resolution");
+	/* host ops carry their category (docs/metrics.md, "Categories"); annotations none */
+	tkt_expect_rows(tkt_db,
+			"SELECT name, category FROM analysis_op_gpu_time WHERE name IN "
+			"('aten::cudnn_convolution', 'aten::cudnn_batch_norm', 'aten::add_', 'aten::mm', "
+			"'aten::mean', 'DistributedDataParallel.forward') ORDER BY name",
+			"DistributedDataParallel.forward|NULL\n"
+			"aten::add_|elementwise\n"
+			"aten::cudnn_batch_norm|norm\n"
+			"aten::cudnn_convolution|conv\n"
+			"aten::mean|reduction\n"
+			"aten::mm|gemm");
 }
 
 Test(op_gpu_time, launch_flows_nccl_data_agrees_with_python)
