@@ -5,10 +5,11 @@
  * (tests/data/analyze/launch/), with launch flows and with correlation ids only; and on three
  * real traces against tests/data/analyze/launch_figures.py, which computes both tables from the
  * raw JSON by the rules of docs/metrics.md (two traces with launch flows, one with correlation
- * ids only). Its printed figures are in tests/data/analyze/launch/: NAME.txt (launch_figures.py
- * TRACE), NAME.queue_device.txt (TRACE --queue device), and NAME.queue.txt (TRACE --queue
- * NAME.steps: the steps window, from the step intervals tracekit placed, which NAME.steps holds
- * as analysis_steps has them).
+ * ids only) and on edge.json, the cases those do not show (with its flows, and as
+ * edge_noflows without them: grep -v ac2g edge.json). The script's printed figures are in
+ * tests/data/analyze/launch/: NAME.txt (launch_figures.py TRACE), NAME.queue_device.txt (TRACE
+ * --queue device) and NAME.queue.txt (TRACE --queue NAME.steps: the steps window, from the step
+ * intervals tracekit placed, which NAME.steps holds as analysis_steps has them).
  */
 #include <criterion/criterion.h>
 #include <math.h>
@@ -27,38 +28,46 @@ static char *fixture(const char *name)
 	return strdup(path);
 }
 
+/* A copy of the trace @src without its ac2g flow lines, in the test's directory; its path. */
+static char *without_flows(const char *src)
+{
+	char *text = tkt_slurp(src, NULL), *out = malloc(strlen(text) + 1), *o = out;
+	cr_assert(text && out);
+	for (char *line = text; *line;) {
+		char *nl = strchr(line, '\n');
+		size_t n = nl ? (size_t)(nl - line) + 1 : strlen(line);
+		if (nl)
+			*nl = '\0';
+		int flow = strstr(line, "\"ac2g\"") != NULL;
+		if (nl)
+			*nl = '\n';
+		if (!flow) {
+			memcpy(o, line, n);
+			o += n;
+		}
+		line += n;
+	}
+	/* the last kept event may end in a comma now: the flows were the last lines */
+	*o = '\0';
+	char *end = strstr(out, "\n  ]");
+	cr_assert(end);
+	if (end[-1] == ',')
+		end[-1] = ' ';
+	char *path = tkt_path(tkt_dir, "noflows.json");
+	tkt_spit(path, out, (size_t)(o - out));
+	free(text);
+	free(out);
+	return path;
+}
+
 /* Import @json (a copy without its ac2g flow lines when @no_flows) and analyse it. */
 static void load(const char *name, int no_flows, const char *window)
 {
 	char *src = fixture(name);
 	if (no_flows) {
-		char *text = tkt_slurp(src, NULL), *out = malloc(strlen(text) + 1), *o = out;
-		cr_assert(text && out);
-		for (char *line = text; *line;) {
-			char *nl = strchr(line, '\n');
-			size_t n = nl ? (size_t)(nl - line) + 1 : strlen(line);
-			if (nl)
-				*nl = '\0';
-			int flow = strstr(line, "\"ac2g\"") != NULL;
-			if (nl)
-				*nl = '\n';
-			if (!flow) {
-				memcpy(o, line, n);
-				o += n;
-			}
-			line += n;
-		}
-		/* the last kept event may end in a comma now: the flows were the last lines */
-		*o = '\0';
-		char *end = strstr(out, "\n  ]");
-		cr_assert(end);
-		if (end[-1] == ',')
-			end[-1] = ' ';
+		char *copy = without_flows(src);
 		free(src);
-		src = tkt_path(tkt_dir, "noflows.json");
-		tkt_spit(src, out, (size_t)(o - out));
-		free(text);
-		free(out);
+		src = copy;
 	}
 	tkt_ok(tkt_tracekit("import", src, "-o", tkt_db, NULL));
 	tkt_ok(tkt_tracekit("analyze", tkt_db, "--window", window, NULL));
@@ -260,14 +269,14 @@ static void expect_rows_near(const char *sql, const char *types, const char *nam
 #define QL_TYPES "iitiiiiririiirr"
 
 /*
- * The trace @rel (vendored) against NAME's figures: the launch statistics (no window), the
- * queue length over the default (steps) window, whose step intervals are checked first, and
- * over --window device.
+ * The trace at @path against NAME's figures: the launch statistics (no window), the queue
+ * length over the default (steps) window, whose step intervals are checked first, and over
+ * --window device. @flows: whether the store has launch flows.
  */
-static void expect_real(const char *rel, const char *name, int flows)
+static void expect_script(const char *path, const char *name, int flows)
 {
-	char *trace = tkt_real(rel), file[300];
-	tkt_ok(tkt_tracekit("import", trace, "-o", tkt_db, NULL));
+	char file[300];
+	tkt_ok(tkt_tracekit("import", path, "-o", tkt_db, NULL));
 	cr_expect_eq(tkt_query_int(tkt_db, "SELECT count(*) > 0 FROM flows WHERE kind = 'launch'"),
 		     flows);
 	tkt_ok(tkt_tracekit("analyze", tkt_db, NULL));
@@ -283,6 +292,13 @@ static void expect_real(const char *rel, const char *name, int flows)
 	tkt_ok(tkt_tracekit("analyze", tkt_db, "--window", "device", NULL));
 	snprintf(file, sizeof(file), "%s.queue_device.txt", name);
 	expect_rows_near(QL_REAL, QL_TYPES, file);
+}
+
+/* The vendored real trace @rel against NAME's figures. */
+static void expect_real(const char *rel, const char *name, int flows)
+{
+	char *trace = tkt_real(rel);
+	expect_script(trace, name, flows);
 	free(trace);
 }
 
@@ -303,4 +319,28 @@ Test(launch_stats, correlation_ids_sampled_rank_agrees_with_python)
 {
 	expect_real("kineto/HolisticTraceAnalysis/tests/data/trace_filter/sampled_rank-0.json.gz",
 		    "sampled_rank-0", 0);
+}
+
+/*
+ * edge.json: what the real traces do not show. kA [10,20) us is the end of two launch flows,
+ * from its own call (3 us, 2 us long) and from an earlier one (1 us, 1 us): the earliest wins
+ * (call 1 us, delay 9 us, queue 8 us); without flows its correlation id picks its own call.
+ * kB starts 2 us before its call (delay -2 us, queue 0); kZ lasts 0 ns and waits [40,45) us;
+ * kN has no launch; a 60 us memcpy call (an outlier), a memset queued 197 us (an outlier, and
+ * short); a 0.5 ns call rounds to 1 ns. The device steps [5,50) and [150,420) us leave a hole
+ * (kN runs in it) that splits the empty stretches.
+ */
+Test(launch_stats, edge_cases_with_flows_agree_with_python)
+{
+	char *trace = fixture("edge.json");
+	expect_script(trace, "edge", 1);
+	free(trace);
+}
+
+Test(launch_stats, edge_cases_by_correlation_id_agree_with_python)
+{
+	char *trace = fixture("edge.json"), *copy = without_flows(trace);
+	expect_script(copy, "edge_noflows", 0);
+	free(copy);
+	free(trace);
 }

@@ -7,7 +7,8 @@ their device is the event's pid, their stream its tid. Times as tracekit imports
 ns, µs values rounded half away from zero, plus baseTimeNanoseconds; end = ts + dur.
 
 Launches. With launch flows (cat ac2g 's'/'f' points whose both ends bind to a slice: the 'X'
-event on the point's pid/tid starting at the point's ts, one with args.correlation preferred),
+event on the point's pid/tid starting at the point's ts; when several start there, the one whose
+args.correlation is the flow id, else the one with a correlation id, else the script refuses),
 an operation's launch is the source slice of a flow ending on it, the earliest when several;
 an operation no flow ends on has none. Without any launch flow, the earliest cuda_runtime /
 cuda_driver (Runtime / Driver) call with the operation's args.correlation (ties: the first in
@@ -87,7 +88,7 @@ def read(path):
             raise SystemExit("negative duration at event %d" % idx)
         corr = (e.get("args") or {}).get("correlation")
         key = (str(e.get("pid")), str(e.get("tid")), ts)
-        slices.setdefault(key, []).append((corr is not None, idx))
+        slices.setdefault(key, []).append((None if corr is None else str(corr), idx))
         times[idx] = (ts, dur)
         if cat in KIND:
             if "|" in name or "\n" in name:
@@ -99,10 +100,11 @@ def read(path):
             if c not in calls or (ts, idx) < calls[c][:2]:
                 calls[c] = (ts, idx, dur, e.get("pid"))
 
-    def bound(pid, tid, ts):
+    def bound(pid, tid, ts, fid):
         cand = slices.get((pid, tid, ts), [])
-        with_corr = [i for has, i in cand if has]
-        pick = with_corr or [i for _, i in cand]
+        same = [i for c, i in cand if c == fid]  # Kineto: the flow id is the correlation id
+        with_corr = [i for c, i in cand if c is not None]
+        pick = same or with_corr or [i for _, i in cand]
         if len(pick) > 1:
             raise SystemExit("a flow point binds to %d slices at %s/%s/%d" % (len(pick), pid,
                                                                               tid, ts))
@@ -110,7 +112,7 @@ def read(path):
 
     src, dst = {}, {}
     for ph, fid, pid, tid, ts in points:
-        i = bound(pid, tid, ts)
+        i = bound(pid, tid, ts, fid)
         if i is None:
             continue
         if ph == "s":
@@ -240,11 +242,13 @@ def queue_table(ops, window_of, wname):
     for dev in devs:
         dops = [op for op in ops if op.dev == dev]
         window = window_of(dev, dops)
-        streams = sorted({op.stream for op in dops})
+        # the tid is tracks.stream_id when an integer, else NULL (and sorts first)
+        streams = sorted({op.stream for op in dops}, key=lambda t: (isinstance(t, int), str(t)
+                                                                   if not isinstance(t, int) else t))
         for s in streams + [None]:
             sops = [op for op in dops if s is None or op.stream == s]
             r, w = series(sops, window)
-            row = [dev, "NULL" if s is None else s, wname, w, len(sops),
+            row = [dev, s if isinstance(s, int) else "NULL", wname, w, len(sops),
                    sum(1 for op in sops if op.call is not None), r["max_len"],
                    share(r["len_int"], w), r["empty"],
                    share(r["empty"], w), r["longest"],
