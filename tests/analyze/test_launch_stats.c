@@ -2,9 +2,17 @@
  * Kernel launch statistics (analysis_launch_stats), queue length per stream
  * (analysis_queue_length, analysis_queue_timeline) and their findings (launch_queue_empty,
  * device_bound_queue) on hand-written Kineto traces whose figures are known by construction
- * (tests/data/analyze/launch/), with launch flows and with correlation ids only.
+ * (tests/data/analyze/launch/), with launch flows and with correlation ids only; and on three
+ * real traces against tests/data/analyze/launch_figures.py, which computes both tables from the
+ * raw JSON by the rules of docs/metrics.md (two traces with launch flows, one with correlation
+ * ids only) and on edge.json, the cases those do not show (with its flows, and as
+ * edge_noflows without them: grep -v ac2g edge.json). The script's printed figures are in
+ * tests/data/analyze/launch/: NAME.txt (launch_figures.py TRACE), NAME.queue_device.txt (TRACE
+ * --queue device) and NAME.queue.txt (TRACE --queue NAME.steps: the steps window, from the step
+ * intervals tracekit placed, which NAME.steps holds as analysis_steps has them).
  */
 #include <criterion/criterion.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,38 +28,46 @@ static char *fixture(const char *name)
 	return strdup(path);
 }
 
+/* A copy of the trace @src without its ac2g flow lines, in the test's directory; its path. */
+static char *without_flows(const char *src)
+{
+	char *text = tkt_slurp(src, NULL), *out = malloc(strlen(text) + 1), *o = out;
+	cr_assert(text && out);
+	for (char *line = text; *line;) {
+		char *nl = strchr(line, '\n');
+		size_t n = nl ? (size_t)(nl - line) + 1 : strlen(line);
+		if (nl)
+			*nl = '\0';
+		int flow = strstr(line, "\"ac2g\"") != NULL;
+		if (nl)
+			*nl = '\n';
+		if (!flow) {
+			memcpy(o, line, n);
+			o += n;
+		}
+		line += n;
+	}
+	/* the last kept event may end in a comma now: the flows were the last lines */
+	*o = '\0';
+	char *end = strstr(out, "\n  ]");
+	cr_assert(end);
+	if (end[-1] == ',')
+		end[-1] = ' ';
+	char *path = tkt_path(tkt_dir, "noflows.json");
+	tkt_spit(path, out, (size_t)(o - out));
+	free(text);
+	free(out);
+	return path;
+}
+
 /* Import @json (a copy without its ac2g flow lines when @no_flows) and analyse it. */
 static void load(const char *name, int no_flows, const char *window)
 {
 	char *src = fixture(name);
 	if (no_flows) {
-		char *text = tkt_slurp(src, NULL), *out = malloc(strlen(text) + 1), *o = out;
-		cr_assert(text && out);
-		for (char *line = text; *line;) {
-			char *nl = strchr(line, '\n');
-			size_t n = nl ? (size_t)(nl - line) + 1 : strlen(line);
-			if (nl)
-				*nl = '\0';
-			int flow = strstr(line, "\"ac2g\"") != NULL;
-			if (nl)
-				*nl = '\n';
-			if (!flow) {
-				memcpy(o, line, n);
-				o += n;
-			}
-			line += n;
-		}
-		/* the last kept event may end in a comma now: the flows were the last lines */
-		*o = '\0';
-		char *end = strstr(out, "\n  ]");
-		cr_assert(end);
-		if (end[-1] == ',')
-			end[-1] = ' ';
+		char *copy = without_flows(src);
 		free(src);
-		src = tkt_path(tkt_dir, "noflows.json");
-		tkt_spit(src, out, (size_t)(o - out));
-		free(text);
-		free(out);
+		src = copy;
 	}
 	tkt_ok(tkt_tracekit("import", src, "-o", tkt_db, NULL));
 	tkt_ok(tkt_tracekit("analyze", tkt_db, "--window", window, NULL));
@@ -180,4 +196,151 @@ Test(launch_stats, deep_queue_fires_device_bound_queue_only)
 			"SELECT max_length, round(mean_length * window_ns), empty_ns, max_waiting "
 			"FROM analysis_queue_length WHERE track_id IS NULL",
 			"4|1985000.0|0|3");
+}
+
+/* ---- real traces against tests/data/analyze/launch_figures.py ---- */
+
+/* The file @name under tests/data/analyze/launch/, without its final newline. */
+static char *figures_file(const char *name)
+{
+	char *path = fixture(name), *want = tkt_slurp(path, NULL);
+	cr_assert(want, "%s is missing", path);
+	size_t n = strlen(want);
+	if (n && want[n - 1] == '\n')
+		want[n - 1] = '\0'; /* tkt_rows joins rows without a final newline */
+	free(path);
+	return want;
+}
+
+/* Does the REAL text @got agree with @want to 1e-9 relative (both whole numbers)? */
+static int near(const char *got, const char *want)
+{
+	char *ge, *we;
+	double g = strtod(got, &ge), w = strtod(want, &we);
+	if (ge == got || *ge || we == want || *we)
+		return !strcmp(got, want); /* NULL against NULL */
+	return fabs(g - w) <= 1e-9 * fmax(fabs(g), fabs(w));
+}
+
+/*
+ * Every row of @sql against the file @name, field by field: columns marked 'r' in @types
+ * (REAL: means, medians, shares) to 1e-9 relative, every other column exactly.
+ */
+static void expect_rows_near(const char *sql, const char *types, const char *name)
+{
+	char *got = tkt_rows(tkt_db, sql), *want = figures_file(name);
+	char *gs = NULL, *ws = NULL, *gl = strtok_r(got, "\n", &gs), *wl = strtok_r(want, "\n", &ws);
+	int row = 0;
+	for (; gl && wl; gl = strtok_r(NULL, "\n", &gs), wl = strtok_r(NULL, "\n", &ws), row++) {
+		char *gf = gl, *wf = wl;
+		for (size_t col = 0; gf && wf; col++) {
+			char *gn = strchr(gf, '|'), *wn = strchr(wf, '|');
+			if (gn)
+				*gn = '\0';
+			if (wn)
+				*wn = '\0';
+			cr_assert_lt(col, strlen(types), "%s row %d: more columns than types", name,
+				     row);
+			int ok = types[col] == 'r' ? near(gf, wf) : !strcmp(gf, wf);
+			cr_expect(ok, "%s row %d column %zu: got %s, want %s", name, row, col, gf, wf);
+			gf = gn ? gn + 1 : NULL;
+			wf = wn ? wn + 1 : NULL;
+		}
+		cr_expect(!gf && !wf, "%s row %d: column count differs", name, row);
+	}
+	cr_expect(!gl && !wl, "%s: row count differs (after %d rows)", name, row);
+	free(got);
+	free(want);
+}
+
+#define LS_REAL                                                                                \
+	"SELECT (SELECT ordinal FROM devices WHERE id = device_id), kind, name, ops, launches, "  \
+	"device_ns, call_total_ns, call_mean_ns, call_median_ns, call_p90_ns, call_max_ns, "      \
+	"delay_mean_ns, delay_median_ns, delay_p90_ns, delay_max_ns, queue_mean_ns, "             \
+	"queue_median_ns, queue_p90_ns, queue_max_ns, call_outliers, delay_outliers, "            \
+	"short_launches, short_share FROM analysis_launch_stats ORDER BY 1, kind, name"
+#define LS_TYPES "ittiiiirriirriirriiiiir"
+
+#define QL_REAL                                                                                \
+	"SELECT (SELECT ordinal FROM devices WHERE id = device_id), stream_id, window, "          \
+	"window_ns, ops, launched, max_length, mean_length, empty_ns, empty_share, "              \
+	"longest_empty_ns, longest_empty_start_ns, max_waiting, mean_waiting, waiting_share FROM " \
+	"analysis_queue_length ORDER BY device_id, track_id IS NULL, stream_id"
+#define QL_TYPES "iitiiiiririiirr"
+
+/*
+ * The trace at @path against NAME's figures: the launch statistics (no window), the queue
+ * length over the default (steps) window, whose step intervals are checked first, and over
+ * --window device. @flows: whether the store has launch flows.
+ */
+static void expect_script(const char *path, const char *name, int flows)
+{
+	char file[300];
+	tkt_ok(tkt_tracekit("import", path, "-o", tkt_db, NULL));
+	cr_expect_eq(tkt_query_int(tkt_db, "SELECT count(*) > 0 FROM flows WHERE kind = 'launch'"),
+		     flows);
+	tkt_ok(tkt_tracekit("analyze", tkt_db, NULL));
+	snprintf(file, sizeof(file), "%s.txt", name);
+	expect_rows_near(LS_REAL, LS_TYPES, file);
+	snprintf(file, sizeof(file), "%s.steps", name);
+	char *want = figures_file(file);
+	tkt_expect_rows(tkt_db, "SELECT start_ns || '|' || end_ns FROM analysis_steps ORDER BY start_ns",
+			want);
+	free(want);
+	snprintf(file, sizeof(file), "%s.queue.txt", name);
+	expect_rows_near(QL_REAL, QL_TYPES, file);
+	tkt_ok(tkt_tracekit("analyze", tkt_db, "--window", "device", NULL));
+	snprintf(file, sizeof(file), "%s.queue_device.txt", name);
+	expect_rows_near(QL_REAL, QL_TYPES, file);
+}
+
+/* The vendored real trace @rel against NAME's figures. */
+static void expect_real(const char *rel, const char *name, int flows)
+{
+	char *trace = tkt_real(rel);
+	expect_script(trace, name, flows);
+	free(trace);
+}
+
+Test(launch_stats, launch_flows_ns_resolution_agrees_with_python)
+{
+	expect_real("kineto/HolisticTraceAnalysis/tests/data/ns_resolution_trace/"
+		    "rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz",
+		    "ns_resolution", 1);
+}
+
+Test(launch_stats, launch_flows_nccl_data_agrees_with_python)
+{
+	expect_real("kineto/HolisticTraceAnalysis/tests/data/nccl_parser_config/nccl_data.json.gz",
+		    "nccl_data", 1);
+}
+
+Test(launch_stats, correlation_ids_sampled_rank_agrees_with_python)
+{
+	expect_real("kineto/HolisticTraceAnalysis/tests/data/trace_filter/sampled_rank-0.json.gz",
+		    "sampled_rank-0", 0);
+}
+
+/*
+ * edge.json: what the real traces do not show. kA [10,20) us is the end of two launch flows,
+ * from its own call (3 us, 2 us long) and from an earlier one (1 us, 1 us): the earliest wins
+ * (call 1 us, delay 9 us, queue 8 us); without flows its correlation id picks its own call.
+ * kB starts 2 us before its call (delay -2 us, queue 0); kZ lasts 0 ns and waits [40,45) us;
+ * kN has no launch; a 60 us memcpy call (an outlier), a memset queued 197 us (an outlier, and
+ * short); a 0.5 ns call rounds to 1 ns. The device steps [5,50) and [150,420) us leave a hole
+ * (kN runs in it) that splits the empty stretches.
+ */
+Test(launch_stats, edge_cases_with_flows_agree_with_python)
+{
+	char *trace = fixture("edge.json");
+	expect_script(trace, "edge", 1);
+	free(trace);
+}
+
+Test(launch_stats, edge_cases_by_correlation_id_agree_with_python)
+{
+	char *trace = fixture("edge.json"), *copy = without_flows(trace);
+	expect_script(copy, "edge_noflows", 0);
+	free(copy);
+	free(trace);
 }
