@@ -351,10 +351,16 @@ static enum tka_pm_status done(const struct call *c, struct tka_pm *o, int64_t f
 
 enum gemm_kind { G_MM, G_ADDMM, G_BMM, G_BADDBMM, G_MATMUL, G_LINEAR, G_SCALED_MM, G_MV, G_DOT };
 
+/* The most args each GEMM kind has: its schema's, and one more for the out= variant. Kineto
+ * sometimes records the inputs of earlier calls too (TorchScript traces): such args are refused. */
+static const int gemm_max_args[] = {3, 6, 3, 6, 3, 4, 10, 3, 3};
+
 static enum tka_pm_status gemm(const struct call *c, int kind, struct tka_pm *o)
 {
 	int a = kind == G_ADDMM || kind == G_BADDBMM, b = a + 1; /* the two operands */
 	int64_t M = 1, N = 1, K, batch = 1, flops = 0;
+	if (c->sh.n > gemm_max_args[kind])
+		return refuse(o, "more args than the op has");
 	if (!tensor(c, a) || !tensor(c, b))
 		return refuse(o, "operand shapes not recorded");
 	const int64_t *x = c->sh.d[a], *y = c->sh.d[b];
