@@ -318,8 +318,8 @@ static const struct tkr_col c_op_perf[] = {
     {"process_id", "process", TKR_PROCESS, J},
     {"device_id", "device", TKR_DEVICE, J},
     {"on_", "on", TKR_WHERE, S},
-    {"model", "model", TKR_TEXT, 0},
-    {"dtype", "dtype", TKR_TEXT, 0},
+    {"model", "model", TKR_TEXT, O},
+    {"dtype", "dtype", TKR_TEXT, O},
     {"calls", "calls", TKR_INT, 0},
     {"device_ns", "device time", TKR_NS, 0},
     {"flops_per_s", "FLOP/s", TKR_FLOPS, 0},
@@ -445,7 +445,8 @@ const struct tkr_section_def tkr_report_sections[] = {
      "SELECT level, process_id, device_id, NULL AS on_, model, dtype, calls, device_ns,"
      " flops_per_s, bytes_per_s, intensity, flops, bytes, flops_per_call, bytes_per_call,"
      " device_ops, module, input_dims, input_types, concrete_inputs, note, name,"
-     " name || coalesce(' ' || input_dims, '') AS op_ FROM analysis_op_perf WHERE device_ns > 0"
+     " name || coalesce(' ' || replace(input_dims, ',', ', '), '') AS op_"
+     " FROM analysis_op_perf WHERE device_ns > 0"
      " ORDER BY device_ns DESC, name, input_dims, input_types, concrete_inputs, level,"
      " device_id, process_id, module",
      c_op_perf, NULL},
