@@ -210,4 +210,5 @@ Test(op_perf, xla_gpu_without_cost_stats_is_unmodelled)
 	int64_t b, ns;
 	bandwidth(0, &b, &ns);
 	cr_expect_eq(b, -1);
+	free(trace);
 }
