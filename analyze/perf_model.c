@@ -1,252 +1,23 @@
 /*
  * The perf model of PyTorch ops (docs/metrics.md, "Op performance model"): FLOPs, bytes moved
- * and the dtype of one call of an aten op from its record_shapes args. The args are read by a
- * small bounded parser (lists of lists of integers, lists of strings) that accepts Kineto's
- * compact JSON and Python's repr; anything else is "unreadable shapes". All arithmetic is
- * overflow-checked; sizes beyond TKA_PM_MAX_ELEMS elements per tensor are refused as absurd.
+ * and the dtype of one call of an aten op from its record_shapes args, read by the bounded
+ * parser of perf_args.c (Kineto's compact JSON or Python's repr; anything else is "unreadable
+ * shapes"). All arithmetic is overflow-checked; sizes beyond TKA_PM_MAX_ELEMS elements per
+ * tensor are refused as absurd.
  */
 #include "perf_model.h"
 #include "checked.h"
+#include "perf_args.h"
 
 #include <stddef.h>
 #include <string.h>
 
-#define CONC_LEN 48 /* longest Concrete Inputs value kept (longer ones count as unknown) */
-
-/* ---- the parser ---- */
-
-/* Tensor shapes of the args: nd[i] dimensions in d[i], nd[i] = -1 when arg i is no shape. */
-struct shapes {
-	int n;
-	int nd[TKA_PM_MAX_ARGS];
-	int64_t d[TKA_PM_MAX_ARGS][TKA_PM_MAX_DIMS];
-};
-
-static const char *ws(const char *s)
-{
-	while (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r')
-		s++;
-	return s;
-}
-
-/* A non-negative integer below 2^48 at *@s (advanced past it); -1 when there is none. */
-static int64_t parse_uint(const char **s)
-{
-	const char *p = *s;
-	int64_t v = 0;
-	if (*p < '0' || *p > '9')
-		return -1;
-	while (*p >= '0' && *p <= '9') {
-		v = v * 10 + (*p++ - '0');
-		if (v >= TKA_PM_MAX_ELEMS)
-			return -1;
-	}
-	*s = p;
-	return v;
-}
-
-/*
- * "Input Dims" / "Input Strides": a list whose elements are lists of integers (a tensor's
- * shape; [] for a scalar or a non-tensor) or deeper lists (tensor lists: nd = -1). 0, or -1 when
- * the text is anything else or exceeds the limits.
- */
-static int parse_shapes(const char *s, struct shapes *p)
-{
-	p->n = 0;
-	s = ws(s);
-	if (*s++ != '[')
-		return -1;
-	s = ws(s);
-	if (*s == ']')
-		return *ws(s + 1) ? -1 : 0;
-	for (;;) {
-		if (p->n == TKA_PM_MAX_ARGS)
-			return -1;
-		int k = p->n++;
-		p->nd[k] = 0;
-		s = ws(s);
-		if (*s++ != '[')
-			return -1;
-		s = ws(s);
-		if (*s == '[') { /* a list of shapes: skip it whole */
-			long depth = 1;
-			p->nd[k] = -1;
-			while (depth > 0) {
-				if (!*s)
-					return -1;
-				depth += *s == '[' ? 1 : *s == ']' ? -1 : 0;
-				s++;
-			}
-		} else if (*s == ']') {
-			s++;
-		} else {
-			for (;;) {
-				int64_t v = parse_uint(&s);
-				if (v < 0 || p->nd[k] == TKA_PM_MAX_DIMS)
-					return -1;
-				p->d[k][p->nd[k]++] = v;
-				s = ws(s);
-				if (*s == ']')
-					break;
-				if (*s++ != ',')
-					return -1;
-				s = ws(s);
-			}
-			s++;
-		}
-		s = ws(s);
-		if (*s == ']')
-			return *ws(s + 1) ? -1 : 0;
-		if (*s++ != ',')
-			return -1;
-	}
-}
-
-/*
- * "Input type" / "Concrete Inputs": a list of strings ('x' or "x", backslash escapes kept as
- * the escaped character) or bare tokens (None, 1). Values longer than CONC_LEN - 1 are kept as
- * "" (unknown). 0, or -1 when the text is anything else.
- */
-static int parse_strs(const char *s, char (*out)[CONC_LEN], int *n)
-{
-	*n = 0;
-	s = ws(s);
-	if (*s++ != '[')
-		return -1;
-	s = ws(s);
-	if (*s == ']')
-		return *ws(s + 1) ? -1 : 0;
-	for (;;) {
-		if (*n == TKA_PM_MAX_ARGS)
-			return -1;
-		char *o = out[(*n)++];
-		size_t len = 0;
-		int long_value = 0;
-		s = ws(s);
-		if (*s == '\'' || *s == '"') {
-			char q = *s++;
-			while (*s != q) {
-				if (!*s)
-					return -1;
-				if (*s == '\\' && !*++s)
-					return -1;
-				if (len < CONC_LEN - 1)
-					o[len++] = *s;
-				else
-					long_value = 1;
-				s++;
-			}
-			s++;
-		} else {
-			while (*s && *s != ',' && *s != ']' && *s != '[' && *s != '\'' && *s != '"') {
-				if (len < CONC_LEN - 1)
-					o[len++] = *s;
-				else
-					long_value = 1;
-				s++;
-			}
-			while (len && (o[len - 1] == ' ' || o[len - 1] == '\t'))
-				len--;
-			if (!len)
-				return -1;
-		}
-		o[long_value ? 0 : len] = '\0';
-		s = ws(s);
-		if (*s == ']')
-			return *ws(s + 1) ? -1 : 0;
-		if (*s++ != ',')
-			return -1;
-	}
-}
-
-/* A Concrete Inputs value as a list of integers ("[2, 2]", "(1,)", "3", "-1"): the count, or -1. */
-static int parse_ints(const char *s, int64_t *v, int max)
-{
-	int n = 0, list = 0;
-	s = ws(s);
-	if (*s == '[' || *s == '(') {
-		list = *s == '[' ? ']' : ')';
-		s = ws(s + 1);
-		if (*s == list)
-			return *ws(s + 1) ? -1 : 0;
-	}
-	for (;;) {
-		int neg = *s == '-';
-		if (neg)
-			s++;
-		int64_t x = parse_uint(&s);
-		if (x < 0 || n == max)
-			return -1;
-		v[n++] = neg ? -x : x;
-		s = ws(s);
-		if (!list)
-			return *s ? -1 : n;
-		if (*s == ',')
-			s = ws(s + 1);
-		if (*s == list)
-			return *ws(s + 1) ? -1 : n;
-	}
-}
-
-/* A Concrete Inputs value as a boolean: 1, 0, or -1 when it is neither. */
-static int parse_bool(const char *s)
-{
-	if (!strcmp(s, "True") || !strcmp(s, "true") || !strcmp(s, "1"))
-		return 1;
-	if (!strcmp(s, "False") || !strcmp(s, "false") || !strcmp(s, "0"))
-		return 0;
-	return -1;
-}
-
-/* ---- dtypes ---- */
-
-struct dtype {
-	const char *trace; /* as "Input type" spells it */
-	const char *name;  /* what the model reports */
-	int size;	   /* bytes per element */
-};
-
-static const struct dtype dtypes[] = {
-    {"float", "fp32", 4},
-    {"double", "fp64", 8},
-    {"c10::Half", "fp16", 2},
-    {"Half", "fp16", 2},
-    {"c10::BFloat16", "bf16", 2},
-    {"BFloat16", "bf16", 2},
-    {"c10::Float8_e4m3fn", "fp8", 1},
-    {"c10::Float8_e5m2", "fp8", 1},
-    {"c10::Float8_e4m3fnuz", "fp8", 1},
-    {"c10::Float8_e5m2fnuz", "fp8", 1},
-    {"c10::Float8_e8m0fnu", "fp8", 1},
-    {"long", "int64", 8},
-    {"long int", "int64", 8},
-    {"int", "int32", 4},
-    {"short", "int16", 2},
-    {"signed char", "int8", 1},
-    {"unsigned char", "uint8", 1},
-    {"bool", "bool", 1},
-    {"c10::qint8", "int8", 1},
-    {"c10::quint8", "uint8", 1},
-    {"c10::qint32", "int32", 4},
-    {"c10::complex<c10::Half>", "complex32", 4},
-    {"c10::complex<float>", "complex64", 8},
-    {"c10::complex<double>", "complex128", 16},
-};
-
-static const struct dtype *dtype_of(const char *s)
-{
-	for (size_t i = 0; i < sizeof(dtypes) / sizeof(dtypes[0]); i++)
-		if (!strcmp(s, dtypes[i].trace))
-			return &dtypes[i];
-	return NULL;
-}
-
 /* ---- one call ---- */
 
 struct call {
-	struct shapes sh, st; /* dims, strides (st.n = 0 when absent or unreadable) */
-	const struct dtype *ty[TKA_PM_MAX_ARGS];
-	char conc[TKA_PM_MAX_ARGS][CONC_LEN];
+	struct tka_pm_shapes sh, st; /* dims, strides (st.n = 0 when absent or unreadable) */
+	const struct tka_pm_dtype *ty[TKA_PM_MAX_ARGS];
+	char conc[TKA_PM_MAX_ARGS][TKA_PM_STR_LEN];
 	int nconc; /* 0 when there are no Concrete Inputs */
 	int inplace; /* the name ends in '_': the result is written over arg 0 */
 };
@@ -444,7 +215,7 @@ static int spatial_param(const struct call *c, int i, int s, int64_t *v)
 {
 	int64_t t[TKA_PM_MAX_DIMS];
 	const char *x = conc(c, i);
-	int n = x ? parse_ints(x, t, TKA_PM_MAX_DIMS) : -1;
+	int n = x ? tka_pm_parse_ints(x, t, TKA_PM_MAX_DIMS) : -1;
 	if (n != 1 && n != s)
 		return -1;
 	for (int k = 0; k < s; k++)
@@ -485,7 +256,7 @@ static enum tka_pm_status conv(const struct call *c, const struct conv_layout *L
 		return refuse(o, MISMATCH);
 	const int64_t N = batched ? in[0] : 1, C = in[batched], *sp = in + batched + 1;
 	int tr = L->fixed_transposed;
-	if (tr < 0 && (tr = conc(c, L->transposed) ? parse_bool(conc(c, L->transposed)) : -1) < 0)
+	if (tr < 0 && (tr = conc(c, L->transposed) ? tka_pm_parse_bool(conc(c, L->transposed)) : -1) < 0)
 		return refuse(o, "convolution parameters not recorded");
 	int64_t stride[3], pad[3], dil[3], opad[3] = {0, 0, 0}, groups = -1, out[3];
 	const char *p = conc(c, L->pad);
@@ -496,7 +267,7 @@ static enum tka_pm_status conv(const struct call *c, const struct conv_layout *L
 	    (!same && !valid && spatial_param(c, L->pad, s, pad)) ||
 	    (tr && spatial_param(c, L->outpad, s, opad)))
 		return refuse(o, "convolution parameters not recorded");
-	if (conc(c, L->groups) && parse_ints(conc(c, L->groups), &groups, 1) != 1)
+	if (conc(c, L->groups) && tka_pm_parse_ints(conc(c, L->groups), &groups, 1) != 1)
 		groups = -1;
 	if (!tr && groups < 0 && w[1] > 0 && C % w[1] == 0)
 		groups = C / w[1]; /* weight [C_out, C_in / groups, k...] */
@@ -519,7 +290,7 @@ static enum tka_pm_status conv(const struct call *c, const struct conv_layout *L
 		return refuse(o, TOO_BIG);
 	if (tensor(c, L->bias) && tk_add_ovf(flops, oel, &flops))
 		return refuse(o, TOO_BIG);
-	if (!strcmp(o->dtype, "fp32") && conc(c, L->tf32) && parse_bool(conc(c, L->tf32)) == 1)
+	if (!strcmp(o->dtype, "fp32") && conc(c, L->tf32) && tka_pm_parse_bool(conc(c, L->tf32)) == 1)
 		o->dtype = "tf32";
 	return done(c, o, flops, oel, c->ty[0]->size, -1);
 }
@@ -539,7 +310,7 @@ static enum tka_pm_status conv_bw(const struct call *c, const struct convbw_layo
 	int nw;
 	if (L->part == 2) { /* the weight's size is an int list arg */
 		const char *x = conc(c, L->w);
-		if (!x || (nw = parse_ints(x, ws, TKA_PM_MAX_DIMS)) < 3)
+		if (!x || (nw = tka_pm_parse_ints(x, ws, TKA_PM_MAX_DIMS)) < 3)
 			return refuse(o, "kernel size not recorded");
 		w = ws;
 	} else {
@@ -550,7 +321,7 @@ static enum tka_pm_status conv_bw(const struct call *c, const struct convbw_layo
 	int tr = L->fixed_transposed;
 	if (!tensor(c, L->go) || (L->part != 1 && !tensor(c, L->in)))
 		return refuse(o, "operand shapes not recorded");
-	if (tr < 0 && (tr = conc(c, L->transposed) ? parse_bool(conc(c, L->transposed)) : -1) < 0)
+	if (tr < 0 && (tr = conc(c, L->transposed) ? tka_pm_parse_bool(conc(c, L->transposed)) : -1) < 0)
 		return refuse(o, "convolution parameters not recorded");
 	o->dtype = c->ty[L->go]->name;
 	int s = nw - 2;
@@ -587,7 +358,7 @@ static enum tka_pm_status conv_bw(const struct call *c, const struct convbw_layo
 	} else if (gi) {
 		int64_t sz[TKA_PM_MAX_DIMS];
 		const char *q = conc(c, L->in);
-		int n = q ? parse_ints(q, sz, TKA_PM_MAX_DIMS) : -1;
+		int n = q ? tka_pm_parse_ints(q, sz, TKA_PM_MAX_DIMS) : -1;
 		if (n == nw && (e = prod(sz, n)) >= 0 && e <= TKA_PM_MAX_ELEMS)
 			out += e;
 		else
@@ -595,7 +366,7 @@ static enum tka_pm_status conv_bw(const struct call *c, const struct convbw_layo
 	}
 	if (gw && ((e = prod(wd, nw < 5 ? nw : 5)) < 0 || tk_add_ovf(out, e, &out)))
 		return refuse(o, TOO_BIG);
-	if (!strcmp(o->dtype, "fp32") && conc(c, L->tf32) && parse_bool(conc(c, L->tf32)) == 1)
+	if (!strcmp(o->dtype, "fp32") && conc(c, L->tf32) && tka_pm_parse_bool(conc(c, L->tf32)) == 1)
 		o->dtype = "tf32";
 	return done(c, o, flops, out, c->ty[L->go]->size, -1);
 }
@@ -660,10 +431,10 @@ static enum tka_pm_status attention(const struct call *c, const struct attn_layo
 	const char *cv = conc(c, L->causal);
 	if (cv && L->mask_type) {
 		int64_t t;
-		mode = parse_ints(cv, &t, 1) == 1 && t >= 0 && t <= 2 ? t : -1;
+		mode = tka_pm_parse_ints(cv, &t, 1) == 1 && t >= 0 && t <= 2 ? t : -1;
 	}
 	else if (cv)
-		mode = parse_bool(cv);
+		mode = tka_pm_parse_bool(cv);
 	if (mode < 0)
 		o->note = "causal flag not recorded: counted without a mask (an upper bound)";
 	if (mode > 0)
@@ -735,7 +506,7 @@ static enum tka_pm_status reduction(const struct call *c, int dim_arg, struct tk
 	const char *x = conc(c, dim_arg);
 	if (c->sh.n <= dim_arg || (x && !strcmp(x, "None")))
 		nr = 0; /* no dim: the whole tensor */
-	else if (!x || (nr = parse_ints(x, dims, TKA_PM_MAX_DIMS)) < 0) {
+	else if (!x || (nr = tka_pm_parse_ints(x, dims, TKA_PM_MAX_DIMS)) < 0) {
 		o->note = "reduced dims not recorded: output not counted";
 		return done(c, o, n, 0, 1, -1);
 	}
@@ -899,7 +670,7 @@ enum tka_pm_status tka_perf_model(const char *name, const char *dims, const char
 {
 	static const char unreadable[] = "unreadable shapes";
 	struct call c;
-	char tnames[TKA_PM_MAX_ARGS][CONC_LEN];
+	char tnames[TKA_PM_MAX_ARGS][TKA_PM_STR_LEN];
 	int nt = 0;
 	const struct op *op = find(name);
 	memset(out, 0, sizeof(*out));
@@ -911,13 +682,13 @@ enum tka_pm_status tka_perf_model(const char *name, const char *dims, const char
 	out->model = model_names[op->handler];
 	if (!dims || !types)
 		return refuse(out, "no shapes recorded (record_shapes off)");
-	if (parse_shapes(dims, &c.sh) || parse_strs(types, tnames, &nt))
+	if (tka_pm_parse_shapes(dims, &c.sh) || tka_pm_parse_strs(types, tnames, &nt))
 		return refuse(out, unreadable);
 	for (int i = 0; i < c.sh.n; i++)
-		c.ty[i] = i < nt ? dtype_of(tnames[i]) : NULL;
-	if (!strides || parse_shapes(strides, &c.st))
+		c.ty[i] = i < nt ? tka_pm_dtype_of(tnames[i]) : NULL;
+	if (!strides || tka_pm_parse_shapes(strides, &c.st))
 		c.st.n = 0;
-	if (!concrete || parse_strs(concrete, c.conc, &c.nconc))
+	if (!concrete || tka_pm_parse_strs(concrete, c.conc, &c.nconc))
 		c.nconc = 0;
 	size_t len = strlen(name);
 	c.inplace = len && name[len - 1] == '_';
