@@ -86,6 +86,7 @@ static const struct {
     {"op profile", tka_op_profile},
     {"gpu time per op", tka_op_gpu_time},
     {"categories", tka_categories},
+    {"op performance model", tka_op_perf}, /* after gpu time per op: its per-call figures */
     {"kernel stats", tka_kernel_stats},
     {"memory", tka_memory},
     {"kpi", tka_kpi},

@@ -287,11 +287,21 @@ int tka_comm(struct tka_ctx *c);	 /* comm.c:         analysis_comm */
 int tka_op_profile(struct tka_ctx *c);	 /* op_profile.c:   analysis_op_profile */
 int tka_op_gpu_time(struct tka_ctx *c);	 /* op_gpu_time.c:  analysis_op_gpu_time */
 int tka_categories(struct tka_ctx *c);	 /* categories.c:   analysis_categories */
+int tka_op_perf(struct tka_ctx *c);	 /* op_perf.c:      analysis_op_perf, _summary, _unmodelled */
 int tka_kernel_stats(struct tka_ctx *c); /* kernel_stats.c: analysis_kernel_stats */
 int tka_memory(struct tka_ctx *c);	 /* memory.c:       analysis_memory */
 int tka_kpi(struct tka_ctx *c);		 /* kpi.c:          analysis_kpi */
 int tka_launch_stats(struct tka_ctx *c); /* launch_stats.c: analysis_launch_stats */
 int tka_queue_length(struct tka_ctx *c); /* queue_length.c: analysis_queue_length, _timeline */
 int tka_findings(struct tka_ctx *c);	 /* findings.c:     analysis_findings */
+
+/*
+ * tka_op_perf_bandwidth() - for the memory bandwidth KPI of device @device_id: the modelled
+ * bytes (*@bytes) and the device time of the modelled ops (*@ns) once tka_op_perf() ran: its
+ * hlo_op summary row, plus the host_op row of the process that drove it (devices.process_id)
+ * when that process drives no other device. Both -1 when nothing modelled ran on the device.
+ * op_perf.c; docs/metrics.md, "Op performance model".
+ */
+int tka_op_perf_bandwidth(struct tka_ctx *c, int64_t device_id, int64_t *bytes, int64_t *ns);
 
 #endif

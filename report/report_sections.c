@@ -437,6 +437,60 @@ static const struct tkr_col c_chart_queue[] = {
 	" 'GEMM' ELSE x.category END || ' ' || printf('%.0f %%', 100.0 * x.share) AS label"  \
 	" FROM analysis_categories x WHERE x.device_id = a.device_id AND " scope              \
 	" AND x.share >= 0.005 ORDER BY x.device_ns DESC, x.category LIMIT 4)) AS split"
+static const struct tkr_col c_op_perf[] = {
+    {"level", "level", TKR_TEXT, J},
+    {"process_id", "process", TKR_PROCESS, J},
+    {"device_id", "device", TKR_DEVICE, J},
+    {"on_", "on", TKR_WHERE, S},
+    {"model", "model", TKR_TEXT, O},
+    {"dtype", "dtype", TKR_TEXT, O},
+    {"calls", "calls", TKR_INT, 0},
+    {"device_ns", "device time", TKR_NS, 0},
+    {"flops_per_s", "FLOP/s", TKR_FLOPS, 0},
+    {"bytes_per_s", "bandwidth", TKR_BPS, 0},
+    {"intensity", "FLOP/B", TKR_REAL, 0},
+    {"flops", "flops", TKR_INT, J},
+    {"bytes", "bytes", TKR_INT, J},
+    {"flops_per_call", "flops/call", TKR_REAL, J},
+    {"bytes_per_call", "bytes/call", TKR_REAL, J},
+    {"device_ops", "device ops", TKR_INT, J},
+    {"module", "module", TKR_TEXT, J},
+    {"input_dims", "shapes", TKR_TEXT, J},
+    {"input_types", "types", TKR_TEXT, J},
+    {"concrete_inputs", "concrete inputs", TKR_TEXT, J},
+    {"note", "note", TKR_TEXT, J},
+    {"name", "op", TKR_NAME, J},
+    {"op_", "op (input dims)", TKR_TEXT, F | S},
+    END,
+};
+
+static const struct tkr_col c_op_perf_summary[] = {
+    {"level", "level", TKR_TEXT, J},
+    {"process_id", "process", TKR_PROCESS, J},
+    {"device_id", "device", TKR_DEVICE, J},
+    {"on_", "on", TKR_WHERE, S},
+    {"launched_ns", "device time", TKR_NS, 0},
+    {"modelled_ns", "modelled", TKR_NS, 0},
+    {"modelled_share", "share", TKR_RATIO, 0},
+    {"flops", "flops", TKR_INT, J},
+    {"bytes", "bytes", TKR_INT, J},
+    {"flops_per_s", "FLOP/s", TKR_FLOPS, 0},
+    {"bytes_per_s", "bandwidth", TKR_BPS, 0},
+    END,
+};
+
+static const struct tkr_col c_op_unmodelled[] = {
+    {"level", "level", TKR_TEXT, J},
+    {"process_id", "process", TKR_PROCESS, J},
+    {"device_id", "device", TKR_DEVICE, J},
+    {"on_", "on", TKR_WHERE, S},
+    {"calls", "calls", TKR_INT, 0},
+    {"device_ops", "device ops", TKR_INT, O},
+    {"device_ns", "device time", TKR_NS, 0},
+    {"reason", "why", TKR_TEXT, 0},
+    {"name", "op", TKR_NAME, F},
+    END,
+};
 
 #define STEP_COLS                                                                           \
 	"device_id, step_num, step_event_id, start_ns, end_ns, dur_ns, busy_ns, compute_ns, " \
@@ -552,6 +606,27 @@ const struct tkr_section_def tkr_report_sections[] = {
      " FROM analysis_op_profile p WHERE p.level = 'hlo_op'"
      " ORDER BY p.total_ns DESC, p.device_id, p.name, p.module",
      c_hlo_ops, NULL},
+    {"op_perf_summary", "Modelled share of device time", "Op performance model", TKR_TABLE,
+     1000,
+     "SELECT level, process_id, device_id, NULL AS on_, launched_ns, modelled_ns,"
+     " modelled_share, flops, bytes, flops_per_s, bytes_per_s FROM analysis_op_perf_summary"
+     " WHERE launched_ns > 0 ORDER BY level, device_id, process_id",
+     c_op_perf_summary, "no device time launched from host ops or XLA ops"},
+    {"op_perf", "Op groups by device time (FLOPs and bytes from the perf model)", NULL,
+     TKR_TABLE, -1,
+     "SELECT level, process_id, device_id, NULL AS on_, model, dtype, calls, device_ns,"
+     " flops_per_s, bytes_per_s, intensity, flops, bytes, flops_per_call, bytes_per_call,"
+     " device_ops, module, input_dims, input_types, concrete_inputs, note, name,"
+     " name || coalesce(' ' || replace(input_dims, ',', ', '), '') AS op_"
+     " FROM analysis_op_perf WHERE device_ns > 0"
+     " ORDER BY device_ns DESC, name, input_dims, input_types, concrete_inputs, level,"
+     " device_id, process_id, module",
+     c_op_perf, NULL},
+    {"op_unmodelled", "Unmodelled ops by device time", NULL, TKR_TABLE, -1,
+     "SELECT level, process_id, device_id, NULL AS on_, calls, device_ops, device_ns, reason,"
+     " name FROM analysis_op_perf_unmodelled WHERE device_ns > 0"
+     " ORDER BY device_ns DESC, name, reason, level, device_id, process_id",
+     c_op_unmodelled, NULL},
     {"kernels", "Top kernels by total time", NULL, TKR_TABLE, -1,
      "SELECT rank, device_id, occurrences, total_ns, avg_ns, median_ns, min_ns, max_ns,"
      " stddev_ns, grid_x, grid_y, grid_z, block_x, block_y, block_z,"
