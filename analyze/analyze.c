@@ -87,6 +87,7 @@ static const struct {
     {"gpu time per op", tka_op_gpu_time},
     {"categories", tka_categories},
     {"op performance model", tka_op_perf}, /* after gpu time per op: its per-call figures */
+    {"roofline", tka_roofline},		    /* after the model and the peaks; before kpi */
     {"kernel stats", tka_kernel_stats},
     {"memory", tka_memory},
     {"kpi", tka_kpi},

@@ -288,6 +288,7 @@ int tka_op_profile(struct tka_ctx *c);	 /* op_profile.c:   analysis_op_profile *
 int tka_op_gpu_time(struct tka_ctx *c);	 /* op_gpu_time.c:  analysis_op_gpu_time */
 int tka_categories(struct tka_ctx *c);	 /* categories.c:   analysis_categories */
 int tka_op_perf(struct tka_ctx *c);	 /* op_perf.c:      analysis_op_perf, _summary, _unmodelled */
+int tka_roofline(struct tka_ctx *c);	 /* roofline.c:     analysis_roofline */
 int tka_kernel_stats(struct tka_ctx *c); /* kernel_stats.c: analysis_kernel_stats */
 int tka_memory(struct tka_ctx *c);	 /* memory.c:       analysis_memory */
 int tka_kpi(struct tka_ctx *c);		 /* kpi.c:          analysis_kpi */

@@ -349,6 +349,37 @@ static const struct rule rules[] = {
 	 "sum(queue_mean_ns * launches) / sum(launches) AS q FROM analysis_launch_stats GROUP "
 	 "BY device_id) l ON l.device_id = d.device_id WHERE d.track_id IS NULL AND "
 	 "d.window_ns > 0 AND d.waiting_share >= 0.5 AND l.q >= 100000 ORDER BY d.device_id"},
+    {"low_compute_efficiency", "analysis_roofline analysis_launch_stats",
+     INS "SELECT 'low_compute_efficiency', CASE WHEN r.eff < 25 AND r.share >= 30 THEN 'high' "
+	 "ELSE 'medium' END, r.device_id, NULL, r.eff, 40, "
+	 "printf('%s ops run at %.1f%% of the %s peak for %.1f%% of the launched device time of "
+	 "device %d (%s at %.3g TFLOP/s)', upper(r.category), r.eff, r.dtype, r.share, "
+	 "r.device_id, " TKA_HUMAN_NS("r.ns") ", r.flops * 1e-3 / r.ns), "
+	 "json_object('category', r.category, 'dtype', r.dtype, 'efficiency_pct', r.eff, "
+	 "'device_ns', r.ns, 'launched_ns', r.launched, 'share_pct', r.share, 'flops', r.flops, "
+	 "'groups', r.groups, 'top', (SELECT json_group_array(json_object('name', name, "
+	 "'input_dims', input_dims, 'dtype', dtype, 'calls', calls, 'device_ns', device_ns, "
+	 "'tflops', achieved_flops * 1e-12, 'peak_pct', 100 * peak_share, 'bound', bound)) FROM "
+	 "(SELECT * FROM analysis_roofline x WHERE x.device_id = r.device_id AND x.category = "
+	 "r.category AND x.peak_share IS NOT NULL ORDER BY x.device_ns * (1 - x.peak_share) "
+	 "DESC, x.name LIMIT 3))), "
+	 "CASE WHEN r.dtype IN ('fp32', 'fp64') THEN 'Run them in a tensor-core dtype: bf16 or "
+	 "fp16 autocast (torch.autocast, jax default_matmul_precision), or at least TF32 "
+	 "(torch.backends.cuda.matmul.allow_tf32 = True): the ' || r.dtype || ' peak is a "
+	 "fraction of the tensor-core one. Then ' ELSE '' END || 'Make the shapes tile-friendly "
+	 "(dimensions multiples of 8 for 16-bit types, of 64 ideally; avoid tiny or skinny "
+	 "GEMMs), batch small ones (bmm, grouped GEMMs) and fuse what is memory-bound around "
+	 "them (torch.compile, XLA fusion); the worst groups are listed by the time they lose.' "
+	 "FROM (SELECT x.device_id, x.category, (SELECT dtype FROM analysis_roofline y WHERE "
+	 "y.device_id = x.device_id AND y.category = x.category AND y.peak_flops > 0 GROUP BY "
+	 "dtype ORDER BY sum(device_ns) DESC, dtype LIMIT 1) AS dtype, count(*) AS groups, "
+	 "sum(x.device_ns) AS ns, sum(x.flops) AS flops, 100 * sum(x.flops) / sum(x.device_ns "
+	 "* 1e-9 * x.peak_flops) AS eff, l.ns AS launched, 100.0 * sum(x.device_ns) / l.ns AS "
+	 "share FROM analysis_roofline x JOIN (SELECT device_id, sum(device_ns) AS ns FROM "
+	 "analysis_launch_stats GROUP BY device_id) l ON l.device_id = x.device_id WHERE "
+	 "x.category IN ('gemm', 'conv', 'attention') AND x.peak_flops > 0 AND x.flops > 0 "
+	 "AND l.ns > 0 GROUP BY x.device_id, x.category) r WHERE r.eff < 40 AND r.share >= 10 "
+	 "ORDER BY r.device_id, r.ns DESC"},
 };
 
 static int have_table(struct tka_ctx *c, const char *name, size_t len)

@@ -332,6 +332,40 @@ static const struct tkr_col c_chart_steps[] = {
     END,
 };
 
+static const struct tkr_col c_roofline[] = {
+    {"device_id", "device", TKR_DEVICE, 0},
+    {"level", "level", TKR_TEXT, J},
+    {"process_id", "process", TKR_PROCESS, J},
+    {"category", "category", TKR_TEXT, 0},
+    {"dtype", "dtype", TKR_TEXT, 0},
+    {"calls", "calls", TKR_INT, J},
+    {"device_ns", "device time", TKR_NS, 0},
+    {"flops", "FLOPs", TKR_INT, J},
+    {"bytes", "bytes", TKR_INT, J},
+    {"achieved_flops", "achieved", TKR_FLOPS, 0},
+    {"achieved_bps", "bandwidth", TKR_BPS, O},
+    {"intensity", "FLOP/B", TKR_REAL, 0},
+    {"peak_flops", "peak", TKR_FLOPS, J},
+    {"peak_bandwidth_bps", "peak bandwidth", TKR_BPS, J},
+    {"ridge", "ridge", TKR_REAL, J},
+    {"bound", "bound", TKR_TEXT, 0},
+    {"peak_share", "of peak", TKR_RATIO, 0},
+    {"bandwidth_share", "of bandwidth", TKR_RATIO, J},
+    {"roof_share", "of roof", TKR_RATIO, O},
+    {"input_dims", "input dims", TKR_TEXT, J},
+    {"name", "name", TKR_NAME, J},
+    {"op_", "op", TKR_NAME, S | F},
+    END,
+};
+
+static const struct tkr_col c_chart_roofs[] = {
+    {"device_id", "device", TKR_DEVICE, 0},
+    {"dtype", "dtype", TKR_TEXT, 0},
+    {"peak_flops", "peak", TKR_FLOPS, 0},
+    {"peak_bandwidth_bps", "bandwidth", TKR_BPS, 0},
+    END,
+};
+
 static const struct tkr_col c_comm_time[] = {
     {"device_id", "device", TKR_DEVICE, 0},
     {"comm_ns", "comm", TKR_NS, 0},
@@ -622,6 +656,18 @@ const struct tkr_section_def tkr_report_sections[] = {
      " ORDER BY device_ns DESC, name, input_dims, input_types, concrete_inputs, level,"
      " device_id, process_id, module",
      c_op_perf, NULL},
+    {"roofline", "Top ops vs the hardware (roofline)", NULL, TKR_TABLE, -1,
+     "SELECT device_id, level, process_id, category, dtype, calls, device_ns, flops, bytes,"
+     " achieved_flops, achieved_bps, intensity, peak_flops, peak_bandwidth_bps, ridge, bound,"
+     " peak_share, bandwidth_share, roof_share, input_dims, name,"
+     " name || coalesce(' ' || replace(input_dims, ',', ', '), '') AS op_"
+     " FROM analysis_roofline ORDER BY device_ns DESC, device_id, name, input_dims, dtype",
+     c_roofline, NULL},
+    {"chart_roofs", "Device roofs", NULL, TKR_CHART, 100,
+     "SELECT p.device_id, p.dtype, p.peak_flops, p.peak_bandwidth_bps FROM"
+     " analysis_device_peaks p WHERE p.peak_flops > 0 AND p.dtype IN (SELECT r.dtype FROM"
+     " analysis_roofline r WHERE r.device_id = p.device_id) ORDER BY p.device_id, p.dtype",
+     c_chart_roofs, NULL},
     {"op_unmodelled", "Unmodelled ops by device time", NULL, TKR_TABLE, -1,
      "SELECT level, process_id, device_id, NULL AS on_, calls, device_ops, device_ns, reason,"
      " name FROM analysis_op_perf_unmodelled WHERE device_ns > 0"

@@ -101,6 +101,9 @@ Test(analyze_kpi, every_kpi_with_band_window_and_note)
 	    "0|memory_bandwidth|80.0|%|good|device|2000000000 bytes accessed by 2 kernels in "
 	    "2500000 ns of their time = 8e+11 B/s of 1000000000000 B/s peak (trace); good > 60%, "
 	    "warning 40-60%, bad < 40%\n"
+	    "0|compute_throughput|NULL|%|n-a|trace|n/a: no modelled op with FLOPs ran on the "
+	    "device with a known peak for its dtype (record_shapes off, no modelled op, or peak "
+	    "unknown)\n"
 	    "0|compilation_time|3000500000.0|ns|warning|trace|union of 3 compile events (the "
 	    "device's process) on the host; 0 ns of it inside the device window; good < 2 s, "
 	    "warning 2-10 s, bad > 10 s");
@@ -119,6 +122,9 @@ Test(analyze_kpi, every_kpi_with_band_window_and_note)
 	    "good < 10%, warning 10-20%, bad > 20%\n"
 	    "1|memory_bandwidth|NULL|%|n-a|device|n/a: the device's peak memory bandwidth "
 	    "is unknown\n"
+	    "1|compute_throughput|NULL|%|n-a|trace|n/a: no modelled op with FLOPs ran on the "
+	    "device with a known peak for its dtype (record_shapes off, no modelled op, or peak "
+	    "unknown)\n"
 	    "1|compilation_time|NULL|ns|n-a|trace|n/a: no compile events in this device's "
 	    "process");
 	/* detail: the population each KPI is over, named, and the figures behind it */
@@ -240,7 +246,7 @@ Test(analyze_kpi, cli_prints_a_summary_and_reruns_replace_the_tables)
 	tkt_run_free(&r);
 	int64_t kpis = tkt_query_int(tkt_db, "SELECT count(*) FROM analysis_kpi");
 	int64_t gaps = tkt_query_int(tkt_db, "SELECT count(*) FROM analysis_gaps");
-	cr_expect_eq(kpis, 14);
+	cr_expect_eq(kpis, 16);
 	cr_expect_eq(gaps, 2);
 	r = tkt_tracekit("analyze", "-q", "--window", "steps", "--small-kernel-us", "1000", tkt_db,
 			 NULL);
