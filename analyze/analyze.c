@@ -1,7 +1,8 @@
 /*
- * The analyze driver: opens a store read-write, reads every event once (event_pass.c: the
- * timeline, op profile, kernel stats and KPI inputs are built from that one pass), then runs
- * every analysis in order inside one transaction (so a failure leaves the store as it was).
+ * The analyze driver: opens a store read-write, resolves the device peaks (peaks.c), reads every
+ * event once (event_pass.c: the timeline, op profile, kernel stats and KPI inputs are built from
+ * that one pass), then runs every analysis in order inside one transaction (so a failure leaves
+ * the store as it was).
  */
 #include <tracekit/analyze.h>
 #include <tracekit/error.h>
@@ -83,9 +84,15 @@ static const struct {
     {"step ops", tka_step_ops},
     {"communication", tka_comm},
     {"op profile", tka_op_profile},
+    {"gpu time per op", tka_op_gpu_time},
+    {"categories", tka_categories},
+    {"op performance model", tka_op_perf}, /* after gpu time per op: its per-call figures */
+    {"roofline", tka_roofline},		    /* after the model and the peaks; before kpi */
     {"kernel stats", tka_kernel_stats},
     {"memory", tka_memory},
     {"kpi", tka_kpi},
+    {"launch stats", tka_launch_stats},
+    {"queue length", tka_queue_length},
     {"findings", tka_findings},
 };
 
@@ -126,6 +133,16 @@ int tk_analyze(const char *path, const struct tk_analyze_options *o, char *err, 
 		goto out;
 	}
 	in_txn = 1;
+	/* The device peaks first: a bad device file fails before the events are read, and every
+	 * analysis can read the peaks. */
+	if ((rc = tka_peaks(&c)) != TK_OK) {
+		if (err && errlen) {
+			char msg[1024];
+			snprintf(msg, sizeof(msg), "%s", err);
+			snprintf(err, errlen, "device peaks of '%s': %s", path, msg);
+		}
+		goto out;
+	}
 	/* Every event once, for the timeline, the op profile, kernel stats and the KPIs. */
 	rc = tka_pass_run(&c);
 	if (rc != TK_OK) {

@@ -22,6 +22,7 @@ struct tka_ctx {
 	struct tka_kpi_state *kpi;  /* kpi.c: compile intervals, bytes accessed, from the pass */
 	struct tka_step_marks *marks; /* step_windows.c: device-side step annotations, from the pass */
 	struct tka_gc_state *gc;    /* gap_causes.c: host-side synchronizations, from the pass */
+	struct tka_og_state *og;    /* op_gpu_time.c: launches and host intervals, from the pass */
 };
 
 /*
@@ -55,6 +56,13 @@ struct tka_pass {
 	int want_kernel_details;  /* merge kernel_details */
 	int done;		  /* every event has been read */
 };
+
+/* The track @id of the pass, NULL when no tracks row has it (a hostile store's event may name
+ * any id). */
+static inline const struct tka_track *tka_pass_track(const struct tka_pass *p, int64_t id)
+{
+	return id >= 1 && id <= p->ntracks && p->tracks[id].exists ? &p->tracks[id] : NULL;
+}
 
 /* One event of the pass, in load (id) order, with its op_details and kernel_details. */
 struct tka_ev {
@@ -103,6 +111,21 @@ int tka_gap_causes_begin(struct tka_ctx *c);
 int tka_gap_causes_event(struct tka_ctx *c, const struct tka_ev *e);
 int tka_gap_causes_end(struct tka_ctx *c);
 void tka_gap_causes_free(struct tka_gc_state *s);
+int tka_op_gpu_time_begin(struct tka_ctx *c);
+int tka_op_gpu_time_event(struct tka_ctx *c, const struct tka_ev *e);
+int tka_op_gpu_time_end(struct tka_ctx *c);
+void tka_op_gpu_time_free(struct tka_og_state *s);
+
+/* One host op or annotation (a host interval) with the device work it launched. */
+struct tka_og_inst {
+	int64_t event_id;		 /* events.id of the host op or annotation */
+	int64_t direct_ops, direct_ns;	 /* launched with it as the innermost interval */
+	int64_t subtree_ops, subtree_ns; /* launched while it was open on its thread */
+};
+
+/* The figures of host interval @event_id once tka_op_gpu_time() ran (later analyses use
+ * them: the perf model); NULL for an event that is none or launched from no host thread. */
+const struct tka_og_inst *tka_op_gpu_instance(const struct tka_ctx *c, int64_t event_id);
 
 /* step_windows.c: the pass hands it every annotation; the timeline's end loads the steps with
  * their device intervals (and frees the marks). */
@@ -149,19 +172,137 @@ int tka_prepare(struct tka_ctx *c, const char *sql, sqlite3_stmt **st);
  */
 int tka_enclosing_ops(struct tka_ctx *c, int64_t process, int64_t *ts, size_t n);
 
+/* tka_sort_i64() - sort v[0..n) ascending (qsort's order); @tmp: room for n values, or NULL
+ * (then qsort). sort.c. */
+void tka_sort_i64(int64_t *v, size_t n, int64_t *tmp);
+
+/* ---- categories of device work (category_rules.c; docs/metrics.md, "Categories") ---- */
+
+/* The categories, in the order of docs/metrics.md; tka_category_name() gives the stored name. */
+enum tka_category {
+	TKA_CAT_GEMM,	     /* "gemm": matrix multiplications (cuBLAS, CUTLASS, Tensile, XLA dot) */
+	TKA_CAT_CONV,	     /* "conv": convolutions, implicit-GEMM ones included */
+	TKA_CAT_ATTENTION,   /* "attention": SDPA, flash, memory-efficient, fused MHA kernels */
+	TKA_CAT_NORM,	     /* "norm": layer, batch, group, instance and RMS normalization */
+	TKA_CAT_ELEMENTWISE, /* "elementwise": pointwise, indexing, layout and data movement kernels */
+	TKA_CAT_REDUCTION,   /* "reduction": reductions, softmax, scans, pooling, losses */
+	TKA_CAT_COMM,	     /* "comm": collectives and point-to-point communication */
+	TKA_CAT_MEMCPY,	     /* "memcpy": memory copies (runtime copies, DMA, XLA async copies) */
+	TKA_CAT_MEMSET,	     /* "memset": memory sets (runtime sets, fill ops on the host) */
+	TKA_CAT_OTHER,	     /* "other": no rule matched */
+	TKA_NCAT
+};
+
+/** tka_category_name() - the stored name of category @cat ("other" when out of range). */
+const char *tka_category_name(int cat);
+
+/*
+ * tka_device_op_category() - the category (enum tka_category) of a device operation of event
+ * kind @kind (TK_EV_*) named @name, with the XLA op category @xla_category and the HLO op
+ * @hlo_op it carries (op_details; NULL when none). tka_category_of_device_op(): its name.
+ */
+int tka_device_op_category(int kind, const char *name, const char *xla_category,
+			   const char *hlo_op);
+const char *tka_category_of_device_op(int kind, const char *name, const char *xla_category,
+				      const char *hlo_op);
+
+/*
+ * The two steps tka_device_op_category() takes after the kind, for callers that cache them per
+ * string: tka_device_name_rule() - the category the rules give a device op's name or HLO op
+ * (communication, kernel and op rules); tka_xla_category_rule() - the one an XLA op category
+ * gives. -1 when no rule matches (or @s is NULL or empty).
+ */
+int tka_device_name_rule(const char *s);
+int tka_xla_category_rule(const char *s);
+
+/*
+ * tka_host_op_category() - the category of a host op (PyTorch aten op, autograd node, c10d
+ * collective, ...) named @name by what the op does (NULL: other). tka_category_of_host_op():
+ * its name.
+ */
+int tka_host_op_category(const char *name);
+const char *tka_category_of_host_op(const char *name);
+/* ---- device peaks (peaks.c, its table in peaks_table.c; docs/peaks.md) ---- */
+
+/* A row of the built-in table: dense peaks of one device model. */
+struct tka_peak_model {
+	const char *model;		/* the row's name as docs/peaks.md shows it */
+	double tflops[TK_DTYPE_COUNT]; /* TFLOP/s (int8: TOPS) by enum tk_dtype; 0 = none */
+	double tbps;			/* peak memory bandwidth, TB/s (10^12 bytes/s) */
+	int units;			/* SMs / CUs of the whole device; 0 when not stated */
+};
+
+/* A matching rule: a device matches when its name matches @glob and every stated constraint
+ * holds (a constraint on a figure the device does not state fails, except the vendor). */
+struct tka_peak_rule {
+	const char *glob;   /* fnmatch glob on the name, case-insensitive; "" = the device has none */
+	const char *vendor; /* devices.vendor must not differ from it (NULL: any) */
+	const char *cc;	    /* devices.compute_capability equals it (NULL: any) */
+	int units;	    /* devices.sm_count equals it (0: any) */
+	int clock_mhz;	    /* devices.clock_hz / 1e6 rounded equals it (0: any) */
+	double mem_min_gib, mem_max_gib; /* devices.memory_bytes in GiB, > min and <= max (0: any) */
+	const char *model; /* the tka_peak_models row it picks */
+	const char *note;  /* what the match assumes (NULL: the name says it all) */
+};
+
+/* Both end with an entry whose first member is NULL. */
+extern const struct tka_peak_model tka_peak_models[];
+extern const struct tka_peak_rule tka_peak_rules[];
+
+/* What a device's identification gives the matcher (a devices row). */
+struct tka_peak_device {
+	const char *name, *vendor, *cc; /* NULL when unknown */
+	int64_t units, clock_hz, memory_bytes; /* TK_NONE when unknown */
+};
+
+/* tka_peak_match() - the first rule of tka_peak_rules @d matches, NULL when none does. */
+const struct tka_peak_rule *tka_peak_match(const struct tka_peak_device *d);
+
+/* tka_peak_model_find() - the tka_peak_models row named @model, NULL when none is. */
+const struct tka_peak_model *tka_peak_model_find(const char *model);
+
+/* The resolved peaks of one device (analysis_device_peaks). */
+struct tka_device_peak {
+	double flops[TK_DTYPE_COUNT]; /* FLOP/s by dtype, 0 when unknown */
+	int64_t bandwidth_bps;	      /* 0 when unknown */
+	char bandwidth_source[8];     /* 'user', 'trace', 'table' or "" */
+};
+
+/*
+ * tka_device_peak() - the peaks analysis_device_peaks holds for @device_id (tka_peaks has run:
+ * it runs before the other analyses); everything 0 for a device without peaks.
+ */
+int tka_device_peak(struct tka_ctx *c, int64_t device_id, struct tka_device_peak *out);
+
 /*
  * The analyses, in the order tk_analyze runs them (later ones may read earlier ones' tables).
  * Each replaces its own analysis_* table(s) and returns a TK_ status.
  */
+int tka_peaks(struct tka_ctx *c);	 /* peaks.c:        analysis_device_peaks (first) */
 int tka_device_time(struct tka_ctx *c);	 /* device_time.c:  analysis_device_time */
 int tka_gaps(struct tka_ctx *c);	 /* gaps.c:         analysis_gaps, analysis_gap_summary */
 int tka_steps(struct tka_ctx *c);	 /* steps.c:        analysis_steps */
 int tka_step_ops(struct tka_ctx *c);	 /* step_ops.c:     analysis_step_ops */
 int tka_comm(struct tka_ctx *c);	 /* comm.c:         analysis_comm */
 int tka_op_profile(struct tka_ctx *c);	 /* op_profile.c:   analysis_op_profile */
+int tka_op_gpu_time(struct tka_ctx *c);	 /* op_gpu_time.c:  analysis_op_gpu_time */
+int tka_categories(struct tka_ctx *c);	 /* categories.c:   analysis_categories */
+int tka_op_perf(struct tka_ctx *c);	 /* op_perf.c:      analysis_op_perf, _summary, _unmodelled */
+int tka_roofline(struct tka_ctx *c);	 /* roofline.c:     analysis_roofline */
 int tka_kernel_stats(struct tka_ctx *c); /* kernel_stats.c: analysis_kernel_stats */
 int tka_memory(struct tka_ctx *c);	 /* memory.c:       analysis_memory */
 int tka_kpi(struct tka_ctx *c);		 /* kpi.c:          analysis_kpi */
+int tka_launch_stats(struct tka_ctx *c); /* launch_stats.c: analysis_launch_stats */
+int tka_queue_length(struct tka_ctx *c); /* queue_length.c: analysis_queue_length, _timeline */
 int tka_findings(struct tka_ctx *c);	 /* findings.c:     analysis_findings */
+
+/*
+ * tka_op_perf_bandwidth() - for the memory bandwidth KPI of device @device_id: the modelled
+ * bytes (*@bytes) and the device time of the modelled ops (*@ns) once tka_op_perf() ran: its
+ * hlo_op summary row, plus the host_op row of the process that drove it (devices.process_id)
+ * when that process drives no other device. Both -1 when nothing modelled ran on the device.
+ * op_perf.c; docs/metrics.md, "Op performance model".
+ */
+int tka_op_perf_bandwidth(struct tka_ctx *c, int64_t device_id, int64_t *bytes, int64_t *ns);
 
 #endif

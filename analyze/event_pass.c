@@ -32,6 +32,7 @@ static const struct {
     {"kernel stats", tka_kernel_stats_begin, tka_kernel_stats_event, tka_kernel_stats_end},
     {"kpi inputs", tka_kpi_begin, tka_kpi_event, tka_kpi_end},
     {"gap causes", tka_gap_causes_begin, tka_gap_causes_event, tka_gap_causes_end},
+    {"gpu time per op", tka_op_gpu_time_begin, tka_op_gpu_time_event, tka_op_gpu_time_end},
 };
 #define NUSERS (sizeof(users) / sizeof(users[0]))
 
@@ -227,6 +228,8 @@ void tka_pass_free(struct tka_ctx *c)
 	tka_step_marks_free(c->marks);
 	c->marks = NULL;
 	tka_gap_causes_free(c->gc);
+	tka_op_gpu_time_free(c->og);
+	c->og = NULL;
 	c->tlb = NULL;
 	c->ops = NULL;
 	c->ks = NULL;

@@ -55,6 +55,21 @@ struct rule {
 	"'occurrences', json_extract(j.value, '$.n'), 'total_ns', json_extract(j.value, "    \
 	"'$.ns'))) FROM json_each(detail, '$.top') j)"
 
+/*
+ * launch_queue_empty: the host ops (5 at most) on host threads of device d's process that overlap
+ * its longest stretch with nothing in flight, by overlap, then the shorter (the inner) first
+ * (docs: "launch_queue_empty").
+ */
+#define TKA_HOST_OPS_IN_EMPTY                                                                   \
+	"(SELECT json_group_array(json_object('name', name, 'overlap_ns', ov, 'dur_ns', dur, "   \
+	"'start_ns', ts)) FROM (SELECT s.str AS name, min(e.ts_ns + e.dur_ns, "                  \
+	"d.longest_empty_start_ns + d.longest_empty_ns) - max(e.ts_ns, d.longest_empty_start_ns) " \
+	"AS ov, e.dur_ns AS dur, e.ts_ns AS ts FROM events e JOIN tracks t ON t.id = e.track_id " \
+	"JOIN strings s ON s.id = e.name_id WHERE e.kind = 1 AND t.device_id IS NULL AND "        \
+	"t.process_id = (SELECT process_id FROM devices WHERE id = d.device_id) AND e.ts_ns < "   \
+	"d.longest_empty_start_ns + d.longest_empty_ns AND e.ts_ns + e.dur_ns > "                \
+	"d.longest_empty_start_ns ORDER BY ov DESC, dur, e.id LIMIT 5))"
+
 #define INS                                                                              \
 	"INSERT INTO analysis_findings (rule, severity, device_id, process_id, metric, " \
 	"threshold, summary, evidence, fix) "
@@ -294,6 +309,77 @@ static const struct rule rules[] = {
 	 "FROM (SELECT *, 100.0 * abs(median_ns - host_median_ns) / host_median_ns AS diff "
 	 "FROM analysis_step_stats WHERE host_steps > 0 AND source NOT IN ('host', 'device') "
 	 "AND host_median_ns > 0) s WHERE s.diff >= 10 ORDER BY s.device_id"},
+    {"launch_queue_empty", "analysis_queue_length analysis_op_profile",
+     INS "SELECT 'launch_queue_empty', CASE WHEN d.empty_share >= 0.3 THEN 'high' ELSE 'medium' "
+	 "END, d.device_id, NULL, 100 * d.empty_share, 10, "
+	 "printf('device %d has nothing launched or running %.1f%% of its %s window (%s; the "
+	 "longest stretch %s): the host does not keep its launch queues filled', d.device_id, "
+	 "100 * d.empty_share, d.window, " TKA_HUMAN_NS("d.empty_ns") ", "
+	 TKA_HUMAN_NS("d.longest_empty_ns") "), "
+	 "json_object('window', d.window, 'window_ns', d.window_ns, 'empty_ns', d.empty_ns, "
+	 "'empty_pct', 100 * d.empty_share, 'longest_empty_ns', d.longest_empty_ns, "
+	 "'longest_empty_start_ns', d.longest_empty_start_ns, 'mean_length', d.mean_length, "
+	 "'ops', d.ops, 'launched', d.launched, 'top', " TKA_HOST_OPS_IN_EMPTY "), "
+	 "CASE WHEN " TKA_DEVICE_RUNS_XLA " THEN 'Keep the device fed: jit the whole step "
+	 "rather than many small functions, replace Python loops of jitted calls with lax.scan "
+	 "or fori_loop, and move input preparation off the dispatching thread.' ELSE 'Keep the "
+	 "launch queue filled: capture the step (or its repeated part) in a CUDA graph "
+	 "(torch.compile mode=\"reduce-overhead\"), launch fewer and larger kernels (larger "
+	 "batches, fusion), and move Python and data work off the launching thread.' END "
+	 "FROM analysis_queue_length d WHERE d.track_id IS NULL AND d.window_ns > 0 AND "
+	 "d.empty_ns * 10 >= d.window_ns AND d.launched > 0 AND d.launched * 2 >= d.ops "
+	 "ORDER BY d.device_id"},
+    {"device_bound_queue", "analysis_queue_length analysis_launch_stats",
+     INS "SELECT 'device_bound_queue', 'medium', d.device_id, NULL, 100 * d.waiting_share, "
+	 "50, printf('launched work waits for device %d %.1f%% of its %s window (up to %d "
+	 "operations queued, %.1f on average; %s from the launch call''s end to the start on "
+	 "average): the device, not the host, sets the pace', d.device_id, 100 * "
+	 "d.waiting_share, d.window, d.max_waiting, d.mean_waiting, " TKA_HUMAN_NS("l.q") "), "
+	 "json_object('window', d.window, 'window_ns', d.window_ns, 'waiting_pct', 100 * "
+	 "d.waiting_share, 'max_waiting', d.max_waiting, 'mean_waiting', d.mean_waiting, "
+	 "'launches', l.n, 'mean_queue_delay_ns', l.q, 'top', (SELECT json_group_array("
+	 "json_object('name', name, 'launches', launches, 'mean_queue_delay_ns', queue_mean_ns, "
+	 "'device_ns', device_ns)) FROM (SELECT * FROM analysis_launch_stats WHERE device_id = "
+	 "d.device_id ORDER BY queue_mean_ns * launches DESC, name LIMIT 5))), "
+	 "'Not a host problem: the host runs ahead and launch overhead hides behind device "
+	 "work, so CUDA graphs or fewer launches will not shorten the step. Shorten the device "
+	 "work instead: the kernels with the most device time (op profile, kernel stats), their "
+	 "precision, fusion and occupancy.' "
+	 "FROM analysis_queue_length d JOIN (SELECT device_id, sum(launches) AS n, "
+	 "sum(queue_mean_ns * launches) / sum(launches) AS q FROM analysis_launch_stats GROUP "
+	 "BY device_id) l ON l.device_id = d.device_id WHERE d.track_id IS NULL AND "
+	 "d.window_ns > 0 AND d.waiting_share >= 0.5 AND l.q >= 100000 ORDER BY d.device_id"},
+    {"low_compute_efficiency", "analysis_roofline analysis_launch_stats",
+     INS "SELECT 'low_compute_efficiency', CASE WHEN r.eff < 25 AND r.share >= 30 THEN 'high' "
+	 "ELSE 'medium' END, r.device_id, NULL, r.eff, 40, "
+	 "printf('%s ops run at %.1f%% of the %s peak for %.1f%% of the launched device time of "
+	 "device %d (%s at %.3g TFLOP/s)', upper(r.category), r.eff, r.dtype, r.share, "
+	 "r.device_id, " TKA_HUMAN_NS("r.ns") ", r.flops * 1e-3 / r.ns), "
+	 "json_object('category', r.category, 'dtype', r.dtype, 'efficiency_pct', r.eff, "
+	 "'device_ns', r.ns, 'launched_ns', r.launched, 'share_pct', r.share, 'flops', r.flops, "
+	 "'groups', r.groups, 'top', (SELECT json_group_array(json_object('name', name, "
+	 "'input_dims', input_dims, 'dtype', dtype, 'calls', calls, 'device_ns', device_ns, "
+	 "'tflops', achieved_flops * 1e-12, 'peak_pct', 100 * peak_share, 'bound', bound)) FROM "
+	 "(SELECT * FROM analysis_roofline x WHERE x.device_id = r.device_id AND x.category = "
+	 "r.category AND x.peak_share IS NOT NULL ORDER BY x.device_ns * (1 - x.peak_share) "
+	 "DESC, x.name LIMIT 3))), "
+	 "CASE WHEN r.dtype IN ('fp32', 'fp64') THEN 'Run them in a tensor-core dtype: bf16 or "
+	 "fp16 autocast (torch.autocast, jax default_matmul_precision), or at least TF32 "
+	 "(torch.backends.cuda.matmul.allow_tf32 = True): the ' || r.dtype || ' peak is a "
+	 "fraction of the tensor-core one. Then ' ELSE '' END || 'Make the shapes tile-friendly "
+	 "(dimensions multiples of 8 for 16-bit types, of 64 ideally; avoid tiny or skinny "
+	 "GEMMs), batch small ones (bmm, grouped GEMMs) and fuse what is memory-bound around "
+	 "them (torch.compile, XLA fusion); the worst groups are listed by the time they lose.' "
+	 "FROM (SELECT x.device_id, x.category, (SELECT dtype FROM analysis_roofline y WHERE "
+	 "y.device_id = x.device_id AND y.category = x.category AND y.peak_flops > 0 GROUP BY "
+	 "dtype ORDER BY sum(device_ns) DESC, dtype LIMIT 1) AS dtype, count(*) AS groups, "
+	 "sum(x.device_ns) AS ns, sum(x.flops) AS flops, 100 * sum(x.flops) / sum(x.device_ns "
+	 "* 1e-9 * x.peak_flops) AS eff, l.ns AS launched, 100.0 * sum(x.device_ns) / l.ns AS "
+	 "share FROM analysis_roofline x JOIN (SELECT device_id, sum(device_ns) AS ns FROM "
+	 "analysis_launch_stats GROUP BY device_id) l ON l.device_id = x.device_id WHERE "
+	 "x.category IN ('gemm', 'conv', 'attention') AND x.peak_flops > 0 AND x.flops > 0 "
+	 "AND l.ns > 0 GROUP BY x.device_id, x.category) r WHERE r.eff < 40 AND r.share >= 10 "
+	 "ORDER BY r.device_id, r.ns DESC"},
 };
 
 static int have_table(struct tka_ctx *c, const char *name, size_t len)

@@ -34,6 +34,8 @@ struct tka_op {
 	int64_t ts, end;   /* [ts, end) in ns; end = ts + dur_ns */
 	int64_t id;	   /* events.id */
 	int64_t launch_ts; /* ts_ns of the launching API call, or TKA_NO_LAUNCH */
+	int64_t launch_track; /* tracks.id of the launching API call, when launch_ts is one */
+	int64_t launch_dur;   /* dur_ns of the launching API call, when launch_ts is one */
 	uint32_t name_id;  /* events.name_id */
 	uint16_t stream;   /* index into tka_device.streams */
 	uint8_t kind;	   /* TK_EV_KERNEL, TK_EV_MEMCPY, TK_EV_MEMSET or TK_EV_XLA_OP */

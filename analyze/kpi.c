@@ -22,7 +22,7 @@ static const char *const schema =
     "  device_id INTEGER NOT NULL, -- devices.id\n"
     "  kpi TEXT NOT NULL,          -- gpu_utilization, kernel_duration_median, "
     "small_kernel_share_count, small_kernel_share_time, host_overhead, memory_bandwidth, "
-    "compilation_time\n"
+    "compute_throughput, compilation_time\n"
     "  value REAL,                 -- the figure in unit; NULL when it cannot be known\n"
     "  unit TEXT NOT NULL,         -- '%' or 'ns'\n"
     "  band TEXT NOT NULL,         -- good, warning, bad, or n-a (no band, or value unknown)\n"
@@ -284,17 +284,97 @@ static int kernel_kpis(struct kpi_writer *kw, const char *win)
 	return rc;
 }
 
-/* Achieved / peak memory bandwidth from the bytes_accessed of the device's ops. */
-static int bandwidth_kpi(struct kpi_writer *kw, sqlite3_stmt *peak_q, const char *win)
+/*
+ * No op states its bytes: the perf model's bytes (PyTorch ops with recorded shapes; a lower
+ * bound) over the device time those ops launched, over the whole trace (the model's figures are
+ * per op group, not per window).
+ */
+static int model_bandwidth_kpi(struct kpi_writer *kw, const struct tka_device_peak *dp)
+{
+	int64_t bytes, ns;
+	char note[400], detail[320];
+	int rc = tka_op_perf_bandwidth(kw->c, kw->d->device_id, &bytes, &ns);
+	if (rc != TK_OK)
+		return rc;
+	if (ns <= 0)
+		return put(kw, "memory_bandwidth", 0, 0, "%", NULL, "trace",
+			   "n/a: no op states the bytes it accessed and no op has a performance model "
+			   "(record_shapes off, or no modelled op launched device work)",
+			   NULL);
+	double achieved = (double)bytes * 1e9 / (double)ns;
+	double v = 100.0 * achieved / (double)dp->bandwidth_bps;
+	snprintf(note, sizeof(note),
+		 "%lld bytes moved by the modelled ops (perf model, a lower bound) in the %lld ns of "
+		 "device time they launched = %.6g B/s of %lld B/s peak (%s); good > 60%%, warning "
+		 "40-60%%, bad < 40%%",
+		 (long long)bytes, (long long)ns, achieved, (long long)dp->bandwidth_bps,
+		 dp->bandwidth_source);
+	snprintf(detail, sizeof(detail),
+		 "{\"population\":\"device time launched by modelled ops (analysis_op_perf), whole "
+		 "trace\",\"bytes\":%lld,\"ns\":%lld,\"peak_bps\":%lld,\"peak_source\":\"%s\","
+		 "\"source\":\"perf_model\"}",
+		 (long long)bytes, (long long)ns, (long long)dp->bandwidth_bps, dp->bandwidth_source);
+	return put(kw, "memory_bandwidth", 1, v, "%", band(v, 40, 60, 1), "trace", note, detail);
+}
+
+/*
+ * compute_throughput: the modelled FLOPs' share of what the device could do in the time they
+ * took, each op group against the dense peak of its dtype: sum(flops / peak) / sum(device_ns)
+ * over the device's rows of analysis_roofline with a known peak (model FLOP/s utilisation).
+ */
+static int compute_kpi(struct kpi_writer *kw)
+{
+	sqlite3_stmt *st = NULL;
+	char note[400], detail[320];
+	int rc = tka_prepare(kw->c,
+			     "SELECT sum(flops / peak_flops), sum(device_ns), count(*), sum(flops) "
+			     "FROM analysis_roofline WHERE device_id = ?1 AND peak_flops > 0 AND "
+			     "flops > 0",
+			     &st);
+	if (rc != TK_OK)
+		return rc;
+	sqlite3_bind_int64(st, 1, kw->d->device_id);
+	if (sqlite3_step(st) != SQLITE_ROW) {
+		rc = tka_fail(kw->c, tka_sql_status(kw->c), "reading analysis_roofline: %s",
+			      sqlite3_errmsg(kw->c->db));
+		sqlite3_finalize(st);
+		return rc;
+	}
+	double peak_s = sqlite3_column_double(st, 0);
+	int64_t ns = sqlite3_column_int64(st, 1), groups = sqlite3_column_int64(st, 2),
+		flops = sqlite3_column_int64(st, 3);
+	sqlite3_finalize(st);
+	if (groups == 0 || ns <= 0)
+		return put(kw, "compute_throughput", 0, 0, "%", NULL, "trace",
+			   "n/a: no modelled op with FLOPs ran on the device with a known peak for its "
+			   "dtype (record_shapes off, no modelled op, or peak unknown)",
+			   NULL);
+	double v = 100.0 * peak_s * 1e9 / (double)ns;
+	snprintf(note, sizeof(note),
+		 "%lld FLOPs of %lld modelled op groups in the %lld ns of device time they launched, "
+		 "each against the dense peak of its dtype = %.4g %% of peak; good > 50%%, warning "
+		 "30-50%%, bad < 30%%",
+		 (long long)flops, (long long)groups, (long long)ns, v);
+	snprintf(detail, sizeof(detail),
+		 "{\"population\":\"op groups of analysis_roofline with FLOPs and a known peak, "
+		 "whole trace\",\"groups\":%lld,\"flops\":%lld,\"ns\":%lld,\"peak_seconds\":%.9g}",
+		 (long long)groups, (long long)flops, (long long)ns, peak_s);
+	return put(kw, "compute_throughput", 1, v, "%", band(v, 30, 50, 1), "trace", note, detail);
+}
+
+/* Achieved / peak memory bandwidth from the bytes_accessed of the device's ops; the peak is the
+ * resolved one (analysis_device_peaks: user, trace or table). */
+static int bandwidth_kpi(struct kpi_writer *kw, const char *win)
 {
 	const struct tka_device *d = kw->d;
 	int kind = d->nops && d->ops[0].kind == TK_EV_XLA_OP ? TK_EV_XLA_OP : TK_EV_KERNEL;
 	int64_t peak = 0, bytes = 0, time = 0, n = 0;
-	char note[256], detail[256];
-	sqlite3_reset(peak_q);
-	sqlite3_bind_int64(peak_q, 1, d->device_id);
-	if (sqlite3_step(peak_q) == SQLITE_ROW && sqlite3_column_type(peak_q, 0) != SQLITE_NULL)
-		peak = sqlite3_column_int64(peak_q, 0);
+	char note[320], detail[320];
+	struct tka_device_peak dp;
+	int rc = tka_device_peak(kw->c, d->device_id, &dp);
+	if (rc != TK_OK)
+		return rc;
+	peak = dp.bandwidth_bps;
 	const struct tka_kpi_state *s = kw->c->kpi;
 	for (size_t i = 0; i < s->nb; i++) {
 		const struct bytes_row *r = &s->b[i];
@@ -309,20 +389,20 @@ static int bandwidth_kpi(struct kpi_writer *kw, sqlite3_stmt *peak_q, const char
 		return put(kw, "memory_bandwidth", 0, 0, "%", NULL, win,
 			   "n/a: the device's peak memory bandwidth is unknown", NULL);
 	if (n == 0)
-		return put(kw, "memory_bandwidth", 0, 0, "%", NULL, win,
-			   "n/a: no op in the window states the bytes it accessed", NULL);
+		return model_bandwidth_kpi(kw, &dp);
 	double achieved = (double)bytes * 1e9 / (double)time; /* bytes per second */
 	double v = 100.0 * achieved / (double)peak;
 	snprintf(note, sizeof(note),
 		 "%lld bytes accessed by %lld %s in %lld ns of their time = %.6g B/s of %lld B/s "
-		 "peak; good > 60%%, warning 40-60%%, bad < 40%%",
+		 "peak (%s); good > 60%%, warning 40-60%%, bad < 40%%",
 		 (long long)bytes, (long long)n, kind == TK_EV_XLA_OP ? "XLA ops" : "kernels",
-		 (long long)time, achieved, (long long)peak);
+		 (long long)time, achieved, (long long)peak, dp.bandwidth_source);
 	snprintf(detail, sizeof(detail),
 		 "{\"population\":\"%s starting in the %s window that state their bytes "
-		 "accessed\",\"ops\":%lld,\"bytes\":%lld,\"ns\":%lld,\"peak_bps\":%lld}",
+		 "accessed\",\"ops\":%lld,\"bytes\":%lld,\"ns\":%lld,\"peak_bps\":%lld,"
+		 "\"peak_source\":\"%s\"}",
 		 kind == TK_EV_XLA_OP ? "XLA ops" : "kernels", win, (long long)n,
-		 (long long)bytes, (long long)time, (long long)peak);
+		 (long long)bytes, (long long)time, (long long)peak, dp.bandwidth_source);
 	return put(kw, "memory_bandwidth", 1, v, "%", band(v, 40, 60, 1), win, note, detail);
 }
 
@@ -535,15 +615,13 @@ out:
 int tka_kpi(struct tka_ctx *c)
 {
 	const struct tka_timeline *tl;
-	sqlite3_stmt *ins = NULL, *peak_q = NULL;
+	sqlite3_stmt *ins = NULL;
 	int rc;
 	char note[256];
 	if ((rc = tka_exec(c, "creating analysis_kpi", schema)) != TK_OK ||
 	    (rc = tka_timeline_get(c, &tl)) != TK_OK ||
 	    (rc = tka_prepare(c, "INSERT INTO analysis_kpi VALUES (?, ?, ?, ?, ?, ?, ?, ?)", &ins)) !=
 		TK_OK ||
-	    (rc = tka_prepare(c, "SELECT memory_bandwidth_bps FROM devices WHERE id = ?",
-			      &peak_q)) != TK_OK ||
 	    (rc = tka_pass_run(c)) != TK_OK)
 		goto out;
 	const struct tka_kpi_state *cs = c->kpi;
@@ -572,7 +650,7 @@ int tka_kpi(struct tka_ctx *c)
 		    (long long)host, (long long)w);
 		if ((rc = put(&kw, "host_overhead", w > 0, ho, "%", band(ho, 10, 20, 0), win,
 			      w ? note : "n/a: empty window", NULL)) != TK_OK ||
-		    (rc = bandwidth_kpi(&kw, peak_q, win)) != TK_OK ||
+		    (rc = bandwidth_kpi(&kw, win)) != TK_OK || (rc = compute_kpi(&kw)) != TK_OK ||
 		    (rc = compile_kpi(&kw, cs->v, cs->n)) != TK_OK)
 			goto out;
 	}
@@ -587,6 +665,5 @@ int tka_kpi(struct tka_ctx *c)
 		      "WHERE json_valid(detail) AND json_type(detail, '$.top') = 'array'");
 out:
 	sqlite3_finalize(ins);
-	sqlite3_finalize(peak_q);
 	return rc;
 }

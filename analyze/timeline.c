@@ -25,17 +25,16 @@ struct tl_track {
 };
 
 /*
- * A launch flow: the op it launched (dst) and the start of its source event (ts). Until the pass
- * reaches the source, ts holds the source's event id; a flow whose source never comes gets
- * dst = INT64_MIN.
+ * A launch flow: the op it launched (dst), the start, track and duration of its source event.
+ * Until the pass reaches the source, ts holds the source's event id; a flow whose source never
+ * comes gets dst = INT64_MIN. tl_api: an API call that may have launched a device op by
+ * correlation id.
  */
 struct launch {
-	int64_t dst, ts;
+	int64_t dst, ts, track, dur;
 };
-
-/* An API call that may have launched a device op by correlation id. */
 struct tl_api {
-	int64_t corr, proc, ts;
+	int64_t corr, proc, ts, track, dur;
 };
 
 struct tka_tl_builder {
@@ -266,6 +265,8 @@ static int load_flows(struct tka_ctx *c, struct tka_tl_builder *b)
 		struct launch *f = &b->flows[b->nflows];
 		f->ts = sqlite3_column_int64(st, 0);
 		f->dst = sqlite3_column_int64(st, 1);
+		f->track = 0;
+		f->dur = 0;
 		if (b->nflows > 0 && flow_by_src(f - 1, f) > 0)
 			sorted = 0;
 		b->nflows++;
@@ -327,10 +328,8 @@ static int add_api(struct tka_ctx *c, struct tka_tl_builder *b, const struct tka
 		b->api = v;
 		b->capi = cap;
 	}
-	b->api[b->napi].corr = e->corr;
-	b->api[b->napi].proc = c->pass->tracks[e->track].process_id;
-	b->api[b->napi].ts = e->ts;
-	b->napi++;
+	b->api[b->napi++] =
+	    (struct tl_api){e->corr, c->pass->tracks[e->track].process_id, e->ts, e->track, e->dur};
 	return TK_OK;
 }
 
@@ -347,6 +346,8 @@ static int add_op(struct tka_ctx *c, struct tka_tl_builder *b, struct tl_track *
 	op.name_id = (uint32_t)e->name_id;
 	/* correlation mode: the correlation id waits here until the end resolves it */
 	op.launch_ts = b->nflows ? TKA_NO_LAUNCH : e->corr;
+	op.launch_track = 0;
+	op.launch_dur = 0;
 	op.stream = t->stream;
 	op.kind = (uint8_t)e->kind;
 	if (e->kind == TK_EV_MEMCPY) {
@@ -386,8 +387,11 @@ int tka_timeline_event(struct tka_ctx *c, const struct tka_ev *e)
 		struct launch *f = b->flows;
 		for (; b->fpos < b->nflows && f[b->fpos].ts < e->id; b->fpos++)
 			f[b->fpos].dst = INT64_MIN; /* no such source event */
-		for (; b->fpos < b->nflows && f[b->fpos].ts == e->id; b->fpos++)
+		for (; b->fpos < b->nflows && f[b->fpos].ts == e->id; b->fpos++) {
 			f[b->fpos].ts = e->ts;
+			f[b->fpos].track = e->track;
+			f[b->fpos].dur = e->dur;
+		}
 	} else if ((e->kind == TK_EV_RUNTIME_API || e->kind == TK_EV_DRIVER_API) &&
 		   e->corr != TK_NONE && e->track >= 1 && e->track <= b->ntrk &&
 		   c->pass->tracks[e->track].exists) {
@@ -574,8 +578,11 @@ static int flow_launches(struct tka_ctx *c, struct tka_tl_builder *b)
 		size_t at = 0; /* operations in time order come roughly in id order: search near */
 		for (size_t k = 0; k < d->nops; k++) {
 			at = launch_find(v, n, d->ops[k].id, at); /* the earliest launch of it */
-			if (at < n && v[at].dst == d->ops[k].id)
+			if (at < n && v[at].dst == d->ops[k].id) {
 				d->ops[k].launch_ts = v[at].ts;
+				d->ops[k].launch_track = v[at].track;
+				d->ops[k].launch_dur = v[at].dur;
+			}
 		}
 	}
 	return TK_OK;
@@ -594,7 +601,7 @@ static int api_cmp(const void *pa, const void *pb)
 /* First API call with (corr, proc) in the sorted list (its earliest), or NULL. */
 static const struct tl_api *api_find(const struct tl_api *v, size_t n, int64_t corr, int64_t proc)
 {
-	struct tl_api key = {corr, proc, INT64_MIN};
+	struct tl_api key = {corr, proc, INT64_MIN, 0, 0};
 	size_t lo = 0, hi = n;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
@@ -622,8 +629,11 @@ static int corr_launches(struct tka_ctx *c, struct tka_tl_builder *b)
 		return tka_fail(c, TK_ENOMEM, "out of memory");
 	for (size_t i = 0; i < n; i++) {
 		if (nany && any[nany - 1].corr == v[i].corr) {
-			if (v[i].ts < any[nany - 1].ts)
+			if (v[i].ts < any[nany - 1].ts) {
 				any[nany - 1].ts = v[i].ts;
+				any[nany - 1].track = v[i].track;
+				any[nany - 1].dur = v[i].dur;
+			}
 		} else {
 			any[nany] = v[i];
 			any[nany++].proc = TK_NONE;
@@ -648,6 +658,8 @@ static int corr_launches(struct tka_ctx *c, struct tka_tl_builder *b)
 			}
 			if (a) {
 				op->launch_ts = a->ts;
+				op->launch_track = a->track;
+				op->launch_dur = a->dur;
 				matched++;
 			}
 		}

@@ -33,6 +33,7 @@ static const struct metric metrics[] = {
     {"kpi.small_kernel_share_time", "%", 0},
     {"kpi.host_overhead", "%", 0},
     {"kpi.memory_bandwidth", "%", 0},
+    {"kpi.compute_throughput", "%", 0},
     {"kpi.compilation_time", "ns", 0},
     {"kernel", "ns", 1}, /* kernel:GLOB, op:GLOB: an item's device time per step */
     {"op", "ns", 1},
@@ -43,7 +44,8 @@ static const struct metric metrics[] = {
 	"kpi.<name>, kernel:GLOB, op:GLOB"
 #define KNOWN_KPIS                                                                                 \
 	"gpu_utilization, kernel_duration_median, small_kernel_share_count, "                      \
-	"small_kernel_share_time, host_overhead, memory_bandwidth, compilation_time"
+	"small_kernel_share_time, host_overhead, memory_bandwidth, compute_throughput, "          \
+	"compilation_time"
 #define KNOWN_STATS "mean, median, p90, min, max"
 #define KNOWN_UNITS "ns, us, \xc2\xb5s, ms, s, min; B, KB, KiB, MB, MiB, GB, GiB, TB, TiB"
 

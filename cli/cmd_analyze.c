@@ -18,12 +18,14 @@ const struct tk_cmd tk_cmd_analyze = {
     "analyze",
     "compute the analyses (device time, gaps, steps, KPIs, ...) into the store",
     "usage: tracekit analyze STORE [--window auto|device|steps|host-steps]\n"
-    "                       [--small-kernel-us N]\n\n"
+    "                       [--small-kernel-us N] [--peak-flops [DTYPE=]VALUE]...\n"
+    "                       [--peak-bandwidth VALUE] [--device-file FILE]\n\n"
     "Computes every analysis (docs/metrics.md) from the store and writes the results back into\n"
-    "it as analysis_* tables (device_time, gaps, gap_summary, steps, step_stats, comm,\n"
-    "comm_ranks, op_profile, kernel_stats, memory, kpi, findings), replacing those of an earlier\n"
-    "run, in one transaction. Then prints a short summary: per device its window, utilization\n"
-    "and idle time, idle gaps by cause, the KPI bands, step times, stragglers and findings.\n"
+    "it as analysis_* tables (device_peaks, device_time, gaps, gap_summary, steps, step_stats,\n"
+    "comm, comm_ranks, op_profile, kernel_stats, memory, kpi, findings), replacing those of an\n"
+    "earlier run, in one transaction. Then prints a short summary: per device its window,\n"
+    "utilization and idle time, its peaks (\"peak unknown\" when none is known), idle gaps by\n"
+    "cause, the KPI bands, step times, stragglers and findings.\n"
     "Times are printed in ms with 6 decimals (exact ns).\n\n"
     "Options:\n"
     "  --window W            window of each device's figures: auto (steps when the device has\n"
@@ -31,7 +33,15 @@ const struct tk_cmd tk_cmd_analyze = {
     "                        operation), steps (union of the steps' device intervals: a host\n"
     "                        step (PyTorch ProfilerStep#N) is placed where the device ran it),\n"
     "                        host-steps (as steps, host steps kept at their host intervals)\n"
-    "  --small-kernel-us N   small-kernel threshold in microseconds (default 100)\n"
+    "  --small-kernel-us N   small-kernel threshold in microseconds (default 100)\n"    "  --peak-flops [DTYPE=]VALUE\n"
+    "                        the dense peak FLOP/s of every device for DTYPE (fp64, fp32,\n"
+    "                        tf32, bf16, fp16, fp8, int8; bf16 when not given), with an SI\n"
+    "                        prefix: 989T, 1.979P; repeatable. Wins over the device file, the\n"
+    "                        trace and the built-in table (docs/peaks.md)\n"
+    "  --peak-bandwidth VALUE\n"
+    "                        the peak memory bandwidth of every device in bytes/s: 3.35T\n"
+    "  --device-file FILE    peaks by device name pattern, JSON (docs/peaks.md); wins over the\n"
+    "                        trace and the built-in table\n"
     "  -q, --quiet           print no summary\n"
     "  -h, --help            this text\n\n"
     "Exit codes: 0 done, 2 usage error or a file that is not a (supported) tracekit store,\n"
@@ -53,6 +63,18 @@ static const struct section sections[] = {
      " printf('%.6f', exposed_comm_ns / 1e6) AS exposed_comm_ms,"
      " printf('%.6f', exposed_memcpy_ns / 1e6) AS exposed_copy_ms"
      " FROM analysis_device_time WHERE selected = 1 ORDER BY device_id"},
+    {"Device peaks (dense; docs/peaks.md)",
+     "SELECT d.id AS device, coalesce(max(p.model), '-') AS model,"
+     " coalesce(printf('%.1f', max(CASE p.dtype WHEN 'bf16' THEN p.peak_flops END) / 1e12),"
+     " '-') AS bf16_tflops,"
+     " coalesce(printf('%.1f', max(CASE p.dtype WHEN 'fp32' THEN p.peak_flops END) / 1e12),"
+     " '-') AS fp32_tflops,"
+     " coalesce(printf('%.1f', max(p.peak_bandwidth_bps) / 1e9), '-') AS bandwidth_gbps,"
+     " CASE WHEN count(p.device_id) = 0 THEN 'peak unknown' ELSE"
+     " coalesce(max(CASE p.dtype WHEN 'bf16' THEN p.flops_source END), '-') || ' / ' ||"
+     " coalesce(max(p.bandwidth_source), '-') END AS source"
+     " FROM devices d LEFT JOIN analysis_device_peaks p ON p.device_id = d.id"
+     " GROUP BY d.id ORDER BY d.id"},
     {"Idle gaps by cause",
      "SELECT device_id AS device, count(*) AS gaps,"
      " printf('%.6f', coalesce(sum(CASE cause WHEN 'host_bound' THEN dur_ns END), 0) / 1e6)"
@@ -133,6 +155,9 @@ static int run(int argc, char **argv)
 	static const struct option longopts[] = {
 	    {"window", required_argument, NULL, 'w'},
 	    {"small-kernel-us", required_argument, NULL, 's'},
+	    {"peak-flops", required_argument, NULL, 'F'},
+	    {"peak-bandwidth", required_argument, NULL, 'B'},
+	    {"device-file", required_argument, NULL, 'D'},
 	    {"quiet", no_argument, NULL, 'q'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
@@ -172,6 +197,21 @@ static int run(int argc, char **argv)
 						INT64_MAX / 1000, &us)) != TK_EXIT_OK)
 				return rc;
 			o.small_kernel_ns = us * 1000;
+			break;
+		case 'F':
+			if (tk_analyze_peak_flops_option(&o, optarg, err, sizeof(err)) != TK_OK)
+				return cli_usage_error(cmd, "%s", err);
+			break;
+		case 'B':
+			if (tk_peak_value_parse(optarg, &o.peak_bandwidth_bps) != TK_OK)
+				return cli_usage_error(
+				    cmd,
+				    "--peak-bandwidth expects bytes/s with an optional k, M, G, T, "
+				    "P or E (3.35T), above 0 and at most 1E; got '%.80s'",
+				    optarg);
+			break;
+		case 'D':
+			o.device_file = optarg;
 			break;
 		default:
 			return cli_option_error(cmd, c, argv);

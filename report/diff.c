@@ -46,7 +46,8 @@
 	" ('step_time_mean', -1), ('host_step_time_median', -1), ('host_step_time_mean', -1),"  \
 	" ('gpu_utilization', 1), ('kernel_duration_median', 0),"                               \
 	" ('small_kernel_share_count', -1), ('small_kernel_share_time', -1),"                   \
-	" ('host_overhead', -1), ('memory_bandwidth', 1), ('compilation_time', -1),"            \
+	" ('host_overhead', -1), ('memory_bandwidth', 1), ('compute_throughput', 1),"         \
+	" ('compilation_time', -1),"                                                             \
 	" ('window', 0), ('utilization', 1), ('busy', 0), ('compute', 0), ('comm', 0),"         \
 	" ('exposed_comm', -1), ('exposed_memcpy', -1), ('idle', -1))"
 /* The columns of a row set v of (device_id, metric, unit, a, b): up to the change, then the

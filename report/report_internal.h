@@ -281,6 +281,8 @@ int tkr_write_json(FILE *out, const struct tkr_model *m, const struct tk_report_
 int tkr_write_html(FILE *out, const struct tkr_model *m, const struct tk_report_options *o);
 /* report_svg.c: the chart that belongs after section @key ("" when none). */
 void tkr_html_chart(struct tkr_buf *b, const struct tkr_model *m, const char *key);
+/* The roofline charts (report_roofline.c), one per device, under the "roofline" section. */
+void tkr_html_roofline(struct tkr_buf *b, const struct tkr_model *m);
 /* report_svg.c: the device timeline overview (utilization over time per device, idle marked). */
 void tkr_html_timeline(struct tkr_buf *b, const struct tkr_model *m);
 

@@ -44,8 +44,13 @@ static const struct tkr_col c_devices[] = {
     {"compute_capability", "cc", TKR_TEXT, O},
     {"sm_count", "SMs", TKR_INT, 0},
     {"memory_bytes", "memory", TKR_BYTES, 0},
-    {"memory_bandwidth_bps", "bandwidth", TKR_BPS, O},
-    {"peak_flops", "peak", TKR_FLOPS, O},
+    {"memory_bandwidth_bps", "trace bandwidth", TKR_BPS, J},
+    {"peak_flops", "trace peak", TKR_FLOPS, J},
+    {"peak_bf16_flops", "bf16 peak", TKR_FLOPS, 0},
+    {"peak_fp32_flops", "fp32 peak", TKR_FLOPS, O},
+    {"peak_bandwidth_bps", "bandwidth", TKR_BPS, 0},
+    {"peak_source", "peaks from", TKR_TEXT, O},
+    {"peak_model", "model", TKR_TEXT, O},
     {"name", "name", TKR_TEXT, F},
     END,
 };
@@ -91,6 +96,35 @@ static const struct tkr_col c_device_time[] = {
     END,
 };
 
+static const struct tkr_col c_cat_split[] = {
+    {"device_id", "device", TKR_DEVICE, 0},
+    {"window", "window", TKR_TEXT, O},
+    {"ops", "ops", TKR_INT, J},
+    {"device_ns", "device time", TKR_NS, 0},
+    {"split", "where it goes", TKR_TEXT, F},
+    END,
+};
+
+static const struct tkr_col c_cat_steps[] = {
+    {"device_id", "device", TKR_DEVICE, 0},
+    {"step_index", "step index", TKR_INT, J},
+    {"step_num", "step", TKR_INT, 0},
+    {"ops", "ops", TKR_INT, J},
+    {"device_ns", "device time", TKR_NS, 0},
+    {"split", "where it goes", TKR_TEXT, F},
+    END,
+};
+
+static const struct tkr_col c_categories[] = {
+    {"device_id", "device", TKR_DEVICE, 0},
+    {"window", "window", TKR_TEXT, J},
+    {"category", "category", TKR_TEXT, 0},
+    {"ops", "ops", TKR_INT, 0},
+    {"device_ns", "device time", TKR_NS, 0},
+    {"share", "share", TKR_RATIO, 0},
+    END,
+};
+
 static const struct tkr_col c_hlo_ops[] = {
     {"device_id", "device", TKR_INT, 0},
     {"module", "module", TKR_TEXT, O},
@@ -104,6 +138,30 @@ static const struct tkr_col c_hlo_ops[] = {
     END,
 };
 
+static const struct tkr_col c_gpu_ops[] = {
+    {"process_id", "process", TKR_PROCESS, O},
+    {"calls", "calls", TKR_INT, 0},
+    {"direct_ops", "ops", TKR_INT, 0},
+    {"direct_ns", "direct", TKR_NS, 0},
+    {"direct_share", "share", TKR_RATIO, 0},
+    {"subtree_ops", "subtree ops", TKR_INT, J},
+    {"subtree_ns", "subtree", TKR_NS, 0},
+    {"category", "category", TKR_TEXT, O},
+    {"name", "name", TKR_NAME, F},
+    END,
+};
+static const struct tkr_col c_gpu_steps[] = {
+    {"device_id", "device", TKR_DEVICE, 0},
+    {"step", "step", TKR_INT, J},
+    {"step_num", "step", TKR_INT, 0},
+    {"process_id", "process", TKR_PROCESS, O},
+    {"ops", "ops", TKR_INT, 0},
+    {"device_ns", "GPU time", TKR_NS, 0},
+    {"step_share", "of step", TKR_RATIO, 0},
+    {"name", "annotation", TKR_NAME, J},
+    {"owner", "annotation", TKR_NAME, S | F},
+    END,
+};
 static const struct tkr_col c_ops[] = {
     {"level", "level", TKR_TEXT, 0},
     {"device_id", "device", TKR_DEVICE, J},
@@ -274,6 +332,40 @@ static const struct tkr_col c_chart_steps[] = {
     END,
 };
 
+static const struct tkr_col c_roofline[] = {
+    {"device_id", "device", TKR_DEVICE, 0},
+    {"level", "level", TKR_TEXT, J},
+    {"process_id", "process", TKR_PROCESS, J},
+    {"category", "category", TKR_TEXT, 0},
+    {"dtype", "dtype", TKR_TEXT, 0},
+    {"calls", "calls", TKR_INT, J},
+    {"device_ns", "device time", TKR_NS, 0},
+    {"flops", "FLOPs", TKR_INT, J},
+    {"bytes", "bytes", TKR_INT, J},
+    {"achieved_flops", "achieved", TKR_FLOPS, 0},
+    {"achieved_bps", "bandwidth", TKR_BPS, O},
+    {"intensity", "FLOP/B", TKR_REAL, 0},
+    {"peak_flops", "peak", TKR_FLOPS, J},
+    {"peak_bandwidth_bps", "peak bandwidth", TKR_BPS, J},
+    {"ridge", "ridge", TKR_REAL, J},
+    {"bound", "bound", TKR_TEXT, 0},
+    {"peak_share", "of peak", TKR_RATIO, 0},
+    {"bandwidth_share", "of bandwidth", TKR_RATIO, J},
+    {"roof_share", "of roof", TKR_RATIO, O},
+    {"input_dims", "input dims", TKR_TEXT, J},
+    {"name", "name", TKR_NAME, J},
+    {"op_", "op", TKR_NAME, S | F},
+    END,
+};
+
+static const struct tkr_col c_chart_roofs[] = {
+    {"device_id", "device", TKR_DEVICE, 0},
+    {"dtype", "dtype", TKR_TEXT, 0},
+    {"peak_flops", "peak", TKR_FLOPS, 0},
+    {"peak_bandwidth_bps", "bandwidth", TKR_BPS, 0},
+    END,
+};
+
 static const struct tkr_col c_comm_time[] = {
     {"device_id", "device", TKR_DEVICE, 0},
     {"comm_ns", "comm", TKR_NS, 0},
@@ -313,6 +405,127 @@ static const struct tkr_col c_collectives[] = {
     END,
 };
 
+static const struct tkr_col c_launches[] = {
+    {"device_id", "device", TKR_DEVICE, 0},
+    {"kind", "kind", TKR_TEXT, J},
+    {"ops", "ops", TKR_INT, J},
+    {"launches", "launches", TKR_INT, 0},
+    {"device_ns", "device time", TKR_NS, J},
+    {"call_total_ns", "launch total", TKR_NS, 0},
+    {"call_mean_ns", "call mean", TKR_NS, J},
+    {"call_median_ns", "call median", TKR_NS, 0},
+    {"call_p90_ns", "call p90", TKR_NS, O},
+    {"call_max_ns", "call max", TKR_NS, O},
+    {"delay_mean_ns", "delay mean", TKR_NS, J},
+    {"delay_median_ns", "delay median", TKR_NS, 0},
+    {"delay_p90_ns", "delay p90", TKR_NS, O},
+    {"delay_max_ns", "delay max", TKR_NS, J},
+    {"queue_mean_ns", "queue mean", TKR_NS, J},
+    {"queue_median_ns", "queue median", TKR_NS, O},
+    {"queue_p90_ns", "queue p90", TKR_NS, J},
+    {"queue_max_ns", "queue max", TKR_NS, J},
+    {"call_outliers", "calls > 50us", TKR_INT, O},
+    {"delay_outliers", "queued > 100us", TKR_INT, O},
+    {"short_launches", "short", TKR_INT, J},
+    {"short_share", "shorter than call", TKR_RATIO, 0},
+    {"name", "name", TKR_NAME, F},
+    END,
+};
+
+static const struct tkr_col c_queues[] = {
+    {"device_id", "device", TKR_DEVICE, 0},
+    {"track_id", "track", TKR_INT, J},
+    {"stream", "stream", TKR_TEXT, 0},
+    {"stream_id", "stream id", TKR_INT, J},
+    {"window", "window", TKR_TEXT, O},
+    {"window_ns", "window length", TKR_NS, J},
+    {"ops", "ops", TKR_INT, 0},
+    {"launched", "launched", TKR_INT, J},
+    {"max_length", "max", TKR_INT, 0},
+    {"mean_length", "mean", TKR_REAL, 0},
+    {"empty_share", "empty", TKR_RATIO, 0},
+    {"empty_ns", "empty time", TKR_NS, J},
+    {"longest_empty_ns", "longest empty", TKR_NS, 0},
+    {"longest_empty_start_ns", "at", TKR_TS, O},
+    {"max_waiting", "max waiting", TKR_INT, O},
+    {"mean_waiting", "mean waiting", TKR_REAL, J},
+    {"waiting_share", "waiting", TKR_RATIO, 0},
+    END,
+};
+
+static const struct tkr_col c_chart_queue[] = {
+    {"device_id", "device", TKR_DEVICE, 0},
+    {"track_id", "track", TKR_INT, 0},
+    {"stream", "stream", TKR_TEXT, 0},
+    {"start_ns", "start", TKR_TS, 0},
+    {"max_length", "max", TKR_INT, 0},
+    END,
+};
+/*
+ * The split of a scope's device time (docs/reports.md, "Device time by category"): its largest
+ * categories by device time (at most 4, each of at least 0.5 %), "GEMM 61 %, attention 18 %".
+ * @scope: the condition that picks the scope's rows of analysis_categories x beside row a.
+ */
+#define CAT_SPLIT(scope)                                                                    \
+	"(SELECT group_concat(label, ', ') FROM (SELECT CASE x.category WHEN 'gemm' THEN"     \
+	" 'GEMM' ELSE x.category END || ' ' || printf('%.0f %%', 100.0 * x.share) AS label"  \
+	" FROM analysis_categories x WHERE x.device_id = a.device_id AND " scope              \
+	" AND x.share >= 0.005 ORDER BY x.device_ns DESC, x.category LIMIT 4)) AS split"
+static const struct tkr_col c_op_perf[] = {
+    {"level", "level", TKR_TEXT, J},
+    {"process_id", "process", TKR_PROCESS, J},
+    {"device_id", "device", TKR_DEVICE, J},
+    {"on_", "on", TKR_WHERE, S},
+    {"model", "model", TKR_TEXT, O},
+    {"dtype", "dtype", TKR_TEXT, O},
+    {"calls", "calls", TKR_INT, 0},
+    {"device_ns", "device time", TKR_NS, 0},
+    {"flops_per_s", "FLOP/s", TKR_FLOPS, 0},
+    {"bytes_per_s", "bandwidth", TKR_BPS, 0},
+    {"intensity", "FLOP/B", TKR_REAL, 0},
+    {"flops", "flops", TKR_INT, J},
+    {"bytes", "bytes", TKR_INT, J},
+    {"flops_per_call", "flops/call", TKR_REAL, J},
+    {"bytes_per_call", "bytes/call", TKR_REAL, J},
+    {"device_ops", "device ops", TKR_INT, J},
+    {"module", "module", TKR_TEXT, J},
+    {"input_dims", "shapes", TKR_TEXT, J},
+    {"input_types", "types", TKR_TEXT, J},
+    {"concrete_inputs", "concrete inputs", TKR_TEXT, J},
+    {"note", "note", TKR_TEXT, J},
+    {"name", "op", TKR_NAME, J},
+    {"op_", "op (input dims)", TKR_TEXT, F | S},
+    END,
+};
+
+static const struct tkr_col c_op_perf_summary[] = {
+    {"level", "level", TKR_TEXT, J},
+    {"process_id", "process", TKR_PROCESS, J},
+    {"device_id", "device", TKR_DEVICE, J},
+    {"on_", "on", TKR_WHERE, S},
+    {"launched_ns", "device time", TKR_NS, 0},
+    {"modelled_ns", "modelled", TKR_NS, 0},
+    {"modelled_share", "share", TKR_RATIO, 0},
+    {"flops", "flops", TKR_INT, J},
+    {"bytes", "bytes", TKR_INT, J},
+    {"flops_per_s", "FLOP/s", TKR_FLOPS, 0},
+    {"bytes_per_s", "bandwidth", TKR_BPS, 0},
+    END,
+};
+
+static const struct tkr_col c_op_unmodelled[] = {
+    {"level", "level", TKR_TEXT, J},
+    {"process_id", "process", TKR_PROCESS, J},
+    {"device_id", "device", TKR_DEVICE, J},
+    {"on_", "on", TKR_WHERE, S},
+    {"calls", "calls", TKR_INT, 0},
+    {"device_ops", "device ops", TKR_INT, O},
+    {"device_ns", "device time", TKR_NS, 0},
+    {"reason", "why", TKR_TEXT, 0},
+    {"name", "op", TKR_NAME, F},
+    END,
+};
+
 #define STEP_COLS                                                                           \
 	"device_id, step_num, step_event_id, start_ns, end_ns, dur_ns, busy_ns, compute_ns, " \
 	"comm_ns, exposed_comm_ns, exposed_memcpy_ns, host_idle_ns, other_idle_ns, outlier, " \
@@ -341,7 +554,21 @@ const struct tkr_section_def tkr_report_sections[] = {
      "SELECT d.id AS device_id, d.kind AS kind, d.vendor AS vendor, h.str AS host,"
      " d.rank AS rank, d.compute_capability AS compute_capability, d.sm_count AS sm_count,"
      " d.memory_bytes AS memory_bytes, d.memory_bandwidth_bps AS memory_bandwidth_bps,"
-     " d.peak_flops AS peak_flops, n.str AS name FROM devices d"
+     " d.peak_flops AS peak_flops,"
+     " (SELECT peak_flops FROM analysis_device_peaks p WHERE p.device_id = d.id"
+     "  AND p.dtype = 'bf16') AS peak_bf16_flops,"
+     " (SELECT peak_flops FROM analysis_device_peaks p WHERE p.device_id = d.id"
+     "  AND p.dtype = 'fp32') AS peak_fp32_flops,"
+     " (SELECT max(peak_bandwidth_bps) FROM analysis_device_peaks p"
+     "  WHERE p.device_id = d.id) AS peak_bandwidth_bps,"
+     " CASE WHEN NOT EXISTS (SELECT 1 FROM analysis_device_peaks p WHERE p.device_id = d.id)"
+     "  THEN 'peak unknown' ELSE (SELECT group_concat(s, ', ') FROM (SELECT DISTINCT s FROM"
+     "  (SELECT flops_source AS s, 0 AS k FROM analysis_device_peaks p"
+     "  WHERE p.device_id = d.id AND p.dtype IN ('bf16', 'fp32') UNION ALL"
+     "  SELECT bandwidth_source, 1 FROM analysis_device_peaks p WHERE p.device_id = d.id)"
+     "  WHERE s IS NOT NULL ORDER BY s)) END AS peak_source,"
+     " (SELECT max(model) FROM analysis_device_peaks p WHERE p.device_id = d.id) AS peak_model,"
+     " n.str AS name FROM devices d"
      " LEFT JOIN strings n ON n.id = d.name_id LEFT JOIN strings h ON h.id = d.host_id"
      " ORDER BY d.id",
      c_devices, "no devices"},
@@ -363,12 +590,46 @@ const struct tkr_section_def tkr_report_sections[] = {
      " busy_ns, compute_ns, comm_ns, memcpy_ns, exposed_comm_ns, exposed_memcpy_ns, idle_ns"
      " FROM analysis_device_time WHERE selected = 1 ORDER BY device_id",
      c_device_time, "no device time: the trace has no device work"},
+    {"category_split", "Device time by category", NULL, TKR_TABLE, 1000,
+     "SELECT a.device_id AS device_id, a.window AS window, sum(a.ops) AS ops,"
+     " sum(a.device_ns) AS device_ns, "
+     CAT_SPLIT("x.scope = 'window'")
+     " FROM analysis_categories a WHERE a.scope = 'window' GROUP BY a.device_id"
+     " ORDER BY a.device_id",
+     c_cat_split, "no device time by category: the trace has no device work"},
+    {"categories", "Device time per category", NULL, TKR_TABLE, 1000,
+     "SELECT device_id, window, category, ops, device_ns, share FROM analysis_categories"
+     " WHERE scope = 'window' ORDER BY device_id, device_ns DESC, category",
+     c_categories, NULL},
+    {"category_steps", "Device time by category per step", NULL, TKR_TABLE, -1,
+     "SELECT a.device_id AS device_id, a.step_index AS step_index, a.step_num AS step_num,"
+     " sum(a.ops) AS ops, sum(a.device_ns) AS device_ns, "
+     CAT_SPLIT("x.scope = 'step' AND x.step_index = a.step_index")
+     " FROM analysis_categories a WHERE a.scope = 'step'"
+     " GROUP BY a.device_id, a.step_index ORDER BY a.device_id, a.step_index",
+     c_cat_steps, NULL},
     {"ops", "Top ops by self time", NULL, TKR_TABLE, -1,
      "SELECT level, device_id, process_id, NULL AS on_, module, category, occurrences, total_ns, self_ns, avg_ns, min_ns, max_ns,"
      " device_share, name FROM analysis_op_profile WHERE level <> 'idle'"
      " ORDER BY self_ns DESC, total_ns DESC, name, level, device_id, process_id, module,"
      " category",
      c_ops, "no ops"},
+    {"gpu_ops", "GPU time by operator", NULL, TKR_TABLE, -1,
+     "SELECT process_id, calls, direct_ops, direct_ns, direct_share, subtree_ops, subtree_ns,"
+     " category, name FROM analysis_op_gpu_time WHERE level = 'host_op' AND subtree_ops > 0"
+     " ORDER BY direct_ns DESC, subtree_ns DESC, name, process_id",
+     c_gpu_ops, NULL},
+    {"gpu_annotations", "GPU time by annotation", NULL, TKR_TABLE, -1,
+     "SELECT process_id, calls, direct_ops, direct_ns, direct_share, subtree_ops, subtree_ns,"
+     " category, name FROM analysis_op_gpu_time WHERE level = 'annotation' AND subtree_ops > 0"
+     " ORDER BY subtree_ns DESC, direct_ns DESC, name, process_id",
+     c_gpu_ops, NULL},
+    {"gpu_annotation_steps", "GPU time per step by annotation", NULL, TKR_TABLE, -1,
+     "SELECT device_id, step, step_num, process_id, ops, device_ns, step_share, name,"
+     " coalesce(name, '(no annotation)') AS owner"
+     " FROM analysis_op_gpu_steps WHERE EXISTS (SELECT 1 FROM analysis_op_gpu_steps"
+     " WHERE name IS NOT NULL) ORDER BY device_id, step, device_ns DESC, name, process_id",
+     c_gpu_steps, NULL},
     {"hlo_ops", "Device time by HLO op", NULL, TKR_TABLE, -1,
      "SELECT p.device_id, p.module, p.category, p.occurrences,"
      " (SELECT count(*) FROM analysis_hlo_op_kernels k WHERE k.device_id = p.device_id"
@@ -379,6 +640,39 @@ const struct tkr_section_def tkr_report_sections[] = {
      " FROM analysis_op_profile p WHERE p.level = 'hlo_op'"
      " ORDER BY p.total_ns DESC, p.device_id, p.name, p.module",
      c_hlo_ops, NULL},
+    {"op_perf_summary", "Modelled share of device time", "Op performance model", TKR_TABLE,
+     1000,
+     "SELECT level, process_id, device_id, NULL AS on_, launched_ns, modelled_ns,"
+     " modelled_share, flops, bytes, flops_per_s, bytes_per_s FROM analysis_op_perf_summary"
+     " WHERE launched_ns > 0 ORDER BY level, device_id, process_id",
+     c_op_perf_summary, "no device time launched from host ops or XLA ops"},
+    {"op_perf", "Op groups by device time (FLOPs and bytes from the perf model)", NULL,
+     TKR_TABLE, -1,
+     "SELECT level, process_id, device_id, NULL AS on_, model, dtype, calls, device_ns,"
+     " flops_per_s, bytes_per_s, intensity, flops, bytes, flops_per_call, bytes_per_call,"
+     " device_ops, module, input_dims, input_types, concrete_inputs, note, name,"
+     " name || coalesce(' ' || replace(input_dims, ',', ', '), '') AS op_"
+     " FROM analysis_op_perf WHERE device_ns > 0"
+     " ORDER BY device_ns DESC, name, input_dims, input_types, concrete_inputs, level,"
+     " device_id, process_id, module",
+     c_op_perf, NULL},
+    {"roofline", "Top ops vs the hardware (roofline)", NULL, TKR_TABLE, -1,
+     "SELECT device_id, level, process_id, category, dtype, calls, device_ns, flops, bytes,"
+     " achieved_flops, achieved_bps, intensity, peak_flops, peak_bandwidth_bps, ridge, bound,"
+     " peak_share, bandwidth_share, roof_share, input_dims, name,"
+     " name || coalesce(' ' || replace(input_dims, ',', ', '), '') AS op_"
+     " FROM analysis_roofline ORDER BY device_ns DESC, device_id, name, input_dims, dtype",
+     c_roofline, NULL},
+    {"chart_roofs", "Device roofs", NULL, TKR_CHART, 100,
+     "SELECT p.device_id, p.dtype, p.peak_flops, p.peak_bandwidth_bps FROM"
+     " analysis_device_peaks p WHERE p.peak_flops > 0 AND p.dtype IN (SELECT r.dtype FROM"
+     " analysis_roofline r WHERE r.device_id = p.device_id) ORDER BY p.device_id, p.dtype",
+     c_chart_roofs, NULL},
+    {"op_unmodelled", "Unmodelled ops by device time", NULL, TKR_TABLE, -1,
+     "SELECT level, process_id, device_id, NULL AS on_, calls, device_ops, device_ns, reason,"
+     " name FROM analysis_op_perf_unmodelled WHERE device_ns > 0"
+     " ORDER BY device_ns DESC, name, reason, level, device_id, process_id",
+     c_op_unmodelled, NULL},
     {"kernels", "Top kernels by total time", NULL, TKR_TABLE, -1,
      "SELECT rank, device_id, occurrences, total_ns, avg_ns, median_ns, min_ns, max_ns,"
      " stddev_ns, grid_x, grid_y, grid_z, block_x, block_y, block_z,"
@@ -478,5 +772,31 @@ const struct tkr_section_def tkr_report_sections[] = {
      " collective FROM analysis_comm GROUP BY collective, process_group"
      " ORDER BY total_ns DESC, collective, process_group",
      c_collectives, NULL},
+    {"launches", "Kernel launches (by launch overhead)", "Launches and queues", TKR_TABLE, -1,
+     "SELECT device_id, kind, ops, launches, device_ns, call_total_ns, call_mean_ns,"
+     " call_median_ns, call_p90_ns, call_max_ns, delay_mean_ns, delay_median_ns,"
+     " delay_p90_ns, delay_max_ns, queue_mean_ns, queue_median_ns, queue_p90_ns,"
+     " queue_max_ns, call_outliers, delay_outliers, short_launches, short_share, name"
+     " FROM analysis_launch_stats ORDER BY call_total_ns DESC, device_id, name, kind",
+     c_launches, "no launches: no device operation is linked to an API call"},
+    {"queue_length", "Queue length by stream", NULL, TKR_TABLE, 1000,
+     "SELECT device_id, track_id, CASE WHEN track_id IS NULL THEN 'all' ELSE"
+     " CAST(coalesce(stream_id, 'track ' || track_id) AS TEXT) END AS stream, stream_id, window,"
+     " window_ns, ops, launched, max_length, mean_length, empty_share, empty_ns,"
+     " longest_empty_ns, longest_empty_start_ns, max_waiting, mean_waiting, waiting_share"
+     " FROM analysis_queue_length ORDER BY device_id, track_id IS NOT NULL, ops DESC,"
+     " track_id",
+     c_queues, NULL},
+    {"chart_queue", "Queue length over time", NULL, TKR_CHART, 4000,
+     "SELECT q.device_id, q.track_id, CASE WHEN q.track_id IS NULL THEN 'all' ELSE"
+     " CAST(coalesce(l.stream_id, 'track ' || q.track_id) AS TEXT) END AS stream, min(q.start_ns) AS"
+     " start_ns, max(q.max_length) AS max_length FROM analysis_queue_timeline q"
+     " JOIN analysis_queue_length l ON l.device_id = q.device_id AND l.track_id IS"
+     " q.track_id WHERE q.device_id = (SELECT min(device_id) FROM analysis_queue_length)"
+     " AND (q.track_id IS NULL OR q.track_id IN (SELECT track_id FROM analysis_queue_length"
+     " WHERE device_id = q.device_id AND track_id IS NOT NULL ORDER BY ops DESC, track_id"
+     " LIMIT 3)) GROUP BY q.device_id, q.track_id, q.bucket / 4"
+     " ORDER BY q.track_id IS NOT NULL, q.track_id, start_ns",
+     c_chart_queue, NULL},
 };
 const size_t tkr_report_nsections = sizeof(tkr_report_sections) / sizeof(tkr_report_sections[0]);

@@ -1,7 +1,8 @@
 /*
  * The inline SVG charts of the HTML report: the device timeline at the top (binned busy time, one
  * area per device, bins busy under 10% marked idle), top ops and kernels (bars), memory in use over time with each series' peak
- * marked, the idle-gap length histogram (stacked by cause) and step times (outliers marked).
+ * marked, the idle-gap length histogram (stacked by cause), step times (outliers marked) and
+ * launch queue length over time.
  * Every chart is drawn from data the model already holds, downsampled there, so its size is
  * bounded whatever the trace size; every name is escaped.
  */
@@ -190,6 +191,29 @@ static void bar_chart(struct tkr_buf *b, const struct tkr_model *m, const struct
 
 /* ---- memory in use over time ---- */
 
+/*
+ * Rows [r, end) of @pts as a step line (each value held until the next row's time): x from column
+ * @ct (left + (t - t0) * xs), y from column @cv (base - v * ys).
+ */
+static void step_line(struct tkr_buf *b, const struct tkr_section *pts, size_t r, size_t end,
+		      int ct, int cv, const char *col, int left, double t0, double xs, int base,
+		      double ys)
+{
+	tkr_printf(b, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\" points=\"",
+		   col);
+	double prev_y = base;
+	for (int first = 1; r < end; r++) {
+		double x = left + (tkr_num(tkr_cell(pts, r, ct)) - t0) * xs;
+		double y = base - tkr_num(tkr_cell(pts, r, cv)) * ys;
+		if (!first)
+			tkr_printf(b, " %.1f,%.1f", x, prev_y);
+		tkr_printf(b, "%s%.1f,%.1f", first ? "" : " ", x, y);
+		prev_y = y;
+		first = 0;
+	}
+	tkr_puts(b, "\"/>\n");
+}
+
 static void memory_chart(struct tkr_buf *b, const struct tkr_model *m)
 {
 	const struct tkr_section *pts = tkr_find(m, "chart_memory"), *ser = tkr_find(m, "memory");
@@ -230,19 +254,11 @@ static void memory_chart(struct tkr_buf *b, const struct tkr_model *m)
 	while (r < pts->nrows) {
 		int64_t id = tkr_cell(pts, r, cs)->i;
 		const char *col = palette[nser++ % NPAL];
-		tkr_printf(b, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\" points=\"",
-			   col);
-		double prev_y = base;
-		for (int first = 1; r < pts->nrows && tkr_cell(pts, r, cs)->i == id; r++) {
-			double x = left + (tkr_num(tkr_cell(pts, r, ct)) - t0) * xs;
-			double y = base - tkr_num(tkr_cell(pts, r, cb)) * ys;
-			if (!first)
-				tkr_printf(b, " %.1f,%.1f", x, prev_y);
-			tkr_printf(b, "%s%.1f,%.1f", first ? "" : " ", x, y);
-			prev_y = y;
-			first = 0;
-		}
-		tkr_puts(b, "\"/>\n");
+		size_t end = r;
+		while (end < pts->nrows && tkr_cell(pts, end, cs)->i == id)
+			end++;
+		step_line(b, pts, r, end, ct, cb, col, left, t0, xs, base, ys);
+		r = end;
 		for (size_t k = 0; k < ser->nrows; k++) {
 			if (tkr_cell(ser, k, ss)->i != id)
 				continue;
@@ -442,6 +458,71 @@ static void steps_chart(struct tkr_buf *b, const struct tkr_model *m)
 	tkr_puts(b, "</svg>\n");
 }
 
+/* ---- queue length over time ---- */
+
+/* The first device's launch queues: all streams and its three busiest, max per slice. */
+static void queue_chart(struct tkr_buf *b, const struct tkr_model *m)
+{
+	const struct tkr_section *pts = tkr_find(m, "chart_queue");
+	const int left = 60, right = W - 130, top = 30, h = 240, base = h - 30;
+	if (!pts || !pts->nrows)
+		return;
+	int ct = tkr_col(pts, "start_ns"), cv = tkr_col(pts, "max_length"),
+	    ck = tkr_col(pts, "track_id"), cs = tkr_col(pts, "stream"),
+	    cd = tkr_col(pts, "device_id");
+	int64_t t0i = tkr_cell(pts, 0, ct)->i, t1i = t0i;
+	double ymax = 0;
+	for (size_t r = 0; r < pts->nrows; r++) {
+		int64_t t = tkr_cell(pts, r, ct)->i;
+		double v = tkr_num(tkr_cell(pts, r, cv));
+		t0i = t < t0i ? t : t0i;
+		t1i = t > t1i ? t : t1i;
+		ymax = v > ymax ? v : ymax;
+	}
+	if (!(ymax > 0) || t1i <= t0i)
+		return;
+	double t0 = (double)t0i, xs = (right - left) / ((double)t1i - t0), ys = (base - top) / ymax;
+	struct tkr_buf lab = {0};
+	tkr_puts(&lab, "operations launched and not finished, most per slice, on ");
+	tkr_id_label(&lab, m, 0, tkr_cell(pts, 0, cd)->i);
+	open_svg(b, "queue", h, "queue length over time");
+	text_at(b, left, TITLE_Y, "start", lab.p ? lab.p : "");
+	tkr_printf(b, "<line class=\"axis\" x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\"/>\n", left,
+		   base, right, base);
+	tkr_printf(b, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">%.0f</text>\n", left - 6,
+		   top + 4, ymax);
+	text_at(b, left - 6, base, "end", "0");
+	size_t r = 0, nser = 0;
+	while (r < pts->nrows) {
+		const struct tkr_cell *k = tkr_cell(pts, r, ck);
+		size_t end = r + 1;
+		while (end < pts->nrows && tkr_cell(pts, end, ck)->type == k->type &&
+		       tkr_cell(pts, end, ck)->i == k->i)
+			end++;
+		const char *col = palette[nser % NPAL];
+		step_line(b, pts, r, end, ct, cv, col, left, t0, xs, base, ys);
+		const struct tkr_cell *sn = tkr_cell(pts, r, cs);
+		struct tkr_buf name = {0};
+		if (k->type == SQLITE_NULL)
+			tkr_puts(&name, "all streams");
+		else
+			tkr_printf(&name, "stream %s", sn->type == SQLITE_TEXT ? sn->s : "?");
+		tkr_printf(b, "<text x=\"%d\" y=\"%d\" fill=\"%s\">", right + 8,
+			   top + 4 + (int)nser * LINE_H, col);
+		tkr_html_str(b, name.p ? name.p : "");
+		tkr_puts(b, "</text>\n");
+		b->oom |= name.oom;
+		free(name.p);
+		nser++;
+		r = end;
+	}
+	ns_text(b, left, h - 10, "start", (double)(t0i - m->trace_start_ns), "+");
+	ns_text(b, right, h - 10, "end", (double)(t1i - m->trace_start_ns), "+");
+	b->oom |= lab.oom;
+	free(lab.p);
+	tkr_puts(b, "</svg>\n");
+}
+
 void tkr_html_chart(struct tkr_buf *b, const struct tkr_model *m, const char *key)
 {
 	if (m->is_diff)
@@ -457,4 +538,8 @@ void tkr_html_chart(struct tkr_buf *b, const struct tkr_model *m, const char *ke
 		memory_chart(b, m);
 	else if (!strcmp(key, "step_stats"))
 		steps_chart(b, m);
+	else if (!strcmp(key, "roofline"))
+		tkr_html_roofline(b, m);
+	else if (!strcmp(key, "queue_length"))
+		queue_chart(b, m);
 }

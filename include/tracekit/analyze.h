@@ -14,7 +14,7 @@ extern "C" {
  * tk_analyze(); bumped whenever an analysis table gains, loses or changes a column, so that a
  * report can tell an analysis by an older tracekit and run the analysis again (docs/store.md).
  */
-#define TK_ANALYSIS_VERSION 3
+#define TK_ANALYSIS_VERSION 4
 
 /* Which window each device's figures are computed over (docs/metrics.md, "Windows"). */
 enum tk_window {
@@ -24,13 +24,49 @@ enum tk_window {
 	TK_WINDOW_HOST_STEPS, /* as STEPS, with host steps kept at their host intervals */
 };
 
+/* The data types a device peak is given for (docs/peaks.md): dense FLOP/s (int8: OP/s). */
+enum tk_dtype {
+	TK_DTYPE_FP64,
+	TK_DTYPE_FP32,
+	TK_DTYPE_TF32,
+	TK_DTYPE_BF16,
+	TK_DTYPE_FP16,
+	TK_DTYPE_FP8,
+	TK_DTYPE_INT8,
+	TK_DTYPE_COUNT
+};
+
 struct tk_analyze_options {
 	enum tk_window window;
 	int64_t small_kernel_ns; /* small-kernel threshold, default 100000 (100 µs) */
+	/* Peak overrides for every device of the store (docs/peaks.md, "Overrides"): they win
+	 * over the device file, the trace and the built-in table. 0 = none. */
+	double peak_flops[TK_DTYPE_COUNT]; /* dense FLOP/s per dtype */
+	double peak_bandwidth_bps;	   /* bytes per second */
+	const char *device_file;	   /* a device file (JSON, docs/peaks.md), or NULL */
 };
 
-/** tk_analyze_options_init() - window AUTO, small kernels under 100 µs. */
+/** tk_analyze_options_init() - window AUTO, small kernels under 100 µs, no peak overrides. */
 void tk_analyze_options_init(struct tk_analyze_options *o);
+
+/** tk_dtype_name() - "fp64", "fp32", "tf32", "bf16", "fp16", "fp8", "int8"; NULL when out of
+ * range. */
+const char *tk_dtype_name(enum tk_dtype t);
+
+/**
+ * tk_peak_value_parse() - a positive peak in the units of its flag: a number with an optional
+ * SI prefix, k M G T P E (powers of 1000): "989T" = 989e12, "1.979P", "3.35e12".
+ * @return TK_OK, or TK_EINVAL (@out untouched).
+ */
+int tk_peak_value_parse(const char *text, double *out);
+
+/**
+ * tk_analyze_peak_flops_option() - apply one --peak-flops argument to @o: "DTYPE=VALUE"
+ * (DTYPE one of tk_dtype_name's) or a plain VALUE for bf16. A later one for the same dtype
+ * replaces an earlier one. @return TK_OK, or TK_EINVAL with what was expected in @err.
+ */
+int tk_analyze_peak_flops_option(struct tk_analyze_options *o, const char *arg, char *err,
+				 size_t errlen);
 
 /**
  * tk_analyze() - run every analysis on the store at @path and replace its analysis_* tables, in

@@ -99,8 +99,11 @@ Test(analyze_kpi, every_kpi_with_band_window_and_note)
 	    "0|host_overhead|3.33333333333333|%|good|device|host-bound idle 100000 ns of a "
 	    "3000000 ns window; good < 10%, warning 10-20%, bad > 20%\n"
 	    "0|memory_bandwidth|80.0|%|good|device|2000000000 bytes accessed by 2 kernels in "
-	    "2500000 ns of their time = 8e+11 B/s of 1000000000000 B/s peak; good > 60%, warning "
-	    "40-60%, bad < 40%\n"
+	    "2500000 ns of their time = 8e+11 B/s of 1000000000000 B/s peak (trace); good > 60%, "
+	    "warning 40-60%, bad < 40%\n"
+	    "0|compute_throughput|NULL|%|n-a|trace|n/a: no modelled op with FLOPs ran on the "
+	    "device with a known peak for its dtype (record_shapes off, no modelled op, or peak "
+	    "unknown)\n"
 	    "0|compilation_time|3000500000.0|ns|warning|trace|union of 3 compile events (the "
 	    "device's process) on the host; 0 ns of it inside the device window; good < 2 s, "
 	    "warning 2-10 s, bad > 10 s");
@@ -119,6 +122,9 @@ Test(analyze_kpi, every_kpi_with_band_window_and_note)
 	    "good < 10%, warning 10-20%, bad > 20%\n"
 	    "1|memory_bandwidth|NULL|%|n-a|device|n/a: the device's peak memory bandwidth "
 	    "is unknown\n"
+	    "1|compute_throughput|NULL|%|n-a|trace|n/a: no modelled op with FLOPs ran on the "
+	    "device with a known peak for its dtype (record_shapes off, no modelled op, or peak "
+	    "unknown)\n"
 	    "1|compilation_time|NULL|ns|n-a|trace|n/a: no compile events in this device's "
 	    "process");
 	/* detail: the population each KPI is over, named, and the figures behind it */
@@ -133,7 +139,7 @@ Test(analyze_kpi, every_kpi_with_band_window_and_note)
 			"\"small\",\"n\":2,\"ns\":100000}]}\n"
 			"memory_bandwidth|{\"population\":\"kernels starting in the device "
 			"window that state their bytes accessed\",\"ops\":2,\"bytes\":"
-			"2000000000,\"ns\":2500000,\"peak_bps\":1000000000000}\n"
+			"2000000000,\"ns\":2500000,\"peak_bps\":1000000000000,\"peak_source\":\"trace\"}\n"
 			"compilation_time|{\"population\":\"compile events of the device's "
 			"process\",\"events\":3,\"total_ns\":3000500000,\"window\":"
 			"\"device\",\"events_in_window\":0,\"in_window_ns\":0,\"top\":[]}");
@@ -240,7 +246,7 @@ Test(analyze_kpi, cli_prints_a_summary_and_reruns_replace_the_tables)
 	tkt_run_free(&r);
 	int64_t kpis = tkt_query_int(tkt_db, "SELECT count(*) FROM analysis_kpi");
 	int64_t gaps = tkt_query_int(tkt_db, "SELECT count(*) FROM analysis_gaps");
-	cr_expect_eq(kpis, 14);
+	cr_expect_eq(kpis, 16);
 	cr_expect_eq(gaps, 2);
 	r = tkt_tracekit("analyze", "-q", "--window", "steps", "--small-kernel-us", "1000", tkt_db,
 			 NULL);

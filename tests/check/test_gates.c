@@ -142,7 +142,7 @@ Test(gates, refused_gates_say_why)
 	bad("kpi.gpu_util:-3pt", TKC_GATE_REL,
 	    "unknown KPI 'gpu_util' (known: gpu_utilization, kernel_duration_median, "
 	    "small_kernel_share_count, small_kernel_share_time, host_overhead, memory_bandwidth, "
-	    "compilation_time)");
+	    "compute_throughput, compilation_time)");
 	bad("step_time:+3pt", TKC_GATE_REL, "'pt' (percentage points) is for '%' metrics only");
 	bad("step_time:+3MiB", TKC_GATE_REL, "step_time is in ns: an amount in bytes does not apply");
 	bad("memory.peak:+3ms", TKC_GATE_REL, "memory.peak is in bytes: an amount in time");

@@ -363,6 +363,24 @@ static const struct {
     {"op total",
      "SELECT json_extract(?1, '$.ops.total') - (SELECT count(*) FROM analysis_op_profile"
      " WHERE level <> 'idle')"},
+    {"GPU time by operator and annotation",
+     "SELECT count(*) FROM (SELECT j.value AS value, 'host_op' AS level FROM " ROWS("gpu_ops")
+     " j UNION ALL SELECT j.value, 'annotation' FROM " ROWS("gpu_annotations") " j) j"
+     " WHERE NOT EXISTS (SELECT 1 FROM analysis_op_gpu_time o WHERE o.level = j.level"
+     " AND o.name = " J("name") " AND o.process_id IS " J("process_id") " AND o.calls = "
+     J("calls") " AND o.direct_ns = " J("direct_ns") " AND o.subtree_ns = " J("subtree_ns")
+     " AND o.direct_ops = " J("direct_ops") ")"},
+    {"GPU time by operator: the top rows",
+     "SELECT json_extract(?1, '$.gpu_ops.total') - (SELECT count(*) FROM analysis_op_gpu_time"
+     " WHERE level = 'host_op' AND subtree_ops > 0) + (SELECT count(*) FROM " ROWS("gpu_ops")
+     " j WHERE " J("direct_ns") " < (SELECT direct_ns FROM analysis_op_gpu_time WHERE level ="
+     " 'host_op' AND subtree_ops > 0 ORDER BY direct_ns DESC LIMIT 1 OFFSET"
+     " json_array_length(?1, '$.gpu_ops.rows') - 1))"},
+    {"GPU time per step by annotation",
+     "SELECT count(*) FROM " ROWS("gpu_annotation_steps") " j WHERE NOT EXISTS (SELECT 1 FROM"
+     " analysis_op_gpu_steps g WHERE g.device_id = " J("device_id") " AND g.step = " J("step")
+     " AND g.name IS " J("name") " AND g.process_id IS " J("process_id") " AND g.device_ns = "
+     J("device_ns") " AND g.ops = " J("ops") ")"},
     {"largest gaps",
      "SELECT count(*) FROM " ROWS("gaps") " j WHERE NOT EXISTS (SELECT 1 FROM analysis_gaps g"
      " WHERE g.id = " J("id") " AND g.dur_ns = " J("dur_ns") " AND g.cause = " J("cause")

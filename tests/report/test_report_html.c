@@ -157,3 +157,39 @@ Test(report_html, diff_opens_in_chromium)
 	free(log);
 	free(html);
 }
+
+/*
+ * The roofline chart in the browser: the hand-made trace with GEMMs of known FLOPs
+ * (tests/data/analyze/op_perf_nested.json) and peaks given on the command line (fp32 100
+ * TFLOP/s, 1 TB/s): one chart for device 0, its fp32 roof (bandwidth slope, then flat, labelled
+ * with the peak) and one point per op group, titled with the op and its category.
+ */
+Test(report_html, roofline_renders_in_chromium)
+{
+	const char *browser = chromium();
+	if (!browser) {
+		cr_skip_test("chromium is not installed and could not be installed: skipped");
+		return;
+	}
+	tkt_ok(tkt_tracekit("import", TK_SOURCE_DIR "/tests/data/analyze/op_perf_nested.json", "-o",
+			    tkt_db, NULL));
+	tkt_ok(tkt_tracekit("analyze", tkt_db, "--peak-flops", "fp32=100T", "--peak-bandwidth",
+			    "1T", NULL));
+	char *html = tkt_path(tkt_dir, "roofline.html");
+	tkt_ok(tkt_tracekit("report", tkt_db, "--format", "html", "-o", html, NULL));
+	char *log = NULL, *dom = load(browser, html, &log);
+	cr_expect(!strstr(log, "Uncaught"), "script error:\n%.3000s", log);
+	char *svg = strstr(dom, "id=\"chart-roofline-0\"");
+	cr_assert_not_null(svg, "no roofline chart in the DOM");
+	char *end = strstr(svg, "</svg>");
+	cr_assert_not_null(end);
+	*end = '\0';
+	cr_expect_eq(count(svg, "class=\"roof\""), 1, "one roof: the fp32 one");
+	cr_expect(strstr(svg, "fp32 peak 100 TFLOP/s") != NULL, "the roof's label");
+	cr_expect(strstr(svg, "aten::linear (gemm)") != NULL, "the linear group's point");
+	cr_expect(strstr(svg, "aten::addmm (gemm)") != NULL, "the addmm group's point");
+	cr_expect_eq(count(svg, "fill-opacity"), 2, "two op groups, two points");
+	free(dom);
+	free(log);
+	free(html);
+}

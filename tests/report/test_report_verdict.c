@@ -197,7 +197,8 @@ Test(verdict, demo_store)
 	/* both devices are busy 99.9% (device 0 the lower); the ranks meet in their all-reduces,
 	 * rank 1 (the synthetic straggler, 6% slower) last in 99 of 110: rank 0 waits for it 27.9%
 	 * of rank 1's window (tier 1 by its wait share), ahead of the two low_occupancy rows
-	 * (tier 2); sync_api_calls does not fire (the host waits on saturated devices) */
+	 * (tier 2); sync_api_calls does not fire (the host waits on saturated devices); launched
+	 * work waits on both devices 99.96% of the window (device_bound_queue, tier 3) */
 	expect_sql(db,
 		   "SELECT device_id || '|' || printf('%.1f', value) FROM analysis_kpi"
 		   " WHERE kpi = 'gpu_utilization' ORDER BY value",
@@ -206,7 +207,8 @@ Test(verdict, demo_store)
 	expect_sql(db,
 		   "SELECT rule || '|' || severity || '|' || printf('%.2f', metric) FROM"
 		   " analysis_findings ORDER BY id",
-		   "low_occupancy|medium|7.03\nlow_occupancy|medium|7.28\nstraggler|high|90.00");
+		   "low_occupancy|medium|7.03\nlow_occupancy|medium|7.28\nstraggler|high|90.00\n"
+		   "device_bound_queue|medium|99.96\ndevice_bound_queue|medium|99.96");
 	expect_sql(db,
 		   "SELECT printf('%.1f', 100.0 * json_extract(evidence, '$.late_skew_ns') /"
 		   " (SELECT window_ns FROM analysis_device_time WHERE device_id = 1 AND selected ="

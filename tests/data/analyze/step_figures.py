@@ -67,31 +67,39 @@ def place_steps(host, annot, ops):
     return out
 
 
+def load(path):
+    """The steps' inputs of a Kineto JSON file: host steps [(start, end, N)] sorted, device
+    annotations {N: (start, end)}, launches {correlation: ts}, and every X event with its exact
+    [ts, end) in ns: [(event, ts, end)]."""
+    opener = gzip.open if open(path, "rb").read(2) == b"\x1f\x8b" else open
+    with opener(path, "rt") as f:
+        doc = json.load(f, parse_float=Decimal)
+    base = doc.get("baseTimeNanoseconds", 0)
+    host, annot, launch, xs = [], {}, {}, []
+    for e in doc["traceEvents"]:
+        if e.get("ph") != "X":
+            continue
+        cat, ts = e.get("cat"), ns(e["ts"], base)
+        end = ts + max(ns(e.get("dur", 0), 0), 0)
+        xs.append((e, ts, end))
+        n = step_num(e.get("name"))
+        corr = (e.get("args") or {}).get("correlation")
+        if n is not None and cat == "user_annotation":
+            host.append((ts, end, n))
+        elif n is not None and cat == "gpu_user_annotation":
+            a = annot.get(n)
+            annot[n] = (min(a[0], ts), max(a[1], end)) if a else (ts, end)
+        elif cat in API and corr is not None:
+            launch[corr] = ts
+    host.sort()
+    return host, annot, launch, xs
+
+
 def main():
     for path in sys.argv[1:]:
-        opener = gzip.open if open(path, "rb").read(2) == b"\x1f\x8b" else open
-        with opener(path, "rt") as f:
-            doc = json.load(f, parse_float=Decimal)
-        evs = doc["traceEvents"]
-        base = doc.get("baseTimeNanoseconds", 0)
-        host, annot, launch, ops = [], {}, {}, []
-        for e in evs:
-            if e.get("ph") != "X":
-                continue
-            cat, ts = e.get("cat"), ns(e["ts"], base)
-            end = ts + max(ns(e.get("dur", 0), 0), 0)
-            n = step_num(e.get("name"))
-            corr = (e.get("args") or {}).get("correlation")
-            if n is not None and cat == "user_annotation":
-                host.append((ts, end, n))
-            elif n is not None and cat == "gpu_user_annotation":
-                a = annot.get(n)
-                annot[n] = (min(a[0], ts), max(a[1], end)) if a else (ts, end)
-            elif cat in API and corr is not None:
-                launch[corr] = ts
-            elif cat in OPS:
-                ops.append((ts, end, corr))
-        host.sort()
+        host, annot, launch, xs = load(path)
+        ops = [(ts, end, (e.get("args") or {}).get("correlation")) for e, ts, end in xs
+               if e.get("cat") in OPS]
         print(path.split("/data/")[-1])
         for row in place_steps(host, annot, [(a, b, launch.get(c)) for a, b, c in ops]):
             print(*row)

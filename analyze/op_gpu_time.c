@@ -1,0 +1,615 @@
+/*
+ * GPU time per CPU op and per annotation (docs/metrics.md, "GPU time by operator"): every device
+ * operation followed to the API call that launched it (a launch flow), and from there to the
+ * host ops (level host_op) and the annotations (level annotation) on that call's own thread that
+ * enclose the call's start. The innermost one gets the operation's device time directly; it and
+ * every op above it (its whole call stack, each name once) get it in their subtree. Per process,
+ * level and name: calls, device operations launched directly and in the subtree, their device
+ * time, and the direct share of all launched device time of the process. The launches and the
+ * host intervals are collected by the shared event pass; the sweep runs per host thread.
+ */
+#include "checked.h"
+#include "intern.h"
+#include "intervals.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <tracekit/store.h>
+
+static const char *const schema =
+    "DROP TABLE IF EXISTS analysis_op_gpu_time;"
+    "CREATE TABLE analysis_op_gpu_time (\n"
+    "  process_id   INTEGER,          -- processes.id of the host thread, NULL when unknown\n"
+    "  level        TEXT NOT NULL,    -- 'host_op' (CPU ops) or 'annotation' (user ranges: "
+    "record_function, NVTX, TK_SCOPE, TraceMe)\n"
+    "  name         TEXT NOT NULL,    -- the op's or annotation's name\n"
+    "  calls        INTEGER NOT NULL, -- its events on the process's host threads\n"
+    "  direct_ops   INTEGER NOT NULL, -- device operations it launched as the innermost one\n"
+    "  direct_ns    INTEGER NOT NULL, -- their summed durations\n"
+    "  subtree_ops  INTEGER NOT NULL, -- device operations launched anywhere inside it (itself "
+    "or what it calls; a name nested in itself counts once)\n"
+    "  subtree_ns   INTEGER NOT NULL, -- their summed durations\n"
+    "  direct_share REAL,             -- direct_ns / all launched device time of the process "
+    "(NULL when that is 0)\n"
+    "  category     TEXT              -- host ops: what the op does (docs/metrics.md, "
+    "\"Categories\": gemm, conv, attention, ...); NULL for annotations\n"
+    ");"
+    "DROP TABLE IF EXISTS analysis_op_gpu_steps;"
+    "CREATE TABLE analysis_op_gpu_steps (\n"
+    "  device_id  INTEGER NOT NULL,   -- devices.id the launched device operations ran on\n"
+    "  step       INTEGER NOT NULL,   -- the step's index among the device's analysis_steps rows "
+    "(in start order, from 0)\n"
+    "  step_num   INTEGER,            -- its step_num, NULL when unknown\n"
+    "  process_id INTEGER,            -- processes.id of the launching thread, NULL when unknown\n"
+    "  name       TEXT,               -- the innermost annotation open at the launch; NULL: none "
+    "was open\n"
+    "  ops        INTEGER NOT NULL,   -- device operations it launched that start in the step\n"
+    "  device_ns  INTEGER NOT NULL,   -- their summed durations\n"
+    "  step_share REAL NOT NULL       -- device_ns / the summed durations of all launched device "
+    "operations that start in the step on the device\n"
+    ");";
+
+/* A host op or annotation on a host thread. */
+struct hop {
+	int64_t ts, end, id;
+	uint32_t track, name_id;
+};
+
+/* The host intervals the pass collected (host ops, annotations), then each one's figures. */
+struct tka_og_state {
+	struct hop *h[2]; /* by level: 0 host_op, 1 annotation */
+	size_t nh[2], caph[2];
+	struct tka_og_inst *inst; /* per host interval, by event id, once the analysis ran */
+	size_t ninst;
+};
+
+void tka_op_gpu_time_free(struct tka_og_state *s)
+{
+	if (!s)
+		return;
+	free(s->h[0]);
+	free(s->h[1]);
+	free(s->inst);
+	free(s);
+}
+
+int tka_op_gpu_time_begin(struct tka_ctx *c)
+{
+	if (!(c->og = calloc(1, sizeof(*c->og))))
+		return tka_fail(c, TK_ENOMEM, "out of memory");
+	return TK_OK;
+}
+
+int tka_op_gpu_time_event(struct tka_ctx *c, const struct tka_ev *e)
+{
+	struct tka_og_state *s = c->og;
+	if (e->kind != TK_EV_HOST_OP && e->kind != TK_EV_ANNOTATION)
+		return TK_OK;
+	const struct tka_track *tr = tka_pass_track(c->pass, e->track);
+	if (!tr || tr->device_id != TK_NONE)
+		return TK_OK; /* device-side annotations (gpu_user_annotation) launch nothing */
+	int lv = e->kind == TK_EV_ANNOTATION;
+	if (e->track < 0 || e->track > UINT32_MAX || e->name_id < 0 || e->name_id > UINT32_MAX)
+		return tka_fail(c, TK_EFORMAT, "event %lld: a track or name id beyond 2^32",
+				(long long)e->id);
+	if (s->nh[lv] == s->caph[lv]) {
+		size_t cap = s->caph[lv] ? 2 * s->caph[lv] : 4096;
+		struct hop *v = realloc(s->h[lv], cap * sizeof(*v));
+		if (!v)
+			return tka_fail(c, TK_ENOMEM, "out of memory");
+		s->h[lv] = v;
+		s->caph[lv] = cap;
+	}
+	/* end in range: the pass checked the interval (checked.h) */
+	s->h[lv][s->nh[lv]++] = (struct hop){e->ts, e->ts + e->dur, e->id, (uint32_t)e->track,
+					     (uint32_t)e->name_id};
+	return TK_OK;
+}
+
+int tka_op_gpu_time_end(struct tka_ctx *c)
+{
+	(void)c;
+	return TK_OK;
+}
+
+/* ---- the analysis: one sweep per level and host thread ---- */
+
+/* A launch: its API call's start and thread, the launched op's duration and step (the index
+ * of its device's step among all devices' steps, -1 for none). */
+struct lnch {
+	int64_t ts, dur;
+	uint32_t track;
+	int32_t step;
+};
+
+static int cmp_lnch(const void *pa, const void *pb)
+{
+	const struct lnch *a = pa, *b = pb;
+	if (a->track != b->track)
+		return a->track < b->track ? -1 : 1;
+	return (a->ts > b->ts) - (a->ts < b->ts);
+}
+
+/* By thread, start, then the longer (the enclosing) first, then id. */
+static int cmp_hop(const void *pa, const void *pb)
+{
+	const struct hop *a = pa, *b = pb;
+	if (a->track != b->track)
+		return a->track < b->track ? -1 : 1;
+	if (a->ts != b->ts)
+		return a->ts < b->ts ? -1 : 1;
+	if (a->end != b->end)
+		return a->end > b->end ? -1 : 1;
+	return (a->id > b->id) - (a->id < b->id);
+}
+
+/* The figures of one (process, level, name). */
+struct acc {
+	int64_t process_id, name_id;
+	int level;
+	int64_t calls, direct_ops, direct_ns, subtree_ops, subtree_ns;
+};
+
+struct accs {
+	struct tk_intern keys; /* (process, level, name) as bytes -> index + 1 */
+	struct acc *v;
+	size_t n, cap;
+};
+
+/* The accumulator of (process, level, name), made on first use; NULL when memory ran out. */
+static struct acc *acc_of(struct accs *a, int64_t process, int level, int64_t name_id)
+{
+	int64_t key[3] = {process, level, name_id};
+	int added;
+	uint32_t id = tk_intern_lookup(&a->keys, (const char *)key, sizeof(key), &added);
+	if (!id)
+		return NULL;
+	if (added) {
+		if (a->n == a->cap) {
+			size_t cap = a->cap ? 2 * a->cap : 256;
+			struct acc *v = realloc(a->v, cap * sizeof(*v));
+			if (!v)
+				return NULL;
+			a->v = v;
+			a->cap = cap;
+		}
+		struct acc *x = &a->v[a->n++];
+		memset(x, 0, sizeof(*x));
+		x->process_id = process;
+		x->level = level;
+		x->name_id = name_id;
+	}
+	return &a->v[id - 1];
+}
+
+/* The first launch of @l (sorted by track, start) at or after (@track, @ts). */
+static size_t lower(const struct lnch *l, size_t nl, int64_t track, int64_t ts)
+{
+	size_t lo = 0, hi = nl;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (l[mid].track < track || (l[mid].track == track && l[mid].ts < ts))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* The GPU time of a step owned by one annotation (or by none: name_id -1). */
+struct stepacc {
+	int64_t step, process, name_id; /* step: as lnch.step */
+	int64_t ops, ns;
+};
+
+/* The per-step figures of the annotation level; steps numbered over all devices in turn. */
+struct steps {
+	const struct tka_timeline *tl;
+	size_t *base; /* per device of tl: the number of the steps of the devices before it */
+	struct tk_intern keys;
+	struct stepacc *v;
+	size_t n, cap;
+};
+
+/* The step of @d whose [ts, end) holds @ts (the latest that starts at or before it: a device
+ * op belongs to the step it starts in, as in analysis_step_ops), or -1. */
+static int64_t step_of(const struct tka_device *d, int64_t ts)
+{
+	size_t lo = 0, hi = d->nsteps;
+	while (lo < hi) { /* the first step that starts after ts */
+		size_t mid = lo + (hi - lo) / 2;
+		if (d->steps[mid].ts <= ts)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo && ts < d->steps[lo - 1].end ? (int64_t)(lo - 1) : -1;
+}
+
+/* Add launch @x, owned by annotation @name_id (-1: none) of @process, to its step's figures. */
+static int step_add(struct steps *st, const struct lnch *x, int64_t process, int64_t name_id)
+{
+	if (x->step < 0)
+		return TK_OK;
+	int64_t key[3] = {x->step, process, name_id};
+	int added;
+	uint32_t id = tk_intern_lookup(&st->keys, (const char *)key, sizeof(key), &added);
+	if (!id)
+		return TK_ENOMEM;
+	if (added) {
+		if (st->n == st->cap) {
+			size_t cap = st->cap ? 2 * st->cap : 256;
+			struct stepacc *v = realloc(st->v, cap * sizeof(*v));
+			if (!v)
+				return TK_ENOMEM;
+			st->v = v;
+			st->cap = cap;
+		}
+		st->v[st->n++] = (struct stepacc){x->step, process, name_id, 0, 0};
+	}
+	st->v[id - 1].ops++;
+	st->v[id - 1].ns += x->dur;
+	return TK_OK;
+}
+
+/*
+ * Direct attribution: each launch goes to the innermost host interval open at its start on its
+ * thread (@h one level, sorted by cmp_hop): a stack of open intervals, popped as they end, so
+ * the top is the innermost. Adds to the name's figures and to the instance's (@inst, as @h),
+ * and with @st (the annotation level) to the figures of the device op's step.
+ */
+static int sweep_direct(struct tka_ctx *c, const struct lnch *l, size_t nl, const struct hop *h,
+			size_t nh, int level, struct accs *a, struct tka_og_inst *inst,
+			struct steps *st)
+{
+	size_t *stack = malloc((nh ? nh : 1) * sizeof(*stack)), top = 0, j = 0;
+	int64_t track = -1;
+	if (!stack)
+		return tka_fail(c, TK_ENOMEM, "out of memory");
+	for (size_t i = 0; i < nl; i++) {
+		if (l[i].track != track) {
+			track = l[i].track;
+			top = 0;
+			while (j < nh && h[j].track < track)
+				j++;
+		}
+		while (j < nh && h[j].track == track && h[j].ts <= l[i].ts) {
+			while (top && h[stack[top - 1]].end <= h[j].ts)
+				top--;
+			stack[top++] = j++;
+		}
+		while (top && h[stack[top - 1]].end <= l[i].ts)
+			top--;
+		int64_t process = c->pass->tracks[track].process_id;
+		if (st && step_add(st, &l[i], process, top ? (int64_t)h[stack[top - 1]].name_id : -1)) {
+			free(stack);
+			return tka_fail(c, TK_ENOMEM, "out of memory");
+		}
+		if (!top)
+			continue;
+		const struct hop *x = &h[stack[top - 1]];
+		struct acc *ac = acc_of(a, process, level, x->name_id);
+		if (!ac) {
+			free(stack);
+			return tka_fail(c, TK_ENOMEM, "out of memory");
+		}
+		ac->direct_ops++;
+		ac->direct_ns += l[i].dur;
+		inst[stack[top - 1]].direct_ops++;
+		inst[stack[top - 1]].direct_ns += l[i].dur;
+	}
+	free(stack);
+	return TK_OK;
+}
+
+/* By track, name, start: the instances of one name on one thread together, in time order. */
+static const struct hop *g_h; /* qsort has no context argument in C11 */
+
+static int cmp_name_ix(const void *pa, const void *pb)
+{
+	const struct hop *a = &g_h[*(const size_t *)pa], *b = &g_h[*(const size_t *)pb];
+	if (a->track != b->track)
+		return a->track < b->track ? -1 : 1;
+	if (a->name_id != b->name_id)
+		return a->name_id < b->name_id ? -1 : 1;
+	if (a->ts != b->ts)
+		return a->ts < b->ts ? -1 : 1;
+	return (a->id > b->id) - (a->id < b->id);
+}
+
+/*
+ * Subtree attribution: a launch belongs to every host interval open at its start on its thread
+ * (start <= launch < end), each name once: per thread and name the union of the name's
+ * intervals, its launches counted from prefix sums (@pre over @l). Each instance's own subtree
+ * likewise; and the calls of each name. O((launches + intervals) log) whatever the nesting depth.
+ */
+static int sweep_subtree(struct tka_ctx *c, const struct lnch *l, size_t nl, const int64_t *pre,
+			 const struct hop *h, size_t nh, int level, struct accs *a,
+			 struct tka_og_inst *inst)
+{
+	size_t *ix = malloc((nh ? nh : 1) * sizeof(*ix));
+	if (!ix)
+		return tka_fail(c, TK_ENOMEM, "out of memory");
+	for (size_t i = 0; i < nh; i++) {
+		ix[i] = i;
+		size_t lo = lower(l, nl, h[i].track, h[i].ts), hi = lower(l, nl, h[i].track, h[i].end);
+		inst[i].subtree_ops = (int64_t)(hi - lo);
+		inst[i].subtree_ns = pre[hi] - pre[lo];
+	}
+	g_h = h;
+	qsort(ix, nh, sizeof(*ix), cmp_name_ix);
+	g_h = NULL;
+	for (size_t i = 0; i < nh;) {
+		const struct hop *x = &h[ix[i]];
+		struct acc *ac = acc_of(a, c->pass->tracks[x->track].process_id, level, x->name_id);
+		if (!ac) {
+			free(ix);
+			return tka_fail(c, TK_ENOMEM, "out of memory");
+		}
+		size_t k = i;
+		while (k < nh && h[ix[k]].track == x->track && h[ix[k]].name_id == x->name_id) {
+			int64_t lo_ts = h[ix[k]].ts, hi_ts = h[ix[k]].end; /* one merged interval */
+			for (k++; k < nh && h[ix[k]].track == x->track &&
+				  h[ix[k]].name_id == x->name_id && h[ix[k]].ts < hi_ts;
+			     k++)
+				if (h[ix[k]].end > hi_ts)
+					hi_ts = h[ix[k]].end;
+			size_t lo = lower(l, nl, x->track, lo_ts), hi = lower(l, nl, x->track, hi_ts);
+			ac->subtree_ops += (int64_t)(hi - lo);
+			ac->subtree_ns += pre[hi] - pre[lo];
+		}
+		ac->calls += (int64_t)(k - i); /* the name's events on this thread */
+		i = k;
+	}
+	free(ix);
+	return TK_OK;
+}
+
+static int cmp_inst(const void *pa, const void *pb)
+{
+	const struct tka_og_inst *a = pa, *b = pb;
+	return (a->event_id > b->event_id) - (a->event_id < b->event_id);
+}
+
+const struct tka_og_inst *tka_op_gpu_instance(const struct tka_ctx *c, int64_t event_id)
+{
+	const struct tka_og_state *s = c->og;
+	if (!s || !s->inst)
+		return NULL;
+	size_t lo = 0, hi = s->ninst;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (s->inst[mid].event_id < event_id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < s->ninst && s->inst[lo].event_id == event_id ? &s->inst[lo] : NULL;
+}
+
+static int steps_init(struct tka_ctx *c, struct steps *st)
+{
+	int rc = tka_timeline_get(c, &st->tl);
+	if (rc != TK_OK)
+		return rc;
+	st->base = malloc((st->tl->ndev ? st->tl->ndev : 1) * sizeof(*st->base));
+	if (!st->base)
+		return tka_fail(c, TK_ENOMEM, "out of memory");
+	size_t n = 0;
+	for (size_t i = 0; i < st->tl->ndev; i++) {
+		st->base[i] = n;
+		n += st->tl->dev[i].nsteps;
+	}
+	if (n > INT32_MAX)
+		return tka_fail(c, TK_EFORMAT, "more than 2^31 steps");
+	return TK_OK;
+}
+
+/* The device (index into tl->dev) of step @g: the last whose base is at most @g. */
+static size_t device_of(const struct steps *st, int64_t g)
+{
+	size_t lo = 0, hi = st->tl->ndev;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if ((int64_t)st->base[mid] <= g)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo - 1; /* base[0] = 0 <= g */
+}
+
+static int cmp_stepacc(const void *pa, const void *pb)
+{
+	const struct stepacc *a = pa, *b = pb;
+	if (a->step != b->step)
+		return a->step < b->step ? -1 : 1;
+	if (a->ns != b->ns)
+		return a->ns > b->ns ? -1 : 1;
+	if (a->process != b->process)
+		return a->process < b->process ? -1 : 1;
+	return (a->name_id > b->name_id) - (a->name_id < b->name_id);
+}
+
+/* analysis_op_gpu_steps: each step's launched GPU time by the annotation that owns it. */
+static int write_steps(struct tka_ctx *c, struct steps *st)
+{
+	sqlite3_stmt *ins = NULL;
+	int rc = tka_prepare(c,
+			     "INSERT INTO analysis_op_gpu_steps SELECT ?1, ?2, ?3, ?4, (SELECT str "
+			     "FROM strings WHERE id = ?5), ?6, ?7, ?8",
+			     &ins);
+	if (st->n > 1)
+		qsort(st->v, st->n, sizeof(*st->v), cmp_stepacc);
+	for (size_t i = 0; i < st->n && rc == TK_OK;) {
+		size_t j = i;
+		int64_t total = 0; /* a sub-sum of all launched time: no overflow */
+		for (; j < st->n && st->v[j].step == st->v[i].step; j++)
+			total += st->v[j].ns;
+		const struct tka_device *d = &st->tl->dev[device_of(st, st->v[i].step)];
+		int64_t k0 = st->v[i].step - (int64_t)st->base[d - st->tl->dev];
+		const struct tka_step *sp = &d->steps[k0];
+		for (size_t k = i; k < j && rc == TK_OK; k++) {
+			const struct stepacc *x = &st->v[k];
+			sqlite3_reset(ins);
+			sqlite3_bind_int64(ins, 1, d->device_id);
+			sqlite3_bind_int64(ins, 2, k0);
+			if (sp->step_num == TK_NONE)
+				sqlite3_bind_null(ins, 3);
+			else
+				sqlite3_bind_int64(ins, 3, sp->step_num);
+			if (x->process == TK_NONE)
+				sqlite3_bind_null(ins, 4);
+			else
+				sqlite3_bind_int64(ins, 4, x->process);
+			sqlite3_bind_int64(ins, 5, x->name_id); /* -1: no such string, NULL */
+			sqlite3_bind_int64(ins, 6, x->ops);
+			sqlite3_bind_int64(ins, 7, x->ns);
+			sqlite3_bind_double(ins, 8, total > 0 ? (double)x->ns / (double)total : 0.0);
+			if (sqlite3_step(ins) != SQLITE_DONE)
+				rc = tka_fail(c, tka_sql_status(c), "writing analysis_op_gpu_steps: %s",
+					      sqlite3_errmsg(c->db));
+		}
+		i = j;
+	}
+	sqlite3_finalize(ins);
+	return rc;
+}
+
+int tka_op_gpu_time(struct tka_ctx *c)
+{
+	int rc = tka_pass_run(c);
+	struct tka_og_state *s = c->og;
+	const struct tka_timeline *tl = NULL;
+	struct lnch *l = NULL;
+	int64_t *pre = NULL;
+	struct accs a = {0}, totals = {0}; /* totals: launched device time by process */
+	struct steps st = {0};
+	sqlite3_stmt *ins = NULL, *name = NULL;
+	size_t nl = 0;
+	if (rc != TK_OK)
+		return rc;
+	if (!s || s->inst)
+		return tka_fail(c, TK_EINTERNAL, "GPU time per op was already written");
+	tk_intern_init(&a.keys);
+	tk_intern_init(&totals.keys);
+	tk_intern_init(&st.keys);
+	if ((rc = tka_exec(c, "creating analysis_op_gpu_time", schema)) != TK_OK)
+		goto out;
+	if ((rc = steps_init(c, &st)) != TK_OK)
+		goto out;
+	tl = st.tl;
+	size_t nops = 0, nh = s->nh[0] + s->nh[1];
+	for (size_t i = 0; i < tl->ndev; i++)
+		nops += tl->dev[i].nops;
+	if (!(l = malloc((nops ? nops : 1) * sizeof(*l)))) {
+		rc = tka_fail(c, TK_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < tl->ndev; i++) /* the launches the timeline linked, from host threads */
+		for (size_t k = 0; k < tl->dev[i].nops; k++) {
+			const struct tka_op *op = &tl->dev[i].ops[k];
+			if (op->launch_ts == TKA_NO_LAUNCH || op->kind == TK_EV_XLA_OP)
+				continue;
+			const struct tka_track *tr = tka_pass_track(c->pass, op->launch_track);
+			if (!tr || tr->device_id != TK_NONE || op->launch_track > UINT32_MAX)
+				continue; /* a call on no host thread (hostile stores: on no track) */
+			int64_t step = step_of(&tl->dev[i], op->ts);
+			l[nl++] = (struct lnch){op->launch_ts, op->end - op->ts,
+						(uint32_t)op->launch_track,
+						step < 0 ? -1 : (int32_t)(st.base[i] + (size_t)step)};
+		}
+	qsort(l, nl, sizeof(*l), cmp_lnch);
+	for (int lv = 0; lv < 2; lv++) {
+		if (s->nh[lv] > 1)
+			qsort(s->h[lv], s->nh[lv], sizeof(*s->h[lv]), cmp_hop);
+	}
+	s->inst = calloc(nh ? nh : 1, sizeof(*s->inst));
+	s->ninst = nh;
+	pre = malloc((nl + 1) * sizeof(*pre));
+	if (rc == TK_OK && (!s->inst || !pre))
+		rc = tka_fail(c, TK_ENOMEM, "out of memory");
+	for (size_t i = 0; rc == TK_OK && i <= nl; i++) /* every sum below is at most pre[nl] */
+		if (i == 0)
+			pre[0] = 0;
+		else if (tk_add_ovf(pre[i - 1], l[i - 1].dur, &pre[i]))
+			rc = tka_fail(c, TK_EFORMAT, "launched device time adds up beyond 2^63 ns");
+	for (int lv = 0; lv < 2 && rc == TK_OK; lv++) {
+		struct tka_og_inst *inst = s->inst + (lv ? s->nh[0] : 0);
+		for (size_t i = 0; i < s->nh[lv]; i++)
+			inst[i].event_id = s->h[lv][i].id;
+		rc = sweep_direct(c, l, nl, s->h[lv], s->nh[lv], lv, &a, inst, lv ? &st : NULL);
+		if (rc == TK_OK)
+			rc = sweep_subtree(c, l, nl, pre, s->h[lv], s->nh[lv], lv, &a, inst);
+	}
+	if (rc == TK_OK && nh > 1) /* for tka_op_gpu_instance() */
+		qsort(s->inst, nh, sizeof(*s->inst), cmp_inst);
+	/* the launched device time of each process, for the share */
+	if (rc == TK_OK)
+		rc = tka_prepare(c,
+				 "INSERT INTO analysis_op_gpu_time VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, "
+				 "?8, ?9, ?10)",
+				 &ins);
+	if (rc == TK_OK)
+		rc = tka_prepare(c, "SELECT str FROM strings WHERE id = ?1", &name);
+	for (size_t k = 0; k < nl && rc == TK_OK; k++) { /* per process: its threads' launches */
+		struct acc *t = acc_of(&totals, c->pass->tracks[l[k].track].process_id, 0, 0);
+		if (!t)
+			rc = tka_fail(c, TK_ENOMEM, "out of memory");
+		else
+			t->direct_ns += l[k].dur;
+	}
+	for (size_t i = 0; i < a.n && rc == TK_OK; i++) {
+		const struct acc *x = &a.v[i];
+		const struct acc *t = acc_of(&totals, x->process_id, 0, 0);
+		int64_t total = t ? t->direct_ns : 0;
+		sqlite3_reset(ins);
+		if (x->process_id == TK_NONE)
+			sqlite3_bind_null(ins, 1);
+		else
+			sqlite3_bind_int64(ins, 1, x->process_id);
+		sqlite3_bind_text(ins, 2, x->level ? "annotation" : "host_op", -1, SQLITE_STATIC);
+		sqlite3_reset(name);
+		sqlite3_bind_int64(name, 1, x->name_id);
+		const char *nm = sqlite3_step(name) == SQLITE_ROW
+				     ? (const char *)sqlite3_column_text(name, 0)
+				     : NULL;
+		sqlite3_bind_text(ins, 3, nm ? nm : "", -1, SQLITE_TRANSIENT);
+		if (x->level)
+			sqlite3_bind_null(ins, 10);
+		else
+			sqlite3_bind_text(ins, 10, tka_category_of_host_op(nm), -1, SQLITE_STATIC);
+		sqlite3_bind_int64(ins, 4, x->calls);
+		sqlite3_bind_int64(ins, 5, x->direct_ops);
+		sqlite3_bind_int64(ins, 6, x->direct_ns);
+		sqlite3_bind_int64(ins, 7, x->subtree_ops);
+		sqlite3_bind_int64(ins, 8, x->subtree_ns);
+		if (total > 0)
+			sqlite3_bind_double(ins, 9, (double)x->direct_ns / (double)total);
+		else
+			sqlite3_bind_null(ins, 9);
+		if (sqlite3_step(ins) != SQLITE_DONE)
+			rc = tka_fail(c, tka_sql_status(c), "writing analysis_op_gpu_time: %s",
+				      sqlite3_errmsg(c->db));
+	}
+	if (rc == TK_OK)
+		rc = write_steps(c, &st);
+out:
+	free(st.base);
+	free(st.v);
+	tk_intern_free(&st.keys);
+	sqlite3_finalize(ins);
+	sqlite3_finalize(name);
+	free(l);
+	free(pre);
+	free(a.v);
+	tk_intern_free(&a.keys);
+	free(totals.v);
+	tk_intern_free(&totals.keys);
+	if (rc != TK_OK) { /* no half-made instances for later analyses */
+		free(s->inst);
+		s->inst = NULL;
+		s->ninst = 0;
+	}
+	return rc;
+}

@@ -1,0 +1,569 @@
+/*
+ * Op performance model (docs/metrics.md, "Op performance model"): the FLOPs and bytes of every
+ * modelled PyTorch op call (perf_model.c, from its record_shapes args) against the device time
+ * of everything it launched (its whole subtree, from analysis_op_gpu_time's per-call figures),
+ * grouped per process by op name, shapes, dtypes and concrete inputs; and per device the XLA ops
+ * with the cost stats of the trace (op_details.flops, bytes_accessed). A modelled op inside
+ * another one that is counted adds nothing (the outermost counts). Per process and device the
+ * share of launched device time that is modelled, and the unmodelled ops by device time.
+ */
+#include "checked.h"
+#include "intern.h"
+#include "perf_model.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <tracekit/store.h>
+
+#include "analyze_internal.h"
+
+static const char *const schema =
+    "DROP TABLE IF EXISTS analysis_op_perf;"
+    "CREATE TABLE analysis_op_perf (\n"
+    "  level           TEXT NOT NULL,    -- 'host_op' (PyTorch ops, modelled from their "
+    "record_shapes args) or 'hlo_op' (XLA ops with the trace's cost stats)\n"
+    "  process_id      INTEGER,          -- host_op: processes.id of the op's thread (NULL when "
+    "unknown); hlo_op: NULL\n"
+    "  device_id       INTEGER,          -- hlo_op: devices.id the ops ran on; host_op: NULL\n"
+    "  name            TEXT NOT NULL,    -- the op's name, or the HLO op's\n"
+    "  module          TEXT,             -- hlo_op: the HLO module, NULL when none; host_op: "
+    "NULL\n"
+    "  input_dims      TEXT,             -- host_op: the 'Input Dims' arg as stored (compact "
+    "JSON); with the next two, the group's shape key\n"
+    "  input_types     TEXT,             -- host_op: the 'Input type' arg as stored\n"
+    "  concrete_inputs TEXT,             -- host_op: the 'Concrete Inputs' arg as stored, NULL "
+    "when the trace has none\n"
+    "  launched        INTEGER NOT NULL, -- 1: the calls launched device work; 0: they "
+    "launched none (work on the CPU, or no work): no rates\n"
+    "  model           TEXT NOT NULL,    -- gemm, conv, attention, elementwise, reduction, "
+    "normalization (host_op); xla (hlo_op: the trace's own figures)\n"
+    "  dtype           TEXT,             -- the dtype that sets the peak: the first input "
+    "tensor's (fp32, tf32, bf16, fp16, fp8, fp64, int8, ...); NULL when unknown (hlo_op)\n"
+    "  calls           INTEGER NOT NULL, -- host_op: calls counted (not inside another "
+    "counted modelled op); hlo_op: device operations\n"
+    "  flops           INTEGER NOT NULL, -- modelled floating-point operations of all calls\n"
+    "  bytes           INTEGER NOT NULL, -- modelled bytes read and written of all calls (a "
+    "lower bound: each tensor once)\n"
+    "  flops_per_call  REAL NOT NULL,    -- flops / calls\n"
+    "  bytes_per_call  REAL NOT NULL,    -- bytes / calls\n"
+    "  device_ops      INTEGER NOT NULL, -- device operations the calls launched, their whole "
+    "subtree (hlo_op: the device operations)\n"
+    "  device_ns       INTEGER NOT NULL, -- the summed durations of those device operations\n"
+    "  flops_per_s     REAL,             -- flops / device_ns x 1e9; NULL when device_ns = 0\n"
+    "  bytes_per_s     REAL,             -- bytes / device_ns x 1e9; NULL when device_ns = 0\n"
+    "  intensity       REAL,             -- flops / bytes (FLOP per byte); NULL when bytes = 0\n"
+    "  note            TEXT              -- a caveat of the model for these calls, or NULL\n"
+    ");"
+    "DROP TABLE IF EXISTS analysis_op_perf_summary;"
+    "CREATE TABLE analysis_op_perf_summary (\n"
+    "  level          TEXT NOT NULL,    -- 'host_op' (per process) or 'hlo_op' (per device)\n"
+    "  process_id     INTEGER,          -- host_op: processes.id (NULL when unknown)\n"
+    "  device_id      INTEGER,          -- hlo_op: devices.id\n"
+    "  launched_ns    INTEGER NOT NULL, -- host_op: device time launched from inside the "
+    "process's host ops (each launch once, by its innermost op); hlo_op: the summed durations "
+    "of the device operations that carry an HLO op\n"
+    "  modelled_ns    INTEGER NOT NULL, -- of it, launched inside counted modelled ops (host_op) "
+    "or by HLO ops with cost stats (hlo_op)\n"
+    "  modelled_share REAL,             -- modelled_ns / launched_ns; NULL when launched_ns = "
+    "0\n"
+    "  flops          INTEGER NOT NULL, -- modelled FLOPs of the calls that launched device "
+    "work\n"
+    "  bytes          INTEGER NOT NULL, -- modelled bytes of the same calls\n"
+    "  flops_per_s    REAL,             -- flops / modelled_ns x 1e9; NULL when modelled_ns = 0\n"
+    "  bytes_per_s    REAL              -- bytes / modelled_ns x 1e9 (the memory bandwidth KPI's "
+    "achieved figure); NULL when modelled_ns = 0\n"
+    ");"
+    "DROP TABLE IF EXISTS analysis_op_perf_unmodelled;"
+    "CREATE TABLE analysis_op_perf_unmodelled (\n"
+    "  level      TEXT NOT NULL,    -- 'host_op' or 'hlo_op'\n"
+    "  process_id INTEGER,          -- host_op: processes.id (NULL when unknown)\n"
+    "  device_id  INTEGER,          -- hlo_op: devices.id\n"
+    "  name       TEXT NOT NULL,    -- the op (HLO op) without figures\n"
+    "  reason     TEXT NOT NULL,    -- why: 'no model for this op', 'no shapes recorded "
+    "(record_shapes off)', 'unreadable shapes', 'convolution parameters not recorded', ...\n"
+    "  calls      INTEGER NOT NULL, -- host_op: its calls not inside a counted modelled op; "
+    "hlo_op: device operations\n"
+    "  device_ops INTEGER NOT NULL, -- device operations launched directly by those calls "
+    "(innermost op; hlo_op: the operations)\n"
+    "  device_ns  INTEGER NOT NULL  -- their summed durations\n"
+    ");";
+
+/* A group of modelled calls (one row of analysis_op_perf). */
+struct grp {
+	int64_t process, name_id;
+	char *dims, *types, *conc; /* as stored, NULL when absent */
+	int launched;
+	const char *model, *dtype, *note;
+	int64_t calls, flops, bytes, ops, ns;
+};
+
+/* Unmodelled calls of one (process, name, reason). */
+struct unm {
+	int64_t process, name_id;
+	const char *reason;
+	int64_t calls, ops, ns;
+};
+
+/* Per process: launched and modelled device time, flops and bytes of launching calls. */
+struct proc {
+	int64_t process, launched_ns, modelled_ns, flops, bytes;
+};
+
+/* An op name: its text and whether it has a formula. */
+struct nm {
+	char *name;
+	int has;
+};
+
+/* A table keyed by bytes: tk_intern ids index @v (elements of @size bytes). */
+struct table {
+	struct tk_intern keys;
+	void *v;
+	size_t n, cap, size;
+};
+
+/* The element of key @key (@len bytes), zeroed when new (*@added); NULL when out of memory. */
+static void *slot(struct table *t, const void *key, size_t len, int *added)
+{
+	uint32_t id = tk_intern_lookup(&t->keys, key, len, added);
+	if (!id)
+		return NULL;
+	if (*added) {
+		if (t->n == t->cap) {
+			size_t cap = t->cap ? 2 * t->cap : 64;
+			void *v = realloc(t->v, cap * t->size);
+			if (!v)
+				return NULL;
+			t->v = v;
+			t->cap = cap;
+		}
+		memset((char *)t->v + t->n * t->size, 0, t->size);
+		t->n++;
+	}
+	return (char *)t->v + (size_t)(id - 1) * t->size;
+}
+
+struct state {
+	struct table g, u, p, names; /* groups, unmodelled, processes, names */
+	sqlite3_stmt *name_q;
+	char *key;
+	size_t keycap;
+};
+
+static char *dup_text(const unsigned char *s)
+{
+	if (!s)
+		return NULL;
+	size_t n = strlen((const char *)s) + 1;
+	char *d = malloc(n);
+	if (d)
+		memcpy(d, s, n);
+	return d;
+}
+
+/* The name @id: its text and formula flag (read once per name). */
+static const struct nm *name_of(struct state *s, int64_t id)
+{
+	int added;
+	struct nm *n = slot(&s->names, &id, sizeof(id), &added);
+	if (!n || !added)
+		return n;
+	sqlite3_reset(s->name_q);
+	sqlite3_bind_int64(s->name_q, 1, id);
+	if (sqlite3_step(s->name_q) == SQLITE_ROW) {
+		n->name = dup_text(sqlite3_column_text(s->name_q, 0));
+		if (!n->name)
+			return NULL;
+	}
+	sqlite3_reset(s->name_q); /* no open read: later DROPs of temp tables need none */
+	n->has = n->name && tka_pm_has_model(n->name);
+	return n;
+}
+
+/* A growable key buffer holding @parts (NULL parts marked apart from empty ones). */
+static int make_key(struct state *s, const void *head, size_t hlen, const char *const *parts,
+		    int np, size_t *len)
+{
+	size_t need = hlen;
+	for (int i = 0; i < np; i++)
+		need += 2 + (parts[i] ? strlen(parts[i]) : 0);
+	if (need > s->keycap) {
+		char *k = realloc(s->key, need);
+		if (!k)
+			return -1;
+		s->key = k;
+		s->keycap = need;
+	}
+	memcpy(s->key, head, hlen);
+	size_t at = hlen;
+	for (int i = 0; i < np; i++) {
+		s->key[at++] = parts[i] ? 1 : 0;
+		size_t l = parts[i] ? strlen(parts[i]) : 0;
+		memcpy(s->key + at, parts[i] ? parts[i] : "", l);
+		at += l;
+		s->key[at++] = 0;
+	}
+	*len = at;
+	return 0;
+}
+
+/* Count one call: a modelled one into its group, else into the unmodelled list. */
+static int count_call(struct state *s, int64_t process, int64_t name_id, const char *const *args,
+		      const struct tka_pm *r, const struct tka_og_inst *in, int inside,
+		      int *counted)
+{
+	int64_t h[2] = {process, name_id}, dops = in ? in->direct_ops : 0,
+		dns = in ? in->direct_ns : 0, sops = in ? in->subtree_ops : 0,
+		sns = in ? in->subtree_ns : 0;
+	size_t len;
+	int added;
+	struct proc *p = slot(&s->p, &process, sizeof(process), &added);
+	if (!p)
+		return -1;
+	p->process = process;
+	*counted = 0;
+	if (inside) /* its device time is in the counted op's subtree */
+		return 0;
+	if (r->status == TKA_PM_OK) {
+		struct grp *g;
+		int launched = sops > 0;
+		const char *parts[4] = {args[0], args[1], args[3], launched ? "1" : "0"};
+		int64_t f, b, mn;
+		if (make_key(s, h, sizeof(h), parts, 4, &len) ||
+		    !(g = slot(&s->g, s->key, len, &added)))
+			return -1;
+		if (added) {
+			g->process = process, g->name_id = name_id, g->launched = launched;
+			g->model = r->model, g->dtype = r->dtype, g->note = r->note;
+			if ((args[0] && !(g->dims = dup_text((const unsigned char *)args[0]))) ||
+			    (args[1] && !(g->types = dup_text((const unsigned char *)args[1]))) ||
+			    (args[3] && !(g->conc = dup_text((const unsigned char *)args[3]))))
+				return -1;
+		}
+		if (!tk_add_ovf(g->flops, r->flops, &f) && !tk_add_ovf(g->bytes, r->bytes, &b) &&
+		    !tk_add_ovf(p->modelled_ns, sns, &mn)) {
+			g->calls++, g->flops = f, g->bytes = b, g->ops += sops, g->ns += sns;
+			p->modelled_ns = mn;
+			p->launched_ns += sns;
+			if (launched && !tk_add_ovf(p->flops, r->flops, &f) &&
+			    !tk_add_ovf(p->bytes, r->bytes, &b))
+				p->flops = f, p->bytes = b;
+			*counted = 1;
+			return 0;
+		}
+	}
+	const char *reason = r->status == TKA_PM_OK ? "sizes out of range" : r->reason;
+	const char *parts[1] = {reason};
+	struct unm *u;
+	if (make_key(s, h, sizeof(h), parts, 1, &len) || !(u = slot(&s->u, s->key, len, &added)))
+		return -1;
+	u->process = process, u->name_id = name_id, u->reason = reason;
+	u->calls++, u->ops += dops, u->ns += dns;
+	p->launched_ns += dns;
+	return 0;
+}
+
+/* One open host op on the thread being read: its end and whether a counted op encloses it or
+ * is it. */
+struct open {
+	int64_t end;
+	int claimed;
+};
+
+static const char *text_col(sqlite3_stmt *st, int i)
+{
+	return sqlite3_column_type(st, i) == SQLITE_TEXT ? (const char *)sqlite3_column_text(st, i)
+							  : NULL;
+}
+
+/* The host ops of every thread in time order (enclosing first) with their shape args. */
+static int read_host_ops(struct tka_ctx *c, struct state *s)
+{
+	static const char *const keys[4] = {"Input Dims", "Input type", "Input Strides",
+					    "Concrete Inputs"};
+	sqlite3_stmt *st = NULL, *kq = NULL;
+	struct open *stack = NULL;
+	size_t top = 0, cap = 0;
+	int64_t track = TK_NONE, last = TK_NONE;
+	int rc = tka_prepare(
+	    c,
+	    "SELECT e.id, e.track_id, e.ts_ns, e.dur_ns, e.name_id, t.process_id, d.value, "
+	    "  y.value, r.value, k.value "
+	    "FROM events e JOIN tracks t ON t.id = e.track_id AND t.device_id IS NULL "
+	    "LEFT JOIN args d ON d.event_id = e.id AND d.key_id = ?1 "
+	    "LEFT JOIN args y ON y.event_id = e.id AND y.key_id = ?2 "
+	    "LEFT JOIN args r ON r.event_id = e.id AND r.key_id = ?3 "
+	    "LEFT JOIN args k ON k.event_id = e.id AND k.key_id = ?4 "
+	    "WHERE e.kind = 1 ORDER BY e.track_id, e.ts_ns, e.dur_ns DESC, e.id",
+	    &st);
+	if (rc == TK_OK)
+		rc = tka_prepare(c, "SELECT id FROM strings WHERE str = ?", &kq);
+	for (int i = 0; rc == TK_OK && i < 4; i++) { /* a key the store lacks matches nothing */
+		sqlite3_reset(kq);
+		sqlite3_bind_text(kq, 1, keys[i], -1, SQLITE_STATIC);
+		if (sqlite3_step(kq) == SQLITE_ROW)
+			sqlite3_bind_int64(st, i + 1, sqlite3_column_int64(kq, 0));
+		else
+			sqlite3_bind_null(st, i + 1);
+	}
+	while (rc == TK_OK) {
+		int step = sqlite3_step(st);
+		if (step == SQLITE_DONE)
+			break;
+		if (step != SQLITE_ROW) {
+			rc = tka_fail(c, tka_sql_status(c), "reading host ops: %s",
+				      sqlite3_errmsg(c->db));
+			break;
+		}
+		int64_t id = sqlite3_column_int64(st, 0), tr = sqlite3_column_int64(st, 1),
+			ts = sqlite3_column_int64(st, 2), dur = sqlite3_column_int64(st, 3);
+		int64_t name_id = sqlite3_column_int64(st, 4), proc = tka_col_or_none(st, 5);
+		if (id == last)
+			continue; /* an arg key given twice: the first row */
+		last = id;
+		if (tk_span_check(ts, dur)) {
+			rc = tka_fail(c, TK_EFORMAT, "host op %lld: %s", (long long)id,
+				      tk_span_check(ts, dur));
+			break;
+		}
+		if (tr != track)
+			track = tr, top = 0;
+		while (top && stack[top - 1].end <= ts)
+			top--;
+		int inside = top && stack[top - 1].claimed, counted = 0;
+		struct tka_pm r = {.status = TKA_PM_NONE, .reason = "no model for this op"};
+		const char *args[4] = {text_col(st, 6), text_col(st, 7), text_col(st, 8),
+				       text_col(st, 9)};
+		if (!inside) {
+			const struct nm *n = name_of(s, name_id);
+			if (!n) {
+				rc = tka_fail(c, TK_ENOMEM, "out of memory");
+				break;
+			}
+			if (n->has)
+				tka_perf_model(n->name, args[0], args[1], args[2], args[3], &r);
+		}
+		if (count_call(s, proc, name_id, args, &r, tka_op_gpu_instance(c, id), inside,
+			       &counted)) {
+			rc = tka_fail(c, TK_ENOMEM, "out of memory");
+			break;
+		}
+		if (top == cap) {
+			size_t nc = cap ? 2 * cap : 64;
+			struct open *v = realloc(stack, nc * sizeof(*v));
+			if (!v) {
+				rc = tka_fail(c, TK_ENOMEM, "out of memory");
+				break;
+			}
+			stack = v, cap = nc;
+		}
+		stack[top++] = (struct open){ts + dur, inside || counted};
+	}
+	sqlite3_finalize(st);
+	sqlite3_finalize(kq);
+	free(stack);
+	return rc;
+}
+
+static void bind_id(sqlite3_stmt *st, int i, int64_t v)
+{
+	if (v == TK_NONE)
+		sqlite3_bind_null(st, i);
+	else
+		sqlite3_bind_int64(st, i, v);
+}
+
+static void bind_rate(sqlite3_stmt *st, int i, int64_t num, int64_t den, double scale)
+{
+	if (den > 0)
+		sqlite3_bind_double(st, i, (double)num / (double)den * scale);
+	else
+		sqlite3_bind_null(st, i);
+}
+
+static int step_done(struct tka_ctx *c, sqlite3_stmt *st)
+{
+	if (sqlite3_step(st) != SQLITE_DONE)
+		return tka_fail(c, tka_sql_status(c), "writing the op performance model: %s",
+				sqlite3_errmsg(c->db));
+	sqlite3_reset(st);
+	return TK_OK;
+}
+
+#define NAME_SQL "coalesce((SELECT str FROM strings WHERE id = ?4), '')"
+
+static int write_host(struct tka_ctx *c, struct state *s)
+{
+	sqlite3_stmt *g = NULL, *u = NULL, *p = NULL;
+	int rc = tka_prepare(c,
+			     "INSERT INTO analysis_op_perf VALUES ('host_op', ?1, NULL, " NAME_SQL
+			     ", NULL, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, "
+			     "?18, ?19, ?20, ?21)",
+			     &g);
+	if (rc == TK_OK)
+		rc = tka_prepare(c,
+				 "INSERT INTO analysis_op_perf_unmodelled VALUES ('host_op', ?1, "
+				 "NULL, " NAME_SQL ", ?5, ?6, ?7, ?8)",
+				 &u);
+	if (rc == TK_OK)
+		rc = tka_prepare(c,
+				 "INSERT INTO analysis_op_perf_summary VALUES ('host_op', ?1, NULL, "
+				 "?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+				 &p);
+	for (size_t i = 0; rc == TK_OK && i < s->g.n; i++) {
+		const struct grp *x = (const struct grp *)s->g.v + i;
+		bind_id(g, 1, x->process);
+		sqlite3_bind_int64(g, 4, x->name_id);
+		sqlite3_bind_text(g, 5, x->dims, -1, SQLITE_STATIC);
+		sqlite3_bind_text(g, 6, x->types, -1, SQLITE_STATIC);
+		sqlite3_bind_text(g, 7, x->conc, -1, SQLITE_STATIC);
+		sqlite3_bind_int(g, 8, x->launched);
+		sqlite3_bind_text(g, 9, x->model, -1, SQLITE_STATIC);
+		sqlite3_bind_text(g, 10, x->dtype, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(g, 11, x->calls);
+		sqlite3_bind_int64(g, 12, x->flops);
+		sqlite3_bind_int64(g, 13, x->bytes);
+		sqlite3_bind_double(g, 14, (double)x->flops / (double)x->calls);
+		sqlite3_bind_double(g, 15, (double)x->bytes / (double)x->calls);
+		sqlite3_bind_int64(g, 16, x->ops);
+		sqlite3_bind_int64(g, 17, x->ns);
+		bind_rate(g, 18, x->flops, x->ns, 1e9);
+		bind_rate(g, 19, x->bytes, x->ns, 1e9);
+		bind_rate(g, 20, x->flops, x->bytes, 1);
+		sqlite3_bind_text(g, 21, x->note, -1, SQLITE_STATIC);
+		rc = step_done(c, g);
+	}
+	for (size_t i = 0; rc == TK_OK && i < s->u.n; i++) {
+		const struct unm *x = (const struct unm *)s->u.v + i;
+		bind_id(u, 1, x->process);
+		sqlite3_bind_int64(u, 4, x->name_id);
+		sqlite3_bind_text(u, 5, x->reason, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(u, 6, x->calls);
+		sqlite3_bind_int64(u, 7, x->ops);
+		sqlite3_bind_int64(u, 8, x->ns);
+		rc = step_done(c, u);
+	}
+	for (size_t i = 0; rc == TK_OK && i < s->p.n; i++) {
+		const struct proc *x = (const struct proc *)s->p.v + i;
+		bind_id(p, 1, x->process);
+		sqlite3_bind_int64(p, 2, x->launched_ns);
+		sqlite3_bind_int64(p, 3, x->modelled_ns);
+		bind_rate(p, 4, x->modelled_ns, x->launched_ns, 1);
+		sqlite3_bind_int64(p, 5, x->flops);
+		sqlite3_bind_int64(p, 6, x->bytes);
+		bind_rate(p, 7, x->flops, x->modelled_ns, 1e9);
+		bind_rate(p, 8, x->bytes, x->modelled_ns, 1e9);
+		rc = step_done(c, p);
+	}
+	sqlite3_finalize(g);
+	sqlite3_finalize(u);
+	sqlite3_finalize(p);
+	return rc;
+}
+
+/*
+ * XLA: the device operations that carry an HLO op (kernels, copies, sets; XLA ops on devices
+ * that run none of those), by device, module and HLO op, with the cost stats of the trace. A
+ * group is modelled when every one of its operations has both flops and bytes_accessed.
+ */
+static const char *const hlo_sql =
+    "CREATE TEMP TABLE _pf_kdev AS SELECT DISTINCT t.device_id AS device_id FROM events e "
+    "  JOIN tracks t ON t.id = e.track_id WHERE e.kind IN (5, 6, 7) AND t.device_id IS NOT "
+    "  NULL;"
+    "CREATE TEMP TABLE _pf_hlo AS SELECT t.device_id AS device_id, o.hlo_module_id AS mid, "
+    "  o.hlo_op_id AS hid, count(*) AS n, sum(o.flops) AS f, sum(o.bytes_accessed) AS b, "
+    "  count(o.flops) AS nf, count(o.bytes_accessed) AS nb, sum(e.dur_ns) AS ns "
+    "FROM op_details o JOIN events e ON e.id = o.event_id JOIN tracks t ON t.id = e.track_id "
+    "WHERE o.hlo_op_id IS NOT NULL AND t.device_id IS NOT NULL AND (e.kind IN (5, 6, 7) OR "
+    "  (e.kind = 8 AND t.device_id NOT IN (SELECT device_id FROM temp._pf_kdev))) "
+    "GROUP BY 1, 2, 3;"
+    "INSERT INTO analysis_op_perf SELECT 'hlo_op', NULL, g.device_id, h.str, m.str, NULL, NULL, "
+    "  NULL, 1, 'xla', NULL, g.n, g.f, g.b, CAST(g.f AS REAL) / g.n, CAST(g.b AS REAL) / g.n, "
+    "  g.n, g.ns, CASE WHEN g.ns > 0 THEN g.f * 1e9 / g.ns END, "
+    "  CASE WHEN g.ns > 0 THEN g.b * 1e9 / g.ns END, "
+    "  CASE WHEN g.b > 0 THEN CAST(g.f AS REAL) / g.b END, NULL "
+    "FROM temp._pf_hlo g JOIN strings h ON h.id = g.hid LEFT JOIN strings m ON m.id = g.mid "
+    "WHERE g.nf = g.n AND g.nb = g.n ORDER BY g.device_id, g.ns DESC, h.str, m.str;"
+    "INSERT INTO analysis_op_perf_unmodelled SELECT 'hlo_op', NULL, g.device_id, h.str, "
+    "  CASE WHEN g.nf = 0 AND g.nb = 0 THEN 'no cost stats (flops, bytes accessed) in the "
+    "trace' ELSE 'cost stats on some of its operations only' END, g.n, g.n, g.ns "
+    "FROM temp._pf_hlo g JOIN strings h ON h.id = g.hid "
+    "WHERE g.nf < g.n OR g.nb < g.n ORDER BY g.device_id, g.ns DESC, h.str;"
+    "INSERT INTO analysis_op_perf_summary SELECT 'hlo_op', NULL, device_id, sum(ns), "
+    "  sum(CASE WHEN nf = n AND nb = n THEN ns ELSE 0 END), "
+    "  CASE WHEN sum(ns) > 0 THEN CAST(sum(CASE WHEN nf = n AND nb = n THEN ns ELSE 0 END) AS "
+    "REAL) / sum(ns) END, "
+    "  sum(CASE WHEN nf = n AND nb = n THEN f ELSE 0 END), "
+    "  sum(CASE WHEN nf = n AND nb = n THEN b ELSE 0 END), NULL, NULL "
+    "FROM temp._pf_hlo GROUP BY device_id ORDER BY device_id;"
+    "UPDATE analysis_op_perf_summary SET flops_per_s = flops * 1e9 / modelled_ns, "
+    "  bytes_per_s = bytes * 1e9 / modelled_ns WHERE level = 'hlo_op' AND modelled_ns > 0;"
+    "DROP TABLE temp._pf_hlo; DROP TABLE temp._pf_kdev;";
+
+static void free_state(struct state *s)
+{
+	for (size_t i = 0; i < s->g.n; i++) {
+		struct grp *g = (struct grp *)s->g.v + i;
+		free(g->dims);
+		free(g->types);
+		free(g->conc);
+	}
+	for (size_t i = 0; i < s->names.n; i++)
+		free(((struct nm *)s->names.v)[i].name);
+	struct table *t[4] = {&s->g, &s->u, &s->p, &s->names};
+	for (int i = 0; i < 4; i++) {
+		free(t[i]->v);
+		tk_intern_free(&t[i]->keys);
+	}
+	sqlite3_finalize(s->name_q);
+	free(s->key);
+}
+
+int tka_op_perf(struct tka_ctx *c)
+{
+	struct state s = {.g.size = sizeof(struct grp),
+			  .u.size = sizeof(struct unm),
+			  .p.size = sizeof(struct proc),
+			  .names.size = sizeof(struct nm)};
+	int rc;
+	tk_intern_init(&s.g.keys);
+	tk_intern_init(&s.u.keys);
+	tk_intern_init(&s.p.keys);
+	tk_intern_init(&s.names.keys);
+	rc = tka_exec(c, "creating the op performance tables", schema);
+	if (rc == TK_OK)
+		rc = tka_prepare(c, "SELECT str FROM strings WHERE id = ?", &s.name_q);
+	if (rc == TK_OK)
+		rc = read_host_ops(c, &s);
+	if (rc == TK_OK)
+		rc = write_host(c, &s);
+	if (rc == TK_OK)
+		rc = tka_exec(c, "the XLA ops' cost stats", hlo_sql);
+	free_state(&s);
+	return rc;
+}
+
+int tka_op_perf_bandwidth(struct tka_ctx *c, int64_t device_id, int64_t *bytes, int64_t *ns)
+{
+	sqlite3_stmt *st = NULL;
+	int rc = tka_prepare(
+	    c,
+	    "SELECT sum(s.bytes), sum(s.modelled_ns) FROM analysis_op_perf_summary s "
+	    "WHERE (s.level = 'hlo_op' AND s.device_id = ?1) OR (s.level = 'host_op' AND "
+	    "  s.process_id = (SELECT process_id FROM devices WHERE id = ?1) AND "
+	    "  (SELECT count(*) FROM devices d WHERE d.process_id = s.process_id) = 1)",
+	    &st);
+	*bytes = *ns = -1;
+	if (rc != TK_OK)
+		return rc;
+	sqlite3_bind_int64(st, 1, device_id);
+	if (sqlite3_step(st) != SQLITE_ROW)
+		rc = tka_fail(c, tka_sql_status(c), "reading the op performance summary: %s",
+			      sqlite3_errmsg(c->db));
+	else if (sqlite3_column_type(st, 1) != SQLITE_NULL && sqlite3_column_int64(st, 1) > 0) {
+		*bytes = sqlite3_column_int64(st, 0);
+		*ns = sqlite3_column_int64(st, 1);
+	}
+	sqlite3_finalize(st);
+	return rc;
+}

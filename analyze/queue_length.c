@@ -1,0 +1,340 @@
+/*
+ * Queue length per stream over time (analysis_queue_length, analysis_queue_timeline;
+ * docs/metrics.md, "Queue length"), HTA's queue length view: how many device operations a
+ * stream holds that were launched and have not finished (length), and of those how many have not
+ * started (waiting, HTA's queue length), from the launches the timeline links. Per device: one
+ * sort of the +1/-1 steps by (stream, time) and a sweep per stream, one sort by time and a sweep
+ * for the whole device; the selected window's figures (maximum, time-weighted means, the share
+ * with nothing in flight, the longest such stretch) and 1000 buckets over the window for charts.
+ */
+#include "checked.h"
+#include "intervals.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <tracekit/store.h>
+
+#define NBUCKETS 1000 /* timeline buckets per device window */
+
+static const char *const schema =
+    "DROP TABLE IF EXISTS analysis_queue_length;"
+    "DROP TABLE IF EXISTS analysis_queue_timeline;"
+    "CREATE TABLE analysis_queue_length (\n"
+    "  device_id    INTEGER NOT NULL, -- devices.id\n"
+    "  track_id     INTEGER,          -- tracks.id of the stream; NULL: the whole device (its "
+    "streams added up)\n"
+    "  stream_id    INTEGER,          -- tracks.stream_id, NULL on the device row or when the "
+    "track has none\n"
+    "  window       TEXT NOT NULL,    -- the device's selected window: device or steps\n"
+    "  window_ns    INTEGER NOT NULL, -- its length (the figures below are inside it)\n"
+    "  ops          INTEGER NOT NULL, -- device operations of the stream (whole trace)\n"
+    "  launched     INTEGER NOT NULL, -- of which linked to a launching API call\n"
+    "  max_length   INTEGER NOT NULL, -- most operations in flight (launched or running, not "
+    "finished) at once, held for a positive time inside the window\n"
+    "  mean_length  REAL,             -- time-weighted mean of that count over the window "
+    "(NULL when window_ns is 0)\n"
+    "  empty_ns     INTEGER NOT NULL, -- window time with no operation in flight\n"
+    "  empty_share  REAL,             -- empty_ns / window_ns (the share with length >= 1 is "
+    "1 - empty_share)\n"
+    "  longest_empty_ns INTEGER NOT NULL, -- the longest stretch of it (a window span "
+    "clips a stretch)\n"
+    "  longest_empty_start_ns INTEGER, -- where that stretch starts (the earliest on a tie); "
+    "NULL when there is none\n"
+    "  max_waiting  INTEGER NOT NULL, -- most operations launched but not started at once "
+    "(HTA's queue length), held for a positive time inside the window\n"
+    "  mean_waiting REAL,             -- its time-weighted mean over the window\n"
+    "  waiting_share REAL             -- share of the window with at least one operation "
+    "waiting\n"
+    ");"
+    "CREATE TABLE analysis_queue_timeline (\n"
+    "  device_id   INTEGER NOT NULL, -- devices.id\n"
+    "  track_id    INTEGER,          -- tracks.id of the stream, NULL for the whole device\n"
+    "  bucket      INTEGER NOT NULL, -- 0..999: equal slices of the window's hull (first span "
+    "start to last span end, holes included)\n"
+    "  start_ns    INTEGER NOT NULL, -- first ns of the bucket\n"
+    "  end_ns      INTEGER NOT NULL, -- first ns after it\n"
+    "  max_length  INTEGER NOT NULL, -- most operations in flight held for a positive time in "
+    "the bucket\n"
+    "  mean_length REAL NOT NULL,    -- time-weighted mean of that count over the bucket\n"
+    "  max_waiting INTEGER NOT NULL  -- most operations waiting held for a positive time\n"
+    ");";
+
+/* A step of a stream's counts at time t: length (in flight) and waiting (not started). */
+struct qev {
+	int64_t t;
+	uint32_t stream;
+	int32_t dlen, dwait;
+};
+
+static int by_stream_time(const void *pa, const void *pb)
+{
+	const struct qev *a = pa, *b = pb;
+	if (a->stream != b->stream)
+		return a->stream < b->stream ? -1 : 1;
+	return (a->t > b->t) - (a->t < b->t);
+}
+
+static int by_time(const void *pa, const void *pb)
+{
+	const struct qev *a = pa, *b = pb;
+	return (a->t > b->t) - (a->t < b->t);
+}
+
+/* Timeline buckets of one series over [start, start + nb * width), the last one cut at end. */
+struct buckets {
+	int64_t start, end, width;
+	int nb;
+	int64_t max_len[NBUCKETS], max_wait[NBUCKETS];
+	double len_int[NBUCKETS];
+};
+
+/* The figures of one series over the window. */
+struct qsum {
+	int64_t max_len, max_wait, len_int, wait_int, nonempty_ns, waiting_ns;
+	int64_t longest_empty, longest_start; /* longest_start TK_NONE when none */
+	int bad;			      /* an integral overflowed */
+};
+
+/* The window pieces of the empty stretch [a, b): the longest one so far into @o. */
+static void empty_run(const struct tka_spans *w, int64_t a, int64_t b, struct qsum *o)
+{
+	size_t lo = 0, hi = w->n;
+	while (lo < hi) { /* the first span that ends after a */
+		size_t mid = lo + (hi - lo) / 2;
+		if (w->v[mid].end <= a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t k = lo; k < w->n && w->v[k].start < b; k++) {
+		int64_t s = w->v[k].start > a ? w->v[k].start : a;
+		int64_t e = w->v[k].end < b ? w->v[k].end : b;
+		if (e - s > o->longest_empty) {
+			o->longest_empty = e - s;
+			o->longest_start = s;
+		}
+	}
+}
+
+/* Length @L and waiting @W held over [a, b) (L > 0). */
+static void segment(const struct tka_spans *w, struct buckets *bk, int64_t a, int64_t b,
+		    int64_t L, int64_t W, struct qsum *o)
+{
+	int64_t ov = tka_spans_len_in(w, a, b), x;
+	if (ov > 0) {
+		o->max_len = L > o->max_len ? L : o->max_len;
+		o->max_wait = W > o->max_wait ? W : o->max_wait;
+		o->nonempty_ns += ov;
+		if (W > 0)
+			o->waiting_ns += ov;
+		if (tk_mul_ovf(L, ov, &x) || tk_add_ovf(o->len_int, x, &o->len_int) ||
+		    tk_mul_ovf(W, ov, &x) || tk_add_ovf(o->wait_int, x, &o->wait_int))
+			o->bad = 1;
+	}
+	if (!bk || bk->nb == 0)
+		return;
+	a = a > bk->start ? a : bk->start;
+	b = b < bk->end ? b : bk->end;
+	if (a >= b)
+		return;
+	for (int64_t k = (a - bk->start) / bk->width; k <= (b - 1 - bk->start) / bk->width; k++) {
+		int64_t bs = bk->start + k * bk->width, be = bs + bk->width;
+		int64_t s = a > bs ? a : bs, e = b < be ? b : be;
+		if (e <= s)
+			continue;
+		bk->len_int[k] += (double)L * (double)(e - s);
+		bk->max_len[k] = L > bk->max_len[k] ? L : bk->max_len[k];
+		bk->max_wait[k] = W > bk->max_wait[k] ? W : bk->max_wait[k];
+	}
+}
+
+/* Sweep the steps @ev (n, sorted by time) of one series. */
+static void sweep(const struct qev *ev, size_t n, const struct tka_spans *w, struct buckets *bk,
+		  struct qsum *o)
+{
+	int64_t L = 0, W = 0, prev = 0, zero_from = INT64_MIN;
+	memset(o, 0, sizeof(*o));
+	o->longest_start = TK_NONE;
+	if (bk) {
+		memset(bk->max_len, 0, sizeof(bk->max_len));
+		memset(bk->max_wait, 0, sizeof(bk->max_wait));
+		memset(bk->len_int, 0, sizeof(bk->len_int));
+	}
+	for (size_t i = 0; i < n;) {
+		int64_t t = ev[i].t, was = L;
+		if (L > 0 && t > prev)
+			segment(w, bk, prev, t, L, W, o);
+		for (; i < n && ev[i].t == t; i++) {
+			L += ev[i].dlen;
+			W += ev[i].dwait;
+		}
+		if (was == 0 && L > 0)
+			empty_run(w, zero_from, t, o);
+		else if (was > 0 && L == 0)
+			zero_from = t;
+		prev = t;
+	}
+	empty_run(w, zero_from, INT64_MAX, o);
+}
+
+struct writer {
+	sqlite3_stmt *sum, *tl;
+};
+
+static void bind_share(sqlite3_stmt *st, int i, int64_t part, int64_t whole)
+{
+	if (whole > 0)
+		sqlite3_bind_double(st, i, (double)part / (double)whole);
+	else
+		sqlite3_bind_null(st, i);
+}
+
+/* One row of analysis_queue_length and the series' buckets. */
+static int write_series(struct tka_ctx *c, struct writer *wr, const struct tka_device *d,
+			const struct tka_stream *st, int64_t ops, int64_t launched,
+			const struct qsum *o, const struct buckets *bk)
+{
+	sqlite3_stmt *q = wr->sum;
+	int64_t wns = tka_spans_len(d->window);
+	if (o->bad)
+		return tka_fail(c, TK_EFORMAT, "device %lld: queue length integral overflows",
+				(long long)d->device_id);
+	sqlite3_reset(q);
+	sqlite3_clear_bindings(q);
+	sqlite3_bind_int64(q, 1, d->device_id);
+	if (st) {
+		sqlite3_bind_int64(q, 2, st->track_id);
+		if (st->stream_id != TK_NONE)
+			sqlite3_bind_int64(q, 3, st->stream_id);
+	}
+	sqlite3_bind_text(q, 4, tka_window_name(d), -1, SQLITE_STATIC);
+	sqlite3_bind_int64(q, 5, wns);
+	sqlite3_bind_int64(q, 6, ops);
+	sqlite3_bind_int64(q, 7, launched);
+	sqlite3_bind_int64(q, 8, o->max_len);
+	bind_share(q, 9, o->len_int, wns);
+	sqlite3_bind_int64(q, 10, wns - o->nonempty_ns);
+	bind_share(q, 11, wns - o->nonempty_ns, wns);
+	sqlite3_bind_int64(q, 12, o->longest_empty);
+	if (o->longest_start != TK_NONE)
+		sqlite3_bind_int64(q, 13, o->longest_start);
+	sqlite3_bind_int64(q, 14, o->max_wait);
+	bind_share(q, 15, o->wait_int, wns);
+	bind_share(q, 16, o->waiting_ns, wns);
+	if (sqlite3_step(q) != SQLITE_DONE)
+		goto fail;
+	for (int k = 0; k < bk->nb; k++) {
+		int64_t bs = bk->start + k * bk->width;
+		int64_t be = bs + bk->width < bk->end ? bs + bk->width : bk->end;
+		sqlite3_reset(wr->tl);
+		sqlite3_bind_int64(wr->tl, 1, d->device_id);
+		if (st)
+			sqlite3_bind_int64(wr->tl, 2, st->track_id);
+		else
+			sqlite3_bind_null(wr->tl, 2);
+		sqlite3_bind_int64(wr->tl, 3, k);
+		sqlite3_bind_int64(wr->tl, 4, bs);
+		sqlite3_bind_int64(wr->tl, 5, be);
+		sqlite3_bind_int64(wr->tl, 6, bk->max_len[k]);
+		sqlite3_bind_double(wr->tl, 7, bk->len_int[k] / (double)(be - bs));
+		sqlite3_bind_int64(wr->tl, 8, bk->max_wait[k]);
+		if (sqlite3_step(wr->tl) != SQLITE_DONE)
+			goto fail;
+	}
+	return TK_OK;
+fail:
+	return tka_fail(c, tka_sql_status(c), "writing the queue length: %s", sqlite3_errmsg(c->db));
+}
+
+/* The +1/-1 steps of @d's operations into @ev (room for 3 per op); their count. */
+static size_t steps_of(const struct tka_device *d, struct qev *ev, int64_t *ops, int64_t *launched)
+{
+	size_t n = 0;
+	for (size_t k = 0; k < d->nops; k++) {
+		const struct tka_op *op = &d->ops[k];
+		int queued = op->launch_ts != TKA_NO_LAUNCH && op->launch_ts < op->ts;
+		int64_t from = queued ? op->launch_ts : op->ts;
+		ops[op->stream]++;
+		launched[op->stream] += op->launch_ts != TKA_NO_LAUNCH;
+		if (from < op->end) {
+			ev[n++] = (struct qev){from, op->stream, 1, queued};
+			ev[n++] = (struct qev){op->end, op->stream, -1, 0};
+		}
+		if (queued)
+			ev[n++] = (struct qev){op->ts, op->stream, 0, -1};
+	}
+	return n;
+}
+
+static int device_queues(struct tka_ctx *c, struct writer *wr, const struct tka_device *d,
+			 struct buckets *bk)
+{
+	struct qev *ev = malloc((d->nops ? d->nops : 1) * 3 * sizeof(*ev));
+	int64_t *cnt = calloc(2 * (d->nstreams ? d->nstreams : 1), sizeof(*cnt));
+	int64_t *ops = cnt, *launched = cnt + d->nstreams, all = 0, all_launched = 0;
+	struct qsum o;
+	int rc = TK_OK;
+	if (!ev || !cnt) {
+		rc = tka_fail(c, TK_ENOMEM, "out of memory");
+		goto out;
+	}
+	size_t n = steps_of(d, ev, ops, launched);
+	const struct tka_spans *w = d->window;
+	bk->nb = 0;
+	if (w->n && w->v[w->n - 1].end > w->v[0].start) {
+		bk->start = w->v[0].start;
+		bk->end = w->v[w->n - 1].end;
+		bk->width = (bk->end - bk->start) / NBUCKETS + 1;
+		bk->nb = (int)((bk->end - bk->start + bk->width - 1) / bk->width);
+	}
+	if (n > 1)
+		qsort(ev, n, sizeof(*ev), by_stream_time);
+	for (size_t a = 0, s = 0; s < d->nstreams && rc == TK_OK; s++) {
+		size_t b = a;
+		while (b < n && ev[b].stream == s)
+			b++;
+		all += ops[s];
+		all_launched += launched[s];
+		if (ops[s]) {
+			sweep(ev + a, b - a, w, bk, &o);
+			rc = write_series(c, wr, d, &d->streams[s], ops[s], launched[s], &o, bk);
+		}
+		a = b;
+	}
+	if (rc != TK_OK)
+		goto out;
+	if (n > 1)
+		qsort(ev, n, sizeof(*ev), by_time);
+	sweep(ev, n, w, bk, &o);
+	rc = write_series(c, wr, d, NULL, all, all_launched, &o, bk);
+out:
+	free(ev);
+	free(cnt);
+	return rc;
+}
+
+int tka_queue_length(struct tka_ctx *c)
+{
+	const struct tka_timeline *tl = NULL;
+	struct writer wr = {NULL, NULL};
+	struct buckets *bk = malloc(sizeof(*bk));
+	int rc = bk ? tka_timeline_get(c, &tl) : tka_fail(c, TK_ENOMEM, "out of memory");
+	if (rc == TK_OK)
+		rc = tka_exec(c, "creating analysis_queue_length", schema);
+	if (rc == TK_OK)
+		rc = tka_prepare(c,
+				 "INSERT INTO analysis_queue_length VALUES (?1, ?2, ?3, ?4, ?5, ?6, "
+				 "?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
+				 &wr.sum);
+	if (rc == TK_OK)
+		rc = tka_prepare(c,
+				 "INSERT INTO analysis_queue_timeline VALUES (?1, ?2, ?3, ?4, ?5, "
+				 "?6, ?7, ?8)",
+				 &wr.tl);
+	for (size_t i = 0; rc == TK_OK && i < tl->ndev; i++)
+		rc = device_queues(c, &wr, &tl->dev[i], bk);
+	sqlite3_finalize(wr.sum);
+	sqlite3_finalize(wr.tl);
+	free(bk);
+	return rc;
+}

@@ -1,0 +1,159 @@
+/*
+ * How close each modelled op group runs to the hardware (docs/metrics.md, "Roofline"): every
+ * row of analysis_op_perf that launched device time, placed on its device (an HLO op's own; a
+ * host op's: the one device its process drives), with its category, its achieved FLOP/s and
+ * bytes/s, the device's peaks for its dtype (analysis_device_peaks), the ridge point, whether
+ * the roofline calls it compute- or memory-bound, and its share of the peak and of the roof
+ * (the attainable FLOP/s at its intensity). The compute_throughput KPI and the
+ * low_compute_efficiency finding read this table.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <tracekit/analyze.h>
+#include <tracekit/store.h>
+
+#include "analyze_internal.h"
+
+static const char *const schema =
+    "DROP TABLE IF EXISTS analysis_roofline;"
+    "CREATE TABLE analysis_roofline (\n"
+    "  device_id     INTEGER NOT NULL, -- devices.id the group's device work ran on\n"
+    "  level         TEXT NOT NULL,    -- 'host_op' or 'hlo_op' (as analysis_op_perf)\n"
+    "  process_id    INTEGER,          -- host_op: processes.id; hlo_op: NULL\n"
+    "  name          TEXT NOT NULL,    -- the op (HLO op)\n"
+    "  input_dims    TEXT,             -- host_op: the group's Input Dims; hlo_op: NULL\n"
+    "  dtype         TEXT,             -- the dtype that sets the peak (host_op: the model's; "
+    "hlo_op: bf16, the XLA default)\n"
+    "  category      TEXT NOT NULL,    -- docs/metrics.md, \"Categories\" (gemm, conv, ...)\n"
+    "  calls         INTEGER NOT NULL, -- calls (hlo_op: device operations)\n"
+    "  device_ns     INTEGER NOT NULL, -- device time launched by the calls (their subtree)\n"
+    "  flops         INTEGER NOT NULL, -- modelled FLOPs\n"
+    "  bytes         INTEGER NOT NULL, -- modelled bytes (a lower bound)\n"
+    "  achieved_flops REAL NOT NULL,   -- flops / device_ns x 1e9, FLOP/s\n"
+    "  achieved_bps  REAL NOT NULL,    -- bytes / device_ns x 1e9, bytes/s\n"
+    "  intensity     REAL,             -- flops / bytes, FLOP per byte; NULL when bytes = 0\n"
+    "  peak_flops    REAL,             -- the device's dense peak for dtype; NULL unknown\n"
+    "  peak_bandwidth_bps REAL,        -- the device's peak memory bandwidth; NULL unknown\n"
+    "  ridge         REAL,             -- peak_flops / peak_bandwidth_bps, FLOP per byte\n"
+    "  bound         TEXT,             -- 'compute' (intensity >= ridge) or 'memory'; NULL "
+    "when either is unknown\n"
+    "  peak_share    REAL,             -- achieved_flops / peak_flops\n"
+    "  bandwidth_share REAL,           -- achieved_bps / peak_bandwidth_bps\n"
+    "  roof_share    REAL              -- achieved_flops / min(peak_flops, intensity x "
+    "peak_bandwidth_bps): how close to the roof at its intensity; NULL when unknown\n"
+    ");";
+
+/* enum tk_dtype of a model dtype name (fp8 variants are fp8); -1 when it has no peak row. */
+static int dtype_index(const char *s)
+{
+	static const char *const names[] = {"fp64", "fp32", "tf32", "bf16", "fp16", "fp8", "int8"};
+	if (!s)
+		return -1;
+	for (int i = 0; i < TK_DTYPE_COUNT; i++)
+		if (!strncmp(s, names[i], strlen(names[i])))
+			return i;
+	return -1;
+}
+
+static void bind_real_or_null(sqlite3_stmt *st, int i, double v, int known)
+{
+	if (known && isfinite(v))
+		sqlite3_bind_double(st, i, v);
+	else
+		sqlite3_bind_null(st, i);
+}
+
+int tka_roofline(struct tka_ctx *c)
+{
+	sqlite3_stmt *q = NULL, *ins = NULL;
+	int rc = tka_exec(c, "creating analysis_roofline", schema);
+	if (rc != TK_OK)
+		return rc;
+	/* A host op group's device: the one device its process drives (none when it drives
+	 * several or none: the group is left out). */
+	rc = tka_prepare(
+	    c,
+	    "SELECT CASE p.level WHEN 'hlo_op' THEN p.device_id ELSE (SELECT min(d.id) FROM "
+	    " devices d WHERE d.process_id = p.process_id HAVING count(*) = 1) END AS dev,"
+	    " p.level, p.process_id, p.name, p.input_dims, p.dtype, p.calls, p.device_ns, p.flops,"
+	    " p.bytes FROM analysis_op_perf p WHERE p.launched = 1 AND p.device_ns > 0"
+	    " ORDER BY dev, p.device_ns DESC, p.rowid",
+	    &q);
+	if (rc == TK_OK)
+		rc = tka_prepare(c,
+				 "INSERT INTO analysis_roofline VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, "
+				 "?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21)",
+				 &ins);
+	int64_t have = -1;
+	struct tka_device_peak dp;
+	int step = SQLITE_DONE;
+	while (rc == TK_OK && (step = sqlite3_step(q)) == SQLITE_ROW) {
+		if (sqlite3_column_type(q, 0) == SQLITE_NULL)
+			continue;
+		int64_t dev = sqlite3_column_int64(q, 0);
+		if (dev != have) {
+			if ((rc = tka_device_peak(c, dev, &dp)) != TK_OK)
+				break;
+			have = dev;
+		}
+		const char *level = (const char *)sqlite3_column_text(q, 1);
+		const char *name = (const char *)sqlite3_column_text(q, 3);
+		const char *dtype = (const char *)sqlite3_column_text(q, 5);
+		int hlo = level && !strcmp(level, "hlo_op");
+		if (hlo && !dtype)
+			dtype = "bf16";
+		const char *cat = "other";
+		if (hlo) {
+			int r = tka_device_name_rule(name);
+			cat = tka_category_name(r >= 0 ? r : TKA_CAT_OTHER);
+		} else {
+			cat = tka_category_of_host_op(name);
+		}
+		int64_t ns = sqlite3_column_int64(q, 7), flops = sqlite3_column_int64(q, 8),
+			bytes = sqlite3_column_int64(q, 9);
+		double af = (double)flops * 1e9 / (double)ns, ab = (double)bytes * 1e9 / (double)ns;
+		double inten = bytes > 0 ? (double)flops / (double)bytes : NAN;
+		int di = dtype_index(dtype);
+		double peak = di >= 0 ? dp.flops[di] : 0, bw = (double)dp.bandwidth_bps;
+		double ridge = peak > 0 && bw > 0 ? peak / bw : NAN;
+		double roof = peak > 0 && bw > 0 && bytes > 0 ? fmin(peak, inten * bw) : NAN;
+		const char *bound = isfinite(ridge) && isfinite(inten) && flops > 0
+					? (inten >= ridge ? "compute" : "memory")
+					: NULL;
+		sqlite3_reset(ins);
+		sqlite3_bind_int64(ins, 1, dev);
+		sqlite3_bind_value(ins, 2, sqlite3_column_value(q, 1));
+		sqlite3_bind_value(ins, 3, sqlite3_column_value(q, 2));
+		sqlite3_bind_value(ins, 4, sqlite3_column_value(q, 3));
+		sqlite3_bind_value(ins, 5, sqlite3_column_value(q, 4));
+		sqlite3_bind_text(ins, 6, dtype, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_text(ins, 7, cat, -1, SQLITE_STATIC);
+		sqlite3_bind_value(ins, 8, sqlite3_column_value(q, 6));
+		sqlite3_bind_int64(ins, 9, ns);
+		sqlite3_bind_int64(ins, 10, flops);
+		sqlite3_bind_int64(ins, 11, bytes);
+		sqlite3_bind_double(ins, 12, af);
+		sqlite3_bind_double(ins, 13, ab);
+		bind_real_or_null(ins, 14, inten, bytes > 0);
+		bind_real_or_null(ins, 15, peak, peak > 0);
+		bind_real_or_null(ins, 16, bw, bw > 0);
+		bind_real_or_null(ins, 17, ridge, 1);
+		if (bound)
+			sqlite3_bind_text(ins, 18, bound, -1, SQLITE_STATIC);
+		else
+			sqlite3_bind_null(ins, 18);
+		bind_real_or_null(ins, 19, af / peak, peak > 0);
+		bind_real_or_null(ins, 20, ab / bw, bw > 0);
+		bind_real_or_null(ins, 21, af / roof, isfinite(roof) && roof > 0);
+		if (sqlite3_step(ins) != SQLITE_DONE)
+			rc = tka_fail(c, tka_sql_status(c), "writing analysis_roofline: %s",
+				      sqlite3_errmsg(c->db));
+	}
+	if (rc == TK_OK && step != SQLITE_DONE)
+		rc = tka_fail(c, tka_sql_status(c), "reading analysis_op_perf: %s",
+			      sqlite3_errmsg(c->db));
+	sqlite3_finalize(q);
+	sqlite3_finalize(ins);
+	return rc;
+}
