@@ -16,6 +16,8 @@
 #include "tk_analyze_store.h"
 
 TestSuite(roofline, .init = tkt_analyze_setup, .fini = tkt_analyze_teardown, .timeout = 300);
+/* Tests on traces of the corpus that tests/data/real does not vendor (tk_test.h). */
+TestSuite(full_corpus, .init = tkt_analyze_setup, .fini = tkt_analyze_teardown, .timeout = 900);
 
 static void nested(const char *peak_flops, const char *peak_bw)
 {
@@ -166,4 +168,46 @@ Test(roofline, resnet50_v100_kpis_have_values)
 					   "'fp32' AND abs(peak_flops - (SELECT peak_flops FROM "
 					   "analysis_device_peaks WHERE dtype = 'fp32')) > 0"),
 		     0);
+}
+
+/*
+ * Every Kineto trace of the corpus recorded with shapes ("Input Dims") on an A100 or H100: the
+ * memory bandwidth KPI has a value (from the perf model: PyTorch ops state no bytes; the
+ * torch.compile'd triton_example through its Inductor kernel's arguments). Found by content, not
+ * by a list, so a trace added later counts.
+ */
+Test(full_corpus, bandwidth_kpi_on_every_a100_h100_trace_with_shapes)
+{
+	char cmd[4096], rel[1024];
+	snprintf(cmd, sizeof(cmd),
+		 "cd '%s' && find kineto -type f \\( -name '*.json' -o -name '*.json.gz' \\) | "
+		 "LC_ALL=C sort | while read f; do zcat -f \"$f\" | grep -q -m1 '\"Input Dims\"' && "
+		 "echo \"$f\"; done",
+		 tkt_corpus_dir());
+	FILE *list = popen(cmd, "r");
+	cr_assert_not_null(list);
+	int checked = 0;
+	while (fgets(rel, sizeof(rel), list)) {
+		rel[strcspn(rel, "\n")] = '\0';
+		char *trace = tkt_corpus(rel);
+		struct tkt_run r = tkt_tracekit("import", trace, "-o", tkt_db, NULL);
+		free(trace);
+		int code = r.code;
+		tkt_run_free(&r);
+		if (code != 0)
+			continue; /* not a trace import takes (tests/import covers those) */
+		tkt_ok(tkt_tracekit("analyze", tkt_db, NULL));
+		if (!tkt_query_int(tkt_db, "SELECT count(*) FROM devices d JOIN strings s ON s.id = "
+					   "d.name_id WHERE s.str LIKE '%A100%' OR s.str LIKE '%H100%'"))
+			continue;
+		checked++;
+		cr_expect_eq(tkt_query_int(tkt_db, "SELECT count(*) FROM analysis_kpi WHERE kpi = "
+						   "'memory_bandwidth' AND "
+						   "value IS NULL AND device_id IN (SELECT d.id FROM "
+						   "devices d JOIN strings s ON s.id = d.name_id WHERE "
+						   "s.str LIKE '%A100%' OR s.str LIKE '%H100%')"),
+			     0, "%s: a memory_bandwidth KPI without a value", rel);
+	}
+	pclose(list);
+	cr_expect_geq(checked, 2, "only %d A100/H100 traces with shapes in the corpus", checked);
 }
