@@ -45,7 +45,9 @@ int tka_sql_status(struct tka_ctx *c)
 {
 	int e = sqlite3_errcode(c->db);
 	if (e == SQLITE_CORRUPT || e == SQLITE_NOTADB ||
-	    (e == SQLITE_ERROR && !strcmp(sqlite3_errmsg(c->db), "integer overflow")))
+	    (e == SQLITE_ERROR && (!strcmp(sqlite3_errmsg(c->db), "integer overflow") ||
+				   !strcmp(sqlite3_errmsg(c->db), "JSON cannot hold BLOB values") ||
+				   !strcmp(sqlite3_errmsg(c->db), "malformed JSON"))))
 		return TK_EFORMAT;
 	return e == SQLITE_NOMEM ? TK_ENOMEM : TK_EINTERNAL;
 }

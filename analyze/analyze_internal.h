@@ -127,6 +127,10 @@ struct tka_og_inst {
  * them: the perf model); NULL for an event that is none or launched from no host thread. */
 const struct tka_og_inst *tka_op_gpu_instance(const struct tka_ctx *c, int64_t event_id);
 
+/* The one device the threads of @process launched device work onto (once tka_op_gpu_time()
+ * ran); TK_NONE when it launched onto none or onto several. */
+int64_t tka_process_device(const struct tka_ctx *c, int64_t process);
+
 /* step_windows.c: the pass hands it every annotation; the timeline's end loads the steps with
  * their device intervals (and frees the marks). */
 struct tka_timeline;
@@ -299,8 +303,9 @@ int tka_findings(struct tka_ctx *c);	 /* findings.c:     analysis_findings */
 /*
  * tka_op_perf_bandwidth() - for the memory bandwidth KPI of device @device_id: the modelled
  * bytes (*@bytes) and the device time of the modelled ops (*@ns) once tka_op_perf() ran: its
- * hlo_op summary row, plus the host_op row of the process that drove it (devices.process_id)
- * when that process drives no other device. Both -1 when nothing modelled ran on the device.
+ * hlo_op summary row, plus the host_op rows of the processes that launched onto it and onto
+ * no other device (tka_process_device(): needs tka_op_gpu_time() to have run). Both -1 when
+ * nothing modelled ran on the device.
  * op_perf.c; docs/metrics.md, "Op performance model".
  */
 int tka_op_perf_bandwidth(struct tka_ctx *c, int64_t device_id, int64_t *bytes, int64_t *ns);

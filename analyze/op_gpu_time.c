@@ -61,6 +61,8 @@ struct tka_og_state {
 	size_t nh[2], caph[2];
 	struct tka_og_inst *inst; /* per host interval, by event id, once the analysis ran */
 	size_t ninst;
+	int64_t (*pdev)[2]; /* (process, device) pairs some launch links, sorted */
+	size_t npdev;
 };
 
 void tka_op_gpu_time_free(struct tka_og_state *s)
@@ -70,6 +72,7 @@ void tka_op_gpu_time_free(struct tka_og_state *s)
 	free(s->h[0]);
 	free(s->h[1]);
 	free(s->inst);
+	free(s->pdev);
 	free(s);
 }
 
@@ -365,6 +368,14 @@ static int sweep_subtree(struct tka_ctx *c, const struct lnch *l, size_t nl, con
 	return TK_OK;
 }
 
+static int cmp_pair(const void *pa, const void *pb)
+{
+	const int64_t *a = pa, *b = pb;
+	if (a[0] != b[0])
+		return a[0] < b[0] ? -1 : 1;
+	return (a[1] > b[1]) - (a[1] < b[1]);
+}
+
 static int cmp_inst(const void *pa, const void *pb)
 {
 	const struct tka_og_inst *a = pa, *b = pb;
@@ -476,6 +487,45 @@ static int write_steps(struct tka_ctx *c, struct steps *st)
 	return rc;
 }
 
+/* Note that a thread of @process launched work onto @device (consecutive repeats skipped). */
+static int pdev_add(struct tka_ctx *c, struct tka_og_state *s, int64_t process, int64_t device)
+{
+	static const size_t step = 64;
+	if (s->npdev && s->pdev[s->npdev - 1][0] == process && s->pdev[s->npdev - 1][1] == device)
+		return TK_OK;
+	if (s->npdev % step == 0) {
+		int64_t(*v)[2] = realloc(s->pdev, (s->npdev + step) * sizeof(*v));
+		if (!v)
+			return tka_fail(c, TK_ENOMEM, "out of memory");
+		s->pdev = v;
+	}
+	s->pdev[s->npdev][0] = process;
+	s->pdev[s->npdev++][1] = device;
+	if (s->npdev % step == 0) { /* keep it a set: sort, drop repeats */
+		qsort(s->pdev, s->npdev, sizeof(*s->pdev), cmp_pair);
+		size_t n = 0;
+		for (size_t i = 0; i < s->npdev; i++)
+			if (!n || memcmp(s->pdev[n - 1], s->pdev[i], sizeof(*s->pdev)))
+				memcpy(s->pdev[n++], s->pdev[i], sizeof(*s->pdev));
+		s->npdev = n;
+	}
+	return TK_OK;
+}
+
+int64_t tka_process_device(const struct tka_ctx *c, int64_t process)
+{
+	const struct tka_og_state *s = c->og;
+	int64_t found = TK_NONE;
+	for (size_t i = 0; s && i < s->npdev; i++) {
+		if (s->pdev[i][0] != process || s->pdev[i][1] == found)
+			continue;
+		if (found != TK_NONE)
+			return TK_NONE; /* several devices */
+		found = s->pdev[i][1];
+	}
+	return found;
+}
+
 int tka_op_gpu_time(struct tka_ctx *c)
 {
 	int rc = tka_pass_run(c);
@@ -515,6 +565,8 @@ int tka_op_gpu_time(struct tka_ctx *c)
 			if (!tr || tr->device_id != TK_NONE || op->launch_track > UINT32_MAX)
 				continue; /* a call on no host thread (hostile stores: on no track) */
 			int64_t step = step_of(&tl->dev[i], op->ts);
+			if ((rc = pdev_add(c, s, tr->process_id, tl->dev[i].device_id)) != TK_OK)
+				goto out;
 			l[nl++] = (struct lnch){op->launch_ts, op->end - op->ts,
 						(uint32_t)op->launch_track,
 						step < 0 ? -1 : (int32_t)(st.base[i] + (size_t)step)};

@@ -546,24 +546,31 @@ int tka_op_perf(struct tka_ctx *c)
 int tka_op_perf_bandwidth(struct tka_ctx *c, int64_t device_id, int64_t *bytes, int64_t *ns)
 {
 	sqlite3_stmt *st = NULL;
-	int rc = tka_prepare(
-	    c,
-	    "SELECT sum(s.bytes), sum(s.modelled_ns) FROM analysis_op_perf_summary s "
-	    "WHERE (s.level = 'hlo_op' AND s.device_id = ?1) OR (s.level = 'host_op' AND "
-	    "  s.process_id = (SELECT process_id FROM devices WHERE id = ?1) AND "
-	    "  (SELECT count(*) FROM devices d WHERE d.process_id = s.process_id) = 1)",
-	    &st);
+	int rc = tka_prepare(c,
+			     "SELECT level, process_id, device_id, bytes, modelled_ns FROM "
+			     "analysis_op_perf_summary",
+			     &st);
+	int64_t b = 0, t = 0;
+	int step = SQLITE_DONE;
 	*bytes = *ns = -1;
-	if (rc != TK_OK)
-		return rc;
-	sqlite3_bind_int64(st, 1, device_id);
-	if (sqlite3_step(st) != SQLITE_ROW)
+	while (rc == TK_OK && (step = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *level = (const char *)sqlite3_column_text(st, 0);
+		int hlo = level && !strcmp(level, "hlo_op");
+		int64_t dev = hlo ? tka_col_or_none(st, 2)
+				  : tka_process_device(c, tka_col_or_none(st, 1));
+		if (dev != device_id || dev == TK_NONE)
+			continue;
+		if (tk_add_ovf(b, sqlite3_column_int64(st, 3), &b) ||
+		    tk_add_ovf(t, sqlite3_column_int64(st, 4), &t))
+			rc = tka_fail(c, TK_EFORMAT, "modelled bytes or time beyond 2^63");
+	}
+	if (rc == TK_OK && step != SQLITE_DONE)
 		rc = tka_fail(c, tka_sql_status(c), "reading the op performance summary: %s",
 			      sqlite3_errmsg(c->db));
-	else if (sqlite3_column_type(st, 1) != SQLITE_NULL && sqlite3_column_int64(st, 1) > 0) {
-		*bytes = sqlite3_column_int64(st, 0);
-		*ns = sqlite3_column_int64(st, 1);
-	}
 	sqlite3_finalize(st);
+	if (rc == TK_OK && t > 0) {
+		*bytes = b;
+		*ns = t;
+	}
 	return rc;
 }

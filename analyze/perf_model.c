@@ -536,7 +536,24 @@ static enum tka_pm_status normalization(const struct call *c, int per_elem, int 
 
 /* ---- the op table ---- */
 
-enum handler { H_GEMM, H_CONV, H_CONV_BW, H_ATTN, H_EW, H_RED, H_NORM };
+enum handler { H_GEMM, H_CONV, H_CONV_BW, H_ATTN, H_EW, H_RED, H_NORM, H_INDUCTOR };
+
+/*
+ * A PyTorch Inductor kernel called as a host op (torch.compile: triton_poi_* pointwise,
+ * triton_red_* / triton_per_* reductions): its arguments are the pointers it reads and writes
+ * (in_ptr*, out_ptr*, in_out_ptr*), so the bytes are every tensor argument once (a lower bound);
+ * the FLOPs of the fused ops are not known from the trace and are not counted (0).
+ */
+static enum tka_pm_status inductor(const struct call *c, struct tka_pm *o)
+{
+	for (int i = 0; i < c->sh.n && !o->dtype; i++)
+		if (tensor(c, i))
+			o->dtype = c->ty[i]->name;
+	if (!o->dtype)
+		return refuse(o, "no tensor shapes recorded");
+	o->note = "Inductor kernel: every tensor argument once; its FLOPs not counted";
+	return done(c, o, 0, 0, 0, -1);
+}
 
 struct op {
 	const char *name;
@@ -647,16 +664,21 @@ static const struct op ops[] = {
     {"aten::_fused_rms_norm", H_NORM, 4, 2, NOC, NULL},
 };
 
-static const char *const model_names[] = {"gemm",	 "conv",	"conv",	  "attention",
-					  "elementwise", "reduction", "normalization"};
+static const char *const model_names[] = {"gemm",	      "conv",	   "conv",
+					  "attention",	      "elementwise", "reduction",
+					  "normalization",   "inductor"};
 
 static const struct op *find(const char *name)
 {
+	static const struct op inductor_op = {"triton_", H_INDUCTOR, 0, 0, 0, NULL};
 	if (!name)
 		return NULL;
 	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
 		if (!strcmp(name, ops[i].name))
 			return &ops[i];
+	if (!strncmp(name, "triton_poi_", 11) || !strncmp(name, "triton_red_", 11) ||
+	    !strncmp(name, "triton_per_", 11))
+		return &inductor_op;
 	return NULL;
 }
 
@@ -705,6 +727,8 @@ enum tka_pm_status tka_perf_model(const char *name, const char *dims, const char
 		return elementwise(&c, op->a, op->b, out);
 	case H_RED:
 		return reduction(&c, op->a, out);
+	case H_INDUCTOR:
+		return inductor(&c, out);
 	default:
 		return normalization(&c, op->a, op->b, op->c, out);
 	}

@@ -1,7 +1,7 @@
 /*
  * How close each modelled op group runs to the hardware (docs/metrics.md, "Roofline"): every
  * row of analysis_op_perf that launched device time, placed on its device (an HLO op's own; a
- * host op's: the one device its process drives), with its category, its achieved FLOP/s and
+ * host op's: the one device its process launched onto), with its category, its achieved FLOP/s and
  * bytes/s, the device's peaks for its dtype (analysis_device_peaks), the ridge point, whether
  * the roofline calls it compute- or memory-bound, and its share of the peak and of the roof
  * (the attainable FLOP/s at its intensity). The compute_throughput KPI and the
@@ -70,16 +70,13 @@ int tka_roofline(struct tka_ctx *c)
 	int rc = tka_exec(c, "creating analysis_roofline", schema);
 	if (rc != TK_OK)
 		return rc;
-	/* A host op group's device: the one device its process drives (none when it drives
-	 * several or none: the group is left out). */
-	rc = tka_prepare(
-	    c,
-	    "SELECT CASE p.level WHEN 'hlo_op' THEN p.device_id ELSE (SELECT min(d.id) FROM "
-	    " devices d WHERE d.process_id = p.process_id HAVING count(*) = 1) END AS dev,"
-	    " p.level, p.process_id, p.name, p.input_dims, p.dtype, p.calls, p.device_ns, p.flops,"
-	    " p.bytes FROM analysis_op_perf p WHERE p.launched = 1 AND p.device_ns > 0"
-	    " ORDER BY dev, p.device_ns DESC, p.rowid",
-	    &q);
+	/* A host op group's device: the one device its process launched onto (none when
+	 * several or none: the group is left out, its device time cannot be split). */
+	rc = tka_prepare(c,
+			 "SELECT p.device_id, p.level, p.process_id, p.name, p.input_dims, p.dtype,"
+			 " p.calls, p.device_ns, p.flops, p.bytes FROM analysis_op_perf p"
+			 " WHERE p.launched = 1 AND p.device_ns > 0 ORDER BY p.device_ns DESC, p.rowid",
+			 &q);
 	if (rc == TK_OK)
 		rc = tka_prepare(c,
 				 "INSERT INTO analysis_roofline VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, "
@@ -89,18 +86,18 @@ int tka_roofline(struct tka_ctx *c)
 	struct tka_device_peak dp;
 	int step = SQLITE_DONE;
 	while (rc == TK_OK && (step = sqlite3_step(q)) == SQLITE_ROW) {
-		if (sqlite3_column_type(q, 0) == SQLITE_NULL)
+		const char *level = (const char *)sqlite3_column_text(q, 1);
+		int hlo = level && !strcmp(level, "hlo_op");
+		int64_t dev = hlo ? tka_col_or_none(q, 0) : tka_process_device(c, tka_col_or_none(q, 2));
+		if (dev == TK_NONE)
 			continue;
-		int64_t dev = sqlite3_column_int64(q, 0);
 		if (dev != have) {
 			if ((rc = tka_device_peak(c, dev, &dp)) != TK_OK)
 				break;
 			have = dev;
 		}
-		const char *level = (const char *)sqlite3_column_text(q, 1);
 		const char *name = (const char *)sqlite3_column_text(q, 3);
 		const char *dtype = (const char *)sqlite3_column_text(q, 5);
-		int hlo = level && !strcmp(level, "hlo_op");
 		if (hlo && !dtype)
 			dtype = "bf16";
 		const char *cat = "other";

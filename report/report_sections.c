@@ -358,6 +358,22 @@ static const struct tkr_col c_roofline[] = {
     END,
 };
 
+static const struct tkr_col c_roofline_cat[] = {
+    {"device_id", "device", TKR_DEVICE, 0},
+    {"category", "category", TKR_TEXT, 0},
+    {"dtype", "dtype", TKR_TEXT, 0},
+    {"groups", "groups", TKR_INT, O},
+    {"device_ns", "device time", TKR_NS, 0},
+    {"flops", "FLOPs", TKR_INT, J},
+    {"bytes", "bytes", TKR_INT, J},
+    {"achieved_flops", "achieved", TKR_FLOPS, 0},
+    {"achieved_bps", "bandwidth", TKR_BPS, O},
+    {"intensity", "FLOP/B", TKR_REAL, O},
+    {"peak_share", "of peak", TKR_RATIO, 0},
+    {"compute_bound_share", "compute-bound", TKR_RATIO, O},
+    END,
+};
+
 static const struct tkr_col c_chart_roofs[] = {
     {"device_id", "device", TKR_DEVICE, 0},
     {"dtype", "dtype", TKR_TEXT, 0},
@@ -663,6 +679,19 @@ const struct tkr_section_def tkr_report_sections[] = {
      " name || coalesce(' ' || replace(input_dims, ',', ', '), '') AS op_"
      " FROM analysis_roofline ORDER BY device_ns DESC, device_id, name, input_dims, dtype",
      c_roofline, NULL},
+    {"roofline_categories", "Op categories vs the hardware", NULL, TKR_TABLE, 1000,
+     "SELECT device_id, category, dtype, count(*) AS groups, sum(device_ns) AS device_ns,"
+     " sum(flops) AS flops, sum(bytes) AS bytes,"
+     " sum(flops) * 1e9 / sum(device_ns) AS achieved_flops,"
+     " sum(bytes) * 1e9 / sum(device_ns) AS achieved_bps,"
+     " CASE WHEN sum(bytes) > 0 THEN sum(flops) * 1.0 / sum(bytes) END AS intensity,"
+     " CASE WHEN count(peak_flops) = count(*) THEN sum(flops) / sum(device_ns * 1e-9 *"
+     " peak_flops) END AS peak_share,"
+     " sum(CASE bound WHEN 'compute' THEN device_ns ELSE 0 END) * 1.0 / sum(device_ns) AS"
+     " compute_bound_share"
+     " FROM analysis_roofline GROUP BY device_id, category, dtype"
+     " ORDER BY device_id, sum(device_ns) DESC, category, dtype",
+     c_roofline_cat, NULL},
     {"chart_roofs", "Device roofs", NULL, TKR_CHART, 100,
      "SELECT p.device_id, p.dtype, p.peak_flops, p.peak_bandwidth_bps FROM"
      " analysis_device_peaks p WHERE p.peak_flops > 0 AND p.dtype IN (SELECT r.dtype FROM"

@@ -16,6 +16,8 @@
 #include "tk_analyze_store.h"
 
 TestSuite(roofline, .init = tkt_analyze_setup, .fini = tkt_analyze_teardown, .timeout = 300);
+/* Tests on traces of the corpus that tests/data/real does not vendor (tk_test.h). */
+TestSuite(full_corpus, .init = tkt_analyze_setup, .fini = tkt_analyze_teardown, .timeout = 900);
 
 static void nested(const char *peak_flops, const char *peak_bw)
 {
@@ -70,6 +72,37 @@ Test(roofline, figures_known_by_construction)
 	cr_expect_float_eq(AT("bandwidth_share"), 1.2e-4, 1e-13);
 	cr_expect_float_eq(AT("roof_share"), 1.36e8 / (1088.0 / 960.0 * 1e12), 1e-13);
 #undef AT
+	/* the report's per-category rows: both groups are gemm fp32: 2176 FLOPs in 15 000 ns =
+	 * 1.4507e8 FLOP/s, time-weighted share of the peak 2176 / (15e-6 * 1e14) = 1.4507e-6 */
+	struct tkt_run r = tkt_tracekit("report", tkt_db, "--format", "json", NULL);
+	cr_assert_eq(r.code, 0, "%s", r.err);
+	char *json = tkt_path(tkt_dir, "report.json");
+	tkt_spit(json, r.out, strlen(r.out));
+	tkt_run_free(&r);
+	char *doc = tkt_slurp(json, NULL);
+	cr_assert(doc);
+	sqlite3 *db = NULL;
+	sqlite3_stmt *st = NULL;
+	cr_assert_eq(sqlite3_open(":memory:", &db), SQLITE_OK);
+	cr_assert_eq(sqlite3_prepare_v2(db,
+					"SELECT json_extract(value, '$.category') || '|' || "
+					"json_extract(value, '$.dtype') || '|' || json_extract(value, "
+					"'$.groups') || '|' || json_extract(value, '$.device_ns'), "
+					"json_extract(value, '$.peak_share'), json_extract(value, "
+					"'$.achieved_flops') FROM json_each(?1, "
+					"'$.roofline_categories.rows')",
+					-1, &st, NULL),
+		     SQLITE_OK);
+	sqlite3_bind_text(st, 1, doc, -1, SQLITE_STATIC);
+	cr_assert_eq(sqlite3_step(st), SQLITE_ROW, "no roofline_categories row");
+	cr_expect_str_eq((const char *)sqlite3_column_text(st, 0), "gemm|fp32|2|15000");
+	cr_expect_float_eq(sqlite3_column_double(st, 1), 2176 / (15000e-9 * 1e14), 1e-15);
+	cr_expect_float_eq(sqlite3_column_double(st, 2), 2176 / 15000e-9, 1e-3);
+	cr_expect_eq(sqlite3_step(st), SQLITE_DONE, "one category row");
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+	free(doc);
+	free(json);
 	/* a peak 1000x lower (0.1 TFLOP/s) puts the ridge at 0.1 FLOP/B: compute-bound */
 	nested("fp32=0.1T", "1T");
 	cr_expect_eq(tkt_query_int(tkt_db, "SELECT count(*) FROM analysis_roofline WHERE bound = "
@@ -166,4 +199,46 @@ Test(roofline, resnet50_v100_kpis_have_values)
 					   "'fp32' AND abs(peak_flops - (SELECT peak_flops FROM "
 					   "analysis_device_peaks WHERE dtype = 'fp32')) > 0"),
 		     0);
+}
+
+/*
+ * Every Kineto trace of the corpus recorded with shapes ("Input Dims") on an A100 or H100: the
+ * memory bandwidth KPI has a value (from the perf model: PyTorch ops state no bytes; the
+ * torch.compile'd triton_example through its Inductor kernel's arguments). Found by content, not
+ * by a list, so a trace added later counts.
+ */
+Test(full_corpus, bandwidth_kpi_on_every_a100_h100_trace_with_shapes)
+{
+	char cmd[4096], rel[1024];
+	snprintf(cmd, sizeof(cmd),
+		 "cd '%s' && find kineto -type f \\( -name '*.json' -o -name '*.json.gz' \\) | "
+		 "LC_ALL=C sort | while read f; do zcat -f \"$f\" | grep -q -m1 '\"Input Dims\"' && "
+		 "echo \"$f\"; done",
+		 tkt_corpus_dir());
+	FILE *list = popen(cmd, "r");
+	cr_assert_not_null(list);
+	int checked = 0;
+	while (fgets(rel, sizeof(rel), list)) {
+		rel[strcspn(rel, "\n")] = '\0';
+		char *trace = tkt_corpus(rel);
+		struct tkt_run r = tkt_tracekit("import", trace, "-o", tkt_db, NULL);
+		free(trace);
+		int code = r.code;
+		tkt_run_free(&r);
+		if (code != 0)
+			continue; /* not a trace import takes (tests/import covers those) */
+		tkt_ok(tkt_tracekit("analyze", tkt_db, NULL));
+		if (!tkt_query_int(tkt_db, "SELECT count(*) FROM devices d JOIN strings s ON s.id = "
+					   "d.name_id WHERE s.str LIKE '%A100%' OR s.str LIKE '%H100%'"))
+			continue;
+		checked++;
+		cr_expect_eq(tkt_query_int(tkt_db, "SELECT count(*) FROM analysis_kpi WHERE kpi = "
+						   "'memory_bandwidth' AND "
+						   "value IS NULL AND device_id IN (SELECT d.id FROM "
+						   "devices d JOIN strings s ON s.id = d.name_id WHERE "
+						   "s.str LIKE '%A100%' OR s.str LIKE '%H100%')"),
+			     0, "%s: a memory_bandwidth KPI without a value", rel);
+	}
+	pclose(list);
+	cr_expect_geq(checked, 2, "only %d A100/H100 traces with shapes in the corpus", checked);
 }
