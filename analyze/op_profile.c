@@ -476,7 +476,8 @@ static int write_profile(struct tka_ctx *c)
 	rc = tka_exec(
 	    c, "op profile",
 	    "INSERT INTO analysis_op_profile "
-	    "SELECT k.name, g.device_id, g.process_id, m.str, ca.str, s.str, g.n, g.total, g.self, "
+	    "SELECT k.name, g.device_id, g.process_id, m.str, ca.str, coalesce(s.str, ''), g.n, "
+	    "  g.total, g.self, "
 	    "  CAST(g.total AS REAL) / g.n, g.mn, g.mx, "
 	    "  CASE WHEN b.busy_ns > 0 AND g.kind <> 15 THEN CAST(g.total AS REAL) / b.busy_ns END "
 	    "FROM (SELECT o.kind, t.device_id, CASE WHEN t.device_id IS NULL THEN t.process_id END "
@@ -500,7 +501,8 @@ static int write_profile(struct tka_ctx *c)
 	    "WHERE o.hlo_op_id IS NOT NULL AND e.kind IN (5, 6, 7) AND t.device_id IS NOT NULL "
 	    "GROUP BY 1, 2, 3, 4;"
 	    "INSERT INTO analysis_op_profile "
-	    "SELECT 'hlo_op', g.device_id, NULL, m.str, ca.str, h.str, g.n, g.total, g.total, "
+	    "SELECT 'hlo_op', g.device_id, NULL, m.str, ca.str, coalesce(h.str, ''), g.n, g.total, "
+	    "  g.total, "
 	    "  CAST(g.total AS REAL) / g.n, g.mn, g.mx, "
 	    "  CASE WHEN b.busy_ns > 0 THEN CAST(g.total AS REAL) / b.busy_ns END "
 	    "FROM (SELECT device_id, module_id, hlo_id, max(cat_id) AS cat_id, sum(n) AS n, "
