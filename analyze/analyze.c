@@ -44,7 +44,9 @@ int tka_fail(struct tka_ctx *c, int status, const char *fmt, ...)
 int tka_sql_status(struct tka_ctx *c)
 {
 	int e = sqlite3_errcode(c->db);
-	if (e == SQLITE_CORRUPT || e == SQLITE_NOTADB ||
+	/* SQLITE_READONLY once the write transaction has begun: the file is writable, so it is
+	 * the store's own header (a file format write version SQLite will not write) */
+	if (e == SQLITE_CORRUPT || e == SQLITE_NOTADB || e == SQLITE_READONLY ||
 	    (e == SQLITE_ERROR && (!strcmp(sqlite3_errmsg(c->db), "integer overflow") ||
 				   !strcmp(sqlite3_errmsg(c->db), "JSON cannot hold BLOB values") ||
 				   !strcmp(sqlite3_errmsg(c->db), "malformed JSON"))))
