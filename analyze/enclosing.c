@@ -14,6 +14,7 @@
 #include <tracekit/store.h>
 
 #include "analyze_internal.h"
+#include "checked.h"
 
 /* A host op that may enclose a time. */
 struct hop {
@@ -114,7 +115,8 @@ static int sweep_track(struct tka_ctx *c, sqlite3_stmt *ops, int64_t track, cons
 			hheap_answer(h, q[k].t, &best[k]);
 		if (x.dur <= 0)
 			continue; /* contains no time */
-		x.end = x.dur > INT64_MAX - x.ts ? INT64_MAX : x.ts + x.dur;
+		if (tk_add_ovf(x.ts, x.dur, &x.end)) /* dur > 0: only past INT64_MAX */
+			x.end = INT64_MAX;
 		if (hheap_push(h, &x) != TK_OK)
 			return tka_fail(c, TK_ENOMEM, "out of memory in the memory analysis");
 	}
