@@ -27,19 +27,9 @@ static void nested(const char *peak_flops, const char *peak_bw)
 			    peak_bw, NULL));
 }
 
-/* The single REAL result of @sql on the store (NAN for NULL). */
 static double q(const char *sql)
 {
-	sqlite3 *db = NULL;
-	sqlite3_stmt *st = NULL;
-	cr_assert_eq(sqlite3_open_v2(tkt_db, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
-	cr_assert_eq(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK, "%s: %s", sql,
-		     sqlite3_errmsg(db));
-	cr_assert_eq(sqlite3_step(st), SQLITE_ROW, "%s: no row", sql);
-	double v = sqlite3_column_type(st, 0) == SQLITE_NULL ? NAN : sqlite3_column_double(st, 0);
-	sqlite3_finalize(st);
-	sqlite3_close(db);
-	return v;
+	return tkt_query_double(tkt_db, sql);
 }
 
 /*

@@ -6,6 +6,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <math.h>
 #include <sqlite3.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -218,7 +219,8 @@ uint64_t tkt_store_digest(const char *path)
 	return h;
 }
 
-int64_t tkt_query_int(const char *path, const char *sql)
+/* The first column of the one row of @sql on @path: as an integer (@real 0) or a real (1). */
+static void query_one(const char *path, const char *sql, int real, int64_t *i, double *d)
 {
 	sqlite3 *db;
 	cr_assert_eq(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
@@ -226,9 +228,25 @@ int64_t tkt_query_int(const char *path, const char *sql)
 	cr_assert_eq(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK, "%s: %s", sql,
 		     sqlite3_errmsg(db));
 	cr_assert_eq(sqlite3_step(st), SQLITE_ROW, "%s returned no row", sql);
-	int64_t v = sqlite3_column_int64(st, 0);
+	if (real)
+		*d = sqlite3_column_type(st, 0) == SQLITE_NULL ? NAN : sqlite3_column_double(st, 0);
+	else
+		*i = sqlite3_column_int64(st, 0);
 	sqlite3_finalize(st);
 	sqlite3_close(db);
+}
+
+int64_t tkt_query_int(const char *path, const char *sql)
+{
+	int64_t v = 0;
+	query_one(path, sql, 0, &v, NULL);
+	return v;
+}
+
+double tkt_query_double(const char *path, const char *sql)
+{
+	double v = 0;
+	query_one(path, sql, 1, NULL, &v);
 	return v;
 }
 

@@ -48,6 +48,8 @@ uint64_t tkt_store_digest(const char *path);
 
 /* Run one integer-valued query on a store; aborts the test on error. */
 int64_t tkt_query_int(const char *path, const char *sql);
+/* The same for a real-valued query; NAN when the value is NULL. */
+double tkt_query_double(const char *path, const char *sql);
 
 /*
  * Every row of @sql on the store at @path as "c1|c2|...", rows joined by "\n", NULL as "NULL";
