@@ -3,6 +3,8 @@
  * the format writers, and helpers they share (messages, prepared statements, the string cache,
  * which hands out valid UTF-8, name sanitising, scratch buffers).
  */
+#include "util/escape.h"
+#include "util/utf8.h"
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -124,7 +126,7 @@ const char *ex_str(struct tk_exporter *x, uint32_t id)
 	sqlite3_bind_int64(x->str_st, 1, id);
 	if (sqlite3_step(x->str_st) == SQLITE_ROW && sqlite3_column_text(x->str_st, 0))
 		t = (const char *)sqlite3_column_text(x->str_st, 0);
-	char *c = tk_text_escape(t, strlen(t), 0, NULL); /* names are valid UTF-8 in every format */
+	char *c = tku_text_convert(t, strlen(t), 0, NULL); /* names are valid UTF-8 in every format */
 	if (!c)
 		return "";
 	free(x->str_txt[slot]);
@@ -136,9 +138,9 @@ const char *ex_str(struct tk_exporter *x, uint32_t id)
 int ex_utf8(const char **s, size_t *n, char **owned)
 {
 	*owned = NULL;
-	if (tk_utf8_valid(*s, *n))
+	if (tku_utf8_valid(*s, *n))
 		return TK_OK;
-	if (!(*owned = tk_text_escape(*s, *n, 0, n)))
+	if (!(*owned = tku_text_convert(*s, *n, 0, n)))
 		return TK_ENOMEM;
 	*s = *owned;
 	return TK_OK;
