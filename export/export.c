@@ -15,6 +15,7 @@
 
 #include "checked.h"
 #include "export_internal.h"
+#include "util/vec.h"
 
 #define STR_SLOTS 65536 /* string cache slots (direct-mapped by id) */
 
@@ -166,17 +167,9 @@ void ex_sanitize(const char *in, char *out, size_t n)
 
 int ex_buf_reserve(struct ex_buf *b, size_t more)
 {
-	if (b->len + more <= b->cap)
-		return TK_OK;
-	size_t cap = b->cap ? b->cap : 4096;
-	while (cap < b->len + more)
-		cap *= 2;
-	uint8_t *p = realloc(b->p, cap);
-	if (!p)
+	if (more > SIZE_MAX - b->len)
 		return TK_ENOMEM;
-	b->p = p;
-	b->cap = cap;
-	return TK_OK;
+	return TKU_GROW(b->p, b->cap, b->len + more, 4096);
 }
 
 void ex_buf_free(struct ex_buf *b)
