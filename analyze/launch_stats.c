@@ -9,6 +9,7 @@
 #include "checked.h"
 #include "intern.h"
 #include "intervals.h"
+#include "util/vec.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -54,15 +55,7 @@ static const char *const schema =
 /* Room for one more element of @size in *@v (n used, *cap allocated); 0 when memory ran out. */
 static int grow(void **v, size_t n, size_t *cap, size_t size)
 {
-	if (n < *cap)
-		return 1;
-	size_t nc = *cap ? 2 * *cap : 4096;
-	void *p = realloc(*v, nc * size);
-	if (!p)
-		return 0;
-	*v = p;
-	*cap = nc;
-	return 1;
+	return tku_grow(v, cap, n + 1, size, 4096) == TK_OK;
 }
 
 /* ---- the statistics ---- */

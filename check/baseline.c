@@ -22,6 +22,7 @@
 
 #include "intern.h"
 #include "store_internal.h"
+#include "util/vec.h"
 
 /* One (item, run, step) figure before the series are assembled. */
 struct cell {
@@ -78,17 +79,7 @@ static int oom(struct tkc_builder *b)
 /* Grow *@p (of *@cap elements of @size bytes) to hold @need; 0 or -1. */
 static int grow(void **p, size_t *cap, size_t need, size_t size)
 {
-	if (need <= *cap)
-		return 0;
-	size_t nc = *cap ? *cap : 8;
-	while (nc < need)
-		nc *= 2;
-	void *q = realloc(*p, nc * size);
-	if (!q)
-		return -1;
-	*p = q;
-	*cap = nc;
-	return 0;
+	return tku_grow(p, cap, need, size, 8) == TK_OK ? 0 : -1;
 }
 
 static int sql_fail(struct tkc_builder *b, sqlite3 *db, const char *path)
