@@ -112,25 +112,14 @@ int tk_analyze(const char *path, const struct tk_analyze_options *o, char *err, 
 		tk_analyze_options_init(&defaults);
 		c.opt = &defaults;
 	}
-	/* The read-only open checks that this is a tracekit store of a supported version. */
-	rc = tk_store_open(path, &s);
+	/* Checked to be a tracekit store of a supported version, then opened read-write. */
+	rc = tk_store_open_mode(path, TK_STORE_READ_WRITE, &s);
 	if (rc != TK_OK) {
 		tka_fail(&c, rc, "%s", tk_store_errmsg(s));
 		goto out;
 	}
-	tk_store_close(s);
-	s = NULL;
-	/* One thread uses the connection: no SQLite mutex around every call. */
-	if (sqlite3_open_v2(path, &c.db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) !=
-	    SQLITE_OK) {
-		rc = tka_fail(&c, TK_EIO, "cannot open store '%s' for writing: %s", path,
-			      c.db ? sqlite3_errmsg(c.db) : "out of memory");
-		goto out;
-	}
-	sqlite3_busy_timeout(c.db, 5000);
-	/* 8 MiB of page cache: the analyses read sequentially, a larger cache only adds RSS. */
-	rc =
-	    tka_exec(&c, "cannot start the analysis", "PRAGMA cache_size = -8192; BEGIN IMMEDIATE");
+	c.db = tk_store_db(s);
+	rc = tka_exec(&c, "cannot start the analysis", "BEGIN IMMEDIATE");
 	if (rc != TK_OK) {
 		rc = tka_fail(&c, TK_EIO, "cannot write to store '%s': %s", path,
 			      sqlite3_errmsg(c.db));
@@ -183,7 +172,6 @@ out:
 		sqlite3_exec(c.db, "ROLLBACK", NULL, NULL, NULL);
 	tka_pass_free(&c);
 	tka_timeline_free(c.tl);
-	sqlite3_close_v2(c.db);
 	tk_store_close(s);
 	return rc;
 }

@@ -21,7 +21,7 @@
 #include <tracekit/version.h>
 
 #include "intern.h"
-#include "store_internal.h"
+#include "message.h"
 #include "util/vec.h"
 
 /* One (item, run, step) figure before the series are assembled. */

@@ -16,7 +16,7 @@
 
 #include "json_dom.h"
 #include "report_internal.h"
-#include "store_internal.h"
+#include "message.h"
 
 #define BASELINE_MAX_BYTES (256u << 20) /* a baseline file larger than this is refused */
 

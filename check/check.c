@@ -11,7 +11,7 @@
 
 #include "check_internal.h"
 #include "check_out.h"
-#include "store_internal.h"
+#include "message.h"
 
 struct tk_check {
 	char err[2048];

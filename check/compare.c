@@ -16,7 +16,7 @@
 #include <string.h>
 #include <tracekit/error.h>
 
-#include "store_internal.h"
+#include "message.h"
 
 const struct tkc_series *tkc_summary_find(const struct tkc_summary *s, const char *key)
 {

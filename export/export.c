@@ -74,7 +74,6 @@ static void release_store(struct tk_exporter *x)
 	free(x->str_ids);
 	x->str_txt = NULL;
 	x->str_ids = NULL;
-	sqlite3_close_v2(x->db);
 	tk_store_close(x->store);
 	x->store = NULL;
 	x->db = NULL;
@@ -189,16 +188,11 @@ static int64_t meta_int(struct tk_exporter *x, const char *key, int64_t dflt)
 
 static int open_store(struct tk_exporter *x, const char *path)
 {
-	int rc = tk_store_open(path, &x->store);
+	/* One thread streams the tables: a connection without SQLite's mutex. */
+	int rc = tk_store_open_mode(path, TK_STORE_STREAM, &x->store);
 	if (rc != TK_OK)
 		return ex_fail(x, rc, "%s", tk_store_errmsg(x->store));
-	/* The checked store's own connection serialises every call through a mutex; the exporters
-	 * read through a second connection without one (one thread uses it). */
-	if (sqlite3_open_v2(path, &x->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) !=
-	    SQLITE_OK)
-		return ex_fail(x, TK_EIO, "cannot open store '%s': %s", path,
-			       x->db ? sqlite3_errmsg(x->db) : "out of memory");
-	sqlite3_exec(x->db, "PRAGMA query_only = 1", NULL, NULL, NULL);
+	x->db = tk_store_db(x->store);
 	char clock[32] = "";
 	tk_store_meta_text(x->store, "clock", clock, sizeof(clock));
 	x->epoch = !strcmp(clock, "unix_epoch");

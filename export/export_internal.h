@@ -22,7 +22,7 @@ struct tk_exporter {
 	char output[4096];
 	struct tk_export_stats stats;
 	tk_store *store;
-	sqlite3 *db; /* a second, unlocked (NOMUTEX) read-only connection to the store */
+	sqlite3 *db; /* the store's connection (TK_STORE_STREAM: read-only, no mutex) */
 	const char *store_path;
 	int64_t start_ns, end_ns; /* trace bounds from meta (0 when absent) */
 	int epoch;		  /* meta.clock = 'unix_epoch' */

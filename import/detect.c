@@ -15,7 +15,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "store_internal.h"
+#include "message.h"
 #include "util/fnv.h"
 
 void tk_import_options_init(struct tk_import_options *o)

@@ -13,7 +13,7 @@
 #include <string.h>
 #include <tracekit/error.h>
 
-#include "store_internal.h"
+#include "message.h"
 
 static int ends_with(const char *s, const char *suffix)
 {

@@ -16,7 +16,7 @@
 #include <tracekit/store.h>
 
 #include "checked.h"
-#include "store_internal.h"
+#include "message.h"
 
 #define UTIL_BINS 200
 

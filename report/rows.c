@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "report_internal.h"
-#include "store_internal.h"
+#include "message.h"
 
 #define TABLE_SAMPLE_ROWS 1000
 

@@ -1,7 +1,8 @@
 /*
- * Read-only access to a finished store: open with the schema version and the schema's shapes
+ * Access to a finished store: open in one of the modes of enum tk_store_mode (read-only,
+ * streaming, read-write for the analysis) with the schema version and the schema's shapes
  * checked (a newer store is refused, a foreign or reshaped file is named as such), meta lookups,
- * and the SQLite handle for queries.
+ * and the SQLite handle for queries. Nothing outside store/ opens a SQLite connection.
  */
 #include <tracekit/store.h>
 #include <tracekit/error.h>
@@ -286,14 +287,13 @@ out:
 	return rc;
 }
 
-int tk_store_open(const char *path, tk_store **out)
+/*
+ * Open @path with @flags into s->db and check that it is a tracekit store of a supported
+ * version with the shapes of schemas/store.sql; the message in s->err when it is not.
+ */
+static int open_checked(tk_store *s, const char *path, int flags)
 {
 	int rc = TK_OK, sqlrc;
-	*out = NULL;
-	tk_store *s = calloc(1, sizeof(*s));
-	if (!s)
-		return TK_ENOMEM;
-	*out = s;
 	struct stat sb;
 	if (!path || stat(path, &sb) != 0) {
 		tk_fmt(s->err, sizeof(s->err), "cannot open store '%s': %s", path ? path : "(null)",
@@ -306,7 +306,7 @@ int tk_store_open(const char *path, tk_store **out)
 		rc = TK_EIO;
 		goto out;
 	}
-	if (sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
+	if (sqlite3_open_v2(path, &s->db, flags, NULL) != SQLITE_OK) {
 		tk_fmt(s->err, sizeof(s->err), "cannot open store '%s': %s", path,
 		       s->db ? sqlite3_errmsg(s->db) : "out of memory");
 		rc = TK_EIO;
@@ -339,11 +339,72 @@ int tk_store_open(const char *path, tk_store **out)
 		goto out;
 	}
 	s->version = (int)version;
-	if ((rc = schema_check(s, path)) != TK_OK)
-		goto out;
-	sqlite3_exec(s->db, "PRAGMA query_only = 1", NULL, NULL, NULL);
+	rc = schema_check(s, path);
 out:
 	return rc;
+}
+
+/*
+ * The analysis' connection: the store checked read-only first (a foreign file is never
+ * written, not even to roll back a journal), then reopened read-write.
+ */
+static int open_read_write(tk_store *s, const char *path)
+{
+	int rc = open_checked(s, path, SQLITE_OPEN_READONLY);
+	if (rc != TK_OK)
+		goto out;
+	sqlite3_close_v2(s->db);
+	s->db = NULL;
+	if (sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) !=
+	    SQLITE_OK) {
+		tk_fmt(s->err, sizeof(s->err), "cannot open store '%s' for writing: %s", path,
+		       s->db ? sqlite3_errmsg(s->db) : "out of memory");
+		rc = TK_EIO;
+		goto out;
+	}
+	sqlite3_busy_timeout(s->db, 5000);
+	/* 8 MiB of page cache: the analyses read sequentially, a larger cache only adds RSS. */
+	if (sqlite3_exec(s->db, "PRAGMA cache_size = -8192", NULL, NULL, NULL) != SQLITE_OK) {
+		tk_fmt(s->err, sizeof(s->err), "cannot write to store '%s': %s", path,
+		       sqlite3_errmsg(s->db));
+		rc = TK_EIO;
+	}
+out:
+	return rc;
+}
+
+int tk_store_open_mode(const char *path, enum tk_store_mode mode, tk_store **out)
+{
+	int rc = TK_OK;
+	*out = NULL;
+	tk_store *s = calloc(1, sizeof(*s));
+	if (!s)
+		return TK_ENOMEM;
+	*out = s;
+	switch (mode) {
+	case TK_STORE_READ:
+	case TK_STORE_STREAM:
+		/* One thread streams: no SQLite mutex around every call. */
+		rc = open_checked(s, path,
+				  SQLITE_OPEN_READONLY |
+				      (mode == TK_STORE_STREAM ? SQLITE_OPEN_NOMUTEX : 0));
+		if (rc == TK_OK)
+			sqlite3_exec(s->db, "PRAGMA query_only = 1", NULL, NULL, NULL);
+		break;
+	case TK_STORE_READ_WRITE:
+		rc = open_read_write(s, path);
+		break;
+	default:
+		tk_fmt(s->err, sizeof(s->err), "unknown store open mode %d", (int)mode);
+		rc = TK_EINVAL;
+		break;
+	}
+	return rc;
+}
+
+int tk_store_open(const char *path, tk_store **out)
+{
+	return tk_store_open_mode(path, TK_STORE_READ, out);
 }
 
 int tk_store_meta_text(tk_store *s, const char *key, char *buf, size_t len)
