@@ -18,7 +18,7 @@
 #include <tracekit/store.h>
 
 #include "analyze_internal.h"
-#include "json_dom.h"
+#include "util/json_dom.h"
 
 static const char *const schema =
     "DROP TABLE IF EXISTS analysis_device_peaks;"
@@ -169,14 +169,14 @@ struct dentry {
 
 struct dfile {
 	const char *path;
-	struct tkj_value *root;
+	struct tku_json_value *root;
 	struct dentry *e;
 	size_t n;
 };
 
-static int dfail(struct tka_ctx *c, const struct dfile *f, const struct tkj_value *v,
+static int dfail(struct tka_ctx *c, const struct dfile *f, const struct tku_json_value *v,
 		 const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-static int dfail(struct tka_ctx *c, const struct dfile *f, const struct tkj_value *v,
+static int dfail(struct tka_ctx *c, const struct dfile *f, const struct tku_json_value *v,
 		 const char *fmt, ...)
 {
 	char msg[512];
@@ -189,11 +189,11 @@ static int dfail(struct tka_ctx *c, const struct dfile *f, const struct tkj_valu
 }
 
 /* A peak of the device file: a number, or a string with an SI prefix ("989T"). */
-static int dvalue(struct tka_ctx *c, const struct dfile *f, const struct tkj_value *v,
+static int dvalue(struct tka_ctx *c, const struct dfile *f, const struct tku_json_value *v,
 		  const char *what, double *out)
 {
-	if ((v->type == TKJ_NUMBER && v->num > 0 && v->num <= PEAK_MAX && (*out = v->num, 1)) ||
-	    (v->type == TKJ_STRING && strlen(v->str) == v->len &&
+	if ((v->type == TKU_JSON_NUMBER && v->num > 0 && v->num <= PEAK_MAX && (*out = v->num, 1)) ||
+	    (v->type == TKU_JSON_STRING && strlen(v->str) == v->len &&
 	     tk_peak_value_parse(v->str, out) == TK_OK))
 		return TK_OK;
 	return dfail(c, f, v,
@@ -202,27 +202,27 @@ static int dvalue(struct tka_ctx *c, const struct dfile *f, const struct tkj_val
 		     what);
 }
 
-static int dentry_parse(struct tka_ctx *c, struct dfile *f, const struct tkj_value *v,
+static int dentry_parse(struct tka_ctx *c, struct dfile *f, const struct tku_json_value *v,
 			struct dentry *e)
 {
 	int rc = TK_OK;
 	memset(e, 0, sizeof(*e));
-	if (v->type != TKJ_OBJECT)
+	if (v->type != TKU_JSON_OBJECT)
 		return dfail(c, f, v,
 			     "each entry of \"devices\" is an object: {\"match\": \"NAME GLOB\", "
 			     "\"model\": ..., \"flops\": {\"bf16\": \"989T\"}, \"bandwidth\": "
 			     "\"3.35T\"}");
 	for (size_t i = 0; i < v->n && rc == TK_OK; i++) {
 		const char *k = v->keys[i];
-		const struct tkj_value *x = &v->items[i];
+		const struct tku_json_value *x = &v->items[i];
 		if (!strcmp(k, "match") || !strcmp(k, "model")) {
-			if (x->type != TKJ_STRING || strlen(x->str) != x->len || x->len > 256)
+			if (x->type != TKU_JSON_STRING || strlen(x->str) != x->len || x->len > 256)
 				return dfail(c, f, x, "\"%s\" is a string of at most 256 bytes", k);
 			*(!strcmp(k, "match") ? &e->glob : &e->model) = x->str;
 		} else if (!strcmp(k, "bandwidth")) {
 			rc = dvalue(c, f, x, "\"bandwidth\" (bytes/s)", &e->bandwidth);
 		} else if (!strcmp(k, "flops")) {
-			if (x->type != TKJ_OBJECT)
+			if (x->type != TKU_JSON_OBJECT)
 				return dfail(c, f, x,
 					     "\"flops\" is an object of DTYPE: FLOP/s (fp64, fp32, "
 					     "tf32, bf16, fp16, fp8, int8)");
@@ -250,12 +250,12 @@ static int dentry_parse(struct tka_ctx *c, struct dfile *f, const struct tkj_val
 static int dfile_load(struct tka_ctx *c, struct dfile *f)
 {
 	char msg[768];
-	int rc = tkj_parse_file(f->path, DEVICE_FILE_MAX, &f->root, msg, sizeof(msg));
+	int rc = tku_json_parse_file(f->path, DEVICE_FILE_MAX, &f->root, msg, sizeof(msg));
 	if (rc != TK_OK)
 		return tka_fail(c, rc, "device file: %s", msg);
-	const struct tkj_value *r = f->root, *devs = tkj_get(r, "devices");
-	if (r->type != TKJ_OBJECT || r->n != 1 || !devs || devs->type != TKJ_ARRAY)
-		return dfail(c, f, r->type == TKJ_OBJECT && r->n == 1 && devs ? devs : r,
+	const struct tku_json_value *r = f->root, *devs = tku_json_get(r, "devices");
+	if (r->type != TKU_JSON_OBJECT || r->n != 1 || !devs || devs->type != TKU_JSON_ARRAY)
+		return dfail(c, f, r->type == TKU_JSON_OBJECT && r->n == 1 && devs ? devs : r,
 			     "a device file is a JSON object with one key, \"devices\": an array "
 			     "of entries (docs/peaks.md)");
 	if (devs->n && !(f->e = calloc(devs->n, sizeof(*f->e))))
@@ -480,7 +480,7 @@ int tka_peaks(struct tka_ctx *c)
 out:
 	sqlite3_finalize(q);
 	sqlite3_finalize(ins);
-	tkj_free(f.root);
+	tku_json_free(f.root);
 	free(f.e);
 	return rc;
 }

@@ -14,7 +14,7 @@ sizes=("$@")
 out=${TK_BENCH_DIR:-$(mktemp -d)}
 target=150
 
-cc -O2 -I"$src/import" "$here/json_parse.c" "$src/import/json_lex.c" \
+cc -O2 -I"$src" -I"$src/import" "$here/json_parse.c" "$src/util/json_lex.c" \
   "$src/import/chrome_json_event.c" "$src/import/chrome_json_fast.c" -lz -o "$out/json_parse"
 
 printf 'machine: %s, %s CPUs, %s\n' "$(uname -m)" "$(nproc)" \

@@ -14,7 +14,7 @@
 #include <tracekit/error.h>
 #include <tracekit/text.h>
 
-#include "json_dom.h"
+#include "util/json_dom.h"
 #include "report_internal.h"
 #include "message.h"
 
@@ -129,10 +129,10 @@ struct rd {
 	size_t nruns;
 };
 
-static int bad(struct rd *r, const struct tkj_value *at, const char *fmt, ...)
+static int bad(struct rd *r, const struct tku_json_value *at, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
-static int bad(struct rd *r, const struct tkj_value *at, const char *fmt, ...)
+static int bad(struct rd *r, const struct tku_json_value *at, const char *fmt, ...)
 {
 	char what[512];
 	va_list ap;
@@ -146,12 +146,12 @@ static int bad(struct rd *r, const struct tkj_value *at, const char *fmt, ...)
 }
 
 /* Member @key of object @o with type @t; NULL after the message when absent or mistyped. */
-static const struct tkj_value *need(struct rd *r, const struct tkj_value *o, const char *where,
-				    const char *key, enum tkj_type t, int *rc)
+static const struct tku_json_value *need(struct rd *r, const struct tku_json_value *o, const char *where,
+				    const char *key, enum tku_json_type t, int *rc)
 {
 	static const char *const names[] = {"null", "a boolean", "a number", "a string",
 					    "an array", "an object"};
-	const struct tkj_value *v = tkj_get(o, key);
+	const struct tku_json_value *v = tku_json_get(o, key);
 	if (*rc != TK_OK)
 		return NULL;
 	if (!v)
@@ -162,7 +162,7 @@ static const struct tkj_value *need(struct rd *r, const struct tkj_value *o, con
 }
 
 /* A count: an integral number in [0, 2^53). */
-static int64_t count_of(struct rd *r, const struct tkj_value *v, const char *where, int *rc)
+static int64_t count_of(struct rd *r, const struct tku_json_value *v, const char *where, int *rc)
 {
 	if (*rc != TK_OK || !v)
 		return 0;
@@ -173,7 +173,7 @@ static int64_t count_of(struct rd *r, const struct tkj_value *v, const char *whe
 	return (int64_t)v->num;
 }
 
-static char *dup_str(struct rd *r, const struct tkj_value *v, int *rc)
+static char *dup_str(struct rd *r, const struct tku_json_value *v, int *rc)
 {
 	if (*rc != TK_OK || !v)
 		return NULL;
@@ -185,19 +185,19 @@ static char *dup_str(struct rd *r, const struct tkj_value *v, int *rc)
 }
 
 /* @v: an array of nruns arrays of finite numbers -> @s. */
-static int read_samples(struct rd *r, const struct tkj_value *v, const char *where,
+static int read_samples(struct rd *r, const struct tku_json_value *v, const char *where,
 			struct tkc_series *s)
 {
-	if (v->type != TKJ_ARRAY || v->n != r->nruns)
+	if (v->type != TKU_JSON_ARRAY || v->n != r->nruns)
 		return bad(r, v, "%s.samples: expected an array of %zu arrays (one per run)", where,
 			   r->nruns);
 	for (size_t k = 0; k < v->n; k++) {
-		const struct tkj_value *a = &v->items[k];
-		if (a->type != TKJ_ARRAY)
+		const struct tku_json_value *a = &v->items[k];
+		if (a->type != TKU_JSON_ARRAY)
 			return bad(r, a, "%s.samples[%zu]: expected an array of numbers", where, k);
 		for (size_t i = 0; i < a->n; i++) {
-			const struct tkj_value *x = &a->items[i];
-			if (x->type != TKJ_NUMBER || !isfinite(x->num) || fabs(x->num) > 1e300)
+			const struct tku_json_value *x = &a->items[i];
+			if (x->type != TKU_JSON_NUMBER || !isfinite(x->num) || fabs(x->num) > 1e300)
 				return bad(r, x, "%s.samples[%zu][%zu]: expected a number", where,
 					   k, i);
 			if (tkc_series_add(s, k, x->num) != TK_OK)
@@ -233,7 +233,7 @@ static int cmp_named_ix(const void *pa, const void *pb)
  * and memory up by name, so a name given twice would compare one entry with another (found by
  * the check fuzz target: a baseline regressed against itself). @name(i) gives entry i's name.
  */
-static int unique_names(struct rd *r, const struct tkj_value *a, const char *key, size_t n,
+static int unique_names(struct rd *r, const struct tku_json_value *a, const char *key, size_t n,
 			const char *(*name)(const void *, size_t), const void *v)
 {
 	int rc = TK_OK;
@@ -263,11 +263,11 @@ static const char *memory_name(const void *v, size_t i)
 	return ((const struct tkc_memory *)v)[i].device;
 }
 
-static int read_items(struct rd *r, const struct tkj_value *root, const char *key,
+static int read_items(struct rd *r, const struct tku_json_value *root, const char *key,
 		      struct tkc_item **out, size_t *nout)
 {
 	int rc = TK_OK;
-	const struct tkj_value *a = need(r, root, "baseline", key, TKJ_ARRAY, &rc);
+	const struct tku_json_value *a = need(r, root, "baseline", key, TKU_JSON_ARRAY, &rc);
 	if (rc != TK_OK)
 		return rc;
 	struct tkc_item *v = calloc(a->n ? a->n : 1, sizeof(*v));
@@ -278,15 +278,15 @@ static int read_items(struct rd *r, const struct tkj_value *root, const char *ke
 	for (size_t i = 0; i < a->n && rc == TK_OK; i++) {
 		char where[64];
 		snprintf(where, sizeof(where), "%s[%zu]", key, i);
-		const struct tkj_value *o = &a->items[i];
-		if (o->type != TKJ_OBJECT) {
+		const struct tku_json_value *o = &a->items[i];
+		if (o->type != TKU_JSON_OBJECT) {
 			rc = bad(r, o, "%s: expected an object", where);
 			break;
 		}
-		v[i].name = dup_str(r, need(r, o, where, "name", TKJ_STRING, &rc), &rc);
-		const struct tkj_value *c = need(r, o, where, "calls_per_step", TKJ_NUMBER, &rc),
-				       *ns = need(r, o, where, "ns_per_step", TKJ_NUMBER, &rc),
-				       *sh = need(r, o, where, "share", TKJ_NUMBER, &rc);
+		v[i].name = dup_str(r, need(r, o, where, "name", TKU_JSON_STRING, &rc), &rc);
+		const struct tku_json_value *c = need(r, o, where, "calls_per_step", TKU_JSON_NUMBER, &rc),
+				       *ns = need(r, o, where, "ns_per_step", TKU_JSON_NUMBER, &rc),
+				       *sh = need(r, o, where, "share", TKU_JSON_NUMBER, &rc);
 		if (rc != TK_OK)
 			break;
 		if (!(c->num >= 0 && ns->num >= 0 && sh->num >= 0 && sh->num <= 1 &&
@@ -299,7 +299,7 @@ static int read_items(struct rd *r, const struct tkj_value *root, const char *ke
 		v[i].calls_per_step = c->num;
 		v[i].ns_per_step = ns->num;
 		v[i].share = sh->num;
-		const struct tkj_value *smp = tkj_get(o, "samples");
+		const struct tku_json_value *smp = tku_json_get(o, "samples");
 		if (smp) {
 			if (!(v[i].s.key = strdup(v[i].name))) {
 				rc = TK_ENOMEM;
@@ -315,10 +315,10 @@ static int read_items(struct rd *r, const struct tkj_value *root, const char *ke
 	return rc;
 }
 
-static int read_runs(struct rd *r, const struct tkj_value *root, struct tkc_summary *s)
+static int read_runs(struct rd *r, const struct tku_json_value *root, struct tkc_summary *s)
 {
 	int rc = TK_OK;
-	const struct tkj_value *a = need(r, root, "baseline", "runs", TKJ_ARRAY, &rc);
+	const struct tku_json_value *a = need(r, root, "baseline", "runs", TKU_JSON_ARRAY, &rc);
 	if (rc != TK_OK)
 		return rc;
 	if (a->n == 0)
@@ -329,16 +329,16 @@ static int read_runs(struct rd *r, const struct tkj_value *root, struct tkc_summ
 	for (size_t i = 0; i < a->n && rc == TK_OK; i++) {
 		char where[64];
 		snprintf(where, sizeof(where), "runs[%zu]", i);
-		const struct tkj_value *o = &a->items[i];
-		if (o->type != TKJ_OBJECT)
+		const struct tku_json_value *o = &a->items[i];
+		if (o->type != TKU_JSON_OBJECT)
 			return bad(r, o, "%s: expected an object", where);
 		struct tkc_run *ru = &s->runs[i];
-		ru->input = dup_str(r, need(r, o, where, "input", TKJ_STRING, &rc), &rc);
-		ru->steps = count_of(r, need(r, o, where, "steps", TKJ_NUMBER, &rc), where, &rc);
+		ru->input = dup_str(r, need(r, o, where, "input", TKU_JSON_STRING, &rc), &rc);
+		ru->steps = count_of(r, need(r, o, where, "steps", TKU_JSON_NUMBER, &rc), where, &rc);
 		ru->device_ops =
-		    count_of(r, need(r, o, where, "device_ops", TKJ_NUMBER, &rc), where, &rc);
-		const struct tkj_value *w = need(r, o, where, "window", TKJ_STRING, &rc),
-				       *src = need(r, o, where, "step_source", TKJ_STRING, &rc);
+		    count_of(r, need(r, o, where, "device_ops", TKU_JSON_NUMBER, &rc), where, &rc);
+		const struct tku_json_value *w = need(r, o, where, "window", TKU_JSON_STRING, &rc),
+				       *src = need(r, o, where, "step_source", TKU_JSON_STRING, &rc);
 		if (rc == TK_OK) {
 			snprintf(ru->window, sizeof(ru->window), "%s", w->str);
 			snprintf(ru->step_source, sizeof(ru->step_source), "%s", src->str);
@@ -347,14 +347,14 @@ static int read_runs(struct rd *r, const struct tkj_value *root, struct tkc_summ
 	return rc;
 }
 
-static int read_workload(struct rd *r, const struct tkj_value *root, struct tkc_summary *s)
+static int read_workload(struct rd *r, const struct tku_json_value *root, struct tkc_summary *s)
 {
 	int rc = TK_OK;
-	const struct tkj_value *w = need(r, root, "baseline", "workload", TKJ_OBJECT, &rc);
-	const struct tkj_value *dev = need(r, w, "workload", "devices", TKJ_NUMBER, &rc),
-			       *ranks = need(r, w, "workload", "ranks", TKJ_NUMBER, &rc),
-			       *hs = need(r, w, "workload", "has_steps", TKJ_BOOL, &rc),
-			       *models = need(r, w, "workload", "models", TKJ_ARRAY, &rc);
+	const struct tku_json_value *w = need(r, root, "baseline", "workload", TKU_JSON_OBJECT, &rc);
+	const struct tku_json_value *dev = need(r, w, "workload", "devices", TKU_JSON_NUMBER, &rc),
+			       *ranks = need(r, w, "workload", "ranks", TKU_JSON_NUMBER, &rc),
+			       *hs = need(r, w, "workload", "has_steps", TKU_JSON_BOOL, &rc),
+			       *models = need(r, w, "workload", "models", TKU_JSON_ARRAY, &rc);
 	s->devices = count_of(r, dev, "workload.devices", &rc);
 	s->ranks = count_of(r, ranks, "workload.ranks", &rc);
 	if (rc != TK_OK)
@@ -367,12 +367,12 @@ static int read_workload(struct rd *r, const struct tkj_value *root, struct tkc_
 	for (size_t i = 0; i < models->n && rc == TK_OK; i++) {
 		char where[64];
 		snprintf(where, sizeof(where), "workload.models[%zu]", i);
-		const struct tkj_value *o = &models->items[i];
-		if (o->type != TKJ_OBJECT)
+		const struct tku_json_value *o = &models->items[i];
+		if (o->type != TKU_JSON_OBJECT)
 			return bad(r, o, "%s: expected an object", where);
-		s->models[i].model = dup_str(r, need(r, o, where, "model", TKJ_STRING, &rc), &rc);
+		s->models[i].model = dup_str(r, need(r, o, where, "model", TKU_JSON_STRING, &rc), &rc);
 		s->models[i].count =
-		    count_of(r, need(r, o, where, "count", TKJ_NUMBER, &rc), where, &rc);
+		    count_of(r, need(r, o, where, "count", TKU_JSON_NUMBER, &rc), where, &rc);
 		total += s->models[i].count;
 		if (rc == TK_OK && i && strcmp(s->models[i - 1].model, s->models[i].model) >= 0)
 			rc = bad(r, o, "%s: models must be sorted by name, each once", where);
@@ -383,21 +383,21 @@ static int read_workload(struct rd *r, const struct tkj_value *root, struct tkc_
 	return rc;
 }
 
-static int read_metrics(struct rd *r, const struct tkj_value *root, struct tkc_summary *s)
+static int read_metrics(struct rd *r, const struct tku_json_value *root, struct tkc_summary *s)
 {
 	int rc = TK_OK;
-	const struct tkj_value *m = need(r, root, "baseline", "metrics", TKJ_OBJECT, &rc);
+	const struct tku_json_value *m = need(r, root, "baseline", "metrics", TKU_JSON_OBJECT, &rc);
 	for (size_t i = 0; rc == TK_OK && i < m->n; i++) {
 		char where[160];
 		snprintf(where, sizeof(where), "metrics.%.120s", m->keys[i]);
-		const struct tkj_value *o = &m->items[i];
-		if (o->type != TKJ_OBJECT)
+		const struct tku_json_value *o = &m->items[i];
+		if (o->type != TKU_JSON_OBJECT)
 			return bad(r, o, "%s: expected an object", where);
 		if (!tku_utf8_valid(m->keys[i], strlen(m->keys[i])))
 			return bad(r, o, "metrics: a metric name that is not UTF-8");
-		const struct tkj_value *unit = need(r, o, where, "unit", TKJ_STRING, &rc),
-				       *per = need(r, o, where, "per", TKJ_STRING, &rc),
-				       *smp = need(r, o, where, "samples", TKJ_ARRAY, &rc);
+		const struct tku_json_value *unit = need(r, o, where, "unit", TKU_JSON_STRING, &rc),
+				       *per = need(r, o, where, "per", TKU_JSON_STRING, &rc),
+				       *smp = need(r, o, where, "samples", TKU_JSON_ARRAY, &rc);
 		if (rc != TK_OK)
 			break;
 		if (strcmp(per->str, "step") && strcmp(per->str, "run"))
@@ -415,10 +415,10 @@ static int read_metrics(struct rd *r, const struct tkj_value *root, struct tkc_s
 	return rc;
 }
 
-static int read_memory(struct rd *r, const struct tkj_value *root, struct tkc_summary *s)
+static int read_memory(struct rd *r, const struct tku_json_value *root, struct tkc_summary *s)
 {
 	int rc = TK_OK;
-	const struct tkj_value *a = need(r, root, "baseline", "memory", TKJ_ARRAY, &rc);
+	const struct tku_json_value *a = need(r, root, "baseline", "memory", TKU_JSON_ARRAY, &rc);
 	if (rc != TK_OK)
 		return rc;
 	if (!(s->memory = calloc(a->n ? a->n : 1, sizeof(*s->memory))))
@@ -427,12 +427,12 @@ static int read_memory(struct rd *r, const struct tkj_value *root, struct tkc_su
 	for (size_t i = 0; i < a->n && rc == TK_OK; i++) {
 		char where[64];
 		snprintf(where, sizeof(where), "memory[%zu]", i);
-		const struct tkj_value *o = &a->items[i];
-		if (o->type != TKJ_OBJECT)
+		const struct tku_json_value *o = &a->items[i];
+		if (o->type != TKU_JSON_OBJECT)
 			return bad(r, o, "%s: expected an object", where);
-		s->memory[i].device = dup_str(r, need(r, o, where, "device", TKJ_STRING, &rc), &rc);
+		s->memory[i].device = dup_str(r, need(r, o, where, "device", TKU_JSON_STRING, &rc), &rc);
 		s->memory[i].peak_bytes =
-		    count_of(r, need(r, o, where, "peak_bytes", TKJ_NUMBER, &rc), where, &rc);
+		    count_of(r, need(r, o, where, "peak_bytes", TKU_JSON_NUMBER, &rc), where, &rc);
 	}
 	if (rc == TK_OK)
 		rc = unique_names(r, a, "memory", a->n, memory_name, s->memory);
@@ -441,18 +441,18 @@ static int read_memory(struct rd *r, const struct tkj_value *root, struct tkc_su
 
 int tkc_baseline_read(const char *path, struct tkc_summary *s, char *err, size_t errlen)
 {
-	struct tkj_value *root = NULL;
+	struct tku_json_value *root = NULL;
 	struct rd r = {path, err, errlen, 0};
 	memset(s, 0, sizeof(*s));
-	int rc = tkj_parse_file(path, BASELINE_MAX_BYTES, &root, err, errlen);
+	int rc = tku_json_parse_file(path, BASELINE_MAX_BYTES, &root, err, errlen);
 	if (rc != TK_OK)
 		goto out;
-	if (root->type != TKJ_OBJECT) {
+	if (root->type != TKU_JSON_OBJECT) {
 		rc = bad(&r, root, "expected a JSON object (a tracekit baseline)");
 		goto out;
 	}
-	const struct tkj_value *fmt = need(&r, root, "baseline", "format", TKJ_STRING, &rc),
-			       *ver = need(&r, root, "baseline", "version", TKJ_NUMBER, &rc);
+	const struct tku_json_value *fmt = need(&r, root, "baseline", "format", TKU_JSON_STRING, &rc),
+			       *ver = need(&r, root, "baseline", "version", TKU_JSON_NUMBER, &rc);
 	if (rc != TK_OK)
 		goto out;
 	if (strcmp(fmt->str, "tracekit-baseline")) {
@@ -467,8 +467,8 @@ int tkc_baseline_read(const char *path, struct tkc_summary *s, char *err, size_t
 		rc = TK_EVERSION;
 		goto out;
 	}
-	const struct tkj_value *tv = need(&r, root, "baseline", "tracekit_version", TKJ_STRING, &rc),
-			       *av = need(&r, root, "baseline", "analysis_version", TKJ_NUMBER, &rc);
+	const struct tku_json_value *tv = need(&r, root, "baseline", "tracekit_version", TKU_JSON_STRING, &rc),
+			       *av = need(&r, root, "baseline", "analysis_version", TKU_JSON_NUMBER, &rc);
 	s->tracekit_version = dup_str(&r, tv, &rc);
 	s->analysis_version = count_of(&r, av, "analysis_version", &rc);
 	if (rc == TK_OK)
@@ -486,7 +486,7 @@ int tkc_baseline_read(const char *path, struct tkc_summary *s, char *err, size_t
 	if (rc == TK_ENOMEM)
 		tk_fmt(err, errlen, "out of memory reading baseline '%s'", path);
 out:
-	tkj_free(root);
+	tku_json_free(root);
 	if (rc != TK_OK)
 		tkc_summary_free(s);
 	return rc;

@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "gates_file.h"
-#include "json_dom.h"
+#include "util/json_dom.h"
 
 int tkc_gsink_fail(struct tkc_gsink *k, int st, uint64_t line, uint64_t col, const char *fmt, ...)
 {
@@ -67,21 +67,21 @@ void tkc_number_text(double v, char *buf, size_t len)
 
 /* ---- JSON ---- */
 
-static int json_bounds(struct tkc_gsink *k, const struct tkj_value *t, int max)
+static int json_bounds(struct tkc_gsink *k, const struct tku_json_value *t, int max)
 {
 	const char *name = max ? "max" : "min";
-	if (t->type != TKJ_OBJECT)
+	if (t->type != TKU_JSON_OBJECT)
 		return tkc_gsink_fail(k, TK_EFORMAT, t->line, t->col,
 			    "\"%s\" is an object of METRIC[.STAT]: VALUE (e.g. {\"step_time.p90\": "
 			    "\"150ms\"})",
 			    name);
 	for (size_t i = 0; i < t->n; i++) {
-		const struct tkj_value *v = &t->items[i];
+		const struct tku_json_value *v = &t->items[i];
 		char num[40];
 		const char *value;
-		if (v->type == TKJ_STRING) {
+		if (v->type == TKU_JSON_STRING) {
 			value = v->str;
-		} else if (v->type == TKJ_NUMBER) {
+		} else if (v->type == TKU_JSON_NUMBER) {
 			tkc_number_text(v->num, num, sizeof(num));
 			value = num;
 		} else {
@@ -99,27 +99,27 @@ static int json_bounds(struct tkc_gsink *k, const struct tkj_value *t, int max)
 
 static int from_json(struct tkc_gsink *k)
 {
-	struct tkj_value *root = NULL;
-	int st = tkj_parse_file(k->path, TKC_GATES_FILE_MAX, &root, k->err, k->errlen);
+	struct tku_json_value *root = NULL;
+	int st = tku_json_parse_file(k->path, TKC_GATES_FILE_MAX, &root, k->err, k->errlen);
 	if (st != TK_OK)
 		goto out;
-	if (root->type != TKJ_OBJECT) {
+	if (root->type != TKU_JSON_OBJECT) {
 		st = tkc_gsink_fail(k, TK_EFORMAT, root->line, root->col,
 			  "a gates file is a JSON object (keys: " TKC_GATES_KEYS ")");
 		goto out;
 	}
 	for (size_t i = 0; i < root->n && st == TK_OK; i++) {
 		const char *key = root->keys[i];
-		const struct tkj_value *v = &root->items[i];
+		const struct tku_json_value *v = &root->items[i];
 		if (strcmp(key, "gates") == 0) {
-			if (v->type != TKJ_ARRAY) {
+			if (v->type != TKU_JSON_ARRAY) {
 				st = tkc_gsink_fail(k, TK_EFORMAT, v->line, v->col,
 					  "\"gates\" is an array of strings (\"step_time:+5%%\")");
 				break;
 			}
 			for (size_t j = 0; j < v->n && st == TK_OK; j++) {
-				const struct tkj_value *e = &v->items[j];
-				if (e->type != TKJ_STRING)
+				const struct tku_json_value *e = &v->items[j];
+				if (e->type != TKU_JSON_STRING)
 					st = tkc_gsink_fail(k, TK_EFORMAT, e->line, e->col,
 						  "\"gates\" holds strings (\"step_time:+5%%\")");
 				else
@@ -128,7 +128,7 @@ static int from_json(struct tkc_gsink *k)
 		} else if (strcmp(key, "max") == 0 || strcmp(key, "min") == 0) {
 			st = json_bounds(k, v, key[1] == 'a');
 		} else if (strcmp(key, "allow_different_hardware") == 0) {
-			if (v->type != TKJ_BOOL)
+			if (v->type != TKU_JSON_BOOL)
 				st = tkc_gsink_fail(k, TK_EFORMAT, v->line, v->col,
 						    "allow_different_hardware is true or false");
 			k->allow_hw = v->b;
@@ -139,7 +139,7 @@ static int from_json(struct tkc_gsink *k)
 		}
 	}
 out:
-	tkj_free(root);
+	tku_json_free(root);
 	return st;
 }
 

@@ -12,7 +12,7 @@
 #include <tracekit/text.h>
 
 #include "gates_file.h"
-#include "json_lex.h"
+#include "util/json_lex.h"
 
 enum table { TOP, MAX, MIN };
 

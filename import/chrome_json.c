@@ -39,7 +39,7 @@ int cj_break(struct cj_ctx *c, uint64_t line, uint64_t col, const char *msg)
 	return CJ_BREAK;
 }
 
-static int lex_fail(struct cj_ctx *c, struct json_lex *lx)
+static int lex_fail(struct cj_ctx *c, struct tku_json_lex *lx)
 {
 	return cj_break(c, lx->err_line, lx->err_col, lx->msg);
 }
@@ -150,18 +150,18 @@ static int prescan(struct cj_ctx *c, struct cj_event *e)
 }
 
 /* The events array; its '[' was consumed. @bare: a top-level array, which may end early. */
-static int read_events(struct cj_ctx *c, struct json_lex *lx, struct cj_event *e, int pass,
+static int read_events(struct cj_ctx *c, struct tku_json_lex *lx, struct cj_event *e, int pass,
 		       int bare)
 {
-	enum json_tok t = json_lex_next(lx);
-	if (t == JT_RBRACK)
+	enum tku_json_tok t = tku_json_lex_next(lx);
+	if (t == TKU_JT_RBRACK)
 		return TK_OK;
 	for (;;) {
-		if (bare && t == JT_EOF)
+		if (bare && t == TKU_JT_EOF)
 			return TK_OK;
 		if (pass == 2 && c->broke && c->n_read >= c->brk_events)
 			return CJ_BREAK; /* --salvage: pass 1 broke here */
-		if (t == JT_LBRACE) {
+		if (t == TKU_JT_LBRACE) {
 			if (cj_event_fast(lx, e, pass == 1) != 0 &&
 			    (pass == 1 ? cj_event_parse_light(lx, e, 2)
 				       : cj_event_parse(lx, e, 2)) != 0)
@@ -175,26 +175,26 @@ static int read_events(struct cj_ctx *c, struct json_lex *lx, struct cj_event *e
 			c->n_skipped++;
 		}
 		c->n_read++;
-		t = json_lex_next(lx);
-		if (t == JT_RBRACK || (bare && t == JT_EOF))
+		t = tku_json_lex_next(lx);
+		if (t == TKU_JT_RBRACK || (bare && t == TKU_JT_EOF))
 			return TK_OK;
-		if (t != JT_COMMA) {
-			if (t != JT_ERROR)
-				json_lex_error(lx, "expected ',' or ']' after an event, found %s",
-					       json_tok_name(t));
+		if (t != TKU_JT_COMMA) {
+			if (t != TKU_JT_ERROR)
+				tku_json_lex_error(lx, "expected ',' or ']' after an event, found %s",
+					       tku_json_tok_name(t));
 			return lex_fail(c, lx);
 		}
-		t = json_lex_next(lx);
-		if (t == JT_RBRACK)
+		t = tku_json_lex_next(lx);
+		if (t == TKU_JT_RBRACK)
 			return TK_OK; /* a trailing comma, as Perfetto accepts */
 	}
 }
 
-static int read_devprops(struct cj_ctx *c, struct json_lex *lx, struct cj_event *e)
+static int read_devprops(struct cj_ctx *c, struct tku_json_lex *lx, struct cj_event *e)
 {
-	enum json_tok t = json_lex_next(lx);
-	while (t != JT_RBRACK) {
-		if (t == JT_LBRACE) {
+	enum tku_json_tok t = tku_json_lex_next(lx);
+	while (t != TKU_JT_RBRACK) {
+		if (t == TKU_JT_LBRACE) {
 			if (cj_event_parse(lx, e, 2) != 0)
 				return lex_fail(c, lx);
 			struct cj_devprop *np = realloc(c->props, (c->nprops + 1) * sizeof(*np));
@@ -231,13 +231,13 @@ static int read_devprops(struct cj_ctx *c, struct json_lex *lx, struct cj_event 
 		} else if (json_skip_value(lx, t, 2) != 0) {
 			return lex_fail(c, lx);
 		}
-		t = json_lex_next(lx);
-		if (t == JT_COMMA)
-			t = json_lex_next(lx);
-		else if (t != JT_RBRACK) {
-			if (t != JT_ERROR)
-				json_lex_error(lx, "expected ',' or ']', found %s",
-					       json_tok_name(t));
+		t = tku_json_lex_next(lx);
+		if (t == TKU_JT_COMMA)
+			t = tku_json_lex_next(lx);
+		else if (t != TKU_JT_RBRACK) {
+			if (t != TKU_JT_ERROR)
+				tku_json_lex_error(lx, "expected ',' or ']', found %s",
+					       tku_json_tok_name(t));
 			return lex_fail(c, lx);
 		}
 	}
@@ -245,24 +245,24 @@ static int read_devprops(struct cj_ctx *c, struct json_lex *lx, struct cj_event 
 }
 
 /* One top-level key's value in pass 1 (the key is in lx->str; its ':' was consumed). */
-static int top_key_pass1(struct cj_ctx *c, struct json_lex *lx, struct cj_event *e, char *key)
+static int top_key_pass1(struct cj_ctx *c, struct tku_json_lex *lx, struct cj_event *e, char *key)
 {
-	enum json_tok t = json_lex_next(lx);
+	enum tku_json_tok t = tku_json_lex_next(lx);
 	int64_t i;
 	if (!strcmp(key, "traceEvents")) {
-		if (t != JT_LBRACK)
+		if (t != TKU_JT_LBRACK)
 			return tk_writer_fail(
 			    c->w, TK_EFORMAT,
 			    "'%s': line %llu, column %llu: traceEvents is %s, not an "
 			    "array: not a Chrome/Kineto trace",
 			    c->path, (unsigned long long)lx->tok_line,
-			    (unsigned long long)lx->tok_col, json_tok_name(t));
+			    (unsigned long long)lx->tok_col, tku_json_tok_name(t));
 		c->has_events_key = 1;
 		return read_events(c, lx, e, 1, 0);
 	}
-	if (!strcmp(key, "deviceProperties") && t == JT_LBRACK)
+	if (!strcmp(key, "deviceProperties") && t == TKU_JT_LBRACK)
 		return read_devprops(c, lx, e);
-	if (!strcmp(key, "distributedInfo") && t == JT_LBRACE) {
+	if (!strcmp(key, "distributedInfo") && t == TKU_JT_LBRACE) {
 		if (cj_event_parse(lx, e, 1) != 0)
 			return lex_fail(c, lx);
 		const char *v;
@@ -277,9 +277,9 @@ static int top_key_pass1(struct cj_ctx *c, struct json_lex *lx, struct cj_event 
 		c->is_kineto = 1;
 		return tk_writer_status(c->w);
 	}
-	if (t == JT_NUMBER && !strcmp(key, "baseTimeNanoseconds")) {
+	if (t == TKU_JT_NUMBER && !strcmp(key, "baseTimeNanoseconds")) {
 		if (cj_int(lx->str, &i) != 0)
-			return json_lex_error(lx, "baseTimeNanoseconds is not a 64-bit integer"),
+			return tku_json_lex_error(lx, "baseTimeNanoseconds is not a 64-bit integer"),
 			       lex_fail(c, lx);
 		c->base_ns = i;
 		c->has_base = 1;
@@ -288,14 +288,14 @@ static int top_key_pass1(struct cj_ctx *c, struct json_lex *lx, struct cj_event 
 	}
 	if (!strcmp(key, "schemaVersion"))
 		c->is_kineto = 1;
-	if (t == JT_STRING || t == JT_NUMBER) {
+	if (t == TKU_JT_STRING || t == TKU_JT_NUMBER) {
 		char mk[300];
 		snprintf(mk, sizeof(mk), "json.%.280s", key);
-		if (t == JT_NUMBER && cj_int(lx->str, &i) == 0 && !strchr(lx->str, '.'))
+		if (t == TKU_JT_NUMBER && cj_int(lx->str, &i) == 0 && !strchr(lx->str, '.'))
 			tk_writer_set_meta_int(c->w, mk, i);
 		else
 			tk_writer_set_meta_text(c->w, mk, lx->str);
-		if (t == JT_STRING && !strcmp(key, "host_name") && !c->host &&
+		if (t == TKU_JT_STRING && !strcmp(key, "host_name") && !c->host &&
 		    set_str(&c->host, lx->str) != 0)
 			return tk_writer_fail(c->w, TK_ENOMEM, "out of memory");
 		return tk_writer_status(c->w);
@@ -307,33 +307,33 @@ static int top_key_pass1(struct cj_ctx *c, struct json_lex *lx, struct cj_event 
 
 static int run_pass(struct cj_ctx *c, struct cj_event *e, int pass)
 {
-	struct json_lex lx;
+	struct tku_json_lex lx;
 	int rc = TK_OK;
 	char *key = NULL;
 	c->n_read = 0;
-	if (json_lex_open(&lx, c->path) != 0) {
+	if (tku_json_lex_open(&lx, c->path) != 0) {
 		rc = tk_writer_fail(c->w, TK_EIO, "cannot read '%s': %s", c->path, lx.msg);
 		goto out;
 	}
-	enum json_tok t = json_lex_next(&lx);
-	if (t == JT_LBRACK) {
+	enum tku_json_tok t = tku_json_lex_next(&lx);
+	if (t == TKU_JT_LBRACK) {
 		c->bare = 1;
 		rc = read_events(c, &lx, e, pass, 1);
 		goto out;
 	}
-	if (t != JT_LBRACE) {
-		if (t != JT_ERROR)
-			json_lex_error(&lx, "expected '{' or '[' at the start of a trace, found %s",
-				       json_tok_name(t));
+	if (t != TKU_JT_LBRACE) {
+		if (t != TKU_JT_ERROR)
+			tku_json_lex_error(&lx, "expected '{' or '[' at the start of a trace, found %s",
+				       tku_json_tok_name(t));
 		rc = lex_fail(c, &lx);
 		goto out;
 	}
-	t = json_lex_next(&lx);
-	while (t != JT_RBRACE) {
-		if (t != JT_STRING) {
-			if (t != JT_ERROR)
-				json_lex_error(&lx, "expected a string key, found %s",
-					       json_tok_name(t));
+	t = tku_json_lex_next(&lx);
+	while (t != TKU_JT_RBRACE) {
+		if (t != TKU_JT_STRING) {
+			if (t != TKU_JT_ERROR)
+				tku_json_lex_error(&lx, "expected a string key, found %s",
+					       tku_json_tok_name(t));
 			rc = lex_fail(c, &lx);
 			goto out;
 		}
@@ -342,18 +342,18 @@ static int run_pass(struct cj_ctx *c, struct cj_event *e, int pass)
 			rc = tk_writer_fail(c->w, TK_ENOMEM, "out of memory");
 			goto out;
 		}
-		if ((t = json_lex_next(&lx)) != JT_COLON) {
-			if (t != JT_ERROR)
-				json_lex_error(&lx, "expected ':' after a key, found %s",
-					       json_tok_name(t));
+		if ((t = tku_json_lex_next(&lx)) != TKU_JT_COLON) {
+			if (t != TKU_JT_ERROR)
+				tku_json_lex_error(&lx, "expected ':' after a key, found %s",
+					       tku_json_tok_name(t));
 			rc = lex_fail(c, &lx);
 			goto out;
 		}
 		if (pass == 1) {
 			rc = top_key_pass1(c, &lx, e, key);
 		} else {
-			t = json_lex_next(&lx);
-			if (!strcmp(key, "traceEvents") && t == JT_LBRACK) {
+			t = tku_json_lex_next(&lx);
+			if (!strcmp(key, "traceEvents") && t == TKU_JT_LBRACK) {
 				rc = read_events(c, &lx, e, 2, 0);
 				if (rc == TK_OK && c->broke)
 					rc = CJ_BREAK; /* pass 1 broke after the events */
@@ -362,28 +362,28 @@ static int run_pass(struct cj_ctx *c, struct cj_event *e, int pass)
 		}
 		if (rc != TK_OK)
 			goto out;
-		t = json_lex_next(&lx);
-		if (t == JT_COMMA)
-			t = json_lex_next(&lx);
-		else if (t != JT_RBRACE) {
-			if (t != JT_ERROR)
-				json_lex_error(
+		t = tku_json_lex_next(&lx);
+		if (t == TKU_JT_COMMA)
+			t = tku_json_lex_next(&lx);
+		else if (t != TKU_JT_RBRACE) {
+			if (t != TKU_JT_ERROR)
+				tku_json_lex_error(
 				    &lx, "expected ',' or '}' after a top-level value, found %s",
-				    json_tok_name(t));
+				    tku_json_tok_name(t));
 			rc = lex_fail(c, &lx);
 			goto out;
 		}
 	}
-	t = json_lex_next(&lx);
-	if (t != JT_EOF) {
-		if (t != JT_ERROR)
-			json_lex_error(&lx, "unexpected %s after the end of the trace",
-				       json_tok_name(t));
+	t = tku_json_lex_next(&lx);
+	if (t != TKU_JT_EOF) {
+		if (t != TKU_JT_ERROR)
+			tku_json_lex_error(&lx, "unexpected %s after the end of the trace",
+				       tku_json_tok_name(t));
 		rc = lex_fail(c, &lx);
 	}
 out:
 	free(key);
-	json_lex_close(&lx);
+	tku_json_lex_close(&lx);
 	return rc;
 }
 

@@ -36,79 +36,79 @@ static uint32_t arena_put(struct cj_event *e, const char *p, size_t n)
 	return off;
 }
 
-static int arena_str(struct json_lex *lx, struct cj_event *e, const char *s, size_t n,
+static int arena_str(struct tku_json_lex *lx, struct cj_event *e, const char *s, size_t n,
 		     uint32_t *off)
 {
 	*off = arena_put(e, s, n);
 	if (*off == UINT32_MAX || arena_put(e, "", 1) == UINT32_MAX) {
-		json_lex_error(lx, "event larger than %u bytes", CJ_MAX_EVENT_BYTES);
+		tku_json_lex_error(lx, "event larger than %u bytes", CJ_MAX_EVENT_BYTES);
 		return -1;
 	}
 	return 0;
 }
 
-int json_skip_value(struct json_lex *lx, enum json_tok t, int depth)
+int json_skip_value(struct tku_json_lex *lx, enum tku_json_tok t, int depth)
 {
 	switch (t) {
-	case JT_STRING:
-	case JT_NUMBER:
-	case JT_TRUE:
-	case JT_FALSE:
-	case JT_NULL:
+	case TKU_JT_STRING:
+	case TKU_JT_NUMBER:
+	case TKU_JT_TRUE:
+	case TKU_JT_FALSE:
+	case TKU_JT_NULL:
 		return 0;
-	case JT_LBRACE:
-	case JT_LBRACK: {
-		if (depth >= JSON_MAX_DEPTH) {
-			json_lex_error(lx, "nesting deeper than %d levels", JSON_MAX_DEPTH);
+	case TKU_JT_LBRACE:
+	case TKU_JT_LBRACK: {
+		if (depth >= TKU_JSON_MAX_DEPTH) {
+			tku_json_lex_error(lx, "nesting deeper than %d levels", TKU_JSON_MAX_DEPTH);
 			return -1;
 		}
-		int obj = t == JT_LBRACE;
-		enum json_tok close = obj ? JT_RBRACE : JT_RBRACK;
-		t = json_lex_next(lx);
+		int obj = t == TKU_JT_LBRACE;
+		enum tku_json_tok close = obj ? TKU_JT_RBRACE : TKU_JT_RBRACK;
+		t = tku_json_lex_next(lx);
 		if (t == close)
 			return 0;
 		for (;;) {
 			if (obj) {
-				if (t != JT_STRING)
+				if (t != TKU_JT_STRING)
 					goto bad_key;
-				if ((t = json_lex_next(lx)) != JT_COLON)
+				if ((t = tku_json_lex_next(lx)) != TKU_JT_COLON)
 					goto bad_colon;
-				t = json_lex_next(lx);
+				t = tku_json_lex_next(lx);
 			}
 			if (json_skip_value(lx, t, depth + 1) != 0)
 				return -1;
-			t = json_lex_next(lx);
+			t = tku_json_lex_next(lx);
 			if (t == close)
 				return 0;
-			if (t != JT_COMMA) {
-				if (t != JT_ERROR)
-					json_lex_error(lx, "expected ',' or %s, found %s",
-						       json_tok_name(close), json_tok_name(t));
+			if (t != TKU_JT_COMMA) {
+				if (t != TKU_JT_ERROR)
+					tku_json_lex_error(lx, "expected ',' or %s, found %s",
+						       tku_json_tok_name(close), tku_json_tok_name(t));
 				return -1;
 			}
-			t = json_lex_next(lx);
+			t = tku_json_lex_next(lx);
 			if (t == close)
 				return 0; /* a trailing comma, as Perfetto accepts */
 		}
 	bad_key:
-		if (t != JT_ERROR)
-			json_lex_error(lx, "expected a string key, found %s", json_tok_name(t));
+		if (t != TKU_JT_ERROR)
+			tku_json_lex_error(lx, "expected a string key, found %s", tku_json_tok_name(t));
 		return -1;
 	bad_colon:
-		if (t != JT_ERROR)
-			json_lex_error(lx, "expected ':' after a key, found %s", json_tok_name(t));
+		if (t != TKU_JT_ERROR)
+			tku_json_lex_error(lx, "expected ':' after a key, found %s", tku_json_tok_name(t));
 		return -1;
 	}
-	case JT_ERROR:
+	case TKU_JT_ERROR:
 		return -1;
 	default:
-		json_lex_error(lx, "expected a value, found %s", json_tok_name(t));
+		tku_json_lex_error(lx, "expected a value, found %s", tku_json_tok_name(t));
 		return -1;
 	}
 }
 
 /* Append @s as a JSON string literal to the arena (no terminator). */
-static int put_quoted(struct json_lex *lx, struct cj_event *e, const char *s, size_t n)
+static int put_quoted(struct tku_json_lex *lx, struct cj_event *e, const char *s, size_t n)
 {
 	static const char hex[] = "0123456789abcdef";
 	if (arena_put(e, "\"", 1) == UINT32_MAX)
@@ -140,51 +140,51 @@ static int put_quoted(struct json_lex *lx, struct cj_event *e, const char *s, si
 		goto big;
 	return 0;
 big:
-	json_lex_error(lx, "event larger than %u bytes", CJ_MAX_EVENT_BYTES);
+	tku_json_lex_error(lx, "event larger than %u bytes", CJ_MAX_EVENT_BYTES);
 	return -1;
 }
 
 /* Write the value starting with token @t as compact JSON into the arena (no terminator). */
-static int put_compact(struct json_lex *lx, struct cj_event *e, enum json_tok t, int depth)
+static int put_compact(struct tku_json_lex *lx, struct cj_event *e, enum tku_json_tok t, int depth)
 {
 	const char *word = NULL;
 	switch (t) {
-	case JT_STRING:
+	case TKU_JT_STRING:
 		return put_quoted(lx, e, lx->str, lx->slen);
-	case JT_NUMBER:
+	case TKU_JT_NUMBER:
 		word = lx->str;
 		break;
-	case JT_TRUE:
+	case TKU_JT_TRUE:
 		word = "true";
 		break;
-	case JT_FALSE:
+	case TKU_JT_FALSE:
 		word = "false";
 		break;
-	case JT_NULL:
+	case TKU_JT_NULL:
 		word = "null";
 		break;
-	case JT_LBRACE:
-	case JT_LBRACK: {
-		if (depth >= JSON_MAX_DEPTH) {
-			json_lex_error(lx, "nesting deeper than %d levels", JSON_MAX_DEPTH);
+	case TKU_JT_LBRACE:
+	case TKU_JT_LBRACK: {
+		if (depth >= TKU_JSON_MAX_DEPTH) {
+			tku_json_lex_error(lx, "nesting deeper than %d levels", TKU_JSON_MAX_DEPTH);
 			return -1;
 		}
-		int obj = t == JT_LBRACE;
-		enum json_tok close = obj ? JT_RBRACE : JT_RBRACK;
+		int obj = t == TKU_JT_LBRACE;
+		enum tku_json_tok close = obj ? TKU_JT_RBRACE : TKU_JT_RBRACK;
 		if (arena_put(e, obj ? "{" : "[", 1) == UINT32_MAX)
 			goto big;
-		t = json_lex_next(lx);
+		t = tku_json_lex_next(lx);
 		int first = 1;
 		while (t != close) {
 			if (!first) {
-				if (t != JT_COMMA) {
-					if (t != JT_ERROR)
-						json_lex_error(lx, "expected ',' or %s, found %s",
-							       json_tok_name(close),
-							       json_tok_name(t));
+				if (t != TKU_JT_COMMA) {
+					if (t != TKU_JT_ERROR)
+						tku_json_lex_error(lx, "expected ',' or %s, found %s",
+							       tku_json_tok_name(close),
+							       tku_json_tok_name(t));
 					return -1;
 				}
-				t = json_lex_next(lx);
+				t = tku_json_lex_next(lx);
 				if (t == close)
 					break; /* a trailing comma, as Perfetto accepts */
 				if (arena_put(e, ",", 1) == UINT32_MAX)
@@ -192,66 +192,66 @@ static int put_compact(struct json_lex *lx, struct cj_event *e, enum json_tok t,
 			}
 			first = 0;
 			if (obj) {
-				if (t != JT_STRING) {
-					if (t != JT_ERROR)
-						json_lex_error(lx,
+				if (t != TKU_JT_STRING) {
+					if (t != TKU_JT_ERROR)
+						tku_json_lex_error(lx,
 							       "expected a string key, found %s",
-							       json_tok_name(t));
+							       tku_json_tok_name(t));
 					return -1;
 				}
 				if (put_quoted(lx, e, lx->str, lx->slen) != 0 ||
 				    arena_put(e, ":", 1) == UINT32_MAX)
 					return -1;
-				if ((t = json_lex_next(lx)) != JT_COLON) {
-					if (t != JT_ERROR)
-						json_lex_error(lx,
+				if ((t = tku_json_lex_next(lx)) != TKU_JT_COLON) {
+					if (t != TKU_JT_ERROR)
+						tku_json_lex_error(lx,
 							       "expected ':' after a key, found %s",
-							       json_tok_name(t));
+							       tku_json_tok_name(t));
 					return -1;
 				}
-				t = json_lex_next(lx);
+				t = tku_json_lex_next(lx);
 			}
 			if (put_compact(lx, e, t, depth + 1) != 0)
 				return -1;
-			t = json_lex_next(lx);
+			t = tku_json_lex_next(lx);
 		}
 		if (arena_put(e, obj ? "}" : "]", 1) == UINT32_MAX)
 			goto big;
 		return 0;
 	}
-	case JT_ERROR:
+	case TKU_JT_ERROR:
 		return -1;
 	default:
-		json_lex_error(lx, "expected a value, found %s", json_tok_name(t));
+		tku_json_lex_error(lx, "expected a value, found %s", tku_json_tok_name(t));
 		return -1;
 	}
 	if (arena_put(e, word, strlen(word)) == UINT32_MAX)
 		goto big;
 	return 0;
 big:
-	json_lex_error(lx, "event larger than %u bytes", CJ_MAX_EVENT_BYTES);
+	tku_json_lex_error(lx, "event larger than %u bytes", CJ_MAX_EVENT_BYTES);
 	return -1;
 }
 
 /* Read the value starting with @t into @v. */
-static int read_value(struct json_lex *lx, struct cj_event *e, enum json_tok t, int depth,
+static int read_value(struct tku_json_lex *lx, struct cj_event *e, enum tku_json_tok t, int depth,
 		      struct cj_val *v)
 {
 	switch (t) {
-	case JT_STRING:
-	case JT_NUMBER:
-		v->type = t == JT_STRING ? CJV_STR : CJV_NUM;
+	case TKU_JT_STRING:
+	case TKU_JT_NUMBER:
+		v->type = t == TKU_JT_STRING ? CJV_STR : CJV_NUM;
 		v->len = (uint32_t)lx->slen;
 		return arena_str(lx, e, lx->str, lx->slen, &v->off);
-	case JT_TRUE:
+	case TKU_JT_TRUE:
 		v->type = CJV_TRUE;
 		v->len = 4;
 		return arena_str(lx, e, "true", 4, &v->off);
-	case JT_FALSE:
+	case TKU_JT_FALSE:
 		v->type = CJV_FALSE;
 		v->len = 5;
 		return arena_str(lx, e, "false", 5, &v->off);
-	case JT_NULL:
+	case TKU_JT_NULL:
 		v->type = CJV_NULL;
 		v->len = 4;
 		return arena_str(lx, e, "null", 4, &v->off);
@@ -262,24 +262,24 @@ static int read_value(struct json_lex *lx, struct cj_event *e, enum json_tok t, 
 			return -1;
 		v->len = (uint32_t)(e->alen - v->off);
 		if (arena_put(e, "", 1) == UINT32_MAX) {
-			json_lex_error(lx, "event larger than %u bytes", CJ_MAX_EVENT_BYTES);
+			tku_json_lex_error(lx, "event larger than %u bytes", CJ_MAX_EVENT_BYTES);
 			return -1;
 		}
 		return 0;
 	}
 }
 
-static struct cj_arg *new_arg(struct json_lex *lx, struct cj_event *e)
+static struct cj_arg *new_arg(struct tku_json_lex *lx, struct cj_event *e)
 {
 	if (e->nargs == e->cap_args) {
 		size_t cap = e->cap_args ? e->cap_args * 2 : 32;
 		if (cap > (1u << 20)) {
-			json_lex_error(lx, "event with more than %u arguments", 1u << 20);
+			tku_json_lex_error(lx, "event with more than %u arguments", 1u << 20);
 			return NULL;
 		}
 		struct cj_arg *a = realloc(e->args, cap * sizeof(*a));
 		if (!a) {
-			json_lex_error(lx, "out of memory");
+			tku_json_lex_error(lx, "out of memory");
 			return NULL;
 		}
 		e->args = a;
@@ -289,16 +289,16 @@ static struct cj_arg *new_arg(struct json_lex *lx, struct cj_event *e)
 }
 
 /* Read the members of an object whose '{' was consumed, into args (top = @top). */
-static int read_members(struct json_lex *lx, struct cj_event *e, int depth, int top, int light)
+static int read_members(struct tku_json_lex *lx, struct cj_event *e, int depth, int top, int light)
 {
-	enum json_tok t = json_lex_next(lx);
-	if (t == JT_RBRACE)
+	enum tku_json_tok t = tku_json_lex_next(lx);
+	if (t == TKU_JT_RBRACE)
 		return 0;
 	for (;;) {
-		if (t != JT_STRING) {
-			if (t != JT_ERROR)
-				json_lex_error(lx, "expected a string key, found %s",
-					       json_tok_name(t));
+		if (t != TKU_JT_STRING) {
+			if (t != TKU_JT_ERROR)
+				tku_json_lex_error(lx, "expected a string key, found %s",
+					       tku_json_tok_name(t));
 			return -1;
 		}
 		struct cj_val *known = NULL;
@@ -333,20 +333,20 @@ static int read_members(struct json_lex *lx, struct cj_event *e, int depth, int 
 		uint32_t key = 0, klen = (uint32_t)lx->slen;
 		if (!known && !is_args && arena_str(lx, e, lx->str, lx->slen, &key) != 0)
 			return -1;
-		if ((t = json_lex_next(lx)) != JT_COLON) {
-			if (t != JT_ERROR)
-				json_lex_error(lx, "expected ':' after a key, found %s",
-					       json_tok_name(t));
+		if ((t = tku_json_lex_next(lx)) != TKU_JT_COLON) {
+			if (t != TKU_JT_ERROR)
+				tku_json_lex_error(lx, "expected ':' after a key, found %s",
+					       tku_json_tok_name(t));
 			return -1;
 		}
-		t = json_lex_next(lx);
+		t = tku_json_lex_next(lx);
 		if (is_args && light &&
 		    !(e->ph.type == CJV_STR && !strcmp(cj_str(e, e->ph), "M"))) {
 			if (json_skip_value(lx, t, depth + 1) != 0)
 				return -1;
-		} else if (is_args && t == JT_LBRACE) {
-			if (depth + 1 > JSON_MAX_DEPTH) {
-				json_lex_error(lx, "nesting deeper than %d levels", JSON_MAX_DEPTH);
+		} else if (is_args && t == TKU_JT_LBRACE) {
+			if (depth + 1 > TKU_JSON_MAX_DEPTH) {
+				tku_json_lex_error(lx, "nesting deeper than %d levels", TKU_JSON_MAX_DEPTH);
 				return -1;
 			}
 			if (read_members(lx, e, depth + 1, 0, 0) != 0)
@@ -366,34 +366,34 @@ static int read_members(struct json_lex *lx, struct cj_event *e, int depth, int 
 			if (read_value(lx, e, t, depth + 1, &a->v) != 0)
 				return -1;
 		}
-		t = json_lex_next(lx);
-		if (t == JT_RBRACE)
+		t = tku_json_lex_next(lx);
+		if (t == TKU_JT_RBRACE)
 			return 0;
-		if (t != JT_COMMA) {
-			if (t != JT_ERROR)
-				json_lex_error(lx, "expected ',' or '}', found %s",
-					       json_tok_name(t));
+		if (t != TKU_JT_COMMA) {
+			if (t != TKU_JT_ERROR)
+				tku_json_lex_error(lx, "expected ',' or '}', found %s",
+					       tku_json_tok_name(t));
 			return -1;
 		}
-		t = json_lex_next(lx);
-		if (t == JT_RBRACE)
+		t = tku_json_lex_next(lx);
+		if (t == TKU_JT_RBRACE)
 			return 0; /* a trailing comma, as Perfetto accepts */
 	}
 }
 
-static int parse(struct json_lex *lx, struct cj_event *e, int depth, int light);
+static int parse(struct tku_json_lex *lx, struct cj_event *e, int depth, int light);
 
-int cj_event_parse(struct json_lex *lx, struct cj_event *e, int depth)
+int cj_event_parse(struct tku_json_lex *lx, struct cj_event *e, int depth)
 {
 	return parse(lx, e, depth, 0);
 }
 
-int cj_event_parse_light(struct json_lex *lx, struct cj_event *e, int depth)
+int cj_event_parse_light(struct tku_json_lex *lx, struct cj_event *e, int depth)
 {
 	return parse(lx, e, depth, 1);
 }
 
-static int parse(struct json_lex *lx, struct cj_event *e, int depth, int light)
+static int parse(struct tku_json_lex *lx, struct cj_event *e, int depth, int light)
 {
 	e->line = lx->tok_line;
 	e->col = lx->tok_col;
@@ -403,7 +403,7 @@ static int parse(struct json_lex *lx, struct cj_event *e, int depth, int light)
 	e->ph = e->cat = e->name = e->pid = e->tid = e->ts = e->dur = none;
 	e->id = e->id2 = e->bp = e->scope = e->bind_id = none;
 	if (arena_put(e, "", 1) == UINT32_MAX) { /* offset 0 is the empty string */
-		json_lex_error(lx, "out of memory");
+		tku_json_lex_error(lx, "out of memory");
 		return -1;
 	}
 	return read_members(lx, e, depth, 1, light);

@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "json_lex.h"
+#include "util/json_lex.h"
 
 #define CJ_MAX_EVENT_BYTES (64u << 20) /* one event's text may not need more arena than this */
 
@@ -50,10 +50,10 @@ static inline const char *cj_str(const struct cj_event *e, struct cj_val v)
  * cj_event_parse() - read one event object; the '{' has been consumed. @depth is the nesting
  * depth of that object. Returns 0, or -1 with the lexer's error set.
  */
-int cj_event_parse(struct json_lex *lx, struct cj_event *e, int depth);
+int cj_event_parse(struct tku_json_lex *lx, struct cj_event *e, int depth);
 /* cj_event_parse_light() - the same, but "args" is skipped (not stored) unless "ph" came
  * before it and is "M": for the first pass, which needs only metadata args. */
-int cj_event_parse_light(struct json_lex *lx, struct cj_event *e, int depth);
+int cj_event_parse_light(struct tku_json_lex *lx, struct cj_event *e, int depth);
 void cj_event_free(struct cj_event *e);
 
 /*
@@ -64,10 +64,10 @@ void cj_event_free(struct cj_event *e);
  * holds something unusual or invalid): then the lexer is untouched and the caller runs the
  * exact parser, which also gives the error message when there is one.
  */
-int cj_event_fast(struct json_lex *lx, struct cj_event *e, int light);
+int cj_event_fast(struct tku_json_lex *lx, struct cj_event *e, int light);
 
 /* json_skip_value() - consume one value whose first token is @t (depth-bounded). 0 or -1. */
-int json_skip_value(struct json_lex *lx, enum json_tok t, int depth);
+int json_skip_value(struct tku_json_lex *lx, enum tku_json_tok t, int depth);
 
 /*
  * cj_time_ns() - decimal text @s (µs, as JSON writes numbers) times @scale_exp10 (3 for µs -> ns)

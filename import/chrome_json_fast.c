@@ -301,7 +301,7 @@ static char *fp_string(struct fp *f, int mode, char *o, uint32_t *off, uint32_t 
 		*o++ = '"';
 	} else if (mode == FS_STORE) {
 		size_t n = (size_t)(o - e->arena) - start;
-		if (n > JSON_MAX_STRING)
+		if (n > TKU_JSON_MAX_STRING)
 			return NULL;
 		*o++ = 0;
 		*off = (uint32_t)start;
@@ -352,7 +352,7 @@ static inline char *fp_number(struct fp *f, int mode, char *o)
 			s++;
 		while (s < end && is_digit(*s));
 	}
-	if (s == end || num_char[*s] || s - p > JSON_MAX_NUMBER)
+	if (s == end || num_char[*s] || s - p > TKU_JSON_MAX_NUMBER)
 		return NULL;
 	f->p = s;
 	if (mode != FS_SKIP) {
@@ -690,7 +690,7 @@ static char *fp_members(struct fp *f, int top, int light, char *o)
 	return o;
 }
 
-int cj_event_fast(struct json_lex *lx, struct cj_event *e, int light)
+int cj_event_fast(struct tku_json_lex *lx, struct cj_event *e, int light)
 {
 	struct fp f;
 	f.buf = lx->buf;

@@ -1,11 +1,11 @@
 /*
  * A bounded JSON DOM for small hostile files (json_dom.h), built over the streaming tokenizer.
- * The parser is a loop over an explicit stack of open containers (at most JSON_MAX_DEPTH): each
+ * The parser is a loop over an explicit stack of open containers (at most TKU_JSON_MAX_DEPTH): each
  * open container collects its members in arrays that grow by doubling, and is moved by value into
  * its parent when it closes, so no pointer into a growing array is ever kept. Duplicate keys are
  * found by sorting an object's keys when it closes (n log n). Memory is O(decoded size).
  */
-#include "json_dom.h"
+#include "util/json_dom.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -15,26 +15,26 @@
 #include <sys/stat.h>
 #include <tracekit/error.h>
 
-#include "json_lex.h"
+#include "util/json_lex.h"
 
 /* An open container: its value (items/keys/n growing) and the key awaiting its value. */
 struct frame {
-	struct tkj_value v;
+	struct tku_json_value v;
 	size_t cap;
 	char *key;
 };
 
 struct dom {
 	const char *path;
-	struct json_lex lx;
+	struct tku_json_lex lx;
 	size_t max_bytes;
-	struct frame st[JSON_MAX_DEPTH];
+	struct frame st[TKU_JSON_MAX_DEPTH];
 	int depth;
 	char *err;
 	size_t errlen;
 };
 
-static void free_contents(struct tkj_value *v)
+static void free_contents(struct tku_json_value *v)
 {
 	free(v->str);
 	for (size_t i = 0; i < v->n; i++) {
@@ -46,7 +46,7 @@ static void free_contents(struct tkj_value *v)
 	free(v->keys);
 }
 
-void tkj_free(struct tkj_value *v)
+void tku_json_free(struct tku_json_value *v)
 {
 	if (!v)
 		return;
@@ -54,9 +54,9 @@ void tkj_free(struct tkj_value *v)
 	free(v);
 }
 
-const struct tkj_value *tkj_get(const struct tkj_value *obj, const char *key)
+const struct tku_json_value *tku_json_get(const struct tku_json_value *obj, const char *key)
 {
-	if (!obj || obj->type != TKJ_OBJECT || !key)
+	if (!obj || obj->type != TKU_JSON_OBJECT || !key)
 		return NULL;
 	for (size_t i = 0; i < obj->n; i++)
 		if (strcmp(obj->keys[i], key) == 0)
@@ -80,10 +80,10 @@ static int fail_at(struct dom *d, int status, uint64_t line, uint64_t col, const
 }
 
 /* The next token, or an error status: the lexer's own, or the size limit. */
-static int next(struct dom *d, enum json_tok *t)
+static int next(struct dom *d, enum tku_json_tok *t)
 {
-	*t = json_lex_next(&d->lx);
-	if (*t == JT_ERROR) {
+	*t = tku_json_lex_next(&d->lx);
+	if (*t == TKU_JT_ERROR) {
 		int st = strncmp(d->lx.msg, "cannot read", 11) == 0 ? TK_EIO : TK_EFORMAT;
 		return fail_at(d, st, d->lx.err_line, d->lx.err_col, "%s", d->lx.msg);
 	}
@@ -94,29 +94,29 @@ static int next(struct dom *d, enum json_tok *t)
 }
 
 /* A scalar token into @v; TK_EFORMAT when @t starts no value. */
-static int scalar(struct dom *d, enum json_tok t, struct tkj_value *v, const char *want)
+static int scalar(struct dom *d, enum tku_json_tok t, struct tku_json_value *v, const char *want)
 {
 	memset(v, 0, sizeof(*v));
 	v->line = d->lx.tok_line;
 	v->col = d->lx.tok_col;
 	switch (t) {
-	case JT_NULL:
-		v->type = TKJ_NULL;
+	case TKU_JT_NULL:
+		v->type = TKU_JSON_NULL;
 		return TK_OK;
-	case JT_TRUE:
-	case JT_FALSE:
-		v->type = TKJ_BOOL;
-		v->b = t == JT_TRUE;
+	case TKU_JT_TRUE:
+	case TKU_JT_FALSE:
+		v->type = TKU_JSON_BOOL;
+		v->b = t == TKU_JT_TRUE;
 		return TK_OK;
-	case JT_NUMBER:
-		v->type = TKJ_NUMBER;
+	case TKU_JT_NUMBER:
+		v->type = TKU_JSON_NUMBER;
 		v->num = strtod(d->lx.str, NULL);
 		if (!isfinite(v->num))
 			return fail_at(d, TK_EFORMAT, v->line, v->col,
 				       "number %s is out of range", d->lx.str);
 		return TK_OK;
-	case JT_STRING:
-		v->type = TKJ_STRING;
+	case TKU_JT_STRING:
+		v->type = TKU_JSON_STRING;
 		v->len = d->lx.slen;
 		v->str = malloc(v->len + 1);
 		if (!v->str)
@@ -125,15 +125,15 @@ static int scalar(struct dom *d, enum json_tok t, struct tkj_value *v, const cha
 		return TK_OK;
 	default:
 		return fail_at(d, TK_EFORMAT, v->line, v->col, "expected %s, found %s", want,
-			       json_tok_name(t));
+			       tku_json_tok_name(t));
 	}
 }
 
-static int push(struct dom *d, enum tkj_type type)
+static int push(struct dom *d, enum tku_json_type type)
 {
-	if (d->depth == JSON_MAX_DEPTH)
+	if (d->depth == TKU_JSON_MAX_DEPTH)
 		return fail_at(d, TK_EFORMAT, d->lx.tok_line, d->lx.tok_col,
-			       "nesting deeper than %d levels", JSON_MAX_DEPTH);
+			       "nesting deeper than %d levels", TKU_JSON_MAX_DEPTH);
 	struct frame *f = &d->st[d->depth++];
 	memset(f, 0, sizeof(*f));
 	f->v.type = type;
@@ -143,15 +143,15 @@ static int push(struct dom *d, enum tkj_type type)
 }
 
 /* Append @v (and the pending key, for an object) to the innermost container; owns @v after. */
-static int append(struct dom *d, struct tkj_value *v)
+static int append(struct dom *d, struct tku_json_value *v)
 {
 	struct frame *f = &d->st[d->depth - 1];
 	if (f->v.n == f->cap) {
 		size_t cap = f->cap ? f->cap * 2 : 4;
-		struct tkj_value *items = realloc(f->v.items, cap * sizeof(*items));
+		struct tku_json_value *items = realloc(f->v.items, cap * sizeof(*items));
 		if (items)
 			f->v.items = items;
-		if (items && f->v.type == TKJ_OBJECT) {
+		if (items && f->v.type == TKU_JSON_OBJECT) {
 			char **keys = realloc(f->v.keys, cap * sizeof(*keys));
 			if (keys)
 				f->v.keys = keys;
@@ -165,7 +165,7 @@ static int append(struct dom *d, struct tkj_value *v)
 		f->cap = cap;
 	}
 	f->v.items[f->v.n] = *v;
-	if (f->v.type == TKJ_OBJECT) {
+	if (f->v.type == TKU_JSON_OBJECT) {
 		f->v.keys[f->v.n] = f->key;
 		f->key = NULL;
 	}
@@ -187,7 +187,7 @@ static int key_cmp(const void *a, const void *b)
 
 /* TK_OK when no key of @o is there twice, else the error naming the first repeat in file order
  * (keys compare as C strings: two that differ only after a raw NUL byte are the same key). */
-static int check_keys(struct dom *d, const struct tkj_value *o)
+static int check_keys(struct dom *d, const struct tku_json_value *o)
 {
 	if (o->n < 2)
 		return TK_OK;
@@ -212,11 +212,11 @@ static int check_keys(struct dom *d, const struct tkj_value *o)
 }
 
 /* Expect a key string and ':' in the innermost object, then read the token after the ':'. */
-static int member_key(struct dom *d, enum json_tok *t, const char *want)
+static int member_key(struct dom *d, enum tku_json_tok *t, const char *want)
 {
-	if (*t != JT_STRING)
+	if (*t != TKU_JT_STRING)
 		return fail_at(d, TK_EFORMAT, d->lx.tok_line, d->lx.tok_col, "expected %s, found %s",
-			       want, json_tok_name(*t));
+			       want, tku_json_tok_name(*t));
 	struct frame *f = &d->st[d->depth - 1];
 	f->key = malloc(d->lx.slen + 1);
 	if (!f->key)
@@ -225,26 +225,26 @@ static int member_key(struct dom *d, enum json_tok *t, const char *want)
 	int st = next(d, t);
 	if (st)
 		return st;
-	if (*t != JT_COLON)
+	if (*t != TKU_JT_COLON)
 		return fail_at(d, TK_EFORMAT, d->lx.tok_line, d->lx.tok_col,
-			       "expected ':' after an object key, found %s", json_tok_name(*t));
+			       "expected ':' after an object key, found %s", tku_json_tok_name(*t));
 	return next(d, t);
 }
 
-static int parse(struct dom *d, struct tkj_value *root)
+static int parse(struct dom *d, struct tku_json_value *root)
 {
-	enum json_tok t;
-	struct tkj_value v;
+	enum tku_json_tok t;
+	struct tku_json_value v;
 	int st = next(d, &t);
 	if (st)
 		return st;
 	for (;;) {
 		/* t starts a value */
-		if (t == JT_LBRACE || t == JT_LBRACK) {
-			int obj = t == JT_LBRACE;
-			if ((st = push(d, obj ? TKJ_OBJECT : TKJ_ARRAY)) || (st = next(d, &t)))
+		if (t == TKU_JT_LBRACE || t == TKU_JT_LBRACK) {
+			int obj = t == TKU_JT_LBRACE;
+			if ((st = push(d, obj ? TKU_JSON_OBJECT : TKU_JSON_ARRAY)) || (st = next(d, &t)))
 				return st;
-			if (t == (obj ? JT_RBRACE : JT_RBRACK)) {
+			if (t == (obj ? TKU_JT_RBRACE : TKU_JT_RBRACK)) {
 				v = d->st[--d->depth].v;
 			} else {
 				if (obj && (st = member_key(d, &t, "a key string or '}'")))
@@ -260,28 +260,28 @@ static int parse(struct dom *d, struct tkj_value *root)
 				*root = v;
 				if ((st = next(d, &t)))
 					return st;
-				if (t != JT_EOF)
+				if (t != TKU_JT_EOF)
 					return fail_at(d, TK_EFORMAT, d->lx.tok_line, d->lx.tok_col,
 						       "trailing content after the JSON value: %s",
-						       json_tok_name(t));
+						       tku_json_tok_name(t));
 				return TK_OK;
 			}
 			if ((st = append(d, &v)) || (st = next(d, &t)))
 				return st;
 			struct frame *f = &d->st[d->depth - 1];
-			int obj = f->v.type == TKJ_OBJECT;
-			if (t == JT_COMMA) {
+			int obj = f->v.type == TKU_JSON_OBJECT;
+			if (t == TKU_JT_COMMA) {
 				if ((st = next(d, &t)))
 					return st;
 				if (obj && (st = member_key(d, &t, "a key string after ','")))
 					return st;
 				break;
 			}
-			if (t != (obj ? JT_RBRACE : JT_RBRACK))
+			if (t != (obj ? TKU_JT_RBRACE : TKU_JT_RBRACK))
 				return fail_at(d, TK_EFORMAT, d->lx.tok_line, d->lx.tok_col,
 					       obj ? "expected ',' or '}' after an object member, found %s"
 						   : "expected ',' or ']' after an array element, found %s",
-					       json_tok_name(t));
+					       tku_json_tok_name(t));
 			if (obj && (st = check_keys(d, &f->v)))
 				return st;
 			v = f->v;
@@ -290,11 +290,11 @@ static int parse(struct dom *d, struct tkj_value *root)
 	}
 }
 
-int tkj_parse_file(const char *path, size_t max_bytes, struct tkj_value **out, char *err,
+int tku_json_parse_file(const char *path, size_t max_bytes, struct tku_json_value **out, char *err,
 		   size_t errlen)
 {
 	struct dom *d = calloc(1, sizeof(*d));
-	struct tkj_value *root = calloc(1, sizeof(*root));
+	struct tku_json_value *root = calloc(1, sizeof(*root));
 	int st = TK_OK;
 	*out = NULL;
 	if (!d || !root) {
@@ -308,7 +308,7 @@ int tkj_parse_file(const char *path, size_t max_bytes, struct tkj_value **out, c
 	d->max_bytes = max_bytes;
 	d->err = err;
 	d->errlen = errlen;
-	if (json_lex_open(&d->lx, path) != 0) {
+	if (tku_json_lex_open(&d->lx, path) != 0) {
 		int oom = strcmp(d->lx.msg, "out of memory") == 0;
 		if (err && errlen)
 			snprintf(err, errlen, "'%s': %s", path, d->lx.msg);
@@ -331,12 +331,12 @@ out:
 			free_contents(&d->st[i].v);
 			free(d->st[i].key);
 		}
-		json_lex_close(&d->lx);
+		tku_json_lex_close(&d->lx);
 	}
 	free(d);
 	if (st == TK_OK)
 		*out = root;
 	else
-		tkj_free(root);
+		tku_json_free(root);
 	return st;
 }

@@ -5,7 +5,7 @@
  * the hot path. Every limit (string length, number length, inflated size) is checked.
  */
 #include "util/utf8.h"
-#include "json_lex.h"
+#include "util/json_lex.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -19,7 +19,7 @@
 #define IN_SIZE (256u << 10)
 #define SMALL_BUF (64u << 10) /* the least buffer for a file smaller than the usual one */
 
-const char *json_tok_name(enum json_tok t)
+const char *tku_json_tok_name(enum tku_json_tok t)
 {
 	static const char *const names[] = {
 	    "end of input (is the file truncated?)",
@@ -36,17 +36,17 @@ const char *json_tok_name(enum json_tok t)
 	    "null",
 	    "an error",
 	};
-	return (unsigned)t <= JT_ERROR ? names[t] : "?";
+	return (unsigned)t <= TKU_JT_ERROR ? names[t] : "?";
 }
 
-static void set_err_at(struct json_lex *lx, uint64_t off, const char *fmt, va_list ap)
+static void set_err_at(struct tku_json_lex *lx, uint64_t off, const char *fmt, va_list ap)
 {
 	vsnprintf(lx->msg, sizeof(lx->msg), fmt, ap);
 	lx->err_line = lx->line;
 	lx->err_col = off >= lx->line_start ? off - lx->line_start + 1 : 1;
 }
 
-enum json_tok json_lex_error(struct json_lex *lx, const char *fmt, ...)
+enum tku_json_tok tku_json_lex_error(struct tku_json_lex *lx, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
@@ -54,27 +54,27 @@ enum json_tok json_lex_error(struct json_lex *lx, const char *fmt, ...)
 	va_end(ap);
 	lx->err_line = lx->tok_line;
 	lx->err_col = lx->tok_col;
-	return JT_ERROR;
+	return TKU_JT_ERROR;
 }
 
 /* An error at the current read position (not the token start). */
-static enum json_tok err_here(struct json_lex *lx, const char *fmt, ...)
+static enum tku_json_tok err_here(struct tku_json_lex *lx, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
-static enum json_tok err_here(struct json_lex *lx, const char *fmt, ...)
+static enum tku_json_tok err_here(struct tku_json_lex *lx, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
 	set_err_at(lx, lx->buf_off + lx->pos, fmt, ap);
 	va_end(ap);
-	return JT_ERROR;
+	return TKU_JT_ERROR;
 }
 
-int json_lex_open(struct json_lex *lx, const char *path)
+int tku_json_lex_open(struct tku_json_lex *lx, const char *path)
 {
-	return json_lex_open_buf(lx, path, JSON_BUF_SIZE);
+	return tku_json_lex_open_buf(lx, path, TKU_JSON_BUF_SIZE);
 }
 
-int json_lex_open_buf(struct json_lex *lx, const char *path, size_t buf_size)
+int tku_json_lex_open_buf(struct tku_json_lex *lx, const char *path, size_t buf_size)
 {
 	memset(lx, 0, sizeof(*lx));
 	lx->cap = buf_size;
@@ -135,7 +135,7 @@ int json_lex_open_buf(struct json_lex *lx, const char *path, size_t buf_size)
 	return 0;
 }
 
-void json_lex_close(struct json_lex *lx)
+void tku_json_lex_close(struct tku_json_lex *lx)
 {
 	if (lx->z_init)
 		inflateEnd(&lx->zs);
@@ -149,7 +149,7 @@ void json_lex_close(struct json_lex *lx)
 }
 
 /* Make more decoded bytes available; 1 when some are, 0 at the end, -1 on error (msg set). */
-static int refill(struct json_lex *lx)
+static int refill(struct tku_json_lex *lx)
 {
 	lx->buf_off += lx->len;
 	lx->pos = lx->len = 0;
@@ -216,19 +216,19 @@ static int refill(struct json_lex *lx)
 				return -1;
 			}
 		}
-		if (lx->buf_off + lx->len > JSON_MAX_INFLATED) {
+		if (lx->buf_off + lx->len > TKU_JSON_MAX_INFLATED) {
 			err_here(lx, "the gzip stream inflates beyond %llu bytes",
-				 (unsigned long long)JSON_MAX_INFLATED);
+				 (unsigned long long)TKU_JSON_MAX_INFLATED);
 			return -1;
 		}
 	}
 	return 1;
 }
 
-static int str_push(struct json_lex *lx, const char *p, size_t n)
+static int str_push(struct tku_json_lex *lx, const char *p, size_t n)
 {
 	if (lx->slen + n + 1 > lx->scap) {
-		if (lx->slen + n > JSON_MAX_STRING)
+		if (lx->slen + n > TKU_JSON_MAX_STRING)
 			return -1;
 		size_t cap = lx->scap;
 		while (cap < lx->slen + n + 1)
@@ -245,7 +245,7 @@ static int str_push(struct json_lex *lx, const char *p, size_t n)
 }
 
 /* Next raw byte, or -1 at the end / -2 on a read error. */
-static inline int getb(struct json_lex *lx)
+static inline int getb(struct tku_json_lex *lx)
 {
 	if (lx->pos == lx->len) {
 		int r = refill(lx);
@@ -257,7 +257,7 @@ static inline int getb(struct json_lex *lx)
 
 /* The next byte without consuming it (refilling when the buffer is used up: what is before
  * pos is consumed already, so nothing is lost); -1 at the end, -2 on a read error. */
-static inline int peekb(struct json_lex *lx)
+static inline int peekb(struct tku_json_lex *lx)
 {
 	if (lx->pos == lx->len) {
 		int r = refill(lx);
@@ -267,7 +267,7 @@ static inline int peekb(struct json_lex *lx)
 	return lx->buf[lx->pos];
 }
 
-static int hex4(struct json_lex *lx, unsigned *out)
+static int hex4(struct tku_json_lex *lx, unsigned *out)
 {
 	unsigned v = 0;
 	for (int i = 0; i < 4; i++) {
@@ -288,20 +288,20 @@ static int hex4(struct json_lex *lx, unsigned *out)
 	return 0;
 }
 
-static int push_utf8(struct json_lex *lx, unsigned cp)
+static int push_utf8(struct tku_json_lex *lx, unsigned cp)
 {
 	char b[4];
 	return str_push(lx, b, tku_utf8_encode(cp, b));
 }
 
-static enum json_tok lex_string(struct json_lex *lx)
+static enum tku_json_tok lex_string(struct tku_json_lex *lx)
 {
 	lx->slen = 0;
 	for (;;) {
 		if (lx->pos == lx->len) {
 			int r = refill(lx);
 			if (r < 0)
-				return JT_ERROR;
+				return TKU_JT_ERROR;
 			if (r == 0)
 				return err_here(lx,
 						"unterminated string (the input ends inside it)");
@@ -311,7 +311,7 @@ static enum json_tok lex_string(struct json_lex *lx)
 		while (q < e && *q != '"' && *q != '\\' && *q >= 0x20)
 			q++;
 		if (q > p && str_push(lx, (const char *)p, (size_t)(q - p)) != 0)
-			return err_here(lx, "string longer than %u bytes", JSON_MAX_STRING);
+			return err_here(lx, "string longer than %u bytes", TKU_JSON_MAX_STRING);
 		lx->pos += (size_t)(q - p);
 		if (q == e)
 			continue;
@@ -327,7 +327,7 @@ static enum json_tok lex_string(struct json_lex *lx)
 				lx->line_start = lx->buf_off + lx->pos;
 			}
 			if (str_push(lx, &ch0, 1) != 0)
-				return err_here(lx, "string longer than %u bytes", JSON_MAX_STRING);
+				return err_here(lx, "string longer than %u bytes", TKU_JSON_MAX_STRING);
 			continue;
 		}
 		/* backslash escape */
@@ -368,17 +368,17 @@ static enum json_tok lex_string(struct json_lex *lx)
 				 * chunk of the input */
 				int b = peekb(lx);
 				if (b == -2)
-					return JT_ERROR;
+					return TKU_JT_ERROR;
 				if (b == '\\') {
 					lx->pos++;
 					if ((b = peekb(lx)) == -2)
-						return JT_ERROR;
+						return TKU_JT_ERROR;
 					if (b !=
 					    'u') { /* another escape: the high half stands alone */
 						if (push_utf8(lx, 0xFFFD) != 0)
 							return err_here(
 							    lx, "string longer than %u bytes",
-							    JSON_MAX_STRING);
+							    TKU_JSON_MAX_STRING);
 						c = getb(lx);
 						goto escape;
 					}
@@ -392,7 +392,7 @@ static enum json_tok lex_string(struct json_lex *lx)
 						    0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
 					else if (push_utf8(lx, 0xFFFD) != 0)
 						return err_here(lx, "string longer than %u bytes",
-								JSON_MAX_STRING);
+								TKU_JSON_MAX_STRING);
 					else
 						cp = lo >= 0xD800 && lo < 0xE000 ? 0xFFFD : lo;
 				} else {
@@ -404,32 +404,32 @@ static enum json_tok lex_string(struct json_lex *lx)
 			if (cp == 0)
 				cp = 0xFFFD; /* no NUL inside C strings */
 			if (push_utf8(lx, cp) != 0)
-				return err_here(lx, "string longer than %u bytes", JSON_MAX_STRING);
+				return err_here(lx, "string longer than %u bytes", TKU_JSON_MAX_STRING);
 			continue;
 		}
 		default:
 			if (c == -2)
-				return JT_ERROR;
+				return TKU_JT_ERROR;
 			if (c == -1)
 				return err_here(lx,
 						"unterminated string (the input ends inside it)");
 			return err_here(lx, "bad escape '\\%c' inside a string", c);
 		}
 		if (str_push(lx, &ch, 1) != 0)
-			return err_here(lx, "string longer than %u bytes", JSON_MAX_STRING);
+			return err_here(lx, "string longer than %u bytes", TKU_JSON_MAX_STRING);
 	}
 	lx->str[lx->slen] = 0;
-	return JT_STRING;
+	return TKU_JT_STRING;
 }
 
-static enum json_tok lex_number(struct json_lex *lx)
+static enum tku_json_tok lex_number(struct tku_json_lex *lx)
 {
 	lx->slen = 0;
 	for (;;) {
 		if (lx->pos == lx->len) {
 			int r = refill(lx);
 			if (r < 0)
-				return JT_ERROR;
+				return TKU_JT_ERROR;
 			if (r == 0)
 				break;
 		}
@@ -439,9 +439,9 @@ static enum json_tok lex_number(struct json_lex *lx)
 				 *q == 'e' || *q == 'E'))
 			q++;
 		size_t n = (size_t)(q - p);
-		if (lx->slen + n > JSON_MAX_NUMBER)
-			return json_lex_error(lx, "number longer than %d characters",
-					      JSON_MAX_NUMBER);
+		if (lx->slen + n > TKU_JSON_MAX_NUMBER)
+			return tku_json_lex_error(lx, "number longer than %d characters",
+					      TKU_JSON_MAX_NUMBER);
 		memcpy(lx->str + lx->slen, p, n);
 		lx->slen += n;
 		lx->pos += n;
@@ -459,11 +459,11 @@ static enum json_tok lex_number(struct json_lex *lx)
 		while (*s >= '0' && *s <= '9')
 			s++;
 	else
-		return json_lex_error(lx, "malformed number '%s'", lx->str);
+		return tku_json_lex_error(lx, "malformed number '%s'", lx->str);
 	if (*s == '.') {
 		s++;
 		if (!(*s >= '0' && *s <= '9'))
-			return json_lex_error(lx, "malformed number '%s'", lx->str);
+			return tku_json_lex_error(lx, "malformed number '%s'", lx->str);
 		while (*s >= '0' && *s <= '9')
 			s++;
 	}
@@ -472,40 +472,40 @@ static enum json_tok lex_number(struct json_lex *lx)
 		if (*s == '+' || *s == '-')
 			s++;
 		if (!(*s >= '0' && *s <= '9'))
-			return json_lex_error(lx, "malformed number '%s'", lx->str);
+			return tku_json_lex_error(lx, "malformed number '%s'", lx->str);
 		while (*s >= '0' && *s <= '9')
 			s++;
 	}
 	if (*s)
-		return json_lex_error(lx, "malformed number '%s'", lx->str);
-	return JT_NUMBER;
+		return tku_json_lex_error(lx, "malformed number '%s'", lx->str);
+	return TKU_JT_NUMBER;
 }
 
-static enum json_tok lex_word(struct json_lex *lx, const char *w, enum json_tok t)
+static enum tku_json_tok lex_word(struct tku_json_lex *lx, const char *w, enum tku_json_tok t)
 {
 	for (const char *p = w; *p; p++) {
 		int c = getb(lx);
 		if (c == -2)
-			return JT_ERROR;
+			return TKU_JT_ERROR;
 		if (c != *p)
-			return json_lex_error(lx, "invalid literal (expected '%s')", w);
+			return tku_json_lex_error(lx, "invalid literal (expected '%s')", w);
 	}
 	return t;
 }
 
-enum json_tok json_lex_next(struct json_lex *lx)
+enum tku_json_tok tku_json_lex_next(struct tku_json_lex *lx)
 {
 	int c;
 	for (;;) {
 		if (lx->pos == lx->len) {
 			int r = refill(lx);
 			if (r < 0)
-				return JT_ERROR;
+				return TKU_JT_ERROR;
 			if (r == 0) {
 				lx->tok_off = lx->buf_off;
 				lx->tok_line = lx->line;
 				lx->tok_col = lx->tok_off - lx->line_start + 1;
-				return JT_EOF;
+				return TKU_JT_EOF;
 			}
 		}
 		c = lx->buf[lx->pos];
@@ -525,42 +525,42 @@ enum json_tok json_lex_next(struct json_lex *lx)
 	switch (c) {
 	case '{':
 		lx->pos++;
-		return JT_LBRACE;
+		return TKU_JT_LBRACE;
 	case '}':
 		lx->pos++;
-		return JT_RBRACE;
+		return TKU_JT_RBRACE;
 	case '[':
 		lx->pos++;
-		return JT_LBRACK;
+		return TKU_JT_LBRACK;
 	case ']':
 		lx->pos++;
-		return JT_RBRACK;
+		return TKU_JT_RBRACK;
 	case ':':
 		lx->pos++;
-		return JT_COLON;
+		return TKU_JT_COLON;
 	case ',':
 		lx->pos++;
-		return JT_COMMA;
+		return TKU_JT_COMMA;
 	case '"':
 		lx->pos++;
 		return lex_string(lx);
 	case 't':
-		return lex_word(lx, "true", JT_TRUE);
+		return lex_word(lx, "true", TKU_JT_TRUE);
 	case 'f':
-		return lex_word(lx, "false", JT_FALSE);
+		return lex_word(lx, "false", TKU_JT_FALSE);
 	case 'n':
-		return lex_word(lx, "null", JT_NULL);
+		return lex_word(lx, "null", TKU_JT_NULL);
 	default:
 		if (c == 0xEF && lx->tok_off == 0 && lx->pos + 2 < lx->len &&
 		    lx->buf[lx->pos + 1] == 0xBB && lx->buf[lx->pos + 2] == 0xBF) {
 			lx->pos += 3; /* a UTF-8 byte order mark at the very start */
 			lx->line_start = 3;
-			return json_lex_next(lx);
+			return tku_json_lex_next(lx);
 		}
 		if (c == '-' || (c >= '0' && c <= '9'))
 			return lex_number(lx);
 		if (c >= 0x20 && c < 0x7f)
-			return json_lex_error(lx, "unexpected character '%c'", c);
-		return json_lex_error(lx, "unexpected byte 0x%02x", c);
+			return tku_json_lex_error(lx, "unexpected character '%c'", c);
+		return tku_json_lex_error(lx, "unexpected byte 0x%02x", c);
 	}
 }

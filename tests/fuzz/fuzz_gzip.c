@@ -11,7 +11,7 @@
 
 #define TK_XPLANE_NO_STATE
 #include "fuzz_util.h"
-#include "json_lex.h"
+#include "util/json_lex.h"
 #include "xplane_internal.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -19,7 +19,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	const char *path = fz_path("input.gz");
 	enum tk_import_format fmt;
 	char err[1024] = "";
-	struct json_lex lx;
+	struct tku_json_lex lx;
 	size_t out_len = 0;
 	fz_write(path, data, size);
 
@@ -34,13 +34,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	free(text);
 
-	if (json_lex_open_buf(&lx, path, 1 + size % 61) == 0) {
-		enum json_tok t;
-		while ((t = json_lex_next(&lx)) != JT_EOF && t != JT_ERROR)
+	if (tku_json_lex_open_buf(&lx, path, 1 + size % 61) == 0) {
+		enum tku_json_tok t;
+		while ((t = tku_json_lex_next(&lx)) != TKU_JT_EOF && t != TKU_JT_ERROR)
 			;
-		if (t == JT_ERROR)
+		if (t == TKU_JT_ERROR)
 			fz_check(lx.msg[0] != '\0', "lexer error without a message", NULL);
 	}
-	json_lex_close(&lx);
+	tku_json_lex_close(&lx);
 	return 0;
 }

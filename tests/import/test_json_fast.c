@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "../../import/chrome_json_event.h"
-#include "../../import/json_lex.h"
+#include "../../util/json_lex.h"
 #include "tk_test.h"
 
 static char *dir, *path;
@@ -137,7 +137,7 @@ static void expect_same_event(const struct cj_event *a, const struct cj_event *b
 	}
 }
 
-static void expect_same_place(const struct json_lex *a, const struct json_lex *b, long n)
+static void expect_same_place(const struct tku_json_lex *a, const struct tku_json_lex *b, long n)
 {
 	cr_assert(a->buf_off + a->pos == b->buf_off + b->pos && a->line == b->line &&
 		      a->line_start == b->line_start && a->tok_off == b->tok_off &&
@@ -155,24 +155,24 @@ static void expect_same_place(const struct json_lex *a, const struct json_lex *b
  */
 static long compare(int light, size_t bufsize, long *events)
 {
-	struct json_lex a, b;
+	struct tku_json_lex a, b;
 	struct cj_event ea, eb;
 	long n = 0, fast = 0;
 	int depth = 0, event_depth = 2, first = 1;
 	memset(&ea, 0, sizeof(ea));
 	memset(&eb, 0, sizeof(eb));
-	cr_assert_eq(json_lex_open_buf(&a, path, bufsize), 0);
-	cr_assert_eq(json_lex_open_buf(&b, path, bufsize), 0);
+	cr_assert_eq(tku_json_lex_open_buf(&a, path, bufsize), 0);
+	cr_assert_eq(tku_json_lex_open_buf(&b, path, bufsize), 0);
 	for (;;) {
-		enum json_tok ta = json_lex_next(&a), tb = json_lex_next(&b);
+		enum tku_json_tok ta = tku_json_lex_next(&a), tb = tku_json_lex_next(&b);
 		cr_assert_eq(ta, tb, "token after event %ld", n);
 		expect_same_place(&a, &b, n);
-		if (ta == JT_EOF || ta == JT_ERROR)
+		if (ta == TKU_JT_EOF || ta == TKU_JT_ERROR)
 			break;
-		if (first && ta == JT_LBRACK)
+		if (first && ta == TKU_JT_LBRACK)
 			event_depth = 1;
 		first = 0;
-		if (ta == JT_LBRACE && depth == event_depth) {
+		if (ta == TKU_JT_LBRACE && depth == event_depth) {
 			int rb =
 			    light ? cj_event_parse_light(&b, &eb, 2) : cj_event_parse(&b, &eb, 2);
 			int fa = cj_event_fast(&a, &ea, light);
@@ -186,9 +186,9 @@ static long compare(int light, size_t bufsize, long *events)
 			expect_same_place(&a, &b, n);
 			expect_same_event(&ea, &eb, n);
 			n++;
-		} else if (ta == JT_LBRACE || ta == JT_LBRACK) {
+		} else if (ta == TKU_JT_LBRACE || ta == TKU_JT_LBRACK) {
 			depth++;
-		} else if (ta == JT_RBRACE || ta == JT_RBRACK) {
+		} else if (ta == TKU_JT_RBRACE || ta == TKU_JT_RBRACK) {
 			depth--;
 		}
 	}
@@ -197,8 +197,8 @@ static long compare(int light, size_t bufsize, long *events)
 	cr_assert_eq(a.err_col, b.err_col);
 	cj_event_free(&ea);
 	cj_event_free(&eb);
-	json_lex_close(&a);
-	json_lex_close(&b);
+	tku_json_lex_close(&a);
+	tku_json_lex_close(&b);
 	if (events)
 		*events = n;
 	return fast;
@@ -221,7 +221,7 @@ Test(json_fast, hostile_events_parse_the_same_and_most_take_the_fast_path)
 	long events, fast;
 	write_text(hostile, strlen(hostile));
 	for (int light = 0; light < 2; light++) {
-		fast = compare(light, JSON_BUF_SIZE, &events);
+		fast = compare(light, TKU_JSON_BUF_SIZE, &events);
 		cr_expect_eq(events, 21, "events: %ld", events);
 		cr_expect_geq(fast, 14, "fast: %ld of %ld", fast, events);
 		/* and with chunk boundaries everywhere */
@@ -366,17 +366,17 @@ Test(json_fast, surrogate_pairs_split_across_read_chunks_decode_whole)
 			k += 2;
 			write_text(t, k);
 			free(t);
-			struct json_lex lx;
-			cr_assert_eq(json_lex_open_buf(&lx, path, SMALL_BUF), 0);
-			cr_assert_eq(json_lex_next(&lx), JT_LBRACK);
-			cr_assert_eq(json_lex_next(&lx), JT_STRING, "%s", lx.msg);
+			struct tku_json_lex lx;
+			cr_assert_eq(tku_json_lex_open_buf(&lx, path, SMALL_BUF), 0);
+			cr_assert_eq(tku_json_lex_next(&lx), TKU_JT_LBRACK);
+			cr_assert_eq(tku_json_lex_next(&lx), TKU_JT_STRING, "%s", lx.msg);
 			cr_expect_eq(lx.slen, pad + strlen(want), "shift %zu: %zu bytes", shift,
 				     lx.slen);
 			cr_expect(lx.slen >= strlen(want) &&
 				      !memcmp(lx.str + lx.slen - strlen(want), want, strlen(want)),
 				  "shift %zu of %s: wrong decoding", shift,
 				  which ? "lone" : "pair");
-			json_lex_close(&lx);
+			tku_json_lex_close(&lx);
 		}
 	}
 }
