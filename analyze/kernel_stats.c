@@ -3,7 +3,7 @@
  * and shared memory, with occurrences, total/avg/min/max/median/stddev duration, occupancy (from
  * the source, else computed from the launch configuration and the device's limits) and a
  * tensor-core name heuristic; ranked by total time. Occupancy is the theoretical one of the
- * project's calculator (capture/cupti_occupancy.c) wherever the launch configuration and the
+ * project's calculator (util/occupancy.c) wherever the launch configuration and the
  * device are known, with the source's own figure beside it. Definitions: docs/metrics.md. The kernels
  * and their kernel_details come from the shared pass over the events (event_pass.c), grouped as
  * they go by.
@@ -14,7 +14,7 @@
 
 #include <tracekit/store.h>
 
-#include "../capture/cupti_occupancy.h"
+#include "util/occupancy.h"
 #include "analyze_internal.h"
 
 #define NKEY 11 /* device, name, grid xyz, block xyz, registers, static smem, dynamic smem */
@@ -41,7 +41,7 @@ struct kgroups {
 struct devlim {
 	int64_t id;
 	int known;
-	struct tk_occ_device occ;
+	struct tku_occ_device occ;
 };
 
 static uint64_t khash(const int64_t *k)
@@ -136,7 +136,7 @@ static double computed_occupancy(const int64_t *k, const struct devlim *d)
 	}
 	if (threads > 1 << 30 || k[8] < 0 || k[8] > 1 << 20)
 		return -1;
-	double occ = tk_occupancy(&d->occ, (int)threads, (int)k[8], k[9] == NONE ? 0 : k[9],
+	double occ = tku_occupancy(&d->occ, (int)threads, (int)k[8], k[9] == NONE ? 0 : k[9],
 				  k[10] == NONE ? 0 : k[10], 1, NULL);
 	return occ > 0 ? occ : -1;
 }
@@ -203,7 +203,7 @@ static void device_limits(sqlite3_stmt *q, struct devlim *d)
 	/* NVIDIA's calculator: an NVIDIA device, or one whose vendor the source does not say */
 	if (vendor && *vendor && strcmp(vendor, "nvidia") != 0)
 		return;
-	if (parse_cc(cc, &major, &minor) != 0 || tk_occ_device_for_cc(major, minor, &d->occ) != 0)
+	if (parse_cc(cc, &major, &minor) != 0 || tku_occ_device_for_cc(major, minor, &d->occ) != 0)
 		return;
 	for (int i = 3; i <= 6; i++) { /* what the source states replaces the table's */
 		if (sqlite3_column_type(q, i) == SQLITE_NULL)

@@ -383,7 +383,7 @@ static void kernel(struct tk_cupti_decoder *d, const struct tkc_kernel10 *k)
 	if (dev && dev->known && dev->occ.sm_count > 0 && threads > 0 && threads <= INT32_MAX) {
 		ki.blocks_per_sm = blocks / dev->occ.sm_count;
 		ki.warps_per_sm = ki.blocks_per_sm * threads / 32;
-		ki.occupancy = tk_occupancy(&dev->occ, (int)threads, k->registersPerThread,
+		ki.occupancy = tku_occupancy(&dev->occ, (int)threads, k->registersPerThread,
 					    k->staticSharedMemory, k->dynamicSharedMemory,
 					    k->shmemLimitConfig == TKC_SHMEM_LIMIT_OPTIN, &active);
 		if (ki.occupancy >= 0) {

@@ -13,7 +13,7 @@
 #include <tracekit/store.h>
 
 #include "cupti_abi.h"
-#include "cupti_occupancy.h"
+#include "util/occupancy.h"
 #include "host.h"
 
 /* What a decoder has seen; written to meta as cupti.* by tk_cupti_decoder_finish(). */
@@ -26,7 +26,7 @@ struct tk_cupti_stats {
 struct tk_cupti_device {
 	int known; /* occ is filled (a device record was seen) */
 	int64_t store_id;
-	struct tk_occ_device occ;
+	struct tku_occ_device occ;
 };
 
 struct tk_cupti_decoder;

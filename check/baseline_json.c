@@ -14,8 +14,10 @@
 #include <tracekit/error.h>
 #include <tracekit/text.h>
 
+#include "util/buf.h"
+#include "util/escape.h"
+#include "util/fmt.h"
 #include "util/json_dom.h"
-#include "report_internal.h"
 #include "message.h"
 
 #define BASELINE_MAX_BYTES (256u << 20) /* a baseline file larger than this is refused */

@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <tracekit/check.h>
 
-#include "check_internal.h"
+#include "check_result.h"
 
 /* What the writers print: the result and the two summaries it came from. */
 struct tkr_check_view {

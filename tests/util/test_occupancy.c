@@ -1,5 +1,5 @@
 /*
- * The occupancy calculator (capture/cupti_occupancy.c): hand-worked launches on H100, A100 and
+ * The occupancy calculator (util/occupancy.c): hand-worked launches on H100, A100 and
  * V100 limits and invalid inputs, always; and, when the build found cuda_occupancy.h
  * (TK_HAVE_CUDA_OCC), a sweep and a random search asserting the same blocks per SM as
  * cudaOccMaxActiveBlocksPerMultiprocessor called the way tracekit used to call it.
@@ -10,10 +10,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cupti_occupancy.h"
+#include "util/occupancy.h"
 
 /* CC 9.0: 132 SMs, 228 KiB shared memory per SM, 1 KiB reserved per block. */
-static const struct tk_occ_device h100 = {
+static const struct tku_occ_device h100 = {
     .cc_major = 9,
     .cc_minor = 0,
     .sm_count = 132,
@@ -29,7 +29,7 @@ static const struct tk_occ_device h100 = {
 };
 
 /* CC 8.0: 108 SMs, 164 KiB shared memory per SM. */
-static const struct tk_occ_device a100 = {
+static const struct tku_occ_device a100 = {
     .cc_major = 8,
     .cc_minor = 0,
     .sm_count = 108,
@@ -45,7 +45,7 @@ static const struct tk_occ_device a100 = {
 };
 
 /* CC 7.0: 80 SMs, 96 KiB shared memory per SM, nothing reserved. */
-static const struct tk_occ_device v100 = {
+static const struct tku_occ_device v100 = {
     .cc_major = 7,
     .cc_minor = 0,
     .sm_count = 80,
@@ -60,7 +60,7 @@ static const struct tk_occ_device v100 = {
     .reserved_smem_per_block = 0,
 };
 
-static const char *lim_name(enum tk_occ_limiter l)
+static const char *lim_name(enum tku_occ_limiter l)
 {
 	static const char *const names[] = {"none", "warps", "registers", "smem", "blocks"};
 
@@ -68,15 +68,15 @@ static const char *lim_name(enum tk_occ_limiter l)
 }
 
 /* Blocks per SM, limiter and occupancy of one launch (by an opted-in function: @optin). */
-static void expect_launch_of(const struct tk_occ_device *d, int optin, int threads, int regs,
-			     int64_t smem, int64_t dyn, int blocks, enum tk_occ_limiter lim,
+static void expect_launch_of(const struct tku_occ_device *d, int optin, int threads, int regs,
+			     int64_t smem, int64_t dyn, int blocks, enum tku_occ_limiter lim,
 			     double occ)
 {
 	/* something the call must overwrite */
-	enum tk_occ_limiter got_lim = lim == TK_OCC_NONE ? TK_OCC_WARPS : TK_OCC_NONE;
-	int got = tk_occupancy_active_blocks(d, threads, regs, smem, dyn, optin, &got_lim);
+	enum tku_occ_limiter got_lim = lim == TKU_OCC_NONE ? TKU_OCC_WARPS : TKU_OCC_NONE;
+	int got = tku_occupancy_active_blocks(d, threads, regs, smem, dyn, optin, &got_lim);
 	int active = -2;
-	double got_occ = tk_occupancy(d, threads, regs, smem, dyn, optin, &active);
+	double got_occ = tku_occupancy(d, threads, regs, smem, dyn, optin, &active);
 
 	cr_expect_eq(
 	    got, blocks, "CC %d.%d, %d threads, %d regs, %lld+%lld smem: %d blocks, want %d",
@@ -91,16 +91,16 @@ static void expect_launch_of(const struct tk_occ_device *d, int optin, int threa
 	    d->cc_major, d->cc_minor, threads, regs, (long long)smem, (long long)dyn, got_occ, occ);
 }
 
-static void expect_launch(const struct tk_occ_device *d, int threads, int regs, int64_t smem,
-			  int64_t dyn, int blocks, enum tk_occ_limiter lim, double occ)
+static void expect_launch(const struct tku_occ_device *d, int threads, int regs, int64_t smem,
+			  int64_t dyn, int blocks, enum tku_occ_limiter lim, double occ)
 {
 	expect_launch_of(d, 0, threads, regs, smem, dyn, blocks, lim, occ);
 }
 
-static void expect_invalid(const struct tk_occ_device *d, int threads, int regs, int64_t smem,
+static void expect_invalid(const struct tku_occ_device *d, int threads, int regs, int64_t smem,
 			   int64_t dyn)
 {
-	expect_launch(d, threads, regs, smem, dyn, -1, TK_OCC_NONE, -1);
+	expect_launch(d, threads, regs, smem, dyn, -1, TKU_OCC_NONE, -1);
 }
 
 /*
@@ -114,45 +114,45 @@ Test(occupancy, h100_by_hand)
 	 * 1024 = 16 warps per sub-partition, 64 / 8 = 8 (a tie: warps are reported first);
 	 * shared memory 1024 (reserved) per block, 233472 / 1024 = 228. 8 * 8 warps = 64 / 64.
 	 */
-	expect_launch(&h100, 256, 32, 0, 0, 8, TK_OCC_WARPS, 1.0);
+	expect_launch(&h100, 256, 32, 0, 0, 8, TKU_OCC_WARPS, 1.0);
 	/*
 	 * 1024 threads = 32 warps, 64 registers: 2048 per warp, 65536 per block (just fits the
 	 * per-block limit), 16384 / 2048 = 8 warps per sub-partition, 32 / 32 = 1 block; warps
 	 * would allow 2. 32 warps / 64 = 0.5.
 	 */
-	expect_launch(&h100, 1024, 64, 0, 0, 1, TK_OCC_REGISTERS, 0.5);
+	expect_launch(&h100, 1024, 64, 0, 0, 1, TKU_OCC_REGISTERS, 0.5);
 	/*
 	 * 128 threads = 4 warps, 32 registers: warps 16, registers 64 / 4 = 16; shared memory
 	 * 20000 + 20000 + 1024 = 41024, rounded to 128: 41088; 233472 / 41088 = 5.68 -> 5.
 	 * 5 * 4 = 20 warps / 64 = 0.3125.
 	 */
-	expect_launch(&h100, 128, 32, 20000, 20000, 5, TK_OCC_SMEM, 0.3125);
+	expect_launch(&h100, 128, 32, 20000, 20000, 5, TKU_OCC_SMEM, 0.3125);
 	/*
 	 * 32 threads = 1 warp, 16 registers: warps 64, registers 512 per warp -> 32 per
 	 * sub-partition -> 128, shared memory 228: the SM's 32 blocks bound it. 32 / 64 = 0.5.
 	 */
-	expect_launch(&h100, 32, 16, 0, 0, 32, TK_OCC_BLOCKS, 0.5);
+	expect_launch(&h100, 32, 16, 0, 0, 32, TKU_OCC_BLOCKS, 0.5);
 	/*
 	 * Register granularity: 33 registers * 32 = 1056 per warp, allocated as 1280 (5 units);
 	 * 16384 / 1280 = 12 warps per sub-partition, 48 / 8 = 6 blocks. Unrounded, 16384 / 1056
 	 * = 15 -> 60 / 8 = 7 blocks. 6 * 8 = 48 warps / 64 = 0.75; 40 registers fill the same
 	 * allocation.
 	 */
-	expect_launch(&h100, 256, 33, 0, 0, 6, TK_OCC_REGISTERS, 0.75);
-	expect_launch(&h100, 256, 40, 0, 0, 6, TK_OCC_REGISTERS, 0.75);
+	expect_launch(&h100, 256, 33, 0, 0, 6, TKU_OCC_REGISTERS, 0.75);
+	expect_launch(&h100, 256, 40, 0, 0, 6, TKU_OCC_REGISTERS, 0.75);
 	/*
 	 * 100 threads still take 4 whole warps: warps 64 / 4 = 16 blocks, 16 * 4 = 64 warps = 1.0
 	 * (occupancy counts the allocated warps, not the 1600 threads).
 	 */
-	expect_launch(&h100, 100, 0, 0, 0, 16, TK_OCC_WARPS, 1.0);
+	expect_launch(&h100, 100, 0, 0, 0, 16, TKU_OCC_WARPS, 1.0);
 	/*
 	 * 256 registers per thread are allowed from Volta on: 8192 per warp, 16384 / 8192 = 2
 	 * warps per sub-partition, 8 blocks of 1 warp = 8 / 64 = 0.125. 257 do not fit: 0.
 	 */
-	expect_launch(&h100, 32, 256, 0, 0, 8, TK_OCC_REGISTERS, 0.125);
-	expect_launch(&h100, 32, 257, 0, 0, 0, TK_OCC_REGISTERS, 0.0);
+	expect_launch(&h100, 32, 256, 0, 0, 8, TKU_OCC_REGISTERS, 0.125);
+	expect_launch(&h100, 32, 257, 0, 0, 0, TKU_OCC_REGISTERS, 0.0);
 	/* 1024 threads * 65 registers: 2080 -> 2304 per warp, * 32 = 73728 > 65536: 0. */
-	expect_launch(&h100, 1024, 65, 0, 0, 0, TK_OCC_REGISTERS, 0.0);
+	expect_launch(&h100, 1024, 65, 0, 0, 0, TKU_OCC_REGISTERS, 0.0);
 }
 
 /*
@@ -163,15 +163,15 @@ Test(occupancy, h100_by_hand)
 Test(occupancy, h100_launches_that_do_not_fit)
 {
 	/* 1025 threads > 1024 per block: no warp slots. */
-	expect_launch(&h100, 1025, 32, 0, 0, 0, TK_OCC_WARPS, 0.0);
+	expect_launch(&h100, 1025, 32, 0, 0, 0, TKU_OCC_WARPS, 0.0);
 	/* 49152 + 1024 = 50176 = 48 KiB + 1 KiB, the limit: 233472 / 50176 = 4.65 -> 4. */
-	expect_launch(&h100, 128, 32, 49152, 0, 4, TK_OCC_SMEM, 4 * 4 / 64.0);
-	expect_launch(&h100, 128, 32, 0, 49152, 4, TK_OCC_SMEM, 4 * 4 / 64.0);
+	expect_launch(&h100, 128, 32, 49152, 0, 4, TKU_OCC_SMEM, 4 * 4 / 64.0);
+	expect_launch(&h100, 128, 32, 0, 49152, 4, TKU_OCC_SMEM, 4 * 4 / 64.0);
 	/* One byte more: 50177 -> 50304 > 50176. */
-	expect_launch(&h100, 128, 32, 49153, 0, 0, TK_OCC_SMEM, 0.0);
-	expect_launch(&h100, 128, 32, 100000, 0, 0, TK_OCC_SMEM, 0.0);
+	expect_launch(&h100, 128, 32, 49153, 0, 0, TKU_OCC_SMEM, 0.0);
+	expect_launch(&h100, 128, 32, 100000, 0, 0, TKU_OCC_SMEM, 0.0);
 	/* Above the opt-in limit (232448) too. */
-	expect_launch(&h100, 128, 32, 0, 232449, 0, TK_OCC_SMEM, 0.0);
+	expect_launch(&h100, 128, 32, 0, 232449, 0, TKU_OCC_SMEM, 0.0);
 }
 
 /*
@@ -183,68 +183,68 @@ Test(occupancy, h100_opted_in_shared_memory)
 {
 	/* 102400 + 1024 = 103424 (a multiple of 128); limit 232448 + 1024; 233472 / 103424 = 2.
 	 * 2 blocks of 8 warps = 16 / 64 = 0.25. Without the opt-in: 0. */
-	expect_launch_of(&h100, 1, 256, 32, 0, 102400, 2, TK_OCC_SMEM, 0.25);
-	expect_launch_of(&h100, 0, 256, 32, 0, 102400, 0, TK_OCC_SMEM, 0.0);
+	expect_launch_of(&h100, 1, 256, 32, 0, 102400, 2, TKU_OCC_SMEM, 0.25);
+	expect_launch_of(&h100, 0, 256, 32, 0, 102400, 0, TKU_OCC_SMEM, 0.0);
 	/* the whole opt-in size: 232448 + 1024 = 233472, one block of 4 warps = 4 / 64 */
-	expect_launch_of(&h100, 1, 128, 32, 1000, 231448, 1, TK_OCC_SMEM, 4 / 64.0);
+	expect_launch_of(&h100, 1, 128, 32, 1000, 231448, 1, TKU_OCC_SMEM, 4 / 64.0);
 	/* one byte more does not fit, opted in or not */
-	expect_launch_of(&h100, 1, 128, 32, 1000, 231449, 0, TK_OCC_SMEM, 0.0);
+	expect_launch_of(&h100, 1, 128, 32, 1000, 231449, 0, TKU_OCC_SMEM, 0.0);
 	/* within the default limit the opt-in changes nothing */
-	expect_launch_of(&h100, 1, 128, 32, 20000, 20000, 5, TK_OCC_SMEM, 0.3125);
+	expect_launch_of(&h100, 1, 128, 32, 20000, 20000, 5, TKU_OCC_SMEM, 0.3125);
 }
 
 /* A100 (64 warps, 65536 registers, 164 KiB, 1 KiB reserved, 128-byte unit, 32 blocks). */
 Test(occupancy, a100_by_hand)
 {
 	/* As on the H100: warps bound 256-thread blocks of 32 registers. */
-	expect_launch(&a100, 256, 32, 0, 0, 8, TK_OCC_WARPS, 1.0);
-	expect_launch(&a100, 1024, 64, 0, 0, 1, TK_OCC_REGISTERS, 0.5);
+	expect_launch(&a100, 256, 32, 0, 0, 8, TKU_OCC_WARPS, 1.0);
+	expect_launch(&a100, 1024, 64, 0, 0, 1, TKU_OCC_REGISTERS, 0.5);
 	/*
 	 * 32 KiB dynamic + 1 KiB reserved = 33792 (264 units): 167936 / 33792 = 4.97 -> 4 blocks
 	 * of 8 warps = 0.5. On the H100's 228 KiB the same launch gets 233472 / 33792 = 6.
 	 */
-	expect_launch(&a100, 256, 32, 0, 32768, 4, TK_OCC_SMEM, 0.5);
-	expect_launch(&h100, 256, 32, 0, 32768, 6, TK_OCC_SMEM, 0.75);
+	expect_launch(&a100, 256, 32, 0, 32768, 4, TKU_OCC_SMEM, 0.5);
+	expect_launch(&h100, 256, 32, 0, 32768, 6, TKU_OCC_SMEM, 0.75);
 	/* 32-thread blocks: warps 64, registers 64, shared memory 167936 / 1024 = 164: 32. */
-	expect_launch(&a100, 32, 32, 0, 0, 32, TK_OCC_BLOCKS, 0.5);
+	expect_launch(&a100, 32, 32, 0, 0, 32, TKU_OCC_BLOCKS, 0.5);
 	/* 48 KiB static + 1 KiB = 50176 fits: 167936 / 50176 = 3.35 -> 3 blocks of 4 warps. */
-	expect_launch(&a100, 128, 32, 49152, 0, 3, TK_OCC_SMEM, 12 / 64.0);
-	expect_launch(&a100, 128, 32, 49153, 0, 0, TK_OCC_SMEM, 0.0);
+	expect_launch(&a100, 128, 32, 49152, 0, 3, TKU_OCC_SMEM, 12 / 64.0);
+	expect_launch(&a100, 128, 32, 49153, 0, 0, TKU_OCC_SMEM, 0.0);
 }
 
 /* V100 (64 warps, 65536 registers, 96 KiB, nothing reserved, 256-byte unit, 32 blocks). */
 Test(occupancy, v100_by_hand)
 {
 	/* No registers, no shared memory: only warps (64 / 4 = 16) and blocks (32) bound it. */
-	expect_launch(&v100, 128, 0, 0, 0, 16, TK_OCC_WARPS, 1.0);
+	expect_launch(&v100, 128, 0, 0, 0, 16, TKU_OCC_WARPS, 1.0);
 	/*
 	 * 13900 bytes in 256-byte units = 14080: 98304 / 14080 = 6.98 -> 6 blocks (in Ampere's
 	 * 128-byte units it would be 13952 -> 7). Warps 32, registers 32. 6 * 2 / 64 = 0.1875.
 	 */
-	expect_launch(&v100, 64, 32, 0, 13900, 6, TK_OCC_SMEM, 0.1875);
+	expect_launch(&v100, 64, 32, 0, 13900, 6, TKU_OCC_SMEM, 0.1875);
 	/* No reservation before Ampere: 49152 is exactly the limit, 98304 / 49152 = 2. */
-	expect_launch(&v100, 128, 32, 49152, 0, 2, TK_OCC_SMEM, 8 / 64.0);
-	expect_launch(&v100, 128, 32, 49153, 0, 0, TK_OCC_SMEM, 0.0);
+	expect_launch(&v100, 128, 32, 49152, 0, 2, TKU_OCC_SMEM, 8 / 64.0);
+	expect_launch(&v100, 128, 32, 49153, 0, 0, TKU_OCC_SMEM, 0.0);
 	/* Same register rounding as on the H100. */
-	expect_launch(&v100, 256, 33, 0, 0, 6, TK_OCC_REGISTERS, 0.75);
-	expect_launch(&v100, 32, 16, 0, 0, 32, TK_OCC_BLOCKS, 0.5);
+	expect_launch(&v100, 256, 33, 0, 0, 6, TKU_OCC_REGISTERS, 0.75);
+	expect_launch(&v100, 32, 16, 0, 0, 32, TKU_OCC_BLOCKS, 0.5);
 }
 
 /* The resident block limit is the architecture's, as in cuda_occupancy.h, not the record's. */
 Test(occupancy, block_limit_is_the_architectures)
 {
-	struct tk_occ_device d = h100;
+	struct tku_occ_device d = h100;
 
 	d.max_blocks_per_sm = 16;
-	expect_launch(&d, 32, 16, 0, 0, 32, TK_OCC_BLOCKS, 0.5);
+	expect_launch(&d, 32, 16, 0, 0, 32, TKU_OCC_BLOCKS, 0.5);
 	d.max_blocks_per_sm = 0;
-	expect_launch(&d, 32, 16, 0, 0, 32, TK_OCC_BLOCKS, 0.5);
+	expect_launch(&d, 32, 16, 0, 0, 32, TKU_OCC_BLOCKS, 0.5);
 	/* CC 7.5 (Turing) has 16, with 1024 threads per SM: 16 blocks of 1 warp = 0.5. */
 	d = v100;
 	d.cc_minor = 5;
 	d.max_threads_per_sm = 1024;
 	d.smem_per_sm = 65536;
-	expect_launch(&d, 32, 16, 0, 0, 16, TK_OCC_BLOCKS, 0.5);
+	expect_launch(&d, 32, 16, 0, 0, 16, TKU_OCC_BLOCKS, 0.5);
 }
 
 Test(occupancy, invalid_inputs)
@@ -266,15 +266,15 @@ Test(occupancy, invalid_inputs)
 	expect_invalid(&h100, 256, 32, INT64_MAX, INT64_MAX);
 	expect_invalid(&h100, 256, 32, INT_MAX, 0);
 	/* But not merely beyond the limits: those are launches that do not fit. */
-	expect_launch(&h100, 1 << 20, 32, 0, 0, 0, TK_OCC_WARPS, 0.0);
-	expect_launch(&h100, 32, 1000, 0, 0, 0, TK_OCC_REGISTERS, 0.0);
-	expect_launch(&h100, 32, 0, 1 << 30, 0, 0, TK_OCC_SMEM, 0.0);
+	expect_launch(&h100, 1 << 20, 32, 0, 0, 0, TKU_OCC_WARPS, 0.0);
+	expect_launch(&h100, 32, 1000, 0, 0, 0, TKU_OCC_REGISTERS, 0.0);
+	expect_launch(&h100, 32, 0, 1 << 30, 0, 0, TKU_OCC_SMEM, 0.0);
 
 	/* Compute capabilities the calculator does not know. */
 	static const int unknown[][2] = {{1, 0},  {2, 0},  {4, 0}, {13, 0}, {10, 2},
 					 {11, 2}, {12, 2}, {0, 0}, {-1, 0}, {INT_MAX, 0}};
 	for (size_t i = 0; i < sizeof(unknown) / sizeof(unknown[0]); i++) {
-		struct tk_occ_device d = h100;
+		struct tku_occ_device d = h100;
 
 		d.cc_major = unknown[i][0];
 		d.cc_minor = unknown[i][1];
@@ -282,7 +282,7 @@ Test(occupancy, invalid_inputs)
 	}
 
 	/* Limits missing or out of range. */
-	struct tk_occ_device d;
+	struct tku_occ_device d;
 #define WITH(field, value)                         \
 	do {                                       \
 		d = h100;                          \
@@ -308,12 +308,12 @@ Test(occupancy, invalid_inputs)
 	/* The opt-in size does not enter the default-limit calculation. */
 	d = h100;
 	d.smem_per_block_optin = -1;
-	expect_launch(&d, 256, 32, 0, 0, 8, TK_OCC_WARPS, 1.0);
+	expect_launch(&d, 256, 32, 0, 0, 8, TKU_OCC_WARPS, 1.0);
 
 	/* NULL out-parameters are allowed. */
-	cr_expect_eq(tk_occupancy_active_blocks(&h100, 256, 32, 0, 0, 0, NULL), 8);
-	cr_expect(tk_occupancy(&h100, 256, 32, 0, 0, 0, NULL) == 1.0);
-	cr_expect_eq(tk_occupancy_active_blocks(NULL, 256, 32, 0, 0, 0, NULL), -1);
+	cr_expect_eq(tku_occupancy_active_blocks(&h100, 256, 32, 0, 0, 0, NULL), 8);
+	cr_expect(tku_occupancy(&h100, 256, 32, 0, 0, 0, NULL) == 1.0);
+	cr_expect_eq(tku_occupancy_active_blocks(NULL, 256, 32, 0, 0, 0, NULL), -1);
 }
 
 static uint64_t rng = 0x9e3779b97f4a7c15ull;
@@ -356,7 +356,7 @@ static int64_t hostile_i64(void)
 Test(occupancy, hostile_inputs_stay_in_range)
 {
 	for (int i = 0; i < 200000; i++) {
-		struct tk_occ_device d = h100;
+		struct tku_occ_device d = h100;
 
 		switch (rnd(4)) {
 		case 0:
@@ -378,12 +378,12 @@ Test(occupancy, hostile_inputs_stay_in_range)
 		}
 		int threads = hostile_int(), regs = hostile_int();
 		int64_t st = hostile_i64(), dyn = hostile_i64();
-		enum tk_occ_limiter lim;
-		int n = tk_occupancy_active_blocks(&d, threads, regs, st, dyn, 0, &lim);
+		enum tku_occ_limiter lim;
+		int n = tku_occupancy_active_blocks(&d, threads, regs, st, dyn, 0, &lim);
 		int active = -2;
-		double occ = tk_occupancy(&d, threads, regs, st, dyn, 0, &active);
+		double occ = tku_occupancy(&d, threads, regs, st, dyn, 0, &active);
 
-		cr_assert(n >= -1 && n <= 32 && (n < 0) == (lim == TK_OCC_NONE),
+		cr_assert(n >= -1 && n <= 32 && (n < 0) == (lim == TKU_OCC_NONE),
 			  "%d blocks (%s) for CC %d.%d, %d threads, %d regs, %lld+%lld smem", n,
 			  lim_name(lim), d.cc_major, d.cc_minor, threads, regs, (long long)st,
 			  (long long)dyn);
@@ -411,7 +411,7 @@ Test(occupancy, matches_cuda_occupancy_h)
 #pragma GCC diagnostic pop
 
 /* NVIDIA's answer, called as tracekit's CUPTI decoder called it; -1 for an error. */
-static int nv_blocks(const struct tk_occ_device *d, int threads, int regs, int64_t smem,
+static int nv_blocks(const struct tku_occ_device *d, int threads, int regs, int64_t smem,
 		     int64_t dyn, int optin, unsigned *factors)
 {
 	cudaOccDeviceProp p;
@@ -452,16 +452,16 @@ static int nv_blocks(const struct tk_occ_device *d, int threads, int regs, int64
 	return res.activeBlocksPerMultiprocessor;
 }
 
-static unsigned nv_factor(enum tk_occ_limiter l)
+static unsigned nv_factor(enum tku_occ_limiter l)
 {
 	switch (l) {
-	case TK_OCC_WARPS:
+	case TKU_OCC_WARPS:
 		return OCC_LIMIT_WARPS;
-	case TK_OCC_REGISTERS:
+	case TKU_OCC_REGISTERS:
 		return OCC_LIMIT_REGISTERS;
-	case TK_OCC_SMEM:
+	case TKU_OCC_SMEM:
 		return OCC_LIMIT_SHARED_MEMORY;
-	case TK_OCC_BLOCKS:
+	case TKU_OCC_BLOCKS:
 		return OCC_LIMIT_BLOCKS;
 	default:
 		return 0;
@@ -475,12 +475,12 @@ struct cmp {
 };
 
 /* One launch through both; a mismatch in blocks or in the limiter is recorded. */
-static void compare(struct cmp *c, const struct tk_occ_device *d, int threads, int regs,
+static void compare(struct cmp *c, const struct tku_occ_device *d, int threads, int regs,
 		    int64_t smem, int64_t dyn)
 {
-	enum tk_occ_limiter lim;
+	enum tku_occ_limiter lim;
 	unsigned factors = 0;
-	int ours = tk_occupancy_active_blocks(d, threads, regs, smem, dyn, c->optin, &lim);
+	int ours = tku_occupancy_active_blocks(d, threads, regs, smem, dyn, c->optin, &lim);
 	int theirs = nv_blocks(d, threads, regs, smem, dyn, c->optin, &factors);
 	int bad = ours != theirs || (ours >= 0 && !(factors & nv_factor(lim)));
 
@@ -517,7 +517,7 @@ static void compare(struct cmp *c, const struct tk_occ_device *d, int threads, i
  * 8.9 (RTX 4090), 10.0 (B200) and 12.0 (RTX 5090), plus Turing, Pascal and compute
  * capabilities cuda_occupancy.h rejects (both must reject).
  */
-static const struct tk_occ_device sweep_devices[] = {
+static const struct tku_occ_device sweep_devices[] = {
     DEV(9, 0, 132, 1024, 2048, 32, 233472, 232448, 1024),
     DEV(8, 0, 108, 1024, 2048, 32, 167936, 166912, 1024),
     DEV(7, 0, 80, 1024, 2048, 32, 98304, 98304, 0),
@@ -548,7 +548,7 @@ Test(occupancy, matches_cuda_occupancy_h)
 	threads[nthreads++] = 2048;
 
 	for (size_t i = 0; i < 2 * sizeof(sweep_devices) / sizeof(sweep_devices[0]); i++) {
-		const struct tk_occ_device *d = &sweep_devices[i / 2];
+		const struct tku_occ_device *d = &sweep_devices[i / 2];
 		c.optin = i % 2; /* each device with the default and the opt-in limit */
 		int64_t limit = d->smem_per_block - d->reserved_smem_per_block;
 		int64_t top = d->smem_per_block_optin + 4096;
@@ -628,7 +628,7 @@ Test(occupancy, random_devices_match_cuda_occupancy_h)
 	struct cmp c = {0};
 
 	for (int i = 0; i < 40000; i++) {
-		struct tk_occ_device d;
+		struct tku_occ_device d;
 		int k = (int)rnd(sizeof(ccs) / sizeof(ccs[0]));
 
 		memset(&d, 0, sizeof(d));
