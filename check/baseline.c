@@ -42,7 +42,7 @@ struct run_shape {
 	int64_t nsteps;	    /* steps of the run (1 without steps: its window) */
 	double *ndev;	    /* [nsteps]: devices that have each step */
 	struct tkc_model *models;
-	size_t nmodels;
+	size_t nmodels, models_cap;
 };
 
 struct tkc_builder {
@@ -50,6 +50,7 @@ struct tkc_builder {
 	struct level lv[2]; /* kernel, hlo_op */
 	struct run_shape *shape;
 	size_t nshape;	  /* runs added (shape has one entry each) */
+	size_t runs_cap, shape_cap, memory_cap; /* of s.runs, shape, s.memory */
 	double sample_share; /* items from this share up are sampled, */
 	size_t sample_max;   /* the largest this many of them */
 	int some_steps;	  /* a run with steps was added */
@@ -124,10 +125,9 @@ struct run_ctx {
 static int model_row(struct tkc_builder *b, sqlite3_stmt *st, void *arg)
 {
 	struct run_shape *sh = arg;
-	struct tkc_model *m = realloc(sh->models, (sh->nmodels + 1) * sizeof(*m));
-	if (!m)
+	if (TKU_GROW(sh->models, sh->models_cap, sh->nmodels + 1, 4) != TK_OK)
 		return oom(b);
-	sh->models = m;
+	struct tkc_model *m = sh->models;
 	m[sh->nmodels].count = sqlite3_column_int64(st, 1);
 	if (!(m[sh->nmodels].model = col_text(st, 0)))
 		return oom(b);
@@ -143,23 +143,23 @@ static int step_row(struct tkc_builder *b, sqlite3_stmt *st, void *arg)
 		return fail(b, TK_EFORMAT, "analysis_steps: a step index out of range");
 	size_t need = (size_t)k + 1;
 	if (need > r->cap) {
-		size_t nc = r->cap ? r->cap : 64;
-		while (nc < need)
-			nc *= 2;
+		size_t nc = tku_grow_cap(r->cap, need, sizeof(double), 64);
+		if (!nc)
+			return oom(b);
 		double **arrs[] = {&r->step_max, &r->host_max, &r->busy, &r->comm, &r->xcomm};
 		for (size_t i = 0; i < sizeof(arrs) / sizeof(arrs[0]); i++) {
-			double *p = realloc(*arrs[i], nc * sizeof(double));
+			double *p = tku_reallocn(*arrs[i], nc, sizeof(double));
 			if (!p)
 				return oom(b);
 			memset(p + r->cap, 0, (nc - r->cap) * sizeof(double));
 			*arrs[i] = p;
 		}
-		int *h = realloc(r->has_host, nc * sizeof(int));
+		int *h = tku_reallocn(r->has_host, nc, sizeof(int));
 		if (!h)
 			return oom(b);
 		memset(h + r->cap, 0, (nc - r->cap) * sizeof(int));
 		r->has_host = h;
-		double *nd = realloc(b->shape[r->run].ndev, nc * sizeof(double));
+		double *nd = tku_reallocn(b->shape[r->run].ndev, nc, sizeof(double));
 		if (!nd)
 			return oom(b);
 		memset(nd + r->cap, 0, (nc - r->cap) * sizeof(double));
@@ -213,12 +213,11 @@ static int memory_row(struct tkc_builder *b, sqlite3_stmt *st, void *arg)
 			free(dev);
 			return TK_OK;
 		}
-	struct tkc_memory *v = realloc(b->s.memory, (b->s.nmemory + 1) * sizeof(*v));
-	if (!v) {
+	if (TKU_GROW(b->s.memory, b->memory_cap, b->s.nmemory + 1, 4) != TK_OK) {
 		free(dev);
 		return oom(b);
 	}
-	b->s.memory = v;
+	struct tkc_memory *v = b->s.memory;
 	v[b->s.nmemory].device = dev;
 	v[b->s.nmemory++].peak_bytes = peak;
 	return TK_OK;
@@ -460,14 +459,11 @@ int tkc_builder_add_store(struct tkc_builder *b, const char *path, const char *l
 	b->errlen = errlen;
 	tk_fmt(err, errlen, "%s", "");
 	size_t run = b->s.nruns;
-	struct tkc_run *runs = realloc(b->s.runs, (run + 1) * sizeof(*runs));
-	struct run_shape *sh = runs ? realloc(b->shape, (run + 1) * sizeof(*sh)) : NULL;
-	if (runs)
-		b->s.runs = runs;
-	if (sh)
-		b->shape = sh;
-	if (!runs || !sh)
+	if (TKU_GROW(b->s.runs, b->runs_cap, run + 1, 4) != TK_OK ||
+	    TKU_GROW(b->shape, b->shape_cap, run + 1, 4) != TK_OK)
 		return oom(b);
+	struct tkc_run *runs = b->s.runs;
+	struct run_shape *sh = b->shape;
 	memset(&runs[run], 0, sizeof(runs[run]));
 	memset(&sh[run], 0, sizeof(sh[run]));
 	b->s.nruns++;

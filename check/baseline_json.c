@@ -205,15 +205,8 @@ static int read_samples(struct rd *r, const struct tku_json_value *v, const char
 			if (tkc_series_add(s, k, x->num) != TK_OK)
 				return TK_ENOMEM;
 		}
-		if (a->n == 0 && (s->nruns <= k)) { /* an empty run still counts */
-			size_t *rr = realloc(s->runs, (k + 1) * sizeof(*rr));
-			if (!rr)
-				return TK_ENOMEM;
-			for (size_t j = s->nruns; j <= k; j++)
-				rr[j] = 0;
-			s->runs = rr;
-			s->nruns = k + 1;
-		}
+		if (a->n == 0 && tkc_series_reach(s, k) != TK_OK) /* an empty run still counts */
+			return TK_ENOMEM;
 	}
 	return TK_OK;
 }

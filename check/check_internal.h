@@ -33,6 +33,10 @@ struct tkc_series *tkc_summary_metric(struct tkc_summary *s, const char *key, co
 /* Append sample @x of run @run to @m (runs in order); TK_OK or TK_ENOMEM. */
 int tkc_series_add(struct tkc_series *m, size_t run, double x);
 
+/* Make run @run of @m exist (runs up to it without samples are added empty); TK_OK or
+ * TK_ENOMEM. */
+int tkc_series_reach(struct tkc_series *m, size_t run);
+
 /* 1 when @unit is one a metric may have: "ns", "bytes" or "%". */
 int tkc_known_unit(const char *unit);
 

@@ -23,6 +23,7 @@ struct tkc_series {
 	size_t n;      /* count of v */
 	size_t *runs;  /* [nruns]: samples of each run */
 	size_t nruns;
+	size_t cap, runs_cap; /* of v, of runs (tkc_series_add() grows them) */
 };
 
 /* A kernel (device op by name) or an HLO op of the workload. */
@@ -63,7 +64,7 @@ struct tkc_summary {
 	int has_steps;		  /* every run has steps in its window */
 	struct tkc_series *metrics; /* step_time, host_step_time, busy, comm, comm.exposed,
 				       memory.peak, kpi.<name>: what the runs have */
-	size_t nmetrics;
+	size_t nmetrics, metrics_cap;
 	struct tkc_item *kernels, *ops; /* by ns_per_step, descending */
 	size_t nkernels, nops;
 	struct tkc_memory *memory; /* per device (max over runs) */
@@ -104,7 +105,7 @@ struct tkc_gate {
 
 struct tkc_gates {
 	struct tkc_gate *v;
-	size_t n;
+	size_t n, cap;
 };
 
 /* ---- the comparison's result (compare.c) ---- */
@@ -146,7 +147,7 @@ struct tkc_result {
 	double overlap_base;	 /* share of the baseline's kernel time in kernels the input has */
 	double overlap_cur;	 /* share of the input's kernel time in kernels the baseline has */
 	struct tkc_outcome *v;
-	size_t n;
+	size_t n, cap;
 	size_t regressions, improvements, passed, skipped;
 	/* the likely cause of a step-level time regression: the kernels that grew the most per
 	 * step (base_ns 0: new in the input), largest first; names point into the input summary */

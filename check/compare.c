@@ -17,6 +17,7 @@
 #include <tracekit/error.h>
 
 #include "message.h"
+#include "util/vec.h"
 
 const struct tkc_series *tkc_summary_find(const struct tkc_summary *s, const char *key)
 {
@@ -74,11 +75,9 @@ void tkc_result_free(struct tkc_result *r)
 static struct tkc_outcome *add(struct tkc_result *r, const struct tkc_gate *g, const char *subject,
 			       int item, const char *unit)
 {
-	struct tkc_outcome *v = realloc(r->v, (r->n + 1) * sizeof(*v));
-	if (!v)
+	if (TKU_GROW(r->v, r->cap, r->n + 1, 16) != TK_OK)
 		return NULL;
-	r->v = v;
-	struct tkc_outcome *o = &v[r->n];
+	struct tkc_outcome *o = &r->v[r->n];
 	memset(o, 0, sizeof(*o));
 	if (!(o->subject = strdup(subject)))
 		return NULL;

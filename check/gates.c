@@ -11,6 +11,7 @@
 #include <tracekit/error.h>
 
 #include "check_internal.h"
+#include "util/vec.h"
 
 /* The metrics a gate can name, with their unit and whether they have one sample per step. */
 struct metric {
@@ -403,17 +404,11 @@ int tkc_gates_add(struct tkc_gates *g, const char *text, enum tkc_gate_kind kind
 	int st = tkc_gate_parse(text, kind, &gate, err, errlen);
 	if (st != TK_OK)
 		return st;
-	/* capacity is the power of two at or above n: grow when n reaches one */
-	if (g->n == 0 || (g->n & (g->n - 1)) == 0) {
-		size_t cap = g->n ? g->n * 2 : 1;
-		struct tkc_gate *v = realloc(g->v, cap * sizeof(*v));
-		if (!v) {
-			gate_free(&gate);
-			if (err && errlen)
-				snprintf(err, errlen, "out of memory");
-			return TK_ENOMEM;
-		}
-		g->v = v;
+	if (TKU_GROW(g->v, g->cap, g->n + 1, 8) != TK_OK) {
+		gate_free(&gate);
+		if (err && errlen)
+			snprintf(err, errlen, "out of memory");
+		return TK_ENOMEM;
 	}
 	g->v[g->n++] = gate;
 	return TK_OK;
@@ -440,5 +435,5 @@ void tkc_gates_free(struct tkc_gates *g)
 		gate_free(&g->v[i]);
 	free(g->v);
 	g->v = NULL;
-	g->n = 0;
+	g->n = g->cap = 0;
 }

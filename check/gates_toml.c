@@ -13,6 +13,7 @@
 
 #include "gates_file.h"
 #include "util/json_lex.h"
+#include "util/vec.h"
 
 enum table { TOP, MAX, MIN };
 
@@ -46,16 +47,8 @@ static int peek(const struct toml *t)
 
 static int tok_push(struct toml *t, const char *p, size_t n)
 {
-	if (t->tlen + n + 1 > t->tcap) {
-		size_t cap = t->tcap ? t->tcap : 64;
-		while (cap < t->tlen + n + 1)
-			cap *= 2;
-		char *s = realloc(t->tok, cap);
-		if (!s)
-			return tkc_gsink_fail(t->k, TK_ENOMEM, t->line, 0, "out of memory");
-		t->tok = s;
-		t->tcap = cap;
-	}
+	if (TKU_GROW(t->tok, t->tcap, t->tlen + n + 1, 64) != TK_OK)
+		return tkc_gsink_fail(t->k, TK_ENOMEM, t->line, 0, "out of memory");
 	memcpy(t->tok + t->tlen, p, n);
 	t->tlen += n;
 	t->tok[t->tlen] = 0;
@@ -192,7 +185,7 @@ static int is_bare(int c)
 static int key(struct toml *t, const char *what)
 {
 	char *joined = NULL;
-	size_t jlen = 0;
+	size_t jlen = 0, jcap = 0;
 	int st = TK_OK;
 	for (;;) {
 		skip_ws(t);
@@ -213,12 +206,10 @@ static int key(struct toml *t, const char *what)
 				 : ERR(t, "expected %s, found '%c'", what, c);
 			goto out;
 		}
-		char *j = realloc(joined, jlen + t->tlen + 2);
-		if (!j) {
+		if (TKU_GROW(joined, jcap, jlen + t->tlen + 2, 64) != TK_OK) {
 			st = tkc_gsink_fail(t->k, TK_ENOMEM, t->line, 0, "out of memory");
 			goto out;
 		}
-		joined = j;
 		if (jlen)
 			joined[jlen++] = '.';
 		memcpy(joined + jlen, t->tok, t->tlen + 1);
@@ -284,14 +275,8 @@ static int number(struct toml *t)
 
 static int add_key(struct toml *t, int table, const char *k)
 {
-	if (t->nkeys == t->kcap) {
-		size_t cap = t->kcap ? t->kcap * 2 : 8;
-		struct bkey *v = realloc(t->keys, cap * sizeof(*v));
-		if (!v)
-			return tkc_gsink_fail(t->k, TK_ENOMEM, t->line, 0, "out of memory");
-		t->keys = v;
-		t->kcap = cap;
-	}
+	if (TKU_GROW(t->keys, t->kcap, t->nkeys + 1, 8) != TK_OK)
+		return tkc_gsink_fail(t->k, TK_ENOMEM, t->line, 0, "out of memory");
 	if (!(t->keys[t->nkeys].key = strdup(k)))
 		return tkc_gsink_fail(t->k, TK_ENOMEM, t->line, 0, "out of memory");
 	t->keys[t->nkeys].table = table;

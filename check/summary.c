@@ -10,6 +10,8 @@
 #include <string.h>
 #include <tracekit/error.h>
 
+#include "util/vec.h"
+
 void tkc_series_free(struct tkc_series *s)
 {
 	if (!s)
@@ -57,11 +59,9 @@ struct tkc_series *tkc_summary_metric(struct tkc_summary *s, const char *key, co
 	for (size_t i = 0; i < s->nmetrics; i++)
 		if (!strcmp(s->metrics[i].key, key))
 			return &s->metrics[i];
-	struct tkc_series *v = realloc(s->metrics, (s->nmetrics + 1) * sizeof(*v));
-	if (!v)
+	if (TKU_GROW(s->metrics, s->metrics_cap, s->nmetrics + 1, 16) != TK_OK)
 		return NULL;
-	s->metrics = v;
-	struct tkc_series *m = &v[s->nmetrics];
+	struct tkc_series *m = &s->metrics[s->nmetrics];
 	memset(m, 0, sizeof(*m));
 	if (!(m->key = strdup(key)))
 		return NULL;
@@ -71,24 +71,23 @@ struct tkc_series *tkc_summary_metric(struct tkc_summary *s, const char *key, co
 	return m;
 }
 
+int tkc_series_reach(struct tkc_series *m, size_t run)
+{
+	if (run < m->nruns)
+		return TK_OK;
+	if (TKU_GROW(m->runs, m->runs_cap, run + 1, 4) != TK_OK)
+		return TK_ENOMEM;
+	for (size_t i = m->nruns; i <= run; i++)
+		m->runs[i] = 0;
+	m->nruns = run + 1;
+	return TK_OK;
+}
+
 /* Append sample @x of run @run (runs are added in order) to @m. */
 int tkc_series_add(struct tkc_series *m, size_t run, double x)
 {
-	if (run >= m->nruns) {
-		size_t *r = realloc(m->runs, (run + 1) * sizeof(*r));
-		if (!r)
-			return TK_ENOMEM;
-		for (size_t i = m->nruns; i <= run; i++)
-			r[i] = 0;
-		m->runs = r;
-		m->nruns = run + 1;
-	}
-	if ((m->n & (m->n - 1)) == 0 || m->n == 0) { /* capacity doubles at powers of two */
-		double *v = realloc(m->v, (m->n ? 2 * m->n : 1) * sizeof(*v));
-		if (!v)
-			return TK_ENOMEM;
-		m->v = v;
-	}
+	if (tkc_series_reach(m, run) != TK_OK || TKU_GROW(m->v, m->cap, m->n + 1, 16) != TK_OK)
+		return TK_ENOMEM;
 	m->v[m->n++] = x;
 	m->runs[run]++;
 	return TK_OK;

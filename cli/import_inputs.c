@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "util/vec.h"
 
 static void warn(void *ctx, const char *message)
 {
@@ -30,18 +31,17 @@ static void warn(void *ctx, const char *message)
 struct inputs {
 	struct tk_input_id *ids;
 	int *json, n;
+	size_t ids_cap, json_cap;
 };
 
 static int check_new_input(tk_writer *w, struct inputs *in, const char *path, int json)
 {
 	char err[1024];
-	struct tk_input_id *ids = realloc(in->ids, ((size_t)in->n + 1) * sizeof(*ids));
-	if (ids)
-		in->ids = ids;
-	int *js = ids ? realloc(in->json, ((size_t)in->n + 1) * sizeof(*js)) : NULL;
-	if (!js)
+	if (TKU_GROW(in->ids, in->ids_cap, (size_t)in->n + 1, 8) != TK_OK ||
+	    TKU_GROW(in->json, in->json_cap, (size_t)in->n + 1, 8) != TK_OK)
 		return tk_writer_fail(w, TK_ENOMEM, "out of memory");
-	in->json = js;
+	struct tk_input_id *ids = in->ids;
+	int *js = in->json;
 	int rc = tk_import_input_id(path, &ids[in->n], err, sizeof(err));
 	if (rc != TK_OK)
 		return tk_writer_fail(w, rc, "%s", err);
@@ -109,7 +109,7 @@ int cli_import(const char *output, const char *const *inputs, size_t n, const ch
 	       struct tk_import_options *o, struct tk_writer_stats *st)
 {
 	tk_writer *w = NULL;
-	struct inputs seen = {NULL, NULL, 0};
+	struct inputs seen = {0};
 	char err[1024];
 	int rc = tk_writer_create(output, &w);
 	if (!o->warn)

@@ -14,6 +14,7 @@
 
 #include "checked.h"
 #include "perfetto_out.h"
+#include "util/vec.h"
 
 /* A TrackDescriptor: uuid, name, parent, and an optional process/thread/counter body. */
 struct desc {
@@ -234,14 +235,8 @@ static int mem_track(struct pf *f, int64_t dev, uint32_t alloc, uint64_t *uuid)
 	for (size_t i = 0; i < f->nmem; i++)
 		if (f->mem[i] == *uuid)
 			return TK_OK;
-	if (f->nmem == f->capmem) {
-		size_t cap = f->capmem ? f->capmem * 2 : 16;
-		uint64_t *m = realloc(f->mem, cap * sizeof(*m));
-		if (!m)
-			return ex_fail(f->x, TK_ENOMEM, "out of memory");
-		f->mem = m;
-		f->capmem = cap;
-	}
+	if (TKU_GROW(f->mem, f->capmem, f->nmem + 1, 16) != TK_OK)
+		return ex_fail(f->x, TK_ENOMEM, "out of memory");
 	f->mem[f->nmem++] = *uuid;
 	char name[400];
 	const char *a = ex_str(f->x, alloc);

@@ -23,6 +23,7 @@
 #include "export_internal.h"
 #include "xplane.pb-c.h"
 #include "xplane_out.h"
+#include "util/vec.h"
 
 /* ---- the set of ids used in a plane ---- */
 int xo_set_add(struct xo_set *s, uint64_t k)
@@ -419,14 +420,9 @@ int ex_xplane(struct tk_exporter *x, const char *logdir, const char *run)
 				break;
 			snprintf(name, sizeof(name), "%.200s_%d", base, k);
 		}
-		if (nused == capused) {
-			capused = capused ? capused * 2 : 8;
-			void *t = realloc(used, capused * sizeof(*used));
-			if (!t) {
-				rc = ex_fail(x, TK_ENOMEM, "out of memory");
-				goto out;
-			}
-			used = t;
+		if (TKU_GROW(used, capused, nused + 1, 8) != TK_OK) {
+			rc = ex_fail(x, TK_ENOMEM, "out of memory");
+			goto out;
 		}
 		snprintf(used[nused++], sizeof(used[0]), "%s", name);
 		snprintf(file, sizeof(file), "%s/%s.xplane.pb", dir, name);

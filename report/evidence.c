@@ -89,14 +89,8 @@ static char *display_key(const char *path)
 
 static int push_item(struct tkr_ev_list *l, size_t *cap, struct tkr_ev_item it)
 {
-	if (l->n == *cap) {
-		size_t nc = *cap ? *cap * 2 : 8;
-		struct tkr_ev_item *ni = realloc(l->it, nc * sizeof(*ni));
-		if (!ni)
-			return TK_ENOMEM;
-		l->it = ni;
-		*cap = nc;
-	}
+	if (TKU_GROW(l->it, *cap, l->n + 1, 8) != TK_OK)
+		return TK_ENOMEM;
 	l->it[l->n++] = it;
 	return TK_OK;
 }
@@ -137,7 +131,7 @@ static char *item_path(const char *fullkey, long *top)
 /* Read one finding's evidence into @e (text that is not a JSON object gives no items). */
 static int load_one(sqlite3_stmt *st, const char *json, struct tkr_ev *e)
 {
-	size_t cap = 0, tcap = 0, *caps = NULL;
+	size_t cap = 0, tcap = 0, *caps = NULL, capscap = 0;
 	int rc = TK_OK, step;
 	sqlite3_reset(st);
 	sqlite3_bind_text(st, 1, json ? json : "{}", -1, SQLITE_STATIC);
@@ -188,19 +182,10 @@ static int load_one(sqlite3_stmt *st, const char *json, struct tkr_ev *e)
 			rc = push_item(&e->main, &cap, it);
 		} else {
 			while (rc == TK_OK && (size_t)top >= e->ntop) {
-				if (e->ntop == tcap) {
-					size_t nc = tcap ? tcap * 2 : 8;
-					struct tkr_ev_list *nt = realloc(e->top, nc * sizeof(*nt));
-					size_t *ncaps = realloc(caps, nc * sizeof(*ncaps));
-					if (nt)
-						e->top = nt;
-					if (ncaps)
-						caps = ncaps;
-					if (!nt || !ncaps) {
-						rc = TK_ENOMEM;
-						break;
-					}
-					tcap = nc;
+				if (TKU_GROW(e->top, tcap, e->ntop + 1, 8) != TK_OK ||
+				    TKU_GROW(caps, capscap, e->ntop + 1, 8) != TK_OK) {
+					rc = TK_ENOMEM;
+					break;
 				}
 				e->top[e->ntop] = (struct tkr_ev_list){0};
 				caps[e->ntop++] = 0;

@@ -331,14 +331,8 @@ static int str_cmp(const void *a, const void *b)
 
 static int push_name(char ***v, size_t *n, size_t *cap, const char *s)
 {
-	if (*n == *cap) {
-		size_t nc = *cap ? *cap * 2 : 64;
-		char **nv = realloc(*v, nc * sizeof(**v));
-		if (!nv)
-			return TK_ENOMEM;
-		*v = nv;
-		*cap = nc;
-	}
+	if (TKU_GROW(*v, *cap, *n + 1, 64) != TK_OK)
+		return TK_ENOMEM;
 	(*v)[(*n)++] = (char *)s;
 	return TK_OK;
 }
@@ -545,15 +539,9 @@ static int load_ids(sqlite3 *db, const char *sql, const char *what, struct tkr_i
 	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
 		goto out; /* a store without the table: ids are shown as they are */
 	while (sqlite3_step(st) == SQLITE_ROW) {
-		if (n == cap) {
-			size_t nc = cap ? cap * 2 : 16;
-			struct tkr_idlabel *nv = realloc(v, nc * sizeof(*v));
-			if (!nv) {
-				rc = TK_ENOMEM;
-				goto out;
-			}
-			v = nv;
-			cap = nc;
+		if (TKU_GROW(v, cap, n + 1, 16) != TK_OK) {
+			rc = TK_ENOMEM;
+			goto out;
 		}
 		struct tku_buf b = {0};
 		const char *head = (const char *)sqlite3_column_text(st, 1);

@@ -15,6 +15,7 @@
 #include "util/buf.h"
 #include "util/escape.h"
 #include "util/fmt.h"
+#include "util/vec.h"
 
 struct sqlite3;
 

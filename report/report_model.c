@@ -97,7 +97,7 @@ static int load_section(sqlite3 *db, const struct tkr_section_def *def, int top,
 {
 	sqlite3_stmt *st = NULL;
 	char *sql = NULL;
-	size_t cap_rows = 0;
+	size_t cap_cells = 0;
 	int rc = TK_OK, ncol = 0;
 	int64_t cap = def->cap < 0 ? top : def->cap;
 	s->def = def;
@@ -135,15 +135,10 @@ static int load_section(sqlite3 *db, const struct tkr_section_def *def, int top,
 	bind_params(st, top, thr, cap);
 	int step;
 	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-		if (s->nrows == cap_rows) {
-			size_t ncap = cap_rows ? cap_rows * 2 : 16;
-			struct tkr_cell *nc = realloc(s->cells, ncap * (size_t)ncol * sizeof(*nc));
-			if (!nc) {
-				rc = TK_ENOMEM;
-				goto out;
-			}
-			s->cells = nc;
-			cap_rows = ncap;
+		if (TKU_GROW(s->cells, cap_cells, (s->nrows + 1) * (size_t)ncol, 16 * (size_t)ncol) !=
+		    TK_OK) {
+			rc = TK_ENOMEM;
+			goto out;
 		}
 		struct tkr_cell *row = &s->cells[s->nrows * (size_t)ncol];
 		memset(row, 0, (size_t)ncol * sizeof(*row));
@@ -299,15 +294,9 @@ static int device_util(sqlite3 *db, struct tkr_model *m, struct tkr_util *u, int
 		goto sql_error;
 	sqlite3_bind_int64(st, 1, u->device_id);
 	while (sqlite3_step(st) == SQLITE_ROW) {
-		if (nh == caph) {
-			size_t nc = caph ? caph * 2 : 8;
-			struct head *nhp = realloc(h, nc * sizeof(*h));
-			if (!nhp) {
-				rc = TK_ENOMEM;
-				goto out;
-			}
-			h = nhp;
-			caph = nc;
+		if (TKU_GROW(h, caph, nh + 1, 8) != TK_OK) {
+			rc = TK_ENOMEM;
+			goto out;
 		}
 		memset(&h[nh], 0, sizeof(h[nh]));
 		if (sqlite3_prepare_v2(db,
@@ -372,7 +361,7 @@ int tkr_model_load_util(sqlite3 *db, struct tkr_model *m, int nbins, char *err, 
 	sqlite3_stmt *st = NULL;
 	int rc = TK_OK;
 	int64_t lo = 0, hi = 0;
-	size_t cap = 0;
+	size_t cap_win = 0, cap_util = 0;
 	struct {
 		int64_t dev, s, e;
 	} *win = NULL;
@@ -383,19 +372,10 @@ int tkr_model_load_util(sqlite3 *db, struct tkr_model *m, int nbins, char *err, 
 			       -1, &st, NULL) != SQLITE_OK)
 		goto out; /* no device time: no chart */
 	while (sqlite3_step(st) == SQLITE_ROW) {
-		if (m->nutil == cap) {
-			size_t nc = cap ? cap * 2 : 8;
-			void *nw = realloc(win, nc * sizeof(*win));
-			struct tkr_util *nu = realloc(m->util, nc * sizeof(*nu));
-			if (nw)
-				win = nw;
-			if (nu)
-				m->util = nu;
-			if (!nw || !nu) {
-				rc = TK_ENOMEM;
-				goto out;
-			}
-			cap = nc;
+		if (TKU_GROW(win, cap_win, m->nutil + 1, 8) != TK_OK ||
+		    TKU_GROW(m->util, cap_util, m->nutil + 1, 8) != TK_OK) {
+			rc = TK_ENOMEM;
+			goto out;
 		}
 		win[m->nutil].dev = sqlite3_column_int64(st, 0);
 		win[m->nutil].s = sqlite3_column_int64(st, 1);
