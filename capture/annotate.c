@@ -16,6 +16,7 @@
 #include <tracekit/error.h>
 
 #include "host.h"
+#include "util/vec.h"
 
 #define CHUNK_RECS 4096
 
@@ -201,15 +202,9 @@ static void span_open(int64_t now)
 {
 	if (S.nspans && S.spans[S.nspans - 1][1] == INT64_MAX)
 		return;
-	if (S.nspans == S.spans_cap) {
-		size_t cap = S.spans_cap ? 2 * S.spans_cap : 16;
-		int64_t(*sp)[2] = realloc(S.spans, cap * sizeof(*sp));
-		if (!sp) {
-			S.spans_lost = 1;
-			return;
-		}
-		S.spans = sp;
-		S.spans_cap = cap;
+	if (TKU_GROW(S.spans, S.spans_cap, S.nspans + 1, 16) != TK_OK) {
+		S.spans_lost = 1;
+		return;
 	}
 	S.spans[S.nspans][0] = now;
 	S.spans[S.nspans++][1] = INT64_MAX;
@@ -408,15 +403,9 @@ void tk_step(int64_t n)
 	if (was && !open && S.hooks)
 		S.hooks->window(0, now);
 	if (open) {
-		if (S.nsteps == S.steps_cap) {
-			size_t cap = S.steps_cap ? 2 * S.steps_cap : 64;
-			struct tk_host_step *s = realloc(S.steps, cap * sizeof(*s));
-			if (!s) {
-				S.dropped++;
-				goto window;
-			}
-			S.steps = s;
-			S.steps_cap = cap;
+		if (TKU_GROW(S.steps, S.steps_cap, S.nsteps + 1, 64) != TK_OK) {
+			S.dropped++;
+			goto window;
 		}
 		S.steps[S.nsteps++] = (struct tk_host_step){n, now, now};
 		S.step_open = 1;

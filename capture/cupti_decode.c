@@ -12,6 +12,7 @@
 #include <tracekit/error.h>
 
 #include "cupti_decode.h"
+#include "util/vec.h"
 
 #define CORR_SLOTS (1u << 16)
 #define DEV_PER_SLOT 4
@@ -69,14 +70,8 @@ void tk_cupti_decoder_gate(struct tk_cupti_decoder *d, int on)
 void tk_cupti_decoder_window(struct tk_cupti_decoder *d, int open, int64_t ts)
 {
 	if (open) {
-		if (d->nwindows == d->windows_cap) {
-			size_t cap = d->windows_cap ? 2 * d->windows_cap : 16;
-			int64_t(*w)[2] = realloc(d->windows, cap * sizeof(*w));
-			if (!w)
-				return;
-			d->windows = w;
-			d->windows_cap = cap;
-		}
+		if (TKU_GROW(d->windows, d->windows_cap, d->nwindows + 1, 16) != TK_OK)
+			return;
 		d->windows[d->nwindows][0] = ts;
 		d->windows[d->nwindows++][1] = INT64_MAX;
 	} else if (d->nwindows && d->windows[d->nwindows - 1][1] == INT64_MAX) {

@@ -12,6 +12,7 @@
 #include <tracekit/error.h>
 
 #include "host.h"
+#include "util/vec.h"
 
 struct named {
 	char *name;
@@ -107,12 +108,12 @@ int64_t tk_host_writer_track(struct tk_host_writer *hw, int64_t tid, const char 
 	for (size_t i = 0; i < hw->ntids; i++)
 		if (hw->tids[i] == tid)
 			return hw->tid_tracks[i];
-	if (hw->ntids == hw->tid_cap) {
-		size_t cap = hw->tid_cap ? 2 * hw->tid_cap : 16;
-		int64_t *a = realloc(hw->tids, cap * sizeof(*a));
+	if (hw->ntids == hw->tid_cap) { /* tids and tid_tracks share tid_cap */
+		size_t cap = tku_grow_cap(hw->tid_cap, hw->ntids + 1, sizeof(int64_t), 16);
+		int64_t *a = cap ? tku_reallocn(hw->tids, cap, sizeof(*a)) : NULL;
 		if (a)
 			hw->tids = a;
-		int64_t *b = a ? realloc(hw->tid_tracks, cap * sizeof(*b)) : NULL;
+		int64_t *b = a ? tku_reallocn(hw->tid_tracks, cap, sizeof(*b)) : NULL;
 		if (!b)
 			return tk_writer_fail(hw->w, TK_ENOMEM, "out of memory"), 0;
 		hw->tid_tracks = b;
@@ -138,14 +139,8 @@ static int64_t counter_track(struct tk_host_writer *hw, const char *name)
 	for (size_t i = 0; i < hw->ncounters; i++)
 		if (!strcmp(hw->counters[i].name, name))
 			return hw->counters[i].id;
-	if (hw->ncounters == hw->counter_cap) {
-		size_t cap = hw->counter_cap ? 2 * hw->counter_cap : 8;
-		struct named *c = realloc(hw->counters, cap * sizeof(*c));
-		if (!c)
-			return tk_writer_fail(hw->w, TK_ENOMEM, "out of memory"), 0;
-		hw->counters = c;
-		hw->counter_cap = cap;
-	}
+	if (TKU_GROW(hw->counters, hw->counter_cap, hw->ncounters + 1, 8) != TK_OK)
+		return tk_writer_fail(hw->w, TK_ENOMEM, "out of memory"), 0;
 	char *copy = strdup(name);
 	struct tk_track_info t = {TK_TRACK_COUNTER, name, hw->process_id, TK_NONE, TK_NONE,
 				  TK_NONE, NULL};

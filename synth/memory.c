@@ -7,6 +7,7 @@
  * which the workload bounds by its layer count, never by the number of events.
  */
 #include "synth_internal.h"
+#include "util/vec.h"
 
 #include <stdlib.h>
 #include <tracekit/error.h>
@@ -36,14 +37,8 @@ static struct sy_free_list *find_list(struct sy_mem *m, int64_t bytes, int creat
 			return &m->lists[i];
 	if (!create)
 		return NULL;
-	if (m->nlists == m->caplists) {
-		size_t cap = m->caplists ? m->caplists * 2 : 16;
-		struct sy_free_list *l = realloc(m->lists, cap * sizeof(*l));
-		if (!l)
-			return NULL;
-		m->lists = l;
-		m->caplists = cap;
-	}
+	if (TKU_GROW(m->lists, m->caplists, m->nlists + 1, 16) != TK_OK)
+		return NULL;
 	struct sy_free_list *l = &m->lists[m->nlists++];
 	l->bytes = bytes;
 	l->addr = NULL;
@@ -75,15 +70,9 @@ int sy_mem_release(struct sy_mem *m, int64_t addr, int64_t bytes)
 		rc = TK_ENOMEM;
 		goto out;
 	}
-	if (l->n == l->cap) {
-		size_t cap = l->cap ? l->cap * 2 : 8;
-		int64_t *a = realloc(l->addr, cap * sizeof(*a));
-		if (!a) {
-			rc = TK_ENOMEM;
-			goto out;
-		}
-		l->addr = a;
-		l->cap = cap;
+	if (TKU_GROW(l->addr, l->cap, l->n + 1, 8) != TK_OK) {
+		rc = TK_ENOMEM;
+		goto out;
 	}
 	l->addr[l->n++] = addr;
 	m->in_use -= bytes;

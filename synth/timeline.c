@@ -10,6 +10,7 @@
  * sy_jit_host(), and the cursors carry the change to everything after it.
  */
 #include "synth_internal.h"
+#include "util/vec.h"
 
 #include <stdlib.h>
 #include <tracekit/error.h>
@@ -114,18 +115,10 @@ static void meet(struct sy_rank *r, struct sy_child *c)
 	}
 	if (!g->dry)
 		return;
-	if (i >= g->capnext) {
-		size_t cap = g->capnext ? 2 * g->capnext : 256;
-		while (cap <= i)
-			cap *= 2;
-		int64_t *v = realloc(g->next, cap * sizeof(*v));
-		if (!v) {
-			if (r->status == TK_OK)
-				r->status = TK_ENOMEM;
-			return;
-		}
-		g->next = v;
-		g->capnext = cap;
+	if (TKU_GROW(g->next, g->capnext, i + 1, 256) != TK_OK) {
+		if (r->status == TK_OK)
+			r->status = TK_ENOMEM;
+		return;
 	}
 	while (g->nnext <= i)
 		g->next[g->nnext++] = INT64_MIN;
