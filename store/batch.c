@@ -7,6 +7,7 @@
  * convert (text into a number column, a number into a text column) is refused as a bug.
  */
 #include "batch.h"
+#include "util/vec.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -14,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <tracekit/error.h>
 
 static char affinity_of(const char *decl)
 {
@@ -209,17 +211,7 @@ struct tk_cell *tk_batch_row(struct tk_batch *b)
 
 static int grow(char **buf, size_t *cap, size_t need)
 {
-	if (need <= *cap)
-		return 1;
-	size_t ncap = *cap ? *cap : 4096;
-	while (ncap < need)
-		ncap *= 2;
-	char *nb = realloc(*buf, ncap);
-	if (!nb)
-		return 0;
-	*buf = nb;
-	*cap = ncap;
-	return 1;
+	return tku_grow(buf, cap, need, 1, 4096) == TK_OK;
 }
 
 int tk_batch_text(struct tk_batch *b, struct tk_cell *c, const char *s)
@@ -344,14 +336,9 @@ static long encode(struct tk_batch *b, const struct tk_cell *row, const char *ar
 /* Keep the current row for the SQL path. */
 static int keep(struct tk_batch *b)
 {
-	if (b->nkept == b->keptcap) {
-		size_t ncap = b->keptcap ? b->keptcap * 2 : 64;
-		struct tk_cell *nk = realloc(b->kept, ncap * (size_t)b->ncol * sizeof(*nk));
-		if (!nk)
-			return SQLITE_NOMEM;
-		b->kept = nk;
-		b->keptcap = ncap;
-	}
+	size_t ncol = (size_t)b->ncol;
+	if (TKU_GROW(b->kept, b->keptcap, (b->nkept + 1) * ncol, 64 * ncol) != TK_OK)
+		return SQLITE_NOMEM;
 	if (!grow(&b->karena, &b->kacap, b->kalen + b->alen + 1))
 		return SQLITE_NOMEM;
 	struct tk_cell *dst = &b->kept[b->nkept * (size_t)b->ncol];

@@ -46,7 +46,7 @@ struct tk_batch {
 	unsigned char *rec; /* encoding buffer */
 	size_t reccap;
 	struct tk_cell *kept; /* rows for the SQL path: ncol cells each */
-	size_t nkept, keptcap;
+	size_t nkept, keptcap; /* rows kept; cells kept has room for */
 	char *karena; /* their text */
 	size_t kalen, kacap;
 	/* an index the writer builds itself (index.h): key columns ka and kb (-1: none) */

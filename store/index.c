@@ -9,12 +9,14 @@
  * goes to the root SQLite reserved.
  */
 #include "index.h"
+#include "util/vec.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <tracekit/error.h>
 
 enum {
 	PAGE_LEAF_INDEX = 10,
@@ -143,10 +145,8 @@ static int spill_run(struct tk_index *ix)
 		if (ix->fd < 0)
 			return e;
 	}
-	struct tk_irun *nr = realloc(ix->runs, sizeof(*nr) * (ix->nruns + 1));
-	if (!nr)
+	if (TKU_GROW(ix->runs, ix->runs_cap, ix->nruns + 1, 8) != TK_OK)
 		return ENOMEM;
-	ix->runs = nr;
 	if (!(out = malloc(SPILL_BYTES)))
 		return ENOMEM;
 	struct tk_ikey prev = {0, 0, 0, 0};

@@ -27,7 +27,7 @@ struct tk_index {
 	size_t room;   /* keys buf has room for now (grows by doubling up to cap) */
 	int buf_sorted; /* keys so far arrived in order */
 	int fd;		/* runs, or -1 */
-	size_t nruns;
+	size_t nruns, runs_cap;
 	struct tk_irun {
 		uint64_t keys, off, bytes; /* runs stored back to back, delta-encoded */
 	} *runs;

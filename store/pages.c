@@ -8,6 +8,7 @@
  * with one takes the last child of its full neighbour), as SQLite itself requires.
  */
 #include "pages.h"
+#include "util/vec.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -15,6 +16,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <tracekit/error.h>
 
 #define BUF_BYTES (1u << 20)
 
@@ -225,10 +227,9 @@ static size_t child_cell_bytes(int64_t key)
 static int push_child(struct tk_tree *t, int level, uint32_t child, int64_t key)
 {
 	if (level == t->nlevels) {
-		struct tk_tree_level *nl = realloc(t->levels, sizeof(*nl) * (size_t)(level + 1));
-		if (!nl)
+		if (TKU_GROW(t->levels, t->levels_cap, (size_t)level + 1, 4) != TK_OK)
 			return ENOMEM;
-		t->levels = nl;
+		struct tk_tree_level *nl = t->levels;
 		memset(&nl[level], 0, sizeof(nl[level]));
 		nl[level].child = malloc(sizeof(uint32_t) * (size_t)t->max_children);
 		nl[level].key = malloc(sizeof(int64_t) * (size_t)t->max_children);

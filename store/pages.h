@@ -53,6 +53,7 @@ struct tk_tree {
 	int64_t rows;
 	struct tk_tree_level *levels; /* levels[0] is the level above the leaves */
 	int nlevels;
+	size_t levels_cap;
 	int max_children;
 	unsigned char *ovfl; /* overflow page buffer */
 };

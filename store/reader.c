@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 
 #include "store_internal.h"
+#include "util/vec.h"
 
 struct tk_store {
 	sqlite3 *db;
@@ -145,7 +146,8 @@ static const struct schema_ref *schema_ref(char *err, size_t errlen)
 		return r;
 	sqlite3 *ref = NULL;
 	sqlite3_stmt *want = NULL;
-	int step, cap = 0;
+	int step;
+	size_t cap = 0;
 	if (!(r = calloc(1, sizeof(*r))) ||
 	    sqlite3_open_v2(":memory:", &ref, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK ||
 	    sqlite3_exec(ref, tk_schema_sql, NULL, NULL, NULL) != SQLITE_OK ||
@@ -157,13 +159,8 @@ static const struct schema_ref *schema_ref(char *err, size_t errlen)
 		goto fail;
 	}
 	while ((step = sqlite3_step(want)) == SQLITE_ROW) {
-		if (r->n == cap) {
-			cap = cap ? 2 * cap : 64;
-			struct schema_obj *no = realloc(r->obj, (size_t)cap * sizeof(*no));
-			if (!no)
-				goto nomem;
-			r->obj = no;
-		}
+		if (TKU_GROW(r->obj, cap, (size_t)r->n + 1, 64) != TK_OK)
+			goto nomem;
 		struct schema_obj *o = &r->obj[r->n];
 		*o = (struct schema_obj){NULL, NULL, NULL};
 		r->n++;

@@ -6,6 +6,7 @@
  * code; the schema lookups (root page, column order) go through SQLite itself.
  */
 #include "tscan.h"
+#include "util/vec.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -161,13 +162,8 @@ static const unsigned char *gather(struct tk_tscan *s, const unsigned char *p, s
 {
 	if (total > (uint64_t)s->size)
 		return fail(s, "a record on page %u is larger than the file", leaf), NULL;
-	if (s->scratch_cap < total) {
-		unsigned char *n = realloc(s->scratch, total);
-		if (!n)
-			return fail(s, "out of memory for a record on page %u", leaf), NULL;
-		s->scratch = n;
-		s->scratch_cap = total;
-	}
+	if (TKU_GROW(s->scratch, s->scratch_cap, (size_t)total, 4096) != TK_OK)
+		return fail(s, "out of memory for a record on page %u", leaf), NULL;
 	memcpy(s->scratch, p, local);
 	size_t got = local;
 	uint64_t hops = 0;
