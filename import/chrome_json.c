@@ -19,6 +19,7 @@
 #include <tracekit/import.h>
 
 #include "chrome_json_internal.h"
+#include "util/vec.h"
 
 /*
  * Bad input at @line, @col. Without --salvage the writer fails (sticky: no store). With it,
@@ -105,14 +106,8 @@ static int prescan(struct cj_ctx *c, struct cj_event *e)
 				return set_str(&c->tnames[*ix], v)
 					   ? tk_writer_fail(c->w, TK_ENOMEM, "out of memory")
 					   : TK_OK;
-			if (c->ntnames == c->cap_tnames) {
-				size_t cap = c->cap_tnames ? c->cap_tnames * 2 : 16;
-				char **t = realloc(c->tnames, cap * sizeof(*t));
-				if (!t)
-					return tk_writer_fail(c->w, TK_ENOMEM, "out of memory");
-				c->tnames = t;
-				c->cap_tnames = cap;
-			}
+			if (TKU_GROW(c->tnames, c->cap_tnames, c->ntnames + 1, 16) != TK_OK)
+				return tk_writer_fail(c->w, TK_ENOMEM, "out of memory");
 			if (!(c->tnames[c->ntnames] = strdup(v)) ||
 			    cj_smap_put(&c->tname_by_key, key, (int64_t)c->ntnames) != 0)
 				return tk_writer_fail(c->w, TK_ENOMEM, "out of memory");
@@ -197,11 +192,9 @@ static int read_devprops(struct cj_ctx *c, struct tku_json_lex *lx, struct cj_ev
 		if (t == TKU_JT_LBRACE) {
 			if (cj_event_parse(lx, e, 2) != 0)
 				return lex_fail(c, lx);
-			struct cj_devprop *np = realloc(c->props, (c->nprops + 1) * sizeof(*np));
-			if (!np)
+			if (TKU_GROW(c->props, c->cap_props, c->nprops + 1, 8) != TK_OK)
 				return tk_writer_fail(c->w, TK_ENOMEM, "out of memory");
-			c->props = np;
-			struct cj_devprop *d = &np[c->nprops++];
+			struct cj_devprop *d = &c->props[c->nprops++];
 			memset(d, 0, sizeof(*d));
 			d->id = d->sms = d->mem = d->max_threads_sm = d->regs_sm = d->smem_sm =
 			    TK_NONE;

@@ -12,6 +12,7 @@
 #include <tracekit/error.h>
 
 #include "chrome_json_internal.h"
+#include "util/vec.h"
 
 static int same(const struct cj_event *e, struct cj_val v, unsigned type, unsigned len,
 		const char *txt)
@@ -158,13 +159,8 @@ uint32_t cj_intern(struct cj_ctx *c, const char *s, size_t len)
 		return k->id;
 	uint32_t id = tk_writer_intern(c->w, s);
 	if (id && len <= CJ_ICACHE_MAXLEN) {
-		if (k->cap < len + 1) {
-			char *n = realloc(k->s, len + 1);
-			if (!n)
-				return id;
-			k->s = n;
-			k->cap = len + 1;
-		}
+		if (TKU_GROW(k->s, k->cap, len + 1, 32) != TK_OK)
+			return id;
 		memcpy(k->s, s, len);
 		k->len = len;
 		k->id = id;

@@ -13,6 +13,7 @@
 
 #include "chrome_json_internal.h"
 #include "util/fnv.h"
+#include "util/vec.h"
 
 static int emit_flow(struct cj_ctx *c, int64_t fa, int64_t src, int64_t dst)
 {
@@ -55,14 +56,8 @@ static int bind(struct cj_ctx *c, int64_t fa, int64_t fb, int is_src, int64_t ev
 		c->n_flow_dropped++;
 		return TK_OK;
 	}
-	if (c->ndsts == c->cap_dsts) {
-		size_t cap = c->cap_dsts ? c->cap_dsts * 2 : 256;
-		struct cj_dst *d = realloc(c->dsts, cap * sizeof(*d));
-		if (!d)
-			return tk_writer_fail(c->w, TK_ENOMEM, "out of memory");
-		c->dsts = d;
-		c->cap_dsts = cap;
-	}
+	if (TKU_GROW(c->dsts, c->cap_dsts, c->ndsts + 1, 256) != TK_OK)
+		return tk_writer_fail(c->w, TK_ENOMEM, "out of memory");
 	c->dsts[c->ndsts].dst = ev;
 	c->dsts[c->ndsts].next = v ? -*v - 1 : -1;
 	if (cj_pmap_put(&c->flows, fa, fb, -(int64_t)c->ndsts - 1) != 0)
@@ -85,10 +80,9 @@ static int flow_key(struct cj_ctx *c, const struct cj_event *e, struct cj_val id
 	else if ((ci = cj_smap_get(&c->cat_ids, cat)) != NULL) {
 		cat_ix = *ci;
 	} else {
-		char **n = realloc(c->cat_names, (c->ncats + 1) * sizeof(*n));
-		if (!n)
+		if (TKU_GROW(c->cat_names, c->cap_cats, c->ncats + 1, 16) != TK_OK)
 			return tk_writer_fail(c->w, TK_ENOMEM, "out of memory");
-		c->cat_names = n;
+		char **n = c->cat_names;
 		if (!(n[c->ncats] = strdup(cat)) ||
 		    cj_smap_put(&c->cat_ids, cat, (int64_t)c->ncats) != 0)
 			return tk_writer_fail(c->w, TK_ENOMEM, "out of memory");
@@ -156,14 +150,8 @@ int cj_flow_point(struct cj_ctx *c, struct cj_event *e, int64_t ts)
 		c->n_flow_dropped++;
 		return TK_OK;
 	}
-	if (c->npend == c->cap_pend) {
-		size_t cap = c->cap_pend ? c->cap_pend * 2 : 256;
-		struct cj_fpoint *np = realloc(c->pend, cap * sizeof(*np));
-		if (!np)
-			return tk_writer_fail(c->w, TK_ENOMEM, "out of memory");
-		c->pend = np;
-		c->cap_pend = cap;
-	}
+	if (TKU_GROW(c->pend, c->cap_pend, c->npend + 1, 256) != TK_OK)
+		return tk_writer_fail(c->w, TK_ENOMEM, "out of memory");
 	int64_t *head = cj_pmap_get(&c->pend_at, track, ts);
 	struct cj_fpoint *fp = &c->pend[c->npend];
 	fp->track = track;

@@ -102,11 +102,11 @@ struct cj_ctx {
 	struct cj_smap track_by_key;   /* thread key -> track id */
 	struct cj_smap counter_by_key; /* counter key -> track id */
 	struct cj_devprop *props;
-	size_t nprops;
+	size_t nprops, cap_props;
 	struct cj_smap dev_by_ordinal; /* "<ordinal>" -> device id */
 	struct cj_smap cat_ids;	       /* flow category -> index in cat_names */
 	char **cat_names;
-	size_t ncats;
+	size_t ncats, cap_cats;
 
 	struct cj_pmap recent;	/* (track, ts) -> event id * 2 + has correlation */
 	struct cj_pmap pend_at; /* (track, ts) -> first pending point */

@@ -11,6 +11,7 @@
 #include <tracekit/error.h>
 
 #include "chrome_json_internal.h"
+#include "util/vec.h"
 
 int cj_fail(struct cj_ctx *c, const struct cj_event *e, const char *fmt, ...)
 {
@@ -54,14 +55,8 @@ struct cj_proc *cj_proc_get(struct cj_ctx *c, const char *key, int create, int64
 		return &c->procs[*ix];
 	if (!create)
 		return NULL;
-	if (c->nprocs == c->cap_procs) {
-		size_t cap = c->cap_procs ? c->cap_procs * 2 : 16;
-		struct cj_proc *p = realloc(c->procs, cap * sizeof(*p));
-		if (!p)
-			return NULL;
-		c->procs = p;
-		c->cap_procs = cap;
-	}
+	if (TKU_GROW(c->procs, c->cap_procs, c->nprocs + 1, 16) != TK_OK)
+		return NULL;
 	struct cj_proc *p = &c->procs[c->nprocs];
 	memset(p, 0, sizeof(*p));
 	p->key = strdup(key);

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "xplane_internal.h"
+#include "util/vec.h"
 
 static int nomem(struct xp_imp *im)
 {
@@ -28,13 +29,12 @@ static int name_is(const uint8_t *n, size_t len, const char *s)
 	return strlen(s) == len && !memcmp(n, s, len);
 }
 
-/* Append "s" (len bytes) to a newline-separated list in *buf. */
-static int append_line(char **buf, size_t *n, const uint8_t *s, size_t len)
+/* Append "s" (len bytes) to a newline-separated list in *buf (of *cap bytes). */
+static int append_line(char **buf, size_t *n, size_t *cap, const uint8_t *s, size_t len)
 {
-	char *p = realloc(*buf, *n + len + 2);
-	if (!p)
+	if (tku_grow(buf, cap, *n + len + 2, 1, 256) != TK_OK)
 		return -1;
-	*buf = p;
+	char *p = *buf;
 	if (*n)
 		p[(*n)++] = '\n';
 	memcpy(p + *n, s, len);
@@ -49,7 +49,7 @@ static int space_header(struct xp_imp *im, const uint8_t *data, size_t len)
 	struct xp_cur c = {data, data + len};
 	struct xp_field f;
 	char *lists[3] = {NULL, NULL, NULL};
-	size_t lens[3] = {0, 0, 0};
+	size_t lens[3] = {0, 0, 0}, caps[3] = {0, 0, 0};
 	static const char *const keys[3] = {"xplane.errors", "xplane.warnings", "xplane.hostnames"};
 	int r, rc = -1;
 	while ((r = xp_next(&im->src, &c, &f, "XSpace")) > 0) {
@@ -58,7 +58,8 @@ static int space_header(struct xp_imp *im, const uint8_t *data, size_t len)
 		if (xp_want(&im->src, &f, XP_LEN, "XSpace"))
 			goto out;
 		if (f.num >= 2) {
-			if (append_line(&lists[f.num - 2], &lens[f.num - 2], f.data, f.len) < 0) {
+			if (append_line(&lists[f.num - 2], &lens[f.num - 2], &caps[f.num - 2], f.data,
+					f.len) < 0) {
 				nomem(im);
 				goto out;
 			}

@@ -10,6 +10,7 @@
 #include <tracekit/error.h>
 
 #include "xplane_internal.h"
+#include "util/vec.h"
 
 #define BYTES_HEX_MAX 256 /* bytes values up to this size are kept as hex text, larger as a size */
 
@@ -36,14 +37,7 @@ static size_t text_need(const struct xp_stat *st)
 int xp_text_reserve(struct xp_imp *im, size_t n, size_t bytes)
 {
 	(void)n;
-	if (bytes <= im->text_cap)
-		return TK_OK;
-	char *t = realloc(im->text, bytes);
-	if (!t)
-		return TK_ENOMEM;
-	im->text = t;
-	im->text_cap = bytes;
-	return TK_OK;
+	return TKU_GROW(im->text, im->text_cap, bytes, 4096);
 }
 
 const struct xp_smd *xp_smd_of(const struct xp_imp *im, int64_t id)
@@ -81,14 +75,8 @@ const char *xp_stat_text(struct xp_imp *im, const struct xp_stat *st)
 		return t;
 	case XV_GZIP: {
 		size_t n;
-		if (im->ngz == im->gz_cap) {
-			size_t cap = im->gz_cap ? im->gz_cap * 2 : 8;
-			char **g = realloc(im->gz, cap * sizeof(*g));
-			if (!g)
-				return NULL;
-			im->gz = g;
-			im->gz_cap = cap;
-		}
+		if (TKU_GROW(im->gz, im->gz_cap, im->ngz + 1, 8) != TK_OK)
+			return NULL;
 		char *s = xp_gunzip(st->data, st->len, &n);
 		if (s)
 			im->gz[im->ngz++] = s;
@@ -384,16 +372,8 @@ static int decode(struct xp_imp *im, const uint8_t *data, size_t len, int64_t *m
 		if (f.num == 4) {
 			if (xp_want(&im->src, &f, XP_LEN, "XEvent"))
 				return -1;
-			if (im->nst == im->st_cap) {
-				size_t cap = im->st_cap ? im->st_cap * 2 : 16;
-				struct xp_stat *s = realloc(im->st, cap * sizeof(*s));
-				if (!s)
-					return tk_writer_fail(im->src.w, TK_ENOMEM,
-							      "out of memory"),
-					       -1;
-				im->st = s;
-				im->st_cap = cap;
-			}
+			if (TKU_GROW(im->st, im->st_cap, im->nst + 1, 16) != TK_OK)
+				return tk_writer_fail(im->src.w, TK_ENOMEM, "out of memory"), -1;
 			if (xp_stat_decode(&im->src, f.data, f.len, &im->st[im->nst]) < 0)
 				return -1;
 			im->st[im->nst].sm = xp_smd_of(im, im->st[im->nst].md);

@@ -22,6 +22,7 @@
 #include "message.h"
 #define TK_XPLANE_NO_STATE
 #include "xplane_internal.h"
+#include "util/vec.h"
 
 #define XPLANE_EXT ".xplane.pb"
 /* Line timestamps below 2000-01-01 are relative to the session (normalized files), not epoch. */
@@ -287,7 +288,7 @@ static int scan_run(const char *dir, const char *name, struct tk_xplane_run *r)
 {
 	DIR *d = opendir(dir);
 	struct dirent *de;
-	int cap = 0;
+	size_t cap = 0;
 	memset(r, 0, sizeof(*r));
 	r->start_ns = r->end_ns = r->name_ns = TK_NONE;
 	if (!d)
@@ -304,14 +305,9 @@ static int scan_run(const char *dir, const char *name, struct tk_xplane_run *r)
 			free(p);
 			continue;
 		}
-		if (r->nfiles == cap) {
-			cap = cap ? cap * 2 : 8;
-			char **f = realloc(r->files, (size_t)cap * sizeof(*f));
-			if (!f) {
-				free(p);
-				goto nomem;
-			}
-			r->files = f;
+		if (TKU_GROW(r->files, cap, (size_t)r->nfiles + 1, 8) != TK_OK) {
+			free(p);
+			goto nomem;
 		}
 		r->files[r->nfiles++] = p;
 		r->bytes += sb.st_size;
@@ -368,7 +364,8 @@ int tk_xplane_list_runs(const char *path, struct tk_xplane_run **runs, int *nrun
 			size_t errlen)
 {
 	struct tk_xplane_run *out = NULL, one;
-	int n = 0, cap = 0, rc = TK_OK;
+	int n = 0, rc = TK_OK;
+	size_t cap = 0;
 	char *profile = NULL;
 	DIR *d = NULL;
 	*runs = NULL;
@@ -413,14 +410,9 @@ int tk_xplane_list_runs(const char *path, struct tk_xplane_run **runs, int *nrun
 			goto nomem;
 		if (!one.nfiles)
 			continue;
-		if (n == cap) {
-			cap = cap ? cap * 2 : 8;
-			struct tk_xplane_run *g = realloc(out, (size_t)cap * sizeof(*g));
-			if (!g) {
-				run_free(&one);
-				goto nomem;
-			}
-			out = g;
+		if (TKU_GROW(out, cap, (size_t)n + 1, 8) != TK_OK) {
+			run_free(&one);
+			goto nomem;
 		}
 		out[n++] = one;
 	}

@@ -11,6 +11,7 @@
 #include <tracekit/error.h>
 
 #include "xplane_internal.h"
+#include "util/vec.h"
 
 int xp_fail(const struct xp_src *s, const uint8_t *at, const char *fmt, ...)
 {
@@ -274,14 +275,12 @@ int xp_corr_put(struct xp_corr *c, int64_t id, int64_t val)
 		/* A new page: grow the page index to cover it, then allocate it zeroed. */
 		size_t pi = (size_t)id / XP_CORR_PAGE;
 		if (pi >= c->npages) {
-			size_t n = c->npages ? c->npages : 64;
-			while (n <= pi)
-				n *= 2;
-			uint32_t **p = realloc(c->pages, n * sizeof(*p));
+			size_t n = tku_grow_cap(c->npages, pi + 1, sizeof(uint32_t *), 64);
+			uint32_t **p = n ? tku_reallocn(c->pages, n, sizeof(*p)) : NULL;
 			if (!p)
 				return TK_ENOMEM;
 			c->pages = p;
-			uint32_t *l = realloc(c->live, n * sizeof(*l));
+			uint32_t *l = tku_reallocn(c->live, n, sizeof(*l));
 			if (!l)
 				return TK_ENOMEM;
 			c->live = l;

@@ -16,6 +16,7 @@
 #include <tracekit/error.h>
 
 #include "util/json_lex.h"
+#include "util/vec.h"
 
 /* An open container: its value (items/keys/n growing) and the key awaiting its value. */
 struct frame {
@@ -146,13 +147,14 @@ static int push(struct dom *d, enum tku_json_type type)
 static int append(struct dom *d, struct tku_json_value *v)
 {
 	struct frame *f = &d->st[d->depth - 1];
-	if (f->v.n == f->cap) {
-		size_t cap = f->cap ? f->cap * 2 : 4;
-		struct tku_json_value *items = realloc(f->v.items, cap * sizeof(*items));
+	if (f->v.n == f->cap) { /* items and keys share cap */
+		size_t cap = tku_grow_cap(f->cap, f->v.n + 1, sizeof(*f->v.items), 4);
+		struct tku_json_value *items =
+		    cap ? tku_reallocn(f->v.items, cap, sizeof(*items)) : NULL;
 		if (items)
 			f->v.items = items;
 		if (items && f->v.type == TKU_JSON_OBJECT) {
-			char **keys = realloc(f->v.keys, cap * sizeof(*keys));
+			char **keys = tku_reallocn(f->v.keys, cap, sizeof(*keys));
 			if (keys)
 				f->v.keys = keys;
 			else
