@@ -8,6 +8,8 @@
 #include <tracekit/analyze.h>
 #include <tracekit/error.h>
 
+#include "util/vec.h"
+
 /* What every analysis gets: the store opened read-write inside one open transaction. */
 struct tka_ctx {
 	sqlite3 *db;

@@ -217,13 +217,8 @@ static int write_scope(struct tka_ctx *c, struct cstate *s, const struct tka_dev
 static int one_device(struct tka_ctx *c, struct cstate *s, const struct tka_device *d)
 {
 	int rc = TK_OK;
-	if (d->nops > s->catcap) {
-		uint8_t *p = realloc(s->cats, d->nops);
-		if (!p)
-			return tka_fail(c, TK_ENOMEM, "out of memory");
-		s->cats = p;
-		s->catcap = d->nops;
-	}
+	if (TKU_GROW(s->cats, s->catcap, d->nops, 256) != TK_OK)
+		return tka_fail(c, TK_ENOMEM, "out of memory");
 	for (size_t i = 0; i < d->nops; i++)
 		s->cats[i] = (uint8_t)category_of(s, &d->ops[i]);
 	struct sums m;

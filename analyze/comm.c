@@ -89,7 +89,7 @@ struct member {
 /* Distinct text values (process group names, dtypes): few, so a plain list. */
 struct strs {
 	char **v;
-	size_t n;
+	size_t n, cap;
 };
 
 static const char *strs_intern(struct strs *s, const char *v)
@@ -97,13 +97,9 @@ static const char *strs_intern(struct strs *s, const char *v)
 	for (size_t i = 0; i < s->n; i++)
 		if (!strcmp(s->v[i], v))
 			return s->v[i];
-	char **nv = realloc(s->v, (s->n + 1) * sizeof(*nv));
-	if (!nv)
+	if (TKU_GROW(s->v, s->cap, s->n + 1, 16) != TK_OK || !(s->v[s->n] = strdup(v)))
 		return NULL;
-	s->v = nv;
-	if (!(nv[s->n] = strdup(v)))
-		return NULL;
-	return nv[s->n++];
+	return s->v[s->n++];
 }
 
 static void strs_free(struct strs *s)
@@ -523,14 +519,9 @@ int tka_comm(struct tka_ctx *c)
 		for (size_t k = 0; k < d->nops; k++) {
 			if (d->ops[k].cls != TKA_COMM)
 				continue;
-			if (nm == cap) {
-				cap = cap ? cap * 2 : 256;
-				struct member *nmv = realloc(x.m, cap * sizeof(*nmv));
-				if (!nmv) {
-					rc = tka_fail(c, TK_ENOMEM, "out of memory");
-					goto out;
-				}
-				x.m = nmv;
+			if (TKU_GROW(x.m, cap, nm + 1, 256) != TK_OK) {
+				rc = tka_fail(c, TK_ENOMEM, "out of memory");
+				goto out;
 			}
 			struct member *p = &x.m[nm++];
 			memset(p, 0, sizeof(*p));

@@ -39,14 +39,8 @@ struct hheap {
 
 static int hheap_push(struct hheap *h, const struct hop *x)
 {
-	if (h->n == h->cap) {
-		size_t ncap = h->cap ? h->cap * 2 : 256;
-		struct hop *nv = realloc(h->v, ncap * sizeof(*nv));
-		if (!nv)
-			return TK_ENOMEM;
-		h->v = nv;
-		h->cap = ncap;
-	}
+	if (TKU_GROW(h->v, h->cap, h->n + 1, 256) != TK_OK)
+		return TK_ENOMEM;
 	size_t i = h->n++;
 	while (i > 0 && hop_inner(x, &h->v[(i - 1) / 2])) {
 		h->v[i] = h->v[(i - 1) / 2];

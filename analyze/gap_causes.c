@@ -38,14 +38,9 @@ static int load_ids(struct tka_ctx *c, const char *sql, struct id_set *s)
 	size_t cap = 0;
 	int rc = tka_prepare(c, sql, &st), step = SQLITE_DONE;
 	while (rc == TK_OK && (step = sqlite3_step(st)) == SQLITE_ROW) {
-		if (s->n == cap) {
-			cap = cap ? 2 * cap : 16;
-			int64_t *v = realloc(s->v, cap * sizeof(*v));
-			if (!v) {
-				rc = tka_fail(c, TK_ENOMEM, "out of memory");
-				break;
-			}
-			s->v = v;
+		if (TKU_GROW(s->v, cap, s->n + 1, 16) != TK_OK) {
+			rc = tka_fail(c, TK_ENOMEM, "out of memory");
+			break;
 		}
 		s->v[s->n++] = sqlite3_column_int64(st, 0);
 	}
@@ -95,14 +90,8 @@ int tka_gap_causes_event(struct tka_ctx *c, const struct tka_ev *e)
 	if (e->track < 1 || e->track > c->pass->ntracks || !c->pass->tracks[e->track].exists ||
 	    c->pass->tracks[e->track].device_id != TK_NONE)
 		return TK_OK; /* Kineto's cuda_sync rows sit on device tracks: their API call counts */
-	if (s->n == s->cap) {
-		size_t cap = s->cap ? 2 * s->cap : 256;
-		struct tka_sync *v = realloc(s->v, cap * sizeof(*v));
-		if (!v)
-			return tka_fail(c, TK_ENOMEM, "out of memory");
-		s->v = v;
-		s->cap = cap;
-	}
+	if (TKU_GROW(s->v, s->cap, s->n + 1, 256) != TK_OK)
+		return tka_fail(c, TK_ENOMEM, "out of memory");
 	struct tka_sync *y = &s->v[s->n++];
 	y->track = e->track;
 	y->ts = e->ts;

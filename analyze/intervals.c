@@ -32,14 +32,8 @@ int tka_spans_add(struct tka_spans *s, int64_t start, int64_t end)
 			s->v[s->n - 1].end = end;
 		return TK_OK;
 	}
-	if (s->n == s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 64;
-		struct tka_span *v = realloc(s->v, cap * sizeof(*v));
-		if (!v)
-			return TK_ENOMEM;
-		s->v = v;
-		s->cap = cap;
-	}
+	if (TKU_GROW(s->v, s->cap, s->n + 1, 64) != TK_OK)
+		return TK_ENOMEM;
 	s->v[s->n].start = start;
 	s->v[s->n].end = end;
 	s->n++;

@@ -132,7 +132,7 @@ struct tka_device {
 /* All devices that have device operations (devices without any are left out), by device id. */
 struct tka_timeline {
 	struct tka_device *dev;
-	size_t ndev;
+	size_t ndev, dev_cap;
 	int launch_source; /* 0 none, 1 flows of kind launch, 2 correlation ids */
 	/* host-side synchronizations, for the gap causes */
 	struct tka_syncs syncs;

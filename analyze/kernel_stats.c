@@ -93,14 +93,8 @@ static struct kgroup *kgroups_get(struct kgroups *G, const int64_t *k)
 
 static int add_kernel(struct kgroup *g, int64_t dur, double occ)
 {
-	if (g->ndurs == g->cap) {
-		size_t ncap = g->cap ? g->cap * 2 : 8;
-		int64_t *nd = realloc(g->durs, ncap * sizeof(*nd));
-		if (!nd)
-			return TK_ENOMEM;
-		g->durs = nd;
-		g->cap = ncap;
-	}
+	if (TKU_GROW(g->durs, g->cap, g->ndurs + 1, 8) != TK_OK)
+		return TK_ENOMEM;
 	g->durs[g->ndurs++] = dur;
 	if (!g->n || dur < g->min)
 		g->min = dur;
@@ -236,14 +230,9 @@ static int load_devices(struct tka_ctx *c, struct devlim **out, size_t *n)
 	*out = NULL;
 	*n = 0;
 	while (rc == TK_OK && sqlite3_step(q) == SQLITE_ROW) {
-		if (*n == cap) {
-			cap = cap ? cap * 2 : 8;
-			struct devlim *nd = realloc(*out, cap * sizeof(*nd));
-			if (!nd) {
-				rc = tka_fail(c, TK_ENOMEM, "out of memory in kernel stats");
-				break;
-			}
-			*out = nd;
+		if (TKU_GROW(*out, cap, *n + 1, 8) != TK_OK) {
+			rc = tka_fail(c, TK_ENOMEM, "out of memory in kernel stats");
+			break;
 		}
 		struct devlim *d = &(*out)[(*n)++];
 		d->id = sqlite3_column_int64(q, 0);

@@ -428,14 +428,8 @@ void tka_kpi_free(struct tka_kpi_state *s)
 /* Append @id to the ascending list *v of *n (capacity *cap). */
 static int push_id(int64_t **v, size_t *n, size_t *cap, int64_t id)
 {
-	if (*n == *cap) {
-		size_t ncap = *cap ? 2 * *cap : 16;
-		int64_t *nv = realloc(*v, ncap * sizeof(*nv));
-		if (!nv)
-			return TK_ENOMEM;
-		*v = nv;
-		*cap = ncap;
-	}
+	if (TKU_GROW(*v, *cap, *n + 1, 16) != TK_OK)
+		return TK_ENOMEM;
 	(*v)[(*n)++] = id;
 	return TK_OK;
 }
@@ -488,14 +482,8 @@ static int has_id(const int64_t *v, size_t n, int64_t id)
 /* A kernel or XLA op on a device track that states its bytes accessed: keep it. */
 static int bytes_event(struct tka_ctx *c, struct tka_kpi_state *s, const struct tka_ev *e)
 {
-	if (s->nb == s->capb) {
-		size_t cap = s->capb ? s->capb * 2 : 256;
-		struct bytes_row *v = realloc(s->b, cap * sizeof(*v));
-		if (!v)
-			return tka_fail(c, TK_ENOMEM, "out of memory");
-		s->b = v;
-		s->capb = cap;
-	}
+	if (TKU_GROW(s->b, s->capb, s->nb + 1, 256) != TK_OK)
+		return tka_fail(c, TK_ENOMEM, "out of memory");
 	struct bytes_row *r = &s->b[s->nb++];
 	r->device_id = c->pass->tracks[e->track].device_id;
 	r->ts = e->ts;
@@ -524,14 +512,8 @@ int tka_kpi_event(struct tka_ctx *c, const struct tka_ev *e)
 	    !(has_id(s->compile, s->ncompile, e->name_id) ||
 	      (e->cat_id && has_id(s->compile_cat, s->ncat, e->cat_id))))
 		return TK_OK;
-	if (s->n == s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 64;
-		struct cspan *v = realloc(s->v, cap * sizeof(*v));
-		if (!v)
-			return tka_fail(c, TK_ENOMEM, "out of memory");
-		s->v = v;
-		s->cap = cap;
-	}
+	if (TKU_GROW(s->v, s->cap, s->n + 1, 64) != TK_OK)
+		return tka_fail(c, TK_ENOMEM, "out of memory");
 	s->v[s->n].pid = t->process_id;
 	s->v[s->n].ts = e->ts;
 	s->v[s->n].end = e->ts + e->dur;

@@ -235,14 +235,8 @@ static struct series *series_for(struct mem *M, const int64_t *key, int64_t dev_
 	for (size_t i = M->n; i-- > 0;)
 		if (!memcmp(&M->s[i].device_id, key, 3 * sizeof(int64_t)))
 			return &M->s[i];
-	if (M->n == M->cap) {
-		size_t ncap = M->cap ? M->cap * 2 : 8;
-		struct series *ns = realloc(M->s, ncap * sizeof(*ns));
-		if (!ns)
-			return NULL;
-		M->s = ns;
-		M->cap = ncap;
-	}
+	if (TKU_GROW(M->s, M->cap, M->n + 1, 8) != TK_OK)
+		return NULL;
 	struct series *s = &M->s[M->n];
 	memset(s, 0, sizeof(*s));
 	s->rep.b = calloc(TL_BUCKETS, sizeof(struct bucket));

@@ -62,7 +62,7 @@ struct tka_og_state {
 	struct tka_og_inst *inst; /* per host interval, by event id, once the analysis ran */
 	size_t ninst;
 	int64_t (*pdev)[2]; /* (process, device) pairs some launch links, sorted */
-	size_t npdev;
+	size_t npdev, pdev_cap;
 };
 
 void tka_op_gpu_time_free(struct tka_og_state *s)
@@ -95,14 +95,8 @@ int tka_op_gpu_time_event(struct tka_ctx *c, const struct tka_ev *e)
 	if (e->track < 0 || e->track > UINT32_MAX || e->name_id < 0 || e->name_id > UINT32_MAX)
 		return tka_fail(c, TK_EFORMAT, "event %lld: a track or name id beyond 2^32",
 				(long long)e->id);
-	if (s->nh[lv] == s->caph[lv]) {
-		size_t cap = s->caph[lv] ? 2 * s->caph[lv] : 4096;
-		struct hop *v = realloc(s->h[lv], cap * sizeof(*v));
-		if (!v)
-			return tka_fail(c, TK_ENOMEM, "out of memory");
-		s->h[lv] = v;
-		s->caph[lv] = cap;
-	}
+	if (TKU_GROW(s->h[lv], s->caph[lv], s->nh[lv] + 1, 4096) != TK_OK)
+		return tka_fail(c, TK_ENOMEM, "out of memory");
 	/* end in range: the pass checked the interval (checked.h) */
 	s->h[lv][s->nh[lv]++] = (struct hop){e->ts, e->ts + e->dur, e->id, (uint32_t)e->track,
 					     (uint32_t)e->name_id};
@@ -168,14 +162,8 @@ static struct acc *acc_of(struct accs *a, int64_t process, int level, int64_t na
 	if (!id)
 		return NULL;
 	if (added) {
-		if (a->n == a->cap) {
-			size_t cap = a->cap ? 2 * a->cap : 256;
-			struct acc *v = realloc(a->v, cap * sizeof(*v));
-			if (!v)
-				return NULL;
-			a->v = v;
-			a->cap = cap;
-		}
+		if (TKU_GROW(a->v, a->cap, a->n + 1, 256) != TK_OK)
+			return NULL;
 		struct acc *x = &a->v[a->n++];
 		memset(x, 0, sizeof(*x));
 		x->process_id = process;
@@ -240,14 +228,8 @@ static int step_add(struct steps *st, const struct lnch *x, int64_t process, int
 	if (!id)
 		return TK_ENOMEM;
 	if (added) {
-		if (st->n == st->cap) {
-			size_t cap = st->cap ? 2 * st->cap : 256;
-			struct stepacc *v = realloc(st->v, cap * sizeof(*v));
-			if (!v)
-				return TK_ENOMEM;
-			st->v = v;
-			st->cap = cap;
-		}
+		if (TKU_GROW(st->v, st->cap, st->n + 1, 256) != TK_OK)
+			return TK_ENOMEM;
 		st->v[st->n++] = (struct stepacc){x->step, process, name_id, 0, 0};
 	}
 	st->v[id - 1].ops++;
@@ -493,12 +475,8 @@ static int pdev_add(struct tka_ctx *c, struct tka_og_state *s, int64_t process, 
 	static const size_t step = 64;
 	if (s->npdev && s->pdev[s->npdev - 1][0] == process && s->pdev[s->npdev - 1][1] == device)
 		return TK_OK;
-	if (s->npdev % step == 0) {
-		int64_t(*v)[2] = realloc(s->pdev, (s->npdev + step) * sizeof(*v));
-		if (!v)
-			return tka_fail(c, TK_ENOMEM, "out of memory");
-		s->pdev = v;
-	}
+	if (TKU_GROW(s->pdev, s->pdev_cap, s->npdev + 1, step) != TK_OK)
+		return tka_fail(c, TK_ENOMEM, "out of memory");
 	s->pdev[s->npdev][0] = process;
 	s->pdev[s->npdev++][1] = device;
 	if (s->npdev % step == 0) { /* keep it a set: sort, drop repeats */

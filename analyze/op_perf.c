@@ -187,13 +187,8 @@ static int make_key(struct state *s, const void *head, size_t hlen, const char *
 	size_t need = hlen;
 	for (int i = 0; i < np; i++)
 		need += 2 + (parts[i] ? strlen(parts[i]) : 0);
-	if (need > s->keycap) {
-		char *k = realloc(s->key, need);
-		if (!k)
-			return -1;
-		s->key = k;
-		s->keycap = need;
-	}
+	if (TKU_GROW(s->key, s->keycap, need, 64) != TK_OK)
+		return -1;
 	memcpy(s->key, head, hlen);
 	size_t at = hlen;
 	for (int i = 0; i < np; i++) {
@@ -348,14 +343,9 @@ static int read_host_ops(struct tka_ctx *c, struct state *s)
 			rc = tka_fail(c, TK_ENOMEM, "out of memory");
 			break;
 		}
-		if (top == cap) {
-			size_t nc = cap ? 2 * cap : 64;
-			struct open *v = realloc(stack, nc * sizeof(*v));
-			if (!v) {
-				rc = tka_fail(c, TK_ENOMEM, "out of memory");
-				break;
-			}
-			stack = v, cap = nc;
+		if (TKU_GROW(stack, cap, top + 1, 64) != TK_OK) {
+			rc = tka_fail(c, TK_ENOMEM, "out of memory");
+			break;
 		}
 		stack[top++] = (struct open){ts + dur, inside || counted};
 	}

@@ -145,14 +145,8 @@ static int sweep_advance(struct groups *G, int64_t track, struct track_sweep *s,
 /* Open @e at its start (the sweep has been advanced to it). */
 static int sweep_push(struct track_sweep *s, const struct open_ev *e)
 {
-	if (s->n == s->cap) {
-		size_t ncap = s->cap ? s->cap * 2 : 16;
-		struct open_ev *ns = realloc(s->st, ncap * sizeof(*ns));
-		if (!ns)
-			return TK_ENOMEM;
-		s->st = ns;
-		s->cap = ncap;
-	}
+	if (TKU_GROW(s->st, s->cap, s->n + 1, 16) != TK_OK)
+		return TK_ENOMEM;
 	/* Among events that start together the longer one is the outer one. */
 	size_t i = s->n;
 	while (i > 0 && s->st[i - 1].ts == e->ts && s->st[i - 1].end < e->end)
@@ -207,13 +201,8 @@ static int buffer_add(struct groups *G, int64_t track, struct track_sweep *s,
 		if (s->head > 0) {
 			memmove(s->buf, s->buf + s->head, s->nbuf * sizeof(*e));
 			s->head = 0;
-		} else {
-			size_t ncap = s->bcap ? s->bcap * 2 : 64;
-			struct open_ev *nb = realloc(s->buf, ncap * sizeof(*nb));
-			if (!nb)
-				return TK_ENOMEM;
-			s->buf = nb;
-			s->bcap = ncap;
+		} else if (TKU_GROW(s->buf, s->bcap, s->nbuf + 1, 64) != TK_OK) {
+			return TK_ENOMEM;
 		}
 	}
 	/* Insert after every buffered event that starts at or before it (keeps load order). */

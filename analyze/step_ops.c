@@ -62,15 +62,9 @@ static int load_hlo(struct tka_ctx *c, struct hlo_map *m)
 				      sqlite3_errmsg(c->db));
 			break;
 		}
-		if (m->n == cap) {
-			size_t ncap = cap ? 2 * cap : 1024;
-			void *p = realloc(m->v, ncap * sizeof(*m->v));
-			if (!p) {
-				rc = tka_fail(c, TK_ENOMEM, "out of memory");
-				break;
-			}
-			m->v = p;
-			cap = ncap;
+		if (TKU_GROW(m->v, cap, m->n + 1, 1024) != TK_OK) {
+			rc = tka_fail(c, TK_ENOMEM, "out of memory");
+			break;
 		}
 		m->v[m->n][0] = sqlite3_column_int64(st, 0);
 		m->v[m->n][1] = sqlite3_column_int64(st, 1);
@@ -154,13 +148,8 @@ static int one_device(struct tka_ctx *c, sqlite3_stmt *ins, const struct tka_dev
 		while (to < d->nops && d->ops[to].ts < s->end)
 			to++;
 		size_t n = to - from;
-		if (n > *cap) {
-			struct named *p = realloc(*buf, n * sizeof(*p));
-			if (!p)
-				return tka_fail(c, TK_ENOMEM, "out of memory");
-			*buf = p;
-			*cap = n;
-		}
+		if (TKU_GROW(*buf, *cap, n, 64) != TK_OK)
+			return tka_fail(c, TK_ENOMEM, "out of memory");
 		struct named *v = *buf;
 		for (size_t i = 0; i < n; i++) {
 			const struct tka_op *op = &d->ops[from + i];

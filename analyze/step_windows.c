@@ -59,14 +59,8 @@ int tka_step_marks_event(struct tka_ctx *c, const struct tka_ev *e)
 	if (!c->marks && !(c->marks = calloc(1, sizeof(*c->marks))))
 		return tka_fail(c, TK_ENOMEM, "out of memory");
 	struct tka_step_marks *m = c->marks;
-	if (m->n == m->cap) {
-		size_t cap = m->cap ? m->cap * 2 : 64;
-		struct mark *v = realloc(m->v, cap * sizeof(*v));
-		if (!v)
-			return tka_fail(c, TK_ENOMEM, "out of memory");
-		m->v = v;
-		m->cap = cap;
-	}
+	if (TKU_GROW(m->v, m->cap, m->n + 1, 64) != TK_OK)
+		return tka_fail(c, TK_ENOMEM, "out of memory");
 	int64_t dur = e->dur > 0 ? e->dur : 0;
 	m->v[m->n++] = (struct mark){e->ts, e->ts + dur, p->tracks[e->track].device_id, e->name_id,
 				     TK_NONE};
@@ -267,15 +261,9 @@ int tka_steps_load(struct tka_ctx *c, struct tka_timeline *tl)
 	if (rc != TK_OK)
 		goto out;
 	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-		if (n == cap) {
-			size_t nc = cap ? cap * 2 : 64;
-			struct step_row *nv = realloc(v, nc * sizeof(*nv));
-			if (!nv) {
-				rc = tka_fail(c, TK_ENOMEM, "out of memory");
-				goto out;
-			}
-			v = nv;
-			cap = nc;
+		if (TKU_GROW(v, cap, n + 1, 64) != TK_OK) {
+			rc = tka_fail(c, TK_ENOMEM, "out of memory");
+			goto out;
 		}
 		int64_t dur = sqlite3_column_int64(st, 3);
 		struct tka_step *s = &v[n].s;

@@ -54,7 +54,7 @@ struct tka_tl_builder {
 static int name_is_comm(struct tka_ctx *c, struct tka_tl_builder *b, int64_t id, int *comm)
 {
 	if (id < 0 || (uint64_t)id >= b->name_cap) {
-		size_t cap = b->name_cap ? b->name_cap : 1024;
+		size_t old = b->name_cap;
 		if (b->name_slots == 0) { /* ids bounded by the rows (checked.h), learnt once */
 			sqlite3_stmt *st = NULL;
 			int rc = tka_prepare(c, "SELECT count(*) FROM strings", &st);
@@ -69,14 +69,9 @@ static int name_is_comm(struct tka_ctx *c, struct tka_tl_builder *b, int64_t id,
 		if (!tk_id_ok(id, b->name_slots))
 			return tka_fail(c, TK_EFORMAT, "table events, name id %lld: %s",
 					(long long)id, TK_ID_RANGE_MSG);
-		while (cap <= (size_t)id)
-			cap *= 2;
-		uint8_t *v = realloc(b->name_cls, cap);
-		if (!v)
+		if (TKU_GROW(b->name_cls, b->name_cap, (size_t)id + 1, 1024) != TK_OK)
 			return tka_fail(c, TK_ENOMEM, "out of memory");
-		memset(v + b->name_cap, 0, cap - b->name_cap);
-		b->name_cls = v;
-		b->name_cap = cap;
+		memset(b->name_cls + old, 0, b->name_cap - old);
 	}
 	if (!b->name_cls[id]) {
 		int rc;
@@ -156,13 +151,8 @@ static int add_device_tracks(struct tka_ctx *c, struct tka_tl_builder *b, sqlite
 	sqlite3_reset(trk);
 	sqlite3_bind_int64(trk, 1, d->device_id);
 	while ((step = sqlite3_step(trk)) == SQLITE_ROW) {
-		if (d->nstreams == cap) {
-			cap = cap ? cap * 2 : 8;
-			struct tka_stream *v = realloc(d->streams, cap * sizeof(*v));
-			if (!v)
-				return tka_fail(c, TK_ENOMEM, "out of memory");
-			d->streams = v;
-		}
+		if (TKU_GROW(d->streams, cap, d->nstreams + 1, 8) != TK_OK)
+			return tka_fail(c, TK_ENOMEM, "out of memory");
 		d->streams[d->nstreams].track_id = sqlite3_column_int64(trk, 0);
 		d->streams[d->nstreams].stream_id = tka_col_or_none(trk, 1);
 		d->nstreams++;
@@ -209,12 +199,10 @@ static int load_devices(struct tka_ctx *c, struct tka_tl_builder *b)
 		goto out;
 	while ((step = sqlite3_step(dev)) == SQLITE_ROW) {
 		struct tka_timeline *tl = b->tl;
-		struct tka_device *v = realloc(tl->dev, (tl->ndev + 1) * sizeof(*v));
-		if (!v) {
+		if (TKU_GROW(tl->dev, tl->dev_cap, tl->ndev + 1, 8) != TK_OK) {
 			rc = tka_fail(c, TK_ENOMEM, "out of memory");
 			goto out;
 		}
-		tl->dev = v;
 		struct tka_device *d = &tl->dev[tl->ndev++];
 		memset(d, 0, sizeof(*d));
 		d->device_id = sqlite3_column_int64(dev, 0);
@@ -253,14 +241,9 @@ static int load_flows(struct tka_ctx *c, struct tka_tl_builder *b)
 	rc = tka_prepare(c, "SELECT src_event_id, dst_event_id FROM flows WHERE kind = 'launch'",
 			 &st);
 	while (rc == TK_OK && (step = sqlite3_step(st)) == SQLITE_ROW) {
-		if (b->nflows == cap) {
-			cap = cap ? cap * 2 : 4096;
-			struct launch *v = realloc(b->flows, cap * sizeof(*v));
-			if (!v) {
-				rc = tka_fail(c, TK_ENOMEM, "out of memory");
-				break;
-			}
-			b->flows = v;
+		if (TKU_GROW(b->flows, cap, b->nflows + 1, 4096) != TK_OK) {
+			rc = tka_fail(c, TK_ENOMEM, "out of memory");
+			break;
 		}
 		struct launch *f = &b->flows[b->nflows];
 		f->ts = sqlite3_column_int64(st, 0);
@@ -320,14 +303,8 @@ int tka_timeline_begin(struct tka_ctx *c)
 
 static int add_api(struct tka_ctx *c, struct tka_tl_builder *b, const struct tka_ev *e)
 {
-	if (b->napi == b->capi) {
-		size_t cap = b->capi ? b->capi * 2 : 4096;
-		struct tl_api *v = realloc(b->api, cap * sizeof(*v));
-		if (!v)
-			return tka_fail(c, TK_ENOMEM, "out of memory");
-		b->api = v;
-		b->capi = cap;
-	}
+	if (TKU_GROW(b->api, b->capi, b->napi + 1, 4096) != TK_OK)
+		return tka_fail(c, TK_ENOMEM, "out of memory");
 	b->api[b->napi++] =
 	    (struct tl_api){e->corr, c->pass->tracks[e->track].process_id, e->ts, e->track, e->dur};
 	return TK_OK;
@@ -361,14 +338,8 @@ static int add_op(struct tka_ctx *c, struct tka_tl_builder *b, struct tl_track *
 		op.cls = comm ? TKA_COMM : TKA_COMPUTE;
 	}
 	if (e->kind == TK_EV_XLA_OP) {
-		if (t->nxla == t->capxla) {
-			size_t cap = t->capxla ? t->capxla * 2 : 256;
-			struct tka_op *v = realloc(t->xla, cap * sizeof(*v));
-			if (!v)
-				return tka_fail(c, TK_ENOMEM, "out of memory");
-			t->xla = v;
-			t->capxla = cap;
-		}
+		if (TKU_GROW(t->xla, t->capxla, t->nxla + 1, 256) != TK_OK)
+			return tka_fail(c, TK_ENOMEM, "out of memory");
 		t->xla[t->nxla++] = op;
 		return TK_OK;
 	}
@@ -693,13 +664,13 @@ static int build_unions(struct tka_device *d)
 		}
 		if (tka_spans_add(&d->busy, op->ts, op->end) != TK_OK)
 			return TK_ENOMEM;
-		if (d->busy.n > cap) {
+		if (d->busy.n > cap) { /* busy_first and busy_last follow the capacity of busy */
 			cap = d->busy.cap;
-			size_t *f = realloc(d->busy_first, cap * sizeof(*f));
+			size_t *f = tku_reallocn(d->busy_first, cap, sizeof(*f));
 			if (!f)
 				return TK_ENOMEM;
 			d->busy_first = f;
-			size_t *l = realloc(d->busy_last, cap * sizeof(*l));
+			size_t *l = tku_reallocn(d->busy_last, cap, sizeof(*l));
 			if (!l)
 				return TK_ENOMEM;
 			d->busy_last = l;
