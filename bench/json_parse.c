@@ -3,8 +3,8 @@
  * every event object with the importer's own reader (util/json_lex.c, the fast path
  * chrome_json_fast.c and, where it gives up, chrome_json_event.c), as the mapping pass does,
  * writing nothing, and prints the number of events. Built by bench/json_bench.sh with cc -O2:
- *   cc -O2 -I. -Iinclude -Iimport bench/json_parse.c util/json_lex.c util/vec.c \
- *     import/chrome_json_event.c import/chrome_json_fast.c -lz
+ *   cc -O2 -I. -Iimport bench/json_parse.c util/json_lex.c import/chrome_json_event.c \
+ *     import/chrome_json_fast.c -lz
  */
 #include <stdio.h>
 #include <string.h>
