@@ -100,14 +100,16 @@ static const struct {
     {"findings", tka_findings},
 };
 
-int tk_analyze(const char *path, const struct tk_analyze_options *o, char *err, size_t errlen)
+int tk_analyze(const char *path, const struct tk_analyze_options *o, tk_error *err)
 {
 	struct tk_analyze_options defaults;
-	struct tka_ctx c = {.opt = o, .err = err, .errlen = errlen};
+	char msg[1024] = ""; /* the analyses' message: the root cause */
+	enum { IN_OPEN = 1, IN_BEGIN, IN_PEAKS, IN_EVENTS, IN_ANALYSIS } where = 0; /* the context */
+	const char *step = "";
+	struct tka_ctx c = {.opt = o, .err = msg, .errlen = sizeof(msg)};
 	tk_store *s = NULL;
 	int rc, in_txn = 0;
-	if (err && errlen)
-		err[0] = '\0';
+	tk_error_clear(err);
 	if (!o) {
 		tk_analyze_options_init(&defaults);
 		c.opt = &defaults;
@@ -115,7 +117,9 @@ int tk_analyze(const char *path, const struct tk_analyze_options *o, char *err, 
 	/* The read-only open checks that this is a tracekit store of a supported version. */
 	rc = tk_store_open(path, &s);
 	if (rc != TK_OK) {
-		tka_fail(&c, rc, "%s", tk_store_errmsg(s));
+		tk_error_copy(err, tk_store_error(s)); /* the store's causes, as they are */
+		if (!tk_error_cause_count(err))
+			tka_fail(&c, rc, "%s", tk_store_errmsg(s));
 		goto out;
 	}
 	tk_store_close(s);
@@ -123,8 +127,8 @@ int tk_analyze(const char *path, const struct tk_analyze_options *o, char *err, 
 	/* One thread uses the connection: no SQLite mutex around every call. */
 	if (sqlite3_open_v2(path, &c.db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) !=
 	    SQLITE_OK) {
-		rc = tka_fail(&c, TK_EIO, "cannot open store '%s' for writing: %s", path,
-			      c.db ? sqlite3_errmsg(c.db) : "out of memory");
+		rc = tka_fail(&c, TK_EIO, "%s", c.db ? sqlite3_errmsg(c.db) : "out of memory");
+		where = IN_OPEN;
 		goto out;
 	}
 	sqlite3_busy_timeout(c.db, 5000);
@@ -132,40 +136,28 @@ int tk_analyze(const char *path, const struct tk_analyze_options *o, char *err, 
 	rc =
 	    tka_exec(&c, "cannot start the analysis", "PRAGMA cache_size = -8192; BEGIN IMMEDIATE");
 	if (rc != TK_OK) {
-		rc = tka_fail(&c, TK_EIO, "cannot write to store '%s': %s", path,
-			      sqlite3_errmsg(c.db));
+		rc = tka_fail(&c, TK_EIO, "%s", sqlite3_errmsg(c.db));
+		where = IN_BEGIN;
 		goto out;
 	}
 	in_txn = 1;
 	/* The device peaks first: a bad device file fails before the events are read, and every
 	 * analysis can read the peaks. */
 	if ((rc = tka_peaks(&c)) != TK_OK) {
-		if (err && errlen) {
-			char msg[1024];
-			snprintf(msg, sizeof(msg), "%s", err);
-			snprintf(err, errlen, "device peaks of '%s': %s", path, msg);
-		}
+		where = IN_PEAKS;
 		goto out;
 	}
 	/* Every event once, for the timeline, the op profile, kernel stats and the KPIs. */
 	rc = tka_pass_run(&c);
 	if (rc != TK_OK) {
-		if (err && errlen) {
-			char msg[1024];
-			snprintf(msg, sizeof(msg), "%s", err);
-			snprintf(err, errlen, "reading the events of '%s' failed: %s", path, msg);
-		}
+		where = IN_EVENTS;
 		goto out;
 	}
 	for (size_t i = 0; i < sizeof(analyses) / sizeof(analyses[0]); i++) {
 		rc = analyses[i].run(&c);
 		if (rc != TK_OK) {
-			if (err && errlen) {
-				char msg[1024];
-				snprintf(msg, sizeof(msg), "%s", err);
-				snprintf(err, errlen, "%s analysis of '%s' failed: %s",
-					 analyses[i].name, path, msg);
-			}
+			step = analyses[i].name;
+			where = IN_ANALYSIS;
 			goto out;
 		}
 	}
@@ -179,6 +171,22 @@ int tk_analyze(const char *path, const struct tk_analyze_options *o, char *err, 
 	if (rc == TK_OK)
 		in_txn = 0;
 out:
+	if (rc != TK_OK && !tk_error_cause_count(err)) {
+		tk_error_push_from(err, where == IN_OPEN || where == IN_BEGIN ? "sqlite" : "analyze", rc, "%s", msg);
+		if (where == IN_OPEN)
+			tk_error_push_from(err, "analyze", rc, "cannot open store '%s' for writing",
+					   path);
+		else if (where == IN_BEGIN)
+			tk_error_push_from(err, "analyze", rc, "cannot write to store '%s'", path);
+		else if (where == IN_PEAKS)
+			tk_error_push_from(err, "analyze", rc, "device peaks of '%s'", path);
+		else if (where == IN_EVENTS)
+			tk_error_push_from(err, "analyze", rc, "reading the events of '%s' failed",
+					   path);
+		else if (where == IN_ANALYSIS)
+			tk_error_push_from(err, "analyze", rc, "%s analysis of '%s' failed", step,
+					   path);
+	}
 	if (in_txn)
 		sqlite3_exec(c.db, "ROLLBACK", NULL, NULL, NULL);
 	tka_pass_free(&c);

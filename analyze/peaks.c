@@ -85,31 +85,30 @@ int tk_peak_value_parse(const char *text, double *out)
 	return TK_OK;
 }
 
-int tk_analyze_peak_flops_option(struct tk_analyze_options *o, const char *arg, char *err,
-				 size_t errlen)
+int tk_analyze_peak_flops_option(struct tk_analyze_options *o, const char *arg, tk_error *err)
 {
 	const char *eq = arg ? strchr(arg, '=') : NULL;
 	int t = TK_DTYPE_BF16;
 	double v;
+	tk_error_clear(err);
 	if (!o || !arg)
-		return TK_EINVAL;
+		return tk_error_push_from(err, "analyze", TK_EINVAL, "--peak-flops: no value");
 	if (eq) {
 		char name[16];
 		size_t n = (size_t)(eq - arg);
 		if (n >= sizeof(name) || (memcpy(name, arg, n), name[n] = '\0', t = dtype_of(name)) < 0) {
-			snprintf(err, errlen,
-				 "--peak-flops: '%.*s' is no dtype (fp64, fp32, tf32, bf16, fp16, fp8, "
-				 "int8)",
-				 (int)(n > 40 ? 40 : n), arg);
-			return TK_EINVAL;
+			return tk_error_push_from(err, "analyze", TK_EINVAL,
+						  "--peak-flops: '%.*s' is no dtype (fp64, fp32, tf32, "
+						  "bf16, fp16, fp8, int8)",
+						  (int)(n > 40 ? 40 : n), arg);
 		}
 	}
 	if (tk_peak_value_parse(eq ? eq + 1 : arg, &v) != TK_OK) {
-		snprintf(err, errlen,
-			 "--peak-flops expects [DTYPE=]VALUE: FLOP/s with an optional k, M, G, T, P "
-			 "or E (989T, 1.979P), above 0 and at most 1E; got '%.80s'",
-			 arg);
-		return TK_EINVAL;
+		return tk_error_push_from(
+		    err, "analyze", TK_EINVAL,
+		    "--peak-flops expects [DTYPE=]VALUE: FLOP/s with an optional k, M, G, T, P "
+		    "or E (989T, 1.979P), above 0 and at most 1E; got '%.80s'",
+		    arg);
 	}
 	o->peak_flops[t] = v;
 	return TK_OK;

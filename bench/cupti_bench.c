@@ -138,10 +138,14 @@ int main(int argc, char **argv)
 		rc = tk_cupti_decoder_finish(d);
 	tk_cupti_decoder_free(d);
 	tk_host_writer_free(hw);
-	if (rc == TK_OK)
-		rc = tk_writer_finish(w, err, sizeof(err));
-	else
+	if (rc == TK_OK) {
+		tk_error *e = tk_error_new();
+		rc = tk_writer_finish(w, e);
+		snprintf(err, sizeof(err), "%s", tk_error_message(e));
+		tk_error_free(e);
+	} else {
 		tk_writer_abort(w);
+	}
 	decode_s += now_s() - t0;
 	free(buf);
 	if (rc != TK_OK) {

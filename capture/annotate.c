@@ -351,7 +351,7 @@ void tk_counter(const char *name, double value)
 	record(&r);
 }
 
-void tk_alloc(const void *ptr, size_t bytes, const char *allocator)
+void tk_record_alloc(const void *ptr, size_t bytes, const char *allocator)
 {
 	struct tk_host_rec r = {.type = TK_HR_ALLOC,
 				.name = allocator,
@@ -360,7 +360,7 @@ void tk_alloc(const void *ptr, size_t bytes, const char *allocator)
 	record(&r);
 }
 
-void tk_free(const void *ptr, size_t bytes, const char *allocator)
+void tk_record_free(const void *ptr, size_t bytes, const char *allocator)
 {
 	struct tk_host_rec r = {.type = TK_HR_FREE,
 				.name = allocator,
@@ -436,6 +436,22 @@ const char *tk_trace_errmsg(void)
 	return S.err;
 }
 
+/* The session's message (static storage, read by tk_trace_errmsg()): that of @err, "" when none. */
+static void keep_message(const tk_error *err)
+{
+	snprintf(S.err, sizeof(S.err), "%s", tk_error_message(err));
+}
+
+/* The windows from the TRACEKIT_* variables, the problem kept as the session's message. */
+static int options_from_env(struct tk_trace_options *o)
+{
+	tk_error *err = tk_error_new();
+	int rc = tk_trace_options_from_env(o, err);
+	keep_message(err);
+	tk_error_free(err);
+	return rc;
+}
+
 static void end_at_exit(void)
 {
 	tk_trace_end();
@@ -507,7 +523,7 @@ int tk_trace_begin(const char *path, const struct tk_trace_options *options)
 	S.err[0] = 0;
 	if (options)
 		o = *options;
-	else if ((rc = tk_trace_options_from_env(&o, S.err, sizeof(S.err))) != TK_OK)
+	else if ((rc = options_from_env(&o)) != TK_OK)
 		goto out;
 	S.path = strdup(path);
 	if (!S.path) {
@@ -603,7 +619,10 @@ int tk_trace_end(void)
 		if (dropped)
 			tk_writer_set_meta_int(S.w, "capture.host_dropped_records", dropped);
 		tk_host_writer_free(S.hw);
-		rc = tk_writer_finish(S.w, S.err, sizeof(S.err));
+		tk_error *err = tk_error_new();
+		rc = tk_writer_finish(S.w, err);
+		keep_message(err);
+		tk_error_free(err);
 	}
 	pthread_mutex_lock(&S.mu);
 	S.hw = NULL;

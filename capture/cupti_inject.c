@@ -386,14 +386,15 @@ static void finish(int from_signal)
 	}
 	tk_cupti_decoder_free(G.dec);
 	tk_host_writer_free(G.hw);
-	char err[512];
-	int rc = tk_writer_finish(G.w, err, sizeof(err));
+	tk_error *err = tk_error_new();
+	int rc = tk_writer_finish(G.w, err);
 	G.w = NULL;
 	G.dec = NULL;
 	G.hw = NULL;
 	pthread_mutex_unlock(&G.mu);
 	if (rc != TK_OK)
-		say("cannot write the store '%s': %s", G.path, err);
+		say("cannot write the store '%s': %s", G.path, tk_error_message(err));
+	tk_error_free(err);
 	if (st.dropped)
 		say("CUPTI dropped %lld activity records (buffers full or declined); the store "
 		    "counts them in meta cupti.dropped_records",
@@ -509,11 +510,13 @@ TK_EXPORT int InitializeInjection(void)
 	if (__atomic_exchange_n(&G.initialized, 1, __ATOMIC_ACQ_REL))
 		return 1;
 	struct tk_trace_options o;
-	char err[640];
-	if (tk_trace_options_from_env(&o, err, sizeof(err)) != TK_OK) {
-		say("%s; device activity is not recorded", err);
+	tk_error *err = tk_error_new();
+	int rc = tk_trace_options_from_env(&o, err);
+	if (rc != TK_OK)
+		say("%s; device activity is not recorded", tk_error_message(err));
+	tk_error_free(err);
+	if (rc != TK_OK)
 		return 1;
-	}
 	const char *path = getenv("TRACEKIT_OUTPUT");
 	char fallback[64];
 	if (!path || !*path) {

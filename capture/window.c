@@ -17,7 +17,7 @@ void tk_trace_options_init(struct tk_trace_options *o)
 	o->start_step = o->steps = o->every = o->max_profiles = o->duration_ms = -1;
 }
 
-static int parse_env(const char *name, int64_t *out, char *errbuf, size_t errlen)
+static int parse_env(const char *name, int64_t *out, tk_error *err)
 {
 	const char *v = getenv(name);
 	if (!v || !*v)
@@ -26,26 +26,26 @@ static int parse_env(const char *name, int64_t *out, char *errbuf, size_t errlen
 	errno = 0;
 	long long x = strtoll(v, &end, 10);
 	if (errno || *end || x < 0) {
-		if (errbuf)
-			snprintf(errbuf, errlen, "%s='%s' is not a non-negative integer", name, v);
-		return TK_EINVAL;
+		return tk_error_push_from(err, "capture", TK_EINVAL,
+					  "%s='%s' is not a non-negative integer", name, v);
 	}
 	*out = x;
 	return TK_OK;
 }
 
-int tk_trace_options_from_env(struct tk_trace_options *o, char *errbuf, size_t errlen)
+int tk_trace_options_from_env(struct tk_trace_options *o, tk_error *err)
 {
+	tk_error_clear(err);
 	tk_trace_options_init(o);
-	int rc = parse_env("TRACEKIT_START_STEP", &o->start_step, errbuf, errlen);
+	int rc = parse_env("TRACEKIT_START_STEP", &o->start_step, err);
 	if (rc == TK_OK)
-		rc = parse_env("TRACEKIT_STEPS", &o->steps, errbuf, errlen);
+		rc = parse_env("TRACEKIT_STEPS", &o->steps, err);
 	if (rc == TK_OK)
-		rc = parse_env("TRACEKIT_EVERY", &o->every, errbuf, errlen);
+		rc = parse_env("TRACEKIT_EVERY", &o->every, err);
 	if (rc == TK_OK)
-		rc = parse_env("TRACEKIT_MAX_PROFILES", &o->max_profiles, errbuf, errlen);
+		rc = parse_env("TRACEKIT_MAX_PROFILES", &o->max_profiles, err);
 	if (rc == TK_OK)
-		rc = parse_env("TRACEKIT_DURATION_MS", &o->duration_ms, errbuf, errlen);
+		rc = parse_env("TRACEKIT_DURATION_MS", &o->duration_ms, err);
 	return rc;
 }
 

@@ -490,7 +490,7 @@ int tkc_builder_add_store(struct tkc_builder *b, const char *path, const char *l
 		tk_fmt(err, errlen, "%s", tk_store_errmsg(st));
 		goto out;
 	}
-	rc = add_run(b, tk_store_db(st), path, run);
+	rc = add_run(b, tk_store_sqlite(st), path, run);
 out:
 	tk_store_close(st);
 	return rc;

@@ -12,6 +12,18 @@
 
 #include "cli.h"
 
+/* Apply one --peak-flops @arg to @o; an exit code (the usage error printed). */
+static int peak_flops_option(const struct tk_cmd *cmd, struct tk_analyze_options *o,
+			     const char *arg)
+{
+	tk_error *err = tk_error_new();
+	int rc = tk_analyze_peak_flops_option(o, arg, err) == TK_OK
+		     ? TK_EXIT_OK
+		     : cli_usage_error(cmd, "%s", tk_error_message(err));
+	tk_error_free(err);
+	return rc;
+}
+
 static int run(int argc, char **argv);
 
 const struct tk_cmd tk_cmd_analyze = {
@@ -113,7 +125,7 @@ static const struct section sections[] = {
 static int print_section(sqlite3 *db, const struct section *sec, const char *path)
 {
 	sqlite3_stmt *st = NULL;
-	char err[512];
+	tk_error *err = NULL;
 	int rc = TK_EXIT_OK;
 	if (sqlite3_prepare_v2(db, sec->sql, -1, &st, NULL) != SQLITE_OK)
 		goto out; /* the table is absent (or another version of it): nothing to show */
@@ -123,11 +135,13 @@ static int print_section(sqlite3 *db, const struct section *sec, const char *pat
 	sqlite3_reset(st);
 	printf("\n%s\n", sec->title);
 	struct tk_rows_options opt = {TK_ROWS_TABLE, 60};
-	if ((rc = tk_rows_write(stdout, st, &opt, err, sizeof(err))) != TK_OK) {
-		cli_error("'%s': %s", path, err);
-		rc = tk_exit_code(rc);
+	err = tk_error_new();
+	if ((rc = tk_rows_write_sqlite(stdout, st, &opt, err)) != TK_OK) {
+		tk_error_push_from(err, "cli", rc, "'%s'", path);
+		rc = cli_fail_error(rc, err);
 	}
 out:
+	tk_error_free(err);
 	sqlite3_finalize(st);
 	return rc;
 }
@@ -137,12 +151,12 @@ static int summary(const char *path)
 	tk_store *s = NULL;
 	int rc = tk_store_open(path, &s);
 	if (rc != TK_OK) {
-		rc = cli_fail(rc, tk_store_errmsg(s));
+		rc = cli_fail_error(rc, tk_store_error(s));
 		goto out;
 	}
 	printf("analyzed: %s\n", path);
 	for (size_t i = 0; i < sizeof(sections) / sizeof(sections[0]); i++)
-		if ((rc = print_section(tk_store_db(s), &sections[i], path)) != TK_EXIT_OK)
+		if ((rc = print_section(tk_store_sqlite(s), &sections[i], path)) != TK_EXIT_OK)
 			goto out;
 	rc = TK_EXIT_OK;
 out:
@@ -166,7 +180,6 @@ static int run(int argc, char **argv)
 	struct tk_analyze_options o;
 	int c, rc, quiet = 0;
 	int64_t us;
-	char err[1024];
 	tk_analyze_options_init(&o);
 	optind = 0;
 	opterr = 0;
@@ -199,8 +212,8 @@ static int run(int argc, char **argv)
 			o.small_kernel_ns = us * 1000;
 			break;
 		case 'F':
-			if (tk_analyze_peak_flops_option(&o, optarg, err, sizeof(err)) != TK_OK)
-				return cli_usage_error(cmd, "%s", err);
+			if ((rc = peak_flops_option(cmd, &o, optarg)) != TK_EXIT_OK)
+				return rc;
 			break;
 		case 'B':
 			if (tk_peak_value_parse(optarg, &o.peak_bandwidth_bps) != TK_OK)
@@ -220,15 +233,17 @@ static int run(int argc, char **argv)
 	if (argc - optind != 1)
 		return cli_usage_error(cmd, "expected one store");
 	const char *path = argv[optind];
-	rc = tk_analyze(path, &o, err, sizeof(err));
+	tk_error *err = tk_error_new();
+	rc = tk_analyze(path, &o, err);
 	if (rc != TK_OK) {
-		if (!strstr(err, path)) {
-			char msg[1400];
-			snprintf(msg, sizeof(msg), "'%s': %s", path,
-				 err[0] ? err : tk_strerror(rc));
-			return cli_fail(rc, msg);
-		}
-		return cli_fail(rc, err);
+		if (!tk_error_cause_count(err))
+			tk_error_push_from(err, "cli", rc, "%s", tk_strerror(rc));
+		if (!strstr(tk_error_message(err), path)) /* say which store */
+			tk_error_push_from(err, "cli", rc, "'%s'", path);
+		rc = cli_fail_error(rc, err);
 	}
+	tk_error_free(err);
+	if (rc != TK_OK)
+		return rc;
 	return quiet ? TK_EXIT_OK : summary(path);
 }

@@ -29,12 +29,12 @@ const struct tk_cmd tk_cmd_baseline = {
     run,
 };
 
-static int write_baseline(FILE *out, void *arg, char *err, size_t errlen)
+static int write_baseline(FILE *out, void *arg, tk_error *err)
 {
 	tk_check *c = arg;
 	int rc = tk_check_write_baseline(c, out);
 	if (rc != TK_OK)
-		snprintf(err, errlen, "%s", tk_check_errmsg(c));
+		tk_error_copy(err, tk_check_error(c));
 	return rc;
 }
 
@@ -77,7 +77,7 @@ static int run(int argc, char **argv)
 			goto out;
 		int st = tk_check_add_run(chk, in[i].store, in[i].arg);
 		if (st != TK_OK) {
-			rc = cli_fail(st, tk_check_errmsg(chk));
+			rc = cli_fail_error(st, tk_check_error(chk));
 			goto out;
 		}
 	}

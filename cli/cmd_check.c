@@ -70,21 +70,21 @@ struct writing {
 	enum tk_check_format f;
 };
 
-static int write_result(FILE *out, void *arg, char *err, size_t errlen)
+static int write_result(FILE *out, void *arg, tk_error *err)
 {
 	struct writing *w = arg;
 	int rc = tk_check_write(w->c, out, w->f);
 	if (rc != TK_OK)
-		snprintf(err, errlen, "%s", tk_strerror(rc));
+		tk_error_push_from(err, "cli", rc, "%s", tk_strerror(rc));
 	return rc;
 }
 
-static int write_baseline(FILE *out, void *arg, char *err, size_t errlen)
+static int write_baseline(FILE *out, void *arg, tk_error *err)
 {
 	struct writing *w = arg;
 	int rc = tk_check_write_baseline(w->c, out);
 	if (rc != TK_OK)
-		snprintf(err, errlen, "%s", tk_check_errmsg(w->c));
+		tk_error_copy(err, tk_check_error(w->c));
 	return rc;
 }
 
@@ -234,25 +234,25 @@ static int load(tk_check *chk, const struct args *a, char **inputs, size_t n,
 	int rc, st;
 	for (size_t i = 0; i < a->ngates; i++)
 		if ((st = tk_check_gate(chk, a->gates[i], a->kinds[i])) != TK_OK)
-			return cli_fail(st, tk_check_errmsg(chk));
+			return cli_fail_error(st, tk_check_error(chk));
 	if (a->gates_file && (st = tk_check_gates_file(chk, a->gates_file)) != TK_OK)
-		return cli_fail(st, tk_check_errmsg(chk));
+		return cli_fail_error(st, tk_check_error(chk));
 	if (a->allow_hw)
 		tk_check_allow_different_hardware(chk, 1);
 	if (a->baseline && is_baseline_file(a->baseline)) {
 		if ((st = tk_check_baseline_file(chk, a->baseline)) != TK_OK)
-			return cli_fail(st, tk_check_errmsg(chk));
+			return cli_fail_error(st, tk_check_error(chk));
 	} else if (a->baseline) {
 		if ((rc = cli_run_input_open(a->baseline, base_in)) != TK_EXIT_OK)
 			return rc;
 		if ((st = tk_check_add_baseline_run(chk, base_in->store, a->baseline)) != TK_OK)
-			return cli_fail(st, tk_check_errmsg(chk));
+			return cli_fail_error(st, tk_check_error(chk));
 	}
 	for (size_t i = 0; i < n; i++) {
 		if ((rc = cli_run_input_open(inputs[i], &in[i])) != TK_EXIT_OK)
 			return rc;
 		if ((st = tk_check_add_run(chk, in[i].store, inputs[i])) != TK_OK)
-			return cli_fail(st, tk_check_errmsg(chk));
+			return cli_fail_error(st, tk_check_error(chk));
 	}
 	return TK_EXIT_OK;
 }
@@ -304,7 +304,7 @@ static int run(int argc, char **argv)
 		goto out;
 	int st = tk_check_run(chk);
 	if (st != TK_OK) {
-		rc = cli_fail(st, tk_check_errmsg(chk));
+		rc = cli_fail_error(st, tk_check_error(chk));
 		goto out;
 	}
 	if ((rc = outputs(chk, &a)) != TK_EXIT_OK)

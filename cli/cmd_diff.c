@@ -52,11 +52,10 @@ struct pair {
 	const char *a, *b;
 };
 
-static int write_diff(FILE *out, const struct tk_report_options *o, void *arg, char *err,
-		      size_t errlen)
+static int write_diff(FILE *out, const struct tk_report_options *o, void *arg, tk_error *err)
 {
 	const struct pair *p = arg;
-	return tk_report_diff(out, p->a, p->b, o, err, errlen);
+	return tk_report_diff(out, p->a, p->b, o, err);
 }
 
 static int run(int argc, char **argv)

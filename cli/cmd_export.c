@@ -93,7 +93,7 @@ static int run(int argc, char **argv)
 		return cli_fail(rc, "out of memory");
 	rc = tk_exporter_run(x, argv[optind], output, &o);
 	if (rc != TK_OK) {
-		int code = cli_fail(rc, tk_exporter_errmsg(x));
+		int code = cli_fail_error(rc, tk_exporter_error(x));
 		tk_exporter_destroy(x);
 		return code;
 	}

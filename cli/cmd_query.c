@@ -68,13 +68,13 @@ static int run(int argc, char **argv)
 
 	tk_store *s = NULL;
 	sqlite3_stmt *st = NULL;
-	char err[1024];
+	tk_error *err = tk_error_new();
 	rc = tk_store_open(path, &s);
 	if (rc != TK_OK) {
-		rc = cli_fail(rc, tk_store_errmsg(s));
+		rc = cli_fail_error(rc, tk_store_error(s));
 		goto out;
 	}
-	sqlite3 *db = tk_store_db(s);
+	sqlite3 *db = tk_store_sqlite(s);
 	const char *tail = sql;
 	int statements = 0;
 	while (tail && *tail) {
@@ -94,10 +94,10 @@ static int run(int argc, char **argv)
 			goto out;
 		}
 		if (sqlite3_column_count(st) > 0) {
-			rc = tk_rows_write(stdout, st, &opt, err, sizeof(err));
+			rc = tk_rows_write_sqlite(stdout, st, &opt, err);
 			if (rc != TK_OK) {
-				cli_error("query on '%s': %s", path, err);
-				rc = tk_exit_code(rc);
+				tk_error_push_from(err, "cli", rc, "query on '%s'", path);
+				rc = cli_fail_error(rc, err);
 				goto out;
 			}
 		} else if (sqlite3_step(st) != SQLITE_DONE) {
@@ -119,6 +119,7 @@ static int run(int argc, char **argv)
 	}
 	rc = TK_EXIT_OK;
 out:
+	tk_error_free(err);
 	sqlite3_finalize(st);
 	tk_store_close(s);
 	return rc;

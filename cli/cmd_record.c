@@ -128,12 +128,19 @@ static int64_t count(sqlite3 *db, const char *sql)
 static void report_store(const char *path, const char *problem)
 {
 	tk_store *s = NULL;
-	if (tk_store_open(path, &s) != TK_OK) {
-		cli_error("the store '%s' cannot be read: %s", path, tk_store_errmsg(s));
+	int rc = tk_store_open(path, &s);
+	if (rc != TK_OK) {
+		if (tk_store_error(s)) {
+			tk_error_push_from(tk_store_error(s), "cli", rc,
+					   "the store '%s' cannot be read", path);
+			cli_error("%s", tk_store_errmsg(s));
+		} else { /* no handle: out of memory */
+			cli_error("the store '%s' cannot be read: ", path);
+		}
 		tk_store_close(s);
 		return;
 	}
-	sqlite3 *db = tk_store_db(s);
+	sqlite3 *db = tk_store_sqlite(s);
 	fprintf(stderr,
 		"tracekit: wrote %s: %lld kernels, %lld copies, %lld sets, %lld API calls, "
 		"%lld annotations, %lld steps, %lld memory events, %lld counter samples\n",

@@ -51,12 +51,10 @@ const struct tk_cmd tk_cmd_report = {
  */
 int cli_report_ensure_analysis(const char *path)
 {
-	char err[1024];
-	int has = 0, rc = tk_report_has_analysis(path, &has, err, sizeof(err));
-	if (rc != TK_OK)
-		return cli_fail(rc, err);
-	if (has == 1)
-		return TK_EXIT_OK;
+	tk_error *err = tk_error_new();
+	int has = 0, rc = tk_report_has_analysis(path, &has, err);
+	if (rc != TK_OK || has == 1)
+		goto out;
 	if (has == 2)
 		fprintf(stderr,
 			"tracekit: '%s' was analysed by an older tracekit: running analyze again\n",
@@ -64,8 +62,11 @@ int cli_report_ensure_analysis(const char *path)
 	else
 		fprintf(stderr, "tracekit: '%s' has no analysis yet: running analyze first\n",
 			path);
-	rc = tk_analyze(path, NULL, err, sizeof(err));
-	return rc == TK_OK ? TK_EXIT_OK : cli_fail(rc, err);
+	rc = tk_analyze(path, NULL, err);
+out:;
+	int code = rc == TK_OK ? TK_EXIT_OK : cli_fail_error(rc, err);
+	tk_error_free(err);
+	return code;
 }
 
 /* The text width: --width, else the terminal's (COLUMNS, then the tty size), else 100. */
@@ -130,16 +131,15 @@ int cli_report_check(const struct cli_report_args *a, const struct tk_report_opt
 
 /* A report writer with its options, for cli_write_atomic. */
 struct report_write {
-	int (*write)(FILE *out, const struct tk_report_options *o, void *arg, char *err,
-		     size_t errlen);
+	int (*write)(FILE *out, const struct tk_report_options *o, void *arg, tk_error *err);
 	const struct tk_report_options *o;
 	void *arg;
 };
 
-static int write_to_file(FILE *out, void *arg, char *err, size_t errlen)
+static int write_to_file(FILE *out, void *arg, tk_error *err)
 {
 	const struct report_write *w = arg;
-	return w->write(out, w->o, w->arg, err, errlen);
+	return w->write(out, w->o, w->arg, err);
 }
 
 /*
@@ -148,25 +148,26 @@ static int write_to_file(FILE *out, void *arg, char *err, size_t errlen)
  */
 int cli_report_output(const struct cli_report_args *a, struct tk_report_options *o,
 		      int (*write)(FILE *out, const struct tk_report_options *o, void *arg,
-				   char *err, size_t errlen),
+				   tk_error *err),
 		      void *arg)
 {
-	char err[1024] = "";
 	int to_tty = !a->output && isatty(STDOUT_FILENO);
 	o->width = text_width(a->width, to_tty);
 	o->color = o->format == TK_REPORT_TEXT && to_tty && !a->no_color && !getenv("NO_COLOR");
 	if (!a->output) {
-		int rc = write(stdout, o, arg, err, sizeof(err));
-		return rc == TK_OK ? TK_EXIT_OK : cli_fail(rc, err);
+		tk_error *err = tk_error_new();
+		int rc = write(stdout, o, arg, err);
+		int code = rc == TK_OK ? TK_EXIT_OK : cli_fail_error(rc, err);
+		tk_error_free(err);
+		return code;
 	}
 	struct report_write w = {write, o, arg};
 	return cli_write_atomic(a->output, write_to_file, &w);
 }
 
-static int write_report(FILE *out, const struct tk_report_options *o, void *arg, char *err,
-			size_t errlen)
+static int write_report(FILE *out, const struct tk_report_options *o, void *arg, tk_error *err)
 {
-	return tk_report_write(out, (const char *)arg, o, err, errlen);
+	return tk_report_write(out, (const char *)arg, o, err);
 }
 
 static int run(int argc, char **argv)

@@ -116,7 +116,6 @@ static int run(int argc, char **argv)
 
 	double t0 = now_s();
 	tk_writer *w = NULL;
-	char err[1024];
 	rc = tk_writer_create(output, &w);
 	cli_remove_on_signal(tk_writer_temp_path(w));
 	if (rc == TK_OK)
@@ -125,10 +124,14 @@ static int run(int argc, char **argv)
 		return cli_fail_writer(rc, w);
 	struct tk_writer_stats st;
 	tk_writer_get_stats(w, &st);
-	rc = tk_writer_finish(w, err, sizeof(err));
+	tk_error *err = tk_error_new();
+	rc = tk_writer_finish(w, err);
 	cli_remove_on_signal(NULL);
 	if (rc != TK_OK)
-		return cli_fail(rc, err);
+		rc = cli_fail_error(rc, err);
+	tk_error_free(err);
+	if (rc != TK_OK)
+		return rc;
 	double secs = now_s() - t0;
 	int64_t records = st.events + st.memory_events + st.counter_samples;
 	printf("wrote %s: %lld records (%lld intervals, %lld kernels, %lld copies, %lld memory "

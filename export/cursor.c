@@ -24,7 +24,7 @@ int ex_cur_open(struct tk_exporter *x, struct ex_cur *c, const struct ex_table *
 		tk_tscan_close(c->ts);
 		c->ts = NULL;
 		if (rc != TK_OK && rc != 1)
-			return ex_fail(x, rc, "'%s': %s", x->store_path, c->err);
+			return ex_fail_cause(x, rc, "store", c->err, "'%s'", x->store_path);
 	}
 	char sql[512];
 	size_t n = (size_t)snprintf(sql, sizeof(sql), "SELECT ");
@@ -47,7 +47,8 @@ int ex_cur_step(struct tk_exporter *x, struct ex_cur *c)
 {
 	if (c->ts) {
 		int r = tk_tscan_next(c->ts);
-		return r >= 0 ? r : ex_fail(x, TK_EFORMAT, "'%s': %s", x->store_path, c->err);
+		return r >= 0 ? r
+			      : ex_fail_cause(x, TK_EFORMAT, "store", c->err, "'%s'", x->store_path);
 	}
 	int r = sqlite3_step(c->st);
 	if (r == SQLITE_ROW)

@@ -335,8 +335,9 @@ static int mkdirs(struct tk_exporter *x, char *path, size_t *made)
 			if (r == 0 && *made == SIZE_MAX)
 				*made = (size_t)(p - path);
 			if (r != 0 && e != EEXIST)
-				return ex_fail(x, TK_EIO, "cannot create directory '%.*s': %s",
-					       (int)(p - path), path, strerror(e));
+				return ex_fail_cause(x, TK_EIO, "os", strerror(e),
+						     "cannot create directory '%.*s'", (int)(p - path),
+						     path);
 			if (!c)
 				break;
 		}

@@ -498,26 +498,41 @@ void tk_report_options_init(struct tk_report_options *o)
 	o->threshold = 0.05;
 }
 
-int tk_report_has_analysis(const char *path, int *out, char *err, size_t errlen)
+int tkr_store_fail(tk_error *err, int rc, tk_store *s)
+{
+	tk_error_copy(err, tk_store_error(s));
+	if (!tk_error_cause_count(err)) /* no handle: out of memory */
+		tk_error_push_from(err, "store", rc, "%s", tk_strerror(rc));
+	return rc;
+}
+
+int tkr_fail_msg(tk_error *err, int rc, const char *msg)
+{
+	tk_error_push_from(err, "report", rc, "%s", msg && *msg ? msg : tk_strerror(rc));
+	return rc;
+}
+
+int tk_report_has_analysis(const char *path, int *out, tk_error *err)
 {
 	tk_store *s = NULL;
 	sqlite3_stmt *st = NULL;
+	tk_error_clear(err);
 	int rc = tk_store_open(path, &s);
 	*out = 0;
 	if (rc != TK_OK) {
-		tk_fmt(err, errlen, "%s", tk_store_errmsg(s));
+		tkr_store_fail(err, rc, s);
 		goto out;
 	}
-	if (sqlite3_prepare_v2(tk_store_db(s),
+	if (sqlite3_prepare_v2(tk_store_sqlite(s),
 			       "SELECT (SELECT count(*) FROM sqlite_master WHERE type = 'table'"
 			       " AND name GLOB 'analysis_*'), (SELECT value FROM meta WHERE key ="
 			       " 'analysis_version') IS ?",
 			       -1, &st, NULL) != SQLITE_OK ||
 	    sqlite3_bind_int(st, 1, TK_ANALYSIS_VERSION) != SQLITE_OK ||
 	    sqlite3_step(st) != SQLITE_ROW) {
-		tk_fmt(err, errlen, "cannot read store '%s': %s", path,
-		       sqlite3_errmsg(tk_store_db(s)));
 		rc = TK_EIO;
+		tk_error_push_from(err, "sqlite", rc, "%s", sqlite3_errmsg(tk_store_sqlite(s)));
+		tk_error_push_from(err, "report", rc, "cannot read store '%s'", path);
 		goto out;
 	}
 	*out = sqlite3_column_int(st, 0) == 0 ? 0 : sqlite3_column_int(st, 1) ? 1 : 2;
@@ -567,19 +582,19 @@ int tkr_write_model(FILE *out, const struct tkr_model *m, const struct tk_report
 	return rc;
 }
 
-int tk_report_write(FILE *out, const char *path, const struct tk_report_options *opt, char *err,
-		    size_t errlen)
+int tk_report_write(FILE *out, const char *path, const struct tk_report_options *opt,
+		    tk_error *err)
 {
 	struct tk_report_options o = tkr_effective_options(opt);
 	struct tkr_model m;
 	tk_store *s = NULL;
+	char msg[1024] = ""; /* the model's and writers' message */
 	int rc;
 	memset(&m, 0, sizeof(m));
-	if (err && errlen)
-		err[0] = '\0';
+	tk_error_clear(err);
 	rc = tk_store_open(path, &s);
 	if (rc != TK_OK) {
-		tk_fmt(err, errlen, "%s", tk_store_errmsg(s));
+		tkr_store_fail(err, rc, s);
 		goto out;
 	}
 	m.path = dup_str(path);
@@ -588,15 +603,17 @@ int tk_report_write(FILE *out, const char *path, const struct tk_report_options 
 		goto out;
 	}
 	m.full_names = o.full_names;
-	rc = tkr_model_load(tk_store_db(s), tkr_report_sections, tkr_report_nsections, o.top, 0,
-			    &m, err, errlen);
+	rc = tkr_model_load(tk_store_sqlite(s), tkr_report_sections, tkr_report_nsections, o.top,
+			    0, &m, msg, sizeof(msg));
 	if (rc == TK_OK)
 		tkr_verdict_make(&m);
 	if (rc == TK_OK && o.format == TK_REPORT_HTML)
-		rc = tkr_model_load_util(tk_store_db(s), &m, UTIL_BINS, err, errlen);
+		rc = tkr_model_load_util(tk_store_sqlite(s), &m, UTIL_BINS, msg, sizeof(msg));
 	if (rc == TK_OK)
-		rc = tkr_write_model(out, &m, &o, err, errlen);
+		rc = tkr_write_model(out, &m, &o, msg, sizeof(msg));
 out:
+	if (rc != TK_OK && !tk_error_cause_count(err))
+		tkr_fail_msg(err, rc, msg);
 	tkr_model_free(&m);
 	tk_store_close(s);
 	return rc;

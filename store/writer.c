@@ -46,16 +46,36 @@ static const struct {
     [B_ARG] = {"args", 3},
 };
 
-int tkw_fail(tk_writer *w, int status, const char *fmt, ...)
+/* The first failure only (sticky): the cause @cause from @module (when not NULL), then the message. */
+static int fail_v(tk_writer *w, int status, const char *module, const char *cause, const char *fmt,
+		  va_list ap)
 {
 	if (w->status == TK_OK) {
-		va_list ap;
-		va_start(ap, fmt);
-		vsnprintf(w->err, sizeof(w->err), fmt, ap);
-		va_end(ap);
+		if (cause)
+			tk_error_push_from(w->err, module, status, "%s", cause);
+		tk_error_vpush_from(w->err, "store", status, fmt, ap);
 		w->status = status;
 	}
 	return w->status;
+}
+
+int tkw_fail(tk_writer *w, int status, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int rc = fail_v(w, status, NULL, NULL, fmt, ap);
+	va_end(ap);
+	return rc;
+}
+
+int tkw_fail_cause(tk_writer *w, int status, const char *module, const char *cause,
+		   const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int rc = fail_v(w, status, module, cause, fmt, ap);
+	va_end(ap);
+	return rc;
 }
 
 int tkw_fail_sql(tk_writer *w, const char *what)
@@ -65,8 +85,8 @@ int tkw_fail_sql(tk_writer *w, const char *what)
 		      code == SQLITE_READONLY)
 			 ? TK_EIO
 			 : TK_EINTERNAL;
-	return tkw_fail(w, status, "cannot write store '%s' (%s): %s", w->path, what,
-			sqlite3_errmsg(w->db));
+	return tkw_fail_cause(w, status, "sqlite", sqlite3_errmsg(w->db),
+			      "cannot write store '%s' (%s)", w->path, what);
 }
 
 int tk_writer_status(const tk_writer *w)
@@ -78,14 +98,28 @@ int tk_writer_fail(tk_writer *w, int status, const char *fmt, ...)
 {
 	if (!w)
 		return TK_EINVAL;
+	va_list ap;
+	va_start(ap, fmt);
+	int rc = fail_v(w, status < 0 ? status : TK_EINTERNAL, NULL, NULL, fmt, ap);
+	va_end(ap);
+	return rc;
+}
+
+int tk_writer_fail_error(tk_writer *w, const tk_error *err)
+{
+	if (!w)
+		return TK_EINVAL;
 	if (w->status == TK_OK) {
-		va_list ap;
-		va_start(ap, fmt);
-		vsnprintf(w->err, sizeof(w->err), fmt, ap);
-		va_end(ap);
+		int status = tk_error_status(err);
+		tk_error_copy(w->err, err);
 		w->status = status < 0 ? status : TK_EINTERNAL;
 	}
 	return w->status;
+}
+
+tk_error *tk_writer_error(tk_writer *w)
+{
+	return w ? w->err : NULL;
 }
 
 const char *tk_writer_temp_path(const tk_writer *w)
@@ -95,7 +129,7 @@ const char *tk_writer_temp_path(const tk_writer *w)
 
 const char *tk_writer_errmsg(const tk_writer *w)
 {
-	return w ? w->err : "";
+	return w ? tk_error_message(w->err) : "";
 }
 
 static int exec(tk_writer *w, const char *sql, const char *what)
@@ -117,7 +151,8 @@ int tkw_add_row(tk_writer *w, int which)
 		     : rc == SQLITE_IOERR      ? TK_EIO
 		     : rc == SQLITE_CONSTRAINT ? TK_EINVAL
 					       : TK_EINTERNAL;
-	return tkw_fail(w, status, "cannot write store '%s' (%s): %s", w->path, b->table, b->err);
+	return tkw_fail_cause(w, status, "store", b->err, "cannot write store '%s' (%s)", w->path,
+			      b->table);
 }
 
 int tkw_cell_text(tk_writer *w, int which, struct tk_cell *c, const char *s)
@@ -189,8 +224,8 @@ static int plan_indexes(tk_writer *w)
 			if (strcmp(b->table, table) != 0)
 				continue;
 			if (tk_batch_plan_index(b, w->db, name, &by_writer) != SQLITE_OK)
-				rc = tkw_fail(w, TK_EINTERNAL, "cannot create store '%s': %s",
-					      w->path, b->err);
+				rc = tkw_fail_cause(w, TK_EINTERNAL, "store", b->err,
+						    "cannot create store '%s'", w->path);
 			else if (!by_writer) {
 				int n = snprintf(w->reindex + len, sizeof(w->reindex) - len,
 						 "REINDEX %s;", name);
@@ -215,8 +250,8 @@ static int create_schema(tk_writer *w, uint32_t *page_size, uint32_t *page_count
 	int64_t ps = 0, pc = 0;
 	if (sqlite3_open_v2(w->tmp_path, &w->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX,
 			    NULL) != SQLITE_OK) {
-		rc = tkw_fail(w, TK_EIO, "cannot create store '%s': %s", w->path,
-			      w->db ? sqlite3_errmsg(w->db) : "out of memory");
+		rc = tkw_fail_cause(w, TK_EIO, "sqlite", w->db ? sqlite3_errmsg(w->db) : "out of memory",
+				    "cannot create store '%s'", w->path);
 		goto out;
 	}
 	if ((rc = exec(w,
@@ -243,8 +278,8 @@ static int create_schema(tk_writer *w, uint32_t *page_size, uint32_t *page_count
 	for (int i = 0; i < B_COUNT; i++) {
 		if (tk_batch_describe(&w->batch[i], w->db, batch_tables[i].table,
 				      batch_tables[i].ncol) != SQLITE_OK) {
-			rc = tkw_fail(w, TK_EINTERNAL, "cannot create store '%s': %s", w->path,
-				      w->batch[i].err);
+			rc = tkw_fail_cause(w, TK_EINTERNAL, "store", w->batch[i].err,
+					    "cannot create store '%s'", w->path);
 			goto out;
 		}
 	}
@@ -395,8 +430,8 @@ static int create_from_template(tk_writer *w, const struct tkw_template *t,
 		}
 	}
 	if (e)
-		return tkw_fail(w, e == ENOMEM ? TK_ENOMEM : TK_EIO,
-				"cannot create store '%s': %s", w->path, strerror(e));
+		return tkw_fail_cause(w, e == ENOMEM ? TK_ENOMEM : TK_EIO, "os", strerror(e),
+				      "cannot create store '%s'", w->path);
 	for (int i = 0; i < B_COUNT; i++)
 		tk_batch_copy_description(&w->batch[i], &t->batch[i]);
 	memcpy(w->reindex, t->reindex, sizeof(w->reindex));
@@ -412,6 +447,10 @@ int tk_writer_create(const char *path, tk_writer **out)
 	if (!path || !*path)
 		return TK_EINVAL;
 	tk_writer *w = calloc(1, sizeof(*w));
+	if (w && !(w->err = tk_error_new())) {
+		free(w);
+		w = NULL;
+	}
 	if (!w)
 		return TK_ENOMEM;
 	*out = w;
@@ -426,8 +465,8 @@ int tk_writer_create(const char *path, tk_writer **out)
 	}
 	int e = tko_tmp_create(path, &w->tmp_path, &w->tmp_fd);
 	if (e) {
-		rc = tkw_fail(w, e == ENOMEM ? TK_ENOMEM : TK_EIO, "cannot create store '%s': %s",
-			      path, strerror(e));
+		rc = tkw_fail_cause(w, e == ENOMEM ? TK_ENOMEM : TK_EIO, "os", strerror(e),
+				    "cannot create store '%s'", path);
 		goto out;
 	}
 	uint32_t page_size = 0, page_count = 0;
@@ -449,8 +488,8 @@ int tk_writer_create(const char *path, tk_writer **out)
 		err = tk_batch_start(&w->batch[i], &w->pages, tmp_dir, TK_INDEX_RUN_KEYS);
 	free(dir);
 	if (err) {
-		rc = tkw_fail(w, err == ENOMEM ? TK_ENOMEM : TK_EIO, "cannot create store '%s': %s",
-			      path, strerror(err));
+		rc = tkw_fail_cause(w, err == ENOMEM ? TK_ENOMEM : TK_EIO, "os", strerror(err),
+				    "cannot create store '%s'", path);
 		goto out;
 	}
 	if ((rc = tk_writer_set_meta_int(w, "schema_version", TK_STORE_SCHEMA_VERSION)) != TK_OK)
@@ -474,6 +513,7 @@ static void release(tk_writer *w, int remove_tmp)
 	tk_intern_free(&w->intern);
 	free(w->path);
 	free(w->tmp_path);
+	tk_error_free(w->err);
 	free(w);
 }
 
@@ -666,12 +706,12 @@ static int finish(tk_writer *w)
 	int cerr = tk_pages_close(&w->pages);
 	w->pages_open = 0;
 	if (err || cerr)
-		return tkw_fail(w, TK_EIO, "cannot write store '%s': %s", w->path,
-				strerror(err ? err : cerr));
+		return tkw_fail_cause(w, TK_EIO, "os", strerror(err ? err : cerr),
+				      "cannot write store '%s'", w->path);
 	if (sqlite3_open_v2(w->tmp_path, &w->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX,
 			    NULL) != SQLITE_OK)
-		return tkw_fail(w, TK_EIO, "cannot write store '%s': %s", w->path,
-				w->db ? sqlite3_errmsg(w->db) : "out of memory");
+		return tkw_fail_cause(w, TK_EIO, "sqlite", w->db ? sqlite3_errmsg(w->db) : "out of memory",
+				      "cannot write store '%s'", w->path);
 	if ((rc = exec(w,
 		       "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF;"
 		       "PRAGMA locking_mode = EXCLUSIVE; PRAGMA cache_size = -8192; BEGIN",
@@ -679,8 +719,8 @@ static int finish(tk_writer *w)
 		return rc;
 	for (int i = 0; i < B_COUNT; i++)
 		if (tk_batch_flush_sql(&w->batch[i], w->db) != SQLITE_OK)
-			return tkw_fail(w, TK_EINVAL, "cannot write store '%s': %s", w->path,
-					w->batch[i].err);
+			return tkw_fail_cause(w, TK_EINVAL, "store", w->batch[i].err,
+					      "cannot write store '%s'", w->path);
 	if (w->min_ts <= w->max_end) {
 		char sql[160];
 		snprintf(sql, sizeof(sql),
@@ -699,22 +739,20 @@ static int finish(tk_writer *w)
 	w->db = NULL;
 	int e = tko_tmp_commit(w->tmp_fd, w->tmp_path, w->path);
 	if (e)
-		return tkw_fail(w, TK_EIO, "cannot write store '%s': %s", w->path, strerror(e));
+		return tkw_fail_cause(w, TK_EIO, "os", strerror(e), "cannot write store '%s'",
+				      w->path);
 	w->tmp_path[0] = '\0';
 	return TK_OK;
 }
 
-int tk_writer_finish(tk_writer *w, char *errbuf, size_t errlen)
+int tk_writer_finish(tk_writer *w, tk_error *err)
 {
-	if (!w) {
-		tk_fmt(errbuf, errlen, "no writer");
-		return TK_EINVAL;
-	}
+	tk_error_clear(err);
+	if (!w)
+		return tk_error_push_from(err, "store", TK_EINVAL, "no writer");
 	int rc = finish(w);
 	if (rc != TK_OK)
-		tk_fmt(errbuf, errlen, "%s", w->err);
-	else
-		tk_fmt(errbuf, errlen, "%s", "");
+		tk_error_copy(err, w->err);
 	release(w, rc != TK_OK);
 	return rc;
 }

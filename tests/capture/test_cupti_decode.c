@@ -190,8 +190,8 @@ static void build_buffer(void)
 static const struct tk_cupti_api *fake_api(void)
 {
 	const struct tk_cupti_api *api;
-	char err[512];
 	setenv("TRACEKIT_LIBCUPTI", TK_FAKE_CUPTI, 1);
+	char err[512];
 	cr_assert_eq(tk_cupti_load(&api, err, sizeof(err)), 0, "%s", err);
 	return api;
 }
@@ -222,10 +222,9 @@ static int decode_with(const char *path, const struct tk_cupti_api *api)
 		tk_writer_abort(w);
 		return rc;
 	}
-	char err[256];
-	rc = tk_writer_finish(w, err, sizeof(err));
+	rc = tk_writer_finish(w, tkt_err());
 	if (rc != TK_OK)
-		cr_log_error("finish failed: %s", err);
+		cr_log_error("finish failed: %s", tkt_errmsg());
 	return rc;
 }
 
@@ -396,8 +395,7 @@ Test(cupti_decode, windows_keep_only_records_that_start_inside)
 	cr_assert_eq(tk_cupti_decoder_finish(d), TK_OK);
 	tk_cupti_decoder_free(d);
 	tk_host_writer_free(hw);
-	char err[256];
-	cr_assert_eq(tk_writer_finish(w, err, sizeof(err)), TK_OK, "%s", err);
+	cr_assert_eq(tk_writer_finish(w, tkt_err()), TK_OK, "%s", tkt_errmsg());
 	expect_rows("SELECT name FROM intervals ORDER BY ts_ns",
 		    "cudaLaunchKernel\nplain_c_kernel\ncudaMemcpyAsync\n"
 		    "Memcpy HtoD (Pageable -> Device)");

@@ -63,8 +63,8 @@ int main(void)
 		struct tk_scope manual = tk_scope_begin("manual");
 		tk_counter("x", (double)x);
 		tk_mark(tk_trace_name("marker"));
-		tk_alloc(&x, sizeof(x), NULL);
-		tk_free(&x, sizeof(x), NULL);
+		tk_record_alloc(&x, sizeof(x), NULL);
+		tk_record_free(&x, sizeof(x), NULL);
 		tk_scope_end(&manual);
 	}
 	int rc = tk_trace_end();

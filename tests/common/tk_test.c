@@ -16,6 +16,20 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+tk_error *tkt_err(void)
+{
+	static tk_error *err; /* reachable until exit: not a leak */
+	if (!err)
+		err = tk_error_new();
+	cr_assert_not_null(err, "out of memory");
+	return err;
+}
+
+const char *tkt_errmsg(void)
+{
+	return tk_error_message(tkt_err());
+}
+
 char *tkt_mkdtemp(void)
 {
 	const char *base = getenv("TMPDIR");

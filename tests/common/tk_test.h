@@ -4,6 +4,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <tracekit/error.h>
 
 /* A fresh temporary directory (removed with tkt_rmdir); the path is malloc'd. */
 char *tkt_mkdtemp(void);
@@ -20,6 +21,11 @@ int tkt_count_entries(const char *dir);
 char *tkt_slurp(const char *path, size_t *len);
 /* Write @n bytes of @data to @path (created or truncated); aborts the test on failure. */
 void tkt_spit(const char *path, const void *data, size_t n);
+
+/* The process's tk_error for library calls that take one (each call clears it first); never NULL. */
+tk_error *tkt_err(void);
+/* tk_error_message(tkt_err()). */
+const char *tkt_errmsg(void);
 
 /* Result of running the tracekit binary. */
 struct tkt_run {

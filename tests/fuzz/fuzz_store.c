@@ -128,7 +128,7 @@ static void read_store(const char *path)
 	}
 	tk_store_meta_text(s, "trace_start_ns", buf, sizeof(buf));
 	tk_store_meta_text(s, "tracekit_version", buf, sizeof(buf));
-	sqlite3 *db = tk_store_db(s);
+	sqlite3 *db = tk_store_sqlite(s);
 	sqlite3_stmt *st = NULL;
 	if (sqlite3_prepare_v2(db, "SELECT name FROM sqlite_schema WHERE type = 'table'", -1, &st,
 			       NULL) == SQLITE_OK)
@@ -150,22 +150,21 @@ static void read_store(const char *path)
  */
 static void analyze_report_export(const char *path, size_t pick)
 {
-	char err[1024] = "";
 	struct tk_analyze_options ao;
 	struct tk_report_options ro;
 	struct tk_export_options eo;
 	tk_exporter *x = NULL;
 	tk_analyze_options_init(&ao);
-	int rc = tk_analyze(path, &ao, err, sizeof(err));
-	store_status(rc, err, "tk_analyze");
+	int rc = tk_analyze(path, &ao, fz_err());
+	store_status(rc, fz_errmsg(), "tk_analyze");
 	if (rc == TK_OK) {
 		int has = 0;
-		rc = tk_report_has_analysis(path, &has, err, sizeof(err));
-		store_status(rc, err, "tk_report_has_analysis");
+		rc = tk_report_has_analysis(path, &has, fz_err());
+		store_status(rc, fz_errmsg(), "tk_report_has_analysis");
 		tk_report_options_init(&ro);
 		ro.format = (enum tk_report_format)(TK_REPORT_TEXT + (int)(pick % 4));
-		rc = tk_report_write(devnull, path, &ro, err, sizeof(err));
-		store_status(rc, err, "tk_report_write");
+		rc = tk_report_write(devnull, path, &ro, fz_err());
+		store_status(rc, fz_errmsg(), "tk_report_write");
 	}
 	static const struct {
 		enum tk_export_format format;

@@ -608,8 +608,7 @@ Test(xplane, list_runs_reads_the_profiled_span)
 	char *logdir = tkt_real("xplane/logdir");
 	struct tk_xplane_run *runs = NULL;
 	int n = 0, present = 0;
-	char err[256];
-	cr_assert_eq(tk_xplane_list_runs(logdir, &runs, &n, err, sizeof(err)), TK_OK, "%s", err);
+	cr_assert_eq(tk_xplane_list_runs(logdir, &runs, &n, tkt_err()), TK_OK, "%s", tkt_errmsg());
 	for (size_t i = 0; i < NSPANS; i++)
 		present += has_run(logdir, spans[i].run);
 	cr_assert_eq(n, present);
@@ -699,8 +698,7 @@ Test(xplane, ls_leaves_the_span_of_a_corrupt_file_blank)
 	tkt_run_free(&r);
 	struct tk_xplane_run *runs = NULL;
 	int n = 0;
-	char err[256];
-	cr_assert_eq(tk_xplane_list_runs(logdir, &runs, &n, err, sizeof(err)), TK_OK, "%s", err);
+	cr_assert_eq(tk_xplane_list_runs(logdir, &runs, &n, tkt_err()), TK_OK, "%s", tkt_errmsg());
 	cr_expect_eq(n, 3);
 	for (int j = 0; j < n; j++) {
 		int good = !strcmp(runs[j].name, "2026_01_01_00_00_00");
@@ -808,8 +806,7 @@ Test(xplane, ls_span_from_task_environment_and_from_line_timestamps)
 	copy_file(DATA "span.xplane.pb", path);
 	struct tk_xplane_run *runs = NULL;
 	int n = 0;
-	char err[256];
-	cr_assert_eq(tk_xplane_list_runs(logdir, &runs, &n, err, sizeof(err)), TK_OK, "%s", err);
+	cr_assert_eq(tk_xplane_list_runs(logdir, &runs, &n, tkt_err()), TK_OK, "%s", tkt_errmsg());
 	cr_assert_eq(n, 3);
 	for (int i = 0; i < n; i++) {
 		const struct tk_xplane_run *r = &runs[i];

@@ -234,8 +234,7 @@ Test(pages, writer_rows_out_of_order_and_meta_rewrites_go_through_sql)
 	cr_assert_eq(tk_writer_add_op_details(w, ev[0], &op), TK_OK); /* below the last rowid */
 	cr_assert_eq(tk_writer_set_meta_text(w, "clock", "first"), TK_OK);
 	cr_assert_eq(tk_writer_set_meta_text(w, "clock", "unix_epoch"), TK_OK);
-	char err[256];
-	cr_assert_eq(tk_writer_finish(w, err, sizeof(err)), TK_OK, "%s", err);
+	cr_assert_eq(tk_writer_finish(w, tkt_err()), TK_OK, "%s", tkt_errmsg());
 	cr_expect_eq(tkt_query_int(path, "SELECT count(*) FROM op_details"), 2);
 	cr_expect_eq(tkt_query_int(path, "SELECT flops FROM op_details WHERE event_id = 1"), 100);
 	cr_expect_eq(tkt_query_int(path, "SELECT flops FROM op_details WHERE event_id = 3"), 300);
@@ -257,8 +256,8 @@ Test(pages, writer_rows_out_of_order_and_meta_rewrites_go_through_sql)
 	cr_assert_eq(tk_writer_add_event(w, &e, &ev[0]), TK_OK);
 	cr_assert_eq(tk_writer_add_op_details(w, ev[0], &op), TK_OK);
 	cr_assert_eq(tk_writer_add_op_details(w, ev[0], &op), TK_OK);
-	cr_expect_neq(tk_writer_finish(w, err, sizeof(err)), TK_OK);
-	cr_expect(strstr(err, "UNIQUE") != NULL, "%s", err);
+	cr_expect_neq(tk_writer_finish(w, tkt_err()), TK_OK);
+	cr_expect(strstr(tkt_errmsg(), "UNIQUE") != NULL, "%s", tkt_errmsg());
 	cr_expect_not(tkt_exists(path2));
 	cr_expect_eq(tkt_count_entries(dir), 1, "no temporary file is left behind");
 	free(path2);
