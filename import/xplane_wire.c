@@ -20,8 +20,8 @@ int xp_fail(const struct xp_src *s, const uint8_t *at, const char *fmt, ...)
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	if (s->w) /* NULL for the quiet reads of tk_xplane_list_runs */
-		tk_writer_fail(s->w, TK_EFORMAT, "'%s': byte %lld: %s", s->path,
-			       (long long)(at - s->base), msg);
+		tk_writer_fail_cause(s->w, TK_EFORMAT, "xplane", msg, "'%s': byte %lld", s->path,
+				     (long long)(at - s->base));
 	return -1;
 }
 

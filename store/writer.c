@@ -46,14 +46,15 @@ static const struct {
     [B_ARG] = {"args", 3},
 };
 
-/* The first failure only (sticky): the cause @cause from @module (when not NULL), then the message. */
-static int fail_v(tk_writer *w, int status, const char *module, const char *cause, const char *fmt,
-		  va_list ap)
+/* The first failure only (sticky): the cause @cause from @module (when not NULL), then the message
+ * from @by: "store" for the writer's own, "" for a caller's (tk_writer_fail()). */
+static int fail_v(tk_writer *w, int status, const char *module, const char *cause,
+		  const char *by, const char *fmt, va_list ap)
 {
 	if (w->status == TK_OK) {
 		if (cause)
 			tk_error_push_from(w->err, module, status, "%s", cause);
-		tk_error_vpush_from(w->err, "store", status, fmt, ap);
+		tk_error_vpush_from(w->err, by, status, fmt, ap);
 		w->status = status;
 	}
 	return w->status;
@@ -63,7 +64,7 @@ int tkw_fail(tk_writer *w, int status, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	int rc = fail_v(w, status, NULL, NULL, fmt, ap);
+	int rc = fail_v(w, status, NULL, NULL, "store", fmt, ap);
 	va_end(ap);
 	return rc;
 }
@@ -73,7 +74,7 @@ int tkw_fail_cause(tk_writer *w, int status, const char *module, const char *cau
 {
 	va_list ap;
 	va_start(ap, fmt);
-	int rc = fail_v(w, status, module, cause, fmt, ap);
+	int rc = fail_v(w, status, module, cause, "store", fmt, ap);
 	va_end(ap);
 	return rc;
 }
@@ -100,7 +101,19 @@ int tk_writer_fail(tk_writer *w, int status, const char *fmt, ...)
 		return TK_EINVAL;
 	va_list ap;
 	va_start(ap, fmt);
-	int rc = fail_v(w, status < 0 ? status : TK_EINTERNAL, NULL, NULL, fmt, ap);
+	int rc = fail_v(w, status < 0 ? status : TK_EINTERNAL, NULL, NULL, NULL, fmt, ap);
+	va_end(ap);
+	return rc;
+}
+
+int tk_writer_fail_cause(tk_writer *w, int status, const char *module, const char *cause,
+			 const char *fmt, ...)
+{
+	if (!w)
+		return TK_EINVAL;
+	va_list ap;
+	va_start(ap, fmt);
+	int rc = fail_v(w, status < 0 ? status : TK_EINTERNAL, module, cause, NULL, fmt, ap);
 	va_end(ap);
 	return rc;
 }

@@ -199,6 +199,14 @@ int tk_writer_fail(tk_writer *w, int status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
 /**
+ * tk_writer_fail_cause() - tk_writer_fail() with the root cause under the message: @cause
+ * (SQLite's, the system's, a parser's message) from @module ("os", "json", ...), so that the
+ * writer's error holds both ("'a.json': line 3, column 7" above "expected ':'").
+ */
+int tk_writer_fail_cause(tk_writer *w, int status, const char *module, const char *cause,
+			 const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+/**
  * tk_writer_fail_error() - tk_writer_fail() with the status and causes of @err (another call's
  * error, e.g. tk_import_detect()'s), so that the writer's error keeps them. Returns the
  * writer's status.

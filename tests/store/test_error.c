@@ -360,3 +360,31 @@ Test(error, trace_options_from_env_names_the_variable)
 	cr_expect_eq(tk_trace_options_from_env(&o, e), TK_OK);
 	cr_expect_eq(tk_error_cause_count(e), 0);
 }
+
+Test(error, importers_leave_their_causes_on_the_writer)
+{
+	char *js = tkt_path(dir, "bad.json"), *xp = tkt_path(dir, "bad.xplane.pb");
+	char *p = tkt_path(dir, "s.db");
+	tkt_spit(js, "{\"traceEvents\": [}", 18);
+	tkt_spit(xp, "\x0a\xff\xff\xff\xff\x0f", 6);
+	struct tk_import_options o;
+	tk_import_options_init(&o);
+	const char *files[] = {js, xp};
+	const char *modules[] = {"json", "xplane"};
+	for (int i = 0; i < 2; i++) {
+		tk_writer *w = NULL;
+		cr_assert_eq(tk_writer_create(p, &w), TK_OK);
+		int rc = i ? tk_import_xplane(w, files[i], &o) : tk_import_chrome_json(w, files[i], &o);
+		cr_expect_eq(rc, TK_EFORMAT, "%s", tk_writer_errmsg(w));
+		tk_error *e = tk_writer_error(w);
+		cr_expect_eq(tk_error_status(e), TK_EFORMAT);
+		cr_assert_eq(tk_error_cause_count(e), 2, "%s", tk_error_message(e));
+		expect_cause(e, 0, "", TK_EFORMAT, NULL);
+		expect_cause(e, 1, modules[i], TK_EFORMAT, NULL);
+		cr_expect(strstr(tk_error_cause(e, 0), files[i]) != NULL, "%s", tk_error_cause(e, 0));
+		tk_writer_abort(w);
+	}
+	free(js);
+	free(xp);
+	free(p);
+}
