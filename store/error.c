@@ -128,13 +128,19 @@ int tk_error_vpush_from(tk_error *e, const char *module, int status, const char 
 {
 	if (!e)
 		return status;
+	char *msg = NULL;
+	if (!fmt) { /* no message: an empty cause */
+		msg = strdup("");
+		goto add;
+	}
 	va_list aq;
 	va_copy(aq, ap);
-	int n = vsnprintf(NULL, 0, fmt ? fmt : "", aq);
+	int n = vsnprintf(NULL, 0, fmt, aq);
 	va_end(aq);
-	char *msg = n < 0 ? NULL : malloc((size_t)n + 1);
+	msg = n < 0 ? NULL : malloc((size_t)n + 1);
 	if (msg)
-		vsnprintf(msg, (size_t)n + 1, fmt ? fmt : "", ap);
+		vsnprintf(msg, (size_t)n + 1, fmt, ap);
+add:
 	error_add(e, module, status, msg);
 	return e->status;
 }
