@@ -510,13 +510,14 @@ TK_EXPORT int InitializeInjection(void)
 	if (__atomic_exchange_n(&G.initialized, 1, __ATOMIC_ACQ_REL))
 		return 1;
 	struct tk_trace_options o;
-	tk_error *err = tk_error_new();
-	int rc = tk_trace_options_from_env(&o, err);
-	if (rc != TK_OK)
-		say("%s; device activity is not recorded", tk_error_message(err));
-	tk_error_free(err);
-	if (rc != TK_OK)
+	tk_error *env_err = tk_error_new();
+	int env_rc = tk_trace_options_from_env(&o, env_err);
+	if (env_rc != TK_OK)
+		say("%s; device activity is not recorded", tk_error_message(env_err));
+	tk_error_free(env_err);
+	if (env_rc != TK_OK)
 		return 1;
+	char err[640];
 	const char *path = getenv("TRACEKIT_OUTPUT");
 	char fallback[64];
 	if (!path || !*path) {
