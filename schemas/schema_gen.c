@@ -42,7 +42,7 @@ struct schema {
 	char sets[1024];	  /* "#define ..." lines of the kind sets */
 };
 
-static void die(const char *path, int line, const char *what)
+static _Noreturn void die(const char *path, int line, const char *what)
 {
 	fprintf(stderr, "schema_gen: %s:%d: %s\n", path, line, what);
 	exit(1);
@@ -145,7 +145,7 @@ static void parse(struct schema *s, const char *path)
 			continue;
 		}
 		if (in_kinds) {
-			int id;
+			int id = -1;
 			char name[NAMELEN];
 			const char *p = strchr(buf, '(');
 			if (!p || sscanf(p, "(%d, '%63[a-z_]'", &id, name) != 2 || id < 0 ||
