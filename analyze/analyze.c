@@ -2,7 +2,7 @@
  * The analyze driver: opens a store read-write, resolves the device peaks (peaks.c), reads every
  * event once (event_pass.c: the timeline, op profile, kernel stats and KPI inputs are built from
  * that one pass), then runs every analysis in order inside one transaction (so a failure leaves
- * the store as it was).
+ * the store as it was). The tables are schemas/analysis.sql's, created here before the first.
  */
 #include <tracekit/analyze.h>
 #include <tracekit/error.h>
@@ -14,6 +14,10 @@
 #include <string.h>
 
 #include "analyze_internal.h"
+#include "tk_schema.h"
+
+/* schemas/analysis.sql, embedded at build time (CMakeLists.txt): every analysis table. */
+extern const char tka_analysis_sql[];
 
 void tk_analyze_options_init(struct tk_analyze_options *o)
 {
@@ -126,6 +130,14 @@ int tk_analyze(const char *path, const struct tk_analyze_options *o, char *err, 
 		goto out;
 	}
 	in_txn = 1;
+	/* Every analysis table, created once from schemas/analysis.sql: the analyses only insert. */
+	if (sqlite3_exec(c.db, TK_SQL_ANALYSIS_DROP, NULL, NULL, NULL) != SQLITE_OK ||
+	    sqlite3_exec(c.db, tka_analysis_sql, NULL, NULL, NULL) != SQLITE_OK) {
+		rc = tka_fail(&c, tka_sql_status(&c),
+			      "cannot create the analysis tables of '%s': %s", path,
+			      sqlite3_errmsg(c.db));
+		goto out;
+	}
 	/* The device peaks first: a bad device file fails before the events are read, and every
 	 * analysis can read the peaks. */
 	if ((rc = tka_peaks(&c)) != TK_OK) {

@@ -365,34 +365,7 @@ static int cmp_group(const void *a, const void *b)
 	return 0;
 }
 
-static const char *const create_sql =
-    "DROP TABLE IF EXISTS analysis_kernel_stats;"
-    "CREATE TABLE analysis_kernel_stats (\n"
-    "  rank         INTEGER NOT NULL, -- 1 = largest total_ns (ties: device, name id, config)\n"
-    "  device_id    INTEGER,  -- devices.id of the kernels' tracks\n"
-    "  name         TEXT NOT NULL, -- kernel name (events.name)\n"
-    "  grid_x INTEGER, grid_y INTEGER, grid_z INTEGER,    -- kernel_details grid, NULL unknown\n"
-    "  block_x INTEGER, block_y INTEGER, block_z INTEGER, -- kernel_details block, NULL unknown\n"
-    "  registers    INTEGER,  -- registers per thread, NULL when unknown\n"
-    "  static_smem  INTEGER,  -- static shared memory per block, bytes, NULL when unknown\n"
-    "  dynamic_smem INTEGER,  -- dynamic shared memory per block, bytes, NULL when unknown\n"
-    "  shared_mem   INTEGER,  -- static_smem + dynamic_smem (a NULL one counts 0; NULL if both)\n"
-    "  occurrences  INTEGER NOT NULL, -- kernels in the group\n"
-    "  total_ns     INTEGER NOT NULL, -- sum of durations\n"
-    "  avg_ns       REAL NOT NULL,    -- total_ns / occurrences\n"
-    "  min_ns       INTEGER NOT NULL, -- shortest duration\n"
-    "  max_ns       INTEGER NOT NULL, -- longest duration\n"
-    "  median_ns    REAL NOT NULL,    -- middle duration; even count: mean of the two middle "
-    "ones\n"
-    "  stddev_ns    REAL NOT NULL,    -- population standard deviation (divides by "
-    "occurrences)\n"
-    "  occupancy    REAL,     -- 0..1: theoretical, computed by the project's calculator; else "
-    "the source's figure; NULL when neither\n"
-    "  occupancy_source TEXT, -- 'computed', 'source' or NULL: where occupancy comes from\n"
-    "  tensor_core  INTEGER NOT NULL, -- 1 when the name matches a tensor-core pattern\n"
-    "  source_occupancy REAL  -- 0..1: the source's own figure (duration-weighted mean of its "
-    "non-zero values), NULL when it has none\n"
-    ");";
+TKA_WRITES(TK_NCOLS_ANALYSIS_KERNEL_STATS, 24, "analysis_kernel_stats");
 
 static int write_groups(struct tka_ctx *c, struct kgroups *G)
 {
@@ -403,16 +376,13 @@ static int write_groups(struct tka_ctx *c, struct kgroups *G)
 	for (size_t i = 0; rc == TK_OK && i < G->cap; i++)
 		if (G->g[i].used)
 			v[n++] = &G->g[i];
-	if (rc == TK_OK) {
-		qsort(v, n, sizeof(*v), cmp_group);
-		rc = tka_exec(c, "kernel stats", create_sql);
-	}
 	if (rc == TK_OK)
-		rc = tka_prepare(
-		    c,
-		    "INSERT INTO analysis_kernel_stats VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,"
-		    "?,?,?,?,?,?,?,?,?,?)",
-		    &ins);
+		qsort(v, n, sizeof(*v), cmp_group);
+	if (rc == TK_OK)
+		rc = tka_prepare(c,
+				 "INSERT INTO analysis_kernel_stats (" TK_COLS_ANALYSIS_KERNEL_STATS
+				 ") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+				 &ins);
 	if (rc == TK_OK)
 		rc = tka_prepare(c, "SELECT str FROM strings WHERE id = ?", &str);
 	for (size_t i = 0; rc == TK_OK && i < n; i++) {

@@ -332,73 +332,6 @@ static int pass1_device(struct tka_ctx *c, struct mem *M, sqlite3_stmt *q, int64
 	return rc;
 }
 
-static const char *const create_sql =
-    "DROP TABLE IF EXISTS analysis_memory;"
-    "DROP TABLE IF EXISTS analysis_memory_timeline;"
-    "DROP TABLE IF EXISTS analysis_memory_live_at_peak;"
-    "DROP TABLE IF EXISTS analysis_memory_histogram;"
-    "CREATE TABLE analysis_memory (\n"
-    "  series_id    INTEGER PRIMARY KEY, -- one (device, process, allocator) series, from 1\n"
-    "  device_id    INTEGER,  -- memory_records.device_id, NULL for host memory\n"
-    "  process_id   INTEGER,  -- memory_records.process_id\n"
-    "  allocator    TEXT,     -- allocator name, NULL when the source names none\n"
-    "  basis        TEXT NOT NULL, -- 'reported': bytes_in_use as the source reports it on "
-    "every record; 'summed': live allocations made in the trace\n"
-    "  records      INTEGER NOT NULL, -- memory records of the series\n"
-    "  allocs       INTEGER NOT NULL, -- of which allocations\n"
-    "  frees        INTEGER NOT NULL, -- of which frees\n"
-    "  unmatched_frees INTEGER NOT NULL, -- frees with no live allocation at their address\n"
-    "  first_ns     INTEGER NOT NULL, -- time of the first record\n"
-    "  last_ns      INTEGER NOT NULL, -- time of the last record\n"
-    "  peak_bytes   INTEGER NOT NULL, -- greatest bytes in use after any record\n"
-    "  peak_ns      INTEGER NOT NULL, -- time of the first record that reached it\n"
-    "  peak_record_id INTEGER NOT NULL, -- memory_records.id of that record\n"
-    "  end_bytes    INTEGER NOT NULL, -- bytes in use after the last record\n"
-    "  live_at_peak INTEGER NOT NULL, -- allocations made in the trace and live at the peak\n"
-    "  live_bytes_at_peak INTEGER NOT NULL, -- their bytes (= peak_bytes when basis is summed)\n"
-    "  reserved_at_peak INTEGER, -- bytes_reserved reported on the peak record, NULL if none\n"
-    "  reported_peak_bytes INTEGER, -- max peak_bytes_in_use reported (allocator lifetime), "
-    "NULL if none\n"
-    "  fragmentation_at_peak REAL, -- fragmentation on the peak record: as reported, else "
-    "computed (see fragmentation_source); NULL if neither\n"
-    "  max_fragmentation REAL, -- max fragmentation reported, NULL if none\n"
-    "  fragmentation_source TEXT -- 'reported'; 'computed': (reserved_at_peak - peak_bytes) / "
-    "reserved_at_peak, the share of reserved memory not in use (PyTorch's definition), when "
-    "the source reports reserved bytes but no fragmentation; NULL when neither\n"
-    ");"
-    "CREATE TABLE analysis_memory_timeline (\n"
-    "  series_id  INTEGER NOT NULL, -- analysis_memory.series_id\n"
-    "  bucket     INTEGER NOT NULL, -- 0..999: equal slices of the device's record span\n"
-    "  start_ns   INTEGER NOT NULL, -- first ns of the bucket\n"
-    "  end_ns     INTEGER NOT NULL, -- first ns after the bucket\n"
-    "  records    INTEGER NOT NULL, -- records of the series in the bucket (empty buckets are "
-    "left out)\n"
-    "  max_bytes  INTEGER NOT NULL, -- greatest bytes in use after a record in the bucket\n"
-    "  max_ns     INTEGER NOT NULL, -- time of the first record that reached max_bytes\n"
-    "  min_bytes  INTEGER NOT NULL, -- least bytes in use after a record in the bucket\n"
-    "  last_bytes INTEGER NOT NULL  -- bytes in use after the bucket's last record\n"
-    ");"
-    "CREATE TABLE analysis_memory_live_at_peak (\n"
-    "  series_id    INTEGER NOT NULL, -- analysis_memory.series_id\n"
-    "  rank         INTEGER NOT NULL, -- 1 = largest (ties: earlier allocation first)\n"
-    "  record_id    INTEGER NOT NULL, -- memory_records.id of the allocation\n"
-    "  address      INTEGER,  -- its address, NULL when not reported\n"
-    "  bytes        INTEGER NOT NULL, -- its size\n"
-    "  alloc_ns     INTEGER NOT NULL, -- when it was made\n"
-    "  op_event_id  INTEGER,  -- events.id of the op that made it (record's op, else the "
-    "enclosing host op)\n"
-    "  op_name      TEXT,     -- that op's name, or the record's op_name\n"
-    "  op_source    TEXT      -- 'record', 'name', 'enclosing' or NULL when unknown\n"
-    ");"
-    "CREATE TABLE analysis_memory_histogram (\n"
-    "  series_id INTEGER NOT NULL, -- analysis_memory.series_id\n"
-    "  lo_bytes  INTEGER NOT NULL, -- smallest size of the bucket (0, 1, 2, 4, ...)\n"
-    "  hi_bytes  INTEGER,          -- first size above the bucket (1 for size 0; 2 * lo_bytes); "
-    "NULL for the last\n"
-    "  allocs    INTEGER NOT NULL, -- allocations of a size in [lo_bytes, hi_bytes)\n"
-    "  bytes     INTEGER NOT NULL  -- their total size\n"
-    ");";
-
 static int step_done(struct tka_ctx *c, sqlite3_stmt *st)
 {
 	int rc = sqlite3_step(st) == SQLITE_DONE
@@ -524,29 +457,40 @@ out:
 	return rc;
 }
 
+/* analysis_memory's last column (fragmentation_source) is NULL here: set by the UPDATE below. */
+TKA_WRITES(TK_NCOLS_ANALYSIS_MEMORY, 22, "analysis_memory");
+TKA_WRITES(TK_NCOLS_ANALYSIS_MEMORY_TIMELINE, 9, "analysis_memory_timeline");
+TKA_WRITES(TK_NCOLS_ANALYSIS_MEMORY_LIVE_AT_PEAK, 9, "analysis_memory_live_at_peak");
+TKA_WRITES(TK_NCOLS_ANALYSIS_MEMORY_HISTOGRAM, 5, "analysis_memory_histogram");
+
 static int write_series(struct tka_ctx *c, struct mem *M)
 {
 	sqlite3_stmt *ms = NULL, *tl = NULL, *lv = NULL, *hi = NULL, *q = NULL, *pk = NULL;
 	sqlite3_stmt *opq = NULL;
-	int rc = tka_exec(c, "memory analysis", create_sql);
+	int rc = tka_prepare(c,
+			     "INSERT INTO analysis_memory (" TK_COLS_ANALYSIS_MEMORY
+			     ") VALUES (?,?,?,(SELECT str FROM strings "
+			     "WHERE id = ?),?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,NULL)",
+			     &ms);
 	if (rc == TK_OK)
 		rc = tka_prepare(
 		    c,
-		    "INSERT INTO analysis_memory VALUES (?,?,?,(SELECT str FROM strings "
-		    "WHERE id = ?),?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,NULL)",
-		    &ms);
+		    "INSERT INTO analysis_memory_timeline (" TK_COLS_ANALYSIS_MEMORY_TIMELINE
+		    ") VALUES (?,?,?,?,?,?,?,?,?)",
+		    &tl);
 	if (rc == TK_OK)
-		rc = tka_prepare(
-		    c, "INSERT INTO analysis_memory_timeline VALUES (?,?,?,?,?,?,?,?,?)", &tl);
+		rc = tka_prepare(c,
+				 "INSERT INTO analysis_memory_live_at_peak "
+				 "(" TK_COLS_ANALYSIS_MEMORY_LIVE_AT_PEAK
+				 ") VALUES (?1,?2,?3,?4,?5,?6,?7,"
+				 "coalesce(?8, (SELECT str FROM strings WHERE id = ?10)),?9)",
+				 &lv);
 	if (rc == TK_OK)
 		rc = tka_prepare(
 		    c,
-		    "INSERT INTO analysis_memory_live_at_peak VALUES (?1,?2,?3,?4,?5,?6,?7,"
-		    "coalesce(?8, (SELECT str FROM strings WHERE id = ?10)),?9)",
-		    &lv);
-	if (rc == TK_OK)
-		rc =
-		    tka_prepare(c, "INSERT INTO analysis_memory_histogram VALUES (?,?,?,?,?)", &hi);
+		    "INSERT INTO analysis_memory_histogram (" TK_COLS_ANALYSIS_MEMORY_HISTOGRAM
+		    ") VALUES (?,?,?,?,?)",
+		    &hi);
 	if (rc == TK_OK)
 		rc = tka_prepare(c, read_sql, &q);
 	if (rc == TK_OK)

@@ -16,39 +16,6 @@
 #include <string.h>
 #include <tracekit/store.h>
 
-static const char *const schema =
-    "DROP TABLE IF EXISTS analysis_op_gpu_time;"
-    "CREATE TABLE analysis_op_gpu_time (\n"
-    "  process_id   INTEGER,          -- processes.id of the host thread, NULL when unknown\n"
-    "  level        TEXT NOT NULL,    -- 'host_op' (CPU ops) or 'annotation' (user ranges: "
-    "record_function, NVTX, TK_SCOPE, TraceMe)\n"
-    "  name         TEXT NOT NULL,    -- the op's or annotation's name\n"
-    "  calls        INTEGER NOT NULL, -- its events on the process's host threads\n"
-    "  direct_ops   INTEGER NOT NULL, -- device operations it launched as the innermost one\n"
-    "  direct_ns    INTEGER NOT NULL, -- their summed durations\n"
-    "  subtree_ops  INTEGER NOT NULL, -- device operations launched anywhere inside it (itself "
-    "or what it calls; a name nested in itself counts once)\n"
-    "  subtree_ns   INTEGER NOT NULL, -- their summed durations\n"
-    "  direct_share REAL,             -- direct_ns / all launched device time of the process "
-    "(NULL when that is 0)\n"
-    "  category     TEXT              -- host ops: what the op does (docs/metrics.md, "
-    "\"Categories\": gemm, conv, attention, ...); NULL for annotations\n"
-    ");"
-    "DROP TABLE IF EXISTS analysis_op_gpu_steps;"
-    "CREATE TABLE analysis_op_gpu_steps (\n"
-    "  device_id  INTEGER NOT NULL,   -- devices.id the launched device operations ran on\n"
-    "  step       INTEGER NOT NULL,   -- the step's index among the device's analysis_steps rows "
-    "(in start order, from 0)\n"
-    "  step_num   INTEGER,            -- its step_num, NULL when unknown\n"
-    "  process_id INTEGER,            -- processes.id of the launching thread, NULL when unknown\n"
-    "  name       TEXT,               -- the innermost annotation open at the launch; NULL: none "
-    "was open\n"
-    "  ops        INTEGER NOT NULL,   -- device operations it launched that start in the step\n"
-    "  device_ns  INTEGER NOT NULL,   -- their summed durations\n"
-    "  step_share REAL NOT NULL       -- device_ns / the summed durations of all launched device "
-    "operations that start in the step on the device\n"
-    ");";
-
 /* A host op or annotation on a host thread. */
 struct hop {
 	int64_t ts, end, id;
@@ -442,14 +409,19 @@ static int cmp_stepacc(const void *pa, const void *pb)
 	return (a->name_id > b->name_id) - (a->name_id < b->name_id);
 }
 
+TKA_WRITES(TK_NCOLS_ANALYSIS_OP_GPU_STEPS, 8, "analysis_op_gpu_steps");
+TKA_WRITES(TK_NCOLS_ANALYSIS_OP_GPU_TIME, 10, "analysis_op_gpu_time");
+
 /* analysis_op_gpu_steps: each step's launched GPU time by the annotation that owns it. */
 static int write_steps(struct tka_ctx *c, struct steps *st)
 {
 	sqlite3_stmt *ins = NULL;
-	int rc = tka_prepare(c,
-			     "INSERT INTO analysis_op_gpu_steps SELECT ?1, ?2, ?3, ?4, (SELECT str "
-			     "FROM strings WHERE id = ?5), ?6, ?7, ?8",
-			     &ins);
+	int rc =
+	    tka_prepare(c,
+			"INSERT INTO analysis_op_gpu_steps (" TK_COLS_ANALYSIS_OP_GPU_STEPS
+			") SELECT ?1, ?2, ?3, ?4, (SELECT str FROM strings WHERE id = ?5), ?6, ?7, "
+			"?8",
+			&ins);
 	if (st->n > 1)
 		qsort(st->v, st->n, sizeof(*st->v), cmp_stepacc);
 	for (size_t i = 0; i < st->n && rc == TK_OK;) {
@@ -544,8 +516,6 @@ int tka_op_gpu_time(struct tka_ctx *c)
 	tk_intern_init(&a.keys);
 	tk_intern_init(&totals.keys);
 	tk_intern_init(&st.keys);
-	if ((rc = tka_exec(c, "creating analysis_op_gpu_time", schema)) != TK_OK)
-		goto out;
 	if ((rc = steps_init(c, &st)) != TK_OK)
 		goto out;
 	tl = st.tl;
@@ -599,8 +569,8 @@ int tka_op_gpu_time(struct tka_ctx *c)
 	/* the launched device time of each process, for the share */
 	if (rc == TK_OK)
 		rc = tka_prepare(c,
-				 "INSERT INTO analysis_op_gpu_time VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, "
-				 "?8, ?9, ?10)",
+				 "INSERT INTO analysis_op_gpu_time (" TK_COLS_ANALYSIS_OP_GPU_TIME
+				 ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
 				 &ins);
 	if (rc == TK_OK)
 		rc = tka_prepare(c, "SELECT str FROM strings WHERE id = ?1", &name);

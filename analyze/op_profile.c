@@ -409,41 +409,6 @@ static int write_track_groups(struct tka_ctx *c, const struct groups *G)
 	return rc;
 }
 
-static const char *const create_sql =
-    "DROP TABLE IF EXISTS analysis_op_profile;"
-    "CREATE TABLE analysis_op_profile (\n"
-    "  level        TEXT NOT NULL, -- event_kinds.name: host_op, kernel, xla_op, xla_module, "
-    "framework_op, runtime_api, driver_api, sync, async_xla_op; hlo_op (device ops grouped by "
-    "the HLO op they carry); or idle\n"
-    "  device_id    INTEGER,       -- devices.id of the tracks the op ran on, NULL on host "
-    "tracks\n"
-    "  process_id   INTEGER,       -- processes.id of the host tracks, NULL for device rows\n"
-    "  module       TEXT,          -- op_details.hlo_module of the events, NULL when none\n"
-    "  category     TEXT,          -- op_details.op_category, else events.category, NULL when "
-    "none\n"
-    "  name         TEXT NOT NULL, -- event name ('IDLE' for the idle row)\n"
-    "  occurrences  INTEGER,       -- number of events (NULL for IDLE)\n"
-    "  total_ns     INTEGER NOT NULL, -- sum of durations (IDLE: the device's idle_ns)\n"
-    "  self_ns      INTEGER NOT NULL, -- sum of self times: time each event was the innermost "
-    "open event of its track\n"
-    "  avg_ns       REAL,          -- total_ns / occurrences\n"
-    "  min_ns       INTEGER,       -- shortest duration\n"
-    "  max_ns       INTEGER,       -- longest duration\n"
-    "  device_share REAL           -- total_ns / busy_ns of the device (analysis_device_time, "
-    "window 'device'); NULL on the host, for IDLE and async_xla_op (in flight, not busy), or "
-    "when busy is unknown or 0\n"
-    ");"
-    "DROP TABLE IF EXISTS analysis_hlo_op_kernels;"
-    "CREATE TABLE analysis_hlo_op_kernels (\n"
-    "  device_id   INTEGER NOT NULL, -- devices.id\n"
-    "  module      TEXT,             -- op_details.hlo_module, NULL when none\n"
-    "  hlo_op      TEXT NOT NULL,    -- op_details.hlo_op the device ops carry\n"
-    "  kernel      TEXT NOT NULL,    -- name of the device op (kernel, copy or set) it ran as\n"
-    "  occurrences INTEGER NOT NULL, -- device ops of that name for that HLO op\n"
-    "  total_ns    INTEGER NOT NULL, -- sum of their durations\n"
-    "  hlo_share   REAL NOT NULL     -- total_ns / the HLO op's total (its hlo_op row)\n"
-    ");";
-
 /* Name of the busy-time source: analysis_device_time when the device-time analysis wrote it. */
 static int have_table(struct tka_ctx *c, const char *name)
 {
@@ -459,13 +424,13 @@ static int have_table(struct tka_ctx *c, const char *name)
 	return found;
 }
 
+TKA_WRITES(TK_NCOLS_ANALYSIS_OP_PROFILE, 13, "analysis_op_profile");
+TKA_WRITES(TK_NCOLS_ANALYSIS_HLO_OP_KERNELS, 7, "analysis_hlo_op_kernels");
+
 static int write_profile(struct tka_ctx *c)
 {
-	int rc = tka_exec(c, "op profile", create_sql);
 	int dt = have_table(c, "analysis_device_time");
-	if (rc != TK_OK)
-		return rc;
-	rc =
+	int rc =
 	    tka_exec(c, "op profile",
 		     dt ? "CREATE TEMP TABLE _op_busy AS SELECT device_id, busy_ns, idle_ns FROM "
 			  "analysis_device_time WHERE \"window\" = 'device'"
@@ -475,11 +440,12 @@ static int write_profile(struct tka_ctx *c)
 		return rc;
 	rc = tka_exec(
 	    c, "op profile",
-	    "INSERT INTO analysis_op_profile "
+	    "INSERT INTO analysis_op_profile (" TK_COLS_ANALYSIS_OP_PROFILE ") "
 	    "SELECT k.name, g.device_id, g.process_id, m.str, ca.str, coalesce(s.str, ''), g.n, "
 	    "  g.total, g.self, "
 	    "  CAST(g.total AS REAL) / g.n, g.mn, g.mx, "
-	    "  CASE WHEN b.busy_ns > 0 AND g.kind <> 15 THEN CAST(g.total AS REAL) / b.busy_ns END "
+	    "  CASE WHEN b.busy_ns > 0 AND g.kind <> " TK_SQL_EV_ASYNC_XLA_OP
+	    " THEN CAST(g.total AS REAL) / b.busy_ns END "
 	    "FROM (SELECT o.kind, t.device_id, CASE WHEN t.device_id IS NULL THEN t.process_id END "
 	    "        AS process_id, o.module_id, o.cat_id, o.name_id, sum(o.n) AS n, "
 	    "        sum(o.total) AS total, sum(o.self) AS self, min(o.mn) AS mn, max(o.mx) AS mx "
@@ -498,9 +464,10 @@ static int write_profile(struct tka_ctx *c)
 	    "  max(o.op_category_id) AS cat_id "
 	    "FROM op_details o JOIN events e ON e.id = o.event_id "
 	    "JOIN tracks t ON t.id = e.track_id "
-	    "WHERE o.hlo_op_id IS NOT NULL AND e.kind IN (5, 6, 7) AND t.device_id IS NOT NULL "
+	    "WHERE o.hlo_op_id IS NOT NULL AND e.kind IN (" TK_SQL_EV_DEVICE_OPS
+	    ") AND t.device_id IS NOT NULL "
 	    "GROUP BY 1, 2, 3, 4;"
-	    "INSERT INTO analysis_op_profile "
+	    "INSERT INTO analysis_op_profile (" TK_COLS_ANALYSIS_OP_PROFILE ") "
 	    "SELECT 'hlo_op', g.device_id, NULL, m.str, ca.str, coalesce(h.str, ''), g.n, g.total, "
 	    "  g.total, "
 	    "  CAST(g.total AS REAL) / g.n, g.mn, g.mx, "
@@ -513,7 +480,7 @@ static int write_profile(struct tka_ctx *c)
 	    "LEFT JOIN strings ca ON ca.id = g.cat_id "
 	    "LEFT JOIN temp._op_busy b ON b.device_id = g.device_id "
 	    "ORDER BY g.device_id, g.total DESC, h.str, m.str;"
-	    "INSERT INTO analysis_hlo_op_kernels "
+	    "INSERT INTO analysis_hlo_op_kernels (" TK_COLS_ANALYSIS_HLO_OP_KERNELS ") "
 	    "SELECT k.device_id, m.str, h.str, s.str, k.n, k.total, "
 	    "  CASE WHEN a.total > 0 THEN CAST(k.total AS REAL) / a.total ELSE 0 END "
 	    "FROM temp._op_hlo k "
@@ -524,7 +491,7 @@ static int write_profile(struct tka_ctx *c)
 	    "LEFT JOIN strings m ON m.id = k.module_id "
 	    "ORDER BY k.device_id, a.total DESC, h.str, m.str, k.total DESC, s.str;"
 	    "DROP TABLE temp._op_hlo;"
-	    "INSERT INTO analysis_op_profile "
+	    "INSERT INTO analysis_op_profile (" TK_COLS_ANALYSIS_OP_PROFILE ") "
 	    "SELECT 'idle', device_id, NULL, NULL, NULL, 'IDLE', NULL, idle_ns, idle_ns, NULL, "
 	    "  NULL, NULL, NULL FROM temp._op_busy WHERE idle_ns IS NOT NULL ORDER BY device_id;"
 	    "DROP TABLE temp._op_busy; DROP TABLE temp._op_track;");

@@ -15,6 +15,7 @@
 #include <tracekit/store.h>
 
 #include "cli.h"
+#include "tk_schema.h"
 
 static int run(int argc, char **argv);
 
@@ -134,17 +135,20 @@ static void report_store(const char *path, const char *problem)
 		return;
 	}
 	sqlite3 *db = tk_store_db(s);
-	fprintf(stderr,
-		"tracekit: wrote %s: %lld kernels, %lld copies, %lld sets, %lld API calls, "
-		"%lld annotations, %lld steps, %lld memory events, %lld counter samples\n",
-		path, (long long)count(db, "SELECT count(*) FROM events WHERE kind = 5"),
-		(long long)count(db, "SELECT count(*) FROM events WHERE kind = 6"),
-		(long long)count(db, "SELECT count(*) FROM events WHERE kind = 7"),
-		(long long)count(db, "SELECT count(*) FROM events WHERE kind IN (2, 3)"),
-		(long long)count(db, "SELECT count(*) FROM events WHERE kind = 4"),
-		(long long)count(db, "SELECT count(*) FROM events WHERE kind = 11"),
-		(long long)count(db, "SELECT count(*) FROM memory_records"),
-		(long long)count(db, "SELECT count(*) FROM counters"));
+	fprintf(
+	    stderr,
+	    "tracekit: wrote %s: %lld kernels, %lld copies, %lld sets, %lld API calls, "
+	    "%lld annotations, %lld steps, %lld memory events, %lld counter samples\n",
+	    path,
+	    (long long)count(db, "SELECT count(*) FROM events WHERE kind = " TK_SQL_EV_KERNEL),
+	    (long long)count(db, "SELECT count(*) FROM events WHERE kind = " TK_SQL_EV_MEMCPY),
+	    (long long)count(db, "SELECT count(*) FROM events WHERE kind = " TK_SQL_EV_MEMSET),
+	    (long long)count(db,
+			     "SELECT count(*) FROM events WHERE kind IN (" TK_SQL_EV_API_CALLS ")"),
+	    (long long)count(db, "SELECT count(*) FROM events WHERE kind = " TK_SQL_EV_ANNOTATION),
+	    (long long)count(db, "SELECT count(*) FROM events WHERE kind = " TK_SQL_EV_STEP),
+	    (long long)count(db, "SELECT count(*) FROM memory_records"),
+	    (long long)count(db, "SELECT count(*) FROM counters"));
 	char dropped[32];
 	if (tk_store_meta_text(s, "cupti.dropped_records", dropped, sizeof(dropped)) == TK_OK &&
 	    strcmp(dropped, "0"))

@@ -17,6 +17,7 @@
 
 #include "checked.h"
 #include "message.h"
+#include "tk_schema.h"
 
 #define UTIL_BINS 200
 
@@ -284,10 +285,12 @@ static int device_util(sqlite3 *db, struct tkr_model *m, struct tkr_util *u, int
 	if (!busy)
 		return TK_ENOMEM;
 	/* devices with no kernel, copy or set use their XLA ops (docs/metrics.md) */
-	if (sqlite3_prepare_v2(db,
-			       "SELECT NOT EXISTS (SELECT 1 FROM events e JOIN tracks t"
-			       " ON t.id = e.track_id WHERE t.device_id = ?1 AND e.kind IN (5, 6, 7))",
-			       -1, &st, NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(
+		db,
+		"SELECT NOT EXISTS (SELECT 1 FROM events e JOIN tracks t"
+		" ON t.id = e.track_id WHERE t.device_id = ?1 AND e.kind IN (" TK_SQL_EV_DEVICE_OPS
+		"))",
+		-1, &st, NULL) != SQLITE_OK)
 		goto sql_error;
 	sqlite3_bind_int64(st, 1, u->device_id);
 	if (sqlite3_step(st) == SQLITE_ROW)
@@ -310,14 +313,15 @@ static int device_util(sqlite3 *db, struct tkr_model *m, struct tkr_util *u, int
 			caph = nc;
 		}
 		memset(&h[nh], 0, sizeof(h[nh]));
-		if (sqlite3_prepare_v2(db,
-				       xla ? "SELECT ts_ns, ts_ns + dur_ns FROM events WHERE"
-					     " track_id = ?1 AND kind = 8 AND dur_ns > 0"
-					     " AND ts_ns < ?2 ORDER BY ts_ns"
-					   : "SELECT ts_ns, ts_ns + dur_ns FROM events WHERE"
-					     " track_id = ?1 AND kind IN (5, 6, 7) AND dur_ns > 0"
-					     " AND ts_ns < ?2 ORDER BY ts_ns",
-				       -1, &h[nh].st, NULL) != SQLITE_OK)
+		if (sqlite3_prepare_v2(
+			db,
+			xla ? "SELECT ts_ns, ts_ns + dur_ns FROM events WHERE"
+			      " track_id = ?1 AND kind = " TK_SQL_EV_XLA_OP " AND dur_ns > 0"
+			      " AND ts_ns < ?2 ORDER BY ts_ns"
+			    : "SELECT ts_ns, ts_ns + dur_ns FROM events WHERE"
+			      " track_id = ?1 AND kind IN (" TK_SQL_EV_DEVICE_OPS ") AND dur_ns > 0"
+			      " AND ts_ns < ?2 ORDER BY ts_ns",
+			-1, &h[nh].st, NULL) != SQLITE_OK)
 			goto sql_error;
 		sqlite3_bind_int64(h[nh].st, 1, sqlite3_column_int64(st, 0));
 		sqlite3_bind_int64(h[nh].st, 2, we);

@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 
 #include "store_internal.h"
+#include "tk_schema.h"
 
 struct tk_store {
 	sqlite3 *db;
@@ -203,23 +204,24 @@ static const struct {
 	const char *name, *sql;
 } earlier_views[] = {
     {"memcpys",
-	"CREATE VIEW memcpys AS\n"
-	"SELECT e.id, s.str AS name, e.ts_ns,\n"
-	"       e.ts_ns - (SELECT value FROM meta WHERE key = 'trace_start_ns') AS ts_rel_ns,\n"
-	"       e.dur_ns, e.ts_ns + e.dur_ns AS end_ns, t.device_id, t.stream_id, p.pid, t.tid,\n"
-	"       e.correlation_id, d.bytes, ck.name AS copy_kind, sk.name AS src_kind, dk.name AS dst_kind,\n"
-	"       d.src_device_id, d.dst_device_id,\n"
-	"       CASE WHEN e.dur_ns > 0 THEN CAST(d.bytes AS REAL) / e.dur_ns END AS gb_per_s,\n"
-	"       e.track_id\n"
-	"FROM events e\n"
-	"JOIN strings s ON s.id = e.name_id\n"
-	"JOIN tracks t ON t.id = e.track_id\n"
-	"LEFT JOIN processes p ON p.id = t.process_id\n"
-	"LEFT JOIN copy_details d ON d.event_id = e.id\n"
-	"LEFT JOIN copy_kinds ck ON ck.id = d.copy_kind\n"
-	"LEFT JOIN memory_kinds sk ON sk.id = d.src_mem_kind\n"
-	"LEFT JOIN memory_kinds dk ON dk.id = d.dst_mem_kind\n"
-	"WHERE e.kind = 6"},
+     "CREATE VIEW memcpys AS\n"
+     "SELECT e.id, s.str AS name, e.ts_ns,\n"
+     "       e.ts_ns - (SELECT value FROM meta WHERE key = 'trace_start_ns') AS ts_rel_ns,\n"
+     "       e.dur_ns, e.ts_ns + e.dur_ns AS end_ns, t.device_id, t.stream_id, p.pid, t.tid,\n"
+     "       e.correlation_id, d.bytes, ck.name AS copy_kind, sk.name AS src_kind, dk.name AS "
+     "dst_kind,\n"
+     "       d.src_device_id, d.dst_device_id,\n"
+     "       CASE WHEN e.dur_ns > 0 THEN CAST(d.bytes AS REAL) / e.dur_ns END AS gb_per_s,\n"
+     "       e.track_id\n"
+     "FROM events e\n"
+     "JOIN strings s ON s.id = e.name_id\n"
+     "JOIN tracks t ON t.id = e.track_id\n"
+     "LEFT JOIN processes p ON p.id = t.process_id\n"
+     "LEFT JOIN copy_details d ON d.event_id = e.id\n"
+     "LEFT JOIN copy_kinds ck ON ck.id = d.copy_kind\n"
+     "LEFT JOIN memory_kinds sk ON sk.id = d.src_mem_kind\n"
+     "LEFT JOIN memory_kinds dk ON dk.id = d.dst_mem_kind\n"
+     "WHERE e.kind = " TK_SQL_EV_MEMCPY},
 };
 
 /* 1 when @got is an earlier shape of the view @name that readers accept. */
