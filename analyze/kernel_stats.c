@@ -41,7 +41,7 @@ struct kgroups {
 struct devlim {
 	int64_t id;
 	int known;
-	struct tk_occ_device occ;
+	struct tkcap_occ_device occ;
 };
 
 static uint64_t khash(const int64_t *k)
@@ -136,7 +136,7 @@ static double computed_occupancy(const int64_t *k, const struct devlim *d)
 	}
 	if (threads > 1 << 30 || k[8] < 0 || k[8] > 1 << 20)
 		return -1;
-	double occ = tk_occupancy(&d->occ, (int)threads, (int)k[8], k[9] == NONE ? 0 : k[9],
+	double occ = tkcap_occupancy(&d->occ, (int)threads, (int)k[8], k[9] == NONE ? 0 : k[9],
 				  k[10] == NONE ? 0 : k[10], 1, NULL);
 	return occ > 0 ? occ : -1;
 }
@@ -203,7 +203,7 @@ static void device_limits(sqlite3_stmt *q, struct devlim *d)
 	/* NVIDIA's calculator: an NVIDIA device, or one whose vendor the source does not say */
 	if (vendor && *vendor && strcmp(vendor, "nvidia") != 0)
 		return;
-	if (parse_cc(cc, &major, &minor) != 0 || tk_occ_device_for_cc(major, minor, &d->occ) != 0)
+	if (parse_cc(cc, &major, &minor) != 0 || tkcap_occ_device_for_cc(major, minor, &d->occ) != 0)
 		return;
 	for (int i = 3; i <= 6; i++) { /* what the source states replaces the table's */
 		if (sqlite3_column_type(q, i) == SQLITE_NULL)

@@ -71,7 +71,7 @@ static const char *kind_name(int kind)
 }
 
 struct grps {
-	struct tk_intern keys; /* (device, name, kind) as bytes -> index + 1 */
+	struct tks_intern keys; /* (device, name, kind) as bytes -> index + 1 */
 	struct grp *v;
 	size_t n, cap;
 };
@@ -81,7 +81,7 @@ static size_t grp_of(struct grps *G, int64_t device, int64_t name_id, int kind)
 {
 	int64_t key[3] = {device, name_id, kind};
 	int added;
-	uint32_t id = tk_intern_lookup(&G->keys, (const char *)key, sizeof(key), &added);
+	uint32_t id = tks_intern_lookup(&G->keys, (const char *)key, sizeof(key), &added);
 	if (!id)
 		return SIZE_MAX;
 	if (added) {
@@ -235,7 +235,7 @@ int tka_launch_stats(struct tka_ctx *c)
 	int rc = tka_timeline_get(c, &tl);
 	if (rc != TK_OK)
 		return rc;
-	tk_intern_init(&G.keys);
+	tks_intern_init(&G.keys);
 	for (size_t i = 0; i < tl->ndev; i++)
 		nops += tl->dev[i].nops;
 	if (!(gix = malloc((nops ? nops : 1) * sizeof(*gix)))) {
@@ -251,6 +251,6 @@ out:
 	free(gix);
 	free(at);
 	free(G.v);
-	tk_intern_free(&G.keys);
+	tks_intern_free(&G.keys);
 	return rc;
 }

@@ -121,7 +121,7 @@ struct acc {
 };
 
 struct accs {
-	struct tk_intern keys; /* (process, level, name) as bytes -> index + 1 */
+	struct tks_intern keys; /* (process, level, name) as bytes -> index + 1 */
 	struct acc *v;
 	size_t n, cap;
 };
@@ -131,7 +131,7 @@ static struct acc *acc_of(struct accs *a, int64_t process, int level, int64_t na
 {
 	int64_t key[3] = {process, level, name_id};
 	int added;
-	uint32_t id = tk_intern_lookup(&a->keys, (const char *)key, sizeof(key), &added);
+	uint32_t id = tks_intern_lookup(&a->keys, (const char *)key, sizeof(key), &added);
 	if (!id)
 		return NULL;
 	if (added) {
@@ -176,7 +176,7 @@ struct stepacc {
 struct steps {
 	const struct tka_timeline *tl;
 	size_t *base; /* per device of tl: the number of the steps of the devices before it */
-	struct tk_intern keys;
+	struct tks_intern keys;
 	struct stepacc *v;
 	size_t n, cap;
 };
@@ -203,7 +203,7 @@ static int step_add(struct steps *st, const struct lnch *x, int64_t process, int
 		return TK_OK;
 	int64_t key[3] = {x->step, process, name_id};
 	int added;
-	uint32_t id = tk_intern_lookup(&st->keys, (const char *)key, sizeof(key), &added);
+	uint32_t id = tks_intern_lookup(&st->keys, (const char *)key, sizeof(key), &added);
 	if (!id)
 		return TK_ENOMEM;
 	if (added) {
@@ -513,9 +513,9 @@ int tka_op_gpu_time(struct tka_ctx *c)
 		return rc;
 	if (!s || s->inst)
 		return tka_fail(c, TK_EINTERNAL, "GPU time per op was already written");
-	tk_intern_init(&a.keys);
-	tk_intern_init(&totals.keys);
-	tk_intern_init(&st.keys);
+	tks_intern_init(&a.keys);
+	tks_intern_init(&totals.keys);
+	tks_intern_init(&st.keys);
 	if ((rc = steps_init(c, &st)) != TK_OK)
 		goto out;
 	tl = st.tl;
@@ -619,15 +619,15 @@ int tka_op_gpu_time(struct tka_ctx *c)
 out:
 	free(st.base);
 	free(st.v);
-	tk_intern_free(&st.keys);
+	tks_intern_free(&st.keys);
 	sqlite3_finalize(ins);
 	sqlite3_finalize(name);
 	free(l);
 	free(pre);
 	free(a.v);
-	tk_intern_free(&a.keys);
+	tks_intern_free(&a.keys);
 	free(totals.v);
-	tk_intern_free(&totals.keys);
+	tks_intern_free(&totals.keys);
 	if (rc != TK_OK) { /* no half-made instances for later analyses */
 		free(s->inst);
 		s->inst = NULL;

@@ -44,9 +44,9 @@ struct nm {
 	int has;
 };
 
-/* A table keyed by bytes: tk_intern ids index @v (elements of @size bytes). */
+/* A table keyed by bytes: tks_intern ids index @v (elements of @size bytes). */
 struct table {
-	struct tk_intern keys;
+	struct tks_intern keys;
 	void *v;
 	size_t n, cap, size;
 };
@@ -54,7 +54,7 @@ struct table {
 /* The element of key @key (@len bytes), zeroed when new (*@added); NULL when out of memory. */
 static void *slot(struct table *t, const void *key, size_t len, int *added)
 {
-	uint32_t id = tk_intern_lookup(&t->keys, key, len, added);
+	uint32_t id = tks_intern_lookup(&t->keys, key, len, added);
 	if (!id)
 		return NULL;
 	if (*added) {
@@ -455,7 +455,7 @@ static void free_state(struct state *s)
 	struct table *t[4] = {&s->g, &s->u, &s->p, &s->names};
 	for (int i = 0; i < 4; i++) {
 		free(t[i]->v);
-		tk_intern_free(&t[i]->keys);
+		tks_intern_free(&t[i]->keys);
 	}
 	sqlite3_finalize(s->name_q);
 	free(s->key);
@@ -468,10 +468,10 @@ int tka_op_perf(struct tka_ctx *c)
 			  .p.size = sizeof(struct proc),
 			  .names.size = sizeof(struct nm)};
 	int rc;
-	tk_intern_init(&s.g.keys);
-	tk_intern_init(&s.u.keys);
-	tk_intern_init(&s.p.keys);
-	tk_intern_init(&s.names.keys);
+	tks_intern_init(&s.g.keys);
+	tks_intern_init(&s.u.keys);
+	tks_intern_init(&s.p.keys);
+	tks_intern_init(&s.names.keys);
 	rc = tka_prepare(c, "SELECT str FROM strings WHERE id = ?", &s.name_q);
 	if (rc == TK_OK)
 		rc = read_host_ops(c, &s);

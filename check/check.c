@@ -55,7 +55,7 @@ void tk_check_allow_different_hardware(tk_check *c, int allow)
 int tk_check_baseline_file(tk_check *c, const char *path)
 {
 	if (c->has_base || c->base_b) {
-		tk_fmt(c->err, sizeof(c->err), "a check has one baseline");
+		tks_fmt(c->err, sizeof(c->err), "a check has one baseline");
 		return TK_EINVAL;
 	}
 	int rc = tkc_baseline_read(path, &c->base, c->err, sizeof(c->err));
@@ -69,7 +69,7 @@ static int add_run(tk_check *c, struct tkc_builder **b, const char *store, const
 	int rc = TK_OK;
 	/* a check's own runs keep samples of every kernel (the baseline file keeps fewer) */
 	if (!*b && (rc = tkc_builder_new(0, 20 * TKC_SAMPLE_MAX, b)) != TK_OK) {
-		tk_fmt(c->err, sizeof(c->err), "out of memory");
+		tks_fmt(c->err, sizeof(c->err), "out of memory");
 		return rc;
 	}
 	return tkc_builder_add_store(*b, store, label, c->err, sizeof(c->err));
@@ -78,7 +78,7 @@ static int add_run(tk_check *c, struct tkc_builder **b, const char *store, const
 int tk_check_add_baseline_run(tk_check *c, const char *store, const char *label)
 {
 	if (c->has_base_file) {
-		tk_fmt(c->err, sizeof(c->err), "a check has one baseline");
+		tks_fmt(c->err, sizeof(c->err), "a check has one baseline");
 		return TK_EINVAL;
 	}
 	return add_run(c, &c->base_b, store, label);
@@ -102,7 +102,7 @@ static int finish(tk_check *c)
 		c->has_base = rc == TK_OK;
 	}
 	if (rc == TK_OK && !c->has_cur) {
-		tk_fmt(c->err, sizeof(c->err), "no input runs");
+		tks_fmt(c->err, sizeof(c->err), "no input runs");
 		rc = TK_EINVAL;
 	}
 	return rc;
@@ -115,7 +115,7 @@ int tk_check_run(tk_check *c)
 		return rc;
 	if (!c->gates.n) {
 		if (!c->has_base) {
-			tk_fmt(c->err, sizeof(c->err),
+			tks_fmt(c->err, sizeof(c->err),
 			       "nothing to check: give a baseline, or bounds (--max, --min)");
 			return TK_EINVAL;
 		}
@@ -163,7 +163,7 @@ int tk_check_write_baseline(tk_check *c, FILE *out)
 		return rc;
 	rc = tkc_baseline_write(out, &c->cur);
 	if (rc != TK_OK)
-		tk_fmt(c->err, sizeof(c->err), "cannot write the baseline: %s", tk_strerror(rc));
+		tks_fmt(c->err, sizeof(c->err), "cannot write the baseline: %s", tk_strerror(rc));
 	return rc;
 }
 

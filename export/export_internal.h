@@ -223,10 +223,10 @@ struct ex_event {
 
 /* A forward cursor over one table: read straight from its pages (store/tscan.c) when the store
  * allows it, else through an SQL statement. */
-struct tk_tscan;
+struct tks_tscan;
 struct ex_cur {
 	sqlite3_stmt *st;
-	struct tk_tscan *ts;
+	struct tks_tscan *ts;
 	char err[256]; /* the direct read's message */
 };
 

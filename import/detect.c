@@ -29,16 +29,16 @@ int tk_import_detect(const char *path, enum tk_import_format *out, char *err, si
 	*out = TK_FORMAT_UNKNOWN;
 	struct stat sb;
 	if (stat(path, &sb) != 0) {
-		tk_fmt(err, errlen, "cannot read '%s': %s", path, strerror(errno));
+		tks_fmt(err, errlen, "cannot read '%s': %s", path, strerror(errno));
 		return TK_EIO;
 	}
 	if (!S_ISREG(sb.st_mode)) {
-		tk_fmt(err, errlen, "cannot read '%s': not a regular file", path);
+		tks_fmt(err, errlen, "cannot read '%s': not a regular file", path);
 		return TK_EIO;
 	}
 	gzFile f = gzopen(path, "rb"); /* reads plain files as they are */
 	if (!f) {
-		tk_fmt(err, errlen, "cannot read '%s': %s", path, strerror(errno));
+		tks_fmt(err, errlen, "cannot read '%s': %s", path, strerror(errno));
 		return TK_EIO;
 	}
 	unsigned char buf[512];
@@ -46,7 +46,7 @@ int tk_import_detect(const char *path, enum tk_import_format *out, char *err, si
 	int gzerr;
 	const char *gzmsg = gzerror(f, &gzerr);
 	if (n < 0) {
-		tk_fmt(err, errlen, "'%s': byte 0: cannot decompress: %s", path, gzmsg);
+		tks_fmt(err, errlen, "'%s': byte 0: cannot decompress: %s", path, gzmsg);
 		gzclose(f);
 		return TK_EFORMAT;
 	}
@@ -65,7 +65,7 @@ int tk_import_detect(const char *path, enum tk_import_format *out, char *err, si
 		*out = TK_FORMAT_XPLANE;
 		return TK_OK;
 	}
-	tk_fmt(err, errlen,
+	tks_fmt(err, errlen,
 	       "'%s': byte 0: neither an XPlane (.xplane.pb) nor a Chrome/Kineto JSON trace%s",
 	       path, n == 0 ? " (the file is empty)" : "");
 	return TK_EFORMAT;
@@ -76,7 +76,7 @@ int tk_import_input_id(const char *path, struct tk_input_id *id, char *err, size
 	struct stat sb;
 	memset(id, 0, sizeof(*id));
 	if (stat(path, &sb) != 0) {
-		tk_fmt(err, errlen, "cannot read '%s': %s", path, strerror(errno));
+		tks_fmt(err, errlen, "cannot read '%s': %s", path, strerror(errno));
 		return TK_EIO;
 	}
 	id->path = path;

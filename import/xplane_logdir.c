@@ -374,7 +374,7 @@ int tk_xplane_list_runs(const char *path, struct tk_xplane_run **runs, int *nrun
 	*runs = NULL;
 	*nruns = 0;
 	if (!is_dir(path)) {
-		tk_fmt(err, errlen, "'%s': not a directory (expected a logdir or a run directory)",
+		tks_fmt(err, errlen, "'%s': not a directory (expected a logdir or a run directory)",
 		       path);
 		return TK_ENOTFOUND;
 	}
@@ -396,7 +396,7 @@ int tk_xplane_list_runs(const char *path, struct tk_xplane_run **runs, int *nrun
 		goto nomem;
 	const char *dir = is_dir(profile) ? profile : path;
 	if (!(d = opendir(dir))) {
-		tk_fmt(err, errlen, "cannot read '%s': %s", dir, strerror(errno));
+		tks_fmt(err, errlen, "cannot read '%s': %s", dir, strerror(errno));
 		rc = TK_EIO;
 		goto out;
 	}
@@ -426,7 +426,7 @@ int tk_xplane_list_runs(const char *path, struct tk_xplane_run **runs, int *nrun
 	}
 done:
 	if (!n) {
-		tk_fmt(err, errlen,
+		tks_fmt(err, errlen,
 		       "'%s': no profile runs found (expected "
 		       "<logdir>/plugins/profile/<run>/<host>" XPLANE_EXT ")",
 		       path);
@@ -440,7 +440,7 @@ done:
 	n = 0;
 	goto out;
 nomem:
-	tk_fmt(err, errlen, "out of memory listing '%s'", path);
+	tks_fmt(err, errlen, "out of memory listing '%s'", path);
 	rc = TK_ENOMEM;
 out:
 	if (d)

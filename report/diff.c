@@ -275,21 +275,21 @@ int tk_report_diff(FILE *out, const char *a, const char *b, const struct tk_repo
 	/* open B once on its own: it checks that B is a tracekit store of a supported version */
 	rc = tk_store_open(b, &sb);
 	if (rc != TK_OK) {
-		tk_fmt(err, errlen, "%s", tk_store_errmsg(sb));
+		tks_fmt(err, errlen, "%s", tk_store_errmsg(sb));
 		goto out;
 	}
 	tk_store_close(sb);
 	sb = NULL;
 	rc = tk_store_open(a, &sa);
 	if (rc != TK_OK) {
-		tk_fmt(err, errlen, "%s", tk_store_errmsg(sa));
+		tks_fmt(err, errlen, "%s", tk_store_errmsg(sa));
 		goto out;
 	}
 	sqlite3 *db = tk_store_db(sa);
 	if (sqlite3_prepare_v2(db, "ATTACH DATABASE ?1 AS b", -1, &st, NULL) != SQLITE_OK ||
 	    sqlite3_bind_text(st, 1, b, -1, SQLITE_STATIC) != SQLITE_OK ||
 	    sqlite3_step(st) != SQLITE_DONE) {
-		tk_fmt(err, errlen, "cannot open store '%s' beside '%s': %s", b, a,
+		tks_fmt(err, errlen, "cannot open store '%s' beside '%s': %s", b, a,
 		       sqlite3_errmsg(db));
 		rc = TK_EIO;
 		goto out;

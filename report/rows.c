@@ -289,12 +289,12 @@ int tk_rows_write(FILE *out, sqlite3_stmt *st, const struct tk_rows_options *opt
 	int rc = opt->format == TK_ROWS_TABLE ? write_table(out, st, opt->max_width, &step_rc)
 					      : write_stream(out, st, opt->format, &step_rc);
 	if (rc == TK_OK && step_rc != SQLITE_DONE && step_rc != SQLITE_ROW) {
-		tk_fmt(err, errlen, "%s", sqlite3_errmsg(sqlite3_db_handle(st)));
+		tks_fmt(err, errlen, "%s", sqlite3_errmsg(sqlite3_db_handle(st)));
 		return TK_EINVAL;
 	}
 	if (rc == TK_OK && ferror(out))
 		rc = TK_EIO;
 	if (rc != TK_OK)
-		tk_fmt(err, errlen, "%s", rc == TK_EIO ? "cannot write output" : tk_strerror(rc));
+		tks_fmt(err, errlen, "%s", rc == TK_EIO ? "cannot write output" : tk_strerror(rc));
 	return rc;
 }

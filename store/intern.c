@@ -18,12 +18,12 @@ static uint64_t hash_bytes(const char *s, size_t len)
 	return h ? h : 1;
 }
 
-void tk_intern_init(struct tk_intern *t)
+void tks_intern_init(struct tks_intern *t)
 {
 	memset(t, 0, sizeof(*t));
 }
 
-void tk_intern_free(struct tk_intern *t)
+void tks_intern_free(struct tks_intern *t)
 {
 	if (!t)
 		return;
@@ -32,14 +32,14 @@ void tk_intern_free(struct tk_intern *t)
 	memset(t, 0, sizeof(*t));
 }
 
-static int grow_table(struct tk_intern *t)
+static int grow_table(struct tks_intern *t)
 {
 	size_t ncap = t->cap ? t->cap * 2 : 1024;
-	struct tk_intern_entry *ns = calloc(ncap, sizeof(*ns));
+	struct tks_intern_entry *ns = calloc(ncap, sizeof(*ns));
 	if (!ns)
 		return -1;
 	for (size_t i = 0; i < t->cap; i++) {
-		struct tk_intern_entry *e = &t->slots[i];
+		struct tks_intern_entry *e = &t->slots[i];
 		if (!e->id)
 			continue;
 		size_t j = e->hash & (ncap - 1);
@@ -53,7 +53,7 @@ static int grow_table(struct tk_intern *t)
 	return 0;
 }
 
-static int arena_append(struct tk_intern *t, const char *s, size_t len, size_t *off)
+static int arena_append(struct tks_intern *t, const char *s, size_t len, size_t *off)
 {
 	if (t->arena_len + len + 1 > t->arena_cap) {
 		size_t ncap = t->arena_cap ? t->arena_cap : 65536;
@@ -75,7 +75,7 @@ static int arena_append(struct tk_intern *t, const char *s, size_t len, size_t *
 	return 0;
 }
 
-uint32_t tk_intern_lookup(struct tk_intern *t, const char *s, size_t len, int *added)
+uint32_t tks_intern_lookup(struct tks_intern *t, const char *s, size_t len, int *added)
 {
 	*added = 0;
 	if (len > UINT32_MAX)
@@ -85,7 +85,7 @@ uint32_t tk_intern_lookup(struct tk_intern *t, const char *s, size_t len, int *a
 	uint64_t h = hash_bytes(s, len);
 	size_t j = h & (t->cap - 1);
 	for (;;) {
-		struct tk_intern_entry *e = &t->slots[j];
+		struct tks_intern_entry *e = &t->slots[j];
 		if (!e->id)
 			break;
 		if (e->hash == h && e->len == len && memcmp(t->arena + e->off, s, len) == 0)
@@ -97,7 +97,7 @@ uint32_t tk_intern_lookup(struct tk_intern *t, const char *s, size_t len, int *a
 	size_t off;
 	if (arena_append(t, s, len, &off) != 0)
 		return 0;
-	struct tk_intern_entry *e = &t->slots[j];
+	struct tks_intern_entry *e = &t->slots[j];
 	e->hash = h;
 	e->off = off;
 	e->len = (uint32_t)len;

@@ -306,15 +306,15 @@ int tk_output_check(const char *output, const char *const *inputs, size_t ninput
 {
 	struct stat out, in;
 	char note[4200];
-	tk_fmt(err, errlen, "%s", "");
+	tks_fmt(err, errlen, "%s", "");
 	if (!output || !*output || (ninputs && !inputs)) {
-		tk_fmt(err, errlen, "no output path");
+		tks_fmt(err, errlen, "no output path");
 		return TK_EINVAL;
 	}
 	if (stat(output, &out) != 0) {
 		if (errno == ENOENT) /* nothing there (or a dangling link, which is replaced) */
 			return TK_OK;
-		tk_fmt(err, errlen, "cannot check the output '%s': %s", output, strerror(errno));
+		tks_fmt(err, errlen, "cannot check the output '%s': %s", output, strerror(errno));
 		return TK_EIO;
 	}
 	link_note(output, note, sizeof(note));
@@ -322,14 +322,14 @@ int tk_output_check(const char *output, const char *const *inputs, size_t ninput
 		if (!inputs[i] || stat(inputs[i], &in) != 0)
 			continue;
 		if (in.st_dev == out.st_dev && in.st_ino == out.st_ino) {
-			tk_fmt(err, errlen,
+			tks_fmt(err, errlen,
 			       "refusing to write '%s'%s: it is the same file as the input '%s'",
 			       output, note, inputs[i]);
 			return TK_EINVAL;
 		}
 	}
 	if (!is_kind(output, &out, kind)) {
-		tk_fmt(err, errlen,
+		tks_fmt(err, errlen,
 		       "refusing to replace '%s'%s: it exists and is not %s (remove it or choose "
 		       "another output)",
 		       output, note, kind_text(kind));

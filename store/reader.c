@@ -149,12 +149,12 @@ static const struct schema_ref *schema_ref(char *err, size_t errlen)
 	int step, cap = 0;
 	if (!(r = calloc(1, sizeof(*r))) ||
 	    sqlite3_open_v2(":memory:", &ref, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK ||
-	    sqlite3_exec(ref, tk_schema_sql, NULL, NULL, NULL) != SQLITE_OK ||
+	    sqlite3_exec(ref, tks_schema_sql, NULL, NULL, NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(ref,
 			       "SELECT type, name, sql FROM sqlite_master WHERE sql IS NOT NULL "
 			       "ORDER BY rowid",
 			       -1, &want, NULL) != SQLITE_OK) {
-		tk_fmt(err, errlen, "%s", ref ? sqlite3_errmsg(ref) : "out of memory");
+		tks_fmt(err, errlen, "%s", ref ? sqlite3_errmsg(ref) : "out of memory");
 		goto fail;
 	}
 	while ((step = sqlite3_step(want)) == SQLITE_ROW) {
@@ -176,7 +176,7 @@ static const struct schema_ref *schema_ref(char *err, size_t errlen)
 		}
 	}
 	if (step != SQLITE_DONE) {
-		tk_fmt(err, errlen, "%s", sqlite3_errmsg(ref));
+		tks_fmt(err, errlen, "%s", sqlite3_errmsg(ref));
 		goto fail;
 	}
 	sqlite3_finalize(want);
@@ -186,7 +186,7 @@ static const struct schema_ref *schema_ref(char *err, size_t errlen)
 	schema_ref_free(r);
 	return none;
 nomem:
-	tk_fmt(err, errlen, "out of memory");
+	tks_fmt(err, errlen, "out of memory");
 fail:
 	sqlite3_finalize(want);
 	sqlite3_close(ref);
@@ -251,14 +251,14 @@ static int schema_check(tk_store *s, const char *path)
 	char why[256] = "";
 	const struct schema_ref *ref = schema_ref(why, sizeof(why));
 	if (!ref) {
-		tk_fmt(s->err, sizeof(s->err), "cannot check store '%s': %s", path, why);
+		tks_fmt(s->err, sizeof(s->err), "cannot check store '%s': %s", path, why);
 		rc = TK_EINTERNAL;
 		goto out;
 	}
 	if (sqlite3_prepare_v2(s->db, "SELECT sql FROM sqlite_master WHERE type = ? AND name = ?",
 			       -1, &have, NULL) != SQLITE_OK) {
 		int e = sqlite3_errcode(s->db);
-		tk_fmt(s->err, sizeof(s->err), "'%s' is not a tracekit store: %s", path,
+		tks_fmt(s->err, sizeof(s->err), "'%s' is not a tracekit store: %s", path,
 		       sqlite3_errmsg(s->db));
 		rc = e == SQLITE_NOMEM ? TK_ENOMEM : TK_EFORMAT;
 		goto out;
@@ -271,13 +271,13 @@ static int schema_check(tk_store *s, const char *path)
 		int hs = sqlite3_step(have);
 		const char *got = hs == SQLITE_ROW ? (const char *)sqlite3_column_text(have, 0) : NULL;
 		if (hs != SQLITE_ROW && hs != SQLITE_DONE) {
-			tk_fmt(s->err, sizeof(s->err), "store '%s': reading its schema: %s", path,
+			tks_fmt(s->err, sizeof(s->err), "store '%s': reading its schema: %s", path,
 			       sqlite3_errmsg(s->db));
 			rc = TK_EFORMAT;
 			goto out;
 		}
 		if (!got || !(sql_same(got, o->sql) || earlier_view(o->type, o->name, got))) {
-			tk_fmt(s->err, sizeof(s->err),
+			tks_fmt(s->err, sizeof(s->err),
 			       "store '%s' breaks the schema: %s %s is %s (schemas/store.sql)", path,
 			       o->type, o->name, got ? "not as declared" : "missing");
 			rc = TK_EFORMAT;
@@ -298,18 +298,18 @@ static int open_checked(tk_store *s, const char *path, int flags)
 	int rc = TK_OK, sqlrc;
 	struct stat sb;
 	if (!path || stat(path, &sb) != 0) {
-		tk_fmt(s->err, sizeof(s->err), "cannot open store '%s': %s", path ? path : "(null)",
+		tks_fmt(s->err, sizeof(s->err), "cannot open store '%s': %s", path ? path : "(null)",
 		       strerror(errno));
 		rc = TK_EIO;
 		goto out;
 	}
 	if (S_ISDIR(sb.st_mode)) {
-		tk_fmt(s->err, sizeof(s->err), "cannot open store '%s': it is a directory", path);
+		tks_fmt(s->err, sizeof(s->err), "cannot open store '%s': it is a directory", path);
 		rc = TK_EIO;
 		goto out;
 	}
 	if (sqlite3_open_v2(path, &s->db, flags, NULL) != SQLITE_OK) {
-		tk_fmt(s->err, sizeof(s->err), "cannot open store '%s': %s", path,
+		tks_fmt(s->err, sizeof(s->err), "cannot open store '%s': %s", path,
 		       s->db ? sqlite3_errmsg(s->db) : "out of memory");
 		rc = TK_EIO;
 		goto out;
@@ -317,7 +317,7 @@ static int open_checked(tk_store *s, const char *path, int flags)
 	sqlite3_busy_timeout(s->db, 5000);
 	int64_t version = query_int(s->db, "PRAGMA user_version", &sqlrc);
 	if (sqlrc != SQLITE_OK) {
-		tk_fmt(s->err, sizeof(s->err), "'%s' is not a tracekit store: %s", path,
+		tks_fmt(s->err, sizeof(s->err), "'%s' is not a tracekit store: %s", path,
 		       sqlite3_errmsg(s->db));
 		rc = sqlrc == SQLITE_NOTADB || sqlrc == SQLITE_CORRUPT ? TK_EFORMAT : TK_EIO;
 		goto out;
@@ -326,13 +326,13 @@ static int open_checked(tk_store *s, const char *path, int flags)
 	    s->db, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'meta'",
 	    &sqlrc);
 	if (sqlrc != SQLITE_OK || version <= 0 || has_meta != 1) {
-		tk_fmt(s->err, sizeof(s->err),
+		tks_fmt(s->err, sizeof(s->err),
 		       "'%s' is not a tracekit store (no schema version or meta table)", path);
 		rc = TK_EFORMAT;
 		goto out;
 	}
 	if (version > TK_STORE_SCHEMA_VERSION) {
-		tk_fmt(
+		tks_fmt(
 		    s->err, sizeof(s->err),
 		    "store '%s' has schema version %lld, newer than this tracekit supports (%d): "
 		    "upgrade tracekit to read it",
@@ -359,7 +359,7 @@ static int open_read_write(tk_store *s, const char *path)
 	s->db = NULL;
 	if (sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) !=
 	    SQLITE_OK) {
-		tk_fmt(s->err, sizeof(s->err), "cannot open store '%s' for writing: %s", path,
+		tks_fmt(s->err, sizeof(s->err), "cannot open store '%s' for writing: %s", path,
 		       s->db ? sqlite3_errmsg(s->db) : "out of memory");
 		rc = TK_EIO;
 		goto out;
@@ -367,7 +367,7 @@ static int open_read_write(tk_store *s, const char *path)
 	sqlite3_busy_timeout(s->db, 5000);
 	/* 8 MiB of page cache: the analyses read sequentially, a larger cache only adds RSS. */
 	if (sqlite3_exec(s->db, "PRAGMA cache_size = -8192", NULL, NULL, NULL) != SQLITE_OK) {
-		tk_fmt(s->err, sizeof(s->err), "cannot write to store '%s': %s", path,
+		tks_fmt(s->err, sizeof(s->err), "cannot write to store '%s': %s", path,
 		       sqlite3_errmsg(s->db));
 		rc = TK_EIO;
 	}
@@ -397,7 +397,7 @@ int tk_store_open_mode(const char *path, enum tk_store_mode mode, tk_store **out
 		rc = open_read_write(s, path);
 		break;
 	default:
-		tk_fmt(s->err, sizeof(s->err), "unknown store open mode %d", (int)mode);
+		tks_fmt(s->err, sizeof(s->err), "unknown store open mode %d", (int)mode);
 		rc = TK_EINVAL;
 		break;
 	}
@@ -417,13 +417,13 @@ int tk_store_meta_text(tk_store *s, const char *key, char *buf, size_t len)
 	int rc = TK_ENOTFOUND;
 	if (sqlite3_prepare_v2(s->db, "SELECT value FROM meta WHERE key = ?", -1, &st, NULL) !=
 	    SQLITE_OK) {
-		tk_fmt(s->err, sizeof(s->err), "cannot read meta: %s", sqlite3_errmsg(s->db));
+		tks_fmt(s->err, sizeof(s->err), "cannot read meta: %s", sqlite3_errmsg(s->db));
 		return TK_EFORMAT;
 	}
 	sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
 	if (sqlite3_step(st) == SQLITE_ROW) {
 		const unsigned char *v = sqlite3_column_text(st, 0);
-		tk_fmt(buf, len, "%s", v ? (const char *)v : "");
+		tks_fmt(buf, len, "%s", v ? (const char *)v : "");
 		rc = TK_OK;
 	}
 	sqlite3_finalize(st);

@@ -8,6 +8,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+#pragma GCC visibility push(default)
 
 /*
  * The shape of the analysis_* tables this tracekit writes, kept in meta 'analysis_version' by
@@ -76,6 +77,7 @@ int tk_analyze_peak_flops_option(struct tk_analyze_options *o, const char *arg, 
  */
 int tk_analyze(const char *path, const struct tk_analyze_options *o, char *err, size_t errlen);
 
+#pragma GCC visibility pop
 #ifdef __cplusplus
 }
 #endif

@@ -5,6 +5,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+#pragma GCC visibility push(default)
 
 /*
  * One list, expanded twice: into the enum and into tk_strerror()'s table.
@@ -35,6 +36,7 @@ const char *tk_strerror(int status);
  */
 int tk_exit_code(int status);
 
+#pragma GCC visibility pop
 #ifdef __cplusplus
 }
 #endif

@@ -9,6 +9,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+#pragma GCC visibility push(default)
 
 enum tk_import_format { TK_FORMAT_UNKNOWN, TK_FORMAT_XPLANE, TK_FORMAT_CHROME_JSON };
 
@@ -97,6 +98,7 @@ int tk_xplane_list_runs(const char *path, struct tk_xplane_run **runs, int *nrun
 			size_t errlen);
 void tk_xplane_runs_free(struct tk_xplane_run *runs, int nruns);
 
+#pragma GCC visibility pop
 #ifdef __cplusplus
 }
 #endif

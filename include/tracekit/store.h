@@ -8,6 +8,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+#pragma GCC visibility push(default)
 
 /* Schema version written to PRAGMA user_version; newer stores are refused. */
 #define TK_STORE_SCHEMA_VERSION 1
@@ -290,6 +291,7 @@ int tk_store_meta_text(tk_store *s, const char *key, char *buf, size_t len);
 /** tk_store_close() - close @s (NULL is fine). */
 void tk_store_close(tk_store *s);
 
+#pragma GCC visibility pop
 #ifdef __cplusplus
 }
 #endif

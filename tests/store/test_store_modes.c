@@ -187,21 +187,21 @@ Test(store_modes, the_streaming_connection_scans_tables_directly)
 	tk_store *s = NULL;
 	cr_assert_eq(tk_store_open_mode(db, TK_STORE_STREAM, &s), TK_OK, "%s", tk_store_errmsg(s));
 	static const char *const cols[] = {"id", "ts_ns", NULL};
-	struct tk_tscan *ts = NULL;
+	struct tks_tscan *ts = NULL;
 	char err[256] = "";
 	/* TK_OK, not 1 (declined: SQL instead): the file's pages are read straight */
-	cr_assert_eq(tk_tscan_open(&ts, tk_store_db(s), db, "events", cols, err, sizeof(err)),
+	cr_assert_eq(tks_tscan_open(&ts, tk_store_db(s), db, "events", cols, err, sizeof(err)),
 		     TK_OK, "%s", err);
 	int64_t rows = 0, last = -1;
 	int r;
-	while ((r = tk_tscan_next(ts)) == 1) {
-		cr_expect_gt(tk_tscan_rowid(ts), last);
-		last = tk_tscan_rowid(ts);
+	while ((r = tks_tscan_next(ts)) == 1) {
+		cr_expect_gt(tks_tscan_rowid(ts), last);
+		last = tks_tscan_rowid(ts);
 		rows++;
 	}
 	cr_expect_eq(r, 0, "%s", err);
 	cr_expect_eq(rows, tkt_query_int(db, "SELECT count(*) FROM events"));
-	tk_tscan_close(ts);
+	tks_tscan_close(ts);
 	tk_store_close(s);
 }
 
