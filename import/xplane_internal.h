@@ -10,6 +10,8 @@
 #include <tracekit/import.h>
 #include <tracekit/store.h>
 
+#include "../util/map.h"
+
 /* ---- wire walker (xplane_wire.c) ---- */
 
 /* Protobuf wire types the format uses (groups, 3 and 4, are refused). */
@@ -112,16 +114,14 @@ int xp_fail(const struct xp_src *s, const uint8_t *at, const char *fmt, ...)
 /* xp_want() - check that @f has wire type @wt, else fail naming the field of @what. */
 int xp_want(const struct xp_src *s, const struct xp_field *f, int wt, const char *what);
 
-/* ---- int64 -> int64 hash map with deletion (xplane_wire.c) ---- */
+/* ---- int64 -> int64 hash map with deletion (xplane_wire.c, over util/map.h) ---- */
 
 struct xp_map {
-	struct xp_slot {
-		int64_t key, val; /* key INT64_MIN: empty slot; INT64_MIN + 1: deleted */
-	} * slots;
-	size_t cap, n, used; /* cap a power of two; n keys; used = n + deleted <= 3/4 cap */
-	int shift;	     /* 64 - log2(cap) */
-	int has_special[2];  /* the keys INT64_MIN and INT64_MIN + 1 are kept here */
-	int64_t special_val[2];
+	struct tku_table t; /* of struct xp_ent, by key; zeroed: empty */
+};
+
+struct xp_ent {
+	int64_t key, val;
 };
 
 int xp_map_put(struct xp_map *m, int64_t key, int64_t val);	   /* TK_OK or TK_ENOMEM */
