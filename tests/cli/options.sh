@@ -5,7 +5,7 @@
 # codes are part of the interface (cli/options.c). Regenerate: options.sh TRACEKIT CASES >EXPECT
 # Runs in a temporary directory: a case that gets past option parsing writes nothing here.
 set -u
-tk=$1
+tk=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 cases=$(cd "$(dirname "$2")" && pwd)/$(basename "$2")
 dir=$(mktemp -d) || exit 2
 trap 'rm -rf "$dir"' EXIT
