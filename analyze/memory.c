@@ -80,8 +80,7 @@ static int live_remove(struct liveset *L, int64_t addr)
 
 static int live_add(struct liveset *L, const struct alloc *x)
 {
-	int added;
-	struct alloc *a = tku_table_at(&L->t, &x->addr, &added);
+	struct alloc *a = tku_table_at(&L->t, &x->addr, NULL);
 	if (!a)
 		return TK_ENOMEM;
 	if (tk_add_ovf(L->bytes, x->bytes, &L->bytes))
