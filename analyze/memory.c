@@ -18,19 +18,19 @@
 
 #include "analyze_internal.h"
 #include "checked.h"
+#include "../util/map.h"
 
 #define NONE INT64_MIN
 #define TL_BUCKETS 1000 /* timeline buckets per device span */
 
 struct alloc {
-	int64_t addr; /* key; NONE marks an empty slot */
+	int64_t addr; /* key */
 	int64_t bytes, id, ts, op_event_id, op_name_id;
 };
 
-/* Live allocations: open addressing on the address, backward-shift deletion. */
+/* Live allocations, by address. */
 struct liveset {
-	struct alloc *a;
-	size_t cap, n;
+	struct tku_table t; /* of struct alloc */
 	int64_t bytes;
 };
 
@@ -62,75 +62,30 @@ struct mem {
 	size_t n, cap;
 };
 
-static uint64_t ahash(int64_t a)
+static void live_init(struct liveset *L)
 {
-	uint64_t h = (uint64_t)a * 0x9E3779B97F4A7C15ULL;
-	return h ^ (h >> 29);
+	L->t = (struct tku_table)TKU_TABLE_INIT(struct alloc, 1);
+	L->bytes = 0;
 }
 
-static int live_grow(struct liveset *L)
+/* Remove the allocation at @addr when live; 1 when it was. */
+static int live_remove(struct liveset *L, int64_t addr)
 {
-	size_t ncap = L->cap ? L->cap * 2 : 64;
-	struct alloc *na = malloc(ncap * sizeof(*na));
-	if (!na)
-		return TK_ENOMEM;
-	for (size_t i = 0; i < ncap; i++)
-		na[i].addr = NONE;
-	for (size_t i = 0; i < L->cap; i++) {
-		if (L->a[i].addr == NONE)
-			continue;
-		size_t j = ahash(L->a[i].addr) & (ncap - 1);
-		while (na[j].addr != NONE)
-			j = (j + 1) & (ncap - 1);
-		na[j] = L->a[i];
-	}
-	free(L->a);
-	L->a = na;
-	L->cap = ncap;
-	return TK_OK;
-}
-
-static struct alloc *live_find(struct liveset *L, int64_t addr)
-{
-	if (!L->cap)
-		return NULL;
-	size_t j = ahash(addr) & (L->cap - 1);
-	while (L->a[j].addr != NONE) {
-		if (L->a[j].addr == addr)
-			return &L->a[j];
-		j = (j + 1) & (L->cap - 1);
-	}
-	return NULL;
-}
-
-static void live_remove(struct liveset *L, struct alloc *x)
-{
-	size_t i = (size_t)(x - L->a), mask = L->cap - 1;
-	L->bytes -= x->bytes;
-	L->n--;
-	L->a[i].addr = NONE;
-	for (size_t j = (i + 1) & mask; L->a[j].addr != NONE; j = (j + 1) & mask) {
-		size_t h = ahash(L->a[j].addr) & mask;
-		/* move j back to i when its home slot h is not in (i, j] */
-		if ((j > i && (h <= i || h > j)) || (j < i && (h <= i && h > j))) {
-			L->a[i] = L->a[j];
-			L->a[j].addr = NONE;
-			i = j;
-		}
-	}
+	struct alloc x;
+	if (!tku_table_del(&L->t, &addr, &x))
+		return 0;
+	L->bytes -= x.bytes;
+	return 1;
 }
 
 static int live_add(struct liveset *L, const struct alloc *x)
 {
-	if ((L->n + 1) * 2 > L->cap && live_grow(L) != TK_OK)
+	struct alloc *a = tku_table_at(&L->t, &x->addr, NULL);
+	if (!a)
 		return TK_ENOMEM;
-	size_t j = ahash(x->addr) & (L->cap - 1);
-	while (L->a[j].addr != NONE)
-		j = (j + 1) & (L->cap - 1);
 	if (tk_add_ovf(L->bytes, x->bytes, &L->bytes))
 		return TK_EFORMAT; /* bytes in use past 2^63 */
-	L->a[j] = *x;
-	L->n++;
+	*a = *x;
 	return TK_OK;
 }
 
@@ -152,17 +107,11 @@ static int apply(struct series *s, const struct rec *r)
 				  r->ts,      r->op_event_id, r->op_name_id};
 		if (r->address == NONE)
 			a.addr = -1 - r->id;
-		else {
-			struct alloc *old = live_find(&s->live, r->address);
-			if (old)
-				live_remove(&s->live, old);
-		}
+		else
+			live_remove(&s->live, r->address);
 		return live_add(&s->live, &a);
 	}
-	struct alloc *old = r->address == NONE ? NULL : live_find(&s->live, r->address);
-	if (old)
-		live_remove(&s->live, old);
-	else
+	if (r->address == NONE || !live_remove(&s->live, r->address))
 		s->unmatched++;
 	return TK_OK;
 }
@@ -245,6 +194,7 @@ static struct series *series_for(struct mem *M, const int64_t *key, int64_t dev_
 	}
 	struct series *s = &M->s[M->n];
 	memset(s, 0, sizeof(*s));
+	live_init(&s->live);
 	s->rep.b = calloc(TL_BUCKETS, sizeof(struct bucket));
 	s->sum.b = calloc(TL_BUCKETS, sizeof(struct bucket));
 	if (!s->rep.b || !s->sum.b) {
@@ -370,6 +320,7 @@ static int write_live(struct tka_ctx *c, struct series *s, int64_t sid, sqlite3_
 	int64_t *enc = NULL;
 	int step, rc = TK_OK;
 	memset(&r, 0, sizeof(r));
+	live_init(&r.live);
 	sqlite3_reset(q);
 	bind_opt(q, 1, s->device_id);
 	sqlite3_bind_int64(q, 2, v->peak_ts);
@@ -386,17 +337,16 @@ static int write_live(struct tka_ctx *c, struct series *s, int64_t sid, sqlite3_
 		if (rr.id == v->peak_id)
 			break;
 	}
-	*nlive = (int64_t)r.live.n;
+	*nlive = (int64_t)r.live.t.n;
 	*live_bytes = r.live.bytes;
 	size_t n = 0;
-	a = malloc((r.live.n ? r.live.n : 1) * sizeof(*a));
+	a = malloc((r.live.t.n ? r.live.t.n : 1) * sizeof(*a));
 	if (!a) {
 		rc = tka_fail(c, TK_ENOMEM, "out of memory in the memory analysis");
 		goto out;
 	}
-	for (size_t i = 0; i < r.live.cap; i++)
-		if (r.live.a[i].addr != NONE)
-			a[n++] = r.live.a[i];
+	for (size_t i = 0; i < r.live.t.n; i++)
+		a[n++] = *(const struct alloc *)tku_table_elem(&r.live.t, i);
 	qsort(a, n, sizeof(*a), cmp_alloc);
 	size_t *need = malloc((n ? n : 1) * sizeof(*need)), nneed = 0;
 	enc = malloc((n ? n : 1) * sizeof(*enc));
@@ -453,7 +403,7 @@ static int write_live(struct tka_ctx *c, struct series *s, int64_t sid, sqlite3_
 out:
 	free(a);
 	free(enc);
-	free(r.live.a);
+	tku_table_free(&r.live.t);
 	return rc;
 }
 
@@ -666,7 +616,7 @@ int tka_memory(struct tka_ctx *c)
 			      "fragmentation_source = 'computed' WHERE fragmentation_at_peak IS NULL "
 			      "AND reserved_at_peak > 0 AND reserved_at_peak >= peak_bytes");
 	for (size_t i = 0; i < M.n; i++) {
-		free(M.s[i].live.a);
+		tku_table_free(&M.s[i].live.t);
 		free(M.s[i].rep.b);
 		free(M.s[i].sum.b);
 	}

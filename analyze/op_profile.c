@@ -18,6 +18,7 @@
 #include <tracekit/store.h>
 
 #include "analyze_internal.h"
+#include "../util/map.h"
 
 /* One open event on a track's stack. */
 struct open_ev {
@@ -41,13 +42,8 @@ struct track_sweep {
 
 /* Aggregate of one (track, kind, name, category, module) group. */
 struct group {
-	int64_t key[5]; /* track_id, kind, name_id, cat_id, module_id; key[0] == 0: empty slot */
+	int64_t key[5]; /* track_id, kind, name_id, cat_id, module_id */
 	int64_t n, total, self, min, max;
-};
-
-struct groups {
-	struct group *g;
-	size_t cap, used;
 };
 
 /* Annotations and steps label work; they are not ops and take no part in nesting. */
@@ -64,53 +60,17 @@ static int profiled(int kind)
 	       kind == TK_EV_ASYNC_XLA_OP;
 }
 
-static uint64_t key_hash(const int64_t *k)
-{
-	uint64_t h = 1469598103934665603ULL;
-	for (int i = 0; i < 5; i++) {
-		h ^= (uint64_t)k[i];
-		h *= 1099511628211ULL;
-		h ^= h >> 29;
-	}
-	return h;
-}
-
-static int groups_grow(struct groups *G)
-{
-	size_t ncap = G->cap ? G->cap * 2 : 1024;
-	struct group *ng = calloc(ncap, sizeof(*ng));
-	if (!ng)
-		return TK_ENOMEM;
-	for (size_t i = 0; i < G->cap; i++) {
-		if (!G->g[i].key[0])
-			continue;
-		size_t j = key_hash(G->g[i].key) & (ncap - 1);
-		while (ng[j].key[0])
-			j = (j + 1) & (ncap - 1);
-		ng[j] = G->g[i];
-	}
-	free(G->g);
-	G->g = ng;
-	G->cap = ncap;
-	return TK_OK;
-}
-
 /* Add one finished event of @track to its group. */
-static int groups_add(struct groups *G, int64_t track, const struct open_ev *e)
+static int groups_add(struct tku_table *G, int64_t track, const struct open_ev *e)
 {
 	int64_t k[5] = {track, e->kind, e->name_id, e->cat_id, e->module_id};
-	if ((G->used + 1) * 2 > G->cap && groups_grow(G) != TK_OK)
+	int added;
+	struct group *g = tku_table_at(G, k, &added);
+	if (!g)
 		return TK_ENOMEM;
-	size_t j = key_hash(k) & (G->cap - 1);
-	while (G->g[j].key[0] && memcmp(G->g[j].key, k, sizeof(k)))
-		j = (j + 1) & (G->cap - 1);
-	struct group *g = &G->g[j];
 	int64_t dur = e->end - e->ts;
-	if (!g->key[0]) {
-		memcpy(g->key, k, sizeof(k));
+	if (added)
 		g->min = g->max = dur;
-		G->used++;
-	}
 	g->n++;
 	g->total += dur;
 	g->self += e->self;
@@ -122,7 +82,7 @@ static int groups_add(struct groups *G, int64_t track, const struct open_ev *e)
 }
 
 /* Credit the time up to @t to the innermost open events, finishing those that end by @t. */
-static int sweep_advance(struct groups *G, int64_t track, struct track_sweep *s, int64_t t)
+static int sweep_advance(struct tku_table *G, int64_t track, struct track_sweep *s, int64_t t)
 {
 	while (s->n) {
 		struct open_ev *top = &s->st[s->n - 1];
@@ -164,7 +124,7 @@ static int sweep_push(struct track_sweep *s, const struct open_ev *e)
 }
 
 /* Feed one event of track @track; events of a track must come in start order. */
-static int sweep_event(struct groups *G, int64_t track, struct track_sweep *s,
+static int sweep_event(struct tku_table *G, int64_t track, struct track_sweep *s,
 		       const struct open_ev *e)
 {
 	int rc;
@@ -178,13 +138,13 @@ static int sweep_event(struct groups *G, int64_t track, struct track_sweep *s,
 	return sweep_push(s, e);
 }
 
-static int sweep_finish(struct groups *G, int64_t track, struct track_sweep *s)
+static int sweep_finish(struct tku_table *G, int64_t track, struct track_sweep *s)
 {
 	return sweep_advance(G, track, s, INT64_MAX);
 }
 
 /* Sweep the earliest buffered event of @s. */
-static int buffer_release(struct groups *G, int64_t track, struct track_sweep *s)
+static int buffer_release(struct tku_table *G, int64_t track, struct track_sweep *s)
 {
 	struct open_ev e = s->buf[s->head];
 	s->head++;
@@ -196,7 +156,7 @@ static int buffer_release(struct groups *G, int64_t track, struct track_sweep *s
  * Put @e (in load order) into the reorder buffer of @s, sweeping the earliest when it is full.
  * Marks the track unsorted when @e starts before an event already swept.
  */
-static int buffer_add(struct groups *G, int64_t track, struct track_sweep *s,
+static int buffer_add(struct tku_table *G, int64_t track, struct track_sweep *s,
 		      const struct open_ev *e)
 {
 	if (s->seen && e->ts < s->last_ts) {
@@ -234,7 +194,7 @@ static int buffer_add(struct groups *G, int64_t track, struct track_sweep *s,
 	return TK_OK;
 }
 
-static int buffer_finish(struct groups *G, int64_t track, struct track_sweep *s)
+static int buffer_finish(struct tku_table *G, int64_t track, struct track_sweep *s)
 {
 	int rc = TK_OK;
 	while (rc == TK_OK && s->nbuf)
@@ -257,16 +217,18 @@ static void row_event(sqlite3_stmt *q, struct open_ev *e)
 }
 
 /* Drop every group of @track (its load order turned out not to be its start order). */
-static void groups_drop_track(struct groups *G, int64_t track)
+static void groups_drop_track(struct tku_table *G, int64_t track)
 {
-	for (size_t i = 0; i < G->cap; i++)
-		if (G->g[i].key[0] == track)
-			G->g[i].key[1] = -1; /* kept as a tombstone; skipped when written */
+	for (size_t i = 0; i < G->n; i++) {
+		struct group *g = tku_table_elem(G, i);
+		if (g->key[0] == track)
+			g->key[1] = -1; /* kept as a tombstone (found by no lookup); skipped when written */
+	}
 }
 
 /* What the pass over the events builds for the op profile. */
 struct tka_op_state {
-	struct groups G;
+	struct tku_table G; /* of struct group */
 	struct track_sweep *T; /* by track id, [0, ntracks] */
 	int64_t ntracks;
 };
@@ -280,7 +242,7 @@ void tka_op_profile_free(struct tka_op_state *s)
 		free(s->T[t].buf);
 	}
 	free(s->T);
-	free(s->G.g);
+	tku_table_free(&s->G);
 	free(s);
 }
 
@@ -290,9 +252,10 @@ int tka_op_profile_begin(struct tka_ctx *c)
 	if (!s)
 		return tka_fail(c, TK_ENOMEM, "out of memory in the op profile");
 	c->ops = s;
+	s->G = (struct tku_table)TKU_TABLE_INIT(struct group, 5);
 	s->ntracks = c->pass->ntracks;
 	s->T = calloc((size_t)s->ntracks + 1, sizeof(*s->T));
-	if (!s->T || groups_grow(&s->G) != TK_OK)
+	if (!s->T || tku_map_reserve(&s->G.map, 512) != 0)
 		return tka_fail(c, TK_ENOMEM, "out of memory in the op profile");
 	c->pass->want_op_details = 1;
 	return TK_OK;
@@ -330,7 +293,7 @@ int tka_op_profile_end(struct tka_ctx *c)
 }
 
 /* Sweep the tracks whose load order was not start order again, in index order. */
-static int pass_unsorted(struct tka_ctx *c, struct groups *G, struct track_sweep *T,
+static int pass_unsorted(struct tka_ctx *c, struct tku_table *G, struct track_sweep *T,
 			 int64_t ntracks)
 {
 	sqlite3_stmt *q = NULL;
@@ -374,7 +337,7 @@ static int pass_unsorted(struct tka_ctx *c, struct groups *G, struct track_sweep
 	return rc;
 }
 
-static int write_track_groups(struct tka_ctx *c, const struct groups *G)
+static int write_track_groups(struct tka_ctx *c, const struct tku_table *G)
 {
 	sqlite3_stmt *ins = NULL;
 	int rc = tka_exec(c, "op profile",
@@ -385,9 +348,9 @@ static int write_track_groups(struct tka_ctx *c, const struct groups *G)
 	if (rc == TK_OK)
 		rc =
 		    tka_prepare(c, "INSERT INTO temp._op_track VALUES (?,?,?,?,?,?,?,?,?,?)", &ins);
-	for (size_t i = 0; rc == TK_OK && i < G->cap; i++) {
-		const struct group *g = &G->g[i];
-		if (!g->key[0] || g->key[1] < 0)
+	for (size_t i = 0; rc == TK_OK && i < G->n; i++) {
+		const struct group *g = tku_table_elem(G, i);
+		if (g->key[1] < 0)
 			continue;
 		for (int k = 0; k < 5; k++) {
 			if (k >= 3 && !g->key[k])

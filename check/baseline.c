@@ -541,20 +541,18 @@ static int build_items(struct tkc_builder *b, int l, struct tkc_item **out, size
 	for (size_t i = 0; i < lv->names.count; i++)
 		total += ns[i];
 	/* names: the interned strings in id order */
-	for (size_t i = 0; i < lv->names.cap; i++) {
-		const struct tks_intern_entry *e = &lv->names.slots[i];
-		if (!e->id)
-			continue;
-		struct tkc_item *it = &v[e->id - 1];
+	for (size_t i = 0; i < lv->names.count; i++) {
+		const struct tks_intern_entry *e = &lv->names.ents[i];
+		struct tkc_item *it = &v[i];
 		if (!(it->name = malloc(e->len + 1))) {
 			rc = oom(b);
 			goto out;
 		}
 		memcpy(it->name, lv->names.arena + e->off, e->len);
 		it->name[e->len] = '\0';
-		it->calls_per_step = dsteps > 0 ? (double)calls[e->id - 1] / dsteps : 0;
-		it->ns_per_step = dsteps > 0 ? ns[e->id - 1] / dsteps : 0;
-		it->share = total > 0 ? ns[e->id - 1] / total : 0;
+		it->calls_per_step = dsteps > 0 ? (double)calls[i] / dsteps : 0;
+		it->ns_per_step = dsteps > 0 ? ns[i] / dsteps : 0;
+		it->share = total > 0 ? ns[i] / total : 0;
 	}
 	/* the sampled items: from the sample share up, the sample_max largest */
 	order = malloc((n ? n : 1) * sizeof(*order));
