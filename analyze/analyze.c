@@ -2,7 +2,7 @@
  * The analyze driver: opens a store read-write, resolves the device peaks (peaks.c), reads every
  * event once (event_pass.c: the timeline, op profile, kernel stats and KPI inputs are built from
  * that one pass), then runs every analysis in order inside one transaction (so a failure leaves
- * the store as it was).
+ * the store as it was). The tables are schemas/analysis.sql's, created here before the first.
  */
 #include <tracekit/analyze.h>
 #include <tracekit/error.h>
@@ -14,6 +14,10 @@
 #include <string.h>
 
 #include "analyze_internal.h"
+#include "tk_schema.h"
+
+/* schemas/analysis.sql, embedded at build time (CMakeLists.txt): every analysis table. */
+extern const char tka_analysis_sql[];
 
 void tk_analyze_options_init(struct tk_analyze_options *o)
 {
@@ -104,7 +108,7 @@ int tk_analyze(const char *path, const struct tk_analyze_options *o, tk_error *e
 {
 	struct tk_analyze_options defaults;
 	char msg[1024] = ""; /* the analyses' message: the root cause */
-	enum { IN_OPEN = 1, IN_BEGIN, IN_PEAKS, IN_EVENTS, IN_ANALYSIS } where = 0; /* the context */
+	enum { IN_BEGIN = 1, IN_TABLES, IN_PEAKS, IN_EVENTS, IN_ANALYSIS } where = 0; /* context */
 	const char *step = "";
 	struct tka_ctx c = {.opt = o, .err = msg, .errlen = sizeof(msg)};
 	tk_store *s = NULL;
@@ -114,33 +118,29 @@ int tk_analyze(const char *path, const struct tk_analyze_options *o, tk_error *e
 		tk_analyze_options_init(&defaults);
 		c.opt = &defaults;
 	}
-	/* The read-only open checks that this is a tracekit store of a supported version. */
-	rc = tk_store_open(path, &s);
+	/* Checked to be a tracekit store of a supported version, then opened read-write. */
+	rc = tk_store_open_mode(path, TK_STORE_READ_WRITE, &s);
 	if (rc != TK_OK) {
 		tk_error_copy(err, tk_store_error(s)); /* the store's causes, as they are */
 		if (!tk_error_cause_count(err))
 			tka_fail(&c, rc, "%s", tk_store_errmsg(s));
 		goto out;
 	}
-	tk_store_close(s);
-	s = NULL;
-	/* One thread uses the connection: no SQLite mutex around every call. */
-	if (sqlite3_open_v2(path, &c.db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) !=
-	    SQLITE_OK) {
-		rc = tka_fail(&c, TK_EIO, "%s", c.db ? sqlite3_errmsg(c.db) : "out of memory");
-		where = IN_OPEN;
-		goto out;
-	}
-	sqlite3_busy_timeout(c.db, 5000);
-	/* 8 MiB of page cache: the analyses read sequentially, a larger cache only adds RSS. */
-	rc =
-	    tka_exec(&c, "cannot start the analysis", "PRAGMA cache_size = -8192; BEGIN IMMEDIATE");
+	c.db = tk_store_sqlite(s);
+	rc = tka_exec(&c, "cannot start the analysis", "BEGIN IMMEDIATE");
 	if (rc != TK_OK) {
 		rc = tka_fail(&c, TK_EIO, "%s", sqlite3_errmsg(c.db));
 		where = IN_BEGIN;
 		goto out;
 	}
 	in_txn = 1;
+	/* Every analysis table, created once from schemas/analysis.sql: the analyses only insert. */
+	if (sqlite3_exec(c.db, TK_SQL_ANALYSIS_DROP, NULL, NULL, NULL) != SQLITE_OK ||
+	    sqlite3_exec(c.db, tka_analysis_sql, NULL, NULL, NULL) != SQLITE_OK) {
+		rc = tka_fail(&c, tka_sql_status(&c), "%s", sqlite3_errmsg(c.db));
+		where = IN_TABLES;
+		goto out;
+	}
 	/* The device peaks first: a bad device file fails before the events are read, and every
 	 * analysis can read the peaks. */
 	if ((rc = tka_peaks(&c)) != TK_OK) {
@@ -172,9 +172,10 @@ int tk_analyze(const char *path, const struct tk_analyze_options *o, tk_error *e
 		in_txn = 0;
 out:
 	if (rc != TK_OK && !tk_error_cause_count(err)) {
-		tk_error_push_from(err, where == IN_OPEN || where == IN_BEGIN ? "sqlite" : "analyze", rc, "%s", msg);
-		if (where == IN_OPEN)
-			tk_error_push_from(err, "analyze", rc, "cannot open store '%s' for writing",
+		tk_error_push_from(err, where == IN_BEGIN || where == IN_TABLES ? "sqlite" : "analyze",
+				   rc, "%s", msg);
+		if (where == IN_TABLES)
+			tk_error_push_from(err, "analyze", rc, "cannot create the analysis tables of '%s'",
 					   path);
 		else if (where == IN_BEGIN)
 			tk_error_push_from(err, "analyze", rc, "cannot write to store '%s'", path);
@@ -191,7 +192,6 @@ out:
 		sqlite3_exec(c.db, "ROLLBACK", NULL, NULL, NULL);
 	tka_pass_free(&c);
 	tka_timeline_free(c.tl);
-	sqlite3_close_v2(c.db);
 	tk_store_close(s);
 	return rc;
 }

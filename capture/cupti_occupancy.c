@@ -15,14 +15,14 @@
 #define TK_OCC_UNLIMITED INT_MAX /* the limit of a resource the launch does not use */
 
 /* Shared memory sizes an SM can be configured with (KiB), smallest first. */
-static const int tk_occ_smem_volta[] = {0, 8, 16, 32, 64, 96};
-static const int tk_occ_smem_turing[] = {32, 64};
-static const int tk_occ_smem_ga100[] = {0, 8, 16, 32, 64, 100, 132, 164};
-static const int tk_occ_smem_100k[] = {0, 8, 16, 32, 64, 100};
-static const int tk_occ_smem_228k[] = {0, 8, 16, 32, 64, 100, 132, 164, 196, 228};
+static const int tkcap_occ_smem_volta[] = {0, 8, 16, 32, 64, 96};
+static const int tkcap_occ_smem_turing[] = {32, 64};
+static const int tkcap_occ_smem_ga100[] = {0, 8, 16, 32, 64, 100, 132, 164};
+static const int tkcap_occ_smem_100k[] = {0, 8, 16, 32, 64, 100};
+static const int tkcap_occ_smem_228k[] = {0, 8, 16, 32, 64, 100, 132, 164, 196, 228};
 
 /* What the compute capability fixes. */
-struct tk_occ_arch {
+struct tkcap_occ_arch {
 	int max_regs;	       /* registers per thread */
 	int partitions;	       /* SM sub-partitions the register file is split over */
 	int check_partitions;  /* GP100: the launch must also fit with this many, or 0 */
@@ -33,7 +33,7 @@ struct tk_occ_arch {
 	int ncarveout;
 };
 
-#define tk_occ_set_carveout(a, t)                                   \
+#define tkcap_occ_set_carveout(a, t)                                   \
 	do {                                                        \
 		(a)->carveout = (t);                                \
 		(a)->ncarveout = (int)(sizeof(t) / sizeof((t)[0])); \
@@ -44,7 +44,7 @@ struct tk_occ_arch {
  * know. Blocks whose only barrier is __syncthreads() never run out of barriers (each SM has at
  * least one per resident block), so there is no barrier limit here.
  */
-static int tk_occ_arch_get(int major, int minor, struct tk_occ_arch *a)
+static int tkcap_occ_arch_get(int major, int minor, struct tkcap_occ_arch *a)
 {
 	a->max_regs = 256;
 	a->partitions = 4;
@@ -71,33 +71,33 @@ static int tk_occ_arch_get(int major, int minor, struct tk_occ_arch *a)
 		a->smem_unit = 256;
 		a->max_blocks = minor == 5 ? 16 : 32;
 		if (minor == 5)
-			tk_occ_set_carveout(a, tk_occ_smem_turing);
+			tkcap_occ_set_carveout(a, tkcap_occ_smem_turing);
 		else
-			tk_occ_set_carveout(a, tk_occ_smem_volta);
+			tkcap_occ_set_carveout(a, tkcap_occ_smem_volta);
 		return 0;
 	case 8: /* Ampere, Ada (8.9) */
 		a->max_blocks = minor == 0 ? 32 : minor == 9 ? 24 : 16;
 		if (minor == 0 || minor == 7)
-			tk_occ_set_carveout(a, tk_occ_smem_ga100);
+			tkcap_occ_set_carveout(a, tkcap_occ_smem_ga100);
 		else
-			tk_occ_set_carveout(a, tk_occ_smem_100k);
+			tkcap_occ_set_carveout(a, tkcap_occ_smem_100k);
 		return 0;
 	case 9: /* Hopper */
 		a->max_blocks = 32;
-		tk_occ_set_carveout(a, tk_occ_smem_228k);
+		tkcap_occ_set_carveout(a, tkcap_occ_smem_228k);
 		return 0;
 	case 10: /* Blackwell */
 	case 11:
 		if (minor != 0 && minor != 1 && minor != 3)
 			return -1;
 		a->max_blocks = minor == (major == 10 ? 1 : 0) ? 24 : 32;
-		tk_occ_set_carveout(a, tk_occ_smem_228k);
+		tkcap_occ_set_carveout(a, tkcap_occ_smem_228k);
 		return 0;
 	case 12: /* Blackwell, GeForce and DGX Spark */
 		if (minor != 0 && minor != 1)
 			return -1;
 		a->max_blocks = 24;
-		tk_occ_set_carveout(a, tk_occ_smem_100k);
+		tkcap_occ_set_carveout(a, tkcap_occ_smem_100k);
 		return 0;
 	default:
 		return -1;
@@ -109,7 +109,7 @@ static int tk_occ_arch_get(int major, int minor, struct tk_occ_arch *a)
  * and quotients no longer fit an int). The block count and opt-in size do not enter: the
  * block limit is the architecture's, and the per-block shared memory limit the default one.
  */
-static int tk_occ_device_valid(const struct tk_occ_device *d)
+static int tkcap_occ_device_valid(const struct tkcap_occ_device *d)
 {
 	return d->max_threads_per_block > 0 && d->max_threads_per_sm > 0 && d->regs_per_block > 0 &&
 	       d->regs_per_sm > 0 && d->sm_count > 0 && d->smem_per_block > 0 &&
@@ -117,13 +117,13 @@ static int tk_occ_device_valid(const struct tk_occ_device *d)
 	       d->reserved_smem_per_block >= 0 && d->reserved_smem_per_block <= INT_MAX;
 }
 
-static int64_t tk_occ_round_up(int64_t x, int64_t unit)
+static int64_t tkcap_occ_round_up(int64_t x, int64_t unit)
 {
 	return (x + unit - 1) / unit * unit;
 }
 
 /* The smallest SM shared memory configuration holding @bytes; -1 when none does. */
-static int64_t tk_occ_carveout(const struct tk_occ_arch *a, int64_t bytes)
+static int64_t tkcap_occ_carveout(const struct tkcap_occ_arch *a, int64_t bytes)
 {
 	for (int i = 0; i < a->ncarveout; i++)
 		if (bytes <= (int64_t)a->carveout[i] * 1024)
@@ -137,10 +137,10 @@ static int64_t tk_occ_carveout(const struct tk_occ_arch *a, int64_t bytes)
  * warps; a block must also pass the per-block check, which counts its warps rounded up to a
  * multiple of the sub-partitions. -1 where NVIDIA's int arithmetic would overflow.
  */
-static int64_t tk_occ_reg_blocks(const struct tk_occ_device *d, const struct tk_occ_arch *a,
+static int64_t tkcap_occ_reg_blocks(const struct tkcap_occ_device *d, const struct tkcap_occ_arch *a,
 				 int parts, int regs, int64_t warps, int64_t warp_regs)
 {
-	int64_t need = warp_regs * tk_occ_round_up(warps, parts);
+	int64_t need = warp_regs * tkcap_occ_round_up(warps, parts);
 
 	if (need > INT_MAX)
 		return -1;
@@ -151,16 +151,16 @@ static int64_t tk_occ_reg_blocks(const struct tk_occ_device *d, const struct tk_
 	return d->regs_per_sm / parts / warp_regs * parts / warps;
 }
 
-int tk_occupancy_active_blocks(const struct tk_occ_device *d, int block_threads, int regs,
+int tkcap_occupancy_active_blocks(const struct tkcap_occ_device *d, int block_threads, int regs,
 			       int64_t static_smem, int64_t dynamic_smem, int optin,
-			       enum tk_occ_limiter *limiter)
+			       enum tkcap_occ_limiter *limiter)
 {
-	enum tk_occ_limiter why = TK_OCC_NONE;
-	struct tk_occ_arch a;
+	enum tkcap_occ_limiter why = TK_OCC_NONE;
+	struct tkcap_occ_arch a;
 	int64_t warps, warp_regs, by_warps, by_regs, by_smem, smem, sm_smem, block_limit, best;
 	int ret = -1;
 
-	if (!d || !tk_occ_device_valid(d) || tk_occ_arch_get(d->cc_major, d->cc_minor, &a))
+	if (!d || !tkcap_occ_device_valid(d) || tkcap_occ_arch_get(d->cc_major, d->cc_minor, &a))
 		goto out;
 	if (optin && (d->smem_per_block_optin < 0 || d->smem_per_block_optin > INT_MAX))
 		goto out;
@@ -177,11 +177,11 @@ int tk_occupancy_active_blocks(const struct tk_occ_device *d, int block_threads,
 		by_warps = d->max_threads_per_sm / TK_OCC_WARP / warps;
 
 	/* Registers: per warp, in allocation units. */
-	warp_regs = tk_occ_round_up((int64_t)regs * TK_OCC_WARP, TK_OCC_REG_UNIT);
-	by_regs = tk_occ_reg_blocks(d, &a, a.partitions, regs, warps, warp_regs);
+	warp_regs = tkcap_occ_round_up((int64_t)regs * TK_OCC_WARP, TK_OCC_REG_UNIT);
+	by_regs = tkcap_occ_reg_blocks(d, &a, a.partitions, regs, warps, warp_regs);
 	if (by_regs > 0 && a.check_partitions) {
 		int64_t again =
-		    tk_occ_reg_blocks(d, &a, a.check_partitions, regs, warps, warp_regs);
+		    tkcap_occ_reg_blocks(d, &a, a.check_partitions, regs, warps, warp_regs);
 
 		if (again <= 0)
 			by_regs = again;
@@ -195,12 +195,12 @@ int tk_occupancy_active_blocks(const struct tk_occ_device *d, int block_threads,
 	 * (rounded up to a configuration, which must exist), or before Volta simply has it.
 	 */
 	sm_smem = d->smem_per_sm;
-	if (a.carveout && (sm_smem = tk_occ_carveout(&a, sm_smem)) < 0)
+	if (a.carveout && (sm_smem = tkcap_occ_carveout(&a, sm_smem)) < 0)
 		goto out;
 	smem = static_smem + dynamic_smem + d->reserved_smem_per_block;
 	if (smem > INT_MAX - (a.smem_unit - 1))
 		goto out;
-	smem = tk_occ_round_up(smem, a.smem_unit);
+	smem = tkcap_occ_round_up(smem, a.smem_unit);
 	/* An opted-in function (Volta on) may use up to the opt-in size when it needs more than
 	 * the default (its bytes counted with the reservation, unrounded). */
 	block_limit = optin && a.carveout &&
@@ -213,7 +213,7 @@ int tk_occupancy_active_blocks(const struct tk_occ_device *d, int block_threads,
 		by_smem = 0;
 	} else {
 		/* A block needing more than the SM's size gets a configuration that holds it. */
-		if (sm_smem < smem && a.carveout && (sm_smem = tk_occ_carveout(&a, smem)) < 0)
+		if (sm_smem < smem && a.carveout && (sm_smem = tkcap_occ_carveout(&a, smem)) < 0)
 			goto out;
 		by_smem = smem ? sm_smem / smem : TK_OCC_UNLIMITED;
 	}
@@ -240,7 +240,7 @@ out:
 	return ret;
 }
 
-int tk_occ_device_for_cc(int major, int minor, struct tk_occ_device *d)
+int tkcap_occ_device_for_cc(int major, int minor, struct tkcap_occ_device *d)
 {
 	/* compute capability, threads per SM, registers per block, shared memory per SM (KiB) */
 	static const struct {
@@ -251,10 +251,10 @@ int tk_occ_device_for_cc(int major, int minor, struct tk_occ_device *d)
 		 {8, 0, 2048, 65536, 164},  {8, 6, 1536, 65536, 100}, {8, 7, 1536, 65536, 164},
 		 {8, 9, 1536, 65536, 100},  {9, 0, 2048, 65536, 228}, {10, 0, 2048, 65536, 228},
 		 {10, 3, 2048, 65536, 228}, {12, 0, 1536, 65536, 100}, {12, 1, 1536, 65536, 100}};
-	struct tk_occ_arch a;
+	struct tkcap_occ_arch a;
 
 	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
-		if (t[i].major != major || t[i].minor != minor || tk_occ_arch_get(major, minor, &a))
+		if (t[i].major != major || t[i].minor != minor || tkcap_occ_arch_get(major, minor, &a))
 			continue;
 		d->cc_major = major;
 		d->cc_minor = minor;
@@ -273,10 +273,10 @@ int tk_occ_device_for_cc(int major, int minor, struct tk_occ_device *d)
 	return -1;
 }
 
-double tk_occupancy(const struct tk_occ_device *d, int block_threads, int regs, int64_t static_smem,
+double tkcap_occupancy(const struct tkcap_occ_device *d, int block_threads, int regs, int64_t static_smem,
 		    int64_t dynamic_smem, int optin, int *active_blocks)
 {
-	int n = tk_occupancy_active_blocks(d, block_threads, regs, static_smem, dynamic_smem, optin,
+	int n = tkcap_occupancy_active_blocks(d, block_threads, regs, static_smem, dynamic_smem, optin,
 					   NULL);
 
 	if (active_blocks)

@@ -14,7 +14,7 @@
 
 #include <stdint.h>
 /* What the occupancy calculation needs to know of a device (CUPTI's device record plus two driver values). */
-struct tk_occ_device {
+struct tkcap_occ_device {
 	int cc_major, cc_minor;          /* compute capability */
 	int sm_count;
 	int max_threads_per_block;
@@ -28,7 +28,7 @@ struct tk_occ_device {
 	int64_t reserved_smem_per_block;  /* the driver's reservation per block (bytes) */
 };
 /*
- * tk_occupancy_active_blocks() - resident blocks per SM of a launch of @block_threads threads
+ * tkcap_occupancy_active_blocks() - resident blocks per SM of a launch of @block_threads threads
  * using @regs registers per thread, @static_smem + @dynamic_smem bytes of shared memory per block,
  * by a function that opted in to more than the default shared memory per block (@optin: CUPTI's
  * shmemLimitConfig is CUPTI_FUNC_SHMEM_LIMIT_OPTIN) or not;
@@ -36,21 +36,21 @@ struct tk_occ_device {
  * cudaOccMaxActiveBlocksPerMultiprocessor returns an error). *limiter (may be NULL) gets what bounds
  * it: TK_OCC_WARPS, TK_OCC_REGISTERS, TK_OCC_SMEM, TK_OCC_BLOCKS (the SM's block limit).
  */
-enum tk_occ_limiter { TK_OCC_NONE, TK_OCC_WARPS, TK_OCC_REGISTERS, TK_OCC_SMEM, TK_OCC_BLOCKS };
-int tk_occupancy_active_blocks(const struct tk_occ_device *d, int block_threads, int regs,
+enum tkcap_occ_limiter { TK_OCC_NONE, TK_OCC_WARPS, TK_OCC_REGISTERS, TK_OCC_SMEM, TK_OCC_BLOCKS };
+int tkcap_occupancy_active_blocks(const struct tkcap_occ_device *d, int block_threads, int regs,
 			       int64_t static_smem, int64_t dynamic_smem, int optin,
-			       enum tk_occ_limiter *limiter);
+			       enum tkcap_occ_limiter *limiter);
 /*
- * tk_occ_device_for_cc() - the limits NVIDIA documents for compute capability @major.@minor
+ * tkcap_occ_device_for_cc() - the limits NVIDIA documents for compute capability @major.@minor
  * (CUDA C++ Programming Guide, "Technical Specifications per Compute Capability": threads,
  * registers and shared memory per SM and per block; the driver's 1 KiB reservation per block
  * from 8.0 on, as cupti_device.c assumes), for traces that give the capability but not the
  * limits; sm_count is 1. -1 (and @d untouched) for a capability not in the table.
  */
-int tk_occ_device_for_cc(int major, int minor, struct tk_occ_device *d);
+int tkcap_occ_device_for_cc(int major, int minor, struct tkcap_occ_device *d);
 
-/* tk_occupancy() - theoretical occupancy 0..1: active warps / max warps per SM; -1 as above. */
-double tk_occupancy(const struct tk_occ_device *d, int block_threads, int regs, int64_t static_smem,
+/* tkcap_occupancy() - theoretical occupancy 0..1: active warps / max warps per SM; -1 as above. */
+double tkcap_occupancy(const struct tkcap_occ_device *d, int block_threads, int regs, int64_t static_smem,
 		    int64_t dynamic_smem, int optin, int *active_blocks);
 
 #endif

@@ -4,6 +4,7 @@
  * (the file is input like any other: a wrong type, a missing key, a count that does not add up
  * is TK_EFORMAT naming the file, the place and the key path; another version is TK_EVERSION).
  */
+#include "util/utf8.h"
 #include "check_internal.h"
 
 #include <math.h>
@@ -15,106 +16,106 @@
 
 #include "json_dom.h"
 #include "report_internal.h"
-#include "store_internal.h"
+#include "message.h"
 
 #define BASELINE_MAX_BYTES (256u << 20) /* a baseline file larger than this is refused */
 
 /* ---- writing ---- */
 
 /* A sample: integral values as integers, the others as the shortest round-trip real. */
-static void num(struct tkr_buf *b, double v)
+static void num(struct tku_buf *b, double v)
 {
 	if (isfinite(v) && v == floor(v) && fabs(v) < 9007199254740992.0)
-		tkr_printf(b, "%.0f", v);
+		tku_printf(b, "%.0f", v);
 	else
-		tkr_json_real(b, v);
+		tku_fmt_json_real(b, v);
 }
 
-static void series_samples(struct tkr_buf *b, const struct tkc_series *s)
+static void series_samples(struct tku_buf *b, const struct tkc_series *s)
 {
 	size_t at = 0;
-	tkr_puts(b, "[");
+	tku_puts(b, "[");
 	for (size_t r = 0; r < s->nruns; r++) {
-		tkr_puts(b, r ? ", [" : "[");
+		tku_puts(b, r ? ", [" : "[");
 		for (size_t i = 0; i < s->runs[r] && at < s->n; i++, at++) {
 			if (i)
-				tkr_puts(b, ", ");
+				tku_puts(b, ", ");
 			num(b, s->v[at]);
 		}
-		tkr_puts(b, "]");
+		tku_puts(b, "]");
 	}
-	tkr_puts(b, "]");
+	tku_puts(b, "]");
 }
 
-static void items(struct tkr_buf *b, const char *key, const struct tkc_item *v, size_t n)
+static void items(struct tku_buf *b, const char *key, const struct tkc_item *v, size_t n)
 {
-	tkr_printf(b, ",\n  \"%s\": [", key);
+	tku_printf(b, ",\n  \"%s\": [", key);
 	for (size_t i = 0; i < n; i++) {
-		tkr_puts(b, i ? ",\n    {\"name\": " : "\n    {\"name\": ");
-		tkr_json_str(b, v[i].name);
-		tkr_puts(b, ", \"calls_per_step\": ");
+		tku_puts(b, i ? ",\n    {\"name\": " : "\n    {\"name\": ");
+		tku_esc_json(b, v[i].name);
+		tku_puts(b, ", \"calls_per_step\": ");
 		num(b, v[i].calls_per_step);
-		tkr_puts(b, ", \"ns_per_step\": ");
+		tku_puts(b, ", \"ns_per_step\": ");
 		num(b, v[i].ns_per_step);
-		tkr_puts(b, ", \"share\": ");
+		tku_puts(b, ", \"share\": ");
 		num(b, v[i].share);
 		if (v[i].s.n && v[i].share >= TKC_SAMPLE_SHARE && i < TKC_SAMPLE_MAX) {
-			tkr_puts(b, ", \"samples\": ");
+			tku_puts(b, ", \"samples\": ");
 			series_samples(b, &v[i].s);
 		}
-		tkr_puts(b, "}");
+		tku_puts(b, "}");
 	}
-	tkr_puts(b, n ? "\n  ]" : "]");
+	tku_puts(b, n ? "\n  ]" : "]");
 }
 
 int tkc_baseline_write(FILE *out, const struct tkc_summary *s)
 {
-	struct tkr_buf b = {0};
-	tkr_printf(&b, "{\n  \"format\": \"tracekit-baseline\",\n  \"version\": %d,\n",
+	struct tku_buf b = {0};
+	tku_printf(&b, "{\n  \"format\": \"tracekit-baseline\",\n  \"version\": %d,\n",
 		   TKC_BASELINE_VERSION);
-	tkr_puts(&b, "  \"tracekit_version\": ");
-	tkr_json_str(&b, s->tracekit_version ? s->tracekit_version : "");
-	tkr_printf(&b, ",\n  \"analysis_version\": %lld,\n  \"runs\": [", (long long)s->analysis_version);
+	tku_puts(&b, "  \"tracekit_version\": ");
+	tku_esc_json(&b, s->tracekit_version ? s->tracekit_version : "");
+	tku_printf(&b, ",\n  \"analysis_version\": %lld,\n  \"runs\": [", (long long)s->analysis_version);
 	for (size_t i = 0; i < s->nruns; i++) {
 		const struct tkc_run *r = &s->runs[i];
-		tkr_puts(&b, i ? ",\n    {\"input\": " : "\n    {\"input\": ");
-		tkr_json_str(&b, r->input);
-		tkr_printf(&b, ", \"steps\": %lld, \"window\": ", (long long)r->steps);
-		tkr_json_str(&b, r->window);
-		tkr_puts(&b, ", \"step_source\": ");
-		tkr_json_str(&b, r->step_source);
-		tkr_printf(&b, ", \"device_ops\": %lld}", (long long)r->device_ops);
+		tku_puts(&b, i ? ",\n    {\"input\": " : "\n    {\"input\": ");
+		tku_esc_json(&b, r->input);
+		tku_printf(&b, ", \"steps\": %lld, \"window\": ", (long long)r->steps);
+		tku_esc_json(&b, r->window);
+		tku_puts(&b, ", \"step_source\": ");
+		tku_esc_json(&b, r->step_source);
+		tku_printf(&b, ", \"device_ops\": %lld}", (long long)r->device_ops);
 	}
-	tkr_printf(&b, "\n  ],\n  \"workload\": {\n    \"devices\": %lld,\n    \"ranks\": %lld,\n"
+	tku_printf(&b, "\n  ],\n  \"workload\": {\n    \"devices\": %lld,\n    \"ranks\": %lld,\n"
 		       "    \"has_steps\": %s,\n    \"models\": [",
 		   (long long)s->devices, (long long)s->ranks, s->has_steps ? "true" : "false");
 	for (size_t i = 0; i < s->nmodels; i++) {
-		tkr_puts(&b, i ? ", {\"model\": " : "{\"model\": ");
-		tkr_json_str(&b, s->models[i].model);
-		tkr_printf(&b, ", \"count\": %lld}", (long long)s->models[i].count);
+		tku_puts(&b, i ? ", {\"model\": " : "{\"model\": ");
+		tku_esc_json(&b, s->models[i].model);
+		tku_printf(&b, ", \"count\": %lld}", (long long)s->models[i].count);
 	}
-	tkr_puts(&b, "]\n  },\n  \"metrics\": {");
+	tku_puts(&b, "]\n  },\n  \"metrics\": {");
 	for (size_t i = 0; i < s->nmetrics; i++) {
 		const struct tkc_series *m = &s->metrics[i];
-		tkr_puts(&b, i ? ",\n    " : "\n    ");
-		tkr_json_str(&b, m->key);
-		tkr_puts(&b, ": {\"unit\": ");
-		tkr_json_str(&b, m->unit);
-		tkr_printf(&b, ", \"per\": \"%s\", \"samples\": ", m->per_step ? "step" : "run");
+		tku_puts(&b, i ? ",\n    " : "\n    ");
+		tku_esc_json(&b, m->key);
+		tku_puts(&b, ": {\"unit\": ");
+		tku_esc_json(&b, m->unit);
+		tku_printf(&b, ", \"per\": \"%s\", \"samples\": ", m->per_step ? "step" : "run");
 		series_samples(&b, m);
-		tkr_puts(&b, "}");
+		tku_puts(&b, "}");
 	}
-	tkr_puts(&b, s->nmetrics ? "\n  }" : "}");
+	tku_puts(&b, s->nmetrics ? "\n  }" : "}");
 	items(&b, "kernels", s->kernels, s->nkernels);
 	items(&b, "ops", s->ops, s->nops);
-	tkr_puts(&b, ",\n  \"memory\": [");
+	tku_puts(&b, ",\n  \"memory\": [");
 	for (size_t i = 0; i < s->nmemory; i++) {
-		tkr_puts(&b, i ? ", {\"device\": " : "{\"device\": ");
-		tkr_json_str(&b, s->memory[i].device);
-		tkr_printf(&b, ", \"peak_bytes\": %lld}", (long long)s->memory[i].peak_bytes);
+		tku_puts(&b, i ? ", {\"device\": " : "{\"device\": ");
+		tku_esc_json(&b, s->memory[i].device);
+		tku_printf(&b, ", \"peak_bytes\": %lld}", (long long)s->memory[i].peak_bytes);
 	}
-	tkr_puts(&b, "]\n}\n");
-	int rc = tkr_flush(out, &b);
+	tku_puts(&b, "]\n}\n");
+	int rc = tku_flush(out, &b);
 	free(b.p);
 	return rc;
 }
@@ -138,7 +139,7 @@ static int bad(struct rd *r, const struct tkj_value *at, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(what, sizeof(what), fmt, ap);
 	va_end(ap);
-	tk_fmt(r->err, r->errlen, "baseline '%s': line %llu, column %llu: %s", r->path,
+	tks_fmt(r->err, r->errlen, "baseline '%s': line %llu, column %llu: %s", r->path,
 	       (unsigned long long)(at ? at->line : 0), (unsigned long long)(at ? at->col : 0),
 	       what);
 	return TK_EFORMAT;
@@ -392,7 +393,7 @@ static int read_metrics(struct rd *r, const struct tkj_value *root, struct tkc_s
 		const struct tkj_value *o = &m->items[i];
 		if (o->type != TKJ_OBJECT)
 			return bad(r, o, "%s: expected an object", where);
-		if (!tk_utf8_valid(m->keys[i], strlen(m->keys[i])))
+		if (!tku_utf8_valid(m->keys[i], strlen(m->keys[i])))
 			return bad(r, o, "metrics: a metric name that is not UTF-8");
 		const struct tkj_value *unit = need(r, o, where, "unit", TKJ_STRING, &rc),
 				       *per = need(r, o, where, "per", TKJ_STRING, &rc),
@@ -459,7 +460,7 @@ int tkc_baseline_read(const char *path, struct tkc_summary *s, char *err, size_t
 		goto out;
 	}
 	if (ver->num != TKC_BASELINE_VERSION) {
-		tk_fmt(err, errlen,
+		tks_fmt(err, errlen,
 		       "baseline '%s' has version %g; this tracekit reads version %d: make the "
 		       "baseline again with 'tracekit baseline'",
 		       path, ver->num, TKC_BASELINE_VERSION);
@@ -483,7 +484,7 @@ int tkc_baseline_read(const char *path, struct tkc_summary *s, char *err, size_t
 	if (rc == TK_OK)
 		rc = read_memory(&r, root, s);
 	if (rc == TK_ENOMEM)
-		tk_fmt(err, errlen, "out of memory reading baseline '%s'", path);
+		tks_fmt(err, errlen, "out of memory reading baseline '%s'", path);
 out:
 	tkj_free(root);
 	if (rc != TK_OK)

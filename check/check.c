@@ -11,7 +11,7 @@
 
 #include "check_internal.h"
 #include "check_out.h"
-#include "store_internal.h"
+#include "message.h"
 
 struct tk_check {
 	char err[2048]; /* the internal functions' message buffer, turned into @error by done() */
@@ -75,7 +75,7 @@ void tk_check_allow_different_hardware(tk_check *c, int allow)
 int tk_check_baseline_file(tk_check *c, const char *path)
 {
 	if (c->has_base || c->base_b) {
-		tk_fmt(c->err, sizeof(c->err), "a check has one baseline");
+		tks_fmt(c->err, sizeof(c->err), "a check has one baseline");
 		return done(c, TK_EINVAL);
 	}
 	int rc = tkc_baseline_read(path, &c->base, c->err, sizeof(c->err));
@@ -89,7 +89,7 @@ static int add_run(tk_check *c, struct tkc_builder **b, const char *store, const
 	int rc = TK_OK;
 	/* a check's own runs keep samples of every kernel (the baseline file keeps fewer) */
 	if (!*b && (rc = tkc_builder_new(0, 20 * TKC_SAMPLE_MAX, b)) != TK_OK) {
-		tk_fmt(c->err, sizeof(c->err), "out of memory");
+		tks_fmt(c->err, sizeof(c->err), "out of memory");
 		return rc;
 	}
 	return tkc_builder_add_store(*b, store, label, c->err, sizeof(c->err));
@@ -98,7 +98,7 @@ static int add_run(tk_check *c, struct tkc_builder **b, const char *store, const
 int tk_check_add_baseline_run(tk_check *c, const char *store, const char *label)
 {
 	if (c->has_base_file) {
-		tk_fmt(c->err, sizeof(c->err), "a check has one baseline");
+		tks_fmt(c->err, sizeof(c->err), "a check has one baseline");
 		return done(c, TK_EINVAL);
 	}
 	return done(c, add_run(c, &c->base_b, store, label));
@@ -122,7 +122,7 @@ static int finish(tk_check *c)
 		c->has_base = rc == TK_OK;
 	}
 	if (rc == TK_OK && !c->has_cur) {
-		tk_fmt(c->err, sizeof(c->err), "no input runs");
+		tks_fmt(c->err, sizeof(c->err), "no input runs");
 		rc = TK_EINVAL;
 	}
 	return rc;
@@ -136,7 +136,7 @@ static int run(tk_check *c)
 		return rc;
 	if (!c->gates.n) {
 		if (!c->has_base) {
-			tk_fmt(c->err, sizeof(c->err),
+			tks_fmt(c->err, sizeof(c->err),
 			       "nothing to check: give a baseline, or bounds (--max, --min)");
 			return TK_EINVAL;
 		}

@@ -5,6 +5,7 @@
  * booleans, arrays of strings (over several lines, a trailing comma allowed); table headers
  * [max] and [min]. Anything else is an error naming the line: a typo must never disable a gate.
  */
+#include "util/utf8.h"
 #include <stdlib.h>
 #include <string.h>
 #include <tracekit/error.h>
@@ -77,7 +78,7 @@ static int check_text(struct toml *t)
 			return tkc_gsink_fail(t->k, TK_EFORMAT, line, 0,
 					      "control character 0x%02x (not allowed in TOML)", c);
 		uint32_t cp;
-		size_t n = tk_utf8_next(t->s + i, t->len - i, &cp);
+		size_t n = tku_utf8_next(t->s + i, t->len - i, &cp);
 		if (cp == 0xFFFD && n == 1)
 			return tkc_gsink_fail(t->k, TK_EFORMAT, line, 0,
 					      "invalid UTF-8 (byte 0x%02x)", c);
@@ -125,7 +126,7 @@ static int utf8_push(struct toml *t, uint32_t cp)
 	char b[4];
 	if (cp == 0 || (cp >= 0xD800 && cp < 0xE000) || cp > 0x10FFFF)
 		return ERR(t, "\\u escape of U+%04X: not a character allowed here", (unsigned)cp);
-	size_t n = json_utf8_encode(cp, b);
+	size_t n = tku_utf8_encode(cp, b);
 	return tok_push(t, b, n);
 }
 

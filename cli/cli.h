@@ -108,14 +108,6 @@ struct cli_report_args {
 	int64_t top, width;
 };
 
-/*
- * cli_report_option() - handle getopt result @c with value @arg when it is one of the options
- * report and diff share (f: --format, o: -o, C: --no-color, t: --top, w: --width). Returns -1
- * when it is not, TK_EXIT_OK when handled, or TK_EXIT_USAGE after printing the usage error.
- */
-int cli_report_option(const struct tk_cmd *cmd, int c, const char *arg, struct tk_report_options *o,
-		      struct cli_report_args *a);
-
 /* Run the analyses on @path when it has none yet; an exit code. */
 int cli_report_ensure_analysis(const char *path);
 

@@ -1,7 +1,6 @@
 /* `tracekit analyze`: run every analysis on a store (replacing its analysis_* tables), then print
  * a short summary: per device the window, utilization and idle time, idle gaps by cause, the KPI
  * bands, step statistics, stragglers and the findings. */
-#include <getopt.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <string.h>
@@ -11,18 +10,7 @@
 #include <tracekit/store.h>
 
 #include "cli.h"
-
-/* Apply one --peak-flops @arg to @o; an exit code (the usage error printed). */
-static int peak_flops_option(const struct tk_cmd *cmd, struct tk_analyze_options *o,
-			     const char *arg)
-{
-	tk_error *err = tk_error_new();
-	int rc = tk_analyze_peak_flops_option(o, arg, err) == TK_OK
-		     ? TK_EXIT_OK
-		     : cli_usage_error(cmd, "%s", tk_error_message(err));
-	tk_error_free(err);
-	return rc;
-}
+#include "options.h"
 
 static int run(int argc, char **argv);
 
@@ -164,75 +152,74 @@ out:
 	return rc;
 }
 
+static int window_option(const struct tk_cmd *cmd, const char *value, void *arg)
+{
+	struct tk_analyze_options *o = arg;
+	if (!strcmp(value, "auto"))
+		o->window = TK_WINDOW_AUTO;
+	else if (!strcmp(value, "device"))
+		o->window = TK_WINDOW_DEVICE;
+	else if (!strcmp(value, "steps"))
+		o->window = TK_WINDOW_STEPS;
+	else if (!strcmp(value, "host-steps"))
+		o->window = TK_WINDOW_HOST_STEPS;
+	else
+		return cli_usage_error(
+		    cmd, "--window expects auto, device, steps or host-steps, got '%s'", value);
+	return TK_EXIT_OK;
+}
+
+static int small_kernel_option(const struct tk_cmd *cmd, const char *value, void *arg)
+{
+	struct tk_analyze_options *o = arg;
+	int64_t us;
+	int rc = cli_parse_int(cmd, "--small-kernel-us", value, 0, INT64_MAX / 1000, &us);
+	if (rc == TK_EXIT_OK)
+		o->small_kernel_ns = us * 1000;
+	return rc;
+}
+
+static int peak_flops_option(const struct tk_cmd *cmd, const char *value, void *arg)
+{
+	tk_error *err = tk_error_new();
+	int rc = tk_analyze_peak_flops_option(arg, value, err) == TK_OK
+		     ? TK_EXIT_OK
+		     : cli_usage_error(cmd, "%s", tk_error_message(err));
+	tk_error_free(err);
+	return rc;
+}
+
+static int peak_bandwidth_option(const struct tk_cmd *cmd, const char *value, void *arg)
+{
+	struct tk_analyze_options *o = arg;
+	if (tk_peak_value_parse(value, &o->peak_bandwidth_bps) != TK_OK)
+		return cli_usage_error(cmd,
+				       "--peak-bandwidth expects bytes/s with an optional k, M, G, T, "
+				       "P or E (3.35T), above 0 and at most 1E; got '%.80s'",
+				       value);
+	return TK_EXIT_OK;
+}
+
 static int run(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-	    {"window", required_argument, NULL, 'w'},
-	    {"small-kernel-us", required_argument, NULL, 's'},
-	    {"peak-flops", required_argument, NULL, 'F'},
-	    {"peak-bandwidth", required_argument, NULL, 'B'},
-	    {"device-file", required_argument, NULL, 'D'},
-	    {"quiet", no_argument, NULL, 'q'},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
-	};
 	const struct tk_cmd *cmd = &tk_cmd_analyze;
 	struct tk_analyze_options o;
-	int c, rc, quiet = 0;
-	int64_t us;
+	int rc, first, quiet = 0;
 	tk_analyze_options_init(&o);
-	optind = 0;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":qh", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'h':
-			return cli_help(cmd);
-		case 'q':
-			quiet = 1;
-			break;
-		case 'w':
-			if (!strcmp(optarg, "auto"))
-				o.window = TK_WINDOW_AUTO;
-			else if (!strcmp(optarg, "device"))
-				o.window = TK_WINDOW_DEVICE;
-			else if (!strcmp(optarg, "steps"))
-				o.window = TK_WINDOW_STEPS;
-			else if (!strcmp(optarg, "host-steps"))
-				o.window = TK_WINDOW_HOST_STEPS;
-			else
-				return cli_usage_error(
-				    cmd,
-				    "--window expects auto, device, steps or host-steps, got '%s'",
-				    optarg);
-			break;
-		case 's':
-			if ((rc = cli_parse_int(cmd, "--small-kernel-us", optarg, 0,
-						INT64_MAX / 1000, &us)) != TK_EXIT_OK)
-				return rc;
-			o.small_kernel_ns = us * 1000;
-			break;
-		case 'F':
-			if ((rc = peak_flops_option(cmd, &o, optarg)) != TK_EXIT_OK)
-				return rc;
-			break;
-		case 'B':
-			if (tk_peak_value_parse(optarg, &o.peak_bandwidth_bps) != TK_OK)
-				return cli_usage_error(
-				    cmd,
-				    "--peak-bandwidth expects bytes/s with an optional k, M, G, T, "
-				    "P or E (3.35T), above 0 and at most 1E; got '%.80s'",
-				    optarg);
-			break;
-		case 'D':
-			o.device_file = optarg;
-			break;
-		default:
-			return cli_option_error(cmd, c, argv);
-		}
-	}
-	if (argc - optind != 1)
+	const struct cli_opt opts[] = {
+	    CLI_CALL("window", 0, window_option, &o),
+	    CLI_CALL("small-kernel-us", 0, small_kernel_option, &o),
+	    CLI_CALL("peak-flops", 0, peak_flops_option, &o),
+	    CLI_CALL("peak-bandwidth", 0, peak_bandwidth_option, &o),
+	    CLI_STR("device-file", 0, &o.device_file),
+	    CLI_FLAG("quiet", 'q', &quiet),
+	    CLI_HELP,
+	};
+	if ((rc = cli_parse(cmd, argc, argv, opts, CLI_NOPTS(opts), 0, &first)) != CLI_GO_ON)
+		return rc;
+	if (argc - first != 1)
 		return cli_usage_error(cmd, "expected one store");
-	const char *path = argv[optind];
+	const char *path = argv[first];
 	tk_error *err = tk_error_new();
 	rc = tk_analyze(path, &o, err);
 	if (rc != TK_OK) {

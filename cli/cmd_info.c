@@ -2,7 +2,6 @@
  * `tracekit info`: what a store holds (span, devices, processes, counts per kind, version,
  * source), every text escaped for the terminal (include/tracekit/text.h).
  */
-#include <getopt.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +12,7 @@
 #include <tracekit/text.h>
 
 #include "cli.h"
+#include "options.h"
 
 static int run(int argc, char **argv);
 
@@ -81,22 +81,14 @@ static const struct section sections[] = {
 
 static int run(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
-	};
 	const struct tk_cmd *cmd = &tk_cmd_info;
-	int c, rc;
-	optind = 0;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-		if (c == 'h')
-			return cli_help(cmd);
-		return cli_option_error(cmd, c, argv);
-	}
-	if (argc - optind != 1)
+	const struct cli_opt opts[] = {CLI_HELP};
+	int rc, first;
+	if ((rc = cli_parse(cmd, argc, argv, opts, CLI_NOPTS(opts), 0, &first)) != CLI_GO_ON)
+		return rc;
+	if (argc - first != 1)
 		return cli_usage_error(cmd, "expected one store");
-	const char *path = argv[optind];
+	const char *path = argv[first];
 	tk_store *s = NULL;
 	sqlite3_stmt *st = NULL;
 	tk_error *err = tk_error_new();

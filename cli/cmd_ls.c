@@ -13,6 +13,7 @@
 #include <tracekit/text.h>
 
 #include "cli.h"
+#include "util/fmt.h"
 
 static int run(int argc, char **argv);
 
@@ -39,15 +40,10 @@ const struct tk_cmd tk_cmd_ls = {
 
 static void human(char *buf, size_t len, int64_t bytes)
 {
-	static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-	double v = (double)bytes;
-	int u = 0;
-	while (v >= 1024 && u < 4)
-		v /= 1024, u++;
-	if (u == 0)
-		snprintf(buf, len, "%lld B", (long long)bytes);
-	else
-		snprintf(buf, len, "%.1f %s", v, units[u]);
+	struct tku_buf b = {0};
+	tku_fmt_bytes(&b, (double)bytes, 1, TKU_TIB);
+	snprintf(buf, len, "%s", b.p ? b.p : "-");
+	tku_buf_free(&b);
 }
 
 /* "YYYY-MM-DD HH:MM:SS" (UTC) of Unix epoch @ns, or "-" when TK_NONE. */

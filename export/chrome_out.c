@@ -8,6 +8,7 @@
  * Timestamps are µs relative to the trace start with three decimals, so every ns is exact;
  * the base is the top-level `baseTimeNanoseconds` (as Kineto writes it). Streamed.
  */
+#include "util/escape.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -87,7 +88,7 @@ static void put_double(struct ex_out *o, double v)
 /* @s as a JSON string literal (quotes included; valid UTF-8, include/tracekit/text.h), malloc'd. */
 static char *json_str(const char *s)
 {
-	return tk_text_json(s, strlen(s), 0, NULL);
+	return tku_text_convert(s, strlen(s), TKU_TEXT_JSON, NULL);
 }
 
 static void put_str(struct chrome *c, const char *s)

@@ -3,6 +3,8 @@
  * the format writers, and helpers they share (messages, prepared statements, the string cache,
  * which hands out valid UTF-8, name sanitising, scratch buffers).
  */
+#include "util/escape.h"
+#include "util/utf8.h"
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +15,7 @@
 
 #include "checked.h"
 #include "export_internal.h"
+#include "util/vec.h"
 
 #define STR_SLOTS 65536 /* string cache slots (direct-mapped by id) */
 
@@ -80,7 +83,6 @@ static void release_store(struct tk_exporter *x)
 	free(x->str_ids);
 	x->str_txt = NULL;
 	x->str_ids = NULL;
-	sqlite3_close_v2(x->db);
 	tk_store_close(x->store);
 	x->store = NULL;
 	x->db = NULL;
@@ -153,7 +155,7 @@ const char *ex_str(struct tk_exporter *x, uint32_t id)
 	sqlite3_bind_int64(x->str_st, 1, id);
 	if (sqlite3_step(x->str_st) == SQLITE_ROW && sqlite3_column_text(x->str_st, 0))
 		t = (const char *)sqlite3_column_text(x->str_st, 0);
-	char *c = tk_text_escape(t, strlen(t), 0, NULL); /* names are valid UTF-8 in every format */
+	char *c = tku_text_convert(t, strlen(t), 0, NULL); /* names are valid UTF-8 in every format */
 	if (!c)
 		return "";
 	free(x->str_txt[slot]);
@@ -165,9 +167,9 @@ const char *ex_str(struct tk_exporter *x, uint32_t id)
 int ex_utf8(const char **s, size_t *n, char **owned)
 {
 	*owned = NULL;
-	if (tk_utf8_valid(*s, *n))
+	if (tku_utf8_valid(*s, *n))
 		return TK_OK;
-	if (!(*owned = tk_text_escape(*s, *n, 0, n)))
+	if (!(*owned = tku_text_convert(*s, *n, 0, n)))
 		return TK_ENOMEM;
 	*s = *owned;
 	return TK_OK;
@@ -193,17 +195,9 @@ void ex_sanitize(const char *in, char *out, size_t n)
 
 int ex_buf_reserve(struct ex_buf *b, size_t more)
 {
-	if (b->len + more <= b->cap)
-		return TK_OK;
-	size_t cap = b->cap ? b->cap : 4096;
-	while (cap < b->len + more)
-		cap *= 2;
-	uint8_t *p = realloc(b->p, cap);
-	if (!p)
+	if (more > SIZE_MAX - b->len)
 		return TK_ENOMEM;
-	b->p = p;
-	b->cap = cap;
-	return TK_OK;
+	return TKU_GROW(b->p, b->cap, b->len + more, 4096);
 }
 
 void ex_buf_free(struct ex_buf *b)
@@ -223,20 +217,14 @@ static int64_t meta_int(struct tk_exporter *x, const char *key, int64_t dflt)
 
 static int open_store(struct tk_exporter *x, const char *path)
 {
-	int rc = tk_store_open(path, &x->store);
+	/* One thread streams the tables: a connection without SQLite's mutex. */
+	int rc = tk_store_open_mode(path, TK_STORE_STREAM, &x->store);
 	if (rc != TK_OK) {
 		if (!tk_error_cause_count(x->err)) /* the store's causes, as they are */
 			tk_error_copy(x->err, tk_store_error(x->store));
 		return ex_fail(x, rc, "%s", tk_strerror(rc)); /* no store handle (out of memory) */
 	}
-	/* The checked store's own connection serialises every call through a mutex; the exporters
-	 * read through a second connection without one (one thread uses it). */
-	if (sqlite3_open_v2(path, &x->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) !=
-	    SQLITE_OK)
-		return ex_fail_cause(x, TK_EIO, "sqlite",
-				     x->db ? sqlite3_errmsg(x->db) : "out of memory",
-				     "cannot open store '%s'", path);
-	sqlite3_exec(x->db, "PRAGMA query_only = 1", NULL, NULL, NULL);
+	x->db = tk_store_sqlite(x->store);
 	char clock[32] = "";
 	tk_store_meta_text(x->store, "clock", clock, sizeof(clock));
 	x->epoch = !strcmp(clock, "unix_epoch");

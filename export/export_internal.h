@@ -22,7 +22,7 @@ struct tk_exporter {
 	char output[4096];
 	struct tk_export_stats stats;
 	tk_store *store;
-	sqlite3 *db; /* a second, unlocked (NOMUTEX) read-only connection to the store */
+	sqlite3 *db; /* the store's connection (TK_STORE_STREAM: read-only, no mutex) */
 	const char *store_path;
 	int64_t start_ns, end_ns; /* trace bounds from meta (0 when absent) */
 	int epoch;		  /* meta.clock = 'unix_epoch' */
@@ -226,10 +226,10 @@ struct ex_event {
 
 /* A forward cursor over one table: read straight from its pages (store/tscan.c) when the store
  * allows it, else through an SQL statement. */
-struct tk_tscan;
+struct tks_tscan;
 struct ex_cur {
 	sqlite3_stmt *st;
-	struct tk_tscan *ts;
+	struct tks_tscan *ts;
 	char err[256]; /* the direct read's message */
 };
 

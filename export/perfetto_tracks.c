@@ -5,6 +5,7 @@
  * the store, memory in use per device and allocator (from allocations and frees that report it)
  * and, when `tracekit analyze` has run, device utilization per step.
  */
+#include "util/utf8.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,8 +36,8 @@ static int descriptor(struct pf *f, const struct desc *d)
 		free(own_name);
 		return ex_fail(f->x, TK_ENOMEM, "out of memory");
 	}
-	nl = tk_utf8_prefix(name, nl, 900);
-	ul = tk_utf8_prefix(u, ul, 100);
+	nl = tku_utf8_prefix(name, nl, 900);
+	ul = tku_utf8_prefix(u, ul, 100);
 	p = pb_uint(p, 1, d->uuid);
 	if (d->process) {
 		q = pb_uint(q, 1, (uint64_t)d->pid);

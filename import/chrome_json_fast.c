@@ -15,6 +15,7 @@
  * importer's hot loop (about 1 GB/s of Kineto text). tests/import/test_json_fast.c checks it
  * against the exact parser.
  */
+#include "util/utf8.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -152,30 +153,6 @@ static int hex4(const unsigned char *p, unsigned *out)
 	return 0;
 }
 
-static size_t utf8(unsigned cp, unsigned char *b)
-{
-	if (cp < 0x80) {
-		b[0] = (unsigned char)cp;
-		return 1;
-	}
-	if (cp < 0x800) {
-		b[0] = (unsigned char)(0xC0 | (cp >> 6));
-		b[1] = (unsigned char)(0x80 | (cp & 0x3F));
-		return 2;
-	}
-	if (cp < 0x10000) {
-		b[0] = (unsigned char)(0xE0 | (cp >> 12));
-		b[1] = (unsigned char)(0x80 | ((cp >> 6) & 0x3F));
-		b[2] = (unsigned char)(0x80 | (cp & 0x3F));
-		return 3;
-	}
-	b[0] = (unsigned char)(0xF0 | (cp >> 18));
-	b[1] = (unsigned char)(0x80 | ((cp >> 12) & 0x3F));
-	b[2] = (unsigned char)(0x80 | ((cp >> 6) & 0x3F));
-	b[3] = (unsigned char)(0x80 | (cp & 0x3F));
-	return 4;
-}
-
 /*
  * A \u escape at @p (p[0] == '\\', p[1] == 'u'), decoded as the lexer decodes it (surrogate
  * pairs joined, lone or broken halves and NUL as U+FFFD) into @b (up to 8 bytes). Returns the
@@ -197,7 +174,7 @@ static size_t unicode(const unsigned char **pp, const unsigned char *end, unsign
 			if (lo >= 0xDC00 && lo < 0xE000) {
 				cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
 			} else {
-				n = utf8(0xFFFD, b);
+				n = tku_utf8_encode(0xFFFD, (char *)b);
 				cp = lo >= 0xD800 && lo < 0xE000 ? 0xFFFD : lo;
 			}
 		} else {
@@ -208,7 +185,7 @@ static size_t unicode(const unsigned char **pp, const unsigned char *end, unsign
 	}
 	if (cp == 0)
 		cp = 0xFFFD;
-	n += utf8(cp, b + n);
+	n += tku_utf8_encode(cp, (char *)b + n);
 	*pp = p;
 	return n;
 }

@@ -12,14 +12,7 @@
 #include <tracekit/error.h>
 
 #include "chrome_json_internal.h"
-
-static uint64_t fnv(const char *s)
-{
-	uint64_t h = 1469598103934665603ull;
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ull;
-	return h;
-}
+#include "util/fnv.h"
 
 static int emit_flow(struct cj_ctx *c, int64_t fa, int64_t src, int64_t dst)
 {
@@ -106,7 +99,7 @@ static int flow_key(struct cj_ctx *c, const struct cj_event *e, struct cj_val id
 	c->flow_cat_ix = cat_ix;
 	int is_str = idv.type != CJV_NUM || cj_int(cj_str(e, idv), fb) != 0;
 	if (is_str)
-		*fb = (int64_t)fnv(cj_str(e, idv));
+		*fb = (int64_t)tku_fnv1a64_step_str(TKU_FNV64_TK_OFFSET, cj_str(e, idv));
 	*fa = cat_ix * 2 + is_str;
 	return TK_OK;
 }

@@ -15,7 +15,8 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "store_internal.h"
+#include "message.h"
+#include "util/fnv.h"
 
 void tk_import_options_init(struct tk_import_options *o)
 {
@@ -97,12 +98,10 @@ static uint64_t hash_bytes(uint64_t h, const unsigned char *p, size_t n)
 	for (; i + 8 <= n; i += 8) {
 		uint64_t w;
 		memcpy(&w, p + i, 8);
-		h = (h ^ w) * 1099511628211ull;
+		h = tku_fnv1a64_word(h, w);
 		h ^= h >> 29;
 	}
-	for (; i < n; i++)
-		h = (h ^ p[i]) * 1099511628211ull;
-	return h;
+	return tku_fnv1a64_step(h, p + i, n - i);
 }
 
 /* The hash of the first and last ID_SPAN bytes of @id's file (all of it when smaller). */
@@ -110,7 +109,7 @@ static void hash_ends(struct tk_input_id *id)
 {
 	unsigned char *buf = malloc((size_t)(id->size > 0 && id->size < ID_SPAN ? id->size : ID_SPAN));
 	FILE *f = buf ? fopen(id->path, "rb") : NULL;
-	uint64_t h = 1469598103934665603ull;
+	uint64_t h = TKU_FNV64_TK_OFFSET;
 	int64_t at[2] = {0, id->size > 2 * ID_SPAN ? id->size - ID_SPAN : ID_SPAN};
 	id->hashed = -1;
 	if (!f)

@@ -4,6 +4,7 @@
  * tokens in valid JSON, so line counting happens in the whitespace skipper and costs nothing on
  * the hot path. Every limit (string length, number length, inflated size) is checked.
  */
+#include "util/utf8.h"
 #include "json_lex.h"
 
 #include <errno.h>
@@ -287,34 +288,10 @@ static int hex4(struct json_lex *lx, unsigned *out)
 	return 0;
 }
 
-size_t json_utf8_encode(uint32_t cp, char b[4])
-{
-	if (cp < 0x80) {
-		b[0] = (char)cp;
-		return 1;
-	}
-	if (cp < 0x800) {
-		b[0] = (char)(0xC0 | (cp >> 6));
-		b[1] = (char)(0x80 | (cp & 0x3F));
-		return 2;
-	}
-	if (cp < 0x10000) {
-		b[0] = (char)(0xE0 | (cp >> 12));
-		b[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
-		b[2] = (char)(0x80 | (cp & 0x3F));
-		return 3;
-	}
-	b[0] = (char)(0xF0 | (cp >> 18));
-	b[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
-	b[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
-	b[3] = (char)(0x80 | (cp & 0x3F));
-	return 4;
-}
-
 static int push_utf8(struct json_lex *lx, unsigned cp)
 {
 	char b[4];
-	return str_push(lx, b, json_utf8_encode(cp, b));
+	return str_push(lx, b, tku_utf8_encode(cp, b));
 }
 
 static enum json_tok lex_string(struct json_lex *lx)

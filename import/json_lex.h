@@ -66,9 +66,6 @@ enum json_tok json_lex_next(struct json_lex *lx);
 /* json_lex_error() - record an error at the last token's position; returns JT_ERROR. */
 enum json_tok json_lex_error(struct json_lex *lx, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
-/* json_utf8_encode() - the UTF-8 bytes of the code point @cp (at most U+10FFFF) into @b; their
- * count (1 to 4). */
-size_t json_utf8_encode(uint32_t cp, char b[4]);
 /* json_tok_name() - a short description of a token kind, for messages. */
 const char *json_tok_name(enum json_tok t);
 

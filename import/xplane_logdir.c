@@ -19,7 +19,7 @@
 #include <tracekit/import.h>
 #include <unistd.h>
 
-#include "store_internal.h"
+#include "message.h"
 #define TK_XPLANE_NO_STATE
 #include "xplane_internal.h"
 

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "xplane_internal.h"
+#include "util/vec.h"
 
 /* Free the current plane's metadata. */
 void xp_plane_reset(struct xp_imp *im)
@@ -69,15 +70,7 @@ void xp_stat_from_pb(const Tensorflow__Profiler__XStat *p, struct xp_stat *st)
 
 static int grow(void **arr, size_t *cap, size_t n, size_t size)
 {
-	if (n < *cap)
-		return 0;
-	size_t ncap = *cap ? *cap * 2 : 64;
-	void *p = realloc(*arr, ncap * size);
-	if (!p)
-		return -1;
-	*arr = p;
-	*cap = ncap;
-	return 0;
+	return tku_grow(arr, cap, n + 1, size, 64) == TK_OK ? 0 : -1;
 }
 
 static int nomem(struct xp_imp *im)
@@ -210,7 +203,7 @@ static int plane_stats(struct xp_imp *im, const uint8_t *data, size_t len, const
 		    xp_stat_decode(&im->src, f.data, f.len, &st))
 			return -1;
 		const struct xp_smd *sm = st.sm = xp_smd_of(im, st.md);
-		enum xp_stat_code code = sm ? sm->code : XS_OTHER;
+		enum xs_stat code = sm ? sm->code : XS_OTHER;
 		int64_t v = 0;
 		int have = xp_stat_int(&st, &v);
 		xp_text_reset(im);

@@ -15,7 +15,7 @@
 #include <tracekit/error.h>
 #include <tracekit/store.h>
 
-#include "store_internal.h"
+#include "message.h"
 
 #define END {NULL, NULL, TKR_TEXT, 0}
 #define J TKR_C_JSON

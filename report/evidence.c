@@ -13,7 +13,7 @@
 #include <string.h>
 #include <tracekit/error.h>
 
-#include "store_internal.h"
+#include "message.h"
 
 static int ends_with(const char *s, const char *suffix)
 {
@@ -67,7 +67,7 @@ static enum tkr_kind key_kind(const char *parent, const char *leaf, int text)
 static char *display_key(const char *path)
 {
 	static const char *const suffixes[] = {"_ns", "_pct", "_bytes"};
-	struct tkr_buf b = {0};
+	struct tku_buf b = {0};
 	size_t n = strlen(path);
 	for (size_t i = 0; i < sizeof(suffixes) / sizeof(suffixes[0]); i++) {
 		size_t k = strlen(suffixes[i]);
@@ -77,9 +77,9 @@ static char *display_key(const char *path)
 		}
 	}
 	if (n == 3 && !strncmp(path, "pct", 3))
-		tkr_puts(&b, "share");
+		tku_puts(&b, "share");
 	else
-		tkr_putn(&b, path, n);
+		tku_putn(&b, path, n);
 	if (b.oom) {
 		free(b.p);
 		return NULL;
@@ -107,7 +107,7 @@ static int push_item(struct tkr_ev_list *l, size_t *cap, struct tkr_ev_item it)
  */
 static char *item_path(const char *fullkey, long *top)
 {
-	struct tkr_buf b = {0};
+	struct tku_buf b = {0};
 	const char *p = fullkey;
 	*top = -1;
 	if (!strncmp(p, "$.top[", 6)) {
@@ -124,9 +124,9 @@ static char *item_path(const char *fullkey, long *top)
 		p++;
 	for (; *p; p++)
 		if (*p != '"')
-			tkr_putn(&b, p, 1);
+			tku_putn(&b, p, 1);
 	if (!b.p)
-		tkr_puts(&b, "");
+		tku_puts(&b, "");
 	if (b.oom) {
 		free(b.p);
 		return NULL;
@@ -171,8 +171,8 @@ static int load_one(sqlite3_stmt *st, const char *json, struct tkr_ev *e)
 			it.v.d = sqlite3_column_double(st, 2);
 		} else if (it.v.type != SQLITE_NULL) {
 			const char *s = (const char *)sqlite3_column_text(st, 2);
-			struct tkr_buf sb = {0};
-			tkr_puts(&sb, s ? s : "");
+			struct tku_buf sb = {0};
+			tku_puts(&sb, s ? s : "");
 			it.v.type = SQLITE_TEXT;
 			it.v.s = sb.p;
 			if (sb.oom)
@@ -232,7 +232,7 @@ int tkr_evidence_load(sqlite3 *db, struct tkr_model *m, char *err, size_t errlen
 			       " AND json_type(?1) = 'object' THEN ?1 ELSE '{}' END)"
 			       " WHERE type NOT IN ('array', 'object') ORDER BY id",
 			       -1, &st, NULL) != SQLITE_OK) {
-		tk_fmt(err, errlen, "findings evidence: %s", sqlite3_errmsg(db));
+		tks_fmt(err, errlen, "findings evidence: %s", sqlite3_errmsg(db));
 		return TK_EINTERNAL;
 	}
 	m->ev = calloc(s->nrows, sizeof(*m->ev));
@@ -247,7 +247,7 @@ int tkr_evidence_load(sqlite3 *db, struct tkr_model *m, char *err, size_t errlen
 	}
 out:
 	if (rc == TK_ENOMEM)
-		tk_fmt(err, errlen, "out of memory while reading the findings' evidence");
+		tks_fmt(err, errlen, "out of memory while reading the findings' evidence");
 	sqlite3_finalize(st);
 	return rc;
 }
@@ -275,29 +275,29 @@ void tkr_evidence_free(struct tkr_model *m)
 }
 
 /* One name: its label fitted to @name_w (0: as it is), in HTML with the full name on hover. */
-static void put_name(struct tkr_buf *b, const struct tkr_model *m, const char *full, int name_w,
+static void put_name(struct tku_buf *b, const struct tkr_model *m, const char *full, int name_w,
 		     int html)
 {
-	struct tkr_buf l = {0};
+	struct tku_buf l = {0};
 	const char *label = tkr_name_label(m, full);
 	if (name_w > 0)
 		tkr_short_name(&l, label, name_w);
 	else
-		tkr_puts(&l, label);
+		tku_puts(&l, label);
 	if (html) {
-		tkr_puts(b, "<span title=\"");
-		tkr_html_str(b, full);
-		tkr_puts(b, "\">");
-		tkr_html_str(b, l.p ? l.p : "");
-		tkr_puts(b, "</span>");
+		tku_puts(b, "<span title=\"");
+		tku_esc_html(b, full);
+		tku_puts(b, "\">");
+		tku_esc_html(b, l.p ? l.p : "");
+		tku_puts(b, "</span>");
 	} else {
-		tkr_puts(b, l.p ? l.p : "");
+		tku_puts(b, l.p ? l.p : "");
 	}
 	b->oom |= l.oom;
 	free(l.p);
 }
 
-void tkr_evidence_line(struct tkr_buf *b, const struct tkr_model *m, const struct tkr_ev_list *l,
+void tkr_evidence_line(struct tku_buf *b, const struct tkr_model *m, const struct tkr_ev_list *l,
 		       int name_w, int html)
 {
 	int first = 1;
@@ -313,30 +313,30 @@ void tkr_evidence_line(struct tkr_buf *b, const struct tkr_model *m, const struc
 		name_w = name_w / 2 < 24 ? 24 : name_w / 2;
 	for (size_t i = 0; i < l->n; i++) {
 		const struct tkr_ev_item *it = &l->it[i];
-		struct tkr_buf v = {0};
+		struct tku_buf v = {0};
 		if (it == lead)
 			continue;
-		tkr_puts(b, first ? (lead ? " (" : "") : ", ");
+		tku_puts(b, first ? (lead ? " (" : "") : ", ");
 		first = 0;
 		if (html)
-			tkr_html_str(b, it->key);
+			tku_esc_html(b, it->key);
 		else
-			tkr_puts(b, it->key);
-		tkr_puts(b, "=");
+			tku_puts(b, it->key);
+		tku_puts(b, "=");
 		if (it->kind == TKR_NAME && it->v.type == SQLITE_TEXT) {
 			put_name(b, m, it->v.s, name_w, html);
 			continue;
 		}
 		tkr_format_value(&v, m, it->kind, &it->v, NULL);
 		if (html)
-			tkr_html_str(b, v.p ? v.p : "");
+			tku_esc_html(b, v.p ? v.p : "");
 		else
-			tkr_puts(b, v.p ? v.p : "");
+			tku_puts(b, v.p ? v.p : "");
 		b->oom |= v.oom;
 		free(v.p);
 	}
 	if (lead && !first)
-		tkr_puts(b, ")");
+		tku_puts(b, ")");
 	if (!b->p)
-		tkr_puts(b, "");
+		tku_puts(b, "");
 }

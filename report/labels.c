@@ -85,7 +85,7 @@ static long *pair_brackets(const char *s, size_t n, int *depth)
 
 /* @s with the noise no one reads removed: a leading "void ", "(anonymous namespace)::",
  * "::operator()() const" between lambdas, and the space of "> >". */
-static void tidy(struct tkr_buf *b, const char *s)
+static void tidy(struct tku_buf *b, const char *s)
 {
 	if (!strncmp(s, "void ", 5) && s[5])
 		s += 5;
@@ -95,15 +95,15 @@ static void tidy(struct tkr_buf *b, const char *s)
 		} else if (!strncmp(s, "::operator()() const", 20)) {
 			s += 20;
 		} else if (s[0] == '>' && s[1] == ' ' && s[2] == '>') {
-			tkr_putn(b, ">", 1);
+			tku_putn(b, ">", 1);
 			s += 2;
 		} else {
-			tkr_putn(b, s, 1);
+			tku_putn(b, s, 1);
 			s++;
 		}
 	}
 	if (!b->p)
-		tkr_puts(b, "");
+		tku_puts(b, "");
 }
 
 /* Index of the function's own parameter list: the last '(' at the top level that closes at the
@@ -128,7 +128,7 @@ static long outer_params(const char *s, size_t n, const long *match)
  * dropped ("at::native::FillFunctor<int>" -> "FillFunctor<int>"), and the function's own
  * parameter list left out; at @depth + 1 nothing is collapsed and the parameter list is kept.
  */
-static void at_level(struct tkr_buf *b, const char *s, const long *match, int depth, int level)
+static void at_level(struct tku_buf *b, const char *s, const long *match, int depth, int level)
 {
 	size_t n = strlen(s);
 	int full = level > depth, angle = 0, brace = 0, paren = 0;
@@ -140,7 +140,7 @@ static void at_level(struct tkr_buf *b, const char *s, const long *match, int de
 			break;
 		if (c == '<' && j > (long)i) {
 			if (!full && angle >= level && j > (long)i + 1) {
-				tkr_puts(b, "<" ELL ">");
+				tku_puts(b, "<" ELL ">");
 				i = (size_t)j + 1;
 				continue;
 			}
@@ -149,7 +149,7 @@ static void at_level(struct tkr_buf *b, const char *s, const long *match, int de
 			angle--;
 		} else if (c == '(' && j > (long)i) {
 			if (!full && angle > 0 && !brace && j > (long)i + 1) {
-				tkr_puts(b, "(" ELL ")");
+				tku_puts(b, "(" ELL ")");
 				i = (size_t)j + 1;
 				continue;
 			}
@@ -177,11 +177,11 @@ static void at_level(struct tkr_buf *b, const char *s, const long *match, int de
 				continue;
 			}
 		}
-		tkr_putn(b, &c, 1);
+		tku_putn(b, &c, 1);
 		i++;
 	}
 	if (!b->p)
-		tkr_puts(b, "");
+		tku_puts(b, "");
 }
 
 /* A name prepared once: its tidy form, bracket pairs and template depth. */
@@ -193,7 +193,7 @@ struct prepared {
 
 static int prepare(struct prepared *p, const char *name)
 {
-	struct tkr_buf t = {0};
+	struct tku_buf t = {0};
 	tidy(&t, name);
 	if (t.oom) {
 		free(t.p);
@@ -204,7 +204,7 @@ static int prepare(struct prepared *p, const char *name)
 	return p->match ? TK_OK : TK_ENOMEM;
 }
 
-void tkr_name_at_level(struct tkr_buf *b, const char *name, int level, int *max_level)
+void tkr_name_at_level(struct tku_buf *b, const char *name, int level, int *max_level)
 {
 	struct prepared p = {0};
 	if (prepare(&p, name ? name : "") != TK_OK) {
@@ -252,7 +252,7 @@ int tkr_name_labels(char *const *names, size_t n, char **labels)
 		for (size_t i = 0; i < n; i++) {
 			if (labels[i])
 				continue;
-			struct tkr_buf b = {0};
+			struct tku_buf b = {0};
 			at_level(&b, p[i].tidy, p[i].match, p[i].depth, level[i]);
 			if (b.oom) {
 				free(b.p);
@@ -285,8 +285,8 @@ int tkr_name_labels(char *const *names, size_t n, char **labels)
 			/* nothing left to show: number them in the order given */
 			for (size_t k = g; k < e; k++) {
 				size_t i = sl[k].idx;
-				struct tkr_buf b = {0};
-				tkr_printf(&b, "%s #%zu", labels[i], k - g + 1);
+				struct tku_buf b = {0};
+				tku_printf(&b, "%s #%zu", labels[i], k - g + 1);
 				if (b.oom) {
 					free(b.p);
 					rc = TK_ENOMEM;
@@ -427,7 +427,7 @@ const char *tkr_name_label(const struct tkr_model *m, const char *full)
 }
 
 /* Replace the namespaces of the function name in @s by "…::" (into @b); 0 when there are none. */
-static int drop_namespaces(struct tkr_buf *b, const char *s)
+static int drop_namespaces(struct tku_buf *b, const char *s)
 {
 	long cc = -1;
 	int depth;
@@ -451,25 +451,25 @@ static int drop_namespaces(struct tkr_buf *b, const char *s)
 	free(match);
 	if (cc < 0)
 		return 0;
-	tkr_puts(b, ELL "::");
-	tkr_puts(b, s + cc + 2);
+	tku_puts(b, ELL "::");
+	tku_puts(b, s + cc + 2);
 	return 1;
 }
 
-void tkr_short_name(struct tkr_buf *b, const char *name, int w)
+void tkr_short_name(struct tku_buf *b, const char *name, int w)
 {
-	struct tkr_buf cur = {0};
+	struct tku_buf cur = {0};
 	name = name ? name : "";
 	if (tkr_width(name) <= w || !drop_namespaces(&cur, name)) {
 		free(cur.p);
-		cur = (struct tkr_buf){0};
-		tkr_puts(&cur, name);
+		cur = (struct tku_buf){0};
+		tku_puts(&cur, name);
 	}
 	tkr_cut(&cur, w);
 	if (cur.oom)
 		b->oom = 1;
 	else
-		tkr_puts(b, cur.p);
+		tku_puts(b, cur.p);
 	free(cur.p);
 }
 
@@ -507,8 +507,8 @@ static int disambiguate(struct tkr_idlabel *v, size_t n, const char *what)
 			  (i + 1 < n && !strcmp(p[i]->label, p[i + 1]->label));
 		if (!dup)
 			continue;
-		struct tkr_buf b = {0};
-		tkr_printf(&b, "%s [%s %lld]", p[i]->label, what, (long long)p[i]->id);
+		struct tku_buf b = {0};
+		tku_printf(&b, "%s [%s %lld]", p[i]->label, what, (long long)p[i]->id);
 		if (b.oom) {
 			free(b.p);
 			rc = TK_ENOMEM;
@@ -555,19 +555,19 @@ static int load_ids(sqlite3 *db, const char *sql, const char *what, struct tkr_i
 			v = nv;
 			cap = nc;
 		}
-		struct tkr_buf b = {0};
+		struct tku_buf b = {0};
 		const char *head = (const char *)sqlite3_column_text(st, 1);
 		const char *host = (const char *)sqlite3_column_text(st, 3);
 		int rank = sqlite3_column_type(st, 2) != SQLITE_NULL;
 		int show_host = host && *host && sqlite3_column_int(st, 4);
-		tkr_puts(&b, head ? head : "");
+		tku_puts(&b, head ? head : "");
 		if (rank || show_host) {
-			tkr_puts(&b, " (");
+			tku_puts(&b, " (");
 			if (rank)
-				tkr_printf(&b, "rank %lld", (long long)sqlite3_column_int64(st, 2));
+				tku_printf(&b, "rank %lld", (long long)sqlite3_column_int64(st, 2));
 			if (show_host)
-				tkr_printf(&b, "%shost %s", rank ? ", " : "", host);
-			tkr_puts(&b, ")");
+				tku_printf(&b, "%shost %s", rank ? ", " : "", host);
+			tku_puts(&b, ")");
 		}
 		if (b.oom) {
 			free(b.p);
@@ -616,13 +616,13 @@ static const char *find_id(const struct tkr_idlabel *v, size_t n, int64_t id)
 	return f ? f->label : NULL;
 }
 
-void tkr_id_label(struct tkr_buf *b, const struct tkr_model *m, int process, int64_t id)
+void tkr_id_label(struct tku_buf *b, const struct tkr_model *m, int process, int64_t id)
 {
 	const char *l = process ? find_id(m->procs, m->nprocs, id) : find_id(m->devs, m->ndevs, id);
 	if (l)
-		tkr_puts(b, l);
+		tku_puts(b, l);
 	else
-		tkr_printf(b, "%s %lld", process ? "process" : "device", (long long)id);
+		tku_printf(b, "%s %lld", process ? "process" : "device", (long long)id);
 }
 
 void tkr_labels_free(struct tkr_model *m)

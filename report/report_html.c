@@ -1,7 +1,7 @@
 /*
  * The HTML report: one self-contained file (inline CSS, inline SVG charts from report_svg.c, a
  * small inline script that makes tables sortable; nothing is fetched), every name and text
- * HTML-escaped (tkr_html_str(): control and bidi characters shown as \x1b, \u{202E}). Tables
+ * HTML-escaped (tku_esc_html(): control and bidi characters shown as \x1b, \u{202E}). Tables
  * keep the raw value of each cell in data-v for sorting; names are shown by their short label
  * (labels.c) with the full name on hover (title), or in full with --full-names. The script marks <body data-tk-ready="1"> when it ran without an exception (the browser
  * test looks for it) and, with #tk-selftest in the URL, sorts every table by every column.
@@ -71,9 +71,9 @@ static const char script[] =
     " document.body.setAttribute('data-tk-selftest','sorted '+n);}\n"
     "document.body.setAttribute('data-tk-ready','1');})();\n";
 
-static void esc(struct tkr_buf *b, const char *s)
+static void esc(struct tku_buf *b, const char *s)
 {
-	tkr_html_str(b, s ? s : "");
+	tku_esc_html(b, s ? s : "");
 }
 
 static const char *text_of(const struct tkr_section *s, size_t r, const char *key)
@@ -84,142 +84,142 @@ static const char *text_of(const struct tkr_section *s, size_t r, const char *ke
 }
 
 /* The raw value of a cell for data-v ("" for NULL). */
-static void raw_value(struct tkr_buf *b, const struct tkr_cell *cell)
+static void raw_value(struct tku_buf *b, const struct tkr_cell *cell)
 {
 	if (cell->type == SQLITE_INTEGER)
-		tkr_printf(b, "%lld", (long long)cell->i);
+		tku_printf(b, "%lld", (long long)cell->i);
 	else if (cell->type == SQLITE_FLOAT)
-		tkr_printf(b, "%.17g", cell->d);
+		tku_printf(b, "%.17g", cell->d);
 	else if (cell->type == SQLITE_TEXT)
 		esc(b, cell->s);
 }
 
-static void cell(struct tkr_buf *b, const struct tkr_model *m, const struct tkr_section *s,
+static void cell(struct tku_buf *b, const struct tkr_model *m, const struct tkr_section *s,
 		 size_t r, int c)
 {
 	const struct tkr_col *col = &s->def->cols[c];
 	const struct tkr_cell *x = tkr_cell(s, r, c);
-	struct tkr_buf v = {0};
+	struct tku_buf v = {0};
 	tkr_format_cell(&v, m, s, r, c);
 	const char *t = v.p ? v.p : "";
-	tkr_puts(b, "<td");
+	tku_puts(b, "<td");
 	if (tkr_right_aligned(col->kind))
-		tkr_puts(b, " class=\"num\"");
+		tku_puts(b, " class=\"num\"");
 	else if (col->kind == TKR_NAME)
-		tkr_puts(b, " class=\"name\"");
+		tku_puts(b, " class=\"name\"");
 	else if (col->kind == TKR_BAND && x->type == SQLITE_TEXT)
-		tkr_printf(b, " class=\"band-%s\"",
+		tku_printf(b, " class=\"band-%s\"",
 			   !strcmp(t, "good") || !strcmp(t, "warning") || !strcmp(t, "bad") ? t
 											  : "n-a");
 	else if ((col->kind == TKR_FLAG || col->kind == TKR_SEVERITY) && x->type == SQLITE_TEXT)
-		tkr_puts(b, !strcmp(t, "worse")	   ? " class=\"flag-worse\""
+		tku_puts(b, !strcmp(t, "worse")	   ? " class=\"flag-worse\""
 			    : !strcmp(t, "better") ? " class=\"flag-better\""
 						   : " class=\"flag\"");
 	if (x->type != SQLITE_TEXT || tkr_right_aligned(col->kind)) {
-		tkr_puts(b, " data-v=\"");
+		tku_puts(b, " data-v=\"");
 		raw_value(b, x);
-		tkr_puts(b, "\"");
+		tku_puts(b, "\"");
 	}
 	if (col->kind == TKR_NS && x->type == SQLITE_INTEGER)
-		tkr_printf(b, " title=\"%lld ns\"", (long long)x->i);
+		tku_printf(b, " title=\"%lld ns\"", (long long)x->i);
 	if (col->kind == TKR_NAME && x->type == SQLITE_TEXT && strcmp(x->s, t)) {
-		tkr_puts(b, " title=\""); /* the full name on hover */
+		tku_puts(b, " title=\""); /* the full name on hover */
 		esc(b, x->s);
-		tkr_puts(b, "\"");
+		tku_puts(b, "\"");
 	}
-	tkr_puts(b, ">");
+	tku_puts(b, ">");
 	esc(b, t);
-	tkr_puts(b, "</td>");
+	tku_puts(b, "</td>");
 	b->oom |= v.oom;
 	free(v.p);
 }
 
-static void kv(struct tkr_buf *b, const struct tkr_model *m, const struct tkr_section *s)
+static void kv(struct tku_buf *b, const struct tkr_model *m, const struct tkr_section *s)
 {
-	tkr_printf(b, "<table class=\"kv\" id=\"t-%s\">\n", s->def->key);
+	tku_printf(b, "<table class=\"kv\" id=\"t-%s\">\n", s->def->key);
 	for (int c = 0; c < s->ncols; c++) {
 		if (!tkr_shown(s, c))
 			continue;
-		tkr_puts(b, "<tr><th>");
+		tku_puts(b, "<tr><th>");
 		esc(b, s->def->cols[c].title);
-		tkr_puts(b, "</th>");
+		tku_puts(b, "</th>");
 		cell(b, m, s, 0, c);
-		tkr_puts(b, "</tr>\n");
+		tku_puts(b, "</tr>\n");
 	}
-	tkr_puts(b, "</table>\n");
+	tku_puts(b, "</table>\n");
 }
 
-static void table(struct tkr_buf *b, const struct tkr_model *m, const struct tkr_section *s)
+static void table(struct tku_buf *b, const struct tkr_model *m, const struct tkr_section *s)
 {
-	tkr_printf(b, "<table class=\"sortable\" id=\"t-%s\">\n<thead><tr>", s->def->key);
+	tku_printf(b, "<table class=\"sortable\" id=\"t-%s\">\n<thead><tr>", s->def->key);
 	for (int c = 0; c < s->ncols; c++) {
 		if (!tkr_shown(s, c))
 			continue;
-		tkr_puts(b, tkr_right_aligned(s->def->cols[c].kind) ? "<th class=\"num\">" : "<th>");
+		tku_puts(b, tkr_right_aligned(s->def->cols[c].kind) ? "<th class=\"num\">" : "<th>");
 		esc(b, s->def->cols[c].title);
-		tkr_puts(b, "</th>");
+		tku_puts(b, "</th>");
 	}
-	tkr_puts(b, "</tr></thead>\n<tbody>\n");
+	tku_puts(b, "</tr></thead>\n<tbody>\n");
 	for (size_t r = 0; r < s->nrows; r++) {
-		tkr_puts(b, "<tr>");
+		tku_puts(b, "<tr>");
 		for (int c = 0; c < s->ncols; c++)
 			if (tkr_shown(s, c))
 				cell(b, m, s, r, c);
-		tkr_puts(b, "</tr>\n");
+		tku_puts(b, "</tr>\n");
 	}
-	tkr_puts(b, "</tbody></table>\n");
+	tku_puts(b, "</tbody></table>\n");
 }
 
-static void findings(struct tkr_buf *b, const struct tkr_model *m, const struct tkr_section *s)
+static void findings(struct tku_buf *b, const struct tkr_model *m, const struct tkr_section *s)
 {
-	tkr_printf(b, "<div id=\"t-%s\">\n", s->def->key);
+	tku_printf(b, "<div id=\"t-%s\">\n", s->def->key);
 	for (size_t r = 0; r < s->nrows; r++) {
 		const char *sev = text_of(s, r, "severity");
 		const struct tkr_ev *ev = r < m->nev ? &m->ev[r] : NULL;
-		struct tkr_buf where = {0}, sum = {0};
+		struct tku_buf where = {0}, sum = {0};
 		int sc = tkr_col(s, "summary");
-		tkr_puts(b, "<div class=\"finding sev-");
+		tku_puts(b, "<div class=\"finding sev-");
 		esc(b, sev ? sev : "medium");
-		tkr_puts(b, "\"><h4><span class=\"sev\">");
+		tku_puts(b, "\"><h4><span class=\"sev\">");
 		esc(b, sev);
-		tkr_puts(b, "</span>");
+		tku_puts(b, "</span>");
 		esc(b, text_of(s, r, "rule"));
 		if (tkr_where(&where, m, s, r)) {
-			tkr_puts(b, " (");
+			tku_puts(b, " (");
 			esc(b, where.p);
-			tkr_puts(b, ")");
+			tku_puts(b, ")");
 		}
-		tkr_puts(b, "</h4><p>");
+		tku_puts(b, "</h4><p>");
 		if (sc >= 0)
 			tkr_format_cell(&sum, m, s, r, sc);
 		esc(b, sum.p);
-		tkr_puts(b, "</p>");
+		tku_puts(b, "</p>");
 		b->oom |= where.oom | sum.oom;
 		free(where.p);
 		free(sum.p);
 		if (ev && ev->main.n) {
-			tkr_puts(b, "<p class=\"ev\">evidence: ");
+			tku_puts(b, "<p class=\"ev\">evidence: ");
 			tkr_evidence_line(b, m, &ev->main, 0, 1);
-			tkr_puts(b, "</p>");
+			tku_puts(b, "</p>");
 		}
 		if (ev && ev->ntop) {
-			tkr_puts(b, "<ul>");
+			tku_puts(b, "<ul>");
 			for (size_t k = 0; k < ev->ntop; k++) {
-				tkr_puts(b, "<li>");
+				tku_puts(b, "<li>");
 				tkr_evidence_line(b, m, &ev->top[k], 0, 1);
-				tkr_puts(b, "</li>");
+				tku_puts(b, "</li>");
 			}
-			tkr_puts(b, "</ul>");
+			tku_puts(b, "</ul>");
 		}
-		tkr_puts(b, "<p><b>Fix:</b> ");
+		tku_puts(b, "<p><b>Fix:</b> ");
 		esc(b, text_of(s, r, "fix"));
-		tkr_puts(b, "</p></div>\n");
+		tku_puts(b, "</p></div>\n");
 	}
-	tkr_puts(b, "</div>\n");
+	tku_puts(b, "</div>\n");
 }
 
 /* The verdict (verdict.c): three lines, the first coloured by the band of its KPI. */
-static void verdict(struct tkr_buf *b, const struct tkr_model *m)
+static void verdict(struct tku_buf *b, const struct tkr_model *m)
 {
 	const struct tkr_verdict *v = &m->verdict;
 	const struct tkr_section *k = tkr_find(m, "kpis");
@@ -227,22 +227,22 @@ static void verdict(struct tkr_buf *b, const struct tkr_model *m)
 	static const char *const cls[] = {"v-kpi", "v-bottleneck", "v-fix"};
 	if (!v->ok)
 		return;
-	tkr_puts(b, "<section id=\"s-verdict\" class=\"verdict\">\n<h2>Verdict</h2>\n");
+	tku_puts(b, "<section id=\"s-verdict\" class=\"verdict\">\n<h2>Verdict</h2>\n");
 	for (int i = 0; i < 3; i++) {
 		if (!v->line[i])
 			continue;
-		tkr_printf(b, "<p class=\"%s", cls[i]);
+		tku_printf(b, "<p class=\"%s", cls[i]);
 		if (!i && band)
-			tkr_printf(b, " band-%s",
+			tku_printf(b, " band-%s",
 				   !strcmp(band, "good") || !strcmp(band, "warning") ||
 					   !strcmp(band, "bad")
 				       ? band
 				       : "n-a");
-		tkr_puts(b, "\">");
+		tku_puts(b, "\">");
 		esc(b, v->line[i]);
-		tkr_puts(b, "</p>\n");
+		tku_puts(b, "</p>\n");
 	}
-	tkr_puts(b, "</section>\n");
+	tku_puts(b, "</section>\n");
 }
 
 static int shows(const struct tkr_section *s)
@@ -252,75 +252,75 @@ static int shows(const struct tkr_section *s)
 
 int tkr_write_html(FILE *out, const struct tkr_model *m, const struct tk_report_options *o)
 {
-	struct tkr_buf b = {0};
+	struct tku_buf b = {0};
 	int rc = TK_OK, grouped = 0;
 	(void)o;
-	tkr_puts(&b, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+	tku_puts(&b, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
 		     "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
 		     "<title>");
-	tkr_puts(&b, m->is_diff ? "tracekit diff: " : "tracekit report: ");
+	tku_puts(&b, m->is_diff ? "tracekit diff: " : "tracekit report: ");
 	esc(&b, m->path);
 	if (m->is_diff) {
-		tkr_puts(&b, " vs ");
+		tku_puts(&b, " vs ");
 		esc(&b, m->path_b);
 	}
-	tkr_printf(&b, "</title>\n<style>%s</style>\n</head>\n<body>\n<header><h1>%s</h1>", css,
+	tku_printf(&b, "</title>\n<style>%s</style>\n</head>\n<body>\n<header><h1>%s</h1>", css,
 		   m->is_diff ? "tracekit diff" : "tracekit report");
 	if (m->is_diff) {
-		tkr_puts(&b, "<p>A (before): ");
+		tku_puts(&b, "<p>A (before): ");
 		esc(&b, m->path);
-		tkr_puts(&b, "</p><p>B (after): ");
+		tku_puts(&b, "</p><p>B (after): ");
 		esc(&b, m->path_b);
-		tkr_puts(&b, "</p>");
+		tku_puts(&b, "</p>");
 	} else {
-		tkr_puts(&b, "<p>");
+		tku_puts(&b, "<p>");
 		esc(&b, m->path);
-		tkr_puts(&b, "</p>");
+		tku_puts(&b, "</p>");
 	}
-	tkr_puts(&b, "</header>\n<nav>");
+	tku_puts(&b, "</header>\n<nav>");
 	if (m->verdict.ok)
-		tkr_puts(&b, "<a href=\"#s-verdict\">Verdict</a>");
+		tku_puts(&b, "<a href=\"#s-verdict\">Verdict</a>");
 	if (m->nutil)
-		tkr_puts(&b, "<a href=\"#s-timeline\">Device timeline</a>");
+		tku_puts(&b, "<a href=\"#s-timeline\">Device timeline</a>");
 	for (size_t i = 0; i < m->nsections; i++) {
 		const struct tkr_section *s = &m->sections[i];
 		if (!shows(s) || (grouped && !s->def->group))
 			continue;
 		if (s->def->group)
 			grouped = 1;
-		tkr_printf(&b, "<a href=\"#s-%s\">", s->def->key);
+		tku_printf(&b, "<a href=\"#s-%s\">", s->def->key);
 		esc(&b, s->def->group ? s->def->group : s->def->title);
-		tkr_puts(&b, "</a>");
+		tku_puts(&b, "</a>");
 	}
-	tkr_puts(&b, "</nav>\n<main>\n");
+	tku_puts(&b, "</nav>\n<main>\n");
 	verdict(&b, m);
 	if (m->nutil) {
-		tkr_puts(&b, "<section id=\"s-timeline\">\n<h2>Device timeline</h2>\n");
+		tku_puts(&b, "<section id=\"s-timeline\">\n<h2>Device timeline</h2>\n");
 		tkr_html_timeline(&b, m);
-		tkr_puts(&b, "</section>\n");
+		tku_puts(&b, "</section>\n");
 	}
 	grouped = 0;
 	for (size_t i = 0; i < m->nsections && rc == TK_OK; i++) {
 		const struct tkr_section *s = &m->sections[i];
 		if (!shows(s))
 			continue;
-		tkr_printf(&b, "<section id=\"s-%s\">\n", s->def->key);
+		tku_printf(&b, "<section id=\"s-%s\">\n", s->def->key);
 		if (s->def->group) {
-			tkr_puts(&b, "<h2>");
+			tku_puts(&b, "<h2>");
 			esc(&b, s->def->group);
-			tkr_puts(&b, "</h2>\n");
+			tku_puts(&b, "</h2>\n");
 			grouped = 1;
 		}
-		tkr_puts(&b, grouped ? "<h3>" : "<h2>");
+		tku_puts(&b, grouped ? "<h3>" : "<h2>");
 		esc(&b, s->def->title);
 		if (s->total > (int64_t)s->nrows)
-			tkr_printf(&b, " <span class=\"count\">(top %zu of %lld)</span>", s->nrows,
+			tku_printf(&b, " <span class=\"count\">(top %zu of %lld)</span>", s->nrows,
 				   (long long)s->total);
-		tkr_puts(&b, grouped ? "</h3>\n" : "</h2>\n");
+		tku_puts(&b, grouped ? "</h3>\n" : "</h2>\n");
 		if (!s->nrows) {
-			tkr_puts(&b, "<p class=\"empty\">");
+			tku_puts(&b, "<p class=\"empty\">");
 			esc(&b, s->def->empty);
-			tkr_puts(&b, "</p>\n");
+			tku_puts(&b, "</p>\n");
 		} else if (s->def->style == TKR_KV) {
 			kv(&b, m, s);
 		} else if (s->def->style == TKR_FINDINGS) {
@@ -329,16 +329,16 @@ int tkr_write_html(FILE *out, const struct tkr_model *m, const struct tk_report_
 			table(&b, m, s);
 		}
 		tkr_html_chart(&b, m, s->def->key);
-		tkr_puts(&b, "</section>\n");
-		rc = tkr_flush(out, &b);
+		tku_puts(&b, "</section>\n");
+		rc = tku_flush(out, &b);
 	}
-	tkr_puts(&b, "</main>\n<footer>Written by tracekit. Every number comes from the store's "
+	tku_puts(&b, "</main>\n<footer>Written by tracekit. Every number comes from the store's "
 		     "analysis_* tables (docs/metrics.md); docs/reports.md describes each "
 		     "section.</footer>\n<script>");
-	tkr_puts(&b, script);
-	tkr_puts(&b, "</script>\n</body>\n</html>\n");
+	tku_puts(&b, script);
+	tku_puts(&b, "</script>\n</body>\n</html>\n");
 	if (rc == TK_OK)
-		rc = tkr_flush(out, &b);
+		rc = tku_flush(out, &b);
 	free(b.p);
 	return rc;
 }

@@ -13,6 +13,10 @@
 #include <tracekit/report.h>
 #include <tracekit/store.h>
 
+#include "util/buf.h"
+#include "util/escape.h"
+#include "util/fmt.h"
+
 struct sqlite3;
 
 /* How a column's value is shown (JSON always writes the raw value). */
@@ -197,52 +201,26 @@ double tkr_num(const struct tkr_cell *c);
 /* 1 when column @c of @s is shown in text/Markdown/HTML (not JSON-only). */
 int tkr_shown(const struct tkr_section *s, int c);
 
-/* ---- report_util.c ---- */
-/* A growable string (poisoned, oom = 1, on allocation failure). */
-struct tkr_buf {
-	char *p;
-	size_t len, cap;
-	int oom;
-};
-void tkr_putn(struct tkr_buf *b, const char *s, size_t n);
-void tkr_puts(struct tkr_buf *b, const char *s);
-void tkr_printf(struct tkr_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* ---- report_util.c (the text buffer is util/buf.h's struct tku_buf) ---- */
 /* Display characters of UTF-8 text (continuation bytes not counted). */
 int tkr_width(const char *s);
 /* Cut @b's text to at most @w display characters, ending in "…" when cut. */
-void tkr_cut(struct tkr_buf *b, int w);
+void tkr_cut(struct tku_buf *b, int w);
 /*
  * tkr_short_name() - the label @name fitted in @w characters: as it is when it fits, else
  * without the namespaces of its function name ("…::"), then cut ("…"). Appended to @b.
  */
-void tkr_short_name(struct tkr_buf *b, const char *name, int w);
-/* The display text of a cell (as tkr_safe(): control and bidi characters shown escaped). */
-void tkr_format_cell(struct tkr_buf *b, const struct tkr_model *m, const struct tkr_section *s,
+void tkr_short_name(struct tku_buf *b, const char *name, int w);
+/* The display text of a cell (as tku_esc_terminal(): control and bidi characters shown escaped). */
+void tkr_format_cell(struct tku_buf *b, const struct tkr_model *m, const struct tkr_section *s,
 		     size_t r, int c);
 /* The label of row @r's device, else of its process (not escaped); 0 when it has neither. */
-int tkr_where(struct tkr_buf *b, const struct tkr_model *m, const struct tkr_section *s, size_t r);
+int tkr_where(struct tku_buf *b, const struct tkr_model *m, const struct tkr_section *s, size_t r);
 /* The display text of value @v shown as @k (@unit: the unit of TKR_UVAL/TKR_UDELTA), not escaped. */
-void tkr_format_value(struct tkr_buf *b, const struct tkr_model *m, enum tkr_kind k,
+void tkr_format_value(struct tku_buf *b, const struct tkr_model *m, enum tkr_kind k,
 		      const struct tkr_cell *v, const char *unit);
-/* Formatters used by the cell formatter and the charts. */
-void tkr_fmt_ns(struct tkr_buf *b, double ns);
-void tkr_fmt_bytes(struct tkr_buf *b, double bytes);
 /* 1 when the column is right-aligned (numbers). */
 int tkr_right_aligned(enum tkr_kind k);
-/*
- * Escapers (over include/tracekit/text.h; invalid UTF-8 always becomes U+FFFD):
- * tkr_safe() for a terminal and plain text (control characters as \n, \x1b, \u{85}; bidi
- * controls as \u{202E}); tkr_json_str() a JSON string literal; tkr_html_str() and tkr_md_str()
- * escape as tkr_safe() does, then what HTML or Markdown would interpret.
- */
-void tkr_safe(struct tkr_buf *b, const char *s);
-void tkr_json_str(struct tkr_buf *b, const char *s);
-void tkr_html_str(struct tkr_buf *b, const char *s);
-void tkr_md_str(struct tkr_buf *b, const char *s);
-/* Shortest decimal text that reads back as the same double. */
-void tkr_json_real(struct tkr_buf *b, double v);
-/* Write @b to @out and empty it; TK_EIO on a write error, TK_ENOMEM when @b is poisoned. */
-int tkr_flush(FILE *out, struct tkr_buf *b);
 
 /* ---- labels.c ---- */
 /* Load the device, process and name labels of @m (after its sections and evidence). */
@@ -251,7 +229,7 @@ void tkr_labels_free(struct tkr_model *m);
 /* The short label of the name @full (@full itself with --full-names or when unknown). */
 const char *tkr_name_label(const struct tkr_model *m, const char *full);
 /* The label of device (@process 0) or process (@process 1) @id, appended to @b. */
-void tkr_id_label(struct tkr_buf *b, const struct tkr_model *m, int process, int64_t id);
+void tkr_id_label(struct tku_buf *b, const struct tkr_model *m, int process, int64_t id);
 /*
  * Unique labels for the distinct @names (@n of them) into @labels (freed by the caller): each at
  * the least detail that no other name of the set shares, "#N" appended (in the order given)
@@ -259,7 +237,7 @@ void tkr_id_label(struct tkr_buf *b, const struct tkr_model *m, int process, int
  */
 int tkr_name_labels(char *const *names, size_t n, char **labels);
 /* @name at detail @level (0: every template argument collapsed); *@max_level the most. */
-void tkr_name_at_level(struct tkr_buf *b, const char *name, int level, int *max_level);
+void tkr_name_at_level(struct tku_buf *b, const char *name, int level, int *max_level);
 
 /* ---- evidence.c ---- */
 /* Read the evidence of every finding of @m into m->ev. */
@@ -271,7 +249,7 @@ void tkr_evidence_free(struct tkr_model *m);
  * fitted to half of it (at least 24). @html: escaped for
  * HTML with the full name on hover; else not escaped (the caller escapes for its format).
  */
-void tkr_evidence_line(struct tkr_buf *b, const struct tkr_model *m, const struct tkr_ev_list *l,
+void tkr_evidence_line(struct tku_buf *b, const struct tkr_model *m, const struct tkr_ev_list *l,
 		       int name_w, int html);
 
 /* ---- verdict.c ---- */
@@ -285,10 +263,10 @@ int tkr_write_md(FILE *out, const struct tkr_model *m, const struct tk_report_op
 int tkr_write_json(FILE *out, const struct tkr_model *m, const struct tk_report_options *o);
 int tkr_write_html(FILE *out, const struct tkr_model *m, const struct tk_report_options *o);
 /* report_svg.c: the chart that belongs after section @key ("" when none). */
-void tkr_html_chart(struct tkr_buf *b, const struct tkr_model *m, const char *key);
+void tkr_html_chart(struct tku_buf *b, const struct tkr_model *m, const char *key);
 /* The roofline charts (report_roofline.c), one per device, under the "roofline" section. */
-void tkr_html_roofline(struct tkr_buf *b, const struct tkr_model *m);
+void tkr_html_roofline(struct tku_buf *b, const struct tkr_model *m);
 /* report_svg.c: the device timeline overview (utilization over time per device, idle marked). */
-void tkr_html_timeline(struct tkr_buf *b, const struct tkr_model *m);
+void tkr_html_timeline(struct tku_buf *b, const struct tkr_model *m);
 
 #endif

@@ -7,6 +7,7 @@
  * (invalid bytes become U+FFFD), including inside the findings' evidence, which is embedded as
  * JSON after a check of its syntax. Charts are not included.
  */
+#include "util/utf8.h"
 #include "report_internal.h"
 
 #include <sqlite3.h>
@@ -45,9 +46,9 @@ static int hex4(const char *p, unsigned *v)
  * document invalid: raw control characters become \u00XX, invalid UTF-8 bytes and lone
  * surrogate escapes \ufffd. Returns the position after its closing quote, NULL when malformed.
  */
-static const char *raw_string(struct tkr_buf *b, const char *p)
+static const char *raw_string(struct tku_buf *b, const char *p)
 {
-	tkr_putn(b, "\"", 1);
+	tku_putn(b, "\"", 1);
 	for (p++; *p != '"'; ) {
 		unsigned v, lo;
 		if (!*p)
@@ -57,39 +58,39 @@ static const char *raw_string(struct tkr_buf *b, const char *p)
 				return NULL;
 			if (v >= 0xD800 && v <= 0xDBFF && p[6] == '\\' && p[7] == 'u' &&
 			    hex4(p + 8, &lo) && lo >= 0xDC00 && lo <= 0xDFFF) {
-				tkr_putn(b, p, 12); /* a surrogate pair */
+				tku_putn(b, p, 12); /* a surrogate pair */
 				p += 12;
 			} else {
 				if (v >= 0xD800 && v <= 0xDFFF)
-					tkr_puts(b, "\\ufffd");
+					tku_puts(b, "\\ufffd");
 				else
-					tkr_putn(b, p, 6);
+					tku_putn(b, p, 6);
 				p += 6;
 			}
 		} else if (*p == '\\') {
 			if (!p[1] || !strchr("\"\\/bfnrt", p[1]))
 				return NULL;
-			tkr_putn(b, p, 2);
+			tku_putn(b, p, 2);
 			p += 2;
 		} else if ((unsigned char)*p < 0x20) {
-			tkr_printf(b, "\\u%04x", (unsigned char)*p);
+			tku_printf(b, "\\u%04x", (unsigned char)*p);
 			p++;
 		} else {
 			uint32_t cp;
-			size_t len = tk_utf8_next(p, strnlen(p, 4), &cp);
+			size_t len = tku_utf8_next(p, strnlen(p, 4), &cp);
 			if (cp == 0xFFFD && len == 1)
-				tkr_puts(b, "\\ufffd");
+				tku_puts(b, "\\ufffd");
 			else
-				tkr_putn(b, p, len);
+				tku_putn(b, p, len);
 			p += len;
 		}
 	}
-	tkr_putn(b, "\"", 1);
+	tku_putn(b, "\"", 1);
 	return p + 1;
 }
 
 /* The JSON value at @p copied to @b (see raw_string()); NULL when malformed or too deep. */
-static const char *raw_value(struct tkr_buf *b, const char *p, int depth)
+static const char *raw_value(struct tku_buf *b, const char *p, int depth)
 {
 	p = ws(p);
 	if (*p == '"')
@@ -98,24 +99,24 @@ static const char *raw_value(struct tkr_buf *b, const char *p, int depth)
 		char close = *p == '{' ? '}' : ']';
 		if (depth >= RAW_DEPTH)
 			return NULL;
-		tkr_putn(b, p, 1);
+		tku_putn(b, p, 1);
 		p = ws(p + 1);
 		if (*p == close) {
-			tkr_putn(b, p, 1);
+			tku_putn(b, p, 1);
 			return p + 1;
 		}
 		for (;;) {
 			if (close == '}') {
 				if (*(p = ws(p)) != '"' || !(p = raw_string(b, p)) || *(p = ws(p)) != ':')
 					return NULL;
-				tkr_putn(b, p++, 1);
+				tku_putn(b, p++, 1);
 			}
 			if (!(p = raw_value(b, p, depth + 1)))
 				return NULL;
 			p = ws(p);
 			if (*p != ',' && *p != close)
 				return NULL;
-			tkr_putn(b, p, 1);
+			tku_putn(b, p, 1);
 			if (*p++ == close)
 				return p;
 		}
@@ -123,7 +124,7 @@ static const char *raw_value(struct tkr_buf *b, const char *p, int depth)
 	static const char *const words[] = {"true", "false", "null"};
 	for (int i = 0; i < 3; i++)
 		if (!strncmp(p, words[i], strlen(words[i]))) {
-			tkr_puts(b, words[i]);
+			tku_puts(b, words[i]);
 			return p + strlen(words[i]);
 		}
 	/* a number: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)? */
@@ -145,7 +146,7 @@ static const char *raw_value(struct tkr_buf *b, const char *p, int depth)
 			return NULL;
 		q += strspn(q, "0123456789");
 	}
-	tkr_putn(b, p, (size_t)(q - p));
+	tku_putn(b, p, (size_t)(q - p));
 	return q;
 }
 
@@ -153,7 +154,7 @@ static const char *raw_value(struct tkr_buf *b, const char *p, int depth)
  * Embed JSON text (the findings' evidence) as an object or array when it is one, kept as
  * written but made valid (raw_string()); anything else, or malformed text, as a JSON string.
  */
-static void raw_json(struct tkr_buf *b, const char *s)
+static void raw_json(struct tku_buf *b, const char *s)
 {
 	size_t mark = b->len;
 	const char *p = ws(s), *end = NULL;
@@ -166,27 +167,27 @@ static void raw_json(struct tkr_buf *b, const char *s)
 		if (b->p)
 			b->p[mark] = '\0';
 	}
-	tkr_json_str(b, s);
+	tku_esc_json(b, s);
 }
 
-static void value(struct tkr_buf *b, const struct tkr_section *s, size_t r, int c)
+static void value(struct tku_buf *b, const struct tkr_section *s, size_t r, int c)
 {
 	const struct tkr_cell *cell = tkr_cell(s, r, c);
 	switch (cell->type) {
 	case SQLITE_INTEGER:
-		tkr_printf(b, "%lld", (long long)cell->i);
+		tku_printf(b, "%lld", (long long)cell->i);
 		break;
 	case SQLITE_FLOAT:
-		tkr_json_real(b, cell->d);
+		tku_fmt_json_real(b, cell->d);
 		break;
 	case SQLITE_TEXT:
 		if (s->def->cols[c].kind == TKR_JSON)
 			raw_json(b, cell->s);
 		else
-			tkr_json_str(b, cell->s);
+			tku_esc_json(b, cell->s);
 		break;
 	default:
-		tkr_puts(b, "null");
+		tku_puts(b, "null");
 	}
 }
 
@@ -195,141 +196,141 @@ static void value(struct tkr_buf *b, const struct tkr_section *s, size_t r, int 
  * (rank 1)"), "process" after a process id ("pid 2568503"), "<x>short_name" after a name column
  * "<x>name" ("<x>_short" after any other name column) with the short label of the name.
  */
-static void label_field(struct tkr_buf *b, const struct tkr_model *m, const struct tkr_section *s,
+static void label_field(struct tku_buf *b, const struct tkr_model *m, const struct tkr_section *s,
 			size_t r, int c, const char *indent)
 {
 	const struct tkr_col *col = &s->def->cols[c];
 	const struct tkr_cell *cell = tkr_cell(s, r, c);
-	struct tkr_buf key = {0}, v = {0};
+	struct tku_buf key = {0}, v = {0};
 	size_t n = strlen(col->key);
 	if ((col->kind == TKR_DEVICE || col->kind == TKR_PROCESS) && n > 3 &&
 	    !strcmp(col->key + n - 3, "_id")) {
-		tkr_putn(&key, col->key, n - 3);
+		tku_putn(&key, col->key, n - 3);
 		if (cell->type == SQLITE_INTEGER)
 			tkr_id_label(&v, m, col->kind == TKR_PROCESS, cell->i);
 	} else if (col->kind == TKR_NAME) {
 		if (n >= 4 && !strcmp(col->key + n - 4, "name")) {
-			tkr_putn(&key, col->key, n - 4);
-			tkr_puts(&key, "short_name");
+			tku_putn(&key, col->key, n - 4);
+			tku_puts(&key, "short_name");
 		} else {
-			tkr_printf(&key, "%s_short", col->key);
+			tku_printf(&key, "%s_short", col->key);
 		}
 		if (cell->type == SQLITE_TEXT) {
 			struct tkr_model lm = *m;
 			lm.full_names = 0; /* the label even with --full-names */
-			tkr_puts(&v, tkr_name_label(&lm, cell->s));
+			tku_puts(&v, tkr_name_label(&lm, cell->s));
 		}
 	} else {
 		return;
 	}
-	tkr_printf(b, ",\n%s  ", indent);
-	tkr_json_str(b, key.p ? key.p : "");
-	tkr_puts(b, ": ");
+	tku_printf(b, ",\n%s  ", indent);
+	tku_esc_json(b, key.p ? key.p : "");
+	tku_puts(b, ": ");
 	if (v.p)
-		tkr_json_str(b, v.p);
+		tku_esc_json(b, v.p);
 	else
-		tkr_puts(b, "null");
+		tku_puts(b, "null");
 	b->oom |= key.oom | v.oom;
 	free(key.p);
 	free(v.p);
 }
 
-static void row(struct tkr_buf *b, const struct tkr_model *m, const struct tkr_section *s,
+static void row(struct tku_buf *b, const struct tkr_model *m, const struct tkr_section *s,
 		size_t r, const char *indent)
 {
 	int first = 1;
-	tkr_puts(b, "{");
+	tku_puts(b, "{");
 	for (int c = 0; c < s->ncols; c++) {
 		if (s->def->cols[c].flags & TKR_C_SHOW)
 			continue;
-		tkr_printf(b, "%s\n%s  ", first ? "" : ",", indent);
+		tku_printf(b, "%s\n%s  ", first ? "" : ",", indent);
 		first = 0;
-		tkr_json_str(b, s->def->cols[c].key);
-		tkr_puts(b, ": ");
+		tku_esc_json(b, s->def->cols[c].key);
+		tku_puts(b, ": ");
 		value(b, s, r, c);
 		label_field(b, m, s, r, c, indent);
 	}
-	tkr_printf(b, "\n%s}", indent);
+	tku_printf(b, "\n%s}", indent);
 }
 
 /* "verdict": the three lines and what they name (docs/report-json.md). */
-static void verdict(struct tkr_buf *b, const struct tkr_model *m)
+static void verdict(struct tku_buf *b, const struct tkr_model *m)
 {
 	const struct tkr_verdict *v = &m->verdict;
 	const struct tkr_section *k = tkr_find(m, "kpis"), *f = tkr_find(m, "findings");
 	static const char *const keys[] = {"headline", "bottleneck", "fix"};
-	tkr_puts(b, ",\n  \"verdict\": {");
+	tku_puts(b, ",\n  \"verdict\": {");
 	for (int i = 0; i < 3; i++) {
-		tkr_printf(b, "%s\n    \"%s\": ", i ? "," : "", keys[i]);
+		tku_printf(b, "%s\n    \"%s\": ", i ? "," : "", keys[i]);
 		if (v->line[i])
-			tkr_json_str(b, v->line[i]);
+			tku_esc_json(b, v->line[i]);
 		else
-			tkr_puts(b, "null");
+			tku_puts(b, "null");
 	}
-	tkr_puts(b, ",\n    \"kpi\": ");
+	tku_puts(b, ",\n    \"kpi\": ");
 	if (k && v->kpi_row >= 0)
 		row(b, m, k, (size_t)v->kpi_row, "    ");
 	else
-		tkr_puts(b, "null");
-	tkr_printf(b, ",\n    \"kpi_devices\": %d,\n    \"finding\": ", v->kpi_devices);
+		tku_puts(b, "null");
+	tku_printf(b, ",\n    \"kpi_devices\": %d,\n    \"finding\": ", v->kpi_devices);
 	if (f && v->finding_row >= 0)
 		row(b, m, f, (size_t)v->finding_row, "    ");
 	else
-		tkr_puts(b, "null");
+		tku_puts(b, "null");
 	if (v->finding_row >= 0)
-		tkr_printf(b, ",\n    \"tier\": %d", v->tier);
+		tku_printf(b, ",\n    \"tier\": %d", v->tier);
 	else
-		tkr_puts(b, ",\n    \"tier\": null");
-	tkr_puts(b, "\n  }");
+		tku_puts(b, ",\n    \"tier\": null");
+	tku_puts(b, "\n  }");
 }
 
 int tkr_write_json(FILE *out, const struct tkr_model *m, const struct tk_report_options *o)
 {
-	struct tkr_buf b = {0};
+	struct tku_buf b = {0};
 	int rc = TK_OK;
-	tkr_printf(&b, "{\n  \"report\": \"%s\",\n  \"report_version\": 1,\n",
+	tku_printf(&b, "{\n  \"report\": \"%s\",\n  \"report_version\": 1,\n",
 		   m->is_diff ? "diff" : "report");
 	if (m->is_diff) {
-		tkr_puts(&b, "  \"a\": ");
-		tkr_json_str(&b, m->path);
-		tkr_puts(&b, ",\n  \"b\": ");
-		tkr_json_str(&b, m->path_b);
-		tkr_puts(&b, ",\n  \"threshold\": ");
-		tkr_json_real(&b, m->threshold);
+		tku_puts(&b, "  \"a\": ");
+		tku_esc_json(&b, m->path);
+		tku_puts(&b, ",\n  \"b\": ");
+		tku_esc_json(&b, m->path_b);
+		tku_puts(&b, ",\n  \"threshold\": ");
+		tku_fmt_json_real(&b, m->threshold);
 	} else {
-		tkr_puts(&b, "  \"store\": ");
-		tkr_json_str(&b, m->path);
+		tku_puts(&b, "  \"store\": ");
+		tku_esc_json(&b, m->path);
 	}
-	tkr_printf(&b, ",\n  \"top\": %d", o->top > 0 ? o->top : m->top);
+	tku_printf(&b, ",\n  \"top\": %d", o->top > 0 ? o->top : m->top);
 	if (m->verdict.ok)
 		verdict(&b, m);
 	for (size_t i = 0; i < m->nsections && rc == TK_OK; i++) {
 		const struct tkr_section *s = &m->sections[i];
 		if (s->def->style == TKR_CHART)
 			continue;
-		tkr_puts(&b, ",\n  ");
-		tkr_json_str(&b, s->def->key);
-		tkr_puts(&b, ": ");
+		tku_puts(&b, ",\n  ");
+		tku_esc_json(&b, s->def->key);
+		tku_puts(&b, ": ");
 		if (s->def->style == TKR_KV) {
 			if (s->available && s->nrows)
 				row(&b, m, s, 0, "  ");
 			else
-				tkr_puts(&b, "null");
+				tku_puts(&b, "null");
 			continue;
 		}
-		tkr_printf(&b, "{\n    \"available\": %s,\n    \"total\": %lld,\n    \"rows\": [",
+		tku_printf(&b, "{\n    \"available\": %s,\n    \"total\": %lld,\n    \"rows\": [",
 			   s->available ? "true" : "false", (long long)s->total);
 		for (size_t r = 0; r < s->nrows; r++) {
-			tkr_puts(&b, r ? ", " : "");
+			tku_puts(&b, r ? ", " : "");
 			row(&b, m, s, r, "    ");
 			if (b.len > 65536)
-				rc = tkr_flush(out, &b);
+				rc = tku_flush(out, &b);
 		}
-		tkr_puts(&b, "]\n  }");
+		tku_puts(&b, "]\n  }");
 	}
-	tkr_puts(&b, "\n}\n");
+	tku_puts(&b, "\n}\n");
 	if (rc == TK_OK)
-		rc = tkr_flush(out, &b);
+		rc = tku_flush(out, &b);
 	free(b.p);
 	return rc;
 }

@@ -23,19 +23,19 @@ static const char *band_mark(const char *t)
 }
 
 /* One cell's Markdown text. */
-static void cell(struct tkr_buf *b, const struct tkr_model *m, const struct tkr_section *s,
+static void cell(struct tku_buf *b, const struct tkr_model *m, const struct tkr_section *s,
 		 size_t r, int c)
 {
-	struct tkr_buf v = {0}, sh = {0};
+	struct tku_buf v = {0}, sh = {0};
 	tkr_format_cell(&v, m, s, r, c);
 	const char *t = v.p ? v.p : "";
 	if (s->def->cols[c].kind == TKR_BAND)
-		tkr_puts(b, band_mark(t));
+		tku_puts(b, band_mark(t));
 	if (s->def->cols[c].kind == TKR_NAME && !m->full_names) {
 		tkr_short_name(&sh, t, MD_NAME_WIDTH);
 		t = sh.p ? sh.p : "";
 	}
-	tkr_md_str(b, t);
+	tku_esc_md(b, t);
 	b->oom |= v.oom | sh.oom;
 	free(v.p);
 	free(sh.p);
@@ -48,116 +48,116 @@ static const char *text_of(const struct tkr_section *s, size_t r, const char *ke
 	return x && x->type == SQLITE_TEXT ? x->s : NULL;
 }
 
-static void findings(struct tkr_buf *b, const struct tkr_model *m, const struct tkr_section *s)
+static void findings(struct tku_buf *b, const struct tkr_model *m, const struct tkr_section *s)
 {
 	int name_w = m->full_names ? 0 : MD_NAME_WIDTH;
 	for (size_t r = 0; r < s->nrows; r++) {
 		const char *sev = text_of(s, r, "severity");
 		const struct tkr_ev *ev = r < m->nev ? &m->ev[r] : NULL;
-		struct tkr_buf where = {0}, sum = {0};
+		struct tku_buf where = {0}, sum = {0};
 		int sc = tkr_col(s, "summary");
-		tkr_puts(b, "- **");
-		tkr_md_str(b, sev ? sev : "-");
-		tkr_puts(b, "** ");
-		tkr_md_str(b, text_of(s, r, "rule") ? text_of(s, r, "rule") : "-");
+		tku_puts(b, "- **");
+		tku_esc_md(b, sev ? sev : "-");
+		tku_puts(b, "** ");
+		tku_esc_md(b, text_of(s, r, "rule") ? text_of(s, r, "rule") : "-");
 		if (tkr_where(&where, m, s, r)) {
-			tkr_puts(b, " (");
-			tkr_md_str(b, where.p);
-			tkr_puts(b, ")");
+			tku_puts(b, " (");
+			tku_esc_md(b, where.p);
+			tku_puts(b, ")");
 		}
-		tkr_puts(b, ": ");
+		tku_puts(b, ": ");
 		if (sc >= 0)
 			tkr_format_cell(&sum, m, s, r, sc);
-		tkr_md_str(b, sum.p ? sum.p : "");
-		tkr_puts(b, "\n");
+		tku_esc_md(b, sum.p ? sum.p : "");
+		tku_puts(b, "\n");
 		b->oom |= where.oom | sum.oom;
 		free(where.p);
 		free(sum.p);
 		for (size_t k = 0; ev && k <= ev->ntop; k++) {
 			const struct tkr_ev_list *l = k ? &ev->top[k - 1] : &ev->main;
-			struct tkr_buf line = {0};
+			struct tku_buf line = {0};
 			if (!l->n)
 				continue;
 			tkr_evidence_line(&line, m, l, name_w, 0);
-			tkr_puts(b, !k ? "  - evidence: " : k == 1 ? "  - top: " : "; ");
-			tkr_md_str(b, line.p ? line.p : "");
+			tku_puts(b, !k ? "  - evidence: " : k == 1 ? "  - top: " : "; ");
+			tku_esc_md(b, line.p ? line.p : "");
 			if (!k || k == ev->ntop)
-				tkr_puts(b, "\n");
+				tku_puts(b, "\n");
 			b->oom |= line.oom;
 			free(line.p);
 		}
 		if (text_of(s, r, "fix")) {
-			tkr_puts(b, "  - fix: ");
-			tkr_md_str(b, text_of(s, r, "fix"));
-			tkr_puts(b, "\n");
+			tku_puts(b, "  - fix: ");
+			tku_esc_md(b, text_of(s, r, "fix"));
+			tku_puts(b, "\n");
 		}
 	}
 }
-static void table(struct tkr_buf *b, const struct tkr_model *m, const struct tkr_section *s)
+static void table(struct tku_buf *b, const struct tkr_model *m, const struct tkr_section *s)
 {
 	if (s->def->style == TKR_KV) {
-		tkr_puts(b, "| | |\n|---|---|\n");
+		tku_puts(b, "| | |\n|---|---|\n");
 		for (int c = 0; c < s->ncols; c++) {
 			if (!tkr_shown(s, c))
 				continue;
-			tkr_puts(b, "| ");
-			tkr_md_str(b, s->def->cols[c].title);
-			tkr_puts(b, " | ");
+			tku_puts(b, "| ");
+			tku_esc_md(b, s->def->cols[c].title);
+			tku_puts(b, " | ");
 			cell(b, m, s, 0, c);
-			tkr_puts(b, " |\n");
+			tku_puts(b, " |\n");
 		}
 		return;
 	}
-	tkr_puts(b, "|");
+	tku_puts(b, "|");
 	for (int c = 0; c < s->ncols; c++) {
 		if (tkr_shown(s, c)) {
-			tkr_puts(b, " ");
-			tkr_md_str(b, s->def->cols[c].title);
-			tkr_puts(b, " |");
+			tku_puts(b, " ");
+			tku_esc_md(b, s->def->cols[c].title);
+			tku_puts(b, " |");
 		}
 	}
-	tkr_puts(b, "\n|");
+	tku_puts(b, "\n|");
 	for (int c = 0; c < s->ncols; c++)
 		if (tkr_shown(s, c))
-			tkr_puts(b, tkr_right_aligned(s->def->cols[c].kind) ? "---:|" : "---|");
-	tkr_puts(b, "\n");
+			tku_puts(b, tkr_right_aligned(s->def->cols[c].kind) ? "---:|" : "---|");
+	tku_puts(b, "\n");
 	for (size_t r = 0; r < s->nrows; r++) {
-		tkr_puts(b, "|");
+		tku_puts(b, "|");
 		for (int c = 0; c < s->ncols; c++) {
 			if (!tkr_shown(s, c))
 				continue;
-			tkr_puts(b, " ");
+			tku_puts(b, " ");
 			cell(b, m, s, r, c);
-			tkr_puts(b, " |");
+			tku_puts(b, " |");
 		}
-		tkr_puts(b, "\n");
+		tku_puts(b, "\n");
 	}
 }
 
 int tkr_write_md(FILE *out, const struct tkr_model *m, const struct tk_report_options *o)
 {
-	struct tkr_buf b = {0};
+	struct tku_buf b = {0};
 	int rc = TK_OK, grouped = 0;
 	(void)o;
 	if (m->is_diff) {
-		tkr_puts(&b, "# tracekit diff\n\n- A (before): ");
-		tkr_md_str(&b, m->path);
-		tkr_puts(&b, "\n- B (after): ");
-		tkr_md_str(&b, m->path_b);
-		tkr_puts(&b, "\n");
+		tku_puts(&b, "# tracekit diff\n\n- A (before): ");
+		tku_esc_md(&b, m->path);
+		tku_puts(&b, "\n- B (after): ");
+		tku_esc_md(&b, m->path_b);
+		tku_puts(&b, "\n");
 	} else {
-		tkr_puts(&b, "# tracekit report: ");
-		tkr_md_str(&b, m->path);
-		tkr_puts(&b, "\n");
+		tku_puts(&b, "# tracekit report: ");
+		tku_esc_md(&b, m->path);
+		tku_puts(&b, "\n");
 	}
 	if (m->verdict.ok) { /* the verdict first (verdict.c) */
-		tkr_puts(&b, "\n## Verdict\n\n");
+		tku_puts(&b, "\n## Verdict\n\n");
 		for (int i = 0; i < 3; i++) {
 			if (!m->verdict.line[i])
 				continue;
-			tkr_puts(&b, "- ");
-			tkr_md_str(&b, m->verdict.line[i]);
-			tkr_puts(&b, "\n");
+			tku_puts(&b, "- ");
+			tku_esc_md(&b, m->verdict.line[i]);
+			tku_puts(&b, "\n");
 		}
 	}
 	for (size_t i = 0; i < m->nsections && rc == TK_OK; i++) {
@@ -165,16 +165,16 @@ int tkr_write_md(FILE *out, const struct tkr_model *m, const struct tk_report_op
 		if (s->def->style == TKR_CHART || !s->available || (!s->nrows && !s->def->empty))
 			continue;
 		if (s->def->group) {
-			tkr_printf(&b, "\n## ");
-			tkr_md_str(&b, s->def->group);
-			tkr_puts(&b, "\n");
+			tku_printf(&b, "\n## ");
+			tku_esc_md(&b, s->def->group);
+			tku_puts(&b, "\n");
 			grouped = 1;
 		}
-		tkr_puts(&b, grouped ? "\n### " : "\n## ");
-		tkr_md_str(&b, s->def->title);
-		tkr_puts(&b, "\n\n");
+		tku_puts(&b, grouped ? "\n### " : "\n## ");
+		tku_esc_md(&b, s->def->title);
+		tku_puts(&b, "\n\n");
 		if (!s->nrows) {
-			tkr_printf(&b, "_%s_\n", s->def->empty);
+			tku_printf(&b, "_%s_\n", s->def->empty);
 			continue;
 		}
 		if (s->def->style == TKR_FINDINGS)
@@ -182,11 +182,11 @@ int tkr_write_md(FILE *out, const struct tkr_model *m, const struct tk_report_op
 		else
 			table(&b, m, s);
 		if (s->total > (int64_t)s->nrows)
-			tkr_printf(&b, "\n_Top %zu of %lld shown._\n", s->nrows, (long long)s->total);
-		rc = tkr_flush(out, &b);
+			tku_printf(&b, "\n_Top %zu of %lld shown._\n", s->nrows, (long long)s->total);
+		rc = tku_flush(out, &b);
 	}
 	if (rc == TK_OK)
-		rc = tkr_flush(out, &b);
+		rc = tku_flush(out, &b);
 	free(b.p);
 	return rc;
 }

@@ -16,7 +16,8 @@
 #include <tracekit/store.h>
 
 #include "checked.h"
-#include "store_internal.h"
+#include "message.h"
+#include "tk_schema.h"
 
 #define UTIL_BINS 200
 
@@ -113,19 +114,19 @@ static int load_section(sqlite3 *db, const struct tkr_section_def *def, int top,
 		const char *msg = sqlite3_errmsg(db);
 		if (strstr(msg, "no such table"))
 			goto out; /* an analysis this store lacks: the section is unavailable */
-		tk_fmt(err, errlen, "report section '%s': %s", def->key, msg);
+		tks_fmt(err, errlen, "report section '%s': %s", def->key, msg);
 		rc = sql_status(db);
 		goto out;
 	}
 	if (sqlite3_column_count(st) != ncol) {
-		tk_fmt(err, errlen, "report section '%s': %d columns, %d described", def->key,
+		tks_fmt(err, errlen, "report section '%s': %d columns, %d described", def->key,
 		       sqlite3_column_count(st), ncol);
 		rc = TK_EFORMAT; /* an analysis table of another shape */
 		goto out;
 	}
 	for (int c = 0; c < ncol; c++) {
 		if (strcmp(sqlite3_column_name(st, c), def->cols[c].key)) {
-			tk_fmt(err, errlen, "report section '%s': column %d is '%s', not '%s'",
+			tks_fmt(err, errlen, "report section '%s': column %d is '%s', not '%s'",
 			       def->key, c, sqlite3_column_name(st, c), def->cols[c].key);
 			rc = TK_EFORMAT;
 			goto out;
@@ -166,7 +167,7 @@ static int load_section(sqlite3 *db, const struct tkr_section_def *def, int top,
 		}
 	}
 	if (step != SQLITE_DONE) {
-		tk_fmt(err, errlen, "report section '%s': %s", def->key, sqlite3_errmsg(db));
+		tks_fmt(err, errlen, "report section '%s': %s", def->key, sqlite3_errmsg(db));
 		rc = sql_status(db);
 		goto out;
 	}
@@ -178,7 +179,7 @@ static int load_section(sqlite3 *db, const struct tkr_section_def *def, int top,
 		sql = sqlite3_mprintf("SELECT count(*) FROM (%s)", def->sql);
 		if (!sql || sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
 			rc = sql ? sql_status(db) : TK_ENOMEM;
-			tk_fmt(err, errlen, "report section '%s': %s", def->key,
+			tks_fmt(err, errlen, "report section '%s': %s", def->key,
 			       sqlite3_errmsg(db));
 			goto out;
 		}
@@ -209,7 +210,7 @@ static int meta_facts(sqlite3 *db, struct tkr_model *m, char *err, size_t errlen
 	sqlite3_finalize(st);
 	if (tk_time_ok(m->trace_start_ns))
 		return TK_OK;
-	tk_fmt(err, errlen,
+	tks_fmt(err, errlen,
 	       "store '%s': table meta, trace_start_ns %lld is out of range (more than 2^62 ns "
 	       "from the epoch)",
 	       m->path ? m->path : "", (long long)m->trace_start_ns);
@@ -235,7 +236,7 @@ int tkr_model_load(sqlite3 *db, const struct tkr_section_def *defs, size_t ndefs
 	if (rc == TK_OK)
 		rc = tkr_labels_load(db, m);
 	if (rc == TK_ENOMEM)
-		tk_fmt(err, errlen, "out of memory while loading the report");
+		tks_fmt(err, errlen, "out of memory while loading the report");
 	return rc;
 }
 
@@ -284,10 +285,12 @@ static int device_util(sqlite3 *db, struct tkr_model *m, struct tkr_util *u, int
 	if (!busy)
 		return TK_ENOMEM;
 	/* devices with no kernel, copy or set use their XLA ops (docs/metrics.md) */
-	if (sqlite3_prepare_v2(db,
-			       "SELECT NOT EXISTS (SELECT 1 FROM events e JOIN tracks t"
-			       " ON t.id = e.track_id WHERE t.device_id = ?1 AND e.kind IN (5, 6, 7))",
-			       -1, &st, NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(
+		db,
+		"SELECT NOT EXISTS (SELECT 1 FROM events e JOIN tracks t"
+		" ON t.id = e.track_id WHERE t.device_id = ?1 AND e.kind IN (" TK_SQL_EV_DEVICE_OPS
+		"))",
+		-1, &st, NULL) != SQLITE_OK)
 		goto sql_error;
 	sqlite3_bind_int64(st, 1, u->device_id);
 	if (sqlite3_step(st) == SQLITE_ROW)
@@ -310,14 +313,15 @@ static int device_util(sqlite3 *db, struct tkr_model *m, struct tkr_util *u, int
 			caph = nc;
 		}
 		memset(&h[nh], 0, sizeof(h[nh]));
-		if (sqlite3_prepare_v2(db,
-				       xla ? "SELECT ts_ns, ts_ns + dur_ns FROM events WHERE"
-					     " track_id = ?1 AND kind = 8 AND dur_ns > 0"
-					     " AND ts_ns < ?2 ORDER BY ts_ns"
-					   : "SELECT ts_ns, ts_ns + dur_ns FROM events WHERE"
-					     " track_id = ?1 AND kind IN (5, 6, 7) AND dur_ns > 0"
-					     " AND ts_ns < ?2 ORDER BY ts_ns",
-				       -1, &h[nh].st, NULL) != SQLITE_OK)
+		if (sqlite3_prepare_v2(
+			db,
+			xla ? "SELECT ts_ns, ts_ns + dur_ns FROM events WHERE"
+			      " track_id = ?1 AND kind = " TK_SQL_EV_XLA_OP " AND dur_ns > 0"
+			      " AND ts_ns < ?2 ORDER BY ts_ns"
+			    : "SELECT ts_ns, ts_ns + dur_ns FROM events WHERE"
+			      " track_id = ?1 AND kind IN (" TK_SQL_EV_DEVICE_OPS ") AND dur_ns > 0"
+			      " AND ts_ns < ?2 ORDER BY ts_ns",
+			-1, &h[nh].st, NULL) != SQLITE_OK)
 			goto sql_error;
 		sqlite3_bind_int64(h[nh].st, 1, sqlite3_column_int64(st, 0));
 		sqlite3_bind_int64(h[nh].st, 2, we);
@@ -356,7 +360,7 @@ static int device_util(sqlite3 *db, struct tkr_model *m, struct tkr_util *u, int
 	}
 	goto out;
 sql_error:
-	tk_fmt(err, errlen, "utilization chart: %s", sqlite3_errmsg(db));
+	tks_fmt(err, errlen, "utilization chart: %s", sqlite3_errmsg(db));
 	rc = sql_status(db);
 out:
 	for (size_t i = 0; i < nh; i++)
@@ -401,7 +405,7 @@ int tkr_model_load_util(sqlite3 *db, struct tkr_model *m, int nbins, char *err, 
 		win[m->nutil].s = sqlite3_column_int64(st, 1);
 		win[m->nutil].e = sqlite3_column_int64(st, 2);
 		if (!tk_time_ok(win[m->nutil].s) || !tk_time_ok(win[m->nutil].e)) {
-			tk_fmt(err, errlen,
+			tks_fmt(err, errlen,
 			       "store '%s': table analysis_device_time, device_id %lld: start_ns "
 			       "or end_ns is out of range",
 			       m->path ? m->path : "", (long long)win[m->nutil].dev);
@@ -437,7 +441,7 @@ int tkr_model_load_util(sqlite3 *db, struct tkr_model *m, int nbins, char *err, 
 	}
 out:
 	if (rc == TK_ENOMEM)
-		tk_fmt(err, errlen, "out of memory while binning the utilization");
+		tks_fmt(err, errlen, "out of memory while binning the utilization");
 	sqlite3_finalize(st);
 	free(win);
 	return rc;
@@ -578,7 +582,7 @@ int tkr_write_model(FILE *out, const struct tkr_model *m, const struct tk_report
 	if (rc == TK_OK && (fflush(out) != 0 || ferror(out)))
 		rc = TK_EIO;
 	if (rc != TK_OK)
-		tk_fmt(err, errlen, "%s", rc == TK_EIO ? "cannot write the report" : tk_strerror(rc));
+		tks_fmt(err, errlen, "%s", rc == TK_EIO ? "cannot write the report" : tk_strerror(rc));
 	return rc;
 }
 

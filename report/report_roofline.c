@@ -63,11 +63,11 @@ static void widen(double *lo, double *hi, double v)
 	*hi = l > *hi ? l : *hi;
 }
 
-static void text(struct tkr_buf *b, double x, double y, const char *anchor, const char *s)
+static void text(struct tku_buf *b, double x, double y, const char *anchor, const char *s)
 {
-	tkr_printf(b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\">", x, y, anchor);
-	tkr_html_str(b, s);
-	tkr_puts(b, "</text>\n");
+	tku_printf(b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\">", x, y, anchor);
+	tku_esc_html(b, s);
+	tku_puts(b, "</text>\n");
 }
 
 /* "1e12" as "1 T", for the axis labels. */
@@ -85,30 +85,30 @@ static void si(char *out, size_t n, double v, const char *unit)
 		snprintf(out, n, "%g %s%s", v, pre[k], unit);
 }
 
-static void grid(struct tkr_buf *b, const struct axes *a)
+static void grid(struct tku_buf *b, const struct axes *a)
 {
 	char lab[32];
 	for (int d = (int)a->x0; d <= (int)a->x1; d++) {
 		double x = px(a, pow(10, d));
-		tkr_printf(b, "<line class=\"grid\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\"/>\n",
+		tku_printf(b, "<line class=\"grid\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\"/>\n",
 			   x, TOP, x, BASE);
 		snprintf(lab, sizeof(lab), "%g", pow(10, d));
 		text(b, x, BASE + 14, "middle", lab);
 	}
 	for (int d = (int)a->y0; d <= (int)a->y1; d++) {
 		double y = py(a, pow(10, d));
-		tkr_printf(b, "<line class=\"grid\" x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\"/>\n",
+		tku_printf(b, "<line class=\"grid\" x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\"/>\n",
 			   LEFT, y, RIGHT, y);
 		si(lab, sizeof(lab), pow(10, d), "FLOP/s");
 		text(b, LEFT - 6, y + 4, "end", lab);
 	}
-	tkr_printf(b, "<line class=\"axis\" x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\"/>\n", LEFT, BASE,
+	tku_printf(b, "<line class=\"axis\" x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\"/>\n", LEFT, BASE,
 		   RIGHT, BASE);
 	text(b, (LEFT + RIGHT) / 2.0, RH - 8, "middle", "arithmetic intensity (FLOP per byte)");
 }
 
 /* The roofs of @dev: the bandwidth slope up to each dtype's peak, then flat. */
-static void roofs(struct tkr_buf *b, const struct axes *a, const struct tkr_section *r,
+static void roofs(struct tku_buf *b, const struct axes *a, const struct tkr_section *r,
 		  int64_t dev)
 {
 	int cd = tkr_col(r, "device_id"), ct = tkr_col(r, "dtype"), cf = tkr_col(r, "peak_flops"),
@@ -127,19 +127,19 @@ static void roofs(struct tkr_buf *b, const struct axes *a, const struct tkr_sect
 			double ridge = peak / bw, x0 = xmin;
 			if (ridge < xmin)
 				ridge = xmin;
-			tkr_printf(b,
+			tku_printf(b,
 				   "<polyline class=\"roof\" fill=\"none\" stroke=\"#333\" "
 				   "stroke-width=\"1.5\" points=\"%.1f,%.1f %.1f,%.1f %.1f,%.1f\"/>\n",
 				   px(a, x0), py(a, bw * x0 > peak ? peak : bw * x0), px(a, ridge),
 				   py(a, peak), px(a, xmax), py(a, peak));
 		} else {
-			tkr_printf(b,
+			tku_printf(b,
 				   "<line class=\"roof\" stroke=\"#333\" stroke-width=\"1.5\" "
 				   "x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n",
 				   px(a, xmin), py(a, peak), px(a, xmax), py(a, peak));
 		}
-		struct tkr_buf l = {0};
-		tkr_printf(&l, "%s peak %s", t->type == SQLITE_TEXT ? t->s : "", lab);
+		struct tku_buf l = {0};
+		tku_printf(&l, "%s peak %s", t->type == SQLITE_TEXT ? t->s : "", lab);
 		text(b, RIGHT - 4, py(a, peak) - 4, "end", l.p ? l.p : "");
 		b->oom |= l.oom;
 		free(l.p);
@@ -147,7 +147,7 @@ static void roofs(struct tkr_buf *b, const struct axes *a, const struct tkr_sect
 }
 
 /* One device's chart; 0 when it has nothing to draw. */
-static int device_chart(struct tkr_buf *b, const struct tkr_model *m,
+static int device_chart(struct tku_buf *b, const struct tkr_model *m,
 			const struct tkr_section *p, const struct tkr_section *r, int64_t dev)
 {
 	int cd = tkr_col(p, "device_id"), ci = tkr_col(p, "intensity"),
@@ -185,17 +185,17 @@ static int device_chart(struct tkr_buf *b, const struct tkr_model *m,
 	a.y1 = ceil(a.y1);
 	if (a.y1 <= a.y0)
 		a.y1 = a.y0 + 1;
-	struct tkr_buf id = {0}, label = {0};
-	tkr_printf(&id, "roofline-%lld", (long long)dev);
+	struct tku_buf id = {0}, label = {0};
+	tku_printf(&id, "roofline-%lld", (long long)dev);
 	tkr_id_label(&label, m, 0, dev);
-	tkr_printf(b,
+	tku_printf(b,
 		   "<svg class=\"chart\" id=\"chart-%s\" viewBox=\"0 0 %d %d\" width=\"%d\" "
 		   "height=\"%d\" role=\"img\" aria-label=\"roofline of ",
 		   id.p ? id.p : "roofline", RW, RH, RW, RH);
-	tkr_html_str(b, label.p ? label.p : "");
-	tkr_puts(b, "\" xmlns=\"http://www.w3.org/2000/svg\">\n");
-	struct tkr_buf title = {0};
-	tkr_printf(&title, "roofline of %s: achieved FLOP/s of each op group; area = device time",
+	tku_esc_html(b, label.p ? label.p : "");
+	tku_puts(b, "\" xmlns=\"http://www.w3.org/2000/svg\">\n");
+	struct tku_buf title = {0};
+	tku_printf(&title, "roofline of %s: achieved FLOP/s of each op group; area = device time",
 		   label.p ? label.p : "");
 	text(b, LEFT, 16, "start", title.p ? title.p : "");
 	grid(b, &a);
@@ -210,27 +210,27 @@ static int device_chart(struct tkr_buf *b, const struct tkr_model *m,
 		const char *cs = cat->type == SQLITE_TEXT ? cat->s : NULL;
 		double ns = tkr_num(tkr_cell(p, k, cn));
 		double rad = max_ns > 0 && ns > 0 ? 3 + 12 * sqrt(ns / max_ns) : 3;
-		struct tkr_buf t = {0};
-		tkr_fmt_ns(&t, ns > 0 ? ns : 0);
-		tkr_printf(b,
+		struct tku_buf t = {0};
+		tku_fmt_ns(&t, ns > 0 ? ns : 0);
+		tku_printf(b,
 			   "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"%.1f\" fill=\"%s\" "
 			   "fill-opacity=\"0.7\"><title>",
 			   px(&a, x), py(&a, y), rad, colour_of(cs));
-		tkr_html_str(b, nm->type == SQLITE_TEXT ? nm->s : "");
-		tkr_puts(b, " (");
-		tkr_html_str(b, cs ? cs : "other");
-		tkr_puts(b, "): ");
-		tkr_html_str(b, t.p ? t.p : "");
-		tkr_puts(b, "</title></circle>\n");
+		tku_esc_html(b, nm->type == SQLITE_TEXT ? nm->s : "");
+		tku_puts(b, " (");
+		tku_esc_html(b, cs ? cs : "other");
+		tku_puts(b, "): ");
+		tku_esc_html(b, t.p ? t.p : "");
+		tku_puts(b, "</title></circle>\n");
 		b->oom |= t.oom;
 		free(t.p);
 	}
 	for (size_t i = 0; i < NCAT; i++) { /* the legend */
-		tkr_printf(b, "<circle cx=\"%d\" cy=\"%.1f\" r=\"5\" fill=\"%s\"/>\n", RIGHT + 20,
+		tku_printf(b, "<circle cx=\"%d\" cy=\"%.1f\" r=\"5\" fill=\"%s\"/>\n", RIGHT + 20,
 			   ly + 14.0 * (double)i, cat_colour[i].colour);
 		text(b, RIGHT + 30, ly + 14.0 * (double)i + 4, "start", cat_colour[i].name);
 	}
-	tkr_puts(b, "</svg>\n");
+	tku_puts(b, "</svg>\n");
 	b->oom |= id.oom | label.oom | title.oom;
 	free(id.p);
 	free(label.p);
@@ -238,7 +238,7 @@ static int device_chart(struct tkr_buf *b, const struct tkr_model *m,
 	return 1;
 }
 
-void tkr_html_roofline(struct tkr_buf *b, const struct tkr_model *m)
+void tkr_html_roofline(struct tku_buf *b, const struct tkr_model *m)
 {
 	const struct tkr_section *p = tkr_find(m, "roofline"), *r = tkr_find(m, "chart_roofs");
 	if (!p || !r || !p->nrows || tkr_col(p, "device_id") < 0 || tkr_col(r, "device_id") < 0)

@@ -22,29 +22,29 @@ static const char *const palette[] = {"#4e79a7", "#f28e2b", "#59a14f", "#b07aa1"
 				      "#76b7b2", "#edc948", "#9c755f", "#ff9da7"};
 #define NPAL (sizeof(palette) / sizeof(palette[0]))
 
-static void open_svg(struct tkr_buf *b, const char *id, int h, const char *label)
+static void open_svg(struct tku_buf *b, const char *id, int h, const char *label)
 {
-	tkr_printf(b,
+	tku_printf(b,
 		   "<svg class=\"chart\" id=\"chart-%s\" viewBox=\"0 0 %d %d\" width=\"%d\" "
 		   "height=\"%d\" role=\"img\" aria-label=\"",
 		   id, W, h, W, h);
-	tkr_html_str(b, label);
-	tkr_puts(b, "\" xmlns=\"http://www.w3.org/2000/svg\">\n");
+	tku_esc_html(b, label);
+	tku_puts(b, "\" xmlns=\"http://www.w3.org/2000/svg\">\n");
 }
 
-static void text_at(struct tkr_buf *b, double x, double y, const char *anchor, const char *s)
+static void text_at(struct tku_buf *b, double x, double y, const char *anchor, const char *s)
 {
-	tkr_printf(b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\">", x, y, anchor);
-	tkr_html_str(b, s);
-	tkr_puts(b, "</text>\n");
+	tku_printf(b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\">", x, y, anchor);
+	tku_esc_html(b, s);
+	tku_puts(b, "</text>\n");
 }
 
-static void ns_text(struct tkr_buf *b, double x, double y, const char *anchor, double ns,
+static void ns_text(struct tku_buf *b, double x, double y, const char *anchor, double ns,
 		    const char *prefix)
 {
-	struct tkr_buf t = {0};
-	tkr_puts(&t, prefix);
-	tkr_fmt_ns(&t, ns);
+	struct tku_buf t = {0};
+	tku_puts(&t, prefix);
+	tku_fmt_ns(&t, ns);
 	text_at(b, x, y, anchor, t.p ? t.p : "");
 	b->oom |= t.oom;
 	free(t.p);
@@ -55,7 +55,7 @@ static void ns_text(struct tkr_buf *b, double x, double y, const char *anchor, d
 #define IDLE_SHARE 0.1 /* a bin busy less than this is marked idle (docs/reports.md) */
 
 /* Runs of bins inside the window that are busy under IDLE_SHARE, as red marks under the axis. */
-static void idle_marks(struct tkr_buf *b, const struct tkr_util *u, double left, double dx,
+static void idle_marks(struct tku_buf *b, const struct tkr_util *u, double left, double dx,
 		       double y)
 {
 	int k = 0;
@@ -67,14 +67,14 @@ static void idle_marks(struct tkr_buf *b, const struct tkr_util *u, double left,
 		int s = k;
 		while (k < u->nbins && u->share[k] >= 0 && u->share[k] < IDLE_SHARE)
 			k++;
-		tkr_printf(b,
+		tku_printf(b,
 			   "<rect class=\"idle\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"4\" "
 			   "fill=\"#e15759\"><title>idle: bins %d-%d busy under %.0f%%</title></rect>\n",
 			   left + s * dx, y, (k - s) * dx, s, k - 1, IDLE_SHARE * 100);
 	}
 }
 
-void tkr_html_timeline(struct tkr_buf *b, const struct tkr_model *m)
+void tkr_html_timeline(struct tku_buf *b, const struct tkr_model *m)
 {
 	const int row = 46, left = 150, right = W - 80, top = 28;
 	int h = top + (int)m->nutil * row + 30;
@@ -89,7 +89,7 @@ void tkr_html_timeline(struct tkr_buf *b, const struct tkr_model *m)
 		const struct tkr_util *u = &m->util[i];
 		double y0 = top + (double)i * row, base = y0 + row - 12, hh = row - 16;
 		double dx = (double)(right - left) / u->nbins;
-		struct tkr_buf label = {0};
+		struct tku_buf label = {0};
 		tkr_id_label(&label, m, 0, u->device_id);
 		tkr_cut(&label, 22); /* fits the 150 units left of the axis */
 		text_at(b, left - 8, base - hh / 2 + 4, "end", label.p ? label.p : "");
@@ -110,12 +110,12 @@ void tkr_html_timeline(struct tkr_buf *b, const struct tkr_model *m)
 			int s = k;
 			while (k < u->nbins && u->share[k] >= 0)
 				k++;
-			tkr_printf(b,
+			tku_printf(b,
 				   "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
 				   "fill=\"#eef1f5\"/>\n",
 				   left + s * dx, base - hh, (k - s) * dx, hh);
 		}
-		tkr_printf(b, "<line class=\"axis\" x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\"/>\n",
+		tku_printf(b, "<line class=\"axis\" x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\"/>\n",
 			   left, base, right, base);
 		/* one closed area per run of bins inside the device window */
 		k = 0;
@@ -124,14 +124,14 @@ void tkr_html_timeline(struct tkr_buf *b, const struct tkr_model *m)
 				k++;
 			if (k >= u->nbins)
 				break;
-			tkr_printf(b, "<path fill=\"%s\" fill-opacity=\"0.85\" d=\"M%.1f %.1f",
+			tku_printf(b, "<path fill=\"%s\" fill-opacity=\"0.85\" d=\"M%.1f %.1f",
 				   palette[0], left + k * dx, base);
 			while (k < u->nbins && u->share[k] >= 0) {
 				double y = base - u->share[k] * hh;
-				tkr_printf(b, "H%.1fV%.1fH%.1f", left + k * dx, y, left + (k + 1) * dx);
+				tku_printf(b, "H%.1fV%.1fH%.1f", left + k * dx, y, left + (k + 1) * dx);
 				k++;
 			}
-			tkr_printf(b, "V%.1fZ\"/>\n", base);
+			tku_printf(b, "V%.1fZ\"/>\n", base);
 		}
 		idle_marks(b, u, left, dx, base + 1);
 	}
@@ -139,12 +139,12 @@ void tkr_html_timeline(struct tkr_buf *b, const struct tkr_model *m)
 	ns_text(b, right, h - 10, "end", (double)(m->util_start_ns - m->trace_start_ns) + span,
 		"+");
 	ns_text(b, (left + right) / 2.0, h - 10, "middle", (double)m->util_bin_ns, "bin ");
-	tkr_puts(b, "</svg>\n");
+	tku_puts(b, "</svg>\n");
 }
 
 /* ---- bars of the top rows of a section ---- */
 
-static void bar_chart(struct tkr_buf *b, const struct tkr_model *m, const struct tkr_section *s,
+static void bar_chart(struct tku_buf *b, const struct tkr_model *m, const struct tkr_section *s,
 		      const char *id,
 		      const char *value_key, const char *what)
 {
@@ -166,27 +166,27 @@ static void bar_chart(struct tkr_buf *b, const struct tkr_model *m, const struct
 		double v = tkr_num(tkr_cell(s, r, vc)), y = 22 + (double)r * row;
 		double len = isfinite(v) && v > 0 ? v / max * (right - left) : 0;
 		const char *full = name->type == SQLITE_TEXT ? name->s : "";
-		struct tkr_buf sh = {0}, val = {0};
+		struct tku_buf sh = {0}, val = {0};
 		tkr_short_name(&sh, tkr_name_label(m, full), 58);
-		tkr_fmt_ns(&val, isfinite(v) ? v : 0);
-		tkr_puts(b, "<g><title>");
-		tkr_html_str(b, full);
-		tkr_puts(b, ": ");
-		tkr_html_str(b, val.p ? val.p : "");
-		tkr_printf(b, "</title><rect x=\"%d\" y=\"%.1f\" width=\"%.1f\" height=\"%d\" "
+		tku_fmt_ns(&val, isfinite(v) ? v : 0);
+		tku_puts(b, "<g><title>");
+		tku_esc_html(b, full);
+		tku_puts(b, ": ");
+		tku_esc_html(b, val.p ? val.p : "");
+		tku_printf(b, "</title><rect x=\"%d\" y=\"%.1f\" width=\"%.1f\" height=\"%d\" "
 			      "fill=\"%s\"/>",
 			   left, y, len, row - 6, palette[0]);
-		tkr_printf(b, "<text class=\"mono\" x=\"%d\" y=\"%.1f\" text-anchor=\"end\">",
+		tku_printf(b, "<text class=\"mono\" x=\"%d\" y=\"%.1f\" text-anchor=\"end\">",
 			   left - 6, y + row - 9);
-		tkr_html_str(b, sh.p ? sh.p : "");
-		tkr_printf(b, "</text><text x=\"%.1f\" y=\"%.1f\">", left + len + 4, y + row - 9);
-		tkr_html_str(b, val.p ? val.p : "");
-		tkr_puts(b, "</text></g>\n");
+		tku_esc_html(b, sh.p ? sh.p : "");
+		tku_printf(b, "</text><text x=\"%.1f\" y=\"%.1f\">", left + len + 4, y + row - 9);
+		tku_esc_html(b, val.p ? val.p : "");
+		tku_puts(b, "</text></g>\n");
 		b->oom |= sh.oom | val.oom;
 		free(sh.p);
 		free(val.p);
 	}
-	tkr_puts(b, "</svg>\n");
+	tku_puts(b, "</svg>\n");
 }
 
 /* ---- memory in use over time ---- */
@@ -195,26 +195,26 @@ static void bar_chart(struct tkr_buf *b, const struct tkr_model *m, const struct
  * Rows [r, end) of @pts as a step line (each value held until the next row's time): x from column
  * @ct (left + (t - t0) * xs), y from column @cv (base - v * ys).
  */
-static void step_line(struct tkr_buf *b, const struct tkr_section *pts, size_t r, size_t end,
+static void step_line(struct tku_buf *b, const struct tkr_section *pts, size_t r, size_t end,
 		      int ct, int cv, const char *col, int left, double t0, double xs, int base,
 		      double ys)
 {
-	tkr_printf(b, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\" points=\"",
+	tku_printf(b, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\" points=\"",
 		   col);
 	double prev_y = base;
 	for (int first = 1; r < end; r++) {
 		double x = left + (tkr_num(tkr_cell(pts, r, ct)) - t0) * xs;
 		double y = base - tkr_num(tkr_cell(pts, r, cv)) * ys;
 		if (!first)
-			tkr_printf(b, " %.1f,%.1f", x, prev_y);
-		tkr_printf(b, "%s%.1f,%.1f", first ? "" : " ", x, y);
+			tku_printf(b, " %.1f,%.1f", x, prev_y);
+		tku_printf(b, "%s%.1f,%.1f", first ? "" : " ", x, y);
 		prev_y = y;
 		first = 0;
 	}
-	tkr_puts(b, "\"/>\n");
+	tku_puts(b, "\"/>\n");
 }
 
-static void memory_chart(struct tkr_buf *b, const struct tkr_model *m)
+static void memory_chart(struct tku_buf *b, const struct tkr_model *m)
 {
 	const struct tkr_section *pts = tkr_find(m, "chart_memory"), *ser = tkr_find(m, "memory");
 	const int left = 90, right = W - 20, top = 30, h = 260, base = h - 30;
@@ -244,10 +244,10 @@ static void memory_chart(struct tkr_buf *b, const struct tkr_model *m)
 	open_svg(b, "memory", h, "memory in use over time");
 	text_at(b, left, TITLE_Y, "start",
 		"bytes in use per series (largest in each slice); peaks marked");
-	tkr_printf(b, "<line class=\"axis\" x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\"/>\n", left,
+	tku_printf(b, "<line class=\"axis\" x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\"/>\n", left,
 		   base, right, base);
-	struct tkr_buf lab = {0};
-	tkr_fmt_bytes(&lab, ymax);
+	struct tku_buf lab = {0};
+	tku_fmt_bytes(&lab, ymax, 2, TKU_PIB);
 	text_at(b, left - 6, top + 4, "end", lab.p ? lab.p : "");
 	text_at(b, left - 6, base, "end", "0");
 	size_t r = 0, nser = 0;
@@ -264,17 +264,17 @@ static void memory_chart(struct tkr_buf *b, const struct tkr_model *m)
 				continue;
 			double px = left + (tkr_num(tkr_cell(ser, k, st)) - t0) * xs;
 			double py = base - tkr_num(tkr_cell(ser, k, sp)) * ys;
-			struct tkr_buf pk = {0};
-			tkr_puts(&pk, "peak ");
-			tkr_fmt_bytes(&pk, tkr_num(tkr_cell(ser, k, sp)));
+			struct tku_buf pk = {0};
+			tku_puts(&pk, "peak ");
+			tku_fmt_bytes(&pk, tkr_num(tkr_cell(ser, k, sp)), 2, TKU_PIB);
 			if (tkr_cell(ser, k, sd)->type == SQLITE_INTEGER) {
-				tkr_puts(&pk, " (");
+				tku_puts(&pk, " (");
 				tkr_id_label(&pk, m, 0, tkr_cell(ser, k, sd)->i);
-				tkr_puts(&pk, ")");
+				tku_puts(&pk, ")");
 			}
-			tkr_printf(b, "<g class=\"peak\"><title>series %lld: ", (long long)id);
-			tkr_html_str(b, pk.p ? pk.p : "");
-			tkr_printf(b, "</title><circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"%s\" "
+			tku_printf(b, "<g class=\"peak\"><title>series %lld: ", (long long)id);
+			tku_esc_html(b, pk.p ? pk.p : "");
+			tku_printf(b, "</title><circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"%s\" "
 				      "stroke=\"#c62828\" stroke-width=\"2\"/></g>\n",
 				   px, py, col);
 			/* above the point, staggered; below it where it would reach the title */
@@ -291,12 +291,12 @@ static void memory_chart(struct tkr_buf *b, const struct tkr_model *m)
 	ns_text(b, right, h - 10, "end", (double)(t1i - m->trace_start_ns), "+");
 	b->oom |= lab.oom;
 	free(lab.p);
-	tkr_puts(b, "</svg>\n");
+	tku_puts(b, "</svg>\n");
 }
 
 /* ---- idle gap histogram ---- */
 
-static void gap_chart(struct tkr_buf *b, const struct tkr_model *m)
+static void gap_chart(struct tku_buf *b, const struct tkr_model *m)
 {
 	const struct tkr_section *s = tkr_find(m, "gap_histogram");
 	static const char *const causes[] = {"host_bound", "kernel_wait", "sync", "dependency",
@@ -315,7 +315,7 @@ static void gap_chart(struct tkr_buf *b, const struct tkr_model *m)
 	open_svg(b, "gaps", h, "idle gap length histogram");
 	text_at(b, left, 16, "start", "idle gaps per length, by cause:");
 	for (int c = 0; c < ncauses; c++) {
-		tkr_printf(b, "<rect x=\"%d\" y=\"7\" width=\"10\" height=\"10\" fill=\"%s\"/>",
+		tku_printf(b, "<rect x=\"%d\" y=\"7\" width=\"10\" height=\"10\" fill=\"%s\"/>",
 			   260 + c * 110, colors[c]);
 		text_at(b, 274 + c * 110, 16, "start", causes[c]);
 	}
@@ -328,7 +328,7 @@ static void gap_chart(struct tkr_buf *b, const struct tkr_model *m)
 			if (!(n > 0))
 				continue;
 			y -= hh;
-			tkr_printf(b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
+			tku_printf(b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
 				      "fill=\"%s\"><title>%s: %.0f</title></rect>\n",
 				   x, y, wbar, hh, colors[c], causes[c], n);
 		}
@@ -338,9 +338,9 @@ static void gap_chart(struct tkr_buf *b, const struct tkr_model *m)
 		const struct tkr_cell *lab = tkr_cell(s, r, cl);
 		text_at(b, x + wbar / 2, base + 16, "middle", lab->type == SQLITE_TEXT ? lab->s : "");
 	}
-	tkr_printf(b, "<line class=\"axis\" x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\"/>\n", left,
+	tku_printf(b, "<line class=\"axis\" x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\"/>\n", left,
 		   base, right, base);
-	tkr_puts(b, "</svg>\n");
+	tku_puts(b, "</svg>\n");
 }
 
 /* ---- step times ---- */
@@ -356,7 +356,7 @@ static double steps_axis_lo(double min, double max)
 }
 
 /* One step per device: one bar each from zero, labelled with its length. */
-static void steps_bars(struct tkr_buf *b, const struct tkr_model *m, const struct tkr_section *s,
+static void steps_bars(struct tku_buf *b, const struct tkr_model *m, const struct tkr_section *s,
 		       double max, int left, int right, int top, int base)
 {
 	int cd = tkr_col(s, "device_id"), cu = tkr_col(s, "dur_ns");
@@ -364,9 +364,9 @@ static void steps_bars(struct tkr_buf *b, const struct tkr_model *m, const struc
 	for (size_t r = 0; r < s->nrows; r++) {
 		double v = tkr_num(tkr_cell(s, r, cu)), hh = v > 0 ? v / max * (base - top) : 0;
 		double x = left + slot * ((double)r + 0.5) - wbar / 2;
-		struct tkr_buf lab = {0};
+		struct tku_buf lab = {0};
 		tkr_id_label(&lab, m, 0, tkr_cell(s, r, cd)->i);
-		tkr_printf(b,
+		tku_printf(b,
 			   "<rect class=\"step\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
 			   "height=\"%.1f\" fill=\"%s\"/>\n",
 			   x, base - hh, wbar, hh, palette[r % NPAL]);
@@ -377,7 +377,7 @@ static void steps_bars(struct tkr_buf *b, const struct tkr_model *m, const struc
 	}
 }
 
-static void steps_chart(struct tkr_buf *b, const struct tkr_model *m)
+static void steps_chart(struct tku_buf *b, const struct tkr_model *m)
 {
 	const struct tkr_section *s = tkr_find(m, "chart_steps");
 	const int left = 90, right = W - 20, top = 30, h = 240, base = h - 30;
@@ -396,14 +396,14 @@ static void steps_chart(struct tkr_buf *b, const struct tkr_model *m)
 	if (!(max > 0))
 		return;
 	open_svg(b, "steps", h, "step times");
-	tkr_printf(b, "<line class=\"axis\" x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\"/>\n", left,
+	tku_printf(b, "<line class=\"axis\" x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\"/>\n", left,
 		   base, right, base);
 	ns_text(b, left - 6, top + 4, "end", max, "");
 	if (most == 1) { /* one step per device: bars */
 		text_at(b, left, 16, "start", "step time per device (one step each)");
 		text_at(b, left - 6, base, "end", "0");
 		steps_bars(b, m, s, max, left, right, top, base);
-		tkr_puts(b, "</svg>\n");
+		tku_puts(b, "</svg>\n");
 		return;
 	}
 	double lo = steps_axis_lo(min, max);
@@ -422,46 +422,46 @@ static void steps_chart(struct tkr_buf *b, const struct tkr_model *m)
 		int64_t dev = tkr_cell(s, r, cd)->i;
 		size_t first = r;
 		const char *col = palette[nser++ % NPAL];
-		tkr_printf(b, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\" points=\"",
+		tku_printf(b, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\" points=\"",
 			   col);
 		for (; r < s->nrows && tkr_cell(s, r, cd)->i == dev; r++)
-			tkr_printf(b, "%s%.1f,%.1f", r == first ? "" : " ",
+			tku_printf(b, "%s%.1f,%.1f", r == first ? "" : " ",
 				   left + (double)(r - first) * dx,
 				   base - (tkr_num(tkr_cell(s, r, cu)) - lo) * ys);
-		tkr_puts(b, "\"/>\n");
+		tku_puts(b, "\"/>\n");
 		if (r - first == 1) /* a device with one step among others: a dot */
-			tkr_printf(b, "<circle cx=\"%d\" cy=\"%.1f\" r=\"3\" fill=\"%s\"/>\n", left,
+			tku_printf(b, "<circle cx=\"%d\" cy=\"%.1f\" r=\"3\" fill=\"%s\"/>\n", left,
 				   base - (tkr_num(tkr_cell(s, first, cu)) - lo) * ys, col);
 		for (size_t k = first; k < r; k++) {
 			if (tkr_cell(s, k, co)->i != 1)
 				continue;
-			struct tkr_buf t = {0};
-			tkr_fmt_ns(&t, tkr_num(tkr_cell(s, k, cu)));
-			tkr_printf(b, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"#c62828\">"
+			struct tku_buf t = {0};
+			tku_fmt_ns(&t, tkr_num(tkr_cell(s, k, cu)));
+			tku_printf(b, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"#c62828\">"
 				      "<title>device %lld outlier: ",
 				   left + (double)(k - first) * dx,
 				   base - (tkr_num(tkr_cell(s, k, cu)) - lo) * ys, (long long)dev);
-			tkr_html_str(b, t.p ? t.p : "");
-			tkr_puts(b, "</title></circle>\n");
+			tku_esc_html(b, t.p ? t.p : "");
+			tku_puts(b, "</title></circle>\n");
 			b->oom |= t.oom;
 			free(t.p);
 		}
-		struct tkr_buf label = {0};
+		struct tku_buf label = {0};
 		tkr_id_label(&label, m, 0, dev);
-		tkr_printf(b, "<text x=\"%d\" y=\"%d\" style=\"fill:%s\">",
+		tku_printf(b, "<text x=\"%d\" y=\"%d\" style=\"fill:%s\">",
 			   left + 10 + (int)(nser - 1) * 140, h - 8, col);
-		tkr_html_str(b, label.p ? label.p : "");
-		tkr_puts(b, "</text>\n");
+		tku_esc_html(b, label.p ? label.p : "");
+		tku_puts(b, "</text>\n");
 		b->oom |= label.oom;
 		free(label.p);
 	}
-	tkr_puts(b, "</svg>\n");
+	tku_puts(b, "</svg>\n");
 }
 
 /* ---- queue length over time ---- */
 
 /* The first device's launch queues: all streams and its three busiest, max per slice. */
-static void queue_chart(struct tkr_buf *b, const struct tkr_model *m)
+static void queue_chart(struct tku_buf *b, const struct tkr_model *m)
 {
 	const struct tkr_section *pts = tkr_find(m, "chart_queue");
 	const int left = 60, right = W - 130, top = 30, h = 240, base = h - 30;
@@ -482,14 +482,14 @@ static void queue_chart(struct tkr_buf *b, const struct tkr_model *m)
 	if (!(ymax > 0) || t1i <= t0i)
 		return;
 	double t0 = (double)t0i, xs = (right - left) / ((double)t1i - t0), ys = (base - top) / ymax;
-	struct tkr_buf lab = {0};
-	tkr_puts(&lab, "operations launched and not finished, most per slice, on ");
+	struct tku_buf lab = {0};
+	tku_puts(&lab, "operations launched and not finished, most per slice, on ");
 	tkr_id_label(&lab, m, 0, tkr_cell(pts, 0, cd)->i);
 	open_svg(b, "queue", h, "queue length over time");
 	text_at(b, left, TITLE_Y, "start", lab.p ? lab.p : "");
-	tkr_printf(b, "<line class=\"axis\" x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\"/>\n", left,
+	tku_printf(b, "<line class=\"axis\" x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\"/>\n", left,
 		   base, right, base);
-	tkr_printf(b, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">%.0f</text>\n", left - 6,
+	tku_printf(b, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">%.0f</text>\n", left - 6,
 		   top + 4, ymax);
 	text_at(b, left - 6, base, "end", "0");
 	size_t r = 0, nser = 0;
@@ -502,15 +502,15 @@ static void queue_chart(struct tkr_buf *b, const struct tkr_model *m)
 		const char *col = palette[nser % NPAL];
 		step_line(b, pts, r, end, ct, cv, col, left, t0, xs, base, ys);
 		const struct tkr_cell *sn = tkr_cell(pts, r, cs);
-		struct tkr_buf name = {0};
+		struct tku_buf name = {0};
 		if (k->type == SQLITE_NULL)
-			tkr_puts(&name, "all streams");
+			tku_puts(&name, "all streams");
 		else
-			tkr_printf(&name, "stream %s", sn->type == SQLITE_TEXT ? sn->s : "?");
-		tkr_printf(b, "<text x=\"%d\" y=\"%d\" fill=\"%s\">", right + 8,
+			tku_printf(&name, "stream %s", sn->type == SQLITE_TEXT ? sn->s : "?");
+		tku_printf(b, "<text x=\"%d\" y=\"%d\" fill=\"%s\">", right + 8,
 			   top + 4 + (int)nser * LINE_H, col);
-		tkr_html_str(b, name.p ? name.p : "");
-		tkr_puts(b, "</text>\n");
+		tku_esc_html(b, name.p ? name.p : "");
+		tku_puts(b, "</text>\n");
 		b->oom |= name.oom;
 		free(name.p);
 		nser++;
@@ -520,10 +520,10 @@ static void queue_chart(struct tkr_buf *b, const struct tkr_model *m)
 	ns_text(b, right, h - 10, "end", (double)(t1i - m->trace_start_ns), "+");
 	b->oom |= lab.oom;
 	free(lab.p);
-	tkr_puts(b, "</svg>\n");
+	tku_puts(b, "</svg>\n");
 }
 
-void tkr_html_chart(struct tkr_buf *b, const struct tkr_model *m, const char *key)
+void tkr_html_chart(struct tku_buf *b, const struct tkr_model *m, const char *key)
 {
 	if (m->is_diff)
 		return;

@@ -2,7 +2,7 @@
  * The terminal report: aligned tables that fit a given width (the flexible name column takes what
  * the others leave, long C++ names shortened readably, or moved to a line of their own when too
  * little is left), ANSI colours for bands, severities and flags only when asked for, findings as
- * wrapped blocks. Every text from the store is escaped for the terminal (tkr_safe(): no control
+ * wrapped blocks. Every text from the store is escaped for the terminal (tku_esc_terminal(): no control
  * character, no bidi control, valid UTF-8), so colours are the only escape sequences written.
  * Prints the model; computes nothing.
  */
@@ -25,7 +25,7 @@
 #define RESET "\033[0m"
 
 struct tw {
-	struct tkr_buf b;
+	struct tku_buf b;
 	const struct tkr_model *m;
 	int width, color;
 };
@@ -33,7 +33,7 @@ struct tw {
 static void color(struct tw *t, const char *code)
 {
 	if (t->color)
-		tkr_puts(&t->b, code);
+		tku_puts(&t->b, code);
 }
 
 /* The colour of a band, severity or flag cell, or NULL. */
@@ -51,10 +51,10 @@ static const char *cell_color(enum tkr_kind k, const char *text)
 	return NULL;
 }
 
-static void spaces(struct tkr_buf *b, int n)
+static void spaces(struct tku_buf *b, int n)
 {
 	for (int i = 0; i < n; i++)
-		tkr_putn(b, " ", 1);
+		tku_putn(b, " ", 1);
 }
 
 /* The length of the unit at @p ("ns", "µs", "GiB", ...) when it ends a word there, else 0. */
@@ -71,13 +71,13 @@ static size_t unit_word(const char *p)
 	return 0;
 }
 
-/* @text (escaped as tkr_safe() does) wrapped at spaces into lines of @width, the first after
+/* @text (escaped as tku_esc_terminal() does) wrapped at spaces into lines of @width, the first after
  * @first_indent characters already written, the others indented by @indent. */
-static void wrap(struct tkr_buf *b, const char *text, int indent, int first_used, int width)
+static void wrap(struct tku_buf *b, const char *text, int indent, int first_used, int width)
 {
 	int col = first_used, avail = width > indent + 20 ? width : indent + 20, start = 1;
-	struct tkr_buf safe = {0};
-	tkr_safe(&safe, text);
+	struct tku_buf safe = {0};
+	tku_esc_terminal(&safe, text);
 	b->oom |= safe.oom;
 	const char *p = safe.p ? safe.p : "";
 	while (*p) {
@@ -85,46 +85,46 @@ static void wrap(struct tkr_buf *b, const char *text, int indent, int first_used
 		size_t n = sp ? (size_t)(sp - p) : strlen(p), u;
 		while (p[n] == ' ' && (u = unit_word(p + n + 1)) > 0)
 			n += 1 + u; /* "42.00 µs" stays on one line */
-		struct tkr_buf word = {0};
-		tkr_putn(&word, p, n);
+		struct tku_buf word = {0};
+		tku_putn(&word, p, n);
 		int w = word.p ? tkr_width(word.p) : 0;
 		if (!start && col + 1 + w > avail) {
-			tkr_puts(b, "\n");
+			tku_puts(b, "\n");
 			spaces(b, indent);
 			col = indent;
 		} else if (!start) {
-			tkr_puts(b, " ");
+			tku_puts(b, " ");
 			col++;
 		}
 		start = 0;
 		if (word.p)
-			tkr_puts(b, word.p);
+			tku_puts(b, word.p);
 		col += w;
 		free(word.p);
 		p += n;
 		while (*p == ' ')
 			p++;
 	}
-	tkr_puts(b, "\n");
+	tku_puts(b, "\n");
 	free(safe.p);
 }
 
 static void heading(struct tw *t, const struct tkr_section *s)
 {
 	if (s->def->group) {
-		tkr_puts(&t->b, "\n");
+		tku_puts(&t->b, "\n");
 		color(t, BOLD);
-		tkr_printf(&t->b, "== %s ==", s->def->group);
+		tku_printf(&t->b, "== %s ==", s->def->group);
 		color(t, RESET);
-		tkr_puts(&t->b, "\n");
+		tku_puts(&t->b, "\n");
 	}
-	tkr_puts(&t->b, "\n");
+	tku_puts(&t->b, "\n");
 	color(t, BOLD);
-	tkr_puts(&t->b, s->def->title);
+	tku_puts(&t->b, s->def->title);
 	color(t, RESET);
 	if (s->total > (int64_t)s->nrows)
-		tkr_printf(&t->b, " (top %zu of %lld)", s->nrows, (long long)s->total);
-	tkr_puts(&t->b, "\n");
+		tku_printf(&t->b, " (top %zu of %lld)", s->nrows, (long long)s->total);
+	tku_puts(&t->b, "\n");
 }
 
 static void kv(struct tw *t, const struct tkr_section *s)
@@ -136,9 +136,9 @@ static void kv(struct tw *t, const struct tkr_section *s)
 	for (int c = 0; c < s->ncols; c++) {
 		if (!tkr_shown(s, c))
 			continue;
-		struct tkr_buf v = {0};
+		struct tku_buf v = {0};
 		tkr_format_cell(&v, t->m, s, 0, c);
-		tkr_printf(&t->b, "  %s:", s->def->cols[c].title);
+		tku_printf(&t->b, "  %s:", s->def->cols[c].title);
 		spaces(&t->b, kw - tkr_width(s->def->cols[c].title) + 1);
 		wrap(&t->b, v.p ? v.p : "", kw + 4, kw + 4, t->width);
 		t->b.oom |= v.oom;
@@ -165,51 +165,51 @@ static void findings(struct tw *t, const struct tkr_section *s)
 	for (size_t r = 0; r < s->nrows; r++) {
 		const char *sev = text_of(s, r, "severity"), *rule = text_of(s, r, "rule");
 		const struct tkr_ev *ev = r < t->m->nev ? &t->m->ev[r] : NULL;
-		struct tkr_buf where = {0};
+		struct tku_buf where = {0};
 		int sc = tkr_col(s, "summary");
-		tkr_puts(&t->b, "\n  ");
+		tku_puts(&t->b, "\n  ");
 		color(t, cell_color(TKR_SEVERITY, sev ? sev : ""));
-		tkr_puts(&t->b, "[");
-		tkr_safe(&t->b, sev ? sev : "-");
-		tkr_puts(&t->b, "]");
+		tku_puts(&t->b, "[");
+		tku_esc_terminal(&t->b, sev ? sev : "-");
+		tku_puts(&t->b, "]");
 		color(t, RESET);
-		tkr_puts(&t->b, " ");
+		tku_puts(&t->b, " ");
 		color(t, BOLD);
-		tkr_safe(&t->b, rule ? rule : "-");
+		tku_esc_terminal(&t->b, rule ? rule : "-");
 		color(t, RESET);
 		if (tkr_where(&where, t->m, s, r)) {
-			tkr_puts(&t->b, " (");
-			tkr_safe(&t->b, where.p);
-			tkr_puts(&t->b, ")");
+			tku_puts(&t->b, " (");
+			tku_esc_terminal(&t->b, where.p);
+			tku_puts(&t->b, ")");
 		}
 		t->b.oom |= where.oom;
 		free(where.p);
-		tkr_puts(&t->b, "\n    ");
-		struct tkr_buf sum = {0};
+		tku_puts(&t->b, "\n    ");
+		struct tku_buf sum = {0};
 		if (sc >= 0)
 			tkr_format_cell(&sum, t->m, s, r, sc);
 		wrap(&t->b, sum.p ? sum.p : "", 4, 4, t->width);
 		t->b.oom |= sum.oom;
 		free(sum.p);
 		if (ev && ev->main.n) {
-			struct tkr_buf line = {0};
+			struct tku_buf line = {0};
 			tkr_evidence_line(&line, t->m, &ev->main, ev_name_width(t, 6), 0);
-			tkr_puts(&t->b, "    evidence: ");
+			tku_puts(&t->b, "    evidence: ");
 			wrap(&t->b, line.p ? line.p : "", 6, 14, t->width);
 			t->b.oom |= line.oom;
 			free(line.p);
 		}
 		for (size_t k = 0; ev && k < ev->ntop; k++) {
-			struct tkr_buf line = {0};
+			struct tku_buf line = {0};
 			tkr_evidence_line(&line, t->m, &ev->top[k], ev_name_width(t, 9), 0);
-			tkr_puts(&t->b, k ? "         " : "    top: ");
+			tku_puts(&t->b, k ? "         " : "    top: ");
 			wrap(&t->b, line.p ? line.p : "", 11, 9, t->width);
 			t->b.oom |= line.oom;
 			free(line.p);
 		}
 		const char *fix = text_of(s, r, "fix");
 		if (fix) {
-			tkr_puts(&t->b, "    fix: ");
+			tku_puts(&t->b, "    fix: ");
 			wrap(&t->b, fix, 6, 9, t->width);
 		}
 	}
@@ -228,16 +228,16 @@ static int line_width(const int *w, const int *on, int nc)
 /* One cell padded to @width (numbers right-aligned, no padding after the last one). */
 static void put_cell(struct tw *t, const struct tkr_col *col, const char *v, int width, int last)
 {
-	struct tkr_buf cell = {0};
+	struct tku_buf cell = {0};
 	if (col->flags & TKR_C_FLEX) {
 		if (col->kind == TKR_NAME && !t->m->full_names)
 			tkr_short_name(&cell, v ? v : "", width);
 		else {
-			tkr_puts(&cell, v ? v : "");
+			tku_puts(&cell, v ? v : "");
 			tkr_cut(&cell, width);
 		}
 	} else {
-		tkr_puts(&cell, v ? v : "");
+		tku_puts(&cell, v ? v : "");
 		tkr_cut(&cell, width); /* a text column narrowed to fit */
 	}
 	const char *cv = cell.p ? cell.p : "";
@@ -247,7 +247,7 @@ static void put_cell(struct tw *t, const struct tkr_col *col, const char *v, int
 		spaces(&t->b, pad);
 	if (cc && strcmp(cv, "-"))
 		color(t, cc);
-	tkr_puts(&t->b, cv);
+	tku_puts(&t->b, cv);
 	if (cc && strcmp(cv, "-"))
 		color(t, RESET);
 	if (!tkr_right_aligned(col->kind) && !last)
@@ -257,11 +257,11 @@ static void put_cell(struct tw *t, const struct tkr_col *col, const char *v, int
 }
 
 /* End a line without trailing spaces. */
-static void end_line(struct tkr_buf *b)
+static void end_line(struct tku_buf *b)
 {
 	while (b->len > 0 && b->p[b->len - 1] == ' ')
 		b->len--;
-	tkr_puts(b, "\n");
+	tku_puts(b, "\n");
 }
 
 static void table(struct tw *t, const struct tkr_section *s)
@@ -280,7 +280,7 @@ static void table(struct tw *t, const struct tkr_section *s)
 		w[k] = tkr_width(s->def->cols[cols[k]].title);
 	for (size_t r = 0; r < s->nrows; r++) {
 		for (int k = 0; k < nc; k++) {
-			struct tkr_buf v = {0};
+			struct tku_buf v = {0};
 			tkr_format_cell(&v, t->m, s, r, cols[k]);
 			t->b.oom |= v.oom;
 			text[r * (size_t)nc + (size_t)k] = v.p;
@@ -333,41 +333,41 @@ static void table(struct tw *t, const struct tkr_section *s)
 		if (on[k])
 			lastk = k;
 	/* header and rule */
-	struct tkr_buf rule = {0};
-	tkr_puts(&t->b, "  ");
-	tkr_puts(&rule, "  ");
+	struct tku_buf rule = {0};
+	tku_puts(&t->b, "  ");
+	tku_puts(&rule, "  ");
 	for (int k = 0, first = 1; k < nc; k++) {
 		const struct tkr_col *col = &s->def->cols[cols[k]];
 		if (!on[k])
 			continue;
 		if (!first) {
-			tkr_puts(&t->b, "  ");
-			tkr_puts(&rule, "  ");
+			tku_puts(&t->b, "  ");
+			tku_puts(&rule, "  ");
 		}
 		first = 0;
 		int pad = w[k] - tkr_width(col->title);
 		if (tkr_right_aligned(col->kind))
 			spaces(&t->b, pad);
 		color(t, BOLD);
-		tkr_puts(&t->b, col->title);
+		tku_puts(&t->b, col->title);
 		color(t, RESET);
 		if (!tkr_right_aligned(col->kind) && k != lastk)
 			spaces(&t->b, pad);
 		for (int i = 0; i < w[k]; i++)
-			tkr_putn(&rule, "-", 1);
+			tku_putn(&rule, "-", 1);
 	}
 	end_line(&t->b);
-	tkr_puts(&t->b, rule.p ? rule.p : "");
+	tku_puts(&t->b, rule.p ? rule.p : "");
 	end_line(&t->b);
 	t->b.oom |= rule.oom;
 	free(rule.p);
 	for (size_t r = 0; r < s->nrows; r++) {
-		tkr_puts(&t->b, "  ");
+		tku_puts(&t->b, "  ");
 		for (int k = 0, first = 1; k < nc; k++) {
 			if (!on[k])
 				continue;
 			if (!first)
-				tkr_puts(&t->b, "  ");
+				tku_puts(&t->b, "  ");
 			first = 0;
 			put_cell(t, &s->def->cols[cols[k]], text[r * (size_t)nc + (size_t)k], w[k],
 				 k == lastk);
@@ -379,10 +379,10 @@ static void table(struct tw *t, const struct tkr_section *s)
 			if (!(col->flags & TKR_C_FLEX))
 				continue;
 			int indent = 4 + tkr_width(col->title) + 2;
-			tkr_printf(&t->b, "    %s: ", col->title);
+			tku_printf(&t->b, "    %s: ", col->title);
 			if (col->kind == TKR_NAME) {
 				if (t->m->full_names)
-					tkr_puts(&t->b, v ? v : "");
+					tku_puts(&t->b, v ? v : "");
 				else
 					tkr_short_name(&t->b, v ? v : "", t->width - indent);
 				end_line(&t->b);
@@ -401,24 +401,24 @@ int tkr_write_text(FILE *out, const struct tkr_model *m, const struct tk_report_
 	struct tw t = {{0}, m, o->width, o->color};
 	int rc = TK_OK;
 	color(&t, BOLD);
-	tkr_puts(&t.b, m->is_diff ? "tracekit diff" : "tracekit report: ");
+	tku_puts(&t.b, m->is_diff ? "tracekit diff" : "tracekit report: ");
 	if (!m->is_diff)
-		tkr_safe(&t.b, m->path);
-	tkr_puts(&t.b, "\n");
+		tku_esc_terminal(&t.b, m->path);
+	tku_puts(&t.b, "\n");
 	color(&t, RESET);
 	if (m->is_diff) {
-		tkr_puts(&t.b, "  A (before): ");
-		tkr_safe(&t.b, m->path);
-		tkr_puts(&t.b, "\n  B (after):  ");
-		tkr_safe(&t.b, m->path_b);
-		tkr_puts(&t.b, "\n");
+		tku_puts(&t.b, "  A (before): ");
+		tku_esc_terminal(&t.b, m->path);
+		tku_puts(&t.b, "\n  B (after):  ");
+		tku_esc_terminal(&t.b, m->path_b);
+		tku_puts(&t.b, "\n");
 	}
 	if (m->verdict.ok) { /* the verdict first (verdict.c) */
-		tkr_puts(&t.b, "\n");
+		tku_puts(&t.b, "\n");
 		color(&t, BOLD);
-		tkr_puts(&t.b, "Verdict");
+		tku_puts(&t.b, "Verdict");
 		color(&t, RESET);
-		tkr_puts(&t.b, "\n");
+		tku_puts(&t.b, "\n");
 		for (int i = 0; i < 3; i++) {
 			if (!m->verdict.line[i])
 				continue;
@@ -433,7 +433,7 @@ int tkr_write_text(FILE *out, const struct tkr_model *m, const struct tk_report_
 		if (!s->nrows) {
 			if (s->def->empty) {
 				heading(&t, s);
-				tkr_printf(&t.b, "  (%s)\n", s->def->empty);
+				tku_printf(&t.b, "  (%s)\n", s->def->empty);
 			}
 			continue;
 		}
@@ -444,10 +444,10 @@ int tkr_write_text(FILE *out, const struct tkr_model *m, const struct tk_report_
 			findings(&t, s);
 		else
 			table(&t, s);
-		rc = tkr_flush(out, &t.b);
+		rc = tku_flush(out, &t.b);
 	}
 	if (rc == TK_OK)
-		rc = tkr_flush(out, &t.b);
+		rc = tku_flush(out, &t.b);
 	free(t.b.p);
 	return rc;
 }

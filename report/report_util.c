@@ -1,9 +1,10 @@
 /*
- * Shared helpers of the report formats: a growable string, display widths, the display text of
- * every kind of cell (durations, bytes, percentages, times relative to the trace start, device
- * and process labels, short names; labels.c makes the labels), and the JSON, HTML and Markdown
- * escapers over the shared text module (include/tracekit/text.h).
+ * Shared helpers of the report formats: display widths and the display text of every kind of
+ * cell (durations, bytes, percentages, times relative to the trace start, device and process
+ * labels, short names; labels.c makes the labels). Buffers, escapers and number formats are
+ * util/'s (buf.h, escape.h, fmt.h).
  */
+#include "util/utf8.h"
 #include "report_internal.h"
 #include "checked.h"
 
@@ -17,73 +18,12 @@
 #include <tracekit/error.h>
 #include <tracekit/text.h>
 
-void tkr_putn(struct tkr_buf *b, const char *s, size_t n)
-{
-	if (b->oom)
-		return;
-	if (b->len + n + 1 > b->cap) {
-		size_t ncap = b->cap ? b->cap : 256;
-		while (b->len + n + 1 > ncap)
-			ncap *= 2;
-		char *np = realloc(b->p, ncap);
-		if (!np) {
-			b->oom = 1;
-			return;
-		}
-		b->p = np;
-		b->cap = ncap;
-	}
-	memcpy(b->p + b->len, s, n);
-	b->len += n;
-	b->p[b->len] = '\0';
-}
-
-void tkr_puts(struct tkr_buf *b, const char *s)
-{
-	tkr_putn(b, s, strlen(s));
-}
-
-void tkr_printf(struct tkr_buf *b, const char *fmt, ...)
-{
-	char small[256];
-	va_list ap;
-	va_start(ap, fmt);
-	int n = vsnprintf(small, sizeof(small), fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		return;
-	if ((size_t)n < sizeof(small)) {
-		tkr_putn(b, small, (size_t)n);
-		return;
-	}
-	char *big = malloc((size_t)n + 1);
-	if (!big) {
-		b->oom = 1;
-		return;
-	}
-	va_start(ap, fmt);
-	vsnprintf(big, (size_t)n + 1, fmt, ap);
-	va_end(ap);
-	tkr_putn(b, big, (size_t)n);
-	free(big);
-}
-
-int tkr_flush(FILE *out, struct tkr_buf *b)
-{
-	if (b->oom)
-		return TK_ENOMEM;
-	if (b->len && fwrite(b->p, 1, b->len, out) != b->len)
-		return TK_EIO;
-	b->len = 0;
-	return TK_OK;
-}
-
 int tkr_width(const char *s)
 {
-	return (int)tk_utf8_count(s);
+	return (int)tku_utf8_count(s);
 }
 
-void tkr_cut(struct tkr_buf *b, int w)
+void tkr_cut(struct tku_buf *b, int w)
 {
 	if (b->oom || !b->p || tkr_width(b->p) <= w)
 		return;
@@ -101,43 +41,12 @@ void tkr_cut(struct tkr_buf *b, int w)
 	}
 	b->len = i;
 	b->p[i] = '\0';
-	tkr_puts(b, "\xe2\x80\xa6");
+	tku_puts(b, "\xe2\x80\xa6");
 }
 
 /* ---- display text ---- */
 
-void tkr_fmt_ns(struct tkr_buf *b, double ns)
-{
-	double a = fabs(ns);
-	const char *sign = ns < 0 ? "-" : "";
-	if (a < 1e3)
-		tkr_printf(b, "%s%.0f ns", sign, a);
-	else if (a < 1e6)
-		tkr_printf(b, "%s%.2f \xc2\xb5s", sign, a / 1e3);
-	else if (a < 1e9)
-		tkr_printf(b, "%s%.2f ms", sign, a / 1e6);
-	else
-		tkr_printf(b, "%s%.3f s", sign, a / 1e9);
-}
-
-void tkr_fmt_bytes(struct tkr_buf *b, double bytes)
-{
-	static const char *const units[] = {"KiB", "MiB", "GiB", "TiB", "PiB"};
-	double a = fabs(bytes);
-	const char *sign = bytes < 0 ? "-" : "";
-	if (a < 1024) {
-		tkr_printf(b, "%s%.0f B", sign, a);
-		return;
-	}
-	int u = -1;
-	while (a >= 1024 && u < 4) {
-		a /= 1024;
-		u++;
-	}
-	tkr_printf(b, "%s%.2f %s", sign, a, units[u]);
-}
-
-static void fmt_utc(struct tkr_buf *b, int64_t ns)
+static void fmt_utc(struct tku_buf *b, int64_t ns)
 {
 	time_t sec = (time_t)(ns / 1000000000);
 	long frac = (long)(ns % 1000000000);
@@ -148,10 +57,10 @@ static void fmt_utc(struct tkr_buf *b, int64_t ns)
 	struct tm tm;
 	char day[64];
 	if (!gmtime_r(&sec, &tm) || !strftime(day, sizeof(day), "%Y-%m-%d %H:%M:%S", &tm)) {
-		tkr_printf(b, "%lld ns", (long long)ns);
+		tku_printf(b, "%lld ns", (long long)ns);
 		return;
 	}
-	tkr_printf(b, "%s.%09ld UTC", day, frac);
+	tku_printf(b, "%s.%09ld UTC", day, frac);
 }
 
 int tkr_right_aligned(enum tkr_kind k)
@@ -161,7 +70,7 @@ int tkr_right_aligned(enum tkr_kind k)
 	       k != TKR_PROCESS && k != TKR_WHERE;
 }
 
-static void fmt_value(struct tkr_buf *b, enum tkr_kind k, double v, const char *unit,
+static void fmt_value(struct tku_buf *b, enum tkr_kind k, double v, const char *unit,
 		      int64_t t0, int sign)
 {
 	const char *plus = sign && v > 0 ? "+" : "";
@@ -181,41 +90,41 @@ static void fmt_value(struct tkr_buf *b, enum tkr_kind k, double v, const char *
 	}
 	switch (k) {
 	case TKR_NS:
-		tkr_puts(b, plus);
-		tkr_fmt_ns(b, v);
+		tku_puts(b, plus);
+		tku_fmt_ns(b, v);
 		break;
 	case TKR_TS:
-		tkr_puts(b, "+");
-		tkr_fmt_ns(b, v - (double)t0);
+		tku_puts(b, "+");
+		tku_fmt_ns(b, v - (double)t0);
 		break;
 	case TKR_BYTES:
-		tkr_puts(b, plus);
-		tkr_fmt_bytes(b, v);
+		tku_puts(b, plus);
+		tku_fmt_bytes(b, v, 2, TKU_PIB);
 		break;
 	case TKR_BPS:
-		tkr_printf(b, "%.1f GB/s", v / 1e9);
+		tku_printf(b, "%.1f GB/s", v / 1e9);
 		break;
 	case TKR_FLOPS:
-		tkr_printf(b, "%.1f TFLOP/s", v / 1e12);
+		tku_printf(b, "%.1f TFLOP/s", v / 1e12);
 		break;
 	case TKR_PCT:
-		tkr_printf(b, "%s%.1f%%", plus, v);
+		tku_printf(b, "%s%.1f%%", plus, v);
 		break;
 	case TKR_RATIO:
-		tkr_printf(b, "%s%.1f%%", plus, 100 * v);
+		tku_printf(b, "%s%.1f%%", plus, 100 * v);
 		break;
 	case TKR_DPCT:
-		tkr_printf(b, "%+.1f%%", 100 * v);
+		tku_printf(b, "%+.1f%%", 100 * v);
 		break;
 	case TKR_DNS:
-		tkr_puts(b, v > 0 ? "+" : "");
-		tkr_fmt_ns(b, v);
+		tku_puts(b, v > 0 ? "+" : "");
+		tku_fmt_ns(b, v);
 		break;
 	default:
 		if (v == floor(v) && fabs(v) < 1e15)
-			tkr_printf(b, "%s%.0f", plus, v);
+			tku_printf(b, "%s%.0f", plus, v);
 		else
-			tkr_printf(b, "%s%.4g", plus, v);
+			tku_printf(b, "%s%.4g", plus, v);
 	}
 }
 
@@ -238,23 +147,23 @@ static size_t int_word(const char *t, const char *p)
  * <integer> ns", in human units ("580.05 ms"); "device N" and "process N" (store ids) as their
  * labels ("GPU 1 (rank 1)", "pid 2568503").
  */
-static void human_text(struct tkr_buf *b, const struct tkr_model *m, const char *t, int names)
+static void human_text(struct tku_buf *b, const struct tkr_model *m, const char *t, int names)
 {
 	const char *p = t;
 	if (names && !m->full_names) { /* long names in the text as their labels */
-		struct tkr_buf r = {0};
+		struct tku_buf r = {0};
 		int changed = 0;
-		tkr_puts(&r, t);
+		tku_puts(&r, t);
 		for (size_t i = 0; i < m->nnames && !r.oom; i++) {
 			const char *full = m->names[i].full, *at;
 			size_t fl = strlen(full);
 			if (fl < MIN_NAME_IN_TEXT || !strcmp(full, m->names[i].label) ||
 			    !(at = strstr(r.p, full)))
 				continue;
-			struct tkr_buf x = {0};
-			tkr_putn(&x, r.p, (size_t)(at - r.p));
-			tkr_puts(&x, m->names[i].label);
-			tkr_puts(&x, at + fl);
+			struct tku_buf x = {0};
+			tku_putn(&x, r.p, (size_t)(at - r.p));
+			tku_puts(&x, m->names[i].label);
+			tku_puts(&x, at + fl);
 			b->oom |= r.oom;
 			free(r.p);
 			r = x;
@@ -271,12 +180,12 @@ static void human_text(struct tkr_buf *b, const struct tkr_model *m, const char 
 		size_t d = int_word(t, p), d2;
 		const char *q = p + d + 4;
 		if (d >= 4 && d <= 15 && !strncmp(p + d, " ns", 3) && !isalnum((unsigned char)p[d + 3])) {
-			tkr_fmt_ns(b, strtod(p, NULL));
+			tku_fmt_ns(b, strtod(p, NULL));
 			p += d + 3;
 		} else if (d >= 4 && d <= 15 && !strncmp(p + d, " of ", 4) &&
 			   (d2 = int_word(t, q)) >= 1 && d2 <= 15 && !strncmp(q + d2, " ns", 3)) {
-			tkr_fmt_ns(b, strtod(p, NULL));
-			tkr_puts(b, " of ");
+			tku_fmt_ns(b, strtod(p, NULL));
+			tku_puts(b, " of ");
 			p = q; /* the second figure is shown by the rule above */
 		} else if ((!strncmp(p, "device ", 7) || !strncmp(p, "process ", 8)) &&
 			   (p == t || !isalnum((unsigned char)p[-1])) &&
@@ -286,22 +195,22 @@ static void human_text(struct tkr_buf *b, const struct tkr_model *m, const char 
 			p = num + d;
 		} else {
 			size_t n = d ? d : 1;
-			tkr_putn(b, p, n);
+			tku_putn(b, p, n);
 			p += n;
 		}
 	}
 }
 
-void tkr_format_value(struct tkr_buf *b, const struct tkr_model *m, enum tkr_kind k,
+void tkr_format_value(struct tku_buf *b, const struct tkr_model *m, enum tkr_kind k,
 		      const struct tkr_cell *cell, const char *unit)
 {
 	if (cell->type == SQLITE_NULL) {
 		if (k != TKR_FLAG)
-			tkr_puts(b, "-");
+			tku_puts(b, "-");
 		return;
 	}
 	if (cell->type == SQLITE_TEXT) {
-		tkr_puts(b, k == TKR_NAME ? tkr_name_label(m, cell->s) : cell->s);
+		tku_puts(b, k == TKR_NAME ? tkr_name_label(m, cell->s) : cell->s);
 		return;
 	}
 	if ((k == TKR_DEVICE || k == TKR_PROCESS) && cell->type == SQLITE_INTEGER) {
@@ -312,24 +221,24 @@ void tkr_format_value(struct tkr_buf *b, const struct tkr_model *m, enum tkr_kin
 		if (m->clock && !strcmp(m->clock, "unix_epoch") && cell->type == SQLITE_INTEGER)
 			fmt_utc(b, cell->i);
 		else
-			tkr_printf(b, "%lld ns", (long long)cell->i);
+			tku_printf(b, "%lld ns", (long long)cell->i);
 		return;
 	}
 	int64_t rel;
 	if (k == TKR_TS && cell->type == SQLITE_INTEGER &&
 	    !tk_sub_ovf(cell->i, m->trace_start_ns, &rel)) { /* exact: subtract, then convert */
-		tkr_puts(b, "+");
-		tkr_fmt_ns(b, (double)rel);
+		tku_puts(b, "+");
+		tku_fmt_ns(b, (double)rel);
 		return;
 	}
 	if (k == TKR_INT && cell->type == SQLITE_INTEGER) {
-		tkr_printf(b, "%lld", (long long)cell->i);
+		tku_printf(b, "%lld", (long long)cell->i);
 		return;
 	}
 	fmt_value(b, k, tkr_num(cell), unit, m->trace_start_ns, k == TKR_UDELTA);
 }
 
-int tkr_where(struct tkr_buf *b, const struct tkr_model *m, const struct tkr_section *s, size_t r)
+int tkr_where(struct tku_buf *b, const struct tkr_model *m, const struct tkr_section *s, size_t r)
 {
 	int dc = tkr_col(s, "device_id"), pc = tkr_col(s, "process_id");
 	if (dc >= 0 && tkr_cell(s, r, dc)->type == SQLITE_INTEGER)
@@ -341,16 +250,16 @@ int tkr_where(struct tkr_buf *b, const struct tkr_model *m, const struct tkr_sec
 	return 1;
 }
 
-void tkr_format_cell(struct tkr_buf *b, const struct tkr_model *m, const struct tkr_section *s,
+void tkr_format_cell(struct tku_buf *b, const struct tkr_model *m, const struct tkr_section *s,
 		     size_t r, int c)
 {
 	const struct tkr_cell *cell = tkr_cell(s, r, c);
 	const struct tkr_col *col = &s->def->cols[c];
-	struct tkr_buf v = {0};
+	struct tku_buf v = {0};
 	const char *unit = NULL;
 	if (col->kind == TKR_WHERE) {
 		if (!tkr_where(&v, m, s, r))
-			tkr_puts(&v, "-");
+			tku_puts(&v, "-");
 	} else {
 		if (col->kind == TKR_UVAL || col->kind == TKR_UDELTA) {
 			int uc = tkr_col(s, "unit");
@@ -362,92 +271,7 @@ void tkr_format_cell(struct tkr_buf *b, const struct tkr_model *m, const struct 
 		else
 			tkr_format_value(&v, m, col->kind, cell, unit);
 	}
-	tkr_safe(b, v.p ? v.p : "");
+	tku_esc_terminal(b, v.p ? v.p : "");
 	b->oom |= v.oom;
 	free(v.p);
-}
-
-/* ---- escapers (over the shared text module, include/tracekit/text.h) ---- */
-
-/* Append text @t (NULL: out of memory) and free it. */
-static void put_owned(struct tkr_buf *b, char *t, size_t n)
-{
-	if (!t)
-		b->oom = 1;
-	else
-		tkr_putn(b, t, n);
-	free(t);
-}
-
-void tkr_safe(struct tkr_buf *b, const char *s)
-{
-	size_t n;
-	char *t = tk_text_escape(s, s ? strlen(s) : 0, TK_TEXT_TERMINAL, &n);
-	put_owned(b, t, n);
-}
-
-void tkr_json_str(struct tkr_buf *b, const char *s)
-{
-	size_t n;
-	char *t = tk_text_json(s, s ? strlen(s) : 0, TK_TEXT_HTML_SAFE, &n);
-	put_owned(b, t, n);
-}
-
-void tkr_json_real(struct tkr_buf *b, double v)
-{
-	char num[64];
-	if (!isfinite(v)) {
-		tkr_puts(b, "null");
-		return;
-	}
-	for (int prec = 15; prec <= 17; prec++) {
-		snprintf(num, sizeof(num), "%.*g", prec, v);
-		if (strtod(num, NULL) == v)
-			break;
-	}
-	if (!strpbrk(num, ".eE")) /* keep it visibly real: 2 -> 2.0 */
-		strncat(num, ".0", sizeof(num) - strlen(num) - 1);
-	tkr_puts(b, num);
-}
-
-void tkr_html_str(struct tkr_buf *b, const char *str)
-{
-	struct tkr_buf t = {0};
-	tkr_safe(&t, str);
-	b->oom |= t.oom;
-	for (const char *s = t.p ? t.p : ""; *s; s++) {
-		char c = *s;
-		const char *e = c == '&'   ? "&amp;"
-				: c == '<'  ? "&lt;"
-				: c == '>'  ? "&gt;"
-				: c == '"'  ? "&quot;"
-				: c == '\'' ? "&#39;"
-					    : NULL;
-		if (e)
-			tkr_puts(b, e);
-		else
-			tkr_putn(b, s, 1);
-	}
-	free(t.p);
-}
-
-void tkr_md_str(struct tkr_buf *b, const char *str)
-{
-	struct tkr_buf t = {0};
-	tkr_safe(&t, str);
-	b->oom |= t.oom;
-	for (const char *s = t.p ? t.p : ""; *s; s++) {
-		char c = *s;
-		if (c == '&')
-			tkr_puts(b, "&amp;");
-		else if (c == '<')
-			tkr_puts(b, "&lt;");
-		else if (c == '>')
-			tkr_puts(b, "&gt;");
-		else if (strchr("\\`*_[]|#~", c))
-			tkr_printf(b, "\\%c", c);
-		else
-			tkr_putn(b, s, 1);
-	}
-	free(t.p);
 }

@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "report_internal.h"
-#include "store_internal.h"
+#include "message.h"
 
 #define TABLE_SAMPLE_ROWS 1000
 
@@ -33,65 +33,53 @@ int tk_rows_format_parse(const char *name, enum tk_rows_format *out)
 	return TK_OK;
 }
 
-/* Shortest decimal text that reads back as the same double. */
-static void format_real(double v, char *out, size_t n)
-{
-	for (int prec = 15; prec <= 17; prec++) {
-		snprintf(out, n, "%.*g", prec, v);
-		if (strtod(out, NULL) == v)
-			break;
-	}
-	if (!strpbrk(out, ".eEn")) /* keep it visibly real: 2 -> 2.0 */
-		strncat(out, ".0", n - strlen(out) - 1);
-}
-
-static void hex_blob(struct tkr_buf *b, const unsigned char *p, int n)
+static void hex_blob(struct tku_buf *b, const unsigned char *p, int n)
 {
 	static const char hex[] = "0123456789abcdef";
 	for (int i = 0; i < n; i++) {
 		char h[2] = {hex[p[i] >> 4], hex[p[i] & 15]};
-		tkr_putn(b, h, 2);
+		tku_putn(b, h, 2);
 	}
 }
 
 /* ---- JSON ---- */
 
-static void json_string(struct tkr_buf *b, const unsigned char *s, size_t n)
+static void json_string(struct tku_buf *b, const unsigned char *s, size_t n)
 {
 	size_t len;
-	char *t = tk_text_json((const char *)s, n, TK_TEXT_HTML_SAFE, &len);
+	char *t = tku_text_convert((const char *)s, n, TKU_TEXT_JSON | TK_TEXT_HTML_SAFE, &len);
 	if (t)
-		tkr_putn(b, t, len);
+		tku_putn(b, t, len);
 	else
 		b->oom = 1;
 	free(t);
 }
 
-static void json_value(struct tkr_buf *b, sqlite3_stmt *st, int c)
+static void json_value(struct tku_buf *b, sqlite3_stmt *st, int c)
 {
 	char num[64];
 	switch (sqlite3_column_type(st, c)) {
 	case SQLITE_NULL:
-		tkr_puts(b, "null");
+		tku_puts(b, "null");
 		break;
 	case SQLITE_INTEGER:
 		snprintf(num, sizeof(num), "%lld", (long long)sqlite3_column_int64(st, c));
-		tkr_puts(b, num);
+		tku_puts(b, num);
 		break;
 	case SQLITE_FLOAT: {
 		double v = sqlite3_column_double(st, c);
 		if (!isfinite(v)) {
-			tkr_puts(b, "null");
+			tku_puts(b, "null");
 		} else {
-			format_real(v, num, sizeof(num));
-			tkr_puts(b, num);
+			tku_fmt_real(v, num, sizeof(num));
+			tku_puts(b, num);
 		}
 		break;
 	}
 	case SQLITE_BLOB:
-		tkr_putn(b, "\"", 1);
+		tku_putn(b, "\"", 1);
 		hex_blob(b, sqlite3_column_blob(st, c), sqlite3_column_bytes(st, c));
-		tkr_putn(b, "\"", 1);
+		tku_putn(b, "\"", 1);
 		break;
 	default: {
 		const unsigned char *t = sqlite3_column_text(st, c);
@@ -102,47 +90,22 @@ static void json_value(struct tkr_buf *b, sqlite3_stmt *st, int c)
 
 /* ---- CSV ---- */
 
-/* A CSV field: the text as it is (invalid UTF-8 bytes as U+FFFD), quoted when needed. */
-static void csv_field(struct tkr_buf *b, const char *raw, size_t n)
-{
-	char *s = tk_text_escape(raw, n, 0, &n);
-	if (!s) {
-		b->oom = 1;
-		return;
-	}
-	int quote = n > 0 && (s[0] == ' ' || s[n - 1] == ' ');
-	for (size_t i = 0; i < n && !quote; i++)
-		quote = s[i] == ',' || s[i] == '"' || s[i] == '\n' || s[i] == '\r';
-	if (!quote) {
-		tkr_putn(b, s, n);
-	} else {
-		tkr_putn(b, "\"", 1);
-		for (size_t i = 0; i < n; i++) {
-			if (s[i] == '"')
-				tkr_putn(b, "\"", 1);
-			tkr_putn(b, s + i, 1);
-		}
-		tkr_putn(b, "\"", 1);
-	}
-	free(s);
-}
-
 /* Plain text of a cell for CSV and table (NULL empty, reals shortest round-trip, blobs hex). */
-static void cell_text(struct tkr_buf *b, sqlite3_stmt *st, int c)
+static void cell_text(struct tku_buf *b, sqlite3_stmt *st, int c)
 {
 	char num[64];
 	switch (sqlite3_column_type(st, c)) {
 	case SQLITE_NULL:
 		break;
 	case SQLITE_FLOAT:
-		format_real(sqlite3_column_double(st, c), num, sizeof(num));
-		tkr_puts(b, num);
+		tku_fmt_real(sqlite3_column_double(st, c), num, sizeof(num));
+		tku_puts(b, num);
 		break;
 	case SQLITE_BLOB:
 		hex_blob(b, sqlite3_column_blob(st, c), sqlite3_column_bytes(st, c));
 		break;
 	default:
-		tkr_putn(b, (const char *)sqlite3_column_text(st, c),
+		tku_putn(b, (const char *)sqlite3_column_text(st, c),
 			 (size_t)sqlite3_column_bytes(st, c));
 	}
 }
@@ -151,15 +114,15 @@ static void cell_text(struct tkr_buf *b, sqlite3_stmt *st, int c)
 
 /* Table rendering of text: escaped for a terminal (tk_text_escape()), cut at max_width
  * characters with an ellipsis; *@width its display width. */
-static void table_text(struct tkr_buf *b, const unsigned char *s, size_t n, int max_width, int *width)
+static void table_text(struct tku_buf *b, const unsigned char *s, size_t n, int max_width, int *width)
 {
 	size_t len;
-	char *t = tk_text_escape((const char *)s, n, TK_TEXT_TERMINAL, &len);
+	char *t = tku_text_convert((const char *)s, n, TK_TEXT_TERMINAL, &len);
 	if (!t) {
 		b->oom = 1;
 		return;
 	}
-	tkr_putn(b, t, len);
+	tku_putn(b, t, len);
 	free(t);
 	if (max_width > 0)
 		tkr_cut(b, max_width);
@@ -174,7 +137,7 @@ struct cell {
 
 static int render_cell(sqlite3_stmt *st, int c, int max_width, struct cell *out)
 {
-	struct tkr_buf raw = {0}, shown = {0};
+	struct tku_buf raw = {0}, shown = {0};
 	cell_text(&raw, st, c);
 	table_text(&shown, (const unsigned char *)(raw.p ? raw.p : ""), raw.len, max_width,
 		   &out->width);
@@ -213,7 +176,7 @@ static int write_table(FILE *out, sqlite3_stmt *st, int max_width, int *step_rc)
 	}
 	for (int c = 0; c < ncol; c++) {
 		const char *name = sqlite3_column_name(st, c);
-		struct tkr_buf b = {0};
+		struct tku_buf b = {0};
 		table_text(&b, (const unsigned char *)name, strlen(name), max_width,
 			   &cells[c].width);
 		cells[c].text = b.p ? b.p : strdup("");
@@ -266,42 +229,42 @@ out:
 static int write_stream(FILE *out, sqlite3_stmt *st, enum tk_rows_format fmt, int *step_rc)
 {
 	int ncol = sqlite3_column_count(st);
-	struct tkr_buf b = {0};
+	struct tku_buf b = {0};
 	size_t nrows = 0;
 	if (fmt == TK_ROWS_CSV) {
 		for (int c = 0; c < ncol; c++) {
 			const char *name = sqlite3_column_name(st, c);
 			if (c)
-				tkr_putn(&b, ",", 1);
-			csv_field(&b, name, strlen(name));
+				tku_putn(&b, ",", 1);
+			tku_esc_csv(&b, name, strlen(name));
 		}
-		tkr_putn(&b, "\n", 1);
+		tku_putn(&b, "\n", 1);
 	} else {
-		tkr_putn(&b, "[", 1);
+		tku_putn(&b, "[", 1);
 	}
 	while ((*step_rc = sqlite3_step(st)) == SQLITE_ROW) {
 		if (fmt == TK_ROWS_CSV) {
 			for (int c = 0; c < ncol; c++) {
-				struct tkr_buf cell = {0};
+				struct tku_buf cell = {0};
 				cell_text(&cell, st, c);
 				if (c)
-					tkr_putn(&b, ",", 1);
-				csv_field(&b, cell.p ? cell.p : "", cell.len);
+					tku_putn(&b, ",", 1);
+				tku_esc_csv(&b, cell.p ? cell.p : "", cell.len);
 				b.oom |= cell.oom;
 				free(cell.p);
 			}
-			tkr_putn(&b, "\n", 1);
+			tku_putn(&b, "\n", 1);
 		} else {
-			tkr_puts(&b, nrows ? ",\n{" : "\n{");
+			tku_puts(&b, nrows ? ",\n{" : "\n{");
 			for (int c = 0; c < ncol; c++) {
 				const char *name = sqlite3_column_name(st, c);
 				if (c)
-					tkr_putn(&b, ",", 1);
+					tku_putn(&b, ",", 1);
 				json_string(&b, (const unsigned char *)name, strlen(name));
-				tkr_putn(&b, ":", 1);
+				tku_putn(&b, ":", 1);
 				json_value(&b, st, c);
 			}
-			tkr_putn(&b, "}", 1);
+			tku_putn(&b, "}", 1);
 		}
 		nrows++;
 		if (b.len > 65536 || b.oom) {
@@ -311,7 +274,7 @@ static int write_stream(FILE *out, sqlite3_stmt *st, enum tk_rows_format fmt, in
 		}
 	}
 	if (fmt == TK_ROWS_JSON)
-		tkr_puts(&b, nrows ? "\n]\n" : "]\n");
+		tku_puts(&b, nrows ? "\n]\n" : "]\n");
 	int rc = b.oom ? TK_ENOMEM : TK_OK;
 	if (rc == TK_OK && b.len && fwrite(b.p, 1, b.len, out) != b.len)
 		rc = TK_EIO;

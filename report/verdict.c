@@ -90,18 +90,18 @@ static int sev_rank(const char *sev)
 }
 
 /* The band rule of a KPI's note ("...; good > 80%, warning 50-80%, bad < 50%"): "good > 80%". */
-static void good_clause(struct tkr_buf *b, const char *note)
+static void good_clause(struct tku_buf *b, const char *note)
 {
 	const char *p = note ? strstr(note, "; good ") : NULL;
 	if (!p)
 		return;
 	p += 2;
 	size_t n = strcspn(p, ",;");
-	tkr_putn(b, p, n);
+	tku_putn(b, p, n);
 }
 
 /* Line 1: the lowest utilization of any device, against its band. */
-static void headline(struct tkr_buf *b, const struct tkr_model *m, struct tkr_verdict *v)
+static void headline(struct tku_buf *b, const struct tkr_model *m, struct tkr_verdict *v)
 {
 	const struct tkr_section *k = tkr_find(m, "kpis");
 	size_t first = (size_t)-1;
@@ -120,34 +120,34 @@ static void headline(struct tkr_buf *b, const struct tkr_model *m, struct tkr_ve
 			v->kpi_row = (long)r;
 	}
 	if (v->kpi_row < 0) {
-		tkr_puts(b, "Utilization: unknown: ");
+		tku_puts(b, "Utilization: unknown: ");
 		if (first != (size_t)-1 && text_of(k, first, "note"))
-			tkr_puts(b, text_of(k, first, "note"));
+			tku_puts(b, text_of(k, first, "note"));
 		else
-			tkr_puts(b, "the trace has no device work (no kernels, copies or XLA ops)");
+			tku_puts(b, "the trace has no device work (no kernels, copies or XLA ops)");
 		return;
 	}
 	size_t r = (size_t)v->kpi_row;
 	const char *band = text_of(k, r, "band"), *win = text_of(k, r, "window");
 	const struct tkr_cell *dev = cell_of(k, r, "device_id");
-	struct tkr_buf good = {0};
+	struct tku_buf good = {0};
 	good_clause(&good, text_of(k, r, "note"));
 	/* "(warning: good > 80%)"; "(good: > 80%)" when good */
 	const char *g = good.p ? good.p : "";
 	if (band && !strcmp(band, "good") && !strncmp(g, "good ", 5))
 		g += 5;
-	tkr_printf(b, "Utilization %.1f%% (%s%s%s", num_of(k, r, "value"), band ? band : "n-a",
+	tku_printf(b, "Utilization %.1f%% (%s%s%s", num_of(k, r, "value"), band ? band : "n-a",
 		   *g ? ": " : "", g);
 	b->oom |= good.oom;
 	free(good.p);
-	tkr_puts(b, ") on ");
+	tku_puts(b, ") on ");
 	if (dev && dev->type == SQLITE_INTEGER)
 		tkr_id_label(b, m, 0, dev->i);
 	else
-		tkr_puts(b, "the device");
-	tkr_printf(b, " over its %s window", win ? win : "selected");
+		tku_puts(b, "the device");
+	tku_printf(b, " over its %s window", win ? win : "selected");
 	if (v->kpi_devices > 1)
-		tkr_printf(b, ", the lowest of %d devices", v->kpi_devices);
+		tku_printf(b, ", the lowest of %d devices", v->kpi_devices);
 }
 
 /* The selected window of device @dev (its KPI row's), or "selected". */
@@ -163,7 +163,7 @@ static const char *window_of(const struct tkr_model *m, const struct tkr_cell *d
 }
 
 /* gpu_idle: ", most of it <cause>" from the evidence's by_cause.* (the largest). */
-static void idle_cause(struct tkr_buf *b, const struct tkr_ev *ev)
+static void idle_cause(struct tku_buf *b, const struct tkr_ev *ev)
 {
 	const char *best = NULL;
 	double most = 0;
@@ -176,7 +176,7 @@ static void idle_cause(struct tkr_buf *b, const struct tkr_ev *ev)
 		}
 	}
 	if (best)
-		tkr_printf(b, ", most of it %s", best);
+		tku_printf(b, ", most of it %s", best);
 }
 
 static const char *ev_name(const struct tkr_ev *ev)
@@ -188,7 +188,7 @@ static const char *ev_name(const struct tkr_ev *ev)
 }
 
 /* The share sentence of finding row @r. */
-static void share_sentence(struct tkr_buf *b, const struct tkr_model *m,
+static void share_sentence(struct tku_buf *b, const struct tkr_model *m,
 			   const struct tkr_section *f, size_t r, const struct rule_words *w)
 {
 	const struct tkr_ev *ev = r < m->nev ? &m->ev[r] : NULL;
@@ -201,30 +201,30 @@ static void share_sentence(struct tkr_buf *b, const struct tkr_model *m,
 	}
 	for (const char *p = w->share; *p; p++) {
 		if (*p != '%' || !p[1]) {
-			tkr_putn(b, p, 1);
+			tku_putn(b, p, 1);
 			continue;
 		}
 		switch (*++p) {
 		case 'W':
 			if (!tkr_where(b, m, f, r))
-				tkr_puts(b, "the trace");
+				tku_puts(b, "the trace");
 			break;
 		case 'P':
-			tkr_printf(b, "%.1f%%", num_of(f, r, "metric"));
+			tku_printf(b, "%.1f%%", num_of(f, r, "metric"));
 			break;
 		case 'w':
-			tkr_puts(b, window_of(m, dev));
+			tku_puts(b, window_of(m, dev));
 			break;
 		case 'S':
-			tkr_printf(b, "%.1f%%", num_of(f, r, "wait_share"));
+			tku_printf(b, "%.1f%%", num_of(f, r, "wait_share"));
 			break;
 		case 'N': {
 			const char *n = ev_name(ev);
 			if (n) {
-				tkr_puts(b, "the op ");
+				tku_puts(b, "the op ");
 				tkr_short_name(b, tkr_name_label(m, n), 60);
 			} else {
-				tkr_puts(b, "one op");
+				tku_puts(b, "one op");
 			}
 			break;
 		}
@@ -232,33 +232,33 @@ static void share_sentence(struct tkr_buf *b, const struct tkr_model *m,
 			idle_cause(b, ev);
 			break;
 		case '%':
-			tkr_puts(b, "%");
+			tku_puts(b, "%");
 			break;
 		default:
-			tkr_putn(b, p, 1);
+			tku_putn(b, p, 1);
 		}
 	}
 }
 
 /* The first sentence of @fix: up to the first ". " before a capital letter. */
-static void first_sentence(struct tkr_buf *b, const char *fix)
+static void first_sentence(struct tku_buf *b, const char *fix)
 {
 	const char *p = fix;
 	while ((p = strstr(p, ". ")) && !isupper((unsigned char)p[2]))
 		p += 2;
-	tkr_putn(b, fix, p ? (size_t)(p - fix) + 1 : strlen(fix));
+	tku_putn(b, fix, p ? (size_t)(p - fix) + 1 : strlen(fix));
 }
 
 /* Lines 2 and 3: the biggest bottleneck and its fix. */
-static void bottleneck(struct tkr_buf *b2, struct tkr_buf *b3, const struct tkr_model *m,
+static void bottleneck(struct tku_buf *b2, struct tku_buf *b3, const struct tkr_model *m,
 		       struct tkr_verdict *v)
 {
 	const struct tkr_section *f = tkr_find(m, "findings");
 	v->finding_row = -1;
 	if (!f || !f->available) {
-		tkr_puts(b2, "Biggest bottleneck: unknown: the store has no findings (run tracekit "
+		tku_puts(b2, "Biggest bottleneck: unknown: the store has no findings (run tracekit "
 			     "analyze)");
-		tkr_puts(b3, "Fix: none to give without findings.");
+		tku_puts(b3, "Fix: none to give without findings.");
 		return;
 	}
 	int best_tier = 0, best_sev = 0;
@@ -280,8 +280,8 @@ static void bottleneck(struct tkr_buf *b2, struct tkr_buf *b3, const struct tkr_
 		}
 	}
 	if (v->finding_row < 0) {
-		tkr_printf(b2, "Biggest bottleneck: none found: no rule fired (%s)", checked);
-		tkr_puts(b3, "Fix: nothing to fix by these rules; the top kernels and the idle gaps "
+		tku_printf(b2, "Biggest bottleneck: none found: no rule fired (%s)", checked);
+		tku_puts(b3, "Fix: nothing to fix by these rules; the top kernels and the idle gaps "
 			     "below show where the time goes.");
 		return;
 	}
@@ -289,20 +289,20 @@ static void bottleneck(struct tkr_buf *b2, struct tkr_buf *b3, const struct tkr_
 	const char *rule = text_of(f, r, "rule"), *fix = text_of(f, r, "fix");
 	const struct rule_words *w = words_of(rule);
 	v->tier = best_tier;
-	tkr_printf(b2, "Biggest bottleneck: %s (%s): ", w ? w->what : (rule ? rule : "a finding"),
+	tku_printf(b2, "Biggest bottleneck: %s (%s): ", w ? w->what : (rule ? rule : "a finding"),
 		   rule ? rule : "?");
 	share_sentence(b2, m, f, r, w);
-	tkr_puts(b3, "Fix: ");
+	tku_puts(b3, "Fix: ");
 	if (fix && *fix)
 		first_sentence(b3, fix);
 	else
-		tkr_puts(b3, "the finding gives none.");
+		tku_puts(b3, "the finding gives none.");
 }
 
 void tkr_verdict_make(struct tkr_model *m)
 {
 	struct tkr_verdict *v = &m->verdict;
-	struct tkr_buf b[3] = {{0}, {0}, {0}};
+	struct tku_buf b[3] = {{0}, {0}, {0}};
 	tkr_verdict_free(m);
 	headline(&b[0], m, v);
 	bottleneck(&b[1], &b[2], m, v);

@@ -89,11 +89,11 @@ outputs() {
 	run diff.txt "$tk" diff d.db s.db
 	run diff.json "$tk" diff d.db s.db --format json
 	run export.xplane "$tk" export s.db --format xplane -o x --run run -q
-	(cd "$work/x" 2>/dev/null && find . -type f | sort | while read -r f; do echo "$f"; sha256sum <"$f"; done) >"$dir/export.xplane.files"
+	(cd "$work/x" 2>/dev/null && find . -type f | sort | while read -r f; do echo "$f"; LC_ALL=C sed "s#$here#SRC#g" "$f" | sha256sum; done) >"$dir/export.xplane.files"
 	run export.perfetto "$tk" export s.db --format perfetto -o t.pftrace -q
-	sha256sum <"$work/t.pftrace" >"$dir/export.perfetto.sha" 2>/dev/null
+	LC_ALL=C sed "s#$here#SRC#g" "$work/t.pftrace" 2>/dev/null | sha256sum >"$dir/export.perfetto.sha"
 	run export.chrome "$tk" export s.db --format chrome -o t.json.gz -q
-	gzip -dc "$work/t.json.gz" 2>/dev/null | sha256sum >"$dir/export.chrome.sha"
+	gzip -dc "$work/t.json.gz" 2>/dev/null | LC_ALL=C sed "s#$here#SRC#g" | sha256sum >"$dir/export.chrome.sha"
 }
 
 work=$(mktemp -d)
@@ -121,4 +121,7 @@ for in in "${inputs[@]}"; do
 	sed -e "s#$work#WORK#g" -e "s#$here#SRC#g" "$work/err" >>"$out/$name/import.err"
 	outputs "$out/$name"
 done
+# The checkout's path reaches stores (sources.path) and messages: name it SRC, so that two
+# checkouts compare.
+find "$out" -type f -exec sed -i -e "s#$here#SRC#g" {} +
 echo "$out: the demo store and ${#inputs[@]} inputs"

@@ -1,7 +1,8 @@
 /*
- * Read-only access to a finished store: open with the schema version and the schema's shapes
+ * Access to a finished store: open in one of the modes of enum tk_store_mode (read-only,
+ * streaming, read-write for the analysis) with the schema version and the schema's shapes
  * checked (a newer store is refused, a foreign or reshaped file is named as such), meta lookups,
- * and the SQLite handle for queries.
+ * and the SQLite handle for queries. Nothing outside store/ opens a SQLite connection.
  */
 #include <tracekit/store.h>
 #include <tracekit/error.h>
@@ -16,6 +17,7 @@
 #include <sys/stat.h>
 
 #include "store_internal.h"
+#include "tk_schema.h"
 
 struct tk_store {
 	sqlite3 *db;
@@ -170,12 +172,12 @@ static const struct schema_ref *schema_ref(char *err, size_t errlen)
 	int step, cap = 0;
 	if (!(r = calloc(1, sizeof(*r))) ||
 	    sqlite3_open_v2(":memory:", &ref, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK ||
-	    sqlite3_exec(ref, tk_schema_sql, NULL, NULL, NULL) != SQLITE_OK ||
+	    sqlite3_exec(ref, tks_schema_sql, NULL, NULL, NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(ref,
 			       "SELECT type, name, sql FROM sqlite_master WHERE sql IS NOT NULL "
 			       "ORDER BY rowid",
 			       -1, &want, NULL) != SQLITE_OK) {
-		tk_fmt(err, errlen, "%s", ref ? sqlite3_errmsg(ref) : "out of memory");
+		tks_fmt(err, errlen, "%s", ref ? sqlite3_errmsg(ref) : "out of memory");
 		goto fail;
 	}
 	while ((step = sqlite3_step(want)) == SQLITE_ROW) {
@@ -197,7 +199,7 @@ static const struct schema_ref *schema_ref(char *err, size_t errlen)
 		}
 	}
 	if (step != SQLITE_DONE) {
-		tk_fmt(err, errlen, "%s", sqlite3_errmsg(ref));
+		tks_fmt(err, errlen, "%s", sqlite3_errmsg(ref));
 		goto fail;
 	}
 	sqlite3_finalize(want);
@@ -207,7 +209,7 @@ static const struct schema_ref *schema_ref(char *err, size_t errlen)
 	schema_ref_free(r);
 	return none;
 nomem:
-	tk_fmt(err, errlen, "out of memory");
+	tks_fmt(err, errlen, "out of memory");
 fail:
 	sqlite3_finalize(want);
 	sqlite3_close(ref);
@@ -225,23 +227,24 @@ static const struct {
 	const char *name, *sql;
 } earlier_views[] = {
     {"memcpys",
-	"CREATE VIEW memcpys AS\n"
-	"SELECT e.id, s.str AS name, e.ts_ns,\n"
-	"       e.ts_ns - (SELECT value FROM meta WHERE key = 'trace_start_ns') AS ts_rel_ns,\n"
-	"       e.dur_ns, e.ts_ns + e.dur_ns AS end_ns, t.device_id, t.stream_id, p.pid, t.tid,\n"
-	"       e.correlation_id, d.bytes, ck.name AS copy_kind, sk.name AS src_kind, dk.name AS dst_kind,\n"
-	"       d.src_device_id, d.dst_device_id,\n"
-	"       CASE WHEN e.dur_ns > 0 THEN CAST(d.bytes AS REAL) / e.dur_ns END AS gb_per_s,\n"
-	"       e.track_id\n"
-	"FROM events e\n"
-	"JOIN strings s ON s.id = e.name_id\n"
-	"JOIN tracks t ON t.id = e.track_id\n"
-	"LEFT JOIN processes p ON p.id = t.process_id\n"
-	"LEFT JOIN copy_details d ON d.event_id = e.id\n"
-	"LEFT JOIN copy_kinds ck ON ck.id = d.copy_kind\n"
-	"LEFT JOIN memory_kinds sk ON sk.id = d.src_mem_kind\n"
-	"LEFT JOIN memory_kinds dk ON dk.id = d.dst_mem_kind\n"
-	"WHERE e.kind = 6"},
+     "CREATE VIEW memcpys AS\n"
+     "SELECT e.id, s.str AS name, e.ts_ns,\n"
+     "       e.ts_ns - (SELECT value FROM meta WHERE key = 'trace_start_ns') AS ts_rel_ns,\n"
+     "       e.dur_ns, e.ts_ns + e.dur_ns AS end_ns, t.device_id, t.stream_id, p.pid, t.tid,\n"
+     "       e.correlation_id, d.bytes, ck.name AS copy_kind, sk.name AS src_kind, dk.name AS "
+     "dst_kind,\n"
+     "       d.src_device_id, d.dst_device_id,\n"
+     "       CASE WHEN e.dur_ns > 0 THEN CAST(d.bytes AS REAL) / e.dur_ns END AS gb_per_s,\n"
+     "       e.track_id\n"
+     "FROM events e\n"
+     "JOIN strings s ON s.id = e.name_id\n"
+     "JOIN tracks t ON t.id = e.track_id\n"
+     "LEFT JOIN processes p ON p.id = t.process_id\n"
+     "LEFT JOIN copy_details d ON d.event_id = e.id\n"
+     "LEFT JOIN copy_kinds ck ON ck.id = d.copy_kind\n"
+     "LEFT JOIN memory_kinds sk ON sk.id = d.src_mem_kind\n"
+     "LEFT JOIN memory_kinds dk ON dk.id = d.dst_mem_kind\n"
+     "WHERE e.kind = " TK_SQL_EV_MEMCPY},
 };
 
 /* 1 when @got is an earlier shape of the view @name that readers accept. */
@@ -305,18 +308,13 @@ out:
 	return rc;
 }
 
-int tk_store_open(const char *path, tk_store **out)
+/*
+ * Open @path with @flags into s->db and check that it is a tracekit store of a supported
+ * version with the shapes of schemas/store.sql; the causes in s->err when it is not.
+ */
+static int open_checked(tk_store *s, const char *path, int flags)
 {
 	int rc = TK_OK, sqlrc;
-	*out = NULL;
-	tk_store *s = calloc(1, sizeof(*s));
-	if (s && !(s->err = tk_error_new())) {
-		free(s);
-		s = NULL;
-	}
-	if (!s)
-		return TK_ENOMEM;
-	*out = s;
 	struct stat sb;
 	if (!path || stat(path, &sb) != 0) {
 		rc = store_fail(s, TK_EIO, "os", strerror(errno), "cannot open store '%s'",
@@ -327,7 +325,7 @@ int tk_store_open(const char *path, tk_store **out)
 		rc = store_fail(s, TK_EIO, NULL, "it is a directory", "cannot open store '%s'", path);
 		goto out;
 	}
-	if (sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
+	if (sqlite3_open_v2(path, &s->db, flags, NULL) != SQLITE_OK) {
 		rc = store_fail(s, TK_EIO, "sqlite", s->db ? sqlite3_errmsg(s->db) : "out of memory",
 				"cannot open store '%s'", path);
 		goto out;
@@ -357,11 +355,73 @@ int tk_store_open(const char *path, tk_store **out)
 		goto out;
 	}
 	s->version = (int)version;
-	if ((rc = schema_check(s, path)) != TK_OK)
-		goto out;
-	sqlite3_exec(s->db, "PRAGMA query_only = 1", NULL, NULL, NULL);
+	rc = schema_check(s, path);
 out:
 	return rc;
+}
+
+/*
+ * The analysis' connection: the store checked read-only first (a foreign file is never
+ * written, not even to roll back a journal), then reopened read-write.
+ */
+static int open_read_write(tk_store *s, const char *path)
+{
+	int rc = open_checked(s, path, SQLITE_OPEN_READONLY);
+	if (rc != TK_OK)
+		goto out;
+	sqlite3_close_v2(s->db);
+	s->db = NULL;
+	if (sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) !=
+	    SQLITE_OK) {
+		rc = store_fail(s, TK_EIO, "sqlite", s->db ? sqlite3_errmsg(s->db) : "out of memory",
+				"cannot open store '%s' for writing", path);
+		goto out;
+	}
+	sqlite3_busy_timeout(s->db, 5000);
+	/* 8 MiB of page cache: the analyses read sequentially, a larger cache only adds RSS. */
+	if (sqlite3_exec(s->db, "PRAGMA cache_size = -8192", NULL, NULL, NULL) != SQLITE_OK) {
+		rc = store_fail(s, TK_EIO, "sqlite", sqlite3_errmsg(s->db),
+				"cannot write to store '%s'", path);
+	}
+out:
+	return rc;
+}
+
+int tk_store_open_mode(const char *path, enum tk_store_mode mode, tk_store **out)
+{
+	int rc = TK_OK;
+	*out = NULL;
+	tk_store *s = calloc(1, sizeof(*s));
+	if (s && !(s->err = tk_error_new())) {
+		free(s);
+		s = NULL;
+	}
+	if (!s)
+		return TK_ENOMEM;
+	*out = s;
+	switch (mode) {
+	case TK_STORE_READ:
+	case TK_STORE_STREAM:
+		/* One thread streams: no SQLite mutex around every call. */
+		rc = open_checked(s, path,
+				  SQLITE_OPEN_READONLY |
+				      (mode == TK_STORE_STREAM ? SQLITE_OPEN_NOMUTEX : 0));
+		if (rc == TK_OK)
+			sqlite3_exec(s->db, "PRAGMA query_only = 1", NULL, NULL, NULL);
+		break;
+	case TK_STORE_READ_WRITE:
+		rc = open_read_write(s, path);
+		break;
+	default:
+		rc = store_fail(s, TK_EINVAL, NULL, NULL, "unknown store open mode %d", (int)mode);
+		break;
+	}
+	return rc;
+}
+
+int tk_store_open(const char *path, tk_store **out)
+{
+	return tk_store_open_mode(path, TK_STORE_READ, out);
 }
 
 int tk_store_meta_text(tk_store *s, const char *key, char *buf, size_t len)
@@ -377,7 +437,7 @@ int tk_store_meta_text(tk_store *s, const char *key, char *buf, size_t len)
 	sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
 	if (sqlite3_step(st) == SQLITE_ROW) {
 		const unsigned char *v = sqlite3_column_text(st, 0);
-		tk_fmt(buf, len, "%s", v ? (const char *)v : "");
+		tks_fmt(buf, len, "%s", v ? (const char *)v : "");
 		rc = TK_OK;
 	}
 	sqlite3_finalize(st);

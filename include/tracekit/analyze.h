@@ -9,6 +9,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+#pragma GCC visibility push(default)
 
 /*
  * The shape of the analysis_* tables this tracekit writes, kept in meta 'analysis_version' by
@@ -78,6 +79,7 @@ int tk_analyze_peak_flops_option(struct tk_analyze_options *o, const char *arg, 
  */
 int tk_analyze(const char *path, const struct tk_analyze_options *o, tk_error *err);
 
+#pragma GCC visibility pop
 #ifdef __cplusplus
 }
 #endif

@@ -27,6 +27,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+#pragma GCC visibility push(default)
 
 /* Profiling windows; a field of -1 means "not set" (TRACEKIT_* environment variables). */
 struct tk_trace_options {
@@ -159,6 +160,7 @@ static inline struct tk_scope tk__func_begin(const char *name)
 	struct tk_scope TK__UNIQUE(tk__func_) __attribute__((cleanup(tk_scope_end), unused)) = \
 	    tk__func_begin(__func__)
 
+#pragma GCC visibility pop
 #ifdef __cplusplus
 }
 #endif

@@ -13,6 +13,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+#pragma GCC visibility push(default)
 
 /* A check: its baseline, its input runs, its gates, and after tk_check_run() its result. */
 typedef struct tk_check tk_check;
@@ -102,6 +103,7 @@ int tk_check_write_baseline(tk_check *c, FILE *out);
 /** tk_check_free() - free @c (NULL is fine). */
 void tk_check_free(tk_check *c);
 
+#pragma GCC visibility pop
 #ifdef __cplusplus
 }
 #endif

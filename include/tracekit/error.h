@@ -11,6 +11,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+#pragma GCC visibility push(default)
 
 /*
  * One list, expanded twice: into the enum and into tk_strerror()'s table.
@@ -134,6 +135,7 @@ int tk_error_cause_status(const tk_error *e, size_t i);
  */
 const char *tk_error_message(const tk_error *e);
 
+#pragma GCC visibility pop
 #ifdef __cplusplus
 }
 #endif

@@ -9,6 +9,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+#pragma GCC visibility push(default)
 
 enum tk_export_format {
 	TK_EXPORT_XPLANE,   /* LOGDIR/plugins/profile/<run>/<host>.xplane.pb, one file per host */
@@ -78,6 +79,7 @@ const char *tk_exporter_output(const tk_exporter *x);
 /** tk_exporter_destroy() - free @x (NULL is fine). */
 void tk_exporter_destroy(tk_exporter *x);
 
+#pragma GCC visibility pop
 #ifdef __cplusplus
 }
 #endif

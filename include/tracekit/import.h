@@ -14,6 +14,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+#pragma GCC visibility push(default)
 
 enum tk_import_format { TK_FORMAT_UNKNOWN, TK_FORMAT_XPLANE, TK_FORMAT_CHROME_JSON };
 
@@ -104,6 +105,7 @@ int tk_xplane_list_runs(const char *path, struct tk_xplane_run **runs, int *nrun
 /** tk_xplane_runs_free() - free the @nruns runs of tk_xplane_list_runs() (NULL is fine). */
 void tk_xplane_runs_free(struct tk_xplane_run *runs, int nruns);
 
+#pragma GCC visibility pop
 #ifdef __cplusplus
 }
 #endif

@@ -14,6 +14,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+#pragma GCC visibility push(default)
 
 /* What a command writes: decides which existing file it may replace (docs/store.md). */
 enum tk_output_kind {
@@ -81,6 +82,7 @@ const char *tk_output_errmsg(const tk_output *o);
 /** tk_output_close() - remove the temporary file unless committed, and free @o (NULL-safe). */
 void tk_output_close(tk_output *o);
 
+#pragma GCC visibility pop
 #ifdef __cplusplus
 }
 #endif

@@ -12,6 +12,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+#pragma GCC visibility push(default)
 
 struct sqlite3_stmt;
 
@@ -98,6 +99,7 @@ int tk_report_write(FILE *out, const char *path, const struct tk_report_options 
 int tk_report_diff(FILE *out, const char *a, const char *b, const struct tk_report_options *o,
 		   tk_error *err);
 
+#pragma GCC visibility pop
 #ifdef __cplusplus
 }
 #endif

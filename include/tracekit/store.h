@@ -9,6 +9,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+#pragma GCC visibility push(default)
 
 /* Schema version written to PRAGMA user_version; newer stores are refused. */
 #define TK_STORE_SCHEMA_VERSION 1
@@ -299,11 +300,35 @@ void tk_writer_abort(tk_writer *w);
 
 /* ---- reading ---- */
 
-/**
- * tk_store_open() - open a finished store read-only. A store written by a newer tracekit
- * (user_version above TK_STORE_SCHEMA_VERSION) is refused with TK_EVERSION; a file that is not
- * a tracekit store gives TK_EFORMAT. On error *out may hold a handle with the message.
+/*
+ * How tk_store_open_mode() connects to a finished store. Every mode first checks the file on a
+ * read-only connection: a store written by a newer tracekit (user_version above
+ * TK_STORE_SCHEMA_VERSION) is refused with TK_EVERSION, a file that is not a tracekit store (or
+ * not of the shapes of schemas/store.sql) gives TK_EFORMAT, so a foreign file is never written.
+ * Each connection waits up to 5 s for a lock another process holds. Bulk writing is not a mode:
+ * it is the writer (tk_writer_create()).
  */
+enum tk_store_mode {
+	/* Read-only (PRAGMA query_only), serialized: the handle may be shared between threads. */
+	TK_STORE_READ,
+	/* Read-only for one thread, without SQLite's mutex around every call: bulk readers that
+	 * stream whole tables (the exporters). */
+	TK_STORE_STREAM,
+	/* Read-write for one thread, without the mutex, with an 8 MiB page cache (the reads are
+	 * sequential): the analysis, which writes its tables inside a transaction it opens itself.
+	 * A file that cannot be written is found by that transaction's BEGIN IMMEDIATE. */
+	TK_STORE_READ_WRITE,
+};
+
+/**
+ * tk_store_open_mode() - open a finished store in @mode (see enum tk_store_mode).
+ * @param out  OUT: the handle; on error it may hold a handle with the error
+ *             (tk_store_error()), to release with tk_store_close()
+ * @return TK_OK, TK_EVERSION, TK_EFORMAT, TK_EIO, TK_EINVAL (an unknown mode) or TK_ENOMEM
+ */
+int tk_store_open_mode(const char *path, enum tk_store_mode mode, tk_store **out);
+
+/** tk_store_open() - tk_store_open_mode(@path, TK_STORE_READ, @out): read-only. */
 int tk_store_open(const char *path, tk_store **out);
 
 /**
@@ -336,11 +361,13 @@ void tk_store_close(tk_store *s);
  */
 
 /**
- * tk_store_sqlite() - the borrowed SQLite connection of @s (read-only: PRAGMA query_only), valid
- * until tk_store_close(); NULL for NULL. Errors on it are SQLite's (sqlite3_errmsg()).
+ * tk_store_sqlite() - the borrowed SQLite connection of @s, valid until tk_store_close(); NULL
+ * for NULL: read-only (PRAGMA query_only) unless the store was opened TK_STORE_READ_WRITE.
+ * Errors on it are SQLite's (sqlite3_errmsg()).
  */
 struct sqlite3 *tk_store_sqlite(tk_store *s);
 
+#pragma GCC visibility pop
 #ifdef __cplusplus
 }
 #endif

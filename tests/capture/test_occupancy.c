@@ -13,7 +13,7 @@
 #include "cupti_occupancy.h"
 
 /* CC 9.0: 132 SMs, 228 KiB shared memory per SM, 1 KiB reserved per block. */
-static const struct tk_occ_device h100 = {
+static const struct tkcap_occ_device h100 = {
     .cc_major = 9,
     .cc_minor = 0,
     .sm_count = 132,
@@ -29,7 +29,7 @@ static const struct tk_occ_device h100 = {
 };
 
 /* CC 8.0: 108 SMs, 164 KiB shared memory per SM. */
-static const struct tk_occ_device a100 = {
+static const struct tkcap_occ_device a100 = {
     .cc_major = 8,
     .cc_minor = 0,
     .sm_count = 108,
@@ -45,7 +45,7 @@ static const struct tk_occ_device a100 = {
 };
 
 /* CC 7.0: 80 SMs, 96 KiB shared memory per SM, nothing reserved. */
-static const struct tk_occ_device v100 = {
+static const struct tkcap_occ_device v100 = {
     .cc_major = 7,
     .cc_minor = 0,
     .sm_count = 80,
@@ -60,7 +60,7 @@ static const struct tk_occ_device v100 = {
     .reserved_smem_per_block = 0,
 };
 
-static const char *lim_name(enum tk_occ_limiter l)
+static const char *lim_name(enum tkcap_occ_limiter l)
 {
 	static const char *const names[] = {"none", "warps", "registers", "smem", "blocks"};
 
@@ -68,15 +68,15 @@ static const char *lim_name(enum tk_occ_limiter l)
 }
 
 /* Blocks per SM, limiter and occupancy of one launch (by an opted-in function: @optin). */
-static void expect_launch_of(const struct tk_occ_device *d, int optin, int threads, int regs,
-			     int64_t smem, int64_t dyn, int blocks, enum tk_occ_limiter lim,
+static void expect_launch_of(const struct tkcap_occ_device *d, int optin, int threads, int regs,
+			     int64_t smem, int64_t dyn, int blocks, enum tkcap_occ_limiter lim,
 			     double occ)
 {
 	/* something the call must overwrite */
-	enum tk_occ_limiter got_lim = lim == TK_OCC_NONE ? TK_OCC_WARPS : TK_OCC_NONE;
-	int got = tk_occupancy_active_blocks(d, threads, regs, smem, dyn, optin, &got_lim);
+	enum tkcap_occ_limiter got_lim = lim == TK_OCC_NONE ? TK_OCC_WARPS : TK_OCC_NONE;
+	int got = tkcap_occupancy_active_blocks(d, threads, regs, smem, dyn, optin, &got_lim);
 	int active = -2;
-	double got_occ = tk_occupancy(d, threads, regs, smem, dyn, optin, &active);
+	double got_occ = tkcap_occupancy(d, threads, regs, smem, dyn, optin, &active);
 
 	cr_expect_eq(
 	    got, blocks, "CC %d.%d, %d threads, %d regs, %lld+%lld smem: %d blocks, want %d",
@@ -91,13 +91,13 @@ static void expect_launch_of(const struct tk_occ_device *d, int optin, int threa
 	    d->cc_major, d->cc_minor, threads, regs, (long long)smem, (long long)dyn, got_occ, occ);
 }
 
-static void expect_launch(const struct tk_occ_device *d, int threads, int regs, int64_t smem,
-			  int64_t dyn, int blocks, enum tk_occ_limiter lim, double occ)
+static void expect_launch(const struct tkcap_occ_device *d, int threads, int regs, int64_t smem,
+			  int64_t dyn, int blocks, enum tkcap_occ_limiter lim, double occ)
 {
 	expect_launch_of(d, 0, threads, regs, smem, dyn, blocks, lim, occ);
 }
 
-static void expect_invalid(const struct tk_occ_device *d, int threads, int regs, int64_t smem,
+static void expect_invalid(const struct tkcap_occ_device *d, int threads, int regs, int64_t smem,
 			   int64_t dyn)
 {
 	expect_launch(d, threads, regs, smem, dyn, -1, TK_OCC_NONE, -1);
@@ -233,7 +233,7 @@ Test(occupancy, v100_by_hand)
 /* The resident block limit is the architecture's, as in cuda_occupancy.h, not the record's. */
 Test(occupancy, block_limit_is_the_architectures)
 {
-	struct tk_occ_device d = h100;
+	struct tkcap_occ_device d = h100;
 
 	d.max_blocks_per_sm = 16;
 	expect_launch(&d, 32, 16, 0, 0, 32, TK_OCC_BLOCKS, 0.5);
@@ -274,7 +274,7 @@ Test(occupancy, invalid_inputs)
 	static const int unknown[][2] = {{1, 0},  {2, 0},  {4, 0}, {13, 0}, {10, 2},
 					 {11, 2}, {12, 2}, {0, 0}, {-1, 0}, {INT_MAX, 0}};
 	for (size_t i = 0; i < sizeof(unknown) / sizeof(unknown[0]); i++) {
-		struct tk_occ_device d = h100;
+		struct tkcap_occ_device d = h100;
 
 		d.cc_major = unknown[i][0];
 		d.cc_minor = unknown[i][1];
@@ -282,7 +282,7 @@ Test(occupancy, invalid_inputs)
 	}
 
 	/* Limits missing or out of range. */
-	struct tk_occ_device d;
+	struct tkcap_occ_device d;
 #define WITH(field, value)                         \
 	do {                                       \
 		d = h100;                          \
@@ -311,9 +311,9 @@ Test(occupancy, invalid_inputs)
 	expect_launch(&d, 256, 32, 0, 0, 8, TK_OCC_WARPS, 1.0);
 
 	/* NULL out-parameters are allowed. */
-	cr_expect_eq(tk_occupancy_active_blocks(&h100, 256, 32, 0, 0, 0, NULL), 8);
-	cr_expect(tk_occupancy(&h100, 256, 32, 0, 0, 0, NULL) == 1.0);
-	cr_expect_eq(tk_occupancy_active_blocks(NULL, 256, 32, 0, 0, 0, NULL), -1);
+	cr_expect_eq(tkcap_occupancy_active_blocks(&h100, 256, 32, 0, 0, 0, NULL), 8);
+	cr_expect(tkcap_occupancy(&h100, 256, 32, 0, 0, 0, NULL) == 1.0);
+	cr_expect_eq(tkcap_occupancy_active_blocks(NULL, 256, 32, 0, 0, 0, NULL), -1);
 }
 
 static uint64_t rng = 0x9e3779b97f4a7c15ull;
@@ -356,7 +356,7 @@ static int64_t hostile_i64(void)
 Test(occupancy, hostile_inputs_stay_in_range)
 {
 	for (int i = 0; i < 200000; i++) {
-		struct tk_occ_device d = h100;
+		struct tkcap_occ_device d = h100;
 
 		switch (rnd(4)) {
 		case 0:
@@ -378,10 +378,10 @@ Test(occupancy, hostile_inputs_stay_in_range)
 		}
 		int threads = hostile_int(), regs = hostile_int();
 		int64_t st = hostile_i64(), dyn = hostile_i64();
-		enum tk_occ_limiter lim;
-		int n = tk_occupancy_active_blocks(&d, threads, regs, st, dyn, 0, &lim);
+		enum tkcap_occ_limiter lim;
+		int n = tkcap_occupancy_active_blocks(&d, threads, regs, st, dyn, 0, &lim);
 		int active = -2;
-		double occ = tk_occupancy(&d, threads, regs, st, dyn, 0, &active);
+		double occ = tkcap_occupancy(&d, threads, regs, st, dyn, 0, &active);
 
 		cr_assert(n >= -1 && n <= 32 && (n < 0) == (lim == TK_OCC_NONE),
 			  "%d blocks (%s) for CC %d.%d, %d threads, %d regs, %lld+%lld smem", n,
@@ -411,7 +411,7 @@ Test(occupancy, matches_cuda_occupancy_h)
 #pragma GCC diagnostic pop
 
 /* NVIDIA's answer, called as tracekit's CUPTI decoder called it; -1 for an error. */
-static int nv_blocks(const struct tk_occ_device *d, int threads, int regs, int64_t smem,
+static int nv_blocks(const struct tkcap_occ_device *d, int threads, int regs, int64_t smem,
 		     int64_t dyn, int optin, unsigned *factors)
 {
 	cudaOccDeviceProp p;
@@ -452,7 +452,7 @@ static int nv_blocks(const struct tk_occ_device *d, int threads, int regs, int64
 	return res.activeBlocksPerMultiprocessor;
 }
 
-static unsigned nv_factor(enum tk_occ_limiter l)
+static unsigned nv_factor(enum tkcap_occ_limiter l)
 {
 	switch (l) {
 	case TK_OCC_WARPS:
@@ -475,12 +475,12 @@ struct cmp {
 };
 
 /* One launch through both; a mismatch in blocks or in the limiter is recorded. */
-static void compare(struct cmp *c, const struct tk_occ_device *d, int threads, int regs,
+static void compare(struct cmp *c, const struct tkcap_occ_device *d, int threads, int regs,
 		    int64_t smem, int64_t dyn)
 {
-	enum tk_occ_limiter lim;
+	enum tkcap_occ_limiter lim;
 	unsigned factors = 0;
-	int ours = tk_occupancy_active_blocks(d, threads, regs, smem, dyn, c->optin, &lim);
+	int ours = tkcap_occupancy_active_blocks(d, threads, regs, smem, dyn, c->optin, &lim);
 	int theirs = nv_blocks(d, threads, regs, smem, dyn, c->optin, &factors);
 	int bad = ours != theirs || (ours >= 0 && !(factors & nv_factor(lim)));
 
@@ -517,7 +517,7 @@ static void compare(struct cmp *c, const struct tk_occ_device *d, int threads, i
  * 8.9 (RTX 4090), 10.0 (B200) and 12.0 (RTX 5090), plus Turing, Pascal and compute
  * capabilities cuda_occupancy.h rejects (both must reject).
  */
-static const struct tk_occ_device sweep_devices[] = {
+static const struct tkcap_occ_device sweep_devices[] = {
     DEV(9, 0, 132, 1024, 2048, 32, 233472, 232448, 1024),
     DEV(8, 0, 108, 1024, 2048, 32, 167936, 166912, 1024),
     DEV(7, 0, 80, 1024, 2048, 32, 98304, 98304, 0),
@@ -548,7 +548,7 @@ Test(occupancy, matches_cuda_occupancy_h)
 	threads[nthreads++] = 2048;
 
 	for (size_t i = 0; i < 2 * sizeof(sweep_devices) / sizeof(sweep_devices[0]); i++) {
-		const struct tk_occ_device *d = &sweep_devices[i / 2];
+		const struct tkcap_occ_device *d = &sweep_devices[i / 2];
 		c.optin = i % 2; /* each device with the default and the opt-in limit */
 		int64_t limit = d->smem_per_block - d->reserved_smem_per_block;
 		int64_t top = d->smem_per_block_optin + 4096;
@@ -628,7 +628,7 @@ Test(occupancy, random_devices_match_cuda_occupancy_h)
 	struct cmp c = {0};
 
 	for (int i = 0; i < 40000; i++) {
-		struct tk_occ_device d;
+		struct tkcap_occ_device d;
 		int k = (int)rnd(sizeof(ccs) / sizeof(ccs[0]));
 
 		memset(&d, 0, sizeof(d));

@@ -138,13 +138,3 @@ int tkt_import_corpus(const char *rel, const char *db)
 	free(p);
 	return 1;
 }
-
-uint64_t tkt_fnv64(const char *s)
-{
-	uint64_t h = 0xcbf29ce484222325ULL; /* the FNV-1a 64 offset basis */
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		h ^= *p;
-		h *= 1099511628211ULL;
-	}
-	return h;
-}

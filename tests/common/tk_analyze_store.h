@@ -72,7 +72,5 @@ void tkt_one_gpu(const char *path, tk_writer **out, int64_t *proc, int64_t *dev,
  */
 int tkt_import_corpus(const char *rel, const char *db);
 
-/* FNV-1a 64 of a NUL-terminated string (tests/data/analyze/ops_figures.py computes the same). */
-uint64_t tkt_fnv64(const char *s);
 
 #endif

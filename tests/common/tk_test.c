@@ -1,6 +1,7 @@
 /* Shared helpers for the Criterion tests: temporary directories, running the CLI, store digests. */
 #define _XOPEN_SOURCE 700
 #include "tk_test.h"
+#include "util/fnv.h"
 
 #include <criterion/criterion.h>
 #include <dirent.h>
@@ -188,16 +189,6 @@ void tkt_run_free(struct tkt_run *r)
 	r->out = r->err = NULL;
 }
 
-static uint64_t fnv(uint64_t h, const void *p, size_t n)
-{
-	const unsigned char *b = p;
-	for (size_t i = 0; i < n; i++) {
-		h ^= b[i];
-		h *= 1099511628211ULL;
-	}
-	return h;
-}
-
 uint64_t tkt_store_digest(const char *path)
 {
 	sqlite3 *db;
@@ -208,10 +199,10 @@ uint64_t tkt_store_digest(const char *path)
 					"ORDER BY name",
 					-1, &tables, NULL),
 		     SQLITE_OK);
-	uint64_t h = 1469598103934665603ULL;
+	uint64_t h = TKU_FNV64_TK_OFFSET;
 	while (sqlite3_step(tables) == SQLITE_ROW) {
 		const char *t = (const char *)sqlite3_column_text(tables, 0);
-		h = fnv(h, t, strlen(t) + 1);
+		h = tku_fnv1a64_step(h, t, strlen(t) + 1);
 		char sql[256];
 		snprintf(sql, sizeof(sql), "SELECT * FROM \"%s\" ORDER BY rowid", t);
 		sqlite3_stmt *rows;
@@ -219,11 +210,11 @@ uint64_t tkt_store_digest(const char *path)
 		while (sqlite3_step(rows) == SQLITE_ROW) {
 			for (int c = 0; c < sqlite3_column_count(rows); c++) {
 				int type = sqlite3_column_type(rows, c);
-				h = fnv(h, &type, sizeof(type));
+				h = tku_fnv1a64_step(h, &type, sizeof(type));
 				const void *b = sqlite3_column_blob(rows, c);
 				int n = sqlite3_column_bytes(rows, c);
 				if (b)
-					h = fnv(h, b, (size_t)n);
+					h = tku_fnv1a64_step(h, b, (size_t)n);
 			}
 		}
 		sqlite3_finalize(rows);

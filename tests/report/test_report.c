@@ -185,7 +185,7 @@ Test(report, diff_flags_new_vanished_and_changed)
 
 static void expect_short(const char *name, int w, const char *want)
 {
-	struct tkr_buf b = {0};
+	struct tku_buf b = {0};
 	tkr_short_name(&b, name, w);
 	cr_expect_str_eq(b.p ? b.p : "", want, "shortening to %d", w);
 	cr_expect_leq(tkr_width(b.p ? b.p : ""), w);

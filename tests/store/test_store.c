@@ -190,25 +190,25 @@ Test(store, interning_stores_each_string_once)
 
 Test(store, intern_table_survives_growth)
 {
-	struct tk_intern t;
-	tk_intern_init(&t);
+	struct tks_intern t;
+	tks_intern_init(&t);
 	char s[32];
 	int added;
 	for (int i = 0; i < 100000; i++) {
 		snprintf(s, sizeof(s), "name-%d", i);
-		cr_assert_eq(tk_intern_lookup(&t, s, strlen(s), &added), (uint32_t)i + 1);
+		cr_assert_eq(tks_intern_lookup(&t, s, strlen(s), &added), (uint32_t)i + 1);
 		cr_assert_eq(added, 1);
 	}
 	for (int i = 0; i < 100000; i += 997) {
 		snprintf(s, sizeof(s), "name-%d", i);
-		cr_assert_eq(tk_intern_lookup(&t, s, strlen(s), &added), (uint32_t)i + 1);
+		cr_assert_eq(tks_intern_lookup(&t, s, strlen(s), &added), (uint32_t)i + 1);
 		cr_assert_eq(added, 0);
 	}
 	/* embedded NUL and prefix strings are distinct */
-	uint32_t x = tk_intern_lookup(&t, "ab\0c", 4, &added);
-	uint32_t y = tk_intern_lookup(&t, "ab", 2, &added);
+	uint32_t x = tks_intern_lookup(&t, "ab\0c", 4, &added);
+	uint32_t y = tks_intern_lookup(&t, "ab", 2, &added);
 	cr_assert_neq(x, y);
-	tk_intern_free(&t);
+	tks_intern_free(&t);
 }
 
 Test(store, failure_midway_leaves_nothing_at_target)
