@@ -22,7 +22,9 @@ char *tkt_slurp(const char *path, size_t *len);
 /* Write @n bytes of @data to @path (created or truncated); aborts the test on failure. */
 void tkt_spit(const char *path, const void *data, size_t n);
 
-/* The process's tk_error for library calls that take one (each call clears it first); never NULL. */
+/* The process's tk_error for library calls that take one (each call clears it first); never NULL.
+ * One for the whole process: a test that calls the library from several threads gives each its
+ * own tk_error_new(). */
 tk_error *tkt_err(void);
 /* tk_error_message(tkt_err()). */
 const char *tkt_errmsg(void);

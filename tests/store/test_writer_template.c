@@ -37,9 +37,11 @@ static int write_synth(const char *path, int64_t events)
 		tk_writer_abort(w);
 		return rc;
 	}
-	rc = tk_writer_finish(w, tkt_err());
+	tk_error *err = tk_error_new(); /* its own: write_synth runs on several threads */
+	rc = tk_writer_finish(w, err);
 	if (rc != TK_OK)
-		fprintf(stderr, "write_synth %s: %s\n", path, tkt_errmsg());
+		fprintf(stderr, "write_synth %s: %s\n", path, tk_error_message(err));
+	tk_error_free(err);
 	return rc;
 }
 
