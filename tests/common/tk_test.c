@@ -91,6 +91,18 @@ char *tkt_slurp(const char *path, size_t *len)
 	return s;
 }
 
+char *tkt_figures(const char *dir, const char *name)
+{
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/tests/data/%s/%s", TK_SOURCE_DIR, dir, name);
+	char *want = tkt_slurp(path, NULL);
+	cr_assert(want, "%s is missing", path);
+	size_t n = strlen(want);
+	if (n && want[n - 1] == '\n')
+		want[n - 1] = '\0';
+	return want;
+}
+
 void tkt_spit(const char *path, const void *data, size_t n)
 {
 	FILE *f = fopen(path, "wb");

@@ -19,6 +19,9 @@ int tkt_count_entries(const char *dir);
 /* The whole file @path, NUL-terminated, malloc'd (its length in *@len when not NULL); NULL when
  * it cannot be read. */
 char *tkt_slurp(const char *path, size_t *len);
+/* The figures file tests/data/@dir/@name (an independent script's output), malloc'd, without its final
+ * newline (tkt_rows() joins rows without one); aborts the test when it is missing. */
+char *tkt_figures(const char *dir, const char *name);
 /* Write @n bytes of @data to @path (created or truncated); aborts the test on failure. */
 void tkt_spit(const char *path, const void *data, size_t n);
 
