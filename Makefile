@@ -7,6 +7,8 @@
 #   make fuzz   build the libFuzzer targets (clang) in build-fuzz and run a campaign
 #               (FUZZ_SECONDS=600 per target, FUZZ_JOBS=1, FUZZ_TARGETS="xplane json ..."; docs/reliability.md)
 #   make fuzz-smoke  every fuzz target for a bounded run from the committed seeds (part of make test)
+#   make format-check  the tracked C sources and headers against .clang-format (clang-format
+#               --dry-run --Werror; lists the files it would change); make format rewrites them
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 BUILD ?= build
 ASAN_BUILD ?= build-asan
@@ -16,7 +18,8 @@ CMAKE_FLAGS ?=
 SAN_CTEST = ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	ctest -j $(JOBS) --output-on-failure
 
-.PHONY: all setup test-setup build demo test test-fast test-asan test-clang bench clean fuzz fuzz-smoke
+.PHONY: all setup test-setup build demo test test-fast test-asan test-clang bench clean fuzz fuzz-smoke \
+	format-check format
 
 all: build
 
@@ -71,6 +74,12 @@ fuzz: setup
 
 fuzz-smoke: setup
 	@JOBS=$(JOBS) scripts/fuzz.sh smoke $(FUZZ_TARGETS)
+
+format-check:
+	@scripts/format-check.sh
+
+format:
+	@scripts/format-check.sh --fix
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD) $(CLANG_ASAN_BUILD) build-fuzz

@@ -2,7 +2,7 @@
  * The analyze driver: opens a store read-write, resolves the device peaks (peaks.c), reads every
  * event once (event_pass.c: the timeline, op profile, kernel stats and KPI inputs are built from
  * that one pass), then runs every analysis in order inside one transaction (so a failure leaves
- * the store as it was).
+ * the store as it was). The tables are schemas/analysis.sql's, created here before the first.
  */
 #include <tracekit/analyze.h>
 #include <tracekit/error.h>
@@ -14,6 +14,10 @@
 #include <string.h>
 
 #include "analyze_internal.h"
+#include "tk_schema.h"
+
+/* schemas/analysis.sql, embedded at build time (CMakeLists.txt): every analysis table. */
+extern const char tka_analysis_sql[];
 
 void tk_analyze_options_init(struct tk_analyze_options *o)
 {
@@ -100,14 +104,16 @@ static const struct {
     {"findings", tka_findings},
 };
 
-int tk_analyze(const char *path, const struct tk_analyze_options *o, char *err, size_t errlen)
+int tk_analyze(const char *path, const struct tk_analyze_options *o, tk_error *err)
 {
 	struct tk_analyze_options defaults;
-	struct tka_ctx c = {.opt = o, .err = err, .errlen = errlen};
+	char msg[1024] = ""; /* the analyses' message: the root cause */
+	enum { IN_BEGIN = 1, IN_TABLES, IN_PEAKS, IN_EVENTS, IN_ANALYSIS } where = 0; /* context */
+	const char *step = "";
+	struct tka_ctx c = {.opt = o, .err = msg, .errlen = sizeof(msg)};
 	tk_store *s = NULL;
 	int rc, in_txn = 0;
-	if (err && errlen)
-		err[0] = '\0';
+	tk_error_clear(err);
 	if (!o) {
 		tk_analyze_options_init(&defaults);
 		c.opt = &defaults;
@@ -115,46 +121,43 @@ int tk_analyze(const char *path, const struct tk_analyze_options *o, char *err, 
 	/* Checked to be a tracekit store of a supported version, then opened read-write. */
 	rc = tk_store_open_mode(path, TK_STORE_READ_WRITE, &s);
 	if (rc != TK_OK) {
-		tka_fail(&c, rc, "%s", tk_store_errmsg(s));
+		tk_error_copy(err, tk_store_error(s)); /* the store's causes, as they are */
+		if (!tk_error_cause_count(err))
+			tka_fail(&c, rc, "%s", tk_store_errmsg(s));
 		goto out;
 	}
-	c.db = tk_store_db(s);
+	c.db = tk_store_sqlite(s);
 	rc = tka_exec(&c, "cannot start the analysis", "BEGIN IMMEDIATE");
 	if (rc != TK_OK) {
-		rc = tka_fail(&c, TK_EIO, "cannot write to store '%s': %s", path,
-			      sqlite3_errmsg(c.db));
+		rc = tka_fail(&c, TK_EIO, "%s", sqlite3_errmsg(c.db));
+		where = IN_BEGIN;
 		goto out;
 	}
 	in_txn = 1;
+	/* Every analysis table, created once from schemas/analysis.sql: the analyses only insert. */
+	if (sqlite3_exec(c.db, TK_SQL_ANALYSIS_DROP, NULL, NULL, NULL) != SQLITE_OK ||
+	    sqlite3_exec(c.db, tka_analysis_sql, NULL, NULL, NULL) != SQLITE_OK) {
+		rc = tka_fail(&c, tka_sql_status(&c), "%s", sqlite3_errmsg(c.db));
+		where = IN_TABLES;
+		goto out;
+	}
 	/* The device peaks first: a bad device file fails before the events are read, and every
 	 * analysis can read the peaks. */
 	if ((rc = tka_peaks(&c)) != TK_OK) {
-		if (err && errlen) {
-			char msg[1024];
-			snprintf(msg, sizeof(msg), "%s", err);
-			snprintf(err, errlen, "device peaks of '%s': %s", path, msg);
-		}
+		where = IN_PEAKS;
 		goto out;
 	}
 	/* Every event once, for the timeline, the op profile, kernel stats and the KPIs. */
 	rc = tka_pass_run(&c);
 	if (rc != TK_OK) {
-		if (err && errlen) {
-			char msg[1024];
-			snprintf(msg, sizeof(msg), "%s", err);
-			snprintf(err, errlen, "reading the events of '%s' failed: %s", path, msg);
-		}
+		where = IN_EVENTS;
 		goto out;
 	}
 	for (size_t i = 0; i < sizeof(analyses) / sizeof(analyses[0]); i++) {
 		rc = analyses[i].run(&c);
 		if (rc != TK_OK) {
-			if (err && errlen) {
-				char msg[1024];
-				snprintf(msg, sizeof(msg), "%s", err);
-				snprintf(err, errlen, "%s analysis of '%s' failed: %s",
-					 analyses[i].name, path, msg);
-			}
+			step = analyses[i].name;
+			where = IN_ANALYSIS;
 			goto out;
 		}
 	}
@@ -168,6 +171,23 @@ int tk_analyze(const char *path, const struct tk_analyze_options *o, char *err, 
 	if (rc == TK_OK)
 		in_txn = 0;
 out:
+	if (rc != TK_OK && !tk_error_cause_count(err)) {
+		tk_error_push_from(err, where == IN_BEGIN || where == IN_TABLES ? "sqlite" : "analyze",
+				   rc, "%s", msg);
+		if (where == IN_TABLES)
+			tk_error_push_from(err, "analyze", rc, "cannot create the analysis tables of '%s'",
+					   path);
+		else if (where == IN_BEGIN)
+			tk_error_push_from(err, "analyze", rc, "cannot write to store '%s'", path);
+		else if (where == IN_PEAKS)
+			tk_error_push_from(err, "analyze", rc, "device peaks of '%s'", path);
+		else if (where == IN_EVENTS)
+			tk_error_push_from(err, "analyze", rc, "reading the events of '%s' failed",
+					   path);
+		else if (where == IN_ANALYSIS)
+			tk_error_push_from(err, "analyze", rc, "%s analysis of '%s' failed", step,
+					   path);
+	}
 	if (in_txn)
 		sqlite3_exec(c.db, "ROLLBACK", NULL, NULL, NULL);
 	tka_pass_free(&c);

@@ -9,6 +9,14 @@
 #include <tracekit/error.h>
 
 #include "util/vec.h"
+#include "tk_schema.h" /* generated from schemas/store.sql and analysis.sql */
+
+/*
+ * The writer of an analysis table states how many columns its INSERT writes (TK_NCOLS_<TABLE>
+ * of tk_schema.h): the build fails when schemas/analysis.sql declares another number.
+ */
+#define TKA_WRITES(ncols, n, table) \
+	_Static_assert((ncols) == (n), table ": the writer and schemas/analysis.sql disagree")
 
 /* What every analysis gets: the store opened read-write inside one open transaction. */
 struct tka_ctx {
@@ -282,7 +290,8 @@ int tka_device_peak(struct tka_ctx *c, int64_t device_id, struct tka_device_peak
 
 /*
  * The analyses, in the order tk_analyze runs them (later ones may read earlier ones' tables).
- * Each replaces its own analysis_* table(s) and returns a TK_ status.
+ * Each fills its own analysis_* table(s), which tk_analyze created empty from
+ * schemas/analysis.sql, and returns a TK_ status.
  */
 int tka_peaks(struct tka_ctx *c);	 /* peaks.c:        analysis_device_peaks (first) */
 int tka_device_time(struct tka_ctx *c);	 /* device_time.c:  analysis_device_time */

@@ -15,30 +15,6 @@
 #include <string.h>
 #include <tracekit/store.h>
 
-static const char *const schema =
-    "DROP TABLE IF EXISTS analysis_categories;"
-    "CREATE TABLE analysis_categories (\n"
-    "  device_id  INTEGER NOT NULL, -- devices.id\n"
-    "  scope      TEXT NOT NULL,    -- 'window': the device's selected window "
-    "(analysis_device_time.selected = 1); 'step': one step of analysis_steps\n"
-    "  window     TEXT,             -- scope 'window': that window's name, 'device' or 'steps' "
-    "(analysis_device_time.window); NULL for steps\n"
-    "  step_index INTEGER,          -- scope 'step': the step's place among the device's steps "
-    "by start (analysis_steps order, as analysis_step_ops), from 0; NULL for the window\n"
-    "  step_num   INTEGER,          -- scope 'step': step_details.step_num, NULL when unknown "
-    "and for the window\n"
-    "  category   TEXT NOT NULL,    -- gemm, conv, attention, norm, elementwise, reduction, "
-    "comm, memcpy, memset or other (docs/metrics.md, \"Categories\")\n"
-    "  ops        INTEGER NOT NULL, -- device operations of the category that start inside the "
-    "scope (> 0: categories without one have no row)\n"
-    "  device_ns  INTEGER NOT NULL, -- sum of their whole durations (device time spent, not busy "
-    "time: overlapping operations count each)\n"
-    "  share      REAL              -- device_ns / the sum of device_ns over the scope's "
-    "categories (the shares of a scope add up to 1); NULL when that sum is 0\n"
-    ");"
-    "CREATE INDEX analysis_categories_by_scope ON analysis_categories (device_id, scope, "
-    "step_index);";
-
 /* What the analysis holds while it runs. */
 struct cstate {
 	int64_t (*det)[3]; /* op_details (event_id, op_category_id, hlo_op_id) by event_id */
@@ -238,17 +214,19 @@ static int one_device(struct tka_ctx *c, struct cstate *s, const struct tka_devi
 	return rc;
 }
 
+TKA_WRITES(TK_NCOLS_ANALYSIS_CATEGORIES, 9, "analysis_categories");
+
 int tka_categories(struct tka_ctx *c)
 {
 	const struct tka_timeline *tl;
 	struct cstate s;
 	int rc;
 	memset(&s, 0, sizeof(s));
-	if ((rc = tka_exec(c, "creating analysis_categories", schema)) != TK_OK ||
-	    (rc = tka_timeline_get(c, &tl)) != TK_OK || (rc = load_details(c, &s)) != TK_OK ||
+	if ((rc = tka_timeline_get(c, &tl)) != TK_OK || (rc = load_details(c, &s)) != TK_OK ||
 	    (rc = memo_open(c, &s)) != TK_OK ||
 	    (rc = tka_prepare(c,
-			      "INSERT INTO analysis_categories VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+			      "INSERT INTO analysis_categories (" TK_COLS_ANALYSIS_CATEGORIES
+			      ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
 			      &s.ins)) != TK_OK)
 		goto out;
 	for (size_t i = 0; i < tl->ndev && rc == TK_OK; i++)

@@ -22,57 +22,6 @@
 #define TKA_SKEW_FLOOR_NS 10000
 #define TKA_SKEW_DIV 10
 
-static const char *const schema =
-    "DROP TABLE IF EXISTS analysis_comm;"
-    "CREATE TABLE analysis_comm (\n"
-    "  device_id INTEGER NOT NULL,  -- devices.id of this member\n"
-    "  rank INTEGER,                -- devices.rank, else its process's rank; NULL when unknown\n"
-    "  collective TEXT NOT NULL,    -- kernel name of the collective\n"
-    "  process_group TEXT,          -- 'Process Group Name' arg of the kernel, NULL when absent\n"
-    "  seq INTEGER,                 -- 'Seq' arg of the kernel (sequence number in its process "
-    "group), NULL when absent\n"
-    "  nelems INTEGER,              -- 'In msg nelems' arg, NULL when absent\n"
-    "  dtype TEXT,                  -- 'dtype' arg, NULL when absent\n"
-    "  matched_by TEXT,             -- 'seq' (process group and Seq), 'order' (call order), "
-    "NULL when unmatched\n"
-    "  instance INTEGER,            -- number of the matched collective, shared by its members; "
-    "NULL when unmatched\n"
-    "  event_id INTEGER NOT NULL,   -- events.id of the kernel\n"
-    "  start_ns INTEGER NOT NULL,   -- kernel start\n"
-    "  dur_ns INTEGER NOT NULL,     -- kernel duration\n"
-    "  in_window INTEGER NOT NULL,  -- 1 when start_ns lies in the device's selected window\n"
-    "  members INTEGER NOT NULL,    -- devices in this collective (1 when unmatched)\n"
-    "  skew_ns INTEGER,             -- start_ns − earliest start among the members; NULL when "
-    "unmatched\n"
-    "  wait_ns INTEGER,             -- min(latest start among the members − start_ns, dur_ns); "
-    "NULL when unmatched\n"
-    "  threshold_ns INTEGER,        -- significant spread: max(10 us, ceil(median member dur_ns "
-    "/ 10)); NULL when unmatched\n"
-    "  last INTEGER NOT NULL        -- 1 when this member started last and the spread (latest "
-    "− earliest start) >= threshold_ns\n"
-    ");"
-    "DROP TABLE IF EXISTS analysis_comm_ranks;"
-    "CREATE TABLE analysis_comm_ranks (\n"
-    "  device_id INTEGER NOT NULL,  -- devices.id\n"
-    "  rank INTEGER,                -- as in analysis_comm\n"
-    "  collectives INTEGER NOT NULL,-- matched collectives it took part in, in_window = 1\n"
-    "  unmatched INTEGER NOT NULL,  -- its communication kernels in the window left unmatched\n"
-    "  times_last INTEGER NOT NULL, -- of the matched ones, how many it was late in (last = 1)\n"
-    "  late_share REAL NOT NULL,    -- times_last / collectives (0 when none)\n"
-    "  expected_share REAL NOT NULL,-- mean over its collectives of 1 / members (chance "
-    "level; 0 when none)\n"
-    "  total_skew_ns INTEGER NOT NULL, -- sum of skew_ns (matched, in the window)\n"
-    "  max_skew_ns INTEGER NOT NULL,   -- largest skew_ns (same rows)\n"
-    "  late_skew_ns INTEGER NOT NULL,  -- sum of skew_ns where last = 1: the delay it imposed on "
-    "the earliest member\n"
-    "  comm_ns INTEGER NOT NULL,       -- |communication kernels ∩ window| (as "
-    "analysis_device_time)\n"
-    "  total_wait_ns INTEGER NOT NULL, -- |union of the members' wait intervals [start_ns, "
-    "start_ns + wait_ns) ∩ window| <= comm_ns\n"
-    "  straggler INTEGER NOT NULL   -- 1 when times_last >= 3 and late_share > 1.5 * "
-    "expected_share\n"
-    ");";
-
 enum { BY_NONE = 0, BY_SEQ = 1, BY_ORDER = 2 };
 
 /* One communication kernel of one device. */
@@ -401,6 +350,9 @@ static int write_rank(struct tka_ctx *c, sqlite3_stmt *rk, const struct tka_devi
 	return TK_OK;
 }
 
+TKA_WRITES(TK_NCOLS_ANALYSIS_COMM, 18, "analysis_comm");
+TKA_WRITES(TK_NCOLS_ANALYSIS_COMM_RANKS, 13, "analysis_comm_ranks");
+
 /* Write every member and, when at least two devices communicate, every device's sums. */
 static int write_all(struct tka_ctx *c, const struct tka_timeline *tl, struct member *m,
 		     size_t nm)
@@ -410,12 +362,13 @@ static int write_all(struct tka_ctx *c, const struct tka_timeline *tl, struct me
 	size_t ndevs = 0;
 	int rc;
 	if ((rc = tka_prepare(c,
-			      "INSERT INTO analysis_comm VALUES (?, ?, (SELECT str FROM strings "
+			      "INSERT INTO analysis_comm (" TK_COLS_ANALYSIS_COMM
+			      ") VALUES (?, ?, (SELECT str FROM strings "
 			      "WHERE id = ?), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
 			      &ins)) != TK_OK ||
 	    (rc = tka_prepare(c,
-			      "INSERT INTO analysis_comm_ranks VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, "
-			      "?, ?, ?, ?)",
+			      "INSERT INTO analysis_comm_ranks (" TK_COLS_ANALYSIS_COMM_RANKS
+			      ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
 			      &rk)) != TK_OK)
 		goto out;
 	if (nm > 1)
@@ -498,8 +451,7 @@ int tka_comm(struct tka_ctx *c)
 	struct arg_keys keys;
 	size_t nm = 0, cap = 0;
 	int rc;
-	if ((rc = tka_exec(c, "creating analysis_comm", schema)) != TK_OK ||
-	    (rc = tka_timeline_get(c, &tl)) != TK_OK || (rc = arg_keys(c, &keys)) != TK_OK ||
+	if ((rc = tka_timeline_get(c, &tl)) != TK_OK || (rc = arg_keys(c, &keys)) != TK_OK ||
 	    (rc = tka_prepare(c, "SELECT key_id, value FROM args WHERE event_id = ?", &argq)) !=
 		TK_OK)
 		goto out;

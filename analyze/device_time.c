@@ -7,32 +7,6 @@
  */
 #include "intervals.h"
 
-static const char *const schema =
-    "DROP TABLE IF EXISTS analysis_device_time;"
-    "CREATE TABLE analysis_device_time (\n"
-    "  device_id INTEGER NOT NULL,         -- devices.id (devices without device work have no "
-    "rows)\n"
-    "  window TEXT NOT NULL,               -- 'device': first op start to last op end; 'steps': "
-    "union of the step intervals\n"
-    "  selected INTEGER NOT NULL,          -- 1 for the window the other analyses use "
-    "(--window), else 0\n"
-    "  start_ns INTEGER,                   -- start of the window's first span, ns; NULL when "
-    "the window is empty\n"
-    "  end_ns INTEGER,                     -- end of the window's last span, ns; NULL when empty\n"
-    "  window_ns INTEGER NOT NULL,         -- length of the window: sum of its spans' lengths\n"
-    "  spans INTEGER NOT NULL,             -- number of disjoint spans the window has\n"
-    "  ops INTEGER NOT NULL,               -- device operations that start inside the window\n"
-    "  busy_ns INTEGER NOT NULL,           -- |union of all operations ∩ window|\n"
-    "  compute_ns INTEGER NOT NULL,        -- |union of compute operations (non-comm kernels, "
-    "memsets) ∩ window|\n"
-    "  comm_ns INTEGER NOT NULL,           -- |union of communication kernels ∩ window|\n"
-    "  memcpy_ns INTEGER NOT NULL,         -- |union of copies ∩ window|\n"
-    "  exposed_comm_ns INTEGER NOT NULL,   -- |(comm − compute) ∩ window|\n"
-    "  exposed_memcpy_ns INTEGER NOT NULL, -- |(copies − compute − comm) ∩ window|\n"
-    "  idle_ns INTEGER NOT NULL,           -- window_ns − busy_ns\n"
-    "  utilization REAL                    -- busy_ns / window_ns; NULL when window_ns = 0\n"
-    ");";
-
 /* Number of operations whose start lies inside a span of @w. */
 static int64_t ops_in(const struct tka_device *d, const struct tka_spans *w)
 {
@@ -100,19 +74,19 @@ static int write_row(struct tka_ctx *c, sqlite3_stmt *ins, const struct tka_devi
 	return TK_OK;
 }
 
+TKA_WRITES(TK_NCOLS_ANALYSIS_DEVICE_TIME, 16, "analysis_device_time");
+
 int tka_device_time(struct tka_ctx *c)
 {
 	const struct tka_timeline *tl;
 	sqlite3_stmt *ins = NULL;
 	struct tka_spans tmp = {0}, tmp2 = {0};
 	int rc;
-	if ((rc = tka_exec(c, "creating analysis_device_time", schema)) != TK_OK ||
-	    (rc = tka_timeline_get(c, &tl)) != TK_OK ||
-	    (rc = tka_prepare(
-		 c,
-		 "INSERT INTO analysis_device_time VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
-		 "?, ?, ?, ?, ?, ?)",
-		 &ins)) != TK_OK)
+	if ((rc = tka_timeline_get(c, &tl)) != TK_OK ||
+	    (rc = tka_prepare(c,
+			      "INSERT INTO analysis_device_time (" TK_COLS_ANALYSIS_DEVICE_TIME
+			      ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+			      &ins)) != TK_OK)
 		goto out;
 	for (size_t i = 0; i < tl->ndev; i++) {
 		const struct tka_device *d = &tl->dev[i];

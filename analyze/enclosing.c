@@ -147,11 +147,10 @@ int tka_enclosing_ops(struct tka_ctx *c, int64_t process, int64_t *ts, size_t n)
 			      "SELECT id FROM tracks WHERE process_id = ? AND device_id IS NULL "
 			      "ORDER BY id",
 			      &trk)) == TK_OK &&
-	    (rc = tka_prepare(
-		 c,
-		 "SELECT id, ts_ns, dur_ns FROM events WHERE track_id = ?1 AND kind = 1 "
-		 "AND ts_ns <= ?2 ORDER BY ts_ns, id",
-		 &ops)) == TK_OK) {
+	    (rc = tka_prepare(c,
+			      "SELECT id, ts_ns, dur_ns FROM events WHERE track_id = ?1 AND kind "
+			      "= " TK_SQL_EV_HOST_OP " AND ts_ns <= ?2 ORDER BY ts_ns, id",
+			      &ops)) == TK_OK) {
 		sqlite3_bind_int64(trk, 1, process);
 		while (rc == TK_OK && sqlite3_step(trk) == SQLITE_ROW)
 			rc = sweep_track(c, ops, sqlite3_column_int64(trk, 0), q, n, best, &h);

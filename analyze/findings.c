@@ -60,19 +60,22 @@ struct rule {
  * its longest stretch with nothing in flight, by overlap, then the shorter (the inner) first
  * (docs: "launch_queue_empty").
  */
-#define TKA_HOST_OPS_IN_EMPTY                                                                   \
-	"(SELECT json_group_array(json_object('name', name, 'overlap_ns', ov, 'dur_ns', dur, "   \
-	"'start_ns', ts)) FROM (SELECT s.str AS name, min(e.ts_ns + e.dur_ns, "                  \
+#define TKA_HOST_OPS_IN_EMPTY                                                                      \
+	"(SELECT json_group_array(json_object('name', name, 'overlap_ns', ov, 'dur_ns', dur, "     \
+	"'start_ns', ts)) FROM (SELECT s.str AS name, min(e.ts_ns + e.dur_ns, "                    \
 	"d.longest_empty_start_ns + d.longest_empty_ns) - max(e.ts_ns, d.longest_empty_start_ns) " \
-	"AS ov, e.dur_ns AS dur, e.ts_ns AS ts FROM events e JOIN tracks t ON t.id = e.track_id " \
-	"JOIN strings s ON s.id = e.name_id WHERE e.kind = 1 AND t.device_id IS NULL AND "        \
-	"t.process_id = (SELECT process_id FROM devices WHERE id = d.device_id) AND e.ts_ns < "   \
-	"d.longest_empty_start_ns + d.longest_empty_ns AND e.ts_ns + e.dur_ns > "                \
+	"AS ov, e.dur_ns AS dur, e.ts_ns AS ts FROM events e JOIN tracks t ON t.id = e.track_id "  \
+	"JOIN strings s ON s.id = e.name_id WHERE e.kind = " TK_SQL_EV_HOST_OP " AND "             \
+	"t.device_id IS NULL AND "                                                                 \
+	"t.process_id = (SELECT process_id FROM devices WHERE id = d.device_id) AND e.ts_ns < "    \
+	"d.longest_empty_start_ns + d.longest_empty_ns AND e.ts_ns + e.dur_ns > "                  \
 	"d.longest_empty_start_ns ORDER BY ov DESC, dur, e.id LIMIT 5))"
 
+/* Every column but id (the rowid: the finding number). */
 #define INS                                                                              \
 	"INSERT INTO analysis_findings (rule, severity, device_id, process_id, metric, " \
 	"threshold, summary, evidence, fix) "
+TKA_WRITES(TK_NCOLS_ANALYSIS_FINDINGS, 1 + 9, "analysis_findings");
 
 static const struct rule rules[] = {
     {"small_kernels", "analysis_kpi",
@@ -410,25 +413,10 @@ static int inputs_present(struct tka_ctx *c, const char *needs)
 	return 1;
 }
 
-static const char *const create_sql =
-    "DROP TABLE IF EXISTS analysis_findings;"
-    "CREATE TABLE analysis_findings (\n"
-    "  id         INTEGER PRIMARY KEY, -- finding number, in rule order then device\n"
-    "  rule       TEXT NOT NULL, -- rule name (docs/metrics.md, 'Findings')\n"
-    "  severity   TEXT NOT NULL, -- high or medium, by the rule's documented bands\n"
-    "  device_id  INTEGER,       -- devices.id it is about, NULL for host-side findings\n"
-    "  process_id INTEGER,       -- processes.id for host-side findings, else NULL\n"
-    "  metric     REAL NOT NULL, -- the figure compared with the threshold (percent)\n"
-    "  threshold  REAL NOT NULL, -- the threshold it met (metric >= threshold fires)\n"
-    "  summary    TEXT NOT NULL, -- one sentence with the numbers\n"
-    "  evidence   TEXT NOT NULL, -- JSON object: the numbers behind it and the top offenders\n"
-    "  fix        TEXT NOT NULL  -- what to try\n"
-    ");";
-
 int tka_findings(struct tka_ctx *c)
 {
 	sqlite3_stmt *st = NULL;
-	int rc = tka_exec(c, "findings", create_sql);
+	int rc = TK_OK;
 	for (size_t i = 0; rc == TK_OK && i < sizeof(rules) / sizeof(rules[0]); i++) {
 		if (!inputs_present(c, rules[i].needs))
 			continue;

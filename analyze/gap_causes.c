@@ -190,7 +190,7 @@ static int threads_by_corr(struct tka_ctx *c, struct cand *v, size_t n)
 	    "SELECT e.track_id FROM events o CROSS JOIN tracks t CROSS JOIN events e"
 	    " ON e.track_id = t.id AND e.ts_ns = ?2 WHERE o.id = ?1 AND t.device_id IS NULL"
 	    " AND (t.process_id IS NULL OR ?3 IS NULL OR t.process_id = ?3)"
-	    " AND e.kind IN (2, 3) AND e.correlation_id = o.correlation_id"
+	    " AND e.kind IN (" TK_SQL_EV_API_CALLS ") AND e.correlation_id = o.correlation_id"
 	    " ORDER BY t.process_id IS ?3 DESC, e.id LIMIT 1",
 	    &q);
 	for (size_t i = 0; rc == TK_OK && i < n; i++) {

@@ -14,49 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const schema =
-    "DROP TABLE IF EXISTS analysis_gaps;"
-    "CREATE TABLE analysis_gaps (\n"
-    "  id INTEGER PRIMARY KEY,      -- gap number, in (device_id, start_ns) order\n"
-    "  device_id INTEGER NOT NULL,  -- devices.id\n"
-    "  window TEXT NOT NULL,        -- the device's selected window ('device' or 'steps', see "
-    "analysis_device_time)\n"
-    "  start_ns INTEGER NOT NULL,   -- start of the not-busy interval (clipped to the window)\n"
-    "  end_ns INTEGER NOT NULL,     -- its end (clipped to the window)\n"
-    "  dur_ns INTEGER NOT NULL,     -- end_ns − start_ns, > 0\n"
-    "  cause TEXT NOT NULL,         -- host_bound: next op launched after the not-busy "
-    "interval began; else (queued) kernel_wait: the interval is < 30 us; sync: a blocking "
-    "synchronization on the launching thread overlaps it; dependency: none does; unknown: no "
-    "next op or no launch linked\n"
-    "  launch_ts_ns INTEGER,        -- start of the API call that launched the next op, NULL "
-    "when none is linked\n"
-    "  prev_event_id INTEGER,       -- events.id of the op that ended the busy time before, "
-    "NULL when none\n"
-    "  prev_name TEXT,              -- its name\n"
-    "  next_event_id INTEGER,       -- events.id of the op that starts the busy time after, "
-    "NULL when none\n"
-    "  next_name TEXT,              -- its name\n"
-    "  explained_by_event_id INTEGER, -- sync: events.id of the synchronization (blocking API "
-    "call or sync event) on the launching thread that overlaps the interval the most; else "
-    "NULL\n"
-    "  explained_by_name TEXT       -- its name (cudaStreamSynchronize, cudaMemcpy, ...)\n"
-    ");"
-    "DROP TABLE IF EXISTS analysis_gap_summary;"
-    "CREATE TABLE analysis_gap_summary (\n"
-    "  device_id INTEGER NOT NULL,  -- devices.id\n"
-    "  track_id INTEGER NOT NULL,   -- tracks.id of the stream (or derived device line)\n"
-    "  stream_id INTEGER,           -- tracks.stream_id\n"
-    "  window TEXT NOT NULL,        -- the device's selected window\n"
-    "  category TEXT NOT NULL,      -- host_wait, kernel_wait (< 30 us), other, or overlap "
-    "(next op started before the stream's previous ops ended)\n"
-    "  count INTEGER NOT NULL,      -- intervals in the category (zero-length ones included "
-    "in host_wait/kernel_wait)\n"
-    "  total_ns INTEGER NOT NULL,   -- sum of their lengths (overlap: of the overlapped "
-    "amounts, positive)\n"
-    "  min_ns INTEGER NOT NULL,     -- shortest\n"
-    "  max_ns INTEGER NOT NULL      -- longest\n"
-    ");";
-
 struct gap_writer {
 	struct tka_ctx *c;
 	sqlite3_stmt *ins;
@@ -191,13 +148,16 @@ out:
 	return rc;
 }
 
+/* analysis_gaps: every column but id (the rowid, the gap number). */
+TKA_WRITES(TK_NCOLS_ANALYSIS_GAPS, 1 + 13, "analysis_gaps");
+TKA_WRITES(TK_NCOLS_ANALYSIS_GAP_SUMMARY, 9, "analysis_gap_summary");
+
 int tka_gaps(struct tka_ctx *c)
 {
 	const struct tka_timeline *tl;
 	sqlite3_stmt *ins = NULL, *sum = NULL;
 	int rc;
-	if ((rc = tka_exec(c, "creating analysis_gaps", schema)) != TK_OK ||
-	    (rc = tka_timeline_get(c, &tl)) != TK_OK ||
+	if ((rc = tka_timeline_get(c, &tl)) != TK_OK ||
 	    (rc = tka_prepare(
 		 c,
 		 "INSERT INTO analysis_gaps (device_id, window, start_ns, end_ns, dur_ns,"
@@ -208,7 +168,8 @@ int tka_gaps(struct tka_ctx *c)
 		 " (SELECT str FROM strings WHERE id = ?))",
 		 &ins)) != TK_OK ||
 	    (rc = tka_prepare(c,
-			      "INSERT INTO analysis_gap_summary VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+			      "INSERT INTO analysis_gap_summary (" TK_COLS_ANALYSIS_GAP_SUMMARY
+			      ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
 			      &sum)) != TK_OK)
 		goto out;
 	for (size_t i = 0; i < tl->ndev; i++) {

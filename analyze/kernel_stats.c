@@ -14,6 +14,7 @@
 
 #include <tracekit/store.h>
 
+#include "util/map.h"
 #include "util/occupancy.h"
 #include "analyze_internal.h"
 
@@ -22,7 +23,6 @@
 
 struct kgroup {
 	int64_t key[NKEY]; /* NONE for a NULL column */
-	int used;
 	int64_t n, total, min, max;
 	int64_t *durs;
 	size_t ndurs, cap;
@@ -32,64 +32,12 @@ struct kgroup {
 	const char *occ_source;
 };
 
-struct kgroups {
-	struct kgroup *g;
-	size_t cap, used;
-};
-
 /* A device and, when the calculator applies to it (known = 1), its limits. */
 struct devlim {
 	int64_t id;
 	int known;
 	struct tku_occ_device occ;
 };
-
-static uint64_t khash(const int64_t *k)
-{
-	uint64_t h = 1469598103934665603ULL;
-	for (int i = 0; i < NKEY; i++) {
-		h ^= (uint64_t)k[i];
-		h *= 1099511628211ULL;
-		h ^= h >> 31;
-	}
-	return h;
-}
-
-static int kgroups_grow(struct kgroups *G)
-{
-	size_t ncap = G->cap ? G->cap * 2 : 256;
-	struct kgroup *ng = calloc(ncap, sizeof(*ng));
-	if (!ng)
-		return TK_ENOMEM;
-	for (size_t i = 0; i < G->cap; i++) {
-		if (!G->g[i].used)
-			continue;
-		size_t j = khash(G->g[i].key) & (ncap - 1);
-		while (ng[j].used)
-			j = (j + 1) & (ncap - 1);
-		ng[j] = G->g[i];
-	}
-	free(G->g);
-	G->g = ng;
-	G->cap = ncap;
-	return TK_OK;
-}
-
-static struct kgroup *kgroups_get(struct kgroups *G, const int64_t *k)
-{
-	if ((G->used + 1) * 2 > G->cap && kgroups_grow(G) != TK_OK)
-		return NULL;
-	size_t j = khash(k) & (G->cap - 1);
-	while (G->g[j].used && memcmp(G->g[j].key, k, sizeof(int64_t) * NKEY))
-		j = (j + 1) & (G->cap - 1);
-	struct kgroup *g = &G->g[j];
-	if (!g->used) {
-		g->used = 1;
-		memcpy(g->key, k, sizeof(int64_t) * NKEY);
-		G->used++;
-	}
-	return g;
-}
 
 static int add_kernel(struct kgroup *g, int64_t dur, double occ)
 {
@@ -252,7 +200,7 @@ static const struct devlim *find_dev(const struct devlim *d, size_t n, int64_t i
 
 /* What the pass over the events builds for kernel stats. */
 struct tka_ks_state {
-	struct kgroups G;
+	struct tku_table G; /* of struct kgroup */
 	struct devlim *devs;
 	size_t ndev;
 };
@@ -261,9 +209,9 @@ void tka_kernel_stats_free(struct tka_ks_state *s)
 {
 	if (!s)
 		return;
-	for (size_t i = 0; i < s->G.cap; i++)
-		free(s->G.g[i].durs);
-	free(s->G.g);
+	for (size_t i = 0; i < s->G.n; i++)
+		free(((struct kgroup *)tku_table_elem(&s->G, i))->durs);
+	tku_table_free(&s->G);
 	free(s->devs);
 	free(s);
 }
@@ -275,9 +223,10 @@ int tka_kernel_stats_begin(struct tka_ctx *c)
 	if (!s)
 		return tka_fail(c, TK_ENOMEM, "out of memory in kernel stats");
 	c->ks = s;
+	s->G = (struct tku_table)TKU_TABLE_INIT(struct kgroup, NKEY);
 	if ((rc = load_devices(c, &s->devs, &s->ndev)) != TK_OK)
 		return rc;
-	if (kgroups_grow(&s->G) != TK_OK)
+	if (tku_map_reserve(&s->G.map, 128) != 0)
 		return tka_fail(c, TK_ENOMEM, "out of memory in kernel stats");
 	c->pass->want_kernel_details = 1;
 	return TK_OK;
@@ -294,7 +243,7 @@ int tka_kernel_stats_event(struct tka_ctx *c, const struct tka_ev *e)
 	k[1] = e->name_id;
 	for (int i = 0; i < 9; i++)
 		k[i + 2] = e->has_kd ? e->kd[i] : NONE;
-	struct kgroup *g = kgroups_get(&c->ks->G, k);
+	struct kgroup *g = tku_table_at(&c->ks->G, k, NULL);
 	if (!g || add_kernel(g, e->dur, e->has_kd ? e->occupancy : -1) != TK_OK)
 		return tka_fail(c, TK_ENOMEM, "out of memory in kernel stats");
 	return TK_OK;
@@ -307,17 +256,17 @@ int tka_kernel_stats_end(struct tka_ctx *c)
 }
 
 /* Median, stddev and occupancy of every group. */
-static void finish_groups(struct kgroups *G, const struct devlim *devs, size_t ndev)
+static void finish_groups(struct tku_table *G, const struct devlim *devs, size_t ndev)
 {
 	size_t most = 0;
-	for (size_t i = 0; i < G->cap; i++)
-		if (G->g[i].used && G->g[i].ndurs > most)
-			most = G->g[i].ndurs;
+	for (size_t i = 0; i < G->n; i++) {
+		const struct kgroup *g = tku_table_elem(G, i);
+		if (g->ndurs > most)
+			most = g->ndurs;
+	}
 	int64_t *tmp = malloc((most ? most : 1) * sizeof(*tmp)); /* NULL: qsort instead */
-	for (size_t i = 0; i < G->cap; i++) {
-		struct kgroup *g = &G->g[i];
-		if (!g->used)
-			continue;
+	for (size_t i = 0; i < G->n; i++) {
+		struct kgroup *g = tku_table_elem(G, i);
 		tka_sort_i64(g->durs, g->ndurs, tmp);
 		size_t m = g->ndurs / 2;
 		g->median = g->ndurs % 2 ? (double)g->durs[m]
@@ -354,54 +303,23 @@ static int cmp_group(const void *a, const void *b)
 	return 0;
 }
 
-static const char *const create_sql =
-    "DROP TABLE IF EXISTS analysis_kernel_stats;"
-    "CREATE TABLE analysis_kernel_stats (\n"
-    "  rank         INTEGER NOT NULL, -- 1 = largest total_ns (ties: device, name id, config)\n"
-    "  device_id    INTEGER,  -- devices.id of the kernels' tracks\n"
-    "  name         TEXT NOT NULL, -- kernel name (events.name)\n"
-    "  grid_x INTEGER, grid_y INTEGER, grid_z INTEGER,    -- kernel_details grid, NULL unknown\n"
-    "  block_x INTEGER, block_y INTEGER, block_z INTEGER, -- kernel_details block, NULL unknown\n"
-    "  registers    INTEGER,  -- registers per thread, NULL when unknown\n"
-    "  static_smem  INTEGER,  -- static shared memory per block, bytes, NULL when unknown\n"
-    "  dynamic_smem INTEGER,  -- dynamic shared memory per block, bytes, NULL when unknown\n"
-    "  shared_mem   INTEGER,  -- static_smem + dynamic_smem (a NULL one counts 0; NULL if both)\n"
-    "  occurrences  INTEGER NOT NULL, -- kernels in the group\n"
-    "  total_ns     INTEGER NOT NULL, -- sum of durations\n"
-    "  avg_ns       REAL NOT NULL,    -- total_ns / occurrences\n"
-    "  min_ns       INTEGER NOT NULL, -- shortest duration\n"
-    "  max_ns       INTEGER NOT NULL, -- longest duration\n"
-    "  median_ns    REAL NOT NULL,    -- middle duration; even count: mean of the two middle "
-    "ones\n"
-    "  stddev_ns    REAL NOT NULL,    -- population standard deviation (divides by "
-    "occurrences)\n"
-    "  occupancy    REAL,     -- 0..1: theoretical, computed by the project's calculator; else "
-    "the source's figure; NULL when neither\n"
-    "  occupancy_source TEXT, -- 'computed', 'source' or NULL: where occupancy comes from\n"
-    "  tensor_core  INTEGER NOT NULL, -- 1 when the name matches a tensor-core pattern\n"
-    "  source_occupancy REAL  -- 0..1: the source's own figure (duration-weighted mean of its "
-    "non-zero values), NULL when it has none\n"
-    ");";
+TKA_WRITES(TK_NCOLS_ANALYSIS_KERNEL_STATS, 24, "analysis_kernel_stats");
 
-static int write_groups(struct tka_ctx *c, struct kgroups *G)
+static int write_groups(struct tka_ctx *c, struct tku_table *G)
 {
 	sqlite3_stmt *ins = NULL, *str = NULL;
-	struct kgroup **v = malloc((G->used ? G->used : 1) * sizeof(*v));
+	struct kgroup **v = malloc((G->n ? G->n : 1) * sizeof(*v));
 	size_t n = 0;
 	int rc = v ? TK_OK : tka_fail(c, TK_ENOMEM, "out of memory in kernel stats");
-	for (size_t i = 0; rc == TK_OK && i < G->cap; i++)
-		if (G->g[i].used)
-			v[n++] = &G->g[i];
-	if (rc == TK_OK) {
-		qsort(v, n, sizeof(*v), cmp_group);
-		rc = tka_exec(c, "kernel stats", create_sql);
-	}
+	for (size_t i = 0; rc == TK_OK && i < G->n; i++)
+		v[n++] = tku_table_elem(G, i);
 	if (rc == TK_OK)
-		rc = tka_prepare(
-		    c,
-		    "INSERT INTO analysis_kernel_stats VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,"
-		    "?,?,?,?,?,?,?,?,?,?)",
-		    &ins);
+		qsort(v, n, sizeof(*v), cmp_group);
+	if (rc == TK_OK)
+		rc = tka_prepare(c,
+				 "INSERT INTO analysis_kernel_stats (" TK_COLS_ANALYSIS_KERNEL_STATS
+				 ") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+				 &ins);
 	if (rc == TK_OK)
 		rc = tka_prepare(c, "SELECT str FROM strings WHERE id = ?", &str);
 	for (size_t i = 0; rc == TK_OK && i < n; i++) {

@@ -16,22 +16,6 @@
 
 #include "analyze_internal.h"
 
-static const char *const schema =
-    "DROP TABLE IF EXISTS analysis_kpi;"
-    "CREATE TABLE analysis_kpi (\n"
-    "  device_id INTEGER NOT NULL, -- devices.id\n"
-    "  kpi TEXT NOT NULL,          -- gpu_utilization, kernel_duration_median, "
-    "small_kernel_share_count, small_kernel_share_time, host_overhead, memory_bandwidth, "
-    "compute_throughput, compilation_time\n"
-    "  value REAL,                 -- the figure in unit; NULL when it cannot be known\n"
-    "  unit TEXT NOT NULL,         -- '%' or 'ns'\n"
-    "  band TEXT NOT NULL,         -- good, warning, bad, or n-a (no band, or value unknown)\n"
-    "  window TEXT NOT NULL,       -- 'device', 'steps' (the selected window) or 'trace'\n"
-    "  note TEXT NOT NULL,         -- how it was computed, or why it is n-a\n"
-    "  detail TEXT                 -- JSON: the figures behind value and the population it is "
-    "over (docs/metrics.md, analysis_kpi); NULL when value is or the KPI has none\n"
-    ");";
-
 /* Compile intervals per process: (process_id, ts, end) and the event's name, host tracks only. */
 struct cspan {
 	int64_t pid, ts, end, name_id;
@@ -594,16 +578,19 @@ out:
 	return rc;
 }
 
+TKA_WRITES(TK_NCOLS_ANALYSIS_KPI, 8, "analysis_kpi");
+
 int tka_kpi(struct tka_ctx *c)
 {
 	const struct tka_timeline *tl;
 	sqlite3_stmt *ins = NULL;
 	int rc;
 	char note[256];
-	if ((rc = tka_exec(c, "creating analysis_kpi", schema)) != TK_OK ||
-	    (rc = tka_timeline_get(c, &tl)) != TK_OK ||
-	    (rc = tka_prepare(c, "INSERT INTO analysis_kpi VALUES (?, ?, ?, ?, ?, ?, ?, ?)", &ins)) !=
-		TK_OK ||
+	if ((rc = tka_timeline_get(c, &tl)) != TK_OK ||
+	    (rc = tka_prepare(c,
+			      "INSERT INTO analysis_kpi (" TK_COLS_ANALYSIS_KPI
+			      ") VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+			      &ins)) != TK_OK ||
 	    (rc = tka_pass_run(c)) != TK_OK)
 		goto out;
 	const struct tka_kpi_state *cs = c->kpi;

@@ -18,40 +18,6 @@
 #define CALL_CUTOFF_NS 50000   /* HTA's runtime_cutoff: a launch call longer is an outlier */
 #define DELAY_CUTOFF_NS 100000 /* HTA's launch_delay_cutoff: a longer queue delay is one */
 
-static const char *const schema =
-    "DROP TABLE IF EXISTS analysis_launch_stats;"
-    "CREATE TABLE analysis_launch_stats (\n"
-    "  device_id     INTEGER NOT NULL, -- devices.id of the operations\n"
-    "  kind          TEXT NOT NULL,    -- event_kinds.name: kernel, memcpy, memset (xla_op)\n"
-    "  name          TEXT NOT NULL,    -- the operations' name\n"
-    "  ops           INTEGER NOT NULL, -- operations of this device, kind and name\n"
-    "  launches      INTEGER NOT NULL, -- of which linked to a launching API call (the rows "
-    "below are over these)\n"
-    "  device_ns     INTEGER NOT NULL, -- summed durations of the launched operations\n"
-    "  call_total_ns INTEGER NOT NULL, -- summed durations of their launch calls (a call "
-    "that launched several operations counts for each)\n"
-    "  call_mean_ns  REAL NOT NULL,    -- launch call duration: mean\n"
-    "  call_median_ns REAL NOT NULL,   -- middle value (mean of the two middle ones when even)\n"
-    "  call_p90_ns   INTEGER NOT NULL, -- nearest rank: the ceil(0.9 n)-th smallest\n"
-    "  call_max_ns   INTEGER NOT NULL, -- longest\n"
-    "  delay_mean_ns REAL NOT NULL,    -- launch delay = op start - call start: mean\n"
-    "  delay_median_ns REAL NOT NULL,  -- its median (as above)\n"
-    "  delay_p90_ns  INTEGER NOT NULL, -- its p90 (as above)\n"
-    "  delay_max_ns  INTEGER NOT NULL, -- its largest\n"
-    "  queue_mean_ns REAL NOT NULL,    -- queue delay = max(0, op start - call end) (HTA's "
-    "launch_delay): mean\n"
-    "  queue_median_ns REAL NOT NULL,  -- its median\n"
-    "  queue_p90_ns  INTEGER NOT NULL, -- its p90\n"
-    "  queue_max_ns  INTEGER NOT NULL, -- its largest\n"
-    "  call_outliers INTEGER NOT NULL, -- launches whose call took > 50 us (HTA's "
-    "runtime_cutoff)\n"
-    "  delay_outliers INTEGER NOT NULL, -- launches whose queue delay is > 100 us (HTA's "
-    "launch_delay_cutoff)\n"
-    "  short_launches INTEGER NOT NULL, -- launches whose call took <= 50 us and whose "
-    "operation ran shorter than the call (HTA's short GPU kernels: launch overhead dominates)\n"
-    "  short_share   REAL NOT NULL     -- short_launches / launches\n"
-    ");";
-
 /* Room for one more element of @size in *@v (n used, *cap allocated); 0 when memory ran out. */
 static int grow(void **v, size_t n, size_t *cap, size_t size)
 {
@@ -105,7 +71,7 @@ static const char *kind_name(int kind)
 }
 
 struct grps {
-	struct tk_intern keys; /* (device, name, kind) as bytes -> index + 1 */
+	struct tks_intern keys; /* (device, name, kind) as bytes -> index + 1 */
 	struct grp *v;
 	size_t n, cap;
 };
@@ -115,7 +81,7 @@ static size_t grp_of(struct grps *G, int64_t device, int64_t name_id, int kind)
 {
 	int64_t key[3] = {device, name_id, kind};
 	int added;
-	uint32_t id = tk_intern_lookup(&G->keys, (const char *)key, sizeof(key), &added);
+	uint32_t id = tks_intern_lookup(&G->keys, (const char *)key, sizeof(key), &added);
 	if (!id)
 		return SIZE_MAX;
 	if (added) {
@@ -130,14 +96,18 @@ static size_t grp_of(struct grps *G, int64_t device, int64_t name_id, int kind)
 	return id - 1;
 }
 
+TKA_WRITES(TK_NCOLS_ANALYSIS_LAUNCH_STATS, 23, "analysis_launch_stats");
+
 static int write_rows(struct tka_ctx *c, const struct grps *G)
 {
 	sqlite3_stmt *ins = NULL;
-	int rc = tka_prepare(c,
-			     "INSERT INTO analysis_launch_stats VALUES (?1, ?2, coalesce((SELECT str "
-			     "FROM strings WHERE id = ?3), ''), ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, "
-			     "?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23)",
-			     &ins);
+	int rc =
+	    tka_prepare(c,
+			"INSERT INTO analysis_launch_stats (" TK_COLS_ANALYSIS_LAUNCH_STATS
+			") VALUES (?1, ?2, coalesce((SELECT str FROM strings WHERE id = ?3), ''), "
+			"?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, "
+			"?20, ?21, ?22, ?23)",
+			&ins);
 	for (size_t i = 0; rc == TK_OK && i < G->n; i++) {
 		const struct grp *g = &G->v[i];
 		if (!g->launches)
@@ -265,9 +235,7 @@ int tka_launch_stats(struct tka_ctx *c)
 	int rc = tka_timeline_get(c, &tl);
 	if (rc != TK_OK)
 		return rc;
-	tk_intern_init(&G.keys);
-	if ((rc = tka_exec(c, "creating analysis_launch_stats", schema)) != TK_OK)
-		goto out;
+	tks_intern_init(&G.keys);
 	for (size_t i = 0; i < tl->ndev; i++)
 		nops += tl->dev[i].nops;
 	if (!(gix = malloc((nops ? nops : 1) * sizeof(*gix)))) {
@@ -283,6 +251,6 @@ out:
 	free(gix);
 	free(at);
 	free(G.v);
-	tk_intern_free(&G.keys);
+	tks_intern_free(&G.keys);
 	return rc;
 }

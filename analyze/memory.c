@@ -18,19 +18,19 @@
 
 #include "analyze_internal.h"
 #include "checked.h"
+#include "../util/map.h"
 
 #define NONE INT64_MIN
 #define TL_BUCKETS 1000 /* timeline buckets per device span */
 
 struct alloc {
-	int64_t addr; /* key; NONE marks an empty slot */
+	int64_t addr; /* key */
 	int64_t bytes, id, ts, op_event_id, op_name_id;
 };
 
-/* Live allocations: open addressing on the address, backward-shift deletion. */
+/* Live allocations, by address. */
 struct liveset {
-	struct alloc *a;
-	size_t cap, n;
+	struct tku_table t; /* of struct alloc */
 	int64_t bytes;
 };
 
@@ -62,75 +62,30 @@ struct mem {
 	size_t n, cap;
 };
 
-static uint64_t ahash(int64_t a)
+static void live_init(struct liveset *L)
 {
-	uint64_t h = (uint64_t)a * 0x9E3779B97F4A7C15ULL;
-	return h ^ (h >> 29);
+	L->t = (struct tku_table)TKU_TABLE_INIT(struct alloc, 1);
+	L->bytes = 0;
 }
 
-static int live_grow(struct liveset *L)
+/* Remove the allocation at @addr when live; 1 when it was. */
+static int live_remove(struct liveset *L, int64_t addr)
 {
-	size_t ncap = L->cap ? L->cap * 2 : 64;
-	struct alloc *na = malloc(ncap * sizeof(*na));
-	if (!na)
-		return TK_ENOMEM;
-	for (size_t i = 0; i < ncap; i++)
-		na[i].addr = NONE;
-	for (size_t i = 0; i < L->cap; i++) {
-		if (L->a[i].addr == NONE)
-			continue;
-		size_t j = ahash(L->a[i].addr) & (ncap - 1);
-		while (na[j].addr != NONE)
-			j = (j + 1) & (ncap - 1);
-		na[j] = L->a[i];
-	}
-	free(L->a);
-	L->a = na;
-	L->cap = ncap;
-	return TK_OK;
-}
-
-static struct alloc *live_find(struct liveset *L, int64_t addr)
-{
-	if (!L->cap)
-		return NULL;
-	size_t j = ahash(addr) & (L->cap - 1);
-	while (L->a[j].addr != NONE) {
-		if (L->a[j].addr == addr)
-			return &L->a[j];
-		j = (j + 1) & (L->cap - 1);
-	}
-	return NULL;
-}
-
-static void live_remove(struct liveset *L, struct alloc *x)
-{
-	size_t i = (size_t)(x - L->a), mask = L->cap - 1;
-	L->bytes -= x->bytes;
-	L->n--;
-	L->a[i].addr = NONE;
-	for (size_t j = (i + 1) & mask; L->a[j].addr != NONE; j = (j + 1) & mask) {
-		size_t h = ahash(L->a[j].addr) & mask;
-		/* move j back to i when its home slot h is not in (i, j] */
-		if ((j > i && (h <= i || h > j)) || (j < i && (h <= i && h > j))) {
-			L->a[i] = L->a[j];
-			L->a[j].addr = NONE;
-			i = j;
-		}
-	}
+	struct alloc x;
+	if (!tku_table_del(&L->t, &addr, &x))
+		return 0;
+	L->bytes -= x.bytes;
+	return 1;
 }
 
 static int live_add(struct liveset *L, const struct alloc *x)
 {
-	if ((L->n + 1) * 2 > L->cap && live_grow(L) != TK_OK)
+	struct alloc *a = tku_table_at(&L->t, &x->addr, NULL);
+	if (!a)
 		return TK_ENOMEM;
-	size_t j = ahash(x->addr) & (L->cap - 1);
-	while (L->a[j].addr != NONE)
-		j = (j + 1) & (L->cap - 1);
 	if (tk_add_ovf(L->bytes, x->bytes, &L->bytes))
 		return TK_EFORMAT; /* bytes in use past 2^63 */
-	L->a[j] = *x;
-	L->n++;
+	*a = *x;
 	return TK_OK;
 }
 
@@ -152,17 +107,11 @@ static int apply(struct series *s, const struct rec *r)
 				  r->ts,      r->op_event_id, r->op_name_id};
 		if (r->address == NONE)
 			a.addr = -1 - r->id;
-		else {
-			struct alloc *old = live_find(&s->live, r->address);
-			if (old)
-				live_remove(&s->live, old);
-		}
+		else
+			live_remove(&s->live, r->address);
 		return live_add(&s->live, &a);
 	}
-	struct alloc *old = r->address == NONE ? NULL : live_find(&s->live, r->address);
-	if (old)
-		live_remove(&s->live, old);
-	else
+	if (r->address == NONE || !live_remove(&s->live, r->address))
 		s->unmatched++;
 	return TK_OK;
 }
@@ -239,6 +188,7 @@ static struct series *series_for(struct mem *M, const int64_t *key, int64_t dev_
 		return NULL;
 	struct series *s = &M->s[M->n];
 	memset(s, 0, sizeof(*s));
+	live_init(&s->live);
 	s->rep.b = calloc(TL_BUCKETS, sizeof(struct bucket));
 	s->sum.b = calloc(TL_BUCKETS, sizeof(struct bucket));
 	if (!s->rep.b || !s->sum.b) {
@@ -326,73 +276,6 @@ static int pass1_device(struct tka_ctx *c, struct mem *M, sqlite3_stmt *q, int64
 	return rc;
 }
 
-static const char *const create_sql =
-    "DROP TABLE IF EXISTS analysis_memory;"
-    "DROP TABLE IF EXISTS analysis_memory_timeline;"
-    "DROP TABLE IF EXISTS analysis_memory_live_at_peak;"
-    "DROP TABLE IF EXISTS analysis_memory_histogram;"
-    "CREATE TABLE analysis_memory (\n"
-    "  series_id    INTEGER PRIMARY KEY, -- one (device, process, allocator) series, from 1\n"
-    "  device_id    INTEGER,  -- memory_records.device_id, NULL for host memory\n"
-    "  process_id   INTEGER,  -- memory_records.process_id\n"
-    "  allocator    TEXT,     -- allocator name, NULL when the source names none\n"
-    "  basis        TEXT NOT NULL, -- 'reported': bytes_in_use as the source reports it on "
-    "every record; 'summed': live allocations made in the trace\n"
-    "  records      INTEGER NOT NULL, -- memory records of the series\n"
-    "  allocs       INTEGER NOT NULL, -- of which allocations\n"
-    "  frees        INTEGER NOT NULL, -- of which frees\n"
-    "  unmatched_frees INTEGER NOT NULL, -- frees with no live allocation at their address\n"
-    "  first_ns     INTEGER NOT NULL, -- time of the first record\n"
-    "  last_ns      INTEGER NOT NULL, -- time of the last record\n"
-    "  peak_bytes   INTEGER NOT NULL, -- greatest bytes in use after any record\n"
-    "  peak_ns      INTEGER NOT NULL, -- time of the first record that reached it\n"
-    "  peak_record_id INTEGER NOT NULL, -- memory_records.id of that record\n"
-    "  end_bytes    INTEGER NOT NULL, -- bytes in use after the last record\n"
-    "  live_at_peak INTEGER NOT NULL, -- allocations made in the trace and live at the peak\n"
-    "  live_bytes_at_peak INTEGER NOT NULL, -- their bytes (= peak_bytes when basis is summed)\n"
-    "  reserved_at_peak INTEGER, -- bytes_reserved reported on the peak record, NULL if none\n"
-    "  reported_peak_bytes INTEGER, -- max peak_bytes_in_use reported (allocator lifetime), "
-    "NULL if none\n"
-    "  fragmentation_at_peak REAL, -- fragmentation on the peak record: as reported, else "
-    "computed (see fragmentation_source); NULL if neither\n"
-    "  max_fragmentation REAL, -- max fragmentation reported, NULL if none\n"
-    "  fragmentation_source TEXT -- 'reported'; 'computed': (reserved_at_peak - peak_bytes) / "
-    "reserved_at_peak, the share of reserved memory not in use (PyTorch's definition), when "
-    "the source reports reserved bytes but no fragmentation; NULL when neither\n"
-    ");"
-    "CREATE TABLE analysis_memory_timeline (\n"
-    "  series_id  INTEGER NOT NULL, -- analysis_memory.series_id\n"
-    "  bucket     INTEGER NOT NULL, -- 0..999: equal slices of the device's record span\n"
-    "  start_ns   INTEGER NOT NULL, -- first ns of the bucket\n"
-    "  end_ns     INTEGER NOT NULL, -- first ns after the bucket\n"
-    "  records    INTEGER NOT NULL, -- records of the series in the bucket (empty buckets are "
-    "left out)\n"
-    "  max_bytes  INTEGER NOT NULL, -- greatest bytes in use after a record in the bucket\n"
-    "  max_ns     INTEGER NOT NULL, -- time of the first record that reached max_bytes\n"
-    "  min_bytes  INTEGER NOT NULL, -- least bytes in use after a record in the bucket\n"
-    "  last_bytes INTEGER NOT NULL  -- bytes in use after the bucket's last record\n"
-    ");"
-    "CREATE TABLE analysis_memory_live_at_peak (\n"
-    "  series_id    INTEGER NOT NULL, -- analysis_memory.series_id\n"
-    "  rank         INTEGER NOT NULL, -- 1 = largest (ties: earlier allocation first)\n"
-    "  record_id    INTEGER NOT NULL, -- memory_records.id of the allocation\n"
-    "  address      INTEGER,  -- its address, NULL when not reported\n"
-    "  bytes        INTEGER NOT NULL, -- its size\n"
-    "  alloc_ns     INTEGER NOT NULL, -- when it was made\n"
-    "  op_event_id  INTEGER,  -- events.id of the op that made it (record's op, else the "
-    "enclosing host op)\n"
-    "  op_name      TEXT,     -- that op's name, or the record's op_name\n"
-    "  op_source    TEXT      -- 'record', 'name', 'enclosing' or NULL when unknown\n"
-    ");"
-    "CREATE TABLE analysis_memory_histogram (\n"
-    "  series_id INTEGER NOT NULL, -- analysis_memory.series_id\n"
-    "  lo_bytes  INTEGER NOT NULL, -- smallest size of the bucket (0, 1, 2, 4, ...)\n"
-    "  hi_bytes  INTEGER,          -- first size above the bucket (1 for size 0; 2 * lo_bytes); "
-    "NULL for the last\n"
-    "  allocs    INTEGER NOT NULL, -- allocations of a size in [lo_bytes, hi_bytes)\n"
-    "  bytes     INTEGER NOT NULL  -- their total size\n"
-    ");";
-
 static int step_done(struct tka_ctx *c, sqlite3_stmt *st)
 {
 	int rc = sqlite3_step(st) == SQLITE_DONE
@@ -431,6 +314,7 @@ static int write_live(struct tka_ctx *c, struct series *s, int64_t sid, sqlite3_
 	int64_t *enc = NULL;
 	int step, rc = TK_OK;
 	memset(&r, 0, sizeof(r));
+	live_init(&r.live);
 	sqlite3_reset(q);
 	bind_opt(q, 1, s->device_id);
 	sqlite3_bind_int64(q, 2, v->peak_ts);
@@ -447,17 +331,16 @@ static int write_live(struct tka_ctx *c, struct series *s, int64_t sid, sqlite3_
 		if (rr.id == v->peak_id)
 			break;
 	}
-	*nlive = (int64_t)r.live.n;
+	*nlive = (int64_t)r.live.t.n;
 	*live_bytes = r.live.bytes;
 	size_t n = 0;
-	a = malloc((r.live.n ? r.live.n : 1) * sizeof(*a));
+	a = malloc((r.live.t.n ? r.live.t.n : 1) * sizeof(*a));
 	if (!a) {
 		rc = tka_fail(c, TK_ENOMEM, "out of memory in the memory analysis");
 		goto out;
 	}
-	for (size_t i = 0; i < r.live.cap; i++)
-		if (r.live.a[i].addr != NONE)
-			a[n++] = r.live.a[i];
+	for (size_t i = 0; i < r.live.t.n; i++)
+		a[n++] = *(const struct alloc *)tku_table_elem(&r.live.t, i);
 	qsort(a, n, sizeof(*a), cmp_alloc);
 	size_t *need = malloc((n ? n : 1) * sizeof(*need)), nneed = 0;
 	enc = malloc((n ? n : 1) * sizeof(*enc));
@@ -514,33 +397,44 @@ static int write_live(struct tka_ctx *c, struct series *s, int64_t sid, sqlite3_
 out:
 	free(a);
 	free(enc);
-	free(r.live.a);
+	tku_table_free(&r.live.t);
 	return rc;
 }
+
+/* analysis_memory's last column (fragmentation_source) is NULL here: set by the UPDATE below. */
+TKA_WRITES(TK_NCOLS_ANALYSIS_MEMORY, 22, "analysis_memory");
+TKA_WRITES(TK_NCOLS_ANALYSIS_MEMORY_TIMELINE, 9, "analysis_memory_timeline");
+TKA_WRITES(TK_NCOLS_ANALYSIS_MEMORY_LIVE_AT_PEAK, 9, "analysis_memory_live_at_peak");
+TKA_WRITES(TK_NCOLS_ANALYSIS_MEMORY_HISTOGRAM, 5, "analysis_memory_histogram");
 
 static int write_series(struct tka_ctx *c, struct mem *M)
 {
 	sqlite3_stmt *ms = NULL, *tl = NULL, *lv = NULL, *hi = NULL, *q = NULL, *pk = NULL;
 	sqlite3_stmt *opq = NULL;
-	int rc = tka_exec(c, "memory analysis", create_sql);
+	int rc = tka_prepare(c,
+			     "INSERT INTO analysis_memory (" TK_COLS_ANALYSIS_MEMORY
+			     ") VALUES (?,?,?,(SELECT str FROM strings "
+			     "WHERE id = ?),?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,NULL)",
+			     &ms);
 	if (rc == TK_OK)
 		rc = tka_prepare(
 		    c,
-		    "INSERT INTO analysis_memory VALUES (?,?,?,(SELECT str FROM strings "
-		    "WHERE id = ?),?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,NULL)",
-		    &ms);
+		    "INSERT INTO analysis_memory_timeline (" TK_COLS_ANALYSIS_MEMORY_TIMELINE
+		    ") VALUES (?,?,?,?,?,?,?,?,?)",
+		    &tl);
 	if (rc == TK_OK)
-		rc = tka_prepare(
-		    c, "INSERT INTO analysis_memory_timeline VALUES (?,?,?,?,?,?,?,?,?)", &tl);
+		rc = tka_prepare(c,
+				 "INSERT INTO analysis_memory_live_at_peak "
+				 "(" TK_COLS_ANALYSIS_MEMORY_LIVE_AT_PEAK
+				 ") VALUES (?1,?2,?3,?4,?5,?6,?7,"
+				 "coalesce(?8, (SELECT str FROM strings WHERE id = ?10)),?9)",
+				 &lv);
 	if (rc == TK_OK)
 		rc = tka_prepare(
 		    c,
-		    "INSERT INTO analysis_memory_live_at_peak VALUES (?1,?2,?3,?4,?5,?6,?7,"
-		    "coalesce(?8, (SELECT str FROM strings WHERE id = ?10)),?9)",
-		    &lv);
-	if (rc == TK_OK)
-		rc =
-		    tka_prepare(c, "INSERT INTO analysis_memory_histogram VALUES (?,?,?,?,?)", &hi);
+		    "INSERT INTO analysis_memory_histogram (" TK_COLS_ANALYSIS_MEMORY_HISTOGRAM
+		    ") VALUES (?,?,?,?,?)",
+		    &hi);
 	if (rc == TK_OK)
 		rc = tka_prepare(c, read_sql, &q);
 	if (rc == TK_OK)
@@ -716,7 +610,7 @@ int tka_memory(struct tka_ctx *c)
 			      "fragmentation_source = 'computed' WHERE fragmentation_at_peak IS NULL "
 			      "AND reserved_at_peak > 0 AND reserved_at_peak >= peak_bytes");
 	for (size_t i = 0; i < M.n; i++) {
-		free(M.s[i].live.a);
+		tku_table_free(&M.s[i].live.t);
 		free(M.s[i].rep.b);
 		free(M.s[i].sum.b);
 	}

@@ -16,39 +16,6 @@
 #include <string.h>
 #include <tracekit/store.h>
 
-static const char *const schema =
-    "DROP TABLE IF EXISTS analysis_op_gpu_time;"
-    "CREATE TABLE analysis_op_gpu_time (\n"
-    "  process_id   INTEGER,          -- processes.id of the host thread, NULL when unknown\n"
-    "  level        TEXT NOT NULL,    -- 'host_op' (CPU ops) or 'annotation' (user ranges: "
-    "record_function, NVTX, TK_SCOPE, TraceMe)\n"
-    "  name         TEXT NOT NULL,    -- the op's or annotation's name\n"
-    "  calls        INTEGER NOT NULL, -- its events on the process's host threads\n"
-    "  direct_ops   INTEGER NOT NULL, -- device operations it launched as the innermost one\n"
-    "  direct_ns    INTEGER NOT NULL, -- their summed durations\n"
-    "  subtree_ops  INTEGER NOT NULL, -- device operations launched anywhere inside it (itself "
-    "or what it calls; a name nested in itself counts once)\n"
-    "  subtree_ns   INTEGER NOT NULL, -- their summed durations\n"
-    "  direct_share REAL,             -- direct_ns / all launched device time of the process "
-    "(NULL when that is 0)\n"
-    "  category     TEXT              -- host ops: what the op does (docs/metrics.md, "
-    "\"Categories\": gemm, conv, attention, ...); NULL for annotations\n"
-    ");"
-    "DROP TABLE IF EXISTS analysis_op_gpu_steps;"
-    "CREATE TABLE analysis_op_gpu_steps (\n"
-    "  device_id  INTEGER NOT NULL,   -- devices.id the launched device operations ran on\n"
-    "  step       INTEGER NOT NULL,   -- the step's index among the device's analysis_steps rows "
-    "(in start order, from 0)\n"
-    "  step_num   INTEGER,            -- its step_num, NULL when unknown\n"
-    "  process_id INTEGER,            -- processes.id of the launching thread, NULL when unknown\n"
-    "  name       TEXT,               -- the innermost annotation open at the launch; NULL: none "
-    "was open\n"
-    "  ops        INTEGER NOT NULL,   -- device operations it launched that start in the step\n"
-    "  device_ns  INTEGER NOT NULL,   -- their summed durations\n"
-    "  step_share REAL NOT NULL       -- device_ns / the summed durations of all launched device "
-    "operations that start in the step on the device\n"
-    ");";
-
 /* A host op or annotation on a host thread. */
 struct hop {
 	int64_t ts, end, id;
@@ -148,7 +115,7 @@ struct acc {
 };
 
 struct accs {
-	struct tk_intern keys; /* (process, level, name) as bytes -> index + 1 */
+	struct tks_intern keys; /* (process, level, name) as bytes -> index + 1 */
 	struct acc *v;
 	size_t n, cap;
 };
@@ -158,7 +125,7 @@ static struct acc *acc_of(struct accs *a, int64_t process, int level, int64_t na
 {
 	int64_t key[3] = {process, level, name_id};
 	int added;
-	uint32_t id = tk_intern_lookup(&a->keys, (const char *)key, sizeof(key), &added);
+	uint32_t id = tks_intern_lookup(&a->keys, (const char *)key, sizeof(key), &added);
 	if (!id)
 		return NULL;
 	if (added) {
@@ -197,7 +164,7 @@ struct stepacc {
 struct steps {
 	const struct tka_timeline *tl;
 	size_t *base; /* per device of tl: the number of the steps of the devices before it */
-	struct tk_intern keys;
+	struct tks_intern keys;
 	struct stepacc *v;
 	size_t n, cap;
 };
@@ -224,7 +191,7 @@ static int step_add(struct steps *st, const struct lnch *x, int64_t process, int
 		return TK_OK;
 	int64_t key[3] = {x->step, process, name_id};
 	int added;
-	uint32_t id = tk_intern_lookup(&st->keys, (const char *)key, sizeof(key), &added);
+	uint32_t id = tks_intern_lookup(&st->keys, (const char *)key, sizeof(key), &added);
 	if (!id)
 		return TK_ENOMEM;
 	if (added) {
@@ -424,14 +391,19 @@ static int cmp_stepacc(const void *pa, const void *pb)
 	return (a->name_id > b->name_id) - (a->name_id < b->name_id);
 }
 
+TKA_WRITES(TK_NCOLS_ANALYSIS_OP_GPU_STEPS, 8, "analysis_op_gpu_steps");
+TKA_WRITES(TK_NCOLS_ANALYSIS_OP_GPU_TIME, 10, "analysis_op_gpu_time");
+
 /* analysis_op_gpu_steps: each step's launched GPU time by the annotation that owns it. */
 static int write_steps(struct tka_ctx *c, struct steps *st)
 {
 	sqlite3_stmt *ins = NULL;
-	int rc = tka_prepare(c,
-			     "INSERT INTO analysis_op_gpu_steps SELECT ?1, ?2, ?3, ?4, (SELECT str "
-			     "FROM strings WHERE id = ?5), ?6, ?7, ?8",
-			     &ins);
+	int rc =
+	    tka_prepare(c,
+			"INSERT INTO analysis_op_gpu_steps (" TK_COLS_ANALYSIS_OP_GPU_STEPS
+			") SELECT ?1, ?2, ?3, ?4, (SELECT str FROM strings WHERE id = ?5), ?6, ?7, "
+			"?8",
+			&ins);
 	if (st->n > 1)
 		qsort(st->v, st->n, sizeof(*st->v), cmp_stepacc);
 	for (size_t i = 0; i < st->n && rc == TK_OK;) {
@@ -519,11 +491,9 @@ int tka_op_gpu_time(struct tka_ctx *c)
 		return rc;
 	if (!s || s->inst)
 		return tka_fail(c, TK_EINTERNAL, "GPU time per op was already written");
-	tk_intern_init(&a.keys);
-	tk_intern_init(&totals.keys);
-	tk_intern_init(&st.keys);
-	if ((rc = tka_exec(c, "creating analysis_op_gpu_time", schema)) != TK_OK)
-		goto out;
+	tks_intern_init(&a.keys);
+	tks_intern_init(&totals.keys);
+	tks_intern_init(&st.keys);
 	if ((rc = steps_init(c, &st)) != TK_OK)
 		goto out;
 	tl = st.tl;
@@ -577,8 +547,8 @@ int tka_op_gpu_time(struct tka_ctx *c)
 	/* the launched device time of each process, for the share */
 	if (rc == TK_OK)
 		rc = tka_prepare(c,
-				 "INSERT INTO analysis_op_gpu_time VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, "
-				 "?8, ?9, ?10)",
+				 "INSERT INTO analysis_op_gpu_time (" TK_COLS_ANALYSIS_OP_GPU_TIME
+				 ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
 				 &ins);
 	if (rc == TK_OK)
 		rc = tka_prepare(c, "SELECT str FROM strings WHERE id = ?1", &name);
@@ -627,15 +597,15 @@ int tka_op_gpu_time(struct tka_ctx *c)
 out:
 	free(st.base);
 	free(st.v);
-	tk_intern_free(&st.keys);
+	tks_intern_free(&st.keys);
 	sqlite3_finalize(ins);
 	sqlite3_finalize(name);
 	free(l);
 	free(pre);
 	free(a.v);
-	tk_intern_free(&a.keys);
+	tks_intern_free(&a.keys);
 	free(totals.v);
-	tk_intern_free(&totals.keys);
+	tks_intern_free(&totals.keys);
 	if (rc != TK_OK) { /* no half-made instances for later analyses */
 		free(s->inst);
 		s->inst = NULL;

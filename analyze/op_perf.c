@@ -17,77 +17,6 @@
 
 #include "analyze_internal.h"
 
-static const char *const schema =
-    "DROP TABLE IF EXISTS analysis_op_perf;"
-    "CREATE TABLE analysis_op_perf (\n"
-    "  level           TEXT NOT NULL,    -- 'host_op' (PyTorch ops, modelled from their "
-    "record_shapes args) or 'hlo_op' (XLA ops with the trace's cost stats)\n"
-    "  process_id      INTEGER,          -- host_op: processes.id of the op's thread (NULL when "
-    "unknown); hlo_op: NULL\n"
-    "  device_id       INTEGER,          -- hlo_op: devices.id the ops ran on; host_op: NULL\n"
-    "  name            TEXT NOT NULL,    -- the op's name, or the HLO op's\n"
-    "  module          TEXT,             -- hlo_op: the HLO module, NULL when none; host_op: "
-    "NULL\n"
-    "  input_dims      TEXT,             -- host_op: the 'Input Dims' arg as stored (compact "
-    "JSON); with the next two, the group's shape key\n"
-    "  input_types     TEXT,             -- host_op: the 'Input type' arg as stored\n"
-    "  concrete_inputs TEXT,             -- host_op: the 'Concrete Inputs' arg as stored, NULL "
-    "when the trace has none\n"
-    "  launched        INTEGER NOT NULL, -- 1: the calls launched device work; 0: they "
-    "launched none (work on the CPU, or no work): no rates\n"
-    "  model           TEXT NOT NULL,    -- gemm, conv, attention, elementwise, reduction, "
-    "normalization (host_op); xla (hlo_op: the trace's own figures)\n"
-    "  dtype           TEXT,             -- the dtype that sets the peak: the first input "
-    "tensor's (fp32, tf32, bf16, fp16, fp8, fp64, int8, ...); NULL when unknown (hlo_op)\n"
-    "  calls           INTEGER NOT NULL, -- host_op: calls counted (not inside another "
-    "counted modelled op); hlo_op: device operations\n"
-    "  flops           INTEGER NOT NULL, -- modelled floating-point operations of all calls\n"
-    "  bytes           INTEGER NOT NULL, -- modelled bytes read and written of all calls (a "
-    "lower bound: each tensor once)\n"
-    "  flops_per_call  REAL NOT NULL,    -- flops / calls\n"
-    "  bytes_per_call  REAL NOT NULL,    -- bytes / calls\n"
-    "  device_ops      INTEGER NOT NULL, -- device operations the calls launched, their whole "
-    "subtree (hlo_op: the device operations)\n"
-    "  device_ns       INTEGER NOT NULL, -- the summed durations of those device operations\n"
-    "  flops_per_s     REAL,             -- flops / device_ns x 1e9; NULL when device_ns = 0\n"
-    "  bytes_per_s     REAL,             -- bytes / device_ns x 1e9; NULL when device_ns = 0\n"
-    "  intensity       REAL,             -- flops / bytes (FLOP per byte); NULL when bytes = 0\n"
-    "  note            TEXT              -- a caveat of the model for these calls, or NULL\n"
-    ");"
-    "DROP TABLE IF EXISTS analysis_op_perf_summary;"
-    "CREATE TABLE analysis_op_perf_summary (\n"
-    "  level          TEXT NOT NULL,    -- 'host_op' (per process) or 'hlo_op' (per device)\n"
-    "  process_id     INTEGER,          -- host_op: processes.id (NULL when unknown)\n"
-    "  device_id      INTEGER,          -- hlo_op: devices.id\n"
-    "  launched_ns    INTEGER NOT NULL, -- host_op: device time launched from inside the "
-    "process's host ops (each launch once, by its innermost op); hlo_op: the summed durations "
-    "of the device operations that carry an HLO op\n"
-    "  modelled_ns    INTEGER NOT NULL, -- of it, launched inside counted modelled ops (host_op) "
-    "or by HLO ops with cost stats (hlo_op)\n"
-    "  modelled_share REAL,             -- modelled_ns / launched_ns; NULL when launched_ns = "
-    "0\n"
-    "  flops          INTEGER NOT NULL, -- modelled FLOPs of the calls that launched device "
-    "work\n"
-    "  bytes          INTEGER NOT NULL, -- modelled bytes of the same calls\n"
-    "  flops_per_s    REAL,             -- flops / modelled_ns x 1e9; NULL when modelled_ns = 0\n"
-    "  bytes_per_s    REAL              -- bytes / modelled_ns x 1e9 (the memory bandwidth KPI's "
-    "achieved figure); NULL when modelled_ns = 0\n"
-    ");"
-    "DROP TABLE IF EXISTS analysis_op_perf_unmodelled;"
-    "CREATE TABLE analysis_op_perf_unmodelled (\n"
-    "  level      TEXT NOT NULL,    -- 'host_op' or 'hlo_op'\n"
-    "  process_id INTEGER,          -- host_op: processes.id (NULL when unknown)\n"
-    "  device_id  INTEGER,          -- hlo_op: devices.id\n"
-    "  name       TEXT NOT NULL,    -- the op (HLO op) without figures\n"
-    "  reason     TEXT NOT NULL,    -- why: 'no model for this op', 'no shapes recorded "
-    "(record_shapes off)', 'unreadable shapes', 'convolution parameters not recorded', ...\n"
-    "  calls      INTEGER NOT NULL, -- host_op: its calls not inside a counted modelled op; "
-    "hlo_op: device operations\n"
-    "  device_ops INTEGER NOT NULL, -- device operations launched directly by those calls "
-    "(innermost op; hlo_op: the operations)\n"
-    "  device_ns  INTEGER NOT NULL  -- their summed durations\n"
-    ");";
-
 /* A group of modelled calls (one row of analysis_op_perf). */
 struct grp {
 	int64_t process, name_id;
@@ -115,9 +44,9 @@ struct nm {
 	int has;
 };
 
-/* A table keyed by bytes: tk_intern ids index @v (elements of @size bytes). */
+/* A table keyed by bytes: tks_intern ids index @v (elements of @size bytes). */
 struct table {
-	struct tk_intern keys;
+	struct tks_intern keys;
 	void *v;
 	size_t n, cap, size;
 };
@@ -125,18 +54,12 @@ struct table {
 /* The element of key @key (@len bytes), zeroed when new (*@added); NULL when out of memory. */
 static void *slot(struct table *t, const void *key, size_t len, int *added)
 {
-	uint32_t id = tk_intern_lookup(&t->keys, key, len, added);
+	uint32_t id = tks_intern_lookup(&t->keys, key, len, added);
 	if (!id)
 		return NULL;
 	if (*added) {
-		if (t->n == t->cap) {
-			size_t cap = t->cap ? 2 * t->cap : 64;
-			void *v = realloc(t->v, cap * t->size);
-			if (!v)
-				return NULL;
-			t->v = v;
-			t->cap = cap;
-		}
+		if (tku_grow(&t->v, &t->cap, t->n + 1, t->size, 64) != TK_OK)
+			return NULL;
 		memset((char *)t->v + t->n * t->size, 0, t->size);
 		t->n++;
 	}
@@ -289,7 +212,8 @@ static int read_host_ops(struct tka_ctx *c, struct state *s)
 	    "LEFT JOIN args y ON y.event_id = e.id AND y.key_id = ?2 "
 	    "LEFT JOIN args r ON r.event_id = e.id AND r.key_id = ?3 "
 	    "LEFT JOIN args k ON k.event_id = e.id AND k.key_id = ?4 "
-	    "WHERE e.kind = 1 ORDER BY e.track_id, e.ts_ns, e.dur_ns DESC, e.id",
+	    "WHERE e.kind = " TK_SQL_EV_HOST_OP
+	    " ORDER BY e.track_id, e.ts_ns, e.dur_ns DESC, e.id",
 	    &st);
 	if (rc == TK_OK)
 		rc = tka_prepare(c, "SELECT id FROM strings WHERE str = ?", &kq);
@@ -382,24 +306,32 @@ static int step_done(struct tka_ctx *c, sqlite3_stmt *st)
 
 #define NAME_SQL "coalesce((SELECT str FROM strings WHERE id = ?4), '')"
 
+TKA_WRITES(TK_NCOLS_ANALYSIS_OP_PERF, 22, "analysis_op_perf");
+TKA_WRITES(TK_NCOLS_ANALYSIS_OP_PERF_UNMODELLED, 8, "analysis_op_perf_unmodelled");
+TKA_WRITES(TK_NCOLS_ANALYSIS_OP_PERF_SUMMARY, 10, "analysis_op_perf_summary");
+
 static int write_host(struct tka_ctx *c, struct state *s)
 {
 	sqlite3_stmt *g = NULL, *u = NULL, *p = NULL;
 	int rc = tka_prepare(c,
-			     "INSERT INTO analysis_op_perf VALUES ('host_op', ?1, NULL, " NAME_SQL
+			     "INSERT INTO analysis_op_perf (" TK_COLS_ANALYSIS_OP_PERF
+			     ") VALUES ('host_op', ?1, NULL, " NAME_SQL
 			     ", NULL, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, "
 			     "?18, ?19, ?20, ?21)",
 			     &g);
 	if (rc == TK_OK)
-		rc = tka_prepare(c,
-				 "INSERT INTO analysis_op_perf_unmodelled VALUES ('host_op', ?1, "
-				 "NULL, " NAME_SQL ", ?5, ?6, ?7, ?8)",
-				 &u);
+		rc = tka_prepare(
+		    c,
+		    "INSERT INTO analysis_op_perf_unmodelled (" TK_COLS_ANALYSIS_OP_PERF_UNMODELLED
+		    ") VALUES ('host_op', ?1, "
+		    "NULL, " NAME_SQL ", ?5, ?6, ?7, ?8)",
+		    &u);
 	if (rc == TK_OK)
-		rc = tka_prepare(c,
-				 "INSERT INTO analysis_op_perf_summary VALUES ('host_op', ?1, NULL, "
-				 "?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-				 &p);
+		rc = tka_prepare(
+		    c,
+		    "INSERT INTO analysis_op_perf_summary (" TK_COLS_ANALYSIS_OP_PERF_SUMMARY
+		    ") VALUES ('host_op', ?1, NULL, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+		    &p);
 	for (size_t i = 0; rc == TK_OK && i < s->g.n; i++) {
 		const struct grp *x = (const struct grp *)s->g.v + i;
 		bind_id(g, 1, x->process);
@@ -458,28 +390,32 @@ static int write_host(struct tka_ctx *c, struct state *s)
  */
 static const char *const hlo_sql =
     "CREATE TEMP TABLE _pf_kdev AS SELECT DISTINCT t.device_id AS device_id FROM events e "
-    "  JOIN tracks t ON t.id = e.track_id WHERE e.kind IN (5, 6, 7) AND t.device_id IS NOT "
-    "  NULL;"
+    "  JOIN tracks t ON t.id = e.track_id WHERE e.kind IN (" TK_SQL_EV_DEVICE_OPS ") AND "
+    "  t.device_id IS NOT NULL;"
     "CREATE TEMP TABLE _pf_hlo AS SELECT t.device_id AS device_id, o.hlo_module_id AS mid, "
     "  o.hlo_op_id AS hid, count(*) AS n, sum(o.flops) AS f, sum(o.bytes_accessed) AS b, "
     "  count(o.flops) AS nf, count(o.bytes_accessed) AS nb, sum(e.dur_ns) AS ns "
     "FROM op_details o JOIN events e ON e.id = o.event_id JOIN tracks t ON t.id = e.track_id "
-    "WHERE o.hlo_op_id IS NOT NULL AND t.device_id IS NOT NULL AND (e.kind IN (5, 6, 7) OR "
-    "  (e.kind = 8 AND t.device_id NOT IN (SELECT device_id FROM temp._pf_kdev))) "
+    "WHERE o.hlo_op_id IS NOT NULL AND t.device_id IS NOT NULL AND (e.kind IN "
+    "(" TK_SQL_EV_DEVICE_OPS ") OR (e.kind = " TK_SQL_EV_XLA_OP " AND t.device_id NOT IN "
+    "(SELECT device_id FROM temp._pf_kdev))) "
     "GROUP BY 1, 2, 3;"
-    "INSERT INTO analysis_op_perf SELECT 'hlo_op', NULL, g.device_id, h.str, m.str, NULL, NULL, "
+    "INSERT INTO analysis_op_perf (" TK_COLS_ANALYSIS_OP_PERF
+    ") SELECT 'hlo_op', NULL, g.device_id, h.str, m.str, NULL, NULL, "
     "  NULL, 1, 'xla', NULL, g.n, g.f, g.b, CAST(g.f AS REAL) / g.n, CAST(g.b AS REAL) / g.n, "
     "  g.n, g.ns, CASE WHEN g.ns > 0 THEN g.f * 1e9 / g.ns END, "
     "  CASE WHEN g.ns > 0 THEN g.b * 1e9 / g.ns END, "
     "  CASE WHEN g.b > 0 THEN CAST(g.f AS REAL) / g.b END, NULL "
     "FROM temp._pf_hlo g JOIN strings h ON h.id = g.hid LEFT JOIN strings m ON m.id = g.mid "
     "WHERE g.nf = g.n AND g.nb = g.n ORDER BY g.device_id, g.ns DESC, h.str, m.str;"
-    "INSERT INTO analysis_op_perf_unmodelled SELECT 'hlo_op', NULL, g.device_id, h.str, "
+    "INSERT INTO analysis_op_perf_unmodelled (" TK_COLS_ANALYSIS_OP_PERF_UNMODELLED
+    ") SELECT 'hlo_op', NULL, g.device_id, h.str, "
     "  CASE WHEN g.nf = 0 AND g.nb = 0 THEN 'no cost stats (flops, bytes accessed) in the "
     "trace' ELSE 'cost stats on some of its operations only' END, g.n, g.n, g.ns "
     "FROM temp._pf_hlo g JOIN strings h ON h.id = g.hid "
     "WHERE g.nf < g.n OR g.nb < g.n ORDER BY g.device_id, g.ns DESC, h.str;"
-    "INSERT INTO analysis_op_perf_summary SELECT 'hlo_op', NULL, device_id, sum(ns), "
+    "INSERT INTO analysis_op_perf_summary (" TK_COLS_ANALYSIS_OP_PERF_SUMMARY
+    ") SELECT 'hlo_op', NULL, device_id, sum(ns), "
     "  sum(CASE WHEN nf = n AND nb = n THEN ns ELSE 0 END), "
     "  CASE WHEN sum(ns) > 0 THEN CAST(sum(CASE WHEN nf = n AND nb = n THEN ns ELSE 0 END) AS "
     "REAL) / sum(ns) END, "
@@ -503,7 +439,7 @@ static void free_state(struct state *s)
 	struct table *t[4] = {&s->g, &s->u, &s->p, &s->names};
 	for (int i = 0; i < 4; i++) {
 		free(t[i]->v);
-		tk_intern_free(&t[i]->keys);
+		tks_intern_free(&t[i]->keys);
 	}
 	sqlite3_finalize(s->name_q);
 	free(s->key);
@@ -516,13 +452,11 @@ int tka_op_perf(struct tka_ctx *c)
 			  .p.size = sizeof(struct proc),
 			  .names.size = sizeof(struct nm)};
 	int rc;
-	tk_intern_init(&s.g.keys);
-	tk_intern_init(&s.u.keys);
-	tk_intern_init(&s.p.keys);
-	tk_intern_init(&s.names.keys);
-	rc = tka_exec(c, "creating the op performance tables", schema);
-	if (rc == TK_OK)
-		rc = tka_prepare(c, "SELECT str FROM strings WHERE id = ?", &s.name_q);
+	tks_intern_init(&s.g.keys);
+	tks_intern_init(&s.u.keys);
+	tks_intern_init(&s.p.keys);
+	tks_intern_init(&s.names.keys);
+	rc = tka_prepare(c, "SELECT str FROM strings WHERE id = ?", &s.name_q);
 	if (rc == TK_OK)
 		rc = read_host_ops(c, &s);
 	if (rc == TK_OK)

@@ -18,6 +18,7 @@
 #include <tracekit/store.h>
 
 #include "analyze_internal.h"
+#include "../util/map.h"
 
 /* One open event on a track's stack. */
 struct open_ev {
@@ -41,13 +42,8 @@ struct track_sweep {
 
 /* Aggregate of one (track, kind, name, category, module) group. */
 struct group {
-	int64_t key[5]; /* track_id, kind, name_id, cat_id, module_id; key[0] == 0: empty slot */
+	int64_t key[5]; /* track_id, kind, name_id, cat_id, module_id */
 	int64_t n, total, self, min, max;
-};
-
-struct groups {
-	struct group *g;
-	size_t cap, used;
 };
 
 /* Annotations and steps label work; they are not ops and take no part in nesting. */
@@ -64,53 +60,17 @@ static int profiled(int kind)
 	       kind == TK_EV_ASYNC_XLA_OP;
 }
 
-static uint64_t key_hash(const int64_t *k)
-{
-	uint64_t h = 1469598103934665603ULL;
-	for (int i = 0; i < 5; i++) {
-		h ^= (uint64_t)k[i];
-		h *= 1099511628211ULL;
-		h ^= h >> 29;
-	}
-	return h;
-}
-
-static int groups_grow(struct groups *G)
-{
-	size_t ncap = G->cap ? G->cap * 2 : 1024;
-	struct group *ng = calloc(ncap, sizeof(*ng));
-	if (!ng)
-		return TK_ENOMEM;
-	for (size_t i = 0; i < G->cap; i++) {
-		if (!G->g[i].key[0])
-			continue;
-		size_t j = key_hash(G->g[i].key) & (ncap - 1);
-		while (ng[j].key[0])
-			j = (j + 1) & (ncap - 1);
-		ng[j] = G->g[i];
-	}
-	free(G->g);
-	G->g = ng;
-	G->cap = ncap;
-	return TK_OK;
-}
-
 /* Add one finished event of @track to its group. */
-static int groups_add(struct groups *G, int64_t track, const struct open_ev *e)
+static int groups_add(struct tku_table *G, int64_t track, const struct open_ev *e)
 {
 	int64_t k[5] = {track, e->kind, e->name_id, e->cat_id, e->module_id};
-	if ((G->used + 1) * 2 > G->cap && groups_grow(G) != TK_OK)
+	int added;
+	struct group *g = tku_table_at(G, k, &added);
+	if (!g)
 		return TK_ENOMEM;
-	size_t j = key_hash(k) & (G->cap - 1);
-	while (G->g[j].key[0] && memcmp(G->g[j].key, k, sizeof(k)))
-		j = (j + 1) & (G->cap - 1);
-	struct group *g = &G->g[j];
 	int64_t dur = e->end - e->ts;
-	if (!g->key[0]) {
-		memcpy(g->key, k, sizeof(k));
+	if (added)
 		g->min = g->max = dur;
-		G->used++;
-	}
 	g->n++;
 	g->total += dur;
 	g->self += e->self;
@@ -122,7 +82,7 @@ static int groups_add(struct groups *G, int64_t track, const struct open_ev *e)
 }
 
 /* Credit the time up to @t to the innermost open events, finishing those that end by @t. */
-static int sweep_advance(struct groups *G, int64_t track, struct track_sweep *s, int64_t t)
+static int sweep_advance(struct tku_table *G, int64_t track, struct track_sweep *s, int64_t t)
 {
 	while (s->n) {
 		struct open_ev *top = &s->st[s->n - 1];
@@ -158,7 +118,7 @@ static int sweep_push(struct track_sweep *s, const struct open_ev *e)
 }
 
 /* Feed one event of track @track; events of a track must come in start order. */
-static int sweep_event(struct groups *G, int64_t track, struct track_sweep *s,
+static int sweep_event(struct tku_table *G, int64_t track, struct track_sweep *s,
 		       const struct open_ev *e)
 {
 	int rc;
@@ -172,13 +132,13 @@ static int sweep_event(struct groups *G, int64_t track, struct track_sweep *s,
 	return sweep_push(s, e);
 }
 
-static int sweep_finish(struct groups *G, int64_t track, struct track_sweep *s)
+static int sweep_finish(struct tku_table *G, int64_t track, struct track_sweep *s)
 {
 	return sweep_advance(G, track, s, INT64_MAX);
 }
 
 /* Sweep the earliest buffered event of @s. */
-static int buffer_release(struct groups *G, int64_t track, struct track_sweep *s)
+static int buffer_release(struct tku_table *G, int64_t track, struct track_sweep *s)
 {
 	struct open_ev e = s->buf[s->head];
 	s->head++;
@@ -190,7 +150,7 @@ static int buffer_release(struct groups *G, int64_t track, struct track_sweep *s
  * Put @e (in load order) into the reorder buffer of @s, sweeping the earliest when it is full.
  * Marks the track unsorted when @e starts before an event already swept.
  */
-static int buffer_add(struct groups *G, int64_t track, struct track_sweep *s,
+static int buffer_add(struct tku_table *G, int64_t track, struct track_sweep *s,
 		      const struct open_ev *e)
 {
 	if (s->seen && e->ts < s->last_ts) {
@@ -223,7 +183,7 @@ static int buffer_add(struct groups *G, int64_t track, struct track_sweep *s,
 	return TK_OK;
 }
 
-static int buffer_finish(struct groups *G, int64_t track, struct track_sweep *s)
+static int buffer_finish(struct tku_table *G, int64_t track, struct track_sweep *s)
 {
 	int rc = TK_OK;
 	while (rc == TK_OK && s->nbuf)
@@ -246,16 +206,18 @@ static void row_event(sqlite3_stmt *q, struct open_ev *e)
 }
 
 /* Drop every group of @track (its load order turned out not to be its start order). */
-static void groups_drop_track(struct groups *G, int64_t track)
+static void groups_drop_track(struct tku_table *G, int64_t track)
 {
-	for (size_t i = 0; i < G->cap; i++)
-		if (G->g[i].key[0] == track)
-			G->g[i].key[1] = -1; /* kept as a tombstone; skipped when written */
+	for (size_t i = 0; i < G->n; i++) {
+		struct group *g = tku_table_elem(G, i);
+		if (g->key[0] == track)
+			g->key[1] = -1; /* kept as a tombstone (found by no lookup); skipped when written */
+	}
 }
 
 /* What the pass over the events builds for the op profile. */
 struct tka_op_state {
-	struct groups G;
+	struct tku_table G; /* of struct group */
 	struct track_sweep *T; /* by track id, [0, ntracks] */
 	int64_t ntracks;
 };
@@ -269,7 +231,7 @@ void tka_op_profile_free(struct tka_op_state *s)
 		free(s->T[t].buf);
 	}
 	free(s->T);
-	free(s->G.g);
+	tku_table_free(&s->G);
 	free(s);
 }
 
@@ -279,9 +241,10 @@ int tka_op_profile_begin(struct tka_ctx *c)
 	if (!s)
 		return tka_fail(c, TK_ENOMEM, "out of memory in the op profile");
 	c->ops = s;
+	s->G = (struct tku_table)TKU_TABLE_INIT(struct group, 5);
 	s->ntracks = c->pass->ntracks;
 	s->T = calloc((size_t)s->ntracks + 1, sizeof(*s->T));
-	if (!s->T || groups_grow(&s->G) != TK_OK)
+	if (!s->T || tku_map_reserve(&s->G.map, 512) != 0)
 		return tka_fail(c, TK_ENOMEM, "out of memory in the op profile");
 	c->pass->want_op_details = 1;
 	return TK_OK;
@@ -319,7 +282,7 @@ int tka_op_profile_end(struct tka_ctx *c)
 }
 
 /* Sweep the tracks whose load order was not start order again, in index order. */
-static int pass_unsorted(struct tka_ctx *c, struct groups *G, struct track_sweep *T,
+static int pass_unsorted(struct tka_ctx *c, struct tku_table *G, struct track_sweep *T,
 			 int64_t ntracks)
 {
 	sqlite3_stmt *q = NULL;
@@ -363,7 +326,7 @@ static int pass_unsorted(struct tka_ctx *c, struct groups *G, struct track_sweep
 	return rc;
 }
 
-static int write_track_groups(struct tka_ctx *c, const struct groups *G)
+static int write_track_groups(struct tka_ctx *c, const struct tku_table *G)
 {
 	sqlite3_stmt *ins = NULL;
 	int rc = tka_exec(c, "op profile",
@@ -374,9 +337,9 @@ static int write_track_groups(struct tka_ctx *c, const struct groups *G)
 	if (rc == TK_OK)
 		rc =
 		    tka_prepare(c, "INSERT INTO temp._op_track VALUES (?,?,?,?,?,?,?,?,?,?)", &ins);
-	for (size_t i = 0; rc == TK_OK && i < G->cap; i++) {
-		const struct group *g = &G->g[i];
-		if (!g->key[0] || g->key[1] < 0)
+	for (size_t i = 0; rc == TK_OK && i < G->n; i++) {
+		const struct group *g = tku_table_elem(G, i);
+		if (g->key[1] < 0)
 			continue;
 		for (int k = 0; k < 5; k++) {
 			if (k >= 3 && !g->key[k])
@@ -398,41 +361,6 @@ static int write_track_groups(struct tka_ctx *c, const struct groups *G)
 	return rc;
 }
 
-static const char *const create_sql =
-    "DROP TABLE IF EXISTS analysis_op_profile;"
-    "CREATE TABLE analysis_op_profile (\n"
-    "  level        TEXT NOT NULL, -- event_kinds.name: host_op, kernel, xla_op, xla_module, "
-    "framework_op, runtime_api, driver_api, sync, async_xla_op; hlo_op (device ops grouped by "
-    "the HLO op they carry); or idle\n"
-    "  device_id    INTEGER,       -- devices.id of the tracks the op ran on, NULL on host "
-    "tracks\n"
-    "  process_id   INTEGER,       -- processes.id of the host tracks, NULL for device rows\n"
-    "  module       TEXT,          -- op_details.hlo_module of the events, NULL when none\n"
-    "  category     TEXT,          -- op_details.op_category, else events.category, NULL when "
-    "none\n"
-    "  name         TEXT NOT NULL, -- event name ('IDLE' for the idle row)\n"
-    "  occurrences  INTEGER,       -- number of events (NULL for IDLE)\n"
-    "  total_ns     INTEGER NOT NULL, -- sum of durations (IDLE: the device's idle_ns)\n"
-    "  self_ns      INTEGER NOT NULL, -- sum of self times: time each event was the innermost "
-    "open event of its track\n"
-    "  avg_ns       REAL,          -- total_ns / occurrences\n"
-    "  min_ns       INTEGER,       -- shortest duration\n"
-    "  max_ns       INTEGER,       -- longest duration\n"
-    "  device_share REAL           -- total_ns / busy_ns of the device (analysis_device_time, "
-    "window 'device'); NULL on the host, for IDLE and async_xla_op (in flight, not busy), or "
-    "when busy is unknown or 0\n"
-    ");"
-    "DROP TABLE IF EXISTS analysis_hlo_op_kernels;"
-    "CREATE TABLE analysis_hlo_op_kernels (\n"
-    "  device_id   INTEGER NOT NULL, -- devices.id\n"
-    "  module      TEXT,             -- op_details.hlo_module, NULL when none\n"
-    "  hlo_op      TEXT NOT NULL,    -- op_details.hlo_op the device ops carry\n"
-    "  kernel      TEXT NOT NULL,    -- name of the device op (kernel, copy or set) it ran as\n"
-    "  occurrences INTEGER NOT NULL, -- device ops of that name for that HLO op\n"
-    "  total_ns    INTEGER NOT NULL, -- sum of their durations\n"
-    "  hlo_share   REAL NOT NULL     -- total_ns / the HLO op's total (its hlo_op row)\n"
-    ");";
-
 /* Name of the busy-time source: analysis_device_time when the device-time analysis wrote it. */
 static int have_table(struct tka_ctx *c, const char *name)
 {
@@ -448,13 +376,13 @@ static int have_table(struct tka_ctx *c, const char *name)
 	return found;
 }
 
+TKA_WRITES(TK_NCOLS_ANALYSIS_OP_PROFILE, 13, "analysis_op_profile");
+TKA_WRITES(TK_NCOLS_ANALYSIS_HLO_OP_KERNELS, 7, "analysis_hlo_op_kernels");
+
 static int write_profile(struct tka_ctx *c)
 {
-	int rc = tka_exec(c, "op profile", create_sql);
 	int dt = have_table(c, "analysis_device_time");
-	if (rc != TK_OK)
-		return rc;
-	rc =
+	int rc =
 	    tka_exec(c, "op profile",
 		     dt ? "CREATE TEMP TABLE _op_busy AS SELECT device_id, busy_ns, idle_ns FROM "
 			  "analysis_device_time WHERE \"window\" = 'device'"
@@ -464,11 +392,12 @@ static int write_profile(struct tka_ctx *c)
 		return rc;
 	rc = tka_exec(
 	    c, "op profile",
-	    "INSERT INTO analysis_op_profile "
+	    "INSERT INTO analysis_op_profile (" TK_COLS_ANALYSIS_OP_PROFILE ") "
 	    "SELECT k.name, g.device_id, g.process_id, m.str, ca.str, coalesce(s.str, ''), g.n, "
 	    "  g.total, g.self, "
 	    "  CAST(g.total AS REAL) / g.n, g.mn, g.mx, "
-	    "  CASE WHEN b.busy_ns > 0 AND g.kind <> 15 THEN CAST(g.total AS REAL) / b.busy_ns END "
+	    "  CASE WHEN b.busy_ns > 0 AND g.kind <> " TK_SQL_EV_ASYNC_XLA_OP
+	    " THEN CAST(g.total AS REAL) / b.busy_ns END "
 	    "FROM (SELECT o.kind, t.device_id, CASE WHEN t.device_id IS NULL THEN t.process_id END "
 	    "        AS process_id, o.module_id, o.cat_id, o.name_id, sum(o.n) AS n, "
 	    "        sum(o.total) AS total, sum(o.self) AS self, min(o.mn) AS mn, max(o.mx) AS mx "
@@ -487,9 +416,10 @@ static int write_profile(struct tka_ctx *c)
 	    "  max(o.op_category_id) AS cat_id "
 	    "FROM op_details o JOIN events e ON e.id = o.event_id "
 	    "JOIN tracks t ON t.id = e.track_id "
-	    "WHERE o.hlo_op_id IS NOT NULL AND e.kind IN (5, 6, 7) AND t.device_id IS NOT NULL "
+	    "WHERE o.hlo_op_id IS NOT NULL AND e.kind IN (" TK_SQL_EV_DEVICE_OPS
+	    ") AND t.device_id IS NOT NULL "
 	    "GROUP BY 1, 2, 3, 4;"
-	    "INSERT INTO analysis_op_profile "
+	    "INSERT INTO analysis_op_profile (" TK_COLS_ANALYSIS_OP_PROFILE ") "
 	    "SELECT 'hlo_op', g.device_id, NULL, m.str, ca.str, coalesce(h.str, ''), g.n, g.total, "
 	    "  g.total, "
 	    "  CAST(g.total AS REAL) / g.n, g.mn, g.mx, "
@@ -502,7 +432,7 @@ static int write_profile(struct tka_ctx *c)
 	    "LEFT JOIN strings ca ON ca.id = g.cat_id "
 	    "LEFT JOIN temp._op_busy b ON b.device_id = g.device_id "
 	    "ORDER BY g.device_id, g.total DESC, h.str, m.str;"
-	    "INSERT INTO analysis_hlo_op_kernels "
+	    "INSERT INTO analysis_hlo_op_kernels (" TK_COLS_ANALYSIS_HLO_OP_KERNELS ") "
 	    "SELECT k.device_id, m.str, h.str, s.str, k.n, k.total, "
 	    "  CASE WHEN a.total > 0 THEN CAST(k.total AS REAL) / a.total ELSE 0 END "
 	    "FROM temp._op_hlo k "
@@ -513,7 +443,7 @@ static int write_profile(struct tka_ctx *c)
 	    "LEFT JOIN strings m ON m.id = k.module_id "
 	    "ORDER BY k.device_id, a.total DESC, h.str, m.str, k.total DESC, s.str;"
 	    "DROP TABLE temp._op_hlo;"
-	    "INSERT INTO analysis_op_profile "
+	    "INSERT INTO analysis_op_profile (" TK_COLS_ANALYSIS_OP_PROFILE ") "
 	    "SELECT 'idle', device_id, NULL, NULL, NULL, 'IDLE', NULL, idle_ns, idle_ns, NULL, "
 	    "  NULL, NULL, NULL FROM temp._op_busy WHERE idle_ns IS NOT NULL ORDER BY device_id;"
 	    "DROP TABLE temp._op_busy; DROP TABLE temp._op_track;");

@@ -20,25 +20,6 @@
 #include "analyze_internal.h"
 #include "util/json_dom.h"
 
-static const char *const schema =
-    "DROP TABLE IF EXISTS analysis_device_peaks;"
-    "CREATE TABLE analysis_device_peaks (\n"
-    "  device_id INTEGER NOT NULL,   -- devices.id\n"
-    "  dtype TEXT,                   -- fp64, fp32, tf32, bf16, fp16, fp8 or int8; NULL on the "
-    "one row of a device whose only known peak is its bandwidth\n"
-    "  peak_flops REAL,              -- dense peak of dtype, FLOP/s (int8: OP/s); NULL with dtype\n"
-    "  flops_source TEXT,            -- where peak_flops comes from: 'user' (--peak-flops or the "
-    "device file), 'trace' (devices.peak_flops, taken as bf16) or 'table' (the built-in row "
-    "named in model); NULL with dtype\n"
-    "  peak_bandwidth_bps INTEGER,   -- the device's peak memory bandwidth, bytes/s (the same on "
-    "each of its rows); NULL when unknown\n"
-    "  bandwidth_source TEXT,        -- 'user', 'trace' (devices.memory_bandwidth_bps) or "
-    "'table'; NULL when unknown\n"
-    "  model TEXT,                   -- the matched model: the device file entry's \"model\", "
-    "else the built-in row the device matched (docs/peaks.md); NULL when neither\n"
-    "  note TEXT NOT NULL            -- how the device was matched and what each source gave\n"
-    ");";
-
 #define PEAK_MAX 1e18		  /* the largest peak accepted from a user: 1 E per second */
 #define DEVICE_FILE_MAX (1 << 20) /* bytes of a device file */
 
@@ -85,31 +66,30 @@ int tk_peak_value_parse(const char *text, double *out)
 	return TK_OK;
 }
 
-int tk_analyze_peak_flops_option(struct tk_analyze_options *o, const char *arg, char *err,
-				 size_t errlen)
+int tk_analyze_peak_flops_option(struct tk_analyze_options *o, const char *arg, tk_error *err)
 {
 	const char *eq = arg ? strchr(arg, '=') : NULL;
 	int t = TK_DTYPE_BF16;
 	double v;
+	tk_error_clear(err);
 	if (!o || !arg)
-		return TK_EINVAL;
+		return tk_error_push_from(err, "analyze", TK_EINVAL, "--peak-flops: no value");
 	if (eq) {
 		char name[16];
 		size_t n = (size_t)(eq - arg);
 		if (n >= sizeof(name) || (memcpy(name, arg, n), name[n] = '\0', t = dtype_of(name)) < 0) {
-			snprintf(err, errlen,
-				 "--peak-flops: '%.*s' is no dtype (fp64, fp32, tf32, bf16, fp16, fp8, "
-				 "int8)",
-				 (int)(n > 40 ? 40 : n), arg);
-			return TK_EINVAL;
+			return tk_error_push_from(err, "analyze", TK_EINVAL,
+						  "--peak-flops: '%.*s' is no dtype (fp64, fp32, tf32, "
+						  "bf16, fp16, fp8, int8)",
+						  (int)(n > 40 ? 40 : n), arg);
 		}
 	}
 	if (tk_peak_value_parse(eq ? eq + 1 : arg, &v) != TK_OK) {
-		snprintf(err, errlen,
-			 "--peak-flops expects [DTYPE=]VALUE: FLOP/s with an optional k, M, G, T, P "
-			 "or E (989T, 1.979P), above 0 and at most 1E; got '%.80s'",
-			 arg);
-		return TK_EINVAL;
+		return tk_error_push_from(
+		    err, "analyze", TK_EINVAL,
+		    "--peak-flops expects [DTYPE=]VALUE: FLOP/s with an optional k, M, G, T, P "
+		    "or E (989T, 1.979P), above 0 and at most 1E; got '%.80s'",
+		    arg);
 	}
 	o->peak_flops[t] = v;
 	return TK_OK;
@@ -430,6 +410,8 @@ static const char *col_text(sqlite3_stmt *st, int i)
 	return (const char *)sqlite3_column_text(st, i);
 }
 
+TKA_WRITES(TK_NCOLS_ANALYSIS_DEVICE_PEAKS, 8, "analysis_device_peaks");
+
 int tka_peaks(struct tka_ctx *c)
 {
 	const struct tk_analyze_options *o = c->opt;
@@ -438,15 +420,17 @@ int tka_peaks(struct tka_ctx *c)
 	sqlite3_stmt *q = NULL, *ins = NULL;
 	char who[600];
 	int rc, step;
-	if ((rc = tka_exec(c, "creating analysis_device_peaks", schema)) != TK_OK ||
-	    (f.path && (rc = dfile_load(c, &f)) != TK_OK) ||
-	    (rc = tka_prepare(c, "INSERT INTO analysis_device_peaks VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-			      &ins)) != TK_OK ||
+	if ((f.path && (rc = dfile_load(c, &f)) != TK_OK) ||
 	    (rc = tka_prepare(c,
-			      "SELECT d.id, s.str, d.vendor, d.compute_capability, d.sm_count,"
-			      " d.clock_hz, d.memory_bytes, d.peak_flops, d.memory_bandwidth_bps"
-			      " FROM devices d LEFT JOIN strings s ON s.id = d.name_id ORDER BY d.id",
-			      &q)) != TK_OK)
+			      "INSERT INTO analysis_device_peaks (" TK_COLS_ANALYSIS_DEVICE_PEAKS
+			      ") VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+			      &ins)) != TK_OK ||
+	    (rc = tka_prepare(
+		 c,
+		 "SELECT d.id, s.str, d.vendor, d.compute_capability, d.sm_count,"
+		 " d.clock_hz, d.memory_bytes, d.peak_flops, d.memory_bandwidth_bps"
+		 " FROM devices d LEFT JOIN strings s ON s.id = d.name_id ORDER BY d.id",
+		 &q)) != TK_OK)
 		goto out;
 	while ((step = sqlite3_step(q)) == SQLITE_ROW) {
 		struct tka_peak_device d = {col_text(q, 1),	    col_text(q, 2),

@@ -16,49 +16,6 @@
 
 #define NBUCKETS 1000 /* timeline buckets per device window */
 
-static const char *const schema =
-    "DROP TABLE IF EXISTS analysis_queue_length;"
-    "DROP TABLE IF EXISTS analysis_queue_timeline;"
-    "CREATE TABLE analysis_queue_length (\n"
-    "  device_id    INTEGER NOT NULL, -- devices.id\n"
-    "  track_id     INTEGER,          -- tracks.id of the stream; NULL: the whole device (its "
-    "streams added up)\n"
-    "  stream_id    INTEGER,          -- tracks.stream_id, NULL on the device row or when the "
-    "track has none\n"
-    "  window       TEXT NOT NULL,    -- the device's selected window: device or steps\n"
-    "  window_ns    INTEGER NOT NULL, -- its length (the figures below are inside it)\n"
-    "  ops          INTEGER NOT NULL, -- device operations of the stream (whole trace)\n"
-    "  launched     INTEGER NOT NULL, -- of which linked to a launching API call\n"
-    "  max_length   INTEGER NOT NULL, -- most operations in flight (launched or running, not "
-    "finished) at once, held for a positive time inside the window\n"
-    "  mean_length  REAL,             -- time-weighted mean of that count over the window "
-    "(NULL when window_ns is 0)\n"
-    "  empty_ns     INTEGER NOT NULL, -- window time with no operation in flight\n"
-    "  empty_share  REAL,             -- empty_ns / window_ns (the share with length >= 1 is "
-    "1 - empty_share)\n"
-    "  longest_empty_ns INTEGER NOT NULL, -- the longest stretch of it (a window span "
-    "clips a stretch)\n"
-    "  longest_empty_start_ns INTEGER, -- where that stretch starts (the earliest on a tie); "
-    "NULL when there is none\n"
-    "  max_waiting  INTEGER NOT NULL, -- most operations launched but not started at once "
-    "(HTA's queue length), held for a positive time inside the window\n"
-    "  mean_waiting REAL,             -- its time-weighted mean over the window\n"
-    "  waiting_share REAL             -- share of the window with at least one operation "
-    "waiting\n"
-    ");"
-    "CREATE TABLE analysis_queue_timeline (\n"
-    "  device_id   INTEGER NOT NULL, -- devices.id\n"
-    "  track_id    INTEGER,          -- tracks.id of the stream, NULL for the whole device\n"
-    "  bucket      INTEGER NOT NULL, -- 0..999: equal slices of the window's hull (first span "
-    "start to last span end, holes included)\n"
-    "  start_ns    INTEGER NOT NULL, -- first ns of the bucket\n"
-    "  end_ns      INTEGER NOT NULL, -- first ns after it\n"
-    "  max_length  INTEGER NOT NULL, -- most operations in flight held for a positive time in "
-    "the bucket\n"
-    "  mean_length REAL NOT NULL,    -- time-weighted mean of that count over the bucket\n"
-    "  max_waiting INTEGER NOT NULL  -- most operations waiting held for a positive time\n"
-    ");";
-
 /* A step of a stream's counts at time t: length (in flight) and waiting (not started). */
 struct qev {
 	int64_t t;
@@ -313,6 +270,9 @@ out:
 	return rc;
 }
 
+TKA_WRITES(TK_NCOLS_ANALYSIS_QUEUE_LENGTH, 16, "analysis_queue_length");
+TKA_WRITES(TK_NCOLS_ANALYSIS_QUEUE_TIMELINE, 8, "analysis_queue_timeline");
+
 int tka_queue_length(struct tka_ctx *c)
 {
 	const struct tka_timeline *tl = NULL;
@@ -320,17 +280,18 @@ int tka_queue_length(struct tka_ctx *c)
 	struct buckets *bk = malloc(sizeof(*bk));
 	int rc = bk ? tka_timeline_get(c, &tl) : tka_fail(c, TK_ENOMEM, "out of memory");
 	if (rc == TK_OK)
-		rc = tka_exec(c, "creating analysis_queue_length", schema);
+		rc =
+		    tka_prepare(c,
+				"INSERT INTO analysis_queue_length (" TK_COLS_ANALYSIS_QUEUE_LENGTH
+				") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, "
+				"?14, ?15, ?16)",
+				&wr.sum);
 	if (rc == TK_OK)
-		rc = tka_prepare(c,
-				 "INSERT INTO analysis_queue_length VALUES (?1, ?2, ?3, ?4, ?5, ?6, "
-				 "?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
-				 &wr.sum);
-	if (rc == TK_OK)
-		rc = tka_prepare(c,
-				 "INSERT INTO analysis_queue_timeline VALUES (?1, ?2, ?3, ?4, ?5, "
-				 "?6, ?7, ?8)",
-				 &wr.tl);
+		rc = tka_prepare(
+		    c,
+		    "INSERT INTO analysis_queue_timeline (" TK_COLS_ANALYSIS_QUEUE_TIMELINE
+		    ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+		    &wr.tl);
 	for (size_t i = 0; rc == TK_OK && i < tl->ndev; i++)
 		rc = device_queues(c, &wr, &tl->dev[i], bk);
 	sqlite3_finalize(wr.sum);

@@ -15,35 +15,6 @@
 
 #include "analyze_internal.h"
 
-static const char *const schema =
-    "DROP TABLE IF EXISTS analysis_roofline;"
-    "CREATE TABLE analysis_roofline (\n"
-    "  device_id     INTEGER NOT NULL, -- devices.id the group's device work ran on\n"
-    "  level         TEXT NOT NULL,    -- 'host_op' or 'hlo_op' (as analysis_op_perf)\n"
-    "  process_id    INTEGER,          -- host_op: processes.id; hlo_op: NULL\n"
-    "  name          TEXT NOT NULL,    -- the op (HLO op)\n"
-    "  input_dims    TEXT,             -- host_op: the group's Input Dims; hlo_op: NULL\n"
-    "  dtype         TEXT,             -- the dtype that sets the peak (host_op: the model's; "
-    "hlo_op: bf16, the XLA default)\n"
-    "  category      TEXT NOT NULL,    -- docs/metrics.md, \"Categories\" (gemm, conv, ...)\n"
-    "  calls         INTEGER NOT NULL, -- calls (hlo_op: device operations)\n"
-    "  device_ns     INTEGER NOT NULL, -- device time launched by the calls (their subtree)\n"
-    "  flops         INTEGER NOT NULL, -- modelled FLOPs\n"
-    "  bytes         INTEGER NOT NULL, -- modelled bytes (a lower bound)\n"
-    "  achieved_flops REAL NOT NULL,   -- flops / device_ns x 1e9, FLOP/s\n"
-    "  achieved_bps  REAL NOT NULL,    -- bytes / device_ns x 1e9, bytes/s\n"
-    "  intensity     REAL,             -- flops / bytes, FLOP per byte; NULL when bytes = 0\n"
-    "  peak_flops    REAL,             -- the device's dense peak for dtype; NULL unknown\n"
-    "  peak_bandwidth_bps REAL,        -- the device's peak memory bandwidth; NULL unknown\n"
-    "  ridge         REAL,             -- peak_flops / peak_bandwidth_bps, FLOP per byte\n"
-    "  bound         TEXT,             -- 'compute' (intensity >= ridge) or 'memory'; NULL "
-    "when either is unknown\n"
-    "  peak_share    REAL,             -- achieved_flops / peak_flops\n"
-    "  bandwidth_share REAL,           -- achieved_bps / peak_bandwidth_bps\n"
-    "  roof_share    REAL              -- achieved_flops / min(peak_flops, intensity x "
-    "peak_bandwidth_bps): how close to the roof at its intensity; NULL when unknown\n"
-    ");";
-
 /* enum tk_dtype of a model dtype name (fp8 variants are fp8); -1 when it has no peak row. */
 static int dtype_index(const char *s)
 {
@@ -64,23 +35,25 @@ static void bind_real_or_null(sqlite3_stmt *st, int i, double v, int known)
 		sqlite3_bind_null(st, i);
 }
 
+TKA_WRITES(TK_NCOLS_ANALYSIS_ROOFLINE, 21, "analysis_roofline");
+
 int tka_roofline(struct tka_ctx *c)
 {
 	sqlite3_stmt *q = NULL, *ins = NULL;
-	int rc = tka_exec(c, "creating analysis_roofline", schema);
-	if (rc != TK_OK)
-		return rc;
 	/* A host op group's device: the one device its process launched onto (none when
 	 * several or none: the group is left out, its device time cannot be split). */
-	rc = tka_prepare(c,
-			 "SELECT p.device_id, p.level, p.process_id, p.name, p.input_dims, p.dtype,"
-			 " p.calls, p.device_ns, p.flops, p.bytes FROM analysis_op_perf p"
-			 " WHERE p.launched = 1 AND p.device_ns > 0 ORDER BY p.device_ns DESC, p.rowid",
-			 &q);
+	int rc =
+	    tka_prepare(c,
+			"SELECT p.device_id, p.level, p.process_id, p.name, p.input_dims, p.dtype,"
+			" p.calls, p.device_ns, p.flops, p.bytes FROM analysis_op_perf p"
+			" WHERE p.launched = 1 AND p.device_ns > 0 ORDER BY p.device_ns DESC,"
+			" p.rowid",
+			&q);
 	if (rc == TK_OK)
 		rc = tka_prepare(c,
-				 "INSERT INTO analysis_roofline VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, "
-				 "?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21)",
+				 "INSERT INTO analysis_roofline (" TK_COLS_ANALYSIS_ROOFLINE
+				 ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, "
+				 "?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21)",
 				 &ins);
 	int64_t have = -1;
 	struct tka_device_peak dp;

@@ -13,21 +13,6 @@
 #include <string.h>
 #include <tracekit/store.h>
 
-static const char *const schema =
-    "DROP TABLE IF EXISTS analysis_step_ops;"
-    "CREATE TABLE analysis_step_ops (\n"
-    "  device_id  INTEGER NOT NULL, -- devices.id\n"
-    "  step_index INTEGER NOT NULL, -- the step's place among the device's steps by start "
-    "(analysis_steps order), from 0\n"
-    "  step_num   INTEGER,          -- step_details.step_num of the step, NULL when unknown\n"
-    "  level      TEXT NOT NULL,    -- 'kernel': device operations by name (kernels, copies, "
-    "sets; XLA ops on devices without kernels); 'hlo_op': by the HLO op they carry\n"
-    "  name       TEXT NOT NULL,    -- the operation's name, or the HLO op's name\n"
-    "  calls      INTEGER NOT NULL, -- operations of that name that start inside the step\n"
-    "  total_ns   INTEGER NOT NULL  -- sum of their durations (whole durations, also when an "
-    "operation ends after the step)\n"
-    ");";
-
 /* One operation of a step: the name (or HLO op) string id and its duration. */
 struct named {
 	int64_t name_id, dur;
@@ -173,6 +158,8 @@ static int one_device(struct tka_ctx *c, sqlite3_stmt *ins, const struct tka_dev
 	return rc;
 }
 
+TKA_WRITES(TK_NCOLS_ANALYSIS_STEP_OPS, 7, "analysis_step_ops");
+
 int tka_step_ops(struct tka_ctx *c)
 {
 	const struct tka_timeline *tl;
@@ -181,10 +168,10 @@ int tka_step_ops(struct tka_ctx *c)
 	struct named *buf = NULL;
 	size_t cap = 0;
 	int rc;
-	if ((rc = tka_exec(c, "creating analysis_step_ops", schema)) != TK_OK ||
-	    (rc = tka_timeline_get(c, &tl)) != TK_OK || (rc = load_hlo(c, &hlo)) != TK_OK ||
+	if ((rc = tka_timeline_get(c, &tl)) != TK_OK || (rc = load_hlo(c, &hlo)) != TK_OK ||
 	    (rc = tka_prepare(c,
-			      "INSERT INTO analysis_step_ops VALUES (?1, ?2, ?3, ?4, coalesce((SELECT "
+			      "INSERT INTO analysis_step_ops (" TK_COLS_ANALYSIS_STEP_OPS
+			      ") VALUES (?1, ?2, ?3, ?4, coalesce((SELECT "
 			      "str FROM strings WHERE id = ?5), ''), ?6, ?7)",
 			      &ins)) != TK_OK)
 		goto out;

@@ -252,12 +252,13 @@ int tka_steps_load(struct tka_ctx *c, struct tka_timeline *tl)
 	int host_only = c->opt->window == TK_WINDOW_HOST_STEPS;
 	if ((rc = resolve_marks(c, c->marks)) != TK_OK)
 		goto out;
-	rc = tka_prepare(c,
-			 "SELECT sd.event_id, sd.step_num, e.ts_ns, e.dur_ns, t.device_id, "
-			 "t.process_id FROM step_details sd CROSS JOIN events e ON e.id = "
-			 "sd.event_id CROSS JOIN tracks t ON t.id = e.track_id WHERE e.kind = 11"
-			 " ORDER BY e.ts_ns, e.id",
-			 &st);
+	rc = tka_prepare(
+	    c,
+	    "SELECT sd.event_id, sd.step_num, e.ts_ns, e.dur_ns, t.device_id, "
+	    "t.process_id FROM step_details sd CROSS JOIN events e ON e.id = "
+	    "sd.event_id CROSS JOIN tracks t ON t.id = e.track_id WHERE e.kind = " TK_SQL_EV_STEP
+	    " ORDER BY e.ts_ns, e.id",
+	    &st);
 	if (rc != TK_OK)
 		goto out;
 	while ((step = sqlite3_step(st)) == SQLITE_ROW) {

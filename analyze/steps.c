@@ -12,57 +12,6 @@
 #include <string.h>
 #include <tracekit/store.h>
 
-static const char *const schema =
-    "DROP TABLE IF EXISTS analysis_steps;"
-    "CREATE TABLE analysis_steps (\n"
-    "  device_id INTEGER NOT NULL,         -- devices.id the breakdown is of\n"
-    "  step_event_id INTEGER NOT NULL,     -- events.id of the step\n"
-    "  step_num INTEGER,                   -- step_details.step_num, NULL when unknown\n"
-    "  start_ns INTEGER NOT NULL,          -- step start\n"
-    "  end_ns INTEGER NOT NULL,            -- step end\n"
-    "  dur_ns INTEGER NOT NULL,            -- end_ns − start_ns\n"
-    "  busy_ns INTEGER NOT NULL,           -- |device busy ∩ step|\n"
-    "  compute_ns INTEGER NOT NULL,        -- |compute ∩ step|\n"
-    "  comm_ns INTEGER NOT NULL,           -- |communication ∩ step| (overlapped or not)\n"
-    "  exposed_comm_ns INTEGER NOT NULL,   -- |(comm − compute) ∩ step|\n"
-    "  exposed_memcpy_ns INTEGER NOT NULL, -- |(copies − compute − comm) ∩ step|\n"
-    "  host_idle_ns INTEGER NOT NULL,      -- not-busy time in the step whose cause is "
-    "host_bound\n"
-    "  other_idle_ns INTEGER NOT NULL,     -- the rest of the not-busy time (kernel_wait, "
-    "sync, dependency, unknown)\n"
-    "  outlier INTEGER NOT NULL,           -- 1 when dur_ns > analysis_step_stats.threshold_ns "
-    "(3 or more steps)\n"
-    "  source TEXT NOT NULL,               -- where start_ns/end_ns come from: device (a step "
-    "on the device's own tracks), device_annotation (the device-side ProfilerStep#N), launches "
-    "(the device work launched inside the host step), host (the host step)\n"
-    "  host_start_ns INTEGER,              -- the host step's start; NULL for a device's own step\n"
-    "  host_end_ns INTEGER,                -- the host step's end; NULL for a device's own step\n"
-    "  host_dur_ns INTEGER,                -- host_end_ns − host_start_ns (host step time)\n"
-    "  lag_ns INTEGER                      -- start_ns − host_start_ns: how far the device runs "
-    "behind the host\n"
-    ");"
-    "DROP TABLE IF EXISTS analysis_step_stats;"
-    "CREATE TABLE analysis_step_stats (\n"
-    "  device_id INTEGER NOT NULL,   -- devices.id\n"
-    "  steps INTEGER NOT NULL,       -- number of steps\n"
-    "  total_ns INTEGER NOT NULL,    -- sum of dur_ns\n"
-    "  mean_ns REAL NOT NULL,        -- total_ns / steps\n"
-    "  median_ns REAL NOT NULL,      -- middle dur_ns (mean of the two middle ones when even)\n"
-    "  p90_ns INTEGER NOT NULL,      -- nearest rank: the ceil(0.9 * steps)-th smallest dur_ns\n"
-    "  stddev_ns REAL NOT NULL,      -- population standard deviation of dur_ns\n"
-    "  min_ns INTEGER NOT NULL,      -- shortest step\n"
-    "  max_ns INTEGER NOT NULL,      -- longest step\n"
-    "  mad_ns REAL NOT NULL,         -- median of |dur_ns − median_ns|\n"
-    "  threshold_ns REAL NOT NULL,   -- median_ns + 3 * max(mad_ns, median_ns / 100)\n"
-    "  outliers INTEGER NOT NULL,    -- steps with dur_ns > threshold_ns (0 when fewer than 3 "
-    "steps)\n"
-    "  source TEXT NOT NULL,         -- the steps' source when they share one, else mixed\n"
-    "  host_steps INTEGER NOT NULL,  -- steps with a host interval\n"
-    "  host_mean_ns REAL,            -- mean host_dur_ns (host step time); NULL without host steps\n"
-    "  host_median_ns REAL,          -- median host_dur_ns\n"
-    "  lag_median_ns REAL            -- median lag_ns\n"
-    ");";
-
 struct step_out {
 	int64_t busy, compute, comm, xcomm, xcopy, host_idle, other_idle;
 };
@@ -250,23 +199,23 @@ out:
 	return rc;
 }
 
+TKA_WRITES(TK_NCOLS_ANALYSIS_STEPS, 19, "analysis_steps");
+TKA_WRITES(TK_NCOLS_ANALYSIS_STEP_STATS, 17, "analysis_step_stats");
+
 int tka_steps(struct tka_ctx *c)
 {
 	const struct tka_timeline *tl;
 	sqlite3_stmt *ins = NULL, *sti = NULL;
 	int rc;
-	if ((rc = tka_exec(c, "creating analysis_steps", schema)) != TK_OK ||
-	    (rc = tka_timeline_get(c, &tl)) != TK_OK ||
-	    (rc = tka_prepare(
-		 c,
-		 "INSERT INTO analysis_steps VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
-		 "?, ?, ?, ?, ?, ?, ?)",
-		 &ins)) != TK_OK ||
-	    (rc = tka_prepare(
-		 c,
-		 "INSERT INTO analysis_step_stats VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
-		 "?, ?, ?, ?, ?, ?, ?)",
-		 &sti)) != TK_OK)
+	if ((rc = tka_timeline_get(c, &tl)) != TK_OK ||
+	    (rc = tka_prepare(c,
+			      "INSERT INTO analysis_steps (" TK_COLS_ANALYSIS_STEPS
+			      ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+			      &ins)) != TK_OK ||
+	    (rc = tka_prepare(c,
+			      "INSERT INTO analysis_step_stats (" TK_COLS_ANALYSIS_STEP_STATS
+			      ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+			      &sti)) != TK_OK)
 		goto out;
 	for (size_t i = 0; i < tl->ndev && rc == TK_OK; i++)
 		if (tl->dev[i].nsteps > 0)

@@ -31,10 +31,10 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	long long want = atoll(argv[2]);
-	const struct tk_cupti_api *api;
+	const struct tkcap_cupti_api *api;
 	char err[1024];
 	setenv("TRACEKIT_LIBCUPTI", TK_FAKE_CUPTI, 1);
-	if (tk_cupti_load(&api, err, sizeof(err)) != 0) {
+	if (tkcap_cupti_load(&api, err, sizeof(err)) != 0) {
 		fprintf(stderr, "%s\n", err);
 		return 3;
 	}
@@ -43,18 +43,18 @@ int main(int argc, char **argv)
 		snprintf(names[i], sizeof(names[i]), "_Z%dkernel_%02dPfS_i", i < 10 ? 9 : 10, i);
 
 	tk_writer *w = NULL;
-	struct tk_host_writer *hw = NULL;
-	struct tk_cupti_decoder *d = NULL;
+	struct tkcap_host_writer *hw = NULL;
+	struct tkcap_cupti_decoder *d = NULL;
 	struct tk_trace_options o;
 	int64_t pid;
 	tk_trace_options_init(&o);
 	int rc = tk_writer_create(argv[1], &w);
 	if (rc == TK_OK)
-		rc = tk_capture_store_setup(w, "cupti", &o, &pid);
+		rc = tkcap_store_setup(w, "cupti", &o, &pid);
 	if (rc == TK_OK)
-		rc = tk_host_writer_create(w, pid, 1, &hw);
+		rc = tkcap_host_writer_create(w, pid, 1, &hw);
 	if (rc == TK_OK)
-		rc = tk_cupti_decoder_create(w, pid, hw, api, &d);
+		rc = tkcap_cupti_decoder_create(w, pid, hw, api, &d);
 	if (rc != TK_OK) {
 		fprintf(stderr, "cannot create %s\n", argv[1]);
 		return 3;
@@ -75,7 +75,7 @@ int main(int argc, char **argv)
 			      sizeof(struct tkc_memcpy6);
 		if (used + need > BUFFER_BYTES) {
 			double t0 = now_s();
-			rc = tk_cupti_decode_buffer(d, buf, used);
+			rc = tkcap_cupti_decode_buffer(d, buf, used);
 			decode_s += now_s() - t0;
 			used = 0;
 		}
@@ -133,15 +133,19 @@ int main(int argc, char **argv)
 	}
 	double t0 = now_s();
 	if (rc == TK_OK && used)
-		rc = tk_cupti_decode_buffer(d, buf, used);
+		rc = tkcap_cupti_decode_buffer(d, buf, used);
 	if (rc == TK_OK)
-		rc = tk_cupti_decoder_finish(d);
-	tk_cupti_decoder_free(d);
-	tk_host_writer_free(hw);
-	if (rc == TK_OK)
-		rc = tk_writer_finish(w, err, sizeof(err));
-	else
+		rc = tkcap_cupti_decoder_finish(d);
+	tkcap_cupti_decoder_free(d);
+	tkcap_host_writer_free(hw);
+	if (rc == TK_OK) {
+		tk_error *e = tk_error_new();
+		rc = tk_writer_finish(w, e);
+		snprintf(err, sizeof(err), "%s", tk_error_message(e));
+		tk_error_free(e);
+	} else {
 		tk_writer_abort(w);
+	}
 	decode_s += now_s() - t0;
 	free(buf);
 	if (rc != TK_OK) {

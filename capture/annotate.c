@@ -25,7 +25,7 @@ struct chunk {
 	int64_t tid;
 	char thread_name[32];
 	size_t n;
-	struct tk_host_rec r[CHUNK_RECS];
+	struct tkcap_host_rec r[CHUNK_RECS];
 };
 
 /* A thread's buffer; never freed (threads may hold it), reused after the thread exits. */
@@ -51,10 +51,10 @@ static struct {
 	int running, stop, atexit_done;
 	uint32_t gen; /* current session; read atomically without mu */
 	char *path;
-	struct tk_window win;
+	struct tkcap_window win;
 	struct tbuf *bufs;
 	struct chunk *full, *full_tail;
-	struct tk_host_step *steps;
+	struct tkcap_host_step *steps;
 	size_t nsteps, steps_cap;
 	int step_open;	     /* the last step is in a window and not ended */
 	int64_t (*spans)[2]; /* the windows so far, [open, close); close INT64_MAX while open */
@@ -65,9 +65,9 @@ static struct {
 	pthread_t thread;
 	int thread_started;
 	/* the store: ours, or the injection library's */
-	const struct tk_cupti_hooks *hooks;
+	const struct tkcap_cupti_hooks *hooks;
 	tk_writer *w;
-	struct tk_host_writer *hw;
+	struct tkcap_host_writer *hw;
 	char err[512];
 } S = {.mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER};
 
@@ -147,7 +147,7 @@ static void queue_chunk(struct chunk *c)
 	pthread_cond_signal(&S.cv);
 }
 
-static void put(const struct tk_host_rec *r, uint32_t gen)
+static void put(const struct tkcap_host_rec *r, uint32_t gen)
 {
 	struct chunk *full = NULL;
 	int ok = 0;
@@ -242,7 +242,7 @@ static void write_chunk(struct chunk *c)
 	if (c->n && S.hooks)
 		S.hooks->records(c->tid, c->thread_name, c->r, c->n);
 	else if (c->n && S.hw)
-		tk_host_writer_records(S.hw, c->tid, c->thread_name, c->r, c->n);
+		tkcap_host_writer_records(S.hw, c->tid, c->thread_name, c->r, c->n);
 	free(c);
 }
 
@@ -295,7 +295,7 @@ static int still_open(int64_t now)
 	if (!S.win.deadline_ns || now < S.win.deadline_ns)
 		return 1;
 	pthread_mutex_lock(&S.mu);
-	if (S.running && S.win.open && !tk_window_tick(&S.win, now))
+	if (S.running && S.win.open && !tkcap_window_tick(&S.win, now))
 		window_closed(now);
 	pthread_mutex_unlock(&S.mu);
 	return 0;
@@ -304,7 +304,7 @@ static int still_open(int64_t now)
 struct tk_scope tk__scope_begin(const char *name, uint32_t category)
 {
 	struct tk_scope s = {name, 0, 0, category};
-	int64_t now = tk_capture_now_ns();
+	int64_t now = tkcap_now_ns();
 	if (!still_open(now))
 		return s;
 	s.generation = __atomic_load_n(&S.gen, __ATOMIC_ACQUIRE);
@@ -314,8 +314,8 @@ struct tk_scope tk__scope_begin(const char *name, uint32_t category)
 
 void tk__scope_end(struct tk_scope *s)
 {
-	int64_t now = tk_capture_now_ns();
-	struct tk_host_rec r = {.type = TK_HR_SCOPE,
+	int64_t now = tkcap_now_ns();
+	struct tkcap_host_rec r = {.type = TK_HR_SCOPE,
 				.category = (uint8_t)s->category,
 				.name = s->name,
 				.ts_ns = s->ts_ns,
@@ -324,11 +324,11 @@ void tk__scope_end(struct tk_scope *s)
 	s->ts_ns = 0;
 }
 
-static void record(struct tk_host_rec *r)
+static void record(struct tkcap_host_rec *r)
 {
 	if (!__atomic_load_n(&tk__tracing, __ATOMIC_RELAXED))
 		return;
-	r->ts_ns = tk_capture_now_ns();
+	r->ts_ns = tkcap_now_ns();
 	uint32_t gen = __atomic_load_n(&S.gen, __ATOMIC_ACQUIRE);
 	if (still_open(r->ts_ns))
 		put(r, gen);
@@ -336,28 +336,28 @@ static void record(struct tk_host_rec *r)
 
 void tk_mark(const char *name)
 {
-	struct tk_host_rec r = {.type = TK_HR_MARK, .name = name};
+	struct tkcap_host_rec r = {.type = TK_HR_MARK, .name = name};
 	record(&r);
 }
 
 void tk_counter(const char *name, double value)
 {
-	struct tk_host_rec r = {.type = TK_HR_COUNTER, .name = name, .value = value};
+	struct tkcap_host_rec r = {.type = TK_HR_COUNTER, .name = name, .value = value};
 	record(&r);
 }
 
-void tk_alloc(const void *ptr, size_t bytes, const char *allocator)
+void tk_record_alloc(const void *ptr, size_t bytes, const char *allocator)
 {
-	struct tk_host_rec r = {.type = TK_HR_ALLOC,
+	struct tkcap_host_rec r = {.type = TK_HR_ALLOC,
 				.name = allocator,
 				.bytes = (int64_t)bytes,
 				.address = (uintptr_t)ptr};
 	record(&r);
 }
 
-void tk_free(const void *ptr, size_t bytes, const char *allocator)
+void tk_record_free(const void *ptr, size_t bytes, const char *allocator)
 {
-	struct tk_host_rec r = {.type = TK_HR_FREE,
+	struct tkcap_host_rec r = {.type = TK_HR_FREE,
 				.name = allocator,
 				.bytes = (int64_t)bytes,
 				.address = (uintptr_t)ptr};
@@ -392,10 +392,10 @@ void tk_step(int64_t n)
 	pthread_mutex_lock(&S.mu);
 	if (!S.running)
 		goto out;
-	int64_t now = tk_capture_now_ns(); /* under S.mu: see span_open() */
+	int64_t now = tkcap_now_ns(); /* under S.mu: see span_open() */
 	int was = S.win.open;
 	end_step(now);
-	int open = tk_window_step(&S.win, n, now);
+	int open = tkcap_window_step(&S.win, n, now);
 	if (was && !open)
 		span_close(now);
 	if (!was && open)
@@ -407,14 +407,14 @@ void tk_step(int64_t n)
 			S.dropped++;
 			goto window;
 		}
-		S.steps[S.nsteps++] = (struct tk_host_step){n, now, now};
+		S.steps[S.nsteps++] = (struct tkcap_host_step){n, now, now};
 		S.step_open = 1;
 	}
 window:
 	if (!was && open && S.hooks)
 		S.hooks->window(1, now);
 	if (S.hooks) /* device tracing starts a step ahead: CUPTI's first costs fall outside */
-		S.hooks->arm(open || tk_window_next_opens(&S.win, n + 1, now));
+		S.hooks->arm(open || tkcap_window_next_opens(&S.win, n + 1, now));
 	set_tracing(open);
 out:
 	pthread_mutex_unlock(&S.mu);
@@ -425,13 +425,29 @@ const char *tk_trace_errmsg(void)
 	return S.err;
 }
 
+/* The session's message (static storage, read by tk_trace_errmsg()): that of @err, "" when none. */
+static void keep_message(const tk_error *err)
+{
+	snprintf(S.err, sizeof(S.err), "%s", tk_error_message(err));
+}
+
+/* The windows from the TRACEKIT_* variables, the problem kept as the session's message. */
+static int options_from_env(struct tk_trace_options *o)
+{
+	tk_error *err = tk_error_new();
+	int rc = tk_trace_options_from_env(o, err);
+	keep_message(err);
+	tk_error_free(err);
+	return rc;
+}
+
 static void end_at_exit(void)
 {
 	tk_trace_end();
 }
 
 /* The injection library's hooks when `tracekit record` loaded it into this process. */
-static const struct tk_cupti_hooks *find_hooks(void)
+static const struct tkcap_cupti_hooks *find_hooks(void)
 {
 	const char *lib = getenv("TRACEKIT_CUPTI_LIBRARY");
 	if (!lib || !*lib)
@@ -439,9 +455,9 @@ static const struct tk_cupti_hooks *find_hooks(void)
 	void *h = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
 	if (!h)
 		return NULL;
-	tk_cupti_hooks_fn fn;
-	*(void **)&fn = dlsym(h, "tk_cupti_host_hooks");
-	const struct tk_cupti_hooks *hooks = fn ? fn() : NULL;
+	tkcap_cupti_hooks_fn fn;
+	*(void **)&fn = dlsym(h, "tkcap_cupti_host_hooks");
+	const struct tkcap_cupti_hooks *hooks = fn ? fn() : NULL;
 	if (!hooks || hooks->version != TK_CUPTI_HOOKS_VERSION)
 		return NULL;
 	return hooks; /* the handle stays open: the driver loads the same library */
@@ -496,7 +512,7 @@ int tk_trace_begin(const char *path, const struct tk_trace_options *options)
 	S.err[0] = 0;
 	if (options)
 		o = *options;
-	else if ((rc = tk_trace_options_from_env(&o, S.err, sizeof(S.err))) != TK_OK)
+	else if ((rc = options_from_env(&o)) != TK_OK)
 		goto out;
 	S.path = strdup(path);
 	if (!S.path) {
@@ -513,9 +529,9 @@ int tk_trace_begin(const char *path, const struct tk_trace_options *options)
 		int64_t process_id;
 		rc = tk_writer_create(path, &S.w);
 		if (rc == TK_OK)
-			rc = tk_capture_store_setup(S.w, "tracekit", &o, &process_id);
+			rc = tkcap_store_setup(S.w, "tracekit", &o, &process_id);
 		if (rc == TK_OK)
-			rc = tk_host_writer_create(S.w, process_id, getpid(), &S.hw);
+			rc = tkcap_host_writer_create(S.w, process_id, getpid(), &S.hw);
 		if (rc != TK_OK) {
 			snprintf(S.err, sizeof(S.err), "%s",
 				 S.w ? tk_writer_errmsg(S.w) : tk_strerror(rc));
@@ -531,8 +547,8 @@ int tk_trace_begin(const char *path, const struct tk_trace_options *options)
 	}
 	S.thread_started = 1;
 	__atomic_add_fetch(&S.gen, 1, __ATOMIC_RELEASE);
-	int64_t now = tk_capture_now_ns();
-	tk_window_start(&S.win, &o, now);
+	int64_t now = tkcap_now_ns();
+	tkcap_window_start(&S.win, &o, now);
 	S.nspans = 0;
 	S.spans_lost = 0;
 	if (S.win.open)
@@ -541,13 +557,13 @@ int tk_trace_begin(const char *path, const struct tk_trace_options *options)
 	if (S.win.open && S.hooks)
 		S.hooks->window(1, now);
 	if (S.hooks)
-		S.hooks->arm(S.win.open || (S.win.by_steps && tk_window_next_opens(&S.win, 0, now)));
+		S.hooks->arm(S.win.open || (S.win.by_steps && tkcap_window_next_opens(&S.win, 0, now)));
 	set_tracing(S.win.open);
 	if (!S.atexit_done && atexit(end_at_exit) == 0)
 		S.atexit_done = 1;
 out:
 	if (rc != TK_OK && !S.running) {
-		tk_host_writer_free(S.hw);
+		tkcap_host_writer_free(S.hw);
 		tk_writer_abort(S.w);
 		S.hw = NULL;
 		S.w = NULL;
@@ -567,7 +583,7 @@ int tk_trace_end(void)
 		pthread_mutex_unlock(&S.mu);
 		return TK_OK;
 	}
-	int64_t now = tk_capture_now_ns();
+	int64_t now = tkcap_now_ns();
 	set_tracing(0);
 	S.running = 0;
 	__atomic_add_fetch(&S.gen, 1, __ATOMIC_RELEASE); /* late records of this session drop */
@@ -588,11 +604,14 @@ int tk_trace_end(void)
 		S.hooks->steps(S.steps, S.nsteps);
 		rc = S.hooks->detach(S.err, sizeof(S.err));
 	} else {
-		tk_host_writer_steps(S.hw, S.steps, S.nsteps);
+		tkcap_host_writer_steps(S.hw, S.steps, S.nsteps);
 		if (dropped)
 			tk_writer_set_meta_int(S.w, "capture.host_dropped_records", dropped);
-		tk_host_writer_free(S.hw);
-		rc = tk_writer_finish(S.w, S.err, sizeof(S.err));
+		tkcap_host_writer_free(S.hw);
+		tk_error *err = tk_error_new();
+		rc = tk_writer_finish(S.w, err);
+		keep_message(err);
+		tk_error_free(err);
 	}
 	pthread_mutex_lock(&S.mu);
 	S.hw = NULL;

@@ -243,8 +243,8 @@ typedef void (*tkc_buffer_request_fn)(uint8_t **buffer, size_t *size, size_t *ma
 typedef void (*tkc_buffer_complete_fn)(void *context, uint32_t stream, uint8_t *buffer,
 				       size_t size, size_t valid);
 
-/* The entry points tracekit calls, resolved from libcupti by tk_cupti_load(). */
-struct tk_cupti_api {
+/* The entry points tracekit calls, resolved from libcupti by tkcap_cupti_load(). */
+struct tkcap_cupti_api {
 	void *handle; /* dlopen handle */
 	char path[512];
 	uint32_t version; /* cuptiGetVersion */
@@ -263,14 +263,14 @@ struct tk_cupti_api {
 };
 
 /**
- * tk_cupti_load() - find and load libcupti (see cupti_load.c for where it looks), resolve the
+ * tkcap_cupti_load() - find and load libcupti (see cupti_load.c for where it looks), resolve the
  * entry points and check that its API version is one whose records we can read. Returns 0, or
  * -1 with a one-line reason in @err. Loads once per process: later calls return the first
  * result. @api is a process-wide table, valid until exit.
  */
-int tk_cupti_load(const struct tk_cupti_api **api, char *err, size_t errlen);
+int tkcap_cupti_load(const struct tkcap_cupti_api **api, char *err, size_t errlen);
 
-/** tk_cupti_result_text() - CUPTI's text for @r, or a generic one. */
-const char *tk_cupti_result_text(const struct tk_cupti_api *api, tkc_result r);
+/** tkcap_cupti_result_text() - CUPTI's text for @r, or a generic one. */
+const char *tkcap_cupti_result_text(const struct tkcap_cupti_api *api, tkc_result r);
 
 #endif

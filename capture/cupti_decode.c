@@ -41,14 +41,14 @@ struct stream_track {
 	int64_t track;
 };
 
-struct tk_cupti_decoder {
+struct tkcap_cupti_decoder {
 	tk_writer *w;
 	int64_t process_id;
-	struct tk_host_writer *hw;
-	const struct tk_cupti_api *cupti;
+	struct tkcap_host_writer *hw;
+	const struct tkcap_cupti_api *cupti;
 	int thread_names;
-	struct tk_cupti_stats st;
-	struct tk_cupti_device dev[MAX_DEVICES];
+	struct tkcap_cupti_stats st;
+	struct tkcap_cupti_device dev[MAX_DEVICES];
 	struct api_slot *api;
 	struct dev_slot *devq;
 	struct marker_slot *markers;
@@ -62,12 +62,12 @@ struct tk_cupti_decoder {
 	size_t nwindows, windows_cap;
 };
 
-void tk_cupti_decoder_gate(struct tk_cupti_decoder *d, int on)
+void tkcap_cupti_decoder_gate(struct tkcap_cupti_decoder *d, int on)
 {
 	d->gated = on;
 }
 
-void tk_cupti_decoder_window(struct tk_cupti_decoder *d, int open, int64_t ts)
+void tkcap_cupti_decoder_window(struct tkcap_cupti_decoder *d, int open, int64_t ts)
 {
 	if (open) {
 		if (TKU_GROW(d->windows, d->windows_cap, d->nwindows + 1, 16) != TK_OK)
@@ -80,7 +80,7 @@ void tk_cupti_decoder_window(struct tk_cupti_decoder *d, int open, int64_t ts)
 }
 
 /* A record starting at @ts is kept (inside a window, or no windows). */
-static int keep(struct tk_cupti_decoder *d, uint64_t ts)
+static int keep(struct tkcap_cupti_decoder *d, uint64_t ts)
 {
 	if (!d->gated)
 		return 1;
@@ -91,10 +91,10 @@ static int keep(struct tk_cupti_decoder *d, uint64_t ts)
 	return 0;
 }
 
-int tk_cupti_decoder_create(tk_writer *w, int64_t process_id, struct tk_host_writer *hw,
-			    const struct tk_cupti_api *api, struct tk_cupti_decoder **out)
+int tkcap_cupti_decoder_create(tk_writer *w, int64_t process_id, struct tkcap_host_writer *hw,
+			    const struct tkcap_cupti_api *api, struct tkcap_cupti_decoder **out)
 {
-	struct tk_cupti_decoder *d = calloc(1, sizeof(*d));
+	struct tkcap_cupti_decoder *d = calloc(1, sizeof(*d));
 	*out = d;
 	if (!d)
 		return tk_writer_fail(w, TK_ENOMEM, "out of memory");
@@ -110,17 +110,17 @@ int tk_cupti_decoder_create(tk_writer *w, int64_t process_id, struct tk_host_wri
 	return tk_writer_status(w);
 }
 
-void tk_cupti_decoder_set_api(struct tk_cupti_decoder *d, const struct tk_cupti_api *api)
+void tkcap_cupti_decoder_set_api(struct tkcap_cupti_decoder *d, const struct tkcap_cupti_api *api)
 {
 	d->cupti = api;
 }
 
-void tk_cupti_decoder_thread_names(struct tk_cupti_decoder *d, int on)
+void tkcap_cupti_decoder_thread_names(struct tkcap_cupti_decoder *d, int on)
 {
 	d->thread_names = on;
 }
 
-void tk_cupti_decoder_free(struct tk_cupti_decoder *d)
+void tkcap_cupti_decoder_free(struct tkcap_cupti_decoder *d)
 {
 	if (!d)
 		return;
@@ -136,17 +136,17 @@ void tk_cupti_decoder_free(struct tk_cupti_decoder *d)
 	free(d);
 }
 
-void tk_cupti_decoder_add_dropped(struct tk_cupti_decoder *d, int64_t n)
+void tkcap_cupti_decoder_add_dropped(struct tkcap_cupti_decoder *d, int64_t n)
 {
 	d->st.dropped += n;
 }
 
-void tk_cupti_decoder_stats(const struct tk_cupti_decoder *d, struct tk_cupti_stats *out)
+void tkcap_cupti_decoder_stats(const struct tkcap_cupti_decoder *d, struct tkcap_cupti_stats *out)
 {
 	*out = d->st;
 }
 
-void tk_cupti_decoder_set_limits(struct tk_cupti_decoder *d, uint32_t cupti_device,
+void tkcap_cupti_decoder_set_limits(struct tkcap_cupti_decoder *d, uint32_t cupti_device,
 				 int64_t smem_per_block_optin, int64_t reserved_smem_per_block)
 {
 	if (cupti_device >= MAX_DEVICES)
@@ -158,7 +158,7 @@ void tk_cupti_decoder_set_limits(struct tk_cupti_decoder *d, uint32_t cupti_devi
 /* ---- devices, tracks ---- */
 
 /* The store id of CUPTI device @id, adding an anonymous device on first sight. */
-static int64_t device_id(struct tk_cupti_decoder *d, uint32_t id)
+static int64_t device_id(struct tkcap_cupti_decoder *d, uint32_t id)
 {
 	if (id >= MAX_DEVICES)
 		return TK_NONE;
@@ -183,15 +183,15 @@ static int64_t device_id(struct tk_cupti_decoder *d, uint32_t id)
 	return sid;
 }
 
-static void device_record(struct tk_cupti_decoder *d, const struct tkc_device5 *r)
+static void device_record(struct tkcap_cupti_decoder *d, const struct tkc_device5 *r)
 {
 	d->st.devices++;
 	if (r->id >= MAX_DEVICES)
 		return;
-	struct tk_cupti_device *dev = &d->dev[r->id];
+	struct tkcap_cupti_device *dev = &d->dev[r->id];
 	struct tk_device_info info;
 	char cc[16];
-	tk_cupti_device_from_record(r, dev, &info, cc, sizeof(cc));
+	tkcap_cupti_device_from_record(r, dev, &info, cc, sizeof(cc));
 	if (dev->store_id) /* already added when its work came first: limits only */
 		return;
 	int64_t sid;
@@ -199,7 +199,7 @@ static void device_record(struct tk_cupti_decoder *d, const struct tkc_device5 *
 		dev->store_id = sid + 1;
 }
 
-static int64_t stream_track(struct tk_cupti_decoder *d, uint32_t device, uint32_t stream)
+static int64_t stream_track(struct tkcap_cupti_decoder *d, uint32_t device, uint32_t stream)
 {
 	uint64_t key = ((uint64_t)device << 32 | stream) + 1;
 	if (2 * (d->nstreams + 1) > d->streams_cap) {
@@ -237,7 +237,7 @@ static int64_t stream_track(struct tk_cupti_decoder *d, uint32_t device, uint32_
 	return id;
 }
 
-static int64_t thread_track(struct tk_cupti_decoder *d, int64_t tid)
+static int64_t thread_track(struct tkcap_cupti_decoder *d, int64_t tid)
 {
 	char name[64] = "", path[64];
 	if (d->thread_names) {
@@ -249,10 +249,10 @@ static int64_t thread_track(struct tk_cupti_decoder *d, int64_t tid)
 			fclose(f);
 		}
 	}
-	return tk_host_writer_track(d->hw, tid, name);
+	return tkcap_host_writer_track(d->hw, tid, name);
 }
 
-static int64_t derived_track(struct tk_cupti_decoder *d, int64_t *slot, const char *name)
+static int64_t derived_track(struct tkcap_cupti_decoder *d, int64_t *slot, const char *name)
 {
 	if (!*slot) {
 		struct tk_track_info t = {TK_TRACK_DERIVED, name,   d->process_id, TK_NONE,
@@ -264,14 +264,14 @@ static int64_t derived_track(struct tk_cupti_decoder *d, int64_t *slot, const ch
 
 /* ---- launch flows ---- */
 
-static void flow(struct tk_cupti_decoder *d, int64_t api, int64_t op)
+static void flow(struct tkcap_cupti_decoder *d, int64_t api, int64_t op)
 {
 	if (tk_writer_add_flow(d->w, "launch", api, op) == TK_OK)
 		d->st.flows++;
 }
 
 /* A device op with correlation id @corr was written as @event. */
-static void device_op(struct tk_cupti_decoder *d, uint32_t corr, int64_t event)
+static void device_op(struct tkcap_cupti_decoder *d, uint32_t corr, int64_t event)
 {
 	if (!corr)
 		return;
@@ -289,7 +289,7 @@ static void device_op(struct tk_cupti_decoder *d, uint32_t corr, int64_t event)
 		q->events[q->n++] = event;
 }
 
-static void api_done(struct tk_cupti_decoder *d, uint32_t corr, int64_t event, int64_t track)
+static void api_done(struct tkcap_cupti_decoder *d, uint32_t corr, int64_t event, int64_t track)
 {
 	if (!corr)
 		return;
@@ -309,7 +309,7 @@ static void api_done(struct tk_cupti_decoder *d, uint32_t corr, int64_t event, i
 /* ---- records ---- */
 
 /* [start, end] is a usable interval; counts the record as invalid otherwise. */
-static int valid_times(struct tk_cupti_decoder *d, uint64_t start, uint64_t end)
+static int valid_times(struct tkcap_cupti_decoder *d, uint64_t start, uint64_t end)
 {
 	if (start == 0 || end < start || end > (uint64_t)INT64_MAX) {
 		d->st.invalid_timestamps++;
@@ -318,7 +318,7 @@ static int valid_times(struct tk_cupti_decoder *d, uint64_t start, uint64_t end)
 	return keep(d, start);
 }
 
-static const char *demangled(struct tk_cupti_decoder *d, const char *name, char **owned)
+static const char *demangled(struct tkcap_cupti_decoder *d, const char *name, char **owned)
 {
 	*owned = NULL;
 	if (!name || strncmp(name, "_Z", 2))
@@ -342,7 +342,7 @@ static const char *demangled(struct tk_cupti_decoder *d, const char *name, char 
 	return s;
 }
 
-static void kernel(struct tk_cupti_decoder *d, const struct tkc_kernel10 *k)
+static void kernel(struct tkcap_cupti_decoder *d, const struct tkc_kernel10 *k)
 {
 	if (!valid_times(d, k->start, k->end))
 		return;
@@ -369,7 +369,7 @@ static void kernel(struct tk_cupti_decoder *d, const struct tkc_kernel10 *k)
 	    .blocks_per_sm = -1,
 	    .warps_per_sm = -1,
 	};
-	const struct tk_cupti_device *dev = k->deviceId < MAX_DEVICES ? &d->dev[k->deviceId] : NULL;
+	const struct tkcap_cupti_device *dev = k->deviceId < MAX_DEVICES ? &d->dev[k->deviceId] : NULL;
 	/* (in double: the product of three int32 may overflow int64) */
 	double threads = (double)k->blockX * k->blockY * k->blockZ;
 	double blocks = (double)k->gridX * k->gridY * k->gridZ;
@@ -439,7 +439,7 @@ static const char *mem_kind_label(enum tk_mem_kind k)
 	return names[k];
 }
 
-static void memcpy_record(struct tk_cupti_decoder *d, const struct tkc_memcpy6 *m)
+static void memcpy_record(struct tkcap_cupti_decoder *d, const struct tkc_memcpy6 *m)
 {
 	static const struct {
 		const char *label;
@@ -494,7 +494,7 @@ static void memcpy_record(struct tk_cupti_decoder *d, const struct tkc_memcpy6 *
 	device_op(d, m->correlationId, id);
 }
 
-static void memset_record(struct tk_cupti_decoder *d, const struct tkc_memset4 *m)
+static void memset_record(struct tkcap_cupti_decoder *d, const struct tkc_memset4 *m)
 {
 	if (!valid_times(d, m->start, m->end))
 		return;
@@ -519,7 +519,7 @@ static void memset_record(struct tk_cupti_decoder *d, const struct tkc_memset4 *
 	device_op(d, m->correlationId, id);
 }
 
-static void memory_record(struct tk_cupti_decoder *d, const struct tkc_memory4 *m)
+static void memory_record(struct tkcap_cupti_decoder *d, const struct tkc_memory4 *m)
 {
 	if (m->timestamp == 0 || m->timestamp > (uint64_t)INT64_MAX) {
 		d->st.invalid_timestamps++;
@@ -549,7 +549,7 @@ static void memory_record(struct tk_cupti_decoder *d, const struct tkc_memory4 *
 		d->st.memory++;
 }
 
-static void api_record(struct tk_cupti_decoder *d, const struct tkc_api *r)
+static void api_record(struct tkcap_cupti_decoder *d, const struct tkc_api *r)
 {
 	if (!valid_times(d, r->start, r->end))
 		return;
@@ -585,7 +585,7 @@ static void api_record(struct tk_cupti_decoder *d, const struct tkc_api *r)
 	api_done(d, r->correlationId, id, track);
 }
 
-static void sync_record(struct tk_cupti_decoder *d, const struct tkc_sync2 *r)
+static void sync_record(struct tkcap_cupti_decoder *d, const struct tkc_sync2 *r)
 {
 	static const char *const names[] = {"Synchronize", "Event synchronize",
 					    "Stream wait event", "Stream synchronize",
@@ -614,7 +614,7 @@ static void sync_record(struct tk_cupti_decoder *d, const struct tkc_sync2 *r)
 		tk_writer_add_arg_int(d->w, id, "cuda_event_id", r->cudaEventId);
 }
 
-static void marker_record(struct tk_cupti_decoder *d, const struct tkc_marker2 *r)
+static void marker_record(struct tkcap_cupti_decoder *d, const struct tkc_marker2 *r)
 {
 	int64_t tid = r->objectKind == TKC_OBJECT_THREAD ? r->objectId.pt.threadId : 0;
 	if (r->timestamp == 0 || r->timestamp > (uint64_t)INT64_MAX) {
@@ -664,7 +664,7 @@ static void marker_record(struct tk_cupti_decoder *d, const struct tkc_marker2 *
 	}
 }
 
-static void overhead_record(struct tk_cupti_decoder *d, const struct tkc_overhead3 *r)
+static void overhead_record(struct tkcap_cupti_decoder *d, const struct tkc_overhead3 *r)
 {
 	const char *name;
 	switch ((int)r->overheadKind) {
@@ -703,7 +703,7 @@ static void overhead_record(struct tk_cupti_decoder *d, const struct tkc_overhea
 		d->st.overheads++;
 }
 
-int tk_cupti_decode_record(struct tk_cupti_decoder *d, const struct tkc_record *r)
+int tkcap_cupti_decode_record(struct tkcap_cupti_decoder *d, const struct tkc_record *r)
 {
 	d->st.records++;
 	switch (r->kind) {
@@ -744,16 +744,16 @@ int tk_cupti_decode_record(struct tk_cupti_decoder *d, const struct tkc_record *
 	return tk_writer_status(d->w);
 }
 
-int tk_cupti_decode_buffer(struct tk_cupti_decoder *d, uint8_t *buf, size_t valid)
+int tkcap_cupti_decode_buffer(struct tkcap_cupti_decoder *d, uint8_t *buf, size_t valid)
 {
 	struct tkc_record *r = NULL;
 	while (d->cupti && tk_writer_status(d->w) == TK_OK &&
 	       d->cupti->ActivityGetNextRecord(buf, valid, &r) == TKC_SUCCESS)
-		tk_cupti_decode_record(d, r);
+		tkcap_cupti_decode_record(d, r);
 	return tk_writer_status(d->w);
 }
 
-int tk_cupti_decoder_finish(struct tk_cupti_decoder *d)
+int tkcap_cupti_decoder_finish(struct tkcap_cupti_decoder *d)
 {
 	static const char *const keys[] = {
 	    "cupti.records",   "cupti.kernels",	       "cupti.memcpys",
@@ -761,7 +761,7 @@ int tk_cupti_decoder_finish(struct tk_cupti_decoder *d)
 	    "cupti.syncs",     "cupti.markers",	       "cupti.overheads",
 	    "cupti.devices",   "cupti.flows",	       "cupti.unhandled_records",
 	    "cupti.invalid_timestamps", "cupti.dropped_records", "cupti.outside_window"};
-	const struct tk_cupti_stats *s = &d->st;
+	const struct tkcap_cupti_stats *s = &d->st;
 	const int64_t v[] = {s->records,  s->kernels, s->memcpys,   s->memsets,
 			     s->memory,	  s->api,     s->syncs,	    s->markers,
 			     s->overheads, s->devices, s->flows,     s->unhandled,

@@ -2,14 +2,14 @@
  * CUPTI device records (CUpti_ActivityDevice5) into store devices and the limits the occupancy
  * calculation needs (util/occupancy.c). The record lacks two driver values, the opt-in and
  * reserved shared memory per block; they are assumed from the compute capability unless the
- * injection library set the driver's values first (tk_cupti_decoder_set_limits).
+ * injection library set the driver's values first (tkcap_cupti_decoder_set_limits).
  */
 #include <stdio.h>
 #include <string.h>
 
 #include "cupti_decode.h"
 
-void tk_cupti_device_from_record(const struct tkc_device5 *r, struct tk_cupti_device *dev,
+void tkcap_cupti_device_from_record(const struct tkc_device5 *r, struct tkcap_cupti_device *dev,
 				 struct tk_device_info *info, char *cc, size_t cclen)
 {
 	struct tku_occ_device *o = &dev->occ;

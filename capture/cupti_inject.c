@@ -4,7 +4,7 @@
  * kinds, hands CUPTI 4 MB buffers, decodes completed buffers on its own thread into the store
  * named by TRACEKIT_OUTPUT (through the writer API, with cupti_decode.c), and finishes the store
  * at exit or on a fatal signal. The application's host annotations join the same store through
- * tk_cupti_host_hooks(). As a tool it prints one-line messages on stderr ("tracekit: ...").
+ * tkcap_cupti_host_hooks(). As a tool it prints one-line messages on stderr ("tracekit: ...").
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -46,13 +46,13 @@ static struct {
 	pthread_t thread;
 	char *path;
 	struct tk_trace_options o;
-	struct tk_window win;
+	struct tkcap_window win;
 	tk_writer *w;
-	struct tk_host_writer *hw;
-	struct tk_cupti_decoder *dec;
+	struct tkcap_host_writer *hw;
+	struct tkcap_cupti_decoder *dec;
 	void (*host_flush)(void);
 	int64_t declined;
-	const struct tk_cupti_api *cupti;
+	const struct tkcap_cupti_api *cupti;
 } G = {.mu = PTHREAD_MUTEX_INITIALIZER,
        .qmu = PTHREAD_MUTEX_INITIALIZER,
        .qcv = PTHREAD_COND_INITIALIZER};
@@ -78,16 +78,16 @@ static int open_store(const char *path, const struct tk_trace_options *o, const 
 	int64_t process_id;
 	int rc = tk_writer_create(path, &G.w);
 	if (rc == TK_OK)
-		rc = tk_capture_store_setup(G.w, format, o, &process_id);
+		rc = tkcap_store_setup(G.w, format, o, &process_id);
 	if (rc == TK_OK)
-		rc = tk_host_writer_create(G.w, process_id, getpid(), &G.hw);
+		rc = tkcap_host_writer_create(G.w, process_id, getpid(), &G.hw);
 	if (rc == TK_OK)
-		rc = tk_cupti_decoder_create(G.w, process_id, G.hw, G.cupti, &G.dec);
+		rc = tkcap_cupti_decoder_create(G.w, process_id, G.hw, G.cupti, &G.dec);
 	if (rc != TK_OK) {
 		say("cannot create the store '%s': %s", path,
 		    G.w ? tk_writer_errmsg(G.w) : tk_strerror(rc));
-		tk_cupti_decoder_free(G.dec);
-		tk_host_writer_free(G.hw);
+		tkcap_cupti_decoder_free(G.dec);
+		tkcap_host_writer_free(G.hw);
 		tk_writer_abort(G.w);
 		G.dec = NULL;
 		G.hw = NULL;
@@ -97,13 +97,13 @@ static int open_store(const char *path, const struct tk_trace_options *o, const 
 	free(G.path);
 	G.path = strdup(path);
 	G.o = *o;
-	tk_cupti_decoder_thread_names(G.dec, 1);
-	tk_window_start(&G.win, o, tk_capture_now_ns());
-	tk_cupti_decoder_gate(G.dec, G.win.by_steps || o->duration_ms > 0);
+	tkcap_cupti_decoder_thread_names(G.dec, 1);
+	tkcap_window_start(&G.win, o, tkcap_now_ns());
+	tkcap_cupti_decoder_gate(G.dec, G.win.by_steps || o->duration_ms > 0);
 	if (G.win.open)
-		tk_cupti_decoder_window(G.dec, 1, tk_capture_now_ns());
+		tkcap_cupti_decoder_window(G.dec, 1, tkcap_now_ns());
 	if (G.win.deadline_ns)
-		tk_cupti_decoder_window(G.dec, 0, G.win.deadline_ns);
+		tkcap_cupti_decoder_window(G.dec, 0, G.win.deadline_ns);
 	return TK_OK;
 }
 
@@ -154,12 +154,12 @@ static void buffer_completed(void *ctx, uint32_t stream, uint8_t *buffer, size_t
 static void decode_locked(struct buffer *b)
 {
 	if (G.dec && b->valid)
-		tk_cupti_decode_buffer(G.dec, b->data, b->valid);
+		tkcap_cupti_decode_buffer(G.dec, b->data, b->valid);
 	size_t dropped = 0;
 	if (G.dec && G.cupti->ActivityGetNumDroppedRecords &&
 	    G.cupti->ActivityGetNumDroppedRecords(NULL, b->stream, &dropped) == TKC_SUCCESS &&
 	    dropped)
-		tk_cupti_decoder_add_dropped(G.dec, (int64_t)dropped);
+		tkcap_cupti_decoder_add_dropped(G.dec, (int64_t)dropped);
 	free(b->data);
 	free(b);
 }
@@ -188,7 +188,7 @@ static void driver_limits(void)
 			int dev, optin, reserved;
 			if (get(&dev, i) == 0 && attr(&optin, OPTIN, dev) == 0 &&
 			    attr(&reserved, RESERVED, dev) == 0 && optin > 0 && reserved >= 0) {
-				tk_cupti_decoder_set_limits(G.dec, (uint32_t)i, optin, reserved);
+				tkcap_cupti_decoder_set_limits(G.dec, (uint32_t)i, optin, reserved);
 				G.driver_limits++;
 			}
 		}
@@ -241,7 +241,7 @@ static void duration_over(void)
 {
 	pthread_mutex_lock(&G.mu);
 	if (G.cupti_on && G.gated_on && !G.win.by_steps && G.win.deadline_ns &&
-	    tk_capture_now_ns() >= G.win.deadline_ns)
+	    tkcap_now_ns() >= G.win.deadline_ns)
 		set_gated(0);
 	pthread_mutex_unlock(&G.mu);
 }
@@ -373,27 +373,28 @@ static void finish(int from_signal)
 		pthread_mutex_unlock(&G.mu);
 		return;
 	}
-	struct tk_cupti_stats st;
-	tk_cupti_decoder_add_dropped(G.dec, G.declined);
-	tk_cupti_decoder_stats(G.dec, &st);
+	struct tkcap_cupti_stats st;
+	tkcap_cupti_decoder_add_dropped(G.dec, G.declined);
+	tkcap_cupti_decoder_stats(G.dec, &st);
 	if (G.cupti_on)
-		tk_cupti_decoder_finish(G.dec);
+		tkcap_cupti_decoder_finish(G.dec);
 	if (from_signal)
 		tk_writer_set_meta_text(G.w, "capture.ended_by", "signal");
 	if (G.cupti_on) {
 		tk_writer_set_meta_int(G.w, "capture.cupti_switches", G.arm_changes);
 		tk_writer_set_meta_int(G.w, "capture.driver_smem_limits", G.driver_limits);
 	}
-	tk_cupti_decoder_free(G.dec);
-	tk_host_writer_free(G.hw);
-	char err[512];
-	int rc = tk_writer_finish(G.w, err, sizeof(err));
+	tkcap_cupti_decoder_free(G.dec);
+	tkcap_host_writer_free(G.hw);
+	tk_error *err = tk_error_new();
+	int rc = tk_writer_finish(G.w, err);
 	G.w = NULL;
 	G.dec = NULL;
 	G.hw = NULL;
 	pthread_mutex_unlock(&G.mu);
 	if (rc != TK_OK)
-		say("cannot write the store '%s': %s", G.path, err);
+		say("cannot write the store '%s': %s", G.path, tk_error_message(err));
+	tk_error_free(err);
 	if (st.dropped)
 		say("CUPTI dropped %lld activity records (buffers full or declined); the store "
 		    "counts them in meta cupti.dropped_records",
@@ -439,19 +440,19 @@ static int hook_attach(const char *path, const struct tk_trace_options *o, void 
 	return rc;
 }
 
-static void hook_records(int64_t tid, const char *name, const struct tk_host_rec *r, size_t n)
+static void hook_records(int64_t tid, const char *name, const struct tkcap_host_rec *r, size_t n)
 {
 	pthread_mutex_lock(&G.mu);
 	if (G.hw)
-		tk_host_writer_records(G.hw, tid, name, r, n);
+		tkcap_host_writer_records(G.hw, tid, name, r, n);
 	pthread_mutex_unlock(&G.mu);
 }
 
-static void hook_steps(const struct tk_host_step *s, size_t n)
+static void hook_steps(const struct tkcap_host_step *s, size_t n)
 {
 	pthread_mutex_lock(&G.mu);
 	if (G.hw)
-		tk_host_writer_steps(G.hw, s, n);
+		tkcap_host_writer_steps(G.hw, s, n);
 	pthread_mutex_unlock(&G.mu);
 }
 
@@ -468,8 +469,8 @@ static void hook_window(int open, int64_t ts)
 {
 	pthread_mutex_lock(&G.mu);
 	if (G.dec) {
-		tk_cupti_decoder_gate(G.dec, 1); /* the application's windows rule */
-		tk_cupti_decoder_window(G.dec, open, ts);
+		tkcap_cupti_decoder_gate(G.dec, 1); /* the application's windows rule */
+		tkcap_cupti_decoder_window(G.dec, open, ts);
 	}
 	pthread_mutex_unlock(&G.mu);
 }
@@ -484,9 +485,9 @@ static int hook_detach(char *errbuf, size_t errlen)
 	return rc;
 }
 
-TK_EXPORT const struct tk_cupti_hooks *tk_cupti_host_hooks(void)
+TK_EXPORT const struct tkcap_cupti_hooks *tkcap_cupti_host_hooks(void)
 {
-	static const struct tk_cupti_hooks hooks = {TK_CUPTI_HOOKS_VERSION, hook_attach,
+	static const struct tkcap_cupti_hooks hooks = {TK_CUPTI_HOOKS_VERSION, hook_attach,
 						    hook_records, hook_steps, hook_window,
 						    hook_detach,	    hook_arm};
 	return &hooks;
@@ -509,22 +510,25 @@ TK_EXPORT int InitializeInjection(void)
 	if (__atomic_exchange_n(&G.initialized, 1, __ATOMIC_ACQ_REL))
 		return 1;
 	struct tk_trace_options o;
-	char err[640];
-	if (tk_trace_options_from_env(&o, err, sizeof(err)) != TK_OK) {
-		say("%s; device activity is not recorded", err);
+	tk_error *env_err = tk_error_new();
+	int env_rc = tk_trace_options_from_env(&o, env_err);
+	if (env_rc != TK_OK)
+		say("%s; device activity is not recorded", tk_error_message(env_err));
+	tk_error_free(env_err);
+	if (env_rc != TK_OK)
 		return 1;
-	}
+	char err[640];
 	const char *path = getenv("TRACEKIT_OUTPUT");
 	char fallback[64];
 	if (!path || !*path) {
 		snprintf(fallback, sizeof(fallback), "tracekit-%d.db", (int)getpid());
 		path = fallback;
 	}
-	if (tk_cupti_load(&G.cupti, err, sizeof(err)) != 0) {
+	if (tkcap_cupti_load(&G.cupti, err, sizeof(err)) != 0) {
 		say("%s: the program runs untraced on the device side", err);
 		return 1;
 	}
-	const struct tk_cupti_api *c = G.cupti;
+	const struct tkcap_cupti_api *c = G.cupti;
 	/* Step windows enable the costly kinds a step ahead of each window: the application's
 	 * annotation session says when (hook_arm). Without one, they are on from the start unless
 	 * step options ask for windows no tk_step() will open. */
@@ -544,7 +548,7 @@ TK_EXPORT int InitializeInjection(void)
 	if (r != TKC_SUCCESS) {
 		say("CUPTI activity tracing is unavailable (%s: %s; no GPU, no driver, or another "
 		    "profiler holds CUPTI): the program runs untraced on the device side",
-		    what, tk_cupti_result_text(c, r));
+		    what, tkcap_cupti_result_text(c, r));
 		return 1; /* the program goes on */
 	}
 	if (c->SetThreadIdType)
@@ -553,7 +557,7 @@ TK_EXPORT int InitializeInjection(void)
 	int rc = G.w ? tk_writer_add_source(G.w, "cupti", NULL, NULL, TK_NONE) /* host first */
 		     : open_store(path, &o, "cupti");
 	if (rc == TK_OK)
-		tk_cupti_decoder_set_api(G.dec, c);
+		tkcap_cupti_decoder_set_api(G.dec, c);
 	if (rc == TK_OK)
 		rc = tk_writer_set_meta_text(G.w, "source", "cupti");
 	if (rc == TK_OK)
@@ -583,16 +587,16 @@ TK_EXPORT int InitializeInjection(void)
  */
 TK_EXPORT int InitializeInjectionNvtx(void *get_export_table)
 {
-	const struct tk_cupti_api *c;
-	if (tk_cupti_load(&c, NULL, 0) != 0 || !c->NvtxInitialize)
+	const struct tkcap_cupti_api *c;
+	if (tkcap_cupti_load(&c, NULL, 0) != 0 || !c->NvtxInitialize)
 		return 0;
 	return c->NvtxInitialize(get_export_table);
 }
 
 TK_EXPORT int InitializeInjectionNvtx2(void *get_export_table)
 {
-	const struct tk_cupti_api *c;
-	if (tk_cupti_load(&c, NULL, 0) != 0 || !c->NvtxInitialize2)
+	const struct tkcap_cupti_api *c;
+	if (tkcap_cupti_load(&c, NULL, 0) != 0 || !c->NvtxInitialize2)
 		return 0;
 	return c->NvtxInitialize2(get_export_table);
 }

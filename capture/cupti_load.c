@@ -17,7 +17,7 @@
 
 #include "cupti_abi.h"
 
-static struct tk_cupti_api api;
+static struct tkcap_cupti_api api;
 static char load_err[1024];
 static int load_rc = -1;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
@@ -124,7 +124,7 @@ static void load_once(void)
 	}
 }
 
-int tk_cupti_load(const struct tk_cupti_api **out, char *err, size_t errlen)
+int tkcap_cupti_load(const struct tkcap_cupti_api **out, char *err, size_t errlen)
 {
 	pthread_once(&once, load_once);
 	*out = load_rc == 0 ? &api : NULL;
@@ -133,7 +133,7 @@ int tk_cupti_load(const struct tk_cupti_api **out, char *err, size_t errlen)
 	return load_rc;
 }
 
-const char *tk_cupti_result_text(const struct tk_cupti_api *a, tkc_result r)
+const char *tkcap_cupti_result_text(const struct tkcap_cupti_api *a, tkc_result r)
 {
 	const char *s = NULL;
 	if (!a || !a->GetResultString || a->GetResultString(r, &s) != TKC_SUCCESS || !s)

@@ -19,7 +19,7 @@ struct named {
 	int64_t id;
 };
 
-struct tk_host_writer {
+struct tkcap_host_writer {
 	tk_writer *w;
 	int64_t process_id, pid, steps_track;
 	int64_t *tids, *tid_tracks; /* thread tracks, linear (threads are few) */
@@ -29,7 +29,7 @@ struct tk_host_writer {
 	uint32_t cat_scope, cat_function, cat_marker, host_alloc;
 };
 
-int64_t tk_capture_now_ns(void)
+int64_t tkcap_now_ns(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_REALTIME, &ts);
@@ -47,7 +47,7 @@ static void read_comm(char *buf, size_t len, const char *path)
 	fclose(f);
 }
 
-int tk_capture_store_setup(tk_writer *w, const char *format, const struct tk_trace_options *o,
+int tkcap_store_setup(tk_writer *w, const char *format, const struct tk_trace_options *o,
 			   int64_t *process_id)
 {
 	char host[256] = "", comm[64];
@@ -73,11 +73,11 @@ int tk_capture_store_setup(tk_writer *w, const char *format, const struct tk_tra
 	return rc;
 }
 
-int tk_host_writer_create(tk_writer *w, int64_t process_id, int64_t pid,
-			  struct tk_host_writer **out)
+int tkcap_host_writer_create(tk_writer *w, int64_t process_id, int64_t pid,
+			  struct tkcap_host_writer **out)
 {
 	*out = NULL;
-	struct tk_host_writer *hw = calloc(1, sizeof(*hw));
+	struct tkcap_host_writer *hw = calloc(1, sizeof(*hw));
 	if (!hw)
 		return tk_writer_fail(w, TK_ENOMEM, "out of memory");
 	hw->w = w;
@@ -91,7 +91,7 @@ int tk_host_writer_create(tk_writer *w, int64_t process_id, int64_t pid,
 	return tk_writer_status(w);
 }
 
-void tk_host_writer_free(struct tk_host_writer *hw)
+void tkcap_host_writer_free(struct tkcap_host_writer *hw)
 {
 	if (!hw)
 		return;
@@ -103,7 +103,7 @@ void tk_host_writer_free(struct tk_host_writer *hw)
 	free(hw);
 }
 
-int64_t tk_host_writer_track(struct tk_host_writer *hw, int64_t tid, const char *thread_name)
+int64_t tkcap_host_writer_track(struct tkcap_host_writer *hw, int64_t tid, const char *thread_name)
 {
 	for (size_t i = 0; i < hw->ntids; i++)
 		if (hw->tids[i] == tid)
@@ -134,7 +134,7 @@ int64_t tk_host_writer_track(struct tk_host_writer *hw, int64_t tid, const char 
 	return id;
 }
 
-static int64_t counter_track(struct tk_host_writer *hw, const char *name)
+static int64_t counter_track(struct tkcap_host_writer *hw, const char *name)
 {
 	for (size_t i = 0; i < hw->ncounters; i++)
 		if (!strcmp(hw->counters[i].name, name))
@@ -156,15 +156,15 @@ static int64_t counter_track(struct tk_host_writer *hw, const char *name)
 	return id;
 }
 
-int tk_host_writer_records(struct tk_host_writer *hw, int64_t tid, const char *thread_name,
-			   const struct tk_host_rec *r, size_t n)
+int tkcap_host_writer_records(struct tkcap_host_writer *hw, int64_t tid, const char *thread_name,
+			   const struct tkcap_host_rec *r, size_t n)
 {
 	tk_writer *w = hw->w;
 	int64_t track = 0;
 	for (size_t i = 0; i < n && tk_writer_status(w) == TK_OK; i++) {
-		const struct tk_host_rec *x = &r[i];
+		const struct tkcap_host_rec *x = &r[i];
 		if ((x->type == TK_HR_SCOPE || x->type == TK_HR_MARK) && !track &&
-		    !(track = tk_host_writer_track(hw, tid, thread_name)))
+		    !(track = tkcap_host_writer_track(hw, tid, thread_name)))
 			break;
 		switch (x->type) {
 		case TK_HR_SCOPE:
@@ -217,7 +217,7 @@ int tk_host_writer_records(struct tk_host_writer *hw, int64_t tid, const char *t
 	return tk_writer_status(w);
 }
 
-int tk_host_writer_steps(struct tk_host_writer *hw, const struct tk_host_step *s, size_t n)
+int tkcap_host_writer_steps(struct tkcap_host_writer *hw, const struct tkcap_host_step *s, size_t n)
 {
 	tk_writer *w = hw->w;
 	if (n && !hw->steps_track) {

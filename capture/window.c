@@ -17,7 +17,7 @@ void tk_trace_options_init(struct tk_trace_options *o)
 	o->start_step = o->steps = o->every = o->max_profiles = o->duration_ms = -1;
 }
 
-static int parse_env(const char *name, int64_t *out, char *errbuf, size_t errlen)
+static int parse_env(const char *name, int64_t *out, tk_error *err)
 {
 	const char *v = getenv(name);
 	if (!v || !*v)
@@ -26,30 +26,30 @@ static int parse_env(const char *name, int64_t *out, char *errbuf, size_t errlen
 	errno = 0;
 	long long x = strtoll(v, &end, 10);
 	if (errno || *end || x < 0) {
-		if (errbuf)
-			snprintf(errbuf, errlen, "%s='%s' is not a non-negative integer", name, v);
-		return TK_EINVAL;
+		return tk_error_push_from(err, "capture", TK_EINVAL,
+					  "%s='%s' is not a non-negative integer", name, v);
 	}
 	*out = x;
 	return TK_OK;
 }
 
-int tk_trace_options_from_env(struct tk_trace_options *o, char *errbuf, size_t errlen)
+int tk_trace_options_from_env(struct tk_trace_options *o, tk_error *err)
 {
+	tk_error_clear(err);
 	tk_trace_options_init(o);
-	int rc = parse_env("TRACEKIT_START_STEP", &o->start_step, errbuf, errlen);
+	int rc = parse_env("TRACEKIT_START_STEP", &o->start_step, err);
 	if (rc == TK_OK)
-		rc = parse_env("TRACEKIT_STEPS", &o->steps, errbuf, errlen);
+		rc = parse_env("TRACEKIT_STEPS", &o->steps, err);
 	if (rc == TK_OK)
-		rc = parse_env("TRACEKIT_EVERY", &o->every, errbuf, errlen);
+		rc = parse_env("TRACEKIT_EVERY", &o->every, err);
 	if (rc == TK_OK)
-		rc = parse_env("TRACEKIT_MAX_PROFILES", &o->max_profiles, errbuf, errlen);
+		rc = parse_env("TRACEKIT_MAX_PROFILES", &o->max_profiles, err);
 	if (rc == TK_OK)
-		rc = parse_env("TRACEKIT_DURATION_MS", &o->duration_ms, errbuf, errlen);
+		rc = parse_env("TRACEKIT_DURATION_MS", &o->duration_ms, err);
 	return rc;
 }
 
-static void open_profile(struct tk_window *w, int64_t p, int64_t now_ns)
+static void open_profile(struct tkcap_window *w, int64_t p, int64_t now_ns)
 {
 	w->open = 1;
 	w->profile = p;
@@ -57,7 +57,7 @@ static void open_profile(struct tk_window *w, int64_t p, int64_t now_ns)
 	w->deadline_ns = w->o.duration_ms > 0 ? now_ns + w->o.duration_ms * 1000000 : 0;
 }
 
-void tk_window_start(struct tk_window *w, const struct tk_trace_options *o, int64_t now_ns)
+void tkcap_window_start(struct tkcap_window *w, const struct tk_trace_options *o, int64_t now_ns)
 {
 	memset(w, 0, sizeof(*w));
 	w->o = *o;
@@ -67,7 +67,7 @@ void tk_window_start(struct tk_window *w, const struct tk_trace_options *o, int6
 		open_profile(w, 0, now_ns);
 }
 
-int tk_window_tick(struct tk_window *w, int64_t now_ns)
+int tkcap_window_tick(struct tkcap_window *w, int64_t now_ns)
 {
 	if (w->open && w->deadline_ns && now_ns >= w->deadline_ns) {
 		w->open = 0;
@@ -76,9 +76,9 @@ int tk_window_tick(struct tk_window *w, int64_t now_ns)
 	return w->open;
 }
 
-int tk_window_step(struct tk_window *w, int64_t n, int64_t now_ns)
+int tkcap_window_step(struct tkcap_window *w, int64_t n, int64_t now_ns)
 {
-	tk_window_tick(w, now_ns);
+	tkcap_window_tick(w, now_ns);
 	if (!w->by_steps)
 		return w->open;
 	int64_t first = w->o.start_step > 0 ? w->o.start_step : 0, p = 0;
@@ -102,8 +102,8 @@ int tk_window_step(struct tk_window *w, int64_t n, int64_t now_ns)
 	return w->open;
 }
 
-int tk_window_next_opens(const struct tk_window *w, int64_t n, int64_t now_ns)
+int tkcap_window_next_opens(const struct tkcap_window *w, int64_t n, int64_t now_ns)
 {
-	struct tk_window c = *w; /* pure state: a copy answers "what if" */
-	return tk_window_step(&c, n, now_ns);
+	struct tkcap_window c = *w; /* pure state: a copy answers "what if" */
+	return tkcap_window_step(&c, n, now_ns);
 }

@@ -33,7 +33,7 @@ struct cell {
 };
 
 struct level {
-	struct tk_intern names; /* name -> item id (from 1) */
+	struct tks_intern names; /* name -> item id (from 1) */
 	struct cell *cells;
 	size_t ncells, capcells;
 };
@@ -236,7 +236,7 @@ static int item_row(struct tkc_builder *b, sqlite3_stmt *st, void *arg)
 	int added;
 	if (!name)
 		name = "";
-	uint32_t id = tk_intern_lookup(&lv->names, name, strlen(name), &added);
+	uint32_t id = tks_intern_lookup(&lv->names, name, strlen(name), &added);
 	if (!id || grow((void **)&lv->cells, &lv->capcells, lv->ncells + 1, sizeof(*lv->cells)))
 		return oom(b);
 	struct cell *c = &lv->cells[lv->ncells++];
@@ -424,8 +424,8 @@ int tkc_builder_new(double sample_share, size_t sample_max, struct tkc_builder *
 	b->sample_share = sample_share;
 	b->sample_max = sample_max;
 	b->s.has_steps = 1;
-	tk_intern_init(&b->lv[0].names);
-	tk_intern_init(&b->lv[1].names);
+	tks_intern_init(&b->lv[0].names);
+	tks_intern_init(&b->lv[1].names);
 	if (!(b->s.tracekit_version = strdup(tk_version())))
 		return TK_ENOMEM;
 	b->s.analysis_version = TK_ANALYSIS_VERSION;
@@ -438,7 +438,7 @@ void tkc_builder_free(struct tkc_builder *b)
 		return;
 	tkc_summary_free(&b->s);
 	for (int l = 0; l < 2; l++) {
-		tk_intern_free(&b->lv[l].names);
+		tks_intern_free(&b->lv[l].names);
 		free(b->lv[l].cells);
 	}
 	for (size_t i = 0; i < b->nshape; i++) {
@@ -457,7 +457,7 @@ int tkc_builder_add_store(struct tkc_builder *b, const char *path, const char *l
 	tk_store *st = NULL;
 	b->err = err;
 	b->errlen = errlen;
-	tk_fmt(err, errlen, "%s", "");
+	tks_fmt(err, errlen, "%s", "");
 	size_t run = b->s.nruns;
 	if (TKU_GROW(b->s.runs, b->runs_cap, run + 1, 4) != TK_OK ||
 	    TKU_GROW(b->shape, b->shape_cap, run + 1, 4) != TK_OK)
@@ -474,10 +474,10 @@ int tkc_builder_add_store(struct tkc_builder *b, const char *path, const char *l
 		return oom(b);
 	int rc = tk_store_open(path, &st);
 	if (rc != TK_OK) {
-		tk_fmt(err, errlen, "%s", tk_store_errmsg(st));
+		tks_fmt(err, errlen, "%s", tk_store_errmsg(st));
 		goto out;
 	}
-	rc = add_run(b, tk_store_db(st), path, run);
+	rc = add_run(b, tk_store_sqlite(st), path, run);
 out:
 	tk_store_close(st);
 	return rc;
@@ -537,20 +537,18 @@ static int build_items(struct tkc_builder *b, int l, struct tkc_item **out, size
 	for (size_t i = 0; i < lv->names.count; i++)
 		total += ns[i];
 	/* names: the interned strings in id order */
-	for (size_t i = 0; i < lv->names.cap; i++) {
-		const struct tk_intern_entry *e = &lv->names.slots[i];
-		if (!e->id)
-			continue;
-		struct tkc_item *it = &v[e->id - 1];
+	for (size_t i = 0; i < lv->names.count; i++) {
+		const struct tks_intern_entry *e = &lv->names.ents[i];
+		struct tkc_item *it = &v[i];
 		if (!(it->name = malloc(e->len + 1))) {
 			rc = oom(b);
 			goto out;
 		}
 		memcpy(it->name, lv->names.arena + e->off, e->len);
 		it->name[e->len] = '\0';
-		it->calls_per_step = dsteps > 0 ? (double)calls[e->id - 1] / dsteps : 0;
-		it->ns_per_step = dsteps > 0 ? ns[e->id - 1] / dsteps : 0;
-		it->share = total > 0 ? ns[e->id - 1] / total : 0;
+		it->calls_per_step = dsteps > 0 ? (double)calls[i] / dsteps : 0;
+		it->ns_per_step = dsteps > 0 ? ns[i] / dsteps : 0;
+		it->share = total > 0 ? ns[i] / total : 0;
 	}
 	/* the sampled items: from the sample share up, the sample_max largest */
 	order = malloc((n ? n : 1) * sizeof(*order));
@@ -669,7 +667,7 @@ int tkc_builder_finish(struct tkc_builder *b, struct tkc_summary *out, char *err
 			char x[512], y[512];
 			tkc_models_text(b->shape[0].models, b->shape[0].nmodels, x, sizeof(x));
 			tkc_models_text(b->shape[r].models, b->shape[r].nmodels, y, sizeof(y));
-			tk_fmt(err, errlen,
+			tks_fmt(err, errlen,
 			       "runs '%s' and '%s' are not runs of one benchmark: %s against %s",
 			       b->s.runs[0].input, b->s.runs[r].input, x, y);
 			return TK_EINVAL;

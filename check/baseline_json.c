@@ -141,7 +141,7 @@ static int bad(struct rd *r, const struct tku_json_value *at, const char *fmt, .
 	va_start(ap, fmt);
 	vsnprintf(what, sizeof(what), fmt, ap);
 	va_end(ap);
-	tk_fmt(r->err, r->errlen, "baseline '%s': line %llu, column %llu: %s", r->path,
+	tks_fmt(r->err, r->errlen, "baseline '%s': line %llu, column %llu: %s", r->path,
 	       (unsigned long long)(at ? at->line : 0), (unsigned long long)(at ? at->col : 0),
 	       what);
 	return TK_EFORMAT;
@@ -455,7 +455,7 @@ int tkc_baseline_read(const char *path, struct tkc_summary *s, char *err, size_t
 		goto out;
 	}
 	if (ver->num != TKC_BASELINE_VERSION) {
-		tk_fmt(err, errlen,
+		tks_fmt(err, errlen,
 		       "baseline '%s' has version %g; this tracekit reads version %d: make the "
 		       "baseline again with 'tracekit baseline'",
 		       path, ver->num, TKC_BASELINE_VERSION);
@@ -479,7 +479,7 @@ int tkc_baseline_read(const char *path, struct tkc_summary *s, char *err, size_t
 	if (rc == TK_OK)
 		rc = read_memory(&r, root, s);
 	if (rc == TK_ENOMEM)
-		tk_fmt(err, errlen, "out of memory reading baseline '%s'", path);
+		tks_fmt(err, errlen, "out of memory reading baseline '%s'", path);
 out:
 	tku_json_free(root);
 	if (rc != TK_OK)

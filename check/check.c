@@ -14,7 +14,8 @@
 #include "message.h"
 
 struct tk_check {
-	char err[2048];
+	char err[2048]; /* the internal functions' message buffer, turned into @error by done() */
+	tk_error *error; /* the last failure (tk_check_error()) */
 	struct tkc_gates gates;
 	int allow_hw;
 	struct tkc_builder *base_b, *cur_b; /* runs being added */
@@ -26,12 +27,31 @@ struct tk_check {
 int tk_check_new(tk_check **out)
 {
 	*out = calloc(1, sizeof(**out));
+	if (*out && !((*out)->error = tk_error_new())) {
+		free(*out);
+		*out = NULL;
+	}
 	return *out ? TK_OK : TK_ENOMEM;
+}
+
+tk_error *tk_check_error(tk_check *c)
+{
+	return c ? c->error : NULL;
 }
 
 const char *tk_check_errmsg(const tk_check *c)
 {
-	return c ? c->err : "out of memory";
+	return c ? tk_error_message(c->error) : "out of memory";
+}
+
+/* The end of a public call: a failure's message (in c->err) becomes the check's error. */
+static int done(tk_check *c, int rc)
+{
+	if (rc != TK_OK) {
+		tk_error_clear(c->error);
+		tk_error_push_from(c->error, "check", rc, "%s", c->err);
+	}
+	return rc;
 }
 
 int tk_check_gate(tk_check *c, const char *text, enum tk_gate_kind kind)
@@ -39,12 +59,12 @@ int tk_check_gate(tk_check *c, const char *text, enum tk_gate_kind kind)
 	enum tkc_gate_kind k = kind == TK_GATE_MAX   ? TKC_GATE_MAX
 			       : kind == TK_GATE_MIN ? TKC_GATE_MIN
 						     : TKC_GATE_REL;
-	return tkc_gates_add(&c->gates, text, k, c->err, sizeof(c->err));
+	return done(c, tkc_gates_add(&c->gates, text, k, c->err, sizeof(c->err)));
 }
 
 int tk_check_gates_file(tk_check *c, const char *path)
 {
-	return tkc_gates_file(path, &c->gates, &c->allow_hw, c->err, sizeof(c->err));
+	return done(c, tkc_gates_file(path, &c->gates, &c->allow_hw, c->err, sizeof(c->err)));
 }
 
 void tk_check_allow_different_hardware(tk_check *c, int allow)
@@ -55,12 +75,12 @@ void tk_check_allow_different_hardware(tk_check *c, int allow)
 int tk_check_baseline_file(tk_check *c, const char *path)
 {
 	if (c->has_base || c->base_b) {
-		tk_fmt(c->err, sizeof(c->err), "a check has one baseline");
-		return TK_EINVAL;
+		tks_fmt(c->err, sizeof(c->err), "a check has one baseline");
+		return done(c, TK_EINVAL);
 	}
 	int rc = tkc_baseline_read(path, &c->base, c->err, sizeof(c->err));
 	c->has_base = c->has_base_file = rc == TK_OK;
-	return rc;
+	return done(c, rc);
 }
 
 /* Add @store to the builder *@b (made on first use). */
@@ -69,7 +89,7 @@ static int add_run(tk_check *c, struct tkc_builder **b, const char *store, const
 	int rc = TK_OK;
 	/* a check's own runs keep samples of every kernel (the baseline file keeps fewer) */
 	if (!*b && (rc = tkc_builder_new(0, 20 * TKC_SAMPLE_MAX, b)) != TK_OK) {
-		tk_fmt(c->err, sizeof(c->err), "out of memory");
+		tks_fmt(c->err, sizeof(c->err), "out of memory");
 		return rc;
 	}
 	return tkc_builder_add_store(*b, store, label, c->err, sizeof(c->err));
@@ -78,15 +98,15 @@ static int add_run(tk_check *c, struct tkc_builder **b, const char *store, const
 int tk_check_add_baseline_run(tk_check *c, const char *store, const char *label)
 {
 	if (c->has_base_file) {
-		tk_fmt(c->err, sizeof(c->err), "a check has one baseline");
-		return TK_EINVAL;
+		tks_fmt(c->err, sizeof(c->err), "a check has one baseline");
+		return done(c, TK_EINVAL);
 	}
-	return add_run(c, &c->base_b, store, label);
+	return done(c, add_run(c, &c->base_b, store, label));
 }
 
 int tk_check_add_run(tk_check *c, const char *store, const char *label)
 {
-	return add_run(c, &c->cur_b, store, label);
+	return done(c, add_run(c, &c->cur_b, store, label));
 }
 
 /* Finish the builders that have runs. */
@@ -102,20 +122,21 @@ static int finish(tk_check *c)
 		c->has_base = rc == TK_OK;
 	}
 	if (rc == TK_OK && !c->has_cur) {
-		tk_fmt(c->err, sizeof(c->err), "no input runs");
+		tks_fmt(c->err, sizeof(c->err), "no input runs");
 		rc = TK_EINVAL;
 	}
 	return rc;
 }
 
-int tk_check_run(tk_check *c)
+/* tk_check_run() with the message in c->err. */
+static int run(tk_check *c)
 {
 	int rc = finish(c);
 	if (rc != TK_OK)
 		return rc;
 	if (!c->gates.n) {
 		if (!c->has_base) {
-			tk_fmt(c->err, sizeof(c->err),
+			tks_fmt(c->err, sizeof(c->err),
 			       "nothing to check: give a baseline, or bounds (--max, --min)");
 			return TK_EINVAL;
 		}
@@ -127,6 +148,11 @@ int tk_check_run(tk_check *c)
 			 &c->result, c->err, sizeof(c->err));
 	c->ran = rc == TK_OK;
 	return rc;
+}
+
+int tk_check_run(tk_check *c)
+{
+	return done(c, run(c));
 }
 
 enum tk_check_verdict tk_check_verdict(const tk_check *c)
@@ -160,10 +186,13 @@ int tk_check_write_baseline(tk_check *c, FILE *out)
 {
 	int rc = c->has_cur ? TK_OK : finish(c);
 	if (rc != TK_OK)
-		return rc;
+		return done(c, rc);
 	rc = tkc_baseline_write(out, &c->cur);
-	if (rc != TK_OK)
-		tk_fmt(c->err, sizeof(c->err), "cannot write the baseline: %s", tk_strerror(rc));
+	if (rc != TK_OK) {
+		tk_error_clear(c->error);
+		tk_error_push_from(c->error, "check", rc, "%s", tk_strerror(rc));
+		tk_error_push_from(c->error, "check", rc, "cannot write the baseline");
+	}
 	return rc;
 }
 
@@ -177,5 +206,6 @@ void tk_check_free(tk_check *c)
 	tkc_summary_free(&c->base);
 	tkc_summary_free(&c->cur);
 	tkc_result_free(&c->result);
+	tk_error_free(c->error);
 	free(c);
 }

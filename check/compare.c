@@ -350,7 +350,7 @@ static void comparable(struct tkc_result *r, const struct tkc_summary *b,
 	for (size_t i = 0; i < c->nruns; i++)
 		if (c->runs[i].device_ops == 0) {
 			r->comparable = 0;
-			tk_fmt(r->reason, sizeof(r->reason),
+			tks_fmt(r->reason, sizeof(r->reason),
 			       "'%s' has no device work: an empty capture is never a pass (did the "
 			       "profiled code return before the device finished, or profiling stop "
 			       "too early?)",
@@ -361,7 +361,7 @@ static void comparable(struct tkc_result *r, const struct tkc_summary *b,
 		return;
 	if (b->has_steps != c->has_steps) {
 		r->comparable = 0;
-		tk_fmt(r->reason, sizeof(r->reason),
+		tks_fmt(r->reason, sizeof(r->reason),
 		       "%s: profile both with the same steps (the step time of one cannot be "
 		       "compared with a whole window of the other)",
 		       c->has_steps ? "the baseline has no steps and the input has"
@@ -374,13 +374,13 @@ static void comparable(struct tkc_result *r, const struct tkc_summary *b,
 		tkc_models_text(c->models, c->nmodels, y, sizeof(y));
 		if (!allow_hw) {
 			r->comparable = 0;
-			tk_fmt(r->reason, sizeof(r->reason),
+			tks_fmt(r->reason, sizeof(r->reason),
 			       "different hardware: the baseline ran on %s, the input on %s "
 			       "(--allow-different-hardware compares anyway)",
 			       x, y);
 			return;
 		}
-		tk_fmt(r->hardware, sizeof(r->hardware), "baseline on %s, input on %s", x, y);
+		tks_fmt(r->hardware, sizeof(r->hardware), "baseline on %s, input on %s", x, y);
 	}
 	r->overlap_base = overlap(b, &ix->ck);
 	r->overlap_cur = overlap(c, &ix->bk);
@@ -389,7 +389,7 @@ static void comparable(struct tkc_result *r, const struct tkc_summary *b,
 		missing(b, &ix->ck, mb, sizeof(mb));
 		missing(c, &ix->bk, mc, sizeof(mc));
 		r->comparable = 0;
-		tk_fmt(r->reason, sizeof(r->reason),
+		tks_fmt(r->reason, sizeof(r->reason),
 		       "different workloads: only %.0f %% of the baseline's kernel time is in kernels "
 		       "the input runs, and %.0f %% of the input's in kernels the baseline runs "
 		       "(at least %.0f %% each way); baseline only: %s; input only: %s",
@@ -432,7 +432,7 @@ int tkc_compare(const struct tkc_summary *base, const struct tkc_summary *cur,
 		size_t errlen)
 {
 	memset(r, 0, sizeof(*r));
-	tk_fmt(err, errlen, "%s", "");
+	tks_fmt(err, errlen, "%s", "");
 	r->has_baseline = base != NULL;
 	r->cur_runs = cur->nruns;
 	r->cur_steps = steps_of(cur);
@@ -442,7 +442,7 @@ int tkc_compare(const struct tkc_summary *base, const struct tkc_summary *cur,
 	}
 	for (size_t i = 0; i < gates->n; i++)
 		if (!base && gates->v[i].kind == TKC_GATE_REL) {
-			tk_fmt(err, errlen, "the gate '%s' compares with a baseline: give one with "
+			tks_fmt(err, errlen, "the gate '%s' compares with a baseline: give one with "
 					    "--baseline, or use --max/--min",
 			       gates->v[i].text);
 			return TK_EINVAL;
@@ -502,6 +502,6 @@ out:
 	free(ix.ck.v);
 	free(ix.co.v);
 	if (rc != TK_OK)
-		tk_fmt(err, errlen, "out of memory");
+		tks_fmt(err, errlen, "out of memory");
 	return rc;
 }

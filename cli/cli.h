@@ -4,6 +4,7 @@
 
 #include <stdint.h>
 #include <stdio.h>
+#include <tracekit/error.h>
 #include <tracekit/output.h>
 #include <tracekit/store.h>
 
@@ -38,7 +39,7 @@ int cli_usage_error(const struct tk_cmd *cmd, const char *fmt, ...)
 /* The usage error for getopt_long's ':' (missing value) or '?' (unknown option) in @c. */
 int cli_option_error(const struct tk_cmd *cmd, int c, char **argv);
 
-/* Report a writer's failure (its message, or @status's text), abort it; returns the exit code. */
+/* Report a writer's failure (its error, or @status's text), abort it; returns the exit code. */
 int cli_fail_writer(int status, tk_writer *w);
 
 /*
@@ -59,7 +60,7 @@ int cli_check_output(const char *output, const char *const *inputs, size_t n,
  * Write @path through @write on a temporary file beside it, renamed into place when complete
  * (removed on failure, @path left as it was); an exit code, the problem printed.
  */
-int cli_write_atomic(const char *path, int (*write)(FILE *out, void *arg, char *err, size_t errlen),
+int cli_write_atomic(const char *path, int (*write)(FILE *out, void *arg, tk_error *err),
 		     void *arg);
 
 /* Parse an integer option value in [min, max]; on error prints and returns TK_EXIT_USAGE. */
@@ -68,6 +69,10 @@ int cli_parse_int(const struct tk_cmd *cmd, const char *opt, const char *text, i
 
 /* Report a library status with its message: prints, returns the exit code for it. */
 int cli_fail(int status, const char *message);
+
+/* Report a library status with its error (tk_error_message(), or @status's text when empty):
+ * prints, returns the exit code for @status. */
+int cli_fail_error(int status, const tk_error *err);
 
 /* ---- importing (cli/import_inputs.c) ---- */
 struct tk_import_options;
@@ -103,14 +108,6 @@ struct cli_report_args {
 	int64_t top, width;
 };
 
-/*
- * cli_report_option() - handle getopt result @c with value @arg when it is one of the options
- * report and diff share (f: --format, o: -o, C: --no-color, t: --top, w: --width). Returns -1
- * when it is not, TK_EXIT_OK when handled, or TK_EXIT_USAGE after printing the usage error.
- */
-int cli_report_option(const struct tk_cmd *cmd, int c, const char *arg, struct tk_report_options *o,
-		      struct cli_report_args *a);
-
 /* Run the analyses on @path when it has none yet; an exit code. */
 int cli_report_ensure_analysis(const char *path);
 
@@ -124,7 +121,7 @@ int cli_report_check(const struct cli_report_args *a, const struct tk_report_opt
  */
 int cli_report_output(const struct cli_report_args *a, struct tk_report_options *o,
 		      int (*write)(FILE *out, const struct tk_report_options *o, void *arg,
-				   char *err, size_t errlen),
+				   tk_error *err),
 		      void *arg);
 
 #endif

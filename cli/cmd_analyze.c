@@ -1,7 +1,6 @@
 /* `tracekit analyze`: run every analysis on a store (replacing its analysis_* tables), then print
  * a short summary: per device the window, utilization and idle time, idle gaps by cause, the KPI
  * bands, step statistics, stragglers and the findings. */
-#include <getopt.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <string.h>
@@ -11,6 +10,7 @@
 #include <tracekit/store.h>
 
 #include "cli.h"
+#include "options.h"
 
 static int run(int argc, char **argv);
 
@@ -113,7 +113,7 @@ static const struct section sections[] = {
 static int print_section(sqlite3 *db, const struct section *sec, const char *path)
 {
 	sqlite3_stmt *st = NULL;
-	char err[512];
+	tk_error *err = NULL;
 	int rc = TK_EXIT_OK;
 	if (sqlite3_prepare_v2(db, sec->sql, -1, &st, NULL) != SQLITE_OK)
 		goto out; /* the table is absent (or another version of it): nothing to show */
@@ -123,11 +123,13 @@ static int print_section(sqlite3 *db, const struct section *sec, const char *pat
 	sqlite3_reset(st);
 	printf("\n%s\n", sec->title);
 	struct tk_rows_options opt = {TK_ROWS_TABLE, 60};
-	if ((rc = tk_rows_write(stdout, st, &opt, err, sizeof(err))) != TK_OK) {
-		cli_error("'%s': %s", path, err);
-		rc = tk_exit_code(rc);
+	err = tk_error_new();
+	if ((rc = tk_rows_write_sqlite(stdout, st, &opt, err)) != TK_OK) {
+		tk_error_push_from(err, "cli", rc, "'%s'", path);
+		rc = cli_fail_error(rc, err);
 	}
 out:
+	tk_error_free(err);
 	sqlite3_finalize(st);
 	return rc;
 }
@@ -137,12 +139,12 @@ static int summary(const char *path)
 	tk_store *s = NULL;
 	int rc = tk_store_open(path, &s);
 	if (rc != TK_OK) {
-		rc = cli_fail(rc, tk_store_errmsg(s));
+		rc = cli_fail_error(rc, tk_store_error(s));
 		goto out;
 	}
 	printf("analyzed: %s\n", path);
 	for (size_t i = 0; i < sizeof(sections) / sizeof(sections[0]); i++)
-		if ((rc = print_section(tk_store_db(s), &sections[i], path)) != TK_EXIT_OK)
+		if ((rc = print_section(tk_store_sqlite(s), &sections[i], path)) != TK_EXIT_OK)
 			goto out;
 	rc = TK_EXIT_OK;
 out:
@@ -150,85 +152,85 @@ out:
 	return rc;
 }
 
+static int window_option(const struct tk_cmd *cmd, const char *value, void *arg)
+{
+	struct tk_analyze_options *o = arg;
+	if (!strcmp(value, "auto"))
+		o->window = TK_WINDOW_AUTO;
+	else if (!strcmp(value, "device"))
+		o->window = TK_WINDOW_DEVICE;
+	else if (!strcmp(value, "steps"))
+		o->window = TK_WINDOW_STEPS;
+	else if (!strcmp(value, "host-steps"))
+		o->window = TK_WINDOW_HOST_STEPS;
+	else
+		return cli_usage_error(
+		    cmd, "--window expects auto, device, steps or host-steps, got '%s'", value);
+	return TK_EXIT_OK;
+}
+
+static int small_kernel_option(const struct tk_cmd *cmd, const char *value, void *arg)
+{
+	struct tk_analyze_options *o = arg;
+	int64_t us;
+	int rc = cli_parse_int(cmd, "--small-kernel-us", value, 0, INT64_MAX / 1000, &us);
+	if (rc == TK_EXIT_OK)
+		o->small_kernel_ns = us * 1000;
+	return rc;
+}
+
+static int peak_flops_option(const struct tk_cmd *cmd, const char *value, void *arg)
+{
+	tk_error *err = tk_error_new();
+	int rc = tk_analyze_peak_flops_option(arg, value, err) == TK_OK
+		     ? TK_EXIT_OK
+		     : cli_usage_error(cmd, "%s", tk_error_message(err));
+	tk_error_free(err);
+	return rc;
+}
+
+static int peak_bandwidth_option(const struct tk_cmd *cmd, const char *value, void *arg)
+{
+	struct tk_analyze_options *o = arg;
+	if (tk_peak_value_parse(value, &o->peak_bandwidth_bps) != TK_OK)
+		return cli_usage_error(cmd,
+				       "--peak-bandwidth expects bytes/s with an optional k, M, G, T, "
+				       "P or E (3.35T), above 0 and at most 1E; got '%.80s'",
+				       value);
+	return TK_EXIT_OK;
+}
+
 static int run(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-	    {"window", required_argument, NULL, 'w'},
-	    {"small-kernel-us", required_argument, NULL, 's'},
-	    {"peak-flops", required_argument, NULL, 'F'},
-	    {"peak-bandwidth", required_argument, NULL, 'B'},
-	    {"device-file", required_argument, NULL, 'D'},
-	    {"quiet", no_argument, NULL, 'q'},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
-	};
 	const struct tk_cmd *cmd = &tk_cmd_analyze;
 	struct tk_analyze_options o;
-	int c, rc, quiet = 0;
-	int64_t us;
-	char err[1024];
+	int rc, first, quiet = 0;
 	tk_analyze_options_init(&o);
-	optind = 0;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":qh", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'h':
-			return cli_help(cmd);
-		case 'q':
-			quiet = 1;
-			break;
-		case 'w':
-			if (!strcmp(optarg, "auto"))
-				o.window = TK_WINDOW_AUTO;
-			else if (!strcmp(optarg, "device"))
-				o.window = TK_WINDOW_DEVICE;
-			else if (!strcmp(optarg, "steps"))
-				o.window = TK_WINDOW_STEPS;
-			else if (!strcmp(optarg, "host-steps"))
-				o.window = TK_WINDOW_HOST_STEPS;
-			else
-				return cli_usage_error(
-				    cmd,
-				    "--window expects auto, device, steps or host-steps, got '%s'",
-				    optarg);
-			break;
-		case 's':
-			if ((rc = cli_parse_int(cmd, "--small-kernel-us", optarg, 0,
-						INT64_MAX / 1000, &us)) != TK_EXIT_OK)
-				return rc;
-			o.small_kernel_ns = us * 1000;
-			break;
-		case 'F':
-			if (tk_analyze_peak_flops_option(&o, optarg, err, sizeof(err)) != TK_OK)
-				return cli_usage_error(cmd, "%s", err);
-			break;
-		case 'B':
-			if (tk_peak_value_parse(optarg, &o.peak_bandwidth_bps) != TK_OK)
-				return cli_usage_error(
-				    cmd,
-				    "--peak-bandwidth expects bytes/s with an optional k, M, G, T, "
-				    "P or E (3.35T), above 0 and at most 1E; got '%.80s'",
-				    optarg);
-			break;
-		case 'D':
-			o.device_file = optarg;
-			break;
-		default:
-			return cli_option_error(cmd, c, argv);
-		}
-	}
-	if (argc - optind != 1)
+	const struct cli_opt opts[] = {
+	    CLI_CALL("window", 0, window_option, &o),
+	    CLI_CALL("small-kernel-us", 0, small_kernel_option, &o),
+	    CLI_CALL("peak-flops", 0, peak_flops_option, &o),
+	    CLI_CALL("peak-bandwidth", 0, peak_bandwidth_option, &o),
+	    CLI_STR("device-file", 0, &o.device_file),
+	    CLI_FLAG("quiet", 'q', &quiet),
+	    CLI_HELP,
+	};
+	if ((rc = cli_parse(cmd, argc, argv, opts, CLI_NOPTS(opts), 0, &first)) != CLI_GO_ON)
+		return rc;
+	if (argc - first != 1)
 		return cli_usage_error(cmd, "expected one store");
-	const char *path = argv[optind];
-	rc = tk_analyze(path, &o, err, sizeof(err));
+	const char *path = argv[first];
+	tk_error *err = tk_error_new();
+	rc = tk_analyze(path, &o, err);
 	if (rc != TK_OK) {
-		if (!strstr(err, path)) {
-			char msg[1400];
-			snprintf(msg, sizeof(msg), "'%s': %s", path,
-				 err[0] ? err : tk_strerror(rc));
-			return cli_fail(rc, msg);
-		}
-		return cli_fail(rc, err);
+		if (!tk_error_cause_count(err))
+			tk_error_push_from(err, "cli", rc, "%s", tk_strerror(rc));
+		if (!strstr(tk_error_message(err), path)) /* say which store */
+			tk_error_push_from(err, "cli", rc, "'%s'", path);
+		rc = cli_fail_error(rc, err);
 	}
+	tk_error_free(err);
+	if (rc != TK_OK)
+		return rc;
 	return quiet ? TK_EXIT_OK : summary(path);
 }

@@ -1,11 +1,11 @@
 /* `tracekit baseline`: one or more runs of a benchmark into a baseline file for `tracekit check`. */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <tracekit/check.h>
 #include <tracekit/error.h>
 
 #include "cli.h"
+#include "options.h"
 
 static int run(int argc, char **argv);
 
@@ -29,40 +29,29 @@ const struct tk_cmd tk_cmd_baseline = {
     run,
 };
 
-static int write_baseline(FILE *out, void *arg, char *err, size_t errlen)
+static int write_baseline(FILE *out, void *arg, tk_error *err)
 {
 	tk_check *c = arg;
 	int rc = tk_check_write_baseline(c, out);
 	if (rc != TK_OK)
-		snprintf(err, errlen, "%s", tk_check_errmsg(c));
+		tk_error_copy(err, tk_check_error(c));
 	return rc;
 }
 
 static int run(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-	    {"output", required_argument, NULL, 'o'},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
-	};
 	const struct tk_cmd *cmd = &tk_cmd_baseline;
 	const char *output = NULL;
-	int c, rc;
-	optind = 0;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":o:h", longopts, NULL)) != -1) {
-		if (c == 'h')
-			return cli_help(cmd);
-		if (c != 'o')
-			return cli_option_error(cmd, c, argv);
-		output = optarg;
-	}
-	if (optind >= argc)
+	const struct cli_opt opts[] = {CLI_STR("output", 'o', &output), CLI_HELP};
+	int rc, first;
+	if ((rc = cli_parse(cmd, argc, argv, opts, CLI_NOPTS(opts), 0, &first)) != CLI_GO_ON)
+		return rc;
+	if (first >= argc)
 		return cli_usage_error(cmd, "at least one input (a run of the benchmark) is required");
 	if (!output)
 		return cli_usage_error(cmd, "a baseline file to write is required (-o BASELINE)");
-	size_t n = (size_t)(argc - optind);
-	if ((rc = cli_check_output(output, (const char *const *)argv + optind, n,
+	size_t n = (size_t)(argc - first);
+	if ((rc = cli_check_output(output, (const char *const *)argv + first, n,
 				   TK_OUTPUT_BASELINE)) != TK_EXIT_OK)
 		return rc;
 	tk_check *chk = NULL;
@@ -73,11 +62,11 @@ static int run(int argc, char **argv)
 		goto out;
 	}
 	for (size_t i = 0; i < n; i++) {
-		if ((rc = cli_run_input_open(argv[optind + (int)i], &in[i])) != TK_EXIT_OK)
+		if ((rc = cli_run_input_open(argv[first + (int)i], &in[i])) != TK_EXIT_OK)
 			goto out;
 		int st = tk_check_add_run(chk, in[i].store, in[i].arg);
 		if (st != TK_OK) {
-			rc = cli_fail(st, tk_check_errmsg(chk));
+			rc = cli_fail_error(st, tk_check_error(chk));
 			goto out;
 		}
 	}

@@ -2,7 +2,6 @@
  * `tracekit check`: gate runs of a benchmark against a baseline (or absolute bounds) and exit 1
  * on a regression, 2 when the runs cannot be compared; the CI gate (docs/check.md).
  */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +10,8 @@
 #include <tracekit/output.h>
 
 #include "cli.h"
+#include "options.h"
+#include "util/vec.h"
 
 static int run(int argc, char **argv);
 
@@ -62,7 +63,8 @@ struct args {
 	enum tk_check_format format;
 	const char **gates;
 	enum tk_gate_kind *kinds;
-	size_t ngates;
+	size_t ngates, gates_cap, kinds_cap;
+	int first; /* argv index of the first input */
 };
 
 struct writing {
@@ -70,33 +72,31 @@ struct writing {
 	enum tk_check_format f;
 };
 
-static int write_result(FILE *out, void *arg, char *err, size_t errlen)
+static int write_result(FILE *out, void *arg, tk_error *err)
 {
 	struct writing *w = arg;
 	int rc = tk_check_write(w->c, out, w->f);
 	if (rc != TK_OK)
-		snprintf(err, errlen, "%s", tk_strerror(rc));
+		tk_error_push_from(err, "cli", rc, "%s", tk_strerror(rc));
 	return rc;
 }
 
-static int write_baseline(FILE *out, void *arg, char *err, size_t errlen)
+static int write_baseline(FILE *out, void *arg, tk_error *err)
 {
 	struct writing *w = arg;
 	int rc = tk_check_write_baseline(w->c, out);
 	if (rc != TK_OK)
-		snprintf(err, errlen, "%s", tk_check_errmsg(w->c));
+		tk_error_copy(err, tk_check_error(w->c));
 	return rc;
 }
 
 static int add_gate(struct args *a, const char *text, enum tk_gate_kind kind)
 {
-	const char **g = realloc(a->gates, (a->ngates + 1) * sizeof(*g));
-	if (g)
-		a->gates = g;
-	enum tk_gate_kind *k = g ? realloc(a->kinds, (a->ngates + 1) * sizeof(*k)) : NULL;
-	if (!k)
+	if (TKU_GROW(a->gates, a->gates_cap, a->ngates + 1, 8) != TK_OK ||
+	    TKU_GROW(a->kinds, a->kinds_cap, a->ngates + 1, 8) != TK_OK)
 		return -1;
-	a->kinds = k;
+	const char **g = a->gates;
+	enum tk_gate_kind *k = a->kinds;
 	g[a->ngates] = text;
 	k[a->ngates++] = kind;
 	return 0;
@@ -152,74 +152,64 @@ static int check_outputs(const struct args *a, char **inputs, size_t n)
 	return rc;
 }
 
+/* --gate, --max, --min: a bound of its kind (the message printed when memory runs out). */
+static int gate_option(struct args *a, const char *value, enum tk_gate_kind kind)
+{
+	if (add_gate(a, value, kind)) {
+		cli_error("out of memory");
+		return TK_EXIT_INTERNAL;
+	}
+	return TK_EXIT_OK;
+}
+
+static int gate_relative(const struct tk_cmd *cmd, const char *value, void *arg)
+{
+	(void)cmd;
+	return gate_option(arg, value, TK_GATE_RELATIVE);
+}
+
+static int gate_max(const struct tk_cmd *cmd, const char *value, void *arg)
+{
+	(void)cmd;
+	return gate_option(arg, value, TK_GATE_MAX);
+}
+
+static int gate_min(const struct tk_cmd *cmd, const char *value, void *arg)
+{
+	(void)cmd;
+	return gate_option(arg, value, TK_GATE_MIN);
+}
+
+static int format_option(const struct tk_cmd *cmd, const char *value, void *arg)
+{
+	struct args *a = arg;
+	if (tk_check_format_parse(value, &a->format) != TK_OK)
+		return cli_usage_error(cmd, "unknown format '%s' (text, json or md)", value);
+	return TK_EXIT_OK;
+}
+
+/* The options into @a; TK_EXIT_OK, -1 after --help, or the usage error's exit code. */
 static int parse(int argc, char **argv, struct args *a)
 {
-	static const struct option longopts[] = {
-	    {"baseline", required_argument, NULL, 'b'},
-	    {"gate", required_argument, NULL, 'g'},
-	    {"max", required_argument, NULL, 'M'},
-	    {"min", required_argument, NULL, 'm'},
-	    {"gates", required_argument, NULL, 'G'},
-	    {"allow-different-hardware", no_argument, NULL, 'A'},
-	    {"format", required_argument, NULL, 'f'},
-	    {"output", required_argument, NULL, 'o'},
-	    {"junit", required_argument, NULL, 'j'},
-	    {"markdown", required_argument, NULL, 'k'},
-	    {"update-baseline", required_argument, NULL, 'u'},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
-	};
 	const struct tk_cmd *cmd = &tk_cmd_check;
-	int c;
-	optind = 0;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":f:o:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'b':
-			a->baseline = optarg;
-			break;
-		case 'g':
-		case 'M':
-		case 'm':
-			if (add_gate(a, optarg,
-				     c == 'g'	  ? TK_GATE_RELATIVE
-				     : c == 'M' ? TK_GATE_MAX
-						: TK_GATE_MIN)) {
-				cli_error("out of memory");
-				return TK_EXIT_INTERNAL;
-			}
-			break;
-		case 'G':
-			a->gates_file = optarg;
-			break;
-		case 'A':
-			a->allow_hw = 1;
-			break;
-		case 'f':
-			if (tk_check_format_parse(optarg, &a->format) != TK_OK)
-				return cli_usage_error(cmd, "unknown format '%s' (text, json or md)",
-						       optarg);
-			break;
-		case 'o':
-			a->output = optarg;
-			break;
-		case 'j':
-			a->junit = optarg;
-			break;
-		case 'k':
-			a->markdown = optarg;
-			break;
-		case 'u':
-			a->update = optarg;
-			break;
-		case 'h':
-			cli_help(cmd);
-			return -1;
-		default:
-			return cli_option_error(cmd, c, argv);
-		}
-	}
-	if (optind >= argc)
+	const struct cli_opt opts[] = {
+	    CLI_STR("baseline", 0, &a->baseline),
+	    CLI_CALL("gate", 0, gate_relative, a),
+	    CLI_CALL("max", 0, gate_max, a),
+	    CLI_CALL("min", 0, gate_min, a),
+	    CLI_STR("gates", 0, &a->gates_file),
+	    CLI_FLAG("allow-different-hardware", 0, &a->allow_hw),
+	    CLI_CALL("format", 'f', format_option, a),
+	    CLI_STR("output", 'o', &a->output),
+	    CLI_STR("junit", 0, &a->junit),
+	    CLI_STR("markdown", 0, &a->markdown),
+	    CLI_STR("update-baseline", 0, &a->update),
+	    CLI_HELP,
+	};
+	int rc = cli_parse(cmd, argc, argv, opts, CLI_NOPTS(opts), 0, &a->first);
+	if (rc != CLI_GO_ON)
+		return rc == TK_EXIT_OK ? -1 : rc;
+	if (a->first >= argc)
 		return cli_usage_error(cmd, "at least one input (a run of the benchmark) is required");
 	if (!a->baseline && !a->ngates && !a->gates_file)
 		return cli_usage_error(cmd, "nothing to check against: give --baseline, or bounds "
@@ -234,25 +224,25 @@ static int load(tk_check *chk, const struct args *a, char **inputs, size_t n,
 	int rc, st;
 	for (size_t i = 0; i < a->ngates; i++)
 		if ((st = tk_check_gate(chk, a->gates[i], a->kinds[i])) != TK_OK)
-			return cli_fail(st, tk_check_errmsg(chk));
+			return cli_fail_error(st, tk_check_error(chk));
 	if (a->gates_file && (st = tk_check_gates_file(chk, a->gates_file)) != TK_OK)
-		return cli_fail(st, tk_check_errmsg(chk));
+		return cli_fail_error(st, tk_check_error(chk));
 	if (a->allow_hw)
 		tk_check_allow_different_hardware(chk, 1);
 	if (a->baseline && is_baseline_file(a->baseline)) {
 		if ((st = tk_check_baseline_file(chk, a->baseline)) != TK_OK)
-			return cli_fail(st, tk_check_errmsg(chk));
+			return cli_fail_error(st, tk_check_error(chk));
 	} else if (a->baseline) {
 		if ((rc = cli_run_input_open(a->baseline, base_in)) != TK_EXIT_OK)
 			return rc;
 		if ((st = tk_check_add_baseline_run(chk, base_in->store, a->baseline)) != TK_OK)
-			return cli_fail(st, tk_check_errmsg(chk));
+			return cli_fail_error(st, tk_check_error(chk));
 	}
 	for (size_t i = 0; i < n; i++) {
 		if ((rc = cli_run_input_open(inputs[i], &in[i])) != TK_EXIT_OK)
 			return rc;
 		if ((st = tk_check_add_run(chk, in[i].store, inputs[i])) != TK_OK)
-			return cli_fail(st, tk_check_errmsg(chk));
+			return cli_fail_error(st, tk_check_error(chk));
 	}
 	return TK_EXIT_OK;
 }
@@ -290,8 +280,8 @@ static int run(int argc, char **argv)
 	int rc = parse(argc, argv, &a);
 	if (rc != TK_EXIT_OK)
 		goto out;
-	size_t n = (size_t)(argc - optind);
-	char **inputs = argv + optind;
+	size_t n = (size_t)(argc - a.first);
+	char **inputs = argv + a.first;
 	if ((rc = check_outputs(&a, inputs, n)) != TK_EXIT_OK)
 		goto out;
 	in = calloc(n, sizeof(*in));
@@ -304,7 +294,7 @@ static int run(int argc, char **argv)
 		goto out;
 	int st = tk_check_run(chk);
 	if (st != TK_OK) {
-		rc = cli_fail(st, tk_check_errmsg(chk));
+		rc = cli_fail_error(st, tk_check_error(chk));
 		goto out;
 	}
 	if ((rc = outputs(chk, &a)) != TK_EXIT_OK)
@@ -317,7 +307,7 @@ static int run(int argc, char **argv)
 			fprintf(stderr, "tracekit: wrote the new baseline %s\n", a.update);
 	}
 out:
-	for (size_t i = 0; in && i < (size_t)(argc - optind); i++)
+	for (size_t i = 0; in && i < (size_t)(argc - a.first); i++)
 		cli_run_input_close(&in[i]);
 	cli_run_input_close(&base_in);
 	free(in);

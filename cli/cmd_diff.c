@@ -4,7 +4,6 @@
  * changes beyond a threshold flagged and called better or worse. Always exits 0 when it could
  * compare (no regression gate here).
  */
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +12,7 @@
 #include <tracekit/report.h>
 
 #include "cli.h"
+#include "options.h"
 
 static int run(int argc, char **argv);
 
@@ -52,56 +52,41 @@ struct pair {
 	const char *a, *b;
 };
 
-static int write_diff(FILE *out, const struct tk_report_options *o, void *arg, char *err,
-		      size_t errlen)
+static int write_diff(FILE *out, const struct tk_report_options *o, void *arg, tk_error *err)
 {
 	const struct pair *p = arg;
-	return tk_report_diff(out, p->a, p->b, o, err, errlen);
+	return tk_report_diff(out, p->a, p->b, o, err);
+}
+
+static int threshold_option(const struct tk_cmd *cmd, const char *value, void *arg)
+{
+	struct tk_report_options *o = arg;
+	char *end;
+	o->threshold = strtod(value, &end) / 100.0;
+	if (end == value || *end || !isfinite(o->threshold) || o->threshold <= 0 ||
+	    o->threshold > 1e6)
+		return cli_usage_error(cmd, "--threshold expects a percentage above 0, got '%s'",
+				       value);
+	return TK_EXIT_OK;
 }
 
 static int run(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-	    {"format", required_argument, NULL, 'f'},
-	    {"output", required_argument, NULL, 'o'},
-	    {"threshold", required_argument, NULL, 'T'},
-	    {"no-color", no_argument, NULL, 'C'},
-	    {"no-colour", no_argument, NULL, 'C'},
-	    {"top", required_argument, NULL, 't'},
-	    {"width", required_argument, NULL, 'w'},
-	    {"full-names", no_argument, NULL, 'N'},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
-	};
 	const struct tk_cmd *cmd = &tk_cmd_diff;
 	struct tk_report_options o;
 	struct cli_report_args a = {.top = 20};
-	int c, rc;
-	char *end;
+	struct cli_opt opts[CLI_REPORT_NOPTS + 2];
+	int rc, first;
 	tk_report_options_init(&o);
-	optind = 0;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":f:o:h", longopts, NULL)) != -1) {
-		if (c == 'h')
-			return cli_help(cmd);
-		if (c == 'T') {
-			o.threshold = strtod(optarg, &end) / 100.0;
-			if (end == optarg || *end || !isfinite(o.threshold) || o.threshold <= 0 ||
-			    o.threshold > 1e6)
-				return cli_usage_error(
-				    cmd, "--threshold expects a percentage above 0, got '%s'",
-				    optarg);
-			continue;
-		}
-		if ((rc = cli_report_option(cmd, c, optarg, &o, &a)) > 0)
-			return rc;
-		if (rc < 0)
-			return cli_option_error(cmd, c, argv);
-	}
-	if (argc - optind != 2)
+	size_t n = cli_report_opts(opts, &o, &a);
+	opts[n++] = (struct cli_opt)CLI_CALL("threshold", 0, threshold_option, &o);
+	opts[n++] = (struct cli_opt)CLI_HELP;
+	if ((rc = cli_parse(cmd, argc, argv, opts, n, 0, &first)) != CLI_GO_ON)
+		return rc;
+	if (argc - first != 2)
 		return cli_usage_error(cmd, "expected two stores, A (before) and B (after)");
-	struct pair p = {argv[optind], argv[optind + 1]};
-	if ((rc = cli_report_check(&a, &o, (const char *const *)&argv[optind], 2)) != TK_EXIT_OK ||
+	struct pair p = {argv[first], argv[first + 1]};
+	if ((rc = cli_report_check(&a, &o, (const char *const *)&argv[first], 2)) != TK_EXIT_OK ||
 	    (rc = cli_report_ensure_analysis(p.a)) != TK_EXIT_OK ||
 	    (rc = cli_report_ensure_analysis(p.b)) != TK_EXIT_OK)
 		return rc;

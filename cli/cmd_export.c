@@ -1,11 +1,11 @@
 /* `tracekit export`: a store into an XPlane logdir, a Perfetto protobuf trace or Chrome JSON. */
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 #include <tracekit/error.h>
 #include <tracekit/export.h>
 
 #include "cli.h"
+#include "options.h"
 
 static int run(int argc, char **argv);
 
@@ -37,38 +37,19 @@ const struct tk_cmd tk_cmd_export = {
 
 static int run(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-	    {"format", required_argument, NULL, 'f'}, {"output", required_argument, NULL, 'o'},
-	    {"run", required_argument, NULL, 'r'},    {"quiet", no_argument, NULL, 'q'},
-	    {"help", no_argument, NULL, 'h'},	      {NULL, 0, NULL, 0},
-	};
 	const struct tk_cmd *cmd = &tk_cmd_export;
 	struct tk_export_options o;
 	tk_export_options_init(&o);
 	const char *format = NULL, *output = NULL;
-	int quiet = 0, c;
-	optind = 0;
-	while ((c = getopt_long(argc, argv, ":f:o:qh", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'h':
-			return cli_help(cmd);
-		case 'f':
-			format = optarg;
-			break;
-		case 'o':
-			output = optarg;
-			break;
-		case 'r':
-			o.run = optarg;
-			break;
-		case 'q':
-			quiet = 1;
-			break;
-		default:
-			return cli_option_error(cmd, c, argv);
-		}
-	}
-	if (argc - optind != 1)
+	int quiet = 0, first, rc;
+	const struct cli_opt opts[] = {
+	    CLI_STR("format", 'f', &format), CLI_STR("output", 'o', &output),
+	    CLI_STR("run", 0, &o.run),	     CLI_FLAG("quiet", 'q', &quiet),
+	    CLI_HELP,
+	};
+	if ((rc = cli_parse(cmd, argc, argv, opts, CLI_NOPTS(opts), 0, &first)) != CLI_GO_ON)
+		return rc;
+	if (argc - first != 1)
 		return cli_usage_error(cmd, "expected one store");
 	if (!format)
 		return cli_usage_error(cmd, "--format is required (xplane, perfetto or chrome)");
@@ -84,16 +65,16 @@ static int run(int argc, char **argv)
 	    [TK_EXPORT_PERFETTO] = TK_OUTPUT_PERFETTO,
 	    [TK_EXPORT_CHROME] = TK_OUTPUT_CHROME_JSON,
 	};
-	int rc = cli_check_output(output, (const char *const *)&argv[optind], 1, kinds[o.format]);
+	rc = cli_check_output(output, (const char *const *)&argv[first], 1, kinds[o.format]);
 	if (rc != TK_EXIT_OK)
 		return rc;
 	tk_exporter *x = NULL;
 	rc = tk_exporter_create(&x);
 	if (rc != TK_OK)
 		return cli_fail(rc, "out of memory");
-	rc = tk_exporter_run(x, argv[optind], output, &o);
+	rc = tk_exporter_run(x, argv[first], output, &o);
 	if (rc != TK_OK) {
-		int code = cli_fail(rc, tk_exporter_errmsg(x));
+		int code = cli_fail_error(rc, tk_exporter_error(x));
 		tk_exporter_destroy(x);
 		return code;
 	}

@@ -1,5 +1,4 @@
 /* `tracekit import`: XPlane files, TensorBoard logdirs and Chrome/Kineto JSON into one new store. */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +8,7 @@
 #include <tracekit/store.h>
 
 #include "cli.h"
+#include "options.h"
 
 static int run(int argc, char **argv);
 
@@ -37,54 +37,30 @@ const struct tk_cmd tk_cmd_import = {
 
 static int run(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-	    {"output", required_argument, NULL, 'o'},
-	    {"run", required_argument, NULL, 'r'},
-	    {"rank", required_argument, NULL, 'k'},
-	    {"salvage", no_argument, NULL, 's'},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
-	};
 	const struct tk_cmd *cmd = &tk_cmd_import;
 	const char *output = NULL, *run_name = NULL;
 	struct tk_import_options o;
 	tk_import_options_init(&o);
-	int c, rc;
-	int64_t v;
-	optind = 0;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":o:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'o':
-			output = optarg;
-			break;
-		case 'r':
-			run_name = optarg;
-			break;
-		case 'k':
-			if ((rc = cli_parse_int(cmd, "--rank", optarg, 0, 1000000000, &v)))
-				return rc;
-			o.rank = v;
-			break;
-		case 's':
-			o.salvage = 1;
-			break;
-		case 'h':
-			return cli_help(cmd);
-		default:
-			return cli_option_error(cmd, c, argv);
-		}
-	}
-	if (optind >= argc)
+	const struct cli_opt opts[] = {
+	    CLI_STR("output", 'o', &output),
+	    CLI_STR("run", 0, &run_name),
+	    CLI_I64("rank", &o.rank, 0, 1000000000),
+	    CLI_FLAG("salvage", 0, &o.salvage),
+	    CLI_HELP,
+	};
+	int rc, first;
+	if ((rc = cli_parse(cmd, argc, argv, opts, CLI_NOPTS(opts), 0, &first)) != CLI_GO_ON)
+		return rc;
+	if (first >= argc)
 		return cli_usage_error(cmd, "at least one input is required");
 	if (!output)
 		return cli_usage_error(cmd, "an output store is required (-o STORE)");
-	if ((rc = cli_check_output(output, (const char *const *)argv + optind,
-				   (size_t)(argc - optind), TK_OUTPUT_STORE)) != TK_EXIT_OK)
+	if ((rc = cli_check_output(output, (const char *const *)argv + first,
+				   (size_t)(argc - first), TK_OUTPUT_STORE)) != TK_EXIT_OK)
 		return rc;
 
 	struct tk_writer_stats st;
-	if ((rc = cli_import(output, (const char *const *)argv + optind, (size_t)(argc - optind),
+	if ((rc = cli_import(output, (const char *const *)argv + first, (size_t)(argc - first),
 			     run_name, &o, &st)) != TK_EXIT_OK)
 		return rc;
 	printf(

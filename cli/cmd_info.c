@@ -2,7 +2,6 @@
  * `tracekit info`: what a store holds (span, devices, processes, counts per kind, version,
  * source), every text escaped for the terminal (include/tracekit/text.h).
  */
-#include <getopt.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +12,7 @@
 #include <tracekit/text.h>
 
 #include "cli.h"
+#include "options.h"
 
 static int run(int argc, char **argv);
 
@@ -81,28 +81,20 @@ static const struct section sections[] = {
 
 static int run(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
-	};
 	const struct tk_cmd *cmd = &tk_cmd_info;
-	int c, rc;
-	optind = 0;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-		if (c == 'h')
-			return cli_help(cmd);
-		return cli_option_error(cmd, c, argv);
-	}
-	if (argc - optind != 1)
+	const struct cli_opt opts[] = {CLI_HELP};
+	int rc, first;
+	if ((rc = cli_parse(cmd, argc, argv, opts, CLI_NOPTS(opts), 0, &first)) != CLI_GO_ON)
+		return rc;
+	if (argc - first != 1)
 		return cli_usage_error(cmd, "expected one store");
-	const char *path = argv[optind];
+	const char *path = argv[first];
 	tk_store *s = NULL;
 	sqlite3_stmt *st = NULL;
-	char err[1024];
+	tk_error *err = tk_error_new();
 	rc = tk_store_open(path, &s);
 	if (rc != TK_OK) {
-		rc = cli_fail(rc, tk_store_errmsg(s));
+		rc = cli_fail_error(rc, tk_store_error(s));
 		goto out;
 	}
 	char *shown = tk_text_escape(path, strlen(path), TK_TEXT_TERMINAL, NULL);
@@ -110,19 +102,19 @@ static int run(int argc, char **argv)
 	free(shown);
 	struct tk_rows_options opt = {TK_ROWS_TABLE, 60};
 	for (size_t i = 0; i < sizeof(sections) / sizeof(sections[0]); i++) {
-		if (sqlite3_prepare_v2(tk_store_db(s), sections[i].sql, -1, &st, NULL) !=
+		if (sqlite3_prepare_v2(tk_store_sqlite(s), sections[i].sql, -1, &st, NULL) !=
 		    SQLITE_OK) {
 			cli_error("'%s' is not a readable tracekit store: %s", path,
-				  sqlite3_errmsg(tk_store_db(s)));
+				  sqlite3_errmsg(tk_store_sqlite(s)));
 			rc = TK_EXIT_USAGE;
 			goto out;
 		}
 		if (sections[i].title)
 			printf("\n%s\n", sections[i].title);
-		rc = tk_rows_write(stdout, st, &opt, err, sizeof(err));
+		rc = tk_rows_write_sqlite(stdout, st, &opt, err);
 		if (rc != TK_OK) {
-			cli_error("'%s': %s", path, err);
-			rc = tk_exit_code(rc);
+			tk_error_push_from(err, "cli", rc, "'%s'", path);
+			rc = cli_fail_error(rc, err);
 			goto out;
 		}
 		sqlite3_finalize(st);
@@ -130,6 +122,7 @@ static int run(int argc, char **argv)
 	}
 	rc = TK_EXIT_OK;
 out:
+	tk_error_free(err);
 	sqlite3_finalize(st);
 	tk_store_close(s);
 	return rc;

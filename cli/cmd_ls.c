@@ -113,10 +113,13 @@ static int run(int argc, char **argv)
 		return cli_usage_error(cmd, "a LOGDIR is required");
 	struct tk_xplane_run *runs = NULL;
 	int nruns = 0;
-	char err[1024];
-	int rc = tk_xplane_list_runs(dir, &runs, &nruns, err, sizeof(err));
+	tk_error *err = tk_error_new();
+	int rc = tk_xplane_list_runs(dir, &runs, &nruns, err);
 	if (rc != TK_OK)
-		return cli_fail(rc, err);
+		rc = cli_fail_error(rc, err);
+	tk_error_free(err);
+	if (rc != TK_OK)
+		return rc;
 	/* names as a terminal may show them: escapes, newlines and bidi controls made visible */
 	char **names = calloc((size_t)nruns + 1, sizeof(*names));
 	size_t wname = 3;

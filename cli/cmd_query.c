@@ -1,5 +1,4 @@
 /* `tracekit query`: run read-only SQL on a store and print the rows as a table, CSV or JSON. */
-#include <getopt.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <string.h>
@@ -8,6 +7,7 @@
 #include <tracekit/store.h>
 
 #include "cli.h"
+#include "options.h"
 
 static int run(int argc, char **argv);
 
@@ -30,51 +30,38 @@ const struct tk_cmd tk_cmd_query = {
     run,
 };
 
+static int format_option(const struct tk_cmd *cmd, const char *value, void *arg)
+{
+	if (tk_rows_format_parse(value, arg) != TK_OK)
+		return cli_usage_error(cmd, "--format must be table, csv or json, not '%s'", value);
+	return TK_EXIT_OK;
+}
+
 static int run(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-	    {"format", required_argument, NULL, 'f'},
-	    {"max-width", required_argument, NULL, 'w'},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
-	};
 	const struct tk_cmd *cmd = &tk_cmd_query;
 	struct tk_rows_options opt = {TK_ROWS_TABLE, 80};
-	int c, rc;
-	int64_t v;
-	optind = 0;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'f':
-			if (tk_rows_format_parse(optarg, &opt.format) != TK_OK)
-				return cli_usage_error(
-				    cmd, "--format must be table, csv or json, not '%s'", optarg);
-			break;
-		case 'w':
-			if ((rc = cli_parse_int(cmd, "--max-width", optarg, 0, 1000000, &v)))
-				return rc;
-			opt.max_width = (int)v;
-			break;
-		case 'h':
-			return cli_help(cmd);
-		default:
-			return cli_option_error(cmd, c, argv);
-		}
-	}
-	if (argc - optind != 2)
+	int rc, first;
+	const struct cli_opt opts[] = {
+	    CLI_CALL("format", 0, format_option, &opt.format),
+	    CLI_INT("max-width", &opt.max_width, 0, 1000000),
+	    CLI_HELP,
+	};
+	if ((rc = cli_parse(cmd, argc, argv, opts, CLI_NOPTS(opts), 0, &first)) != CLI_GO_ON)
+		return rc;
+	if (argc - first != 2)
 		return cli_usage_error(cmd, "expected a store and one SQL argument");
-	const char *path = argv[optind], *sql = argv[optind + 1];
+	const char *path = argv[first], *sql = argv[first + 1];
 
 	tk_store *s = NULL;
 	sqlite3_stmt *st = NULL;
-	char err[1024];
+	tk_error *err = tk_error_new();
 	rc = tk_store_open(path, &s);
 	if (rc != TK_OK) {
-		rc = cli_fail(rc, tk_store_errmsg(s));
+		rc = cli_fail_error(rc, tk_store_error(s));
 		goto out;
 	}
-	sqlite3 *db = tk_store_db(s);
+	sqlite3 *db = tk_store_sqlite(s);
 	const char *tail = sql;
 	int statements = 0;
 	while (tail && *tail) {
@@ -94,10 +81,10 @@ static int run(int argc, char **argv)
 			goto out;
 		}
 		if (sqlite3_column_count(st) > 0) {
-			rc = tk_rows_write(stdout, st, &opt, err, sizeof(err));
+			rc = tk_rows_write_sqlite(stdout, st, &opt, err);
 			if (rc != TK_OK) {
-				cli_error("query on '%s': %s", path, err);
-				rc = tk_exit_code(rc);
+				tk_error_push_from(err, "cli", rc, "query on '%s'", path);
+				rc = cli_fail_error(rc, err);
 				goto out;
 			}
 		} else if (sqlite3_step(st) != SQLITE_DONE) {
@@ -119,6 +106,7 @@ static int run(int argc, char **argv)
 	}
 	rc = TK_EXIT_OK;
 out:
+	tk_error_free(err);
 	sqlite3_finalize(st);
 	tk_store_close(s);
 	return rc;

@@ -1,7 +1,6 @@
 /* `tracekit record`: run a program with capture set up (env vars + CUPTI injection), keep its exit code. */
 #include <dlfcn.h>
 #include <errno.h>
-#include <getopt.h>
 #include <limits.h>
 #include <signal.h>
 #include <sqlite3.h>
@@ -15,6 +14,8 @@
 #include <tracekit/store.h>
 
 #include "cli.h"
+#include "options.h"
+#include "tk_schema.h"
 
 static int run(int argc, char **argv);
 
@@ -128,23 +129,33 @@ static int64_t count(sqlite3 *db, const char *sql)
 static void report_store(const char *path, const char *problem)
 {
 	tk_store *s = NULL;
-	if (tk_store_open(path, &s) != TK_OK) {
-		cli_error("the store '%s' cannot be read: %s", path, tk_store_errmsg(s));
+	int rc = tk_store_open(path, &s);
+	if (rc != TK_OK) {
+		if (tk_store_error(s)) {
+			tk_error_push_from(tk_store_error(s), "cli", rc,
+					   "the store '%s' cannot be read", path);
+			cli_error("%s", tk_store_errmsg(s));
+		} else { /* no handle: out of memory */
+			cli_error("the store '%s' cannot be read: ", path);
+		}
 		tk_store_close(s);
 		return;
 	}
-	sqlite3 *db = tk_store_db(s);
-	fprintf(stderr,
-		"tracekit: wrote %s: %lld kernels, %lld copies, %lld sets, %lld API calls, "
-		"%lld annotations, %lld steps, %lld memory events, %lld counter samples\n",
-		path, (long long)count(db, "SELECT count(*) FROM events WHERE kind = 5"),
-		(long long)count(db, "SELECT count(*) FROM events WHERE kind = 6"),
-		(long long)count(db, "SELECT count(*) FROM events WHERE kind = 7"),
-		(long long)count(db, "SELECT count(*) FROM events WHERE kind IN (2, 3)"),
-		(long long)count(db, "SELECT count(*) FROM events WHERE kind = 4"),
-		(long long)count(db, "SELECT count(*) FROM events WHERE kind = 11"),
-		(long long)count(db, "SELECT count(*) FROM memory_records"),
-		(long long)count(db, "SELECT count(*) FROM counters"));
+	sqlite3 *db = tk_store_sqlite(s);
+	fprintf(
+	    stderr,
+	    "tracekit: wrote %s: %lld kernels, %lld copies, %lld sets, %lld API calls, "
+	    "%lld annotations, %lld steps, %lld memory events, %lld counter samples\n",
+	    path,
+	    (long long)count(db, "SELECT count(*) FROM events WHERE kind = " TK_SQL_EV_KERNEL),
+	    (long long)count(db, "SELECT count(*) FROM events WHERE kind = " TK_SQL_EV_MEMCPY),
+	    (long long)count(db, "SELECT count(*) FROM events WHERE kind = " TK_SQL_EV_MEMSET),
+	    (long long)count(db,
+			     "SELECT count(*) FROM events WHERE kind IN (" TK_SQL_EV_API_CALLS ")"),
+	    (long long)count(db, "SELECT count(*) FROM events WHERE kind = " TK_SQL_EV_ANNOTATION),
+	    (long long)count(db, "SELECT count(*) FROM events WHERE kind = " TK_SQL_EV_STEP),
+	    (long long)count(db, "SELECT count(*) FROM memory_records"),
+	    (long long)count(db, "SELECT count(*) FROM counters"));
 	char dropped[32];
 	if (tk_store_meta_text(s, "cupti.dropped_records", dropped, sizeof(dropped)) == TK_OK &&
 	    strcmp(dropped, "0"))
@@ -160,64 +171,31 @@ static void report_store(const char *path, const char *problem)
 
 static int run(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-	    {"output", required_argument, NULL, 'o'},
-	    {"start-step", required_argument, NULL, 'n'},
-	    {"steps", required_argument, NULL, 'k'},
-	    {"every", required_argument, NULL, 'e'},
-	    {"max-profiles", required_argument, NULL, 'm'},
-	    {"duration-ms", required_argument, NULL, 'd'},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
-	};
 	const struct tk_cmd *cmd = &tk_cmd_record;
 	const char *output = NULL;
 	int64_t start = -1, steps = -1, every = -1, max_profiles = -1, duration = -1;
-	int c, rc;
-	optind = 0;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:o:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'o':
-			output = optarg;
-			break;
-		case 'n':
-			if ((rc = cli_parse_int(cmd, "--start-step", optarg, 0, INT64_MAX, &start)))
-				return rc;
-			break;
-		case 'k':
-			if ((rc = cli_parse_int(cmd, "--steps", optarg, 1, INT64_MAX, &steps)))
-				return rc;
-			break;
-		case 'e':
-			if ((rc = cli_parse_int(cmd, "--every", optarg, 1, INT64_MAX, &every)))
-				return rc;
-			break;
-		case 'm':
-			if ((rc = cli_parse_int(cmd, "--max-profiles", optarg, 1, INT64_MAX,
-						&max_profiles)))
-				return rc;
-			break;
-		case 'd':
-			if ((rc = cli_parse_int(cmd, "--duration-ms", optarg, 1, INT64_MAX / 1000000,
-						&duration)))
-				return rc;
-			break;
-		case 'h':
-			return cli_help(cmd);
-		default:
-			return cli_option_error(cmd, c, argv);
-		}
-	}
+	int rc, first;
+	const struct cli_opt opts[] = {
+	    CLI_STR("output", 'o', &output),
+	    CLI_I64("start-step", &start, 0, INT64_MAX),
+	    CLI_I64("steps", &steps, 1, INT64_MAX),
+	    CLI_I64("every", &every, 1, INT64_MAX),
+	    CLI_I64("max-profiles", &max_profiles, 1, INT64_MAX),
+	    CLI_I64("duration-ms", &duration, 1, INT64_MAX / 1000000),
+	    CLI_HELP,
+	};
+	if ((rc = cli_parse(cmd, argc, argv, opts, CLI_NOPTS(opts), CLI_STOP_AT_OPERAND, &first)) !=
+	    CLI_GO_ON)
+		return rc;
 	if (!output)
 		return cli_usage_error(cmd, "an output store is required (-o STORE)");
-	if (optind >= argc)
+	if (first >= argc)
 		return cli_usage_error(cmd, "a command to run is required (-- CMD [ARGS...])");
 	if (every > 0 && steps > every)
 		return cli_usage_error(cmd, "--steps %lld is longer than --every %lld",
 				       (long long)steps, (long long)every);
 	/* the program itself is an input (when it is named by a path) */
-	if ((rc = cli_check_output(output, (const char *const *)argv + optind, 1,
+	if ((rc = cli_check_output(output, (const char *const *)argv + first, 1,
 				   TK_OUTPUT_STORE)) != TK_EXIT_OK)
 		return rc;
 	char *path = absolute(output);
@@ -252,8 +230,8 @@ static int run(int argc, char **argv)
 		return cli_fail(TK_EINTERNAL, "cannot start the program (fork failed)");
 	}
 	if (pid == 0) {
-		execvp(argv[optind], argv + optind);
-		fprintf(stderr, "tracekit: cannot run '%s': %s\n", argv[optind], strerror(errno));
+		execvp(argv[first], argv + first);
+		fprintf(stderr, "tracekit: cannot run '%s': %s\n", argv[first], strerror(errno));
 		_exit(errno == ENOENT ? 127 : 126);
 	}
 	/* The terminal's SIGINT reaches the program too; wait for it to finish its store. */

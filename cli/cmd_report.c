@@ -3,7 +3,6 @@
  * text for the terminal, self-contained HTML, JSON or Markdown. Also the output handling that
  * `tracekit diff` shares (cli/cmd_diff.c): analysis on demand, -o FILE, width and colour.
  */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +13,7 @@
 #include <tracekit/report.h>
 
 #include "cli.h"
+#include "options.h"
 
 static int run(int argc, char **argv);
 
@@ -51,12 +51,10 @@ const struct tk_cmd tk_cmd_report = {
  */
 int cli_report_ensure_analysis(const char *path)
 {
-	char err[1024];
-	int has = 0, rc = tk_report_has_analysis(path, &has, err, sizeof(err));
-	if (rc != TK_OK)
-		return cli_fail(rc, err);
-	if (has == 1)
-		return TK_EXIT_OK;
+	tk_error *err = tk_error_new();
+	int has = 0, rc = tk_report_has_analysis(path, &has, err);
+	if (rc != TK_OK || has == 1)
+		goto out;
 	if (has == 2)
 		fprintf(stderr,
 			"tracekit: '%s' was analysed by an older tracekit: running analyze again\n",
@@ -64,8 +62,11 @@ int cli_report_ensure_analysis(const char *path)
 	else
 		fprintf(stderr, "tracekit: '%s' has no analysis yet: running analyze first\n",
 			path);
-	rc = tk_analyze(path, NULL, err, sizeof(err));
-	return rc == TK_OK ? TK_EXIT_OK : cli_fail(rc, err);
+	rc = tk_analyze(path, NULL, err);
+out:;
+	int code = rc == TK_OK ? TK_EXIT_OK : cli_fail_error(rc, err);
+	tk_error_free(err);
+	return code;
 }
 
 /* The text width: --width, else the terminal's (COLUMNS, then the tty size), else 100. */
@@ -85,32 +86,29 @@ static int text_width(int64_t asked, int to_tty)
 	return 100;
 }
 
-/* Shared with cli/cmd_diff.c: the options both take (cli.h). */
-int cli_report_option(const struct tk_cmd *cmd, int c, const char *arg, struct tk_report_options *o,
-		      struct cli_report_args *a)
+static int format_option(const struct tk_cmd *cmd, const char *value, void *arg)
 {
-	switch (c) {
-	case 'f':
-		if (tk_report_format_parse(arg, &o->format) != TK_OK)
-			return cli_usage_error(
-			    cmd, "--format expects text, html, json or md, got '%s'", arg);
-		return TK_EXIT_OK;
-	case 'o':
-		a->output = arg;
-		return TK_EXIT_OK;
-	case 'C':
-		a->no_color = 1;
-		return TK_EXIT_OK;
-	case 't':
-		return cli_parse_int(cmd, "--top", arg, 1, 100000, &a->top);
-	case 'w':
-		return cli_parse_int(cmd, "--width", arg, 40, 1000, &a->width);
-	case 'N':
-		o->full_names = 1;
-		return TK_EXIT_OK;
-	default:
-		return -1;
-	}
+	struct tk_report_options *o = arg;
+	if (tk_report_format_parse(value, &o->format) != TK_OK)
+		return cli_usage_error(cmd, "--format expects text, html, json or md, got '%s'",
+				       value);
+	return TK_EXIT_OK;
+}
+
+/* Shared with cli/cmd_diff.c: the options both take (options.h). */
+size_t cli_report_opts(struct cli_opt *v, struct tk_report_options *o, struct cli_report_args *a)
+{
+	const struct cli_opt opts[CLI_REPORT_NOPTS] = {
+	    CLI_CALL("format", 'f', format_option, o),
+	    CLI_STR("output", 'o', &a->output),
+	    CLI_FLAG("no-color", 0, &a->no_color),
+	    CLI_FLAG("no-colour", 0, &a->no_color),
+	    CLI_I64("top", &a->top, 1, 100000),
+	    CLI_I64("width", &a->width, 40, 1000),
+	    CLI_FLAG("full-names", 0, &o->full_names),
+	};
+	memcpy(v, opts, sizeof(opts));
+	return CLI_REPORT_NOPTS;
 }
 
 /* Shared with cli/cmd_diff.c: the -o check, before the stores are analysed (cli.h). */
@@ -130,16 +128,15 @@ int cli_report_check(const struct cli_report_args *a, const struct tk_report_opt
 
 /* A report writer with its options, for cli_write_atomic. */
 struct report_write {
-	int (*write)(FILE *out, const struct tk_report_options *o, void *arg, char *err,
-		     size_t errlen);
+	int (*write)(FILE *out, const struct tk_report_options *o, void *arg, tk_error *err);
 	const struct tk_report_options *o;
 	void *arg;
 };
 
-static int write_to_file(FILE *out, void *arg, char *err, size_t errlen)
+static int write_to_file(FILE *out, void *arg, tk_error *err)
 {
 	const struct report_write *w = arg;
-	return w->write(out, w->o, w->arg, err, errlen);
+	return w->write(out, w->o, w->arg, err);
 }
 
 /*
@@ -148,55 +145,44 @@ static int write_to_file(FILE *out, void *arg, char *err, size_t errlen)
  */
 int cli_report_output(const struct cli_report_args *a, struct tk_report_options *o,
 		      int (*write)(FILE *out, const struct tk_report_options *o, void *arg,
-				   char *err, size_t errlen),
+				   tk_error *err),
 		      void *arg)
 {
-	char err[1024] = "";
 	int to_tty = !a->output && isatty(STDOUT_FILENO);
 	o->width = text_width(a->width, to_tty);
 	o->color = o->format == TK_REPORT_TEXT && to_tty && !a->no_color && !getenv("NO_COLOR");
 	if (!a->output) {
-		int rc = write(stdout, o, arg, err, sizeof(err));
-		return rc == TK_OK ? TK_EXIT_OK : cli_fail(rc, err);
+		tk_error *err = tk_error_new();
+		int rc = write(stdout, o, arg, err);
+		int code = rc == TK_OK ? TK_EXIT_OK : cli_fail_error(rc, err);
+		tk_error_free(err);
+		return code;
 	}
 	struct report_write w = {write, o, arg};
 	return cli_write_atomic(a->output, write_to_file, &w);
 }
 
-static int write_report(FILE *out, const struct tk_report_options *o, void *arg, char *err,
-			size_t errlen)
+static int write_report(FILE *out, const struct tk_report_options *o, void *arg, tk_error *err)
 {
-	return tk_report_write(out, (const char *)arg, o, err, errlen);
+	return tk_report_write(out, (const char *)arg, o, err);
 }
 
 static int run(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-	    {"format", required_argument, NULL, 'f'}, {"output", required_argument, NULL, 'o'},
-	    {"no-color", no_argument, NULL, 'C'},     {"no-colour", no_argument, NULL, 'C'},
-	    {"top", required_argument, NULL, 't'},    {"width", required_argument, NULL, 'w'},
-	    {"full-names", no_argument, NULL, 'N'},   {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
-	};
 	const struct tk_cmd *cmd = &tk_cmd_report;
 	struct tk_report_options o;
 	struct cli_report_args a = {.top = 20};
-	int c, rc;
+	struct cli_opt opts[CLI_REPORT_NOPTS + 1];
+	int rc, first;
 	tk_report_options_init(&o);
-	optind = 0;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":f:o:h", longopts, NULL)) != -1) {
-		if (c == 'h')
-			return cli_help(cmd);
-		if ((rc = cli_report_option(cmd, c, optarg, &o, &a)) > 0)
-			return rc;
-		if (rc < 0)
-			return cli_option_error(cmd, c, argv);
-	}
-	if (argc - optind != 1)
+	size_t n = cli_report_opts(opts, &o, &a);
+	opts[n++] = (struct cli_opt)CLI_HELP;
+	if ((rc = cli_parse(cmd, argc, argv, opts, n, 0, &first)) != CLI_GO_ON)
+		return rc;
+	if (argc - first != 1)
 		return cli_usage_error(cmd, "expected one store");
-	const char *path = argv[optind];
-	if ((rc = cli_report_check(&a, &o, (const char *const *)&argv[optind], 1)) != TK_EXIT_OK ||
+	const char *path = argv[first];
+	if ((rc = cli_report_check(&a, &o, (const char *const *)&argv[first], 1)) != TK_EXIT_OK ||
 	    (rc = cli_report_ensure_analysis(path)) != TK_EXIT_OK)
 		return rc;
 	o.top = (int)a.top;

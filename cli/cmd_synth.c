@@ -1,5 +1,4 @@
 /* `tracekit synth`: write a deterministic synthetic training trace into a new store. */
-#include <getopt.h>
 #include <stdio.h>
 #include <time.h>
 #include <tracekit/error.h>
@@ -7,6 +6,7 @@
 #include <tracekit/synth.h>
 
 #include "cli.h"
+#include "options.h"
 
 static int run(int argc, char **argv);
 
@@ -51,64 +51,25 @@ static double now_s(void)
 
 static int run(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-	    {"output", required_argument, NULL, 'o'},  {"events", required_argument, NULL, 'e'},
-	    {"devices", required_argument, NULL, 'd'}, {"streams", required_argument, NULL, 's'},
-	    {"steps", required_argument, NULL, 'k'},   {"seed", required_argument, NULL, 'x'},
-	    {"jitter", required_argument, NULL, 'j'},  {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
-	};
 	const struct tk_cmd *cmd = &tk_cmd_synth;
 	struct tk_synth_options o;
 	tk_synth_defaults(&o);
 	const char *output = NULL;
-	int64_t v;
-	int c, rc;
-	optind = 0;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":o:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'o':
-			output = optarg;
-			break;
-		case 'e':
-			if ((rc = cli_parse_int(cmd, "--events", optarg, 1, 2000000000, &v)))
-				return rc;
-			o.events = v;
-			break;
-		case 'd':
-			if ((rc = cli_parse_int(cmd, "--devices", optarg, 1, 64, &v)))
-				return rc;
-			o.devices = (int)v;
-			break;
-		case 's':
-			if ((rc = cli_parse_int(cmd, "--streams", optarg, 2, 32, &v)))
-				return rc;
-			o.streams = (int)v;
-			break;
-		case 'k':
-			if ((rc = cli_parse_int(cmd, "--steps", optarg, 1, 1000000, &v)))
-				return rc;
-			o.steps = (int)v;
-			break;
-		case 'x':
-			if ((rc = cli_parse_int(cmd, "--seed", optarg, 0, INT64_MAX, &v)))
-				return rc;
-			o.seed = (uint64_t)v;
-			break;
-		case 'j':
-			if ((rc = cli_parse_int(cmd, "--jitter", optarg, 0, INT64_MAX, &v)))
-				return rc;
-			o.jitter_seed = (uint64_t)v;
-			break;
-		case 'h':
-			return cli_help(cmd);
-		default:
-			return cli_option_error(cmd, c, argv);
-		}
-	}
-	if (optind < argc)
-		return cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
+	int rc, first;
+	const struct cli_opt opts[] = {
+	    CLI_STR("output", 'o', &output),
+	    CLI_I64("events", &o.events, 1, 2000000000),
+	    CLI_INT("devices", &o.devices, 1, 64),
+	    CLI_INT("streams", &o.streams, 2, 32),
+	    CLI_INT("steps", &o.steps, 1, 1000000),
+	    CLI_U64("seed", &o.seed, 0, INT64_MAX),
+	    CLI_U64("jitter", &o.jitter_seed, 0, INT64_MAX),
+	    CLI_HELP,
+	};
+	if ((rc = cli_parse(cmd, argc, argv, opts, CLI_NOPTS(opts), 0, &first)) != CLI_GO_ON)
+		return rc;
+	if (first < argc)
+		return cli_usage_error(cmd, "unexpected argument '%s'", argv[first]);
 	if (!output)
 		return cli_usage_error(cmd, "an output store is required (-o STORE)");
 	if ((rc = cli_check_output(output, NULL, 0, TK_OUTPUT_STORE)) != TK_EXIT_OK)
@@ -116,7 +77,6 @@ static int run(int argc, char **argv)
 
 	double t0 = now_s();
 	tk_writer *w = NULL;
-	char err[1024];
 	rc = tk_writer_create(output, &w);
 	cli_remove_on_signal(tk_writer_temp_path(w));
 	if (rc == TK_OK)
@@ -125,10 +85,14 @@ static int run(int argc, char **argv)
 		return cli_fail_writer(rc, w);
 	struct tk_writer_stats st;
 	tk_writer_get_stats(w, &st);
-	rc = tk_writer_finish(w, err, sizeof(err));
+	tk_error *err = tk_error_new();
+	rc = tk_writer_finish(w, err);
 	cli_remove_on_signal(NULL);
 	if (rc != TK_OK)
-		return cli_fail(rc, err);
+		rc = cli_fail_error(rc, err);
+	tk_error_free(err);
+	if (rc != TK_OK)
+		return rc;
 	double secs = now_s() - t0;
 	int64_t records = st.events + st.memory_events + st.counter_samples;
 	printf("wrote %s: %lld records (%lld intervals, %lld kernels, %lld copies, %lld memory "

@@ -34,17 +34,26 @@ struct inputs {
 	size_t ids_cap, json_cap;
 };
 
+/* Fail @w with the error @err of a call that returned @rc (its causes kept on the writer). */
+static int fail_with(tk_writer *w, int rc, const tk_error *err)
+{
+	return err ? tk_writer_fail_error(w, err) : tk_writer_fail(w, rc, "%s", "");
+}
+
 static int check_new_input(tk_writer *w, struct inputs *in, const char *path, int json)
 {
-	char err[1024];
 	if (TKU_GROW(in->ids, in->ids_cap, (size_t)in->n + 1, 8) != TK_OK ||
 	    TKU_GROW(in->json, in->json_cap, (size_t)in->n + 1, 8) != TK_OK)
 		return tk_writer_fail(w, TK_ENOMEM, "out of memory");
 	struct tk_input_id *ids = in->ids;
 	int *js = in->json;
-	int rc = tk_import_input_id(path, &ids[in->n], err, sizeof(err));
+	tk_error *err = tk_error_new();
+	int rc = tk_import_input_id(path, &ids[in->n], err);
 	if (rc != TK_OK)
-		return tk_writer_fail(w, rc, "%s", err);
+		fail_with(w, rc, err);
+	tk_error_free(err);
+	if (rc != TK_OK)
+		return rc;
 	if (!(ids[in->n].path = strdup(path)))
 		return tk_writer_fail(w, TK_ENOMEM, "out of memory");
 	js[in->n] = json;
@@ -77,10 +86,10 @@ static int import_dir(tk_writer *w, const char *path, const char *run_name,
 {
 	struct tk_xplane_run *runs = NULL;
 	int nruns = 0, rc;
-	char err[1024];
-	rc = tk_xplane_list_runs(path, &runs, &nruns, err, sizeof(err));
+	tk_error *err = tk_error_new();
+	rc = tk_xplane_list_runs(path, &runs, &nruns, err);
 	if (rc != TK_OK) {
-		tk_writer_fail(w, rc, "%s", err);
+		fail_with(w, rc, err);
 		goto out;
 	}
 	const struct tk_xplane_run *pick = &runs[0];
@@ -100,6 +109,7 @@ static int import_dir(tk_writer *w, const char *path, const char *run_name,
 		if ((rc = check_new_input(w, in, pick->files[i], 0)) == TK_OK)
 			rc = tk_import_xplane(w, pick->files[i], o);
 out:
+	tk_error_free(err);
 	tk_xplane_runs_free(runs, nruns);
 	return rc;
 }
@@ -110,7 +120,7 @@ int cli_import(const char *output, const char *const *inputs, size_t n, const ch
 {
 	tk_writer *w = NULL;
 	struct inputs seen = {0};
-	char err[1024];
+	tk_error *err = tk_error_new();
 	int rc = tk_writer_create(output, &w);
 	if (!o->warn)
 		o->warn = warn;
@@ -120,8 +130,8 @@ int cli_import(const char *output, const char *const *inputs, size_t n, const ch
 		enum tk_import_format fmt;
 		if (stat(inputs[i], &sb) == 0 && S_ISDIR(sb.st_mode))
 			continue;
-		if ((rc = tk_import_detect(inputs[i], &fmt, err, sizeof(err))) != TK_OK)
-			tk_writer_fail(w, rc, "%s", err);
+		if ((rc = tk_import_detect(inputs[i], &fmt, err)) != TK_OK)
+			fail_with(w, rc, err);
 		else
 			rc = check_new_input(w, &seen, inputs[i], fmt == TK_FORMAT_CHROME_JSON);
 	}
@@ -134,21 +144,25 @@ int cli_import(const char *output, const char *const *inputs, size_t n, const ch
 			continue;
 		}
 		enum tk_import_format fmt;
-		rc = tk_import_detect(in, &fmt, err, sizeof(err));
+		rc = tk_import_detect(in, &fmt, err);
 		if (rc != TK_OK)
-			tk_writer_fail(w, rc, "%s", err);
+			fail_with(w, rc, err);
 		else if (fmt == TK_FORMAT_XPLANE)
 			rc = tk_import_xplane(w, in, o);
 		else
 			rc = tk_import_chrome_json(w, in, o);
 	}
 	inputs_free(&seen);
-	if (rc != TK_OK)
+	if (rc != TK_OK) {
+		tk_error_free(err);
 		return cli_fail_writer(rc, w);
+	}
 	tk_writer_get_stats(w, st);
-	rc = tk_writer_finish(w, err, sizeof(err));
+	rc = tk_writer_finish(w, err);
 	cli_remove_on_signal(NULL);
-	return rc == TK_OK ? TK_EXIT_OK : cli_fail(rc, err);
+	int code = rc == TK_OK ? TK_EXIT_OK : cli_fail_error(rc, err);
+	tk_error_free(err);
+	return code;
 }
 
 /* 1 when @path starts with SQLite's file header (a store, or another SQLite database). */
@@ -187,13 +201,15 @@ int cli_run_input_open(const char *arg, struct cli_run_input *in)
 	in->store = in->path;
 	struct tk_import_options o;
 	struct tk_writer_stats st;
-	char err[1024];
 	tk_import_options_init(&o);
 	int rc = cli_import(in->path, &arg, 1, NULL, &o, &st);
 	if (rc != TK_EXIT_OK)
 		return rc;
-	rc = tk_analyze(in->path, NULL, err, sizeof(err));
-	return rc == TK_OK ? TK_EXIT_OK : cli_fail(rc, err);
+	tk_error *err = tk_error_new();
+	rc = tk_analyze(in->path, NULL, err);
+	int code = rc == TK_OK ? TK_EXIT_OK : cli_fail_error(rc, err);
+	tk_error_free(err);
+	return code;
 }
 
 static int rm_one(const char *path, const struct stat *sb, int flag, struct FTW *ftw)

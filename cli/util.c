@@ -78,7 +78,7 @@ void cli_remove_on_signal(const char *path)
 
 int cli_fail_writer(int status, tk_writer *w)
 {
-	int code = cli_fail(status, tk_writer_errmsg(w));
+	int code = cli_fail_error(status, tk_writer_error(w));
 	cli_remove_on_signal(NULL);
 	tk_writer_abort(w);
 	return code;
@@ -87,9 +87,11 @@ int cli_fail_writer(int status, tk_writer *w)
 int cli_check_output(const char *output, const char *const *inputs, size_t n,
 		     enum tk_output_kind kind)
 {
-	char err[8192];
-	int rc = tk_output_check(output, inputs, n, kind, err, sizeof(err));
-	return rc == TK_OK ? TK_EXIT_OK : cli_fail(rc, err);
+	tk_error *err = tk_error_new();
+	int rc = tk_output_check(output, inputs, n, kind, err);
+	int code = rc == TK_OK ? TK_EXIT_OK : cli_fail_error(rc, err);
+	tk_error_free(err);
+	return code;
 }
 
 int cli_parse_int(const struct tk_cmd *cmd, const char *opt, const char *text, int64_t min,
@@ -111,19 +113,26 @@ int cli_fail(int status, const char *message)
 	return tk_exit_code(status);
 }
 
-int cli_write_atomic(const char *path, int (*write)(FILE *out, void *arg, char *err, size_t errlen),
+int cli_fail_error(int status, const tk_error *err)
+{
+	return cli_fail(status, tk_error_message(err));
+}
+
+int cli_write_atomic(const char *path, int (*write)(FILE *out, void *arg, tk_error *err),
 		     void *arg)
 {
-	char err[1024] = "";
+	tk_error *err = tk_error_new();
 	tk_output *f = NULL;
 	int rc = tk_output_open(path, &f);
 	cli_remove_on_signal(tk_output_temp_path(f));
-	if (rc == TK_OK && (rc = write(tk_output_stream(f), arg, err, sizeof(err))) == TK_OK &&
+	if (rc == TK_OK && (rc = write(tk_output_stream(f), arg, err)) == TK_OK &&
 	    (rc = tk_output_commit(f)) != TK_OK)
-		snprintf(err, sizeof(err), "%s", tk_output_errmsg(f));
-	else if (rc != TK_OK && !err[0])
-		snprintf(err, sizeof(err), "%s", tk_output_errmsg(f));
+		tk_error_copy(err, tk_output_error(f));
+	else if (rc != TK_OK && !tk_error_cause_count(err))
+		tk_error_copy(err, tk_output_error(f));
 	cli_remove_on_signal(NULL);
 	tk_output_close(f);
-	return rc == TK_OK ? TK_EXIT_OK : cli_fail(rc, err);
+	int code = rc == TK_OK ? TK_EXIT_OK : cli_fail_error(rc, err);
+	tk_error_free(err);
+	return code;
 }

@@ -45,9 +45,9 @@ static void *prefetch_main(void *arg)
 	for (int s = 0; s < steps; s++) {
 		TK_SCOPE("prefetch");
 		void *buf = malloc(4096);
-		tk_alloc(buf, 4096, "prefetch_pool");
+		tk_record_alloc(buf, 4096, "prefetch_pool");
 		spin_us(300);
-		tk_free(buf, 4096, "prefetch_pool");
+		tk_record_free(buf, 4096, "prefetch_pool");
 		free(buf);
 	}
 	return NULL;
@@ -82,9 +82,9 @@ int main(int argc, char **argv)
 		{
 			TK_SCOPE("backward");
 			void *grad = malloc(1 << 20);
-			tk_alloc(grad, 1 << 20, "grad_pool");
+			tk_record_alloc(grad, 1 << 20, "grad_pool");
 			matmul(3);
-			tk_free(grad, 1 << 20, "grad_pool");
+			tk_record_free(grad, 1 << 20, "grad_pool");
 			free(grad);
 		}
 		tk_counter("loss", 1.0 / (s + 1));

@@ -17,14 +17,14 @@ int ex_cur_open(struct tk_exporter *x, struct ex_cur *c, const struct ex_table *
 {
 	memset(c, 0, sizeof(*c));
 	if (!sql_only) {
-		int rc = tk_tscan_open(&c->ts, x->db, x->store_path, t->name, t->cols, c->err,
+		int rc = tks_tscan_open(&c->ts, x->db, x->store_path, t->name, t->cols, c->err,
 				       sizeof(c->err));
-		if (rc == TK_OK && (t->order_col < 0 || tk_tscan_is_rowid(c->ts, t->order_col)))
+		if (rc == TK_OK && (t->order_col < 0 || tks_tscan_is_rowid(c->ts, t->order_col)))
 			return TK_OK;
-		tk_tscan_close(c->ts);
+		tks_tscan_close(c->ts);
 		c->ts = NULL;
 		if (rc != TK_OK && rc != 1)
-			return ex_fail(x, rc, "'%s': %s", x->store_path, c->err);
+			return ex_fail_cause(x, rc, "store", c->err, "'%s'", x->store_path);
 	}
 	char sql[512];
 	size_t n = (size_t)snprintf(sql, sizeof(sql), "SELECT ");
@@ -38,7 +38,7 @@ int ex_cur_open(struct tk_exporter *x, struct ex_cur *c, const struct ex_table *
 void ex_cur_close(struct ex_cur *c)
 {
 	sqlite3_finalize(c->st);
-	tk_tscan_close(c->ts);
+	tks_tscan_close(c->ts);
 	c->st = NULL;
 	c->ts = NULL;
 }
@@ -46,8 +46,9 @@ void ex_cur_close(struct ex_cur *c)
 int ex_cur_step(struct tk_exporter *x, struct ex_cur *c)
 {
 	if (c->ts) {
-		int r = tk_tscan_next(c->ts);
-		return r >= 0 ? r : ex_fail(x, TK_EFORMAT, "'%s': %s", x->store_path, c->err);
+		int r = tks_tscan_next(c->ts);
+		return r >= 0 ? r
+			      : ex_fail_cause(x, TK_EFORMAT, "store", c->err, "'%s'", x->store_path);
 	}
 	int r = sqlite3_step(c->st);
 	if (r == SQLITE_ROW)
@@ -59,13 +60,13 @@ int ex_cur_step(struct tk_exporter *x, struct ex_cur *c)
 
 int ex_cur_null(const struct ex_cur *c, int i)
 {
-	return c->ts ? tk_tscan_type(c->ts, i) == TK_TS_NULL
+	return c->ts ? tks_tscan_type(c->ts, i) == TK_TS_NULL
 		     : sqlite3_column_type(c->st, i) == SQLITE_NULL;
 }
 
 int64_t ex_cur_z(const struct ex_cur *c, int i)
 {
-	return c->ts ? tk_tscan_int(c->ts, i) : sqlite3_column_int64(c->st, i);
+	return c->ts ? tks_tscan_int(c->ts, i) : sqlite3_column_int64(c->st, i);
 }
 
 int64_t ex_cur_i(const struct ex_cur *c, int i)
@@ -77,7 +78,7 @@ double ex_cur_r(const struct ex_cur *c, int i)
 {
 	if (ex_cur_null(c, i))
 		return -1.0;
-	return c->ts ? tk_tscan_real(c->ts, i) : sqlite3_column_double(c->st, i);
+	return c->ts ? tks_tscan_real(c->ts, i) : sqlite3_column_double(c->st, i);
 }
 
 void ex_cur_text(const struct ex_cur *c, int i, char *out, size_t n, const char *dflt)
@@ -85,7 +86,7 @@ void ex_cur_text(const struct ex_cur *c, int i, char *out, size_t n, const char 
 	size_t len = 0;
 	const char *p;
 	if (c->ts)
-		p = tk_tscan_text(c->ts, i, &len);
+		p = tks_tscan_text(c->ts, i, &len);
 	else {
 		p = (const char *)sqlite3_column_text(c->st, i);
 		len = p ? (size_t)sqlite3_column_bytes(c->st, i) : 0;
@@ -103,7 +104,7 @@ void ex_cur_text(const struct ex_cur *c, int i, char *out, size_t n, const char 
 uint32_t ex_cur_ints(const struct ex_cur *c, int n, uint32_t *nulls)
 {
 	if (c->ts)
-		return tk_tscan_int_mask(c->ts, nulls);
+		return tks_tscan_int_mask(c->ts, nulls);
 	uint32_t m = 0;
 	*nulls = 0;
 	for (int i = 0; i < n && i < 32; i++) {

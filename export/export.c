@@ -43,12 +43,21 @@ void tk_export_options_init(struct tk_export_options *o)
 int tk_exporter_create(tk_exporter **out)
 {
 	*out = calloc(1, sizeof(**out));
+	if (*out && !((*out)->err = tk_error_new())) {
+		free(*out);
+		*out = NULL;
+	}
 	return *out ? TK_OK : TK_ENOMEM;
+}
+
+tk_error *tk_exporter_error(tk_exporter *x)
+{
+	return x ? x->err : NULL;
 }
 
 const char *tk_exporter_errmsg(const tk_exporter *x)
 {
-	return x ? x->err : "";
+	return x ? tk_error_message(x->err) : "";
 }
 
 void tk_exporter_stats(const tk_exporter *x, struct tk_export_stats *out)
@@ -84,24 +93,44 @@ void tk_exporter_destroy(tk_exporter *x)
 	if (!x)
 		return;
 	release_store(x);
+	tk_error_free(x->err);
 	free(x);
+}
+
+static int fail_v(struct tk_exporter *x, int status, const char *module, const char *cause,
+		  const char *fmt, va_list ap)
+{
+	if (tk_error_cause_count(x->err)) /* the first failure wins */
+		return status;
+	if (cause)
+		tk_error_push_from(x->err, module, status, "%s", cause);
+	tk_error_vpush_from(x->err, "export", status, fmt, ap);
+	return status;
 }
 
 int ex_fail(struct tk_exporter *x, int status, const char *fmt, ...)
 {
-	if (x->err[0]) /* the first failure wins */
-		return status;
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(x->err, sizeof(x->err), fmt, ap);
+	int rc = fail_v(x, status, NULL, NULL, fmt, ap);
 	va_end(ap);
-	return status;
+	return rc;
+}
+
+int ex_fail_cause(struct tk_exporter *x, int status, const char *module, const char *cause,
+		  const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int rc = fail_v(x, status, module, cause, fmt, ap);
+	va_end(ap);
+	return rc;
 }
 
 int ex_fail_sql(struct tk_exporter *x, const char *what)
 {
-	return ex_fail(x, TK_EFORMAT, "cannot read store '%s' (%s): %s", x->store_path, what,
-		       sqlite3_errmsg(x->db));
+	return ex_fail_cause(x, TK_EFORMAT, "sqlite", sqlite3_errmsg(x->db),
+			     "cannot read store '%s' (%s)", x->store_path, what);
 }
 
 int ex_prepare(struct tk_exporter *x, const char *sql, sqlite3_stmt **st)
@@ -190,9 +219,12 @@ static int open_store(struct tk_exporter *x, const char *path)
 {
 	/* One thread streams the tables: a connection without SQLite's mutex. */
 	int rc = tk_store_open_mode(path, TK_STORE_STREAM, &x->store);
-	if (rc != TK_OK)
-		return ex_fail(x, rc, "%s", tk_store_errmsg(x->store));
-	x->db = tk_store_db(x->store);
+	if (rc != TK_OK) {
+		if (!tk_error_cause_count(x->err)) /* the store's causes, as they are */
+			tk_error_copy(x->err, tk_store_error(x->store));
+		return ex_fail(x, rc, "%s", tk_strerror(rc)); /* no store handle (out of memory) */
+	}
+	x->db = tk_store_sqlite(x->store);
 	char clock[32] = "";
 	tk_store_meta_text(x->store, "clock", clock, sizeof(clock));
 	x->epoch = !strcmp(clock, "unix_epoch");
@@ -229,7 +261,7 @@ int tk_exporter_run(tk_exporter *x, const char *store_path, const char *out_path
 	if (!x)
 		return TK_EINVAL;
 	int rc;
-	x->err[0] = 0;
+	tk_error_clear(x->err);
 	x->output[0] = 0;
 	memset(&x->stats, 0, sizeof(x->stats));
 	x->sorted_flows = 0;

@@ -18,7 +18,7 @@
 #define EX_RESTART 100 /* internal: the fast scan met unsorted flows; run again with sorted ones */
 
 struct tk_exporter {
-	char err[1024];
+	tk_error *err; /* the first failure of the run (tk_exporter_error()) */
 	char output[4096];
 	struct tk_export_stats stats;
 	tk_store *store;
@@ -34,9 +34,12 @@ struct tk_exporter {
 	char **str_txt;
 };
 
-/* Set the exporter's message; returns @status. */
+/* Set the exporter's message (the first failure wins); returns @status. */
 int ex_fail(struct tk_exporter *x, int status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* ex_fail() with the root cause @cause (from @module: "sqlite", "os", ...) under the message. */
+int ex_fail_cause(struct tk_exporter *x, int status, const char *module, const char *cause,
+		  const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 /* Fail with the SQLite message of the store; returns TK_EFORMAT. */
 int ex_fail_sql(struct tk_exporter *x, const char *what);
 
@@ -223,10 +226,10 @@ struct ex_event {
 
 /* A forward cursor over one table: read straight from its pages (store/tscan.c) when the store
  * allows it, else through an SQL statement. */
-struct tk_tscan;
+struct tks_tscan;
 struct ex_cur {
 	sqlite3_stmt *st;
-	struct tk_tscan *ts;
+	struct tks_tscan *ts;
 	char err[256]; /* the direct read's message */
 };
 

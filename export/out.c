@@ -22,7 +22,7 @@
 static int io_fail(struct ex_out *o, const char *what)
 {
 	o->failed = 1;
-	return ex_fail(o->x, TK_EIO, "cannot %s '%s': %s", what, o->path, strerror(errno));
+	return ex_fail_cause(o->x, TK_EIO, "os", strerror(errno), "cannot %s '%s'", what, o->path);
 }
 
 static int write_all(struct ex_out *o, const uint8_t *p, size_t n)

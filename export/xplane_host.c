@@ -13,6 +13,7 @@
 #include <tracekit/error.h>
 
 #include "checked.h"
+#include "tk_schema.h"
 #include "xplane_out.h"
 
 /* Which events of a track a line takes (?3 of EV_SQL). */
@@ -32,8 +33,8 @@ enum { SEL_ALL, SEL_DEVICE_OPS, SEL_NOT_DEVICE_OPS, SEL_NOT_ANNOTATIONS, SEL_ANN
 	"LEFT JOIN copy_details c ON c.event_id = e.id LEFT JOIN set_details s ON s.event_id = "  \
 	"e.id LEFT JOIN step_details st ON st.event_id = e.id LEFT JOIN op_details o ON "         \
 	"o.event_id = e.id WHERE e.track_id = ?1 AND (CASE ?2 WHEN 0 THEN 1 WHEN 1 THEN e.kind "  \
-	"IN (5, 6, 7) WHEN 2 THEN e.kind NOT IN (5, 6, 7) WHEN 3 THEN e.kind <> 4 ELSE e.kind = " \
-	"4 "                                                                                      \
+	"IN (" TK_SQL_EV_DEVICE_OPS ") WHEN 2 THEN e.kind NOT IN (" TK_SQL_EV_DEVICE_OPS ") "     \
+	"WHEN 3 THEN e.kind <> " TK_SQL_EV_ANNOTATION " ELSE e.kind = " TK_SQL_EV_ANNOTATION " "  \
 	"END) ORDER BY e.ts_ns, e.id"
 
 static const char *const mem_kind_names[] = {"unknown", "pageable", "pinned",

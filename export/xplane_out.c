@@ -66,58 +66,6 @@ void xo_set_clear(struct xo_set *s)
 	s->n = 0;
 }
 
-/* ---- stats ---- */
-const char *const xo_stat_names[XS_N] = {
-    [XS_KERNEL_DETAILS] = "kernel_details",
-    [XS_MEMCPY_DETAILS] = "memcpy_details",
-    [XS_MEMSET_DETAILS] = "Memset_details",
-    [XS_CORRELATION_ID] = "correlation_id",
-    [XS_HLO_OP] = "hlo_op",
-    [XS_HLO_MODULE] = "hlo_module",
-    [XS_PROGRAM_ID] = "program_id",
-    [XS_TF_OP] = "tf_op",
-    [XS_HLO_CATEGORY] = "hlo_category",
-    [XS_FLOPS] = "flops",
-    [XS_BYTES_ACCESSED] = "bytes_accessed",
-    [XS_STEP_NUM] = "step_num",
-    [XS_ALLOCATOR_NAME] = "allocator_name",
-    [XS_BYTES_RESERVED] = "bytes_reserved",
-    [XS_BYTES_ALLOCATED] = "bytes_allocated",
-    [XS_BYTES_AVAILABLE] = "bytes_available",
-    [XS_PEAK_BYTES_IN_USE] = "peak_bytes_in_use",
-    [XS_REQUESTED_BYTES] = "requested_bytes",
-    [XS_ALLOCATION_BYTES] = "allocation_bytes",
-    [XS_ADDR] = "addr",
-    [XS_FRAGMENTATION] = "fragmentation",
-    [XS_CLOCK_RATE] = "clock_rate",
-    [XS_CORE_COUNT] = "core_count",
-    [XS_MEMORY_BANDWIDTH] = "memory_bandwidth",
-    [XS_MEMORY_SIZE] = "memory_size",
-    [XS_CC_MAJOR] = "compute_cap_major",
-    [XS_CC_MINOR] = "compute_cap_minor",
-    [XS_PEAK_TFLOPS] = "peak_teraflops_per_second",
-    [XS_PEAK_HBM_BW] = "peak_hbm_bw_gigabytes_per_second",
-    [XS_DEVICE_VENDOR] = "device_vendor",
-    [XS_GPU_DEVICE_NAME] = "gpu_device_name",
-    [XS_DEVICE_TYPE_STRING] = "device_type_string",
-    [XS_PROFILE_START] = "profile_start_time",
-    [XS_PROFILE_STOP] = "profile_stop_time",
-    [XS_DEVICE_ID] = "device_id",
-    [XS_MANGLED_NAME] = "mangled_name",
-    [XS_MAX_THREADS_PER_SM] = "max_threads_per_sm",
-    [XS_MAX_REGS_PER_SM] = "max_regs_per_sm",
-    [XS_MAX_SMEM_PER_SM] = "max_smem_per_sm",
-    [XS_TK_HOST] = "tracekit_host",
-    [XS_TK_PROCESSES] = "tracekit_processes",
-    [XS_TK_PROCESS] = "tracekit_process",
-    [XS_TK_RANK] = "tracekit_rank",
-    [XS_TK_ORDINAL] = "tracekit_ordinal",
-    [XS_TK_LINE_PROCESSES] = "tracekit_line_processes",
-    [XS_TK_KIND] = "tracekit_kind",
-    [XS_TK_CATEGORY] = "tracekit_category",
-    [XS_TK_ALLOCATOR] = "tracekit_allocator",
-};
-
 /* One XStat as field @field of the enclosing message, into @b. */
 static int stat_begin(struct ex_buf *b, uint32_t field, uint64_t md, size_t body)
 {
@@ -263,7 +211,7 @@ int xo_plane_end(struct xp_out *w, int64_t start)
 			else if (k >= XO_ARG_MD)
 				name = (char *)ex_str(w->x, (uint32_t)(k - XO_ARG_MD));
 			else if (pass)
-				name = (char *)(k < XS_N ? xo_stat_names[k] : "");
+				name = (char *)(xs_flags(k) & XS_W ? xs_name(k) : "");
 			else
 				name = (char *)ex_str(w->x, (uint32_t)k);
 			if (pass) {
@@ -315,8 +263,8 @@ int64_t xo_plane_begin(struct xp_out *w, int64_t id, const char *name)
 	w->out.len += (size_t)(pb_uint(p, 1, (uint64_t)id) - p);
 	if (xo_put_str(w, 2, name) != TK_OK)
 		return -1;
-	for (uint64_t i = 1; i < XS_N; i++)
-		if (xo_set_add(&w->stat_keys, i) != TK_OK)
+	for (uint64_t i = XS_OTHER + 1; i < XS_COUNT; i++)
+		if ((xs_flags(i) & XS_W) && xo_set_add(&w->stat_keys, i) != TK_OK)
 			return -1;
 	return start;
 }
@@ -336,8 +284,9 @@ static int mkdirs(struct tk_exporter *x, char *path, size_t *made)
 			if (r == 0 && *made == SIZE_MAX)
 				*made = (size_t)(p - path);
 			if (r != 0 && e != EEXIST)
-				return ex_fail(x, TK_EIO, "cannot create directory '%.*s': %s",
-					       (int)(p - path), path, strerror(e));
+				return ex_fail_cause(x, TK_EIO, "os", strerror(e),
+						     "cannot create directory '%.*s'", (int)(p - path),
+						     path);
 			if (!c)
 				break;
 		}

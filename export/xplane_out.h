@@ -2,64 +2,11 @@
 #ifndef TK_XPLANE_OUT_H
 #define TK_XPLANE_OUT_H
 
+#include "../schemas/xplane_stats.h"
 #include "export_internal.h"
 
-/* Stat metadata ids: fixed names 1..XS_N-1, arg keys XO_ARG_MD + key string id. */
-enum xo_stat {
-	XS_NONE,
-	XS_KERNEL_DETAILS,
-	XS_MEMCPY_DETAILS,
-	XS_MEMSET_DETAILS,
-	XS_CORRELATION_ID,
-	XS_HLO_OP,
-	XS_HLO_MODULE,
-	XS_PROGRAM_ID,
-	XS_TF_OP,
-	XS_HLO_CATEGORY,
-	XS_FLOPS,
-	XS_BYTES_ACCESSED,
-	XS_STEP_NUM,
-	XS_ALLOCATOR_NAME,
-	XS_BYTES_RESERVED,
-	XS_BYTES_ALLOCATED,
-	XS_BYTES_AVAILABLE,
-	XS_PEAK_BYTES_IN_USE,
-	XS_REQUESTED_BYTES,
-	XS_ALLOCATION_BYTES,
-	XS_ADDR,
-	XS_FRAGMENTATION,
-	XS_CLOCK_RATE,
-	XS_CORE_COUNT,
-	XS_MEMORY_BANDWIDTH,
-	XS_MEMORY_SIZE,
-	XS_CC_MAJOR,
-	XS_CC_MINOR,
-	XS_PEAK_TFLOPS,
-	XS_PEAK_HBM_BW,
-	XS_DEVICE_VENDOR,
-	XS_GPU_DEVICE_NAME,
-	XS_DEVICE_TYPE_STRING,
-	XS_PROFILE_START,
-	XS_PROFILE_STOP,
-	XS_DEVICE_ID,
-	XS_MANGLED_NAME,
-	XS_MAX_THREADS_PER_SM,
-	XS_MAX_REGS_PER_SM,
-	XS_MAX_SMEM_PER_SM,
-	/* tracekit's own stats, where XPlane has no field (docs/export.md, "Processes and hosts") */
-	XS_TK_HOST,	       /* Task Environment: the store's host name, "" when it had none */
-	XS_TK_PROCESSES,       /* Task Environment: the host's processes, a text table */
-	XS_TK_PROCESS,	       /* device plane / memory event: key of the owning process */
-	XS_TK_RANK,	       /* device plane: the device's rank */
-	XS_TK_ORDINAL,	       /* device plane: the store ordinal, when the plane's differs */
-	XS_TK_LINE_PROCESSES,  /* /host:CPU plane: "line_id key" per line of a process */
-	XS_TK_KIND,	       /* event off a stream's device ops: the store's event kind code */
-	XS_TK_CATEGORY,	       /* event: its category (a ref to the stat metadata so named) */
-	XS_TK_ALLOCATOR,       /* memory event: the store's allocator, when allocator_name differs */
-	XS_N
-};
-extern const char *const xo_stat_names[XS_N];
-
+/* Stat metadata ids: the codes of the stats the exporter writes (XS_W in schemas/xplane_stats.h),
+ * arg keys XO_ARG_MD + key string id. */
 #define XO_ARG_MD (1ull << 32) /* stat metadata id of an arg key: + its string id */
 #define XO_MEM_MD (1ull << 40) /* event metadata ids of MemoryAllocation (+0) / Deallocation (+1) */
 

@@ -30,8 +30,9 @@
 int cj_break(struct cj_ctx *c, uint64_t line, uint64_t col, const char *msg)
 {
 	if (!c->o->salvage)
-		return tk_writer_fail(c->w, TK_EFORMAT, "'%s': line %llu, column %llu: %s", c->path,
-				      (unsigned long long)line, (unsigned long long)col, msg);
+		return tk_writer_fail_cause(c->w, TK_EFORMAT, "json", msg,
+					    "'%s': line %llu, column %llu", c->path,
+					    (unsigned long long)line, (unsigned long long)col);
 	c->broke = 1;
 	c->brk_line = line;
 	c->brk_col = col;
@@ -305,7 +306,7 @@ static int run_pass(struct cj_ctx *c, struct cj_event *e, int pass)
 	char *key = NULL;
 	c->n_read = 0;
 	if (tku_json_lex_open(&lx, c->path) != 0) {
-		rc = tk_writer_fail(c->w, TK_EIO, "cannot read '%s': %s", c->path, lx.msg);
+		rc = tk_writer_fail_cause(c->w, TK_EIO, "json", lx.msg, "cannot read '%s'", c->path);
 		goto out;
 	}
 	enum tku_json_tok t = tku_json_lex_next(&lx);
@@ -402,9 +403,10 @@ static int is_trace(struct cj_ctx *c)
 	if (c->bare ? c->n_phased > 0 : c->has_events_key)
 		return TK_OK;
 	if (c->broke) /* --salvage, but the input broke before any event: nothing to keep */
-		return tk_writer_fail(c->w, TK_EFORMAT, "'%s': line %llu, column %llu: %s", c->path,
-				      (unsigned long long)c->brk_line,
-				      (unsigned long long)c->brk_col, c->brk_msg);
+		return tk_writer_fail_cause(c->w, TK_EFORMAT, "json", c->brk_msg,
+					    "'%s': line %llu, column %llu", c->path,
+					    (unsigned long long)c->brk_line,
+					    (unsigned long long)c->brk_col);
 	return tk_writer_fail(c->w, TK_EFORMAT,
 			      "'%s': no traceEvents: not a Chrome/Kineto trace (a JSON object "
 			      "with a \"traceEvents\" array, or an array of events with \"ph\")",

@@ -1,16 +1,11 @@
-/* Hash maps used by the Chrome JSON importer (see chrome_json_hash.h): linear probing, FNV-1a. */
+/* Hash maps used by the Chrome JSON importer (see chrome_json_hash.h). */
 #include "chrome_json_hash.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-static uint64_t hash_str(const char *s)
-{
-	uint64_t h = 1469598103934665603ull;
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ull;
-	return h;
-}
+#include "../util/fnv.h"
+#include "../util/vec.h"
 
 static uint64_t hash_pair(int64_t a, int64_t b)
 {
@@ -21,91 +16,85 @@ static uint64_t hash_pair(int64_t a, int64_t b)
 	return h;
 }
 
-int64_t *cj_smap_get(const struct cj_smap *m, const char *key)
+/* The key looked up, for the map's equality callback. */
+struct skey {
+	const struct cj_smap *m;
+	const char *key;
+};
+
+static int same_key(const void *ctx, uint32_t ix)
 {
-	if (!m->cap)
-		return NULL;
-	for (size_t i = hash_str(key) & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
-		if (!m->keys[i])
-			return NULL;
-		if (!strcmp(m->keys[i], key))
-			return &m->vals[i];
-	}
+	const struct skey *k = ctx;
+	return !strcmp(k->m->keys[ix], k->key);
 }
 
-static int smap_grow(struct cj_smap *m)
+static uint64_t hash_str(const char *s)
 {
-	size_t cap = m->cap ? m->cap * 2 : 64;
-	char **keys = calloc(cap, sizeof(*keys));
-	int64_t *vals = calloc(cap, sizeof(*vals));
-	if (!keys || !vals) {
-		free(keys);
-		free(vals);
-		return -1;
-	}
-	for (size_t j = 0; j < m->cap; j++) {
-		if (!m->keys[j])
-			continue;
-		size_t i = hash_str(m->keys[j]) & (cap - 1);
-		while (keys[i])
-			i = (i + 1) & (cap - 1);
-		keys[i] = m->keys[j];
-		vals[i] = m->vals[j];
-	}
-	free(m->keys);
-	free(m->vals);
-	m->keys = keys;
-	m->vals = vals;
-	m->cap = cap;
-	return 0;
+	return tku_fnv1a64(s, strlen(s));
+}
+
+int64_t *cj_smap_get(const struct cj_smap *m, const char *key)
+{
+	struct skey k = {m, key};
+	uint32_t ix = tku_map_find(&m->map, hash_str(key), same_key, &k, NULL);
+	return ix == TKU_MAP_NONE ? NULL : &m->vals[ix];
 }
 
 int cj_smap_put(struct cj_smap *m, const char *key, int64_t val)
 {
-	int64_t *p = cj_smap_get(m, key);
-	if (p) {
-		*p = val;
+	struct skey k = {m, key};
+	uint64_t h = hash_str(key);
+	size_t at;
+	if (tku_map_room(&m->map) != 0)
+		return -1;
+	uint32_t ix = tku_map_find(&m->map, h, same_key, &k, &at);
+	if (ix != TKU_MAP_NONE) {
+		m->vals[ix] = val;
 		return 0;
 	}
-	if ((m->count + 1) * 2 > m->cap && smap_grow(m) != 0)
+	if (m->count == m->cap) { /* keys and vals share cap */
+		size_t cap = tku_grow_cap(m->cap, m->count + 1, sizeof(char *), 32);
+		char **keys = cap ? tku_reallocn(m->keys, cap, sizeof(*keys)) : NULL;
+		if (keys)
+			m->keys = keys;
+		int64_t *vals = keys ? tku_reallocn(m->vals, cap, sizeof(*vals)) : NULL;
+		if (!vals)
+			return -1;
+		m->vals = vals;
+		m->cap = cap;
+	}
+	if (!(m->keys[m->count] = strdup(key)))
 		return -1;
-	size_t i = hash_str(key) & (m->cap - 1);
-	while (m->keys[i])
-		i = (i + 1) & (m->cap - 1);
-	if (!(m->keys[i] = strdup(key)))
-		return -1;
-	m->vals[i] = val;
-	m->count++;
+	m->vals[m->count] = val;
+	tku_map_set(&m->map, at, h, (uint32_t)m->count++);
 	return 0;
 }
 
 void cj_smap_del(struct cj_smap *m, const char *key)
 {
-	int64_t *v = cj_smap_get(m, key);
-	if (!v)
+	struct skey k = {m, key};
+	size_t at;
+	uint32_t ix = tku_map_find(&m->map, hash_str(key), same_key, &k, &at);
+	if (ix == TKU_MAP_NONE)
 		return;
-	size_t mask = m->cap - 1, i = (size_t)(v - m->vals);
-	free(m->keys[i]);
-	m->keys[i] = NULL;
-	m->count--;
-	/* backward shift: move up each later key of the run whose home slot is not in (i, j] */
-	for (size_t j = (i + 1) & mask; m->keys[j]; j = (j + 1) & mask) {
-		size_t home = hash_str(m->keys[j]) & mask;
-		if (((j - home) & mask) >= ((j - i) & mask)) {
-			m->keys[i] = m->keys[j];
-			m->vals[i] = m->vals[j];
-			m->keys[j] = NULL;
-			i = j;
-		}
+	tku_map_del(&m->map, at);
+	free(m->keys[ix]);
+	if (ix != --m->count) { /* the last key moves into the hole */
+		struct skey l = {m, m->keys[m->count]};
+		tku_map_find(&m->map, hash_str(l.key), same_key, &l, &at);
+		tku_map_repoint(&m->map, at, ix);
+		m->keys[ix] = m->keys[m->count];
+		m->vals[ix] = m->vals[m->count];
 	}
 }
 
 void cj_smap_free(struct cj_smap *m)
 {
-	for (size_t i = 0; i < m->cap; i++)
+	for (size_t i = 0; i < m->count; i++)
 		free(m->keys[i]);
 	free(m->keys);
 	free(m->vals);
+	tku_map_free(&m->map);
 	memset(m, 0, sizeof(*m));
 }
 
@@ -203,14 +192,8 @@ int64_t *cj_pmap_at(struct cj_pmap *m, int64_t a, int64_t b, int64_t init, int *
 		return &m->ents[SLOT_IX(m->slots[i])].v;
 	if (m->count >= CJ_PMAP_MAX)
 		return NULL;
-	if (m->count == m->cap_ents) {
-		size_t cap = m->cap_ents ? m->cap_ents * 2 : 512;
-		struct cj_pent *e = realloc(m->ents, cap * sizeof(*e));
-		if (!e)
-			return NULL;
-		m->ents = e;
-		m->cap_ents = cap;
-	}
+	if (TKU_GROW(m->ents, m->cap_ents, m->count + 1, 512) != 0)
+		return NULL;
 	struct cj_pent *e = &m->ents[m->count];
 	e->a = a;
 	e->b = b;

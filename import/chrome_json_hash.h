@@ -1,8 +1,9 @@
 /*
- * Small open-addressing hash maps for the Chrome JSON importer: string keys -> int64 values
- * (processes, threads, counters, flow categories) and (int64, int64) pairs -> int64 (events by
- * track and start time, flow ids, pending flow points). Both grow by doubling; callers bound their
- * size.
+ * Hash maps for the Chrome JSON importer: string keys -> int64 values (processes, threads,
+ * counters, flow categories), over the library's map (util/map.h), and (int64, int64) pairs ->
+ * int64 (events by track and start time, flow ids, pending flow points), a map of its own that
+ * keeps keys close in b close in its slots (see cj_pmap). Both grow by doubling; callers bound
+ * their size.
  */
 #ifndef TK_CHROME_JSON_HASH_H
 #define TK_CHROME_JSON_HASH_H
@@ -10,17 +11,20 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../util/map.h"
+
 struct cj_smap {
-	char **keys;
+	struct tku_map map; /* key -> index into keys and vals */
+	char **keys;	    /* copies, owned */
 	int64_t *vals;
-	size_t cap, count;
+	size_t count, cap;
 };
 
 /* cj_smap_get() - pointer to the value of @key, or NULL. */
 int64_t *cj_smap_get(const struct cj_smap *m, const char *key);
 /* cj_smap_put() - insert or replace; 0, or -1 out of memory. */
 int cj_smap_put(struct cj_smap *m, const char *key, int64_t val);
-/* cj_smap_del() - remove @key when present (its slot is free again: no tombstones). */
+/* cj_smap_del() - remove @key when present. */
 void cj_smap_del(struct cj_smap *m, const char *key);
 void cj_smap_free(struct cj_smap *m);
 

@@ -24,29 +24,33 @@ void tk_import_options_init(struct tk_import_options *o)
 	o->rank = TK_NONE;
 }
 
-int tk_import_detect(const char *path, enum tk_import_format *out, char *err, size_t errlen)
+/* Cannot read @path because of @why (from @module): TK_EIO with both causes in @err. */
+static int read_fail(tk_error *err, const char *path, const char *module, const char *why)
+{
+	tk_error_push_from(err, module, TK_EIO, "%s", why);
+	return tk_error_push_from(err, "import", TK_EIO, "cannot read '%s'", path);
+}
+
+int tk_import_detect(const char *path, enum tk_import_format *out, tk_error *err)
 {
 	*out = TK_FORMAT_UNKNOWN;
+	tk_error_clear(err);
 	struct stat sb;
-	if (stat(path, &sb) != 0) {
-		tk_fmt(err, errlen, "cannot read '%s': %s", path, strerror(errno));
-		return TK_EIO;
-	}
-	if (!S_ISREG(sb.st_mode)) {
-		tk_fmt(err, errlen, "cannot read '%s': not a regular file", path);
-		return TK_EIO;
-	}
+	if (stat(path, &sb) != 0)
+		return read_fail(err, path, "os", strerror(errno));
+	if (!S_ISREG(sb.st_mode))
+		return read_fail(err, path, "import", "not a regular file");
 	gzFile f = gzopen(path, "rb"); /* reads plain files as they are */
-	if (!f) {
-		tk_fmt(err, errlen, "cannot read '%s': %s", path, strerror(errno));
-		return TK_EIO;
-	}
+	if (!f)
+		return read_fail(err, path, "os", strerror(errno));
 	unsigned char buf[512];
 	int n = gzread(f, buf, sizeof(buf));
 	int gzerr;
 	const char *gzmsg = gzerror(f, &gzerr);
 	if (n < 0) {
-		tk_fmt(err, errlen, "'%s': byte 0: cannot decompress: %s", path, gzmsg);
+		tk_error_push_from(err, "zlib", TK_EFORMAT, "%s", gzmsg);
+		tk_error_push_from(err, "import", TK_EFORMAT, "'%s': byte 0: cannot decompress",
+				   path);
 		gzclose(f);
 		return TK_EFORMAT;
 	}
@@ -65,20 +69,19 @@ int tk_import_detect(const char *path, enum tk_import_format *out, char *err, si
 		*out = TK_FORMAT_XPLANE;
 		return TK_OK;
 	}
-	tk_fmt(err, errlen,
-	       "'%s': byte 0: neither an XPlane (.xplane.pb) nor a Chrome/Kineto JSON trace%s",
-	       path, n == 0 ? " (the file is empty)" : "");
-	return TK_EFORMAT;
+	return tk_error_push_from(
+	    err, "import", TK_EFORMAT,
+	    "'%s': byte 0: neither an XPlane (.xplane.pb) nor a Chrome/Kineto JSON trace%s", path,
+	    n == 0 ? " (the file is empty)" : "");
 }
 
-int tk_import_input_id(const char *path, struct tk_input_id *id, char *err, size_t errlen)
+int tk_import_input_id(const char *path, struct tk_input_id *id, tk_error *err)
 {
 	struct stat sb;
 	memset(id, 0, sizeof(*id));
-	if (stat(path, &sb) != 0) {
-		tk_fmt(err, errlen, "cannot read '%s': %s", path, strerror(errno));
-		return TK_EIO;
-	}
+	tk_error_clear(err);
+	if (stat(path, &sb) != 0)
+		return read_fail(err, path, "os", strerror(errno));
 	id->path = path;
 	id->dev = (uint64_t)sb.st_dev;
 	id->ino = (uint64_t)sb.st_ino;

@@ -103,7 +103,7 @@ struct info {
 	const char *allocator;
 };
 
-static int is_text_code(enum xp_stat_code c)
+static int is_text_code(enum xs_stat c)
 {
 	return c == XS_KERNEL_DETAILS || c == XS_MEMCPY_DETAILS || c == XS_MEMSET_DETAILS ||
 	       c == XS_HLO_OP || c == XS_HLO_MODULE || c == XS_TF_OP || c == XS_HLO_CATEGORY ||
@@ -114,7 +114,7 @@ static int is_text_code(enum xp_stat_code c)
 static int collect(struct xp_imp *im, const struct xp_stat *st, struct info *in)
 {
 	const struct xp_smd *sm = st->sm;
-	enum xp_stat_code c = sm ? sm->code : XS_OTHER;
+	enum xs_stat c = sm ? sm->code : XS_OTHER;
 	int64_t v = 0;
 	const char *t = NULL;
 	if (c == XS_OTHER)

@@ -10,6 +10,9 @@
 #include <tracekit/import.h>
 #include <tracekit/store.h>
 
+#include "../schemas/xplane_stats.h"
+#include "../util/map.h"
+
 /* ---- wire walker (xplane_wire.c) ---- */
 
 /* Protobuf wire types the format uses (groups, 3 and 4, are refused). */
@@ -112,16 +115,14 @@ int xp_fail(const struct xp_src *s, const uint8_t *at, const char *fmt, ...)
 /* xp_want() - check that @f has wire type @wt, else fail naming the field of @what. */
 int xp_want(const struct xp_src *s, const struct xp_field *f, int wt, const char *what);
 
-/* ---- int64 -> int64 hash map with deletion (xplane_wire.c) ---- */
+/* ---- int64 -> int64 hash map with deletion (xplane_wire.c, over util/map.h) ---- */
 
 struct xp_map {
-	struct xp_slot {
-		int64_t key, val; /* key INT64_MIN: empty slot; INT64_MIN + 1: deleted */
-	} * slots;
-	size_t cap, n, used; /* cap a power of two; n keys; used = n + deleted <= 3/4 cap */
-	int shift;	     /* 64 - log2(cap) */
-	int has_special[2];  /* the keys INT64_MIN and INT64_MIN + 1 are kept here */
-	int64_t special_val[2];
+	struct tku_table t; /* of struct xp_ent, by key; zeroed: empty */
+};
+
+struct xp_ent {
+	int64_t key, val;
 };
 
 int xp_map_put(struct xp_map *m, int64_t key, int64_t val);	   /* TK_OK or TK_ENOMEM */
@@ -158,64 +159,9 @@ void xp_corr_free(struct xp_corr *c);
 
 /* ---- stats (xplane_stats.c) ---- */
 
-/* Stat names the importer maps to columns; everything else (XS_OTHER) becomes an arg. */
-enum xp_stat_code {
-	XS_OTHER,
-	XS_KERNEL_DETAILS,
-	XS_MEMCPY_DETAILS,
-	XS_MEMSET_DETAILS,
-	XS_CORRELATION_ID,
-	XS_HLO_OP,
-	XS_HLO_MODULE,
-	XS_PROGRAM_ID,
-	XS_TF_OP,
-	XS_FLOPS,
-	XS_BYTES_ACCESSED,
-	XS_HLO_CATEGORY,
-	XS_STEP_NUM,
-	XS_GROUP_ID,
-	XS_ALLOCATOR_NAME,
-	XS_INDEX_ON_HOST,
-	XS_DEVICE_ORDINAL,
-	XS_BYTES_RESERVED,
-	XS_BYTES_ALLOCATED,
-	XS_BYTES_AVAILABLE,
-	XS_FRAGMENTATION,
-	XS_PEAK_BYTES_IN_USE,
-	XS_REQUESTED_BYTES,
-	XS_ALLOCATION_BYTES,
-	XS_ADDR,
-	XS_CLOCK_RATE,
-	XS_CORE_COUNT,
-	XS_MEMORY_BANDWIDTH,
-	XS_MEMORY_SIZE,
-	XS_CC_MAJOR,
-	XS_CC_MINOR,
-	XS_PEAK_TFLOPS,
-	XS_PEAK_HBM_BW,
-	XS_DEVICE_VENDOR,
-	XS_GPU_DEVICE_NAME,
-	XS_DEVICE_TYPE_STRING,
-	XS_PROFILE_START,
-	XS_PROFILE_STOP,
-	XS_MAX_THREADS_PER_SM,
-	XS_MAX_REGS_PER_SM,
-	XS_MAX_SMEM_PER_SM,
-	/* tracekit's XPlane export (docs/export.md, "Processes and hosts"; xplane_procs.c) */
-	XS_TK_HOST,
-	XS_TK_PROCESSES,
-	XS_TK_PROCESS,
-	XS_TK_RANK,
-	XS_TK_ORDINAL,
-	XS_TK_LINE_PROCESSES,
-	XS_TK_KIND,
-	XS_TK_CATEGORY,
-	XS_TK_ALLOCATOR,
-	XS_COUNT
-};
-
-/* xp_stat_code() - the code of a stat name (XS_OTHER when it has no column). */
-enum xp_stat_code xp_stat_code(const char *name);
+/* xp_stat_code() - the code of a stat name (schemas/xplane_stats.h), XS_OTHER when it has no
+ * column. */
+enum xs_stat xp_stat_code(const char *name);
 
 struct xp_smd;
 
@@ -279,7 +225,7 @@ struct xp_emd {
 struct xp_smd {
 	xp_sm_entry *e;
 	const char *name;
-	enum xp_stat_code code;
+	enum xs_stat code;
 };
 
 /* Kinds of planes and lines, recognised by name. */

@@ -360,8 +360,7 @@ static int cmp_run(const void *a, const void *b)
 	return c ? c : -strcmp(x->name, y->name); /* later names first */
 }
 
-int tk_xplane_list_runs(const char *path, struct tk_xplane_run **runs, int *nruns, char *err,
-			size_t errlen)
+int tk_xplane_list_runs(const char *path, struct tk_xplane_run **runs, int *nruns, tk_error *err)
 {
 	struct tk_xplane_run *out = NULL, one;
 	int n = 0, rc = TK_OK;
@@ -370,11 +369,11 @@ int tk_xplane_list_runs(const char *path, struct tk_xplane_run **runs, int *nrun
 	DIR *d = NULL;
 	*runs = NULL;
 	*nruns = 0;
-	if (!is_dir(path)) {
-		tk_fmt(err, errlen, "'%s': not a directory (expected a logdir or a run directory)",
-		       path);
-		return TK_ENOTFOUND;
-	}
+	tk_error_clear(err);
+	if (!is_dir(path))
+		return tk_error_push_from(
+		    err, "import", TK_ENOTFOUND,
+		    "'%s': not a directory (expected a logdir or a run directory)", path);
 	const char *base = strrchr(path, '/');
 	base = base && base[1] ? base + 1 : path;
 	/* A run directory itself? */
@@ -393,8 +392,8 @@ int tk_xplane_list_runs(const char *path, struct tk_xplane_run **runs, int *nrun
 		goto nomem;
 	const char *dir = is_dir(profile) ? profile : path;
 	if (!(d = opendir(dir))) {
-		tk_fmt(err, errlen, "cannot read '%s': %s", dir, strerror(errno));
-		rc = TK_EIO;
+		tk_error_push_from(err, "os", TK_EIO, "%s", strerror(errno));
+		rc = tk_error_push_from(err, "import", TK_EIO, "cannot read '%s'", dir);
 		goto out;
 	}
 	struct dirent *de;
@@ -418,11 +417,10 @@ int tk_xplane_list_runs(const char *path, struct tk_xplane_run **runs, int *nrun
 	}
 done:
 	if (!n) {
-		tk_fmt(err, errlen,
-		       "'%s': no profile runs found (expected "
-		       "<logdir>/plugins/profile/<run>/<host>" XPLANE_EXT ")",
-		       path);
-		rc = TK_ENOTFOUND;
+		rc = tk_error_push_from(err, "import", TK_ENOTFOUND,
+					"'%s': no profile runs found (expected "
+					"<logdir>/plugins/profile/<run>/<host>" XPLANE_EXT ")",
+					path);
 		goto out;
 	}
 	qsort(out, (size_t)n, sizeof(*out), cmp_run);
@@ -432,8 +430,7 @@ done:
 	n = 0;
 	goto out;
 nomem:
-	tk_fmt(err, errlen, "out of memory listing '%s'", path);
-	rc = TK_ENOMEM;
+	rc = tk_error_push_from(err, "import", TK_ENOMEM, "out of memory listing '%s'", path);
 out:
 	if (d)
 		closedir(d);

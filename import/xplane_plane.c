@@ -203,7 +203,7 @@ static int plane_stats(struct xp_imp *im, const uint8_t *data, size_t len, const
 		    xp_stat_decode(&im->src, f.data, f.len, &st))
 			return -1;
 		const struct xp_smd *sm = st.sm = xp_smd_of(im, st.md);
-		enum xp_stat_code code = sm ? sm->code : XS_OTHER;
+		enum xs_stat code = sm ? sm->code : XS_OTHER;
 		int64_t v = 0;
 		int have = xp_stat_int(&st, &v);
 		xp_text_reset(im);

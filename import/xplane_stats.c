@@ -10,66 +10,11 @@
 
 #include "xplane_internal.h"
 
-static const struct {
-	const char *name;
-	enum xp_stat_code code;
-} stat_names[] = {
-    {"kernel_details", XS_KERNEL_DETAILS},
-    {"memcpy_details", XS_MEMCPY_DETAILS},
-    {"Memset_details", XS_MEMSET_DETAILS},
-    {"correlation_id", XS_CORRELATION_ID},
-    {"hlo_op", XS_HLO_OP},
-    {"hlo_module", XS_HLO_MODULE},
-    {"program_id", XS_PROGRAM_ID},
-    {"tf_op", XS_TF_OP},
-    {"flops", XS_FLOPS},
-    {"bytes_accessed", XS_BYTES_ACCESSED},
-    {"hlo_category", XS_HLO_CATEGORY},
-    {"step_num", XS_STEP_NUM},
-    {"group_id", XS_GROUP_ID},
-    {"allocator_name", XS_ALLOCATOR_NAME},
-    {"index_on_host", XS_INDEX_ON_HOST},
-    {"device_ordinal", XS_DEVICE_ORDINAL},
-    {"bytes_reserved", XS_BYTES_RESERVED},
-    {"bytes_allocated", XS_BYTES_ALLOCATED},
-    {"bytes_available", XS_BYTES_AVAILABLE},
-    {"fragmentation", XS_FRAGMENTATION},
-    {"peak_bytes_in_use", XS_PEAK_BYTES_IN_USE},
-    {"requested_bytes", XS_REQUESTED_BYTES},
-    {"allocation_bytes", XS_ALLOCATION_BYTES},
-    {"addr", XS_ADDR},
-    {"clock_rate", XS_CLOCK_RATE},
-    {"core_count", XS_CORE_COUNT},
-    {"memory_bandwidth", XS_MEMORY_BANDWIDTH},
-    {"memory_size", XS_MEMORY_SIZE},
-    {"compute_cap_major", XS_CC_MAJOR},
-    {"compute_cap_minor", XS_CC_MINOR},
-    {"peak_teraflops_per_second", XS_PEAK_TFLOPS},
-    {"peak_hbm_bw_gigabytes_per_second", XS_PEAK_HBM_BW},
-    {"device_vendor", XS_DEVICE_VENDOR},
-    {"gpu_device_name", XS_GPU_DEVICE_NAME},
-    {"device_type_string", XS_DEVICE_TYPE_STRING},
-    {"profile_start_time", XS_PROFILE_START},
-    {"profile_stop_time", XS_PROFILE_STOP},
-    {"max_threads_per_sm", XS_MAX_THREADS_PER_SM},
-    {"max_regs_per_sm", XS_MAX_REGS_PER_SM},
-    {"max_smem_per_sm", XS_MAX_SMEM_PER_SM},
-    {"tracekit_host", XS_TK_HOST},
-    {"tracekit_processes", XS_TK_PROCESSES},
-    {"tracekit_process", XS_TK_PROCESS},
-    {"tracekit_rank", XS_TK_RANK},
-    {"tracekit_ordinal", XS_TK_ORDINAL},
-    {"tracekit_line_processes", XS_TK_LINE_PROCESSES},
-    {"tracekit_kind", XS_TK_KIND},
-    {"tracekit_category", XS_TK_CATEGORY},
-    {"tracekit_allocator", XS_TK_ALLOCATOR},
-};
-
-enum xp_stat_code xp_stat_code(const char *name)
+enum xs_stat xp_stat_code(const char *name)
 {
-	for (size_t i = 0; i < sizeof(stat_names) / sizeof(stat_names[0]); i++)
-		if (!strcmp(name, stat_names[i].name))
-			return stat_names[i].code;
+	for (unsigned c = XS_OTHER + 1; c < XS_COUNT; c++)
+		if ((xs_flags(c) & XS_R) && !strcmp(name, xs_name(c)))
+			return (enum xs_stat)c;
 	return XS_OTHER;
 }
 

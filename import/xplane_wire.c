@@ -21,8 +21,8 @@ int xp_fail(const struct xp_src *s, const uint8_t *at, const char *fmt, ...)
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	if (s->w) /* NULL for the quiet reads of tk_xplane_list_runs */
-		tk_writer_fail(s->w, TK_EFORMAT, "'%s': byte %lld: %s", s->path,
-			       (long long)(at - s->base), msg);
+		tk_writer_fail_cause(s->w, TK_EFORMAT, "xplane", msg, "'%s': byte %lld", s->path,
+				     (long long)(at - s->base));
 	return -1;
 }
 
@@ -104,132 +104,40 @@ int xp_want(const struct xp_src *s, const struct xp_field *f, int wt, const char
 		       names[wt], f->wt);
 }
 
-/* ---- hash map: open addressing, linear probing, tombstones for deletion ---- */
-
-#define EMPTY INT64_MIN	     /* slot never used */
-#define TOMB (INT64_MIN + 1) /* slot of a deleted key: lookups go on past it */
-
-/* The slot of @key: Fibonacci hashing (the high bits of key * 2^64/phi), robust to strided ids. */
-static size_t slot(const struct xp_map *m, int64_t key)
-{
-	return (size_t)(((uint64_t)key * 0x9E3779B97F4A7C15ull) >> m->shift);
-}
-
-/* The two keys that double as slot markers live beside the table. */
-static int special(int64_t key)
-{
-	return key == EMPTY || key == TOMB;
-}
-
-static int rehash(struct xp_map *m)
-{
-	size_t ncap = m->cap ? m->cap : 64;
-	while ((m->n + 1) * 2 > ncap) /* after a rehash the table is at most half full */
-		ncap *= 2;
-	struct xp_map n = *m;
-	n.slots = malloc(ncap * sizeof(*n.slots));
-	if (!n.slots)
-		return TK_ENOMEM;
-	n.cap = ncap;
-	n.n = n.used = 0;
-	n.shift = 64;
-	for (size_t c = ncap; c > 1; c >>= 1)
-		n.shift--;
-	for (size_t i = 0; i < ncap; i++)
-		n.slots[i].key = EMPTY;
-	for (size_t i = 0; i < m->cap; i++)
-		if (!special(m->slots[i].key))
-			xp_map_put(&n, m->slots[i].key, m->slots[i].val);
-	free(m->slots);
-	*m = n;
-	return TK_OK;
-}
+/* ---- int64 -> int64 hash map: a table of the library's map ---- */
 
 int xp_map_put(struct xp_map *m, int64_t key, int64_t val)
 {
-	if (special(key)) {
-		m->has_special[key == TOMB] = 1;
-		m->special_val[key == TOMB] = val;
-		return TK_OK;
-	}
-	if ((m->used + 1) * 4 > m->cap * 3 && rehash(m) != TK_OK)
+	if (!m->t.size)
+		m->t = (struct tku_table)TKU_TABLE_INIT(struct xp_ent, 1);
+	struct xp_ent *e = tku_table_at(&m->t, &key, NULL);
+	if (!e)
 		return TK_ENOMEM;
-	size_t mask = m->cap - 1, i = slot(m, key), tomb = SIZE_MAX;
-	for (;; i = (i + 1) & mask) {
-		int64_t k = m->slots[i].key;
-		if (k == key) {
-			m->slots[i].val = val;
-			return TK_OK;
-		}
-		if (k == TOMB && tomb == SIZE_MAX)
-			tomb = i;
-		if (k == EMPTY)
-			break;
-	}
-	if (tomb != SIZE_MAX)
-		i = tomb; /* reuse a deleted slot: `used` does not grow */
-	else
-		m->used++;
-	m->slots[i].key = key;
-	m->slots[i].val = val;
-	m->n++;
+	e->val = val;
 	return TK_OK;
-}
-
-/* The slot holding @key, or SIZE_MAX. */
-static size_t find(const struct xp_map *m, int64_t key)
-{
-	if (!m->cap)
-		return SIZE_MAX;
-	size_t mask = m->cap - 1, i = slot(m, key);
-	for (;; i = (i + 1) & mask) {
-		int64_t k = m->slots[i].key;
-		if (k == key)
-			return i;
-		if (k == EMPTY)
-			return SIZE_MAX;
-	}
 }
 
 int xp_map_get(const struct xp_map *m, int64_t key, int64_t *val)
 {
-	if (special(key)) {
-		if (m->has_special[key == TOMB])
-			*val = m->special_val[key == TOMB];
-		return m->has_special[key == TOMB];
-	}
-	size_t i = find(m, key);
-	if (i == SIZE_MAX)
-		return 0;
-	*val = m->slots[i].val;
-	return 1;
+	const struct xp_ent *e = tku_table_get(&m->t, &key);
+	if (e)
+		*val = e->val;
+	return e != NULL;
 }
 
 void xp_map_del(struct xp_map *m, int64_t key)
 {
-	if (special(key)) {
-		m->has_special[key == TOMB] = 0;
-		return;
-	}
-	size_t i = find(m, key);
-	if (i != SIZE_MAX) {
-		m->slots[i].key = TOMB;
-		m->n--;
-	}
+	tku_table_del(&m->t, &key, NULL);
 }
 
 void xp_map_clear(struct xp_map *m)
 {
-	for (size_t i = 0; i < m->cap; i++)
-		m->slots[i].key = EMPTY;
-	m->n = m->used = 0;
-	m->has_special[0] = m->has_special[1] = 0;
+	tku_table_clear(&m->t);
 }
 
 void xp_map_free(struct xp_map *m)
 {
-	free(m->slots);
-	memset(m, 0, sizeof(*m));
+	tku_table_free(&m->t);
 }
 
 /* ---- pending correlation ids: pages of 32-bit slots, hash map for the rest ---- */
@@ -295,7 +203,7 @@ int xp_corr_put(struct xp_corr *c, int64_t id, int64_t val)
 	}
 	if (!s)
 		return xp_map_put(&c->map, id, val);
-	if (c->map.n)
+	if (c->map.t.n)
 		xp_map_del(&c->map, id); /* an id lives in one place */
 	if (!*s) {
 		c->live[id / XP_CORR_PAGE]++;
@@ -312,7 +220,7 @@ int xp_corr_get(const struct xp_corr *c, int64_t id, int64_t *val)
 		*val = c->base + (int64_t)(*s - 1);
 		return 1;
 	}
-	return c->map.n && xp_map_get(&c->map, id, val);
+	return c->map.t.n && xp_map_get(&c->map, id, val);
 }
 
 void xp_corr_del(struct xp_corr *c, int64_t id)
@@ -329,7 +237,7 @@ void xp_corr_del(struct xp_corr *c, int64_t id)
 		}
 		return;
 	}
-	if (c->map.n)
+	if (c->map.t.n)
 		xp_map_del(&c->map, id);
 }
 

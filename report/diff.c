@@ -262,36 +262,37 @@ const struct tkr_section_def tkr_diff_sections[] = {
 const size_t tkr_diff_nsections = sizeof(tkr_diff_sections) / sizeof(tkr_diff_sections[0]);
 
 int tk_report_diff(FILE *out, const char *a, const char *b, const struct tk_report_options *opt,
-		   char *err, size_t errlen)
+		   tk_error *err)
 {
 	struct tk_report_options o = tkr_effective_options(opt);
 	struct tkr_model m;
 	tk_store *sa = NULL, *sb = NULL;
 	sqlite3_stmt *st = NULL;
+	char msg[1024] = ""; /* the model's and writers' message */
 	int rc, attached = 0;
 	memset(&m, 0, sizeof(m));
-	if (err && errlen)
-		err[0] = '\0';
+	tk_error_clear(err);
 	/* open B once on its own: it checks that B is a tracekit store of a supported version */
 	rc = tk_store_open(b, &sb);
 	if (rc != TK_OK) {
-		tk_fmt(err, errlen, "%s", tk_store_errmsg(sb));
+		tkr_store_fail(err, rc, sb);
+		tk_store_close(sb);
 		goto out;
 	}
 	tk_store_close(sb);
 	sb = NULL;
 	rc = tk_store_open(a, &sa);
 	if (rc != TK_OK) {
-		tk_fmt(err, errlen, "%s", tk_store_errmsg(sa));
+		tkr_store_fail(err, rc, sa);
 		goto out;
 	}
-	sqlite3 *db = tk_store_db(sa);
+	sqlite3 *db = tk_store_sqlite(sa);
 	if (sqlite3_prepare_v2(db, "ATTACH DATABASE ?1 AS b", -1, &st, NULL) != SQLITE_OK ||
 	    sqlite3_bind_text(st, 1, b, -1, SQLITE_STATIC) != SQLITE_OK ||
 	    sqlite3_step(st) != SQLITE_DONE) {
-		tk_fmt(err, errlen, "cannot open store '%s' beside '%s': %s", b, a,
-		       sqlite3_errmsg(db));
 		rc = TK_EIO;
+		tk_error_push_from(err, "sqlite", rc, "%s", sqlite3_errmsg(db));
+		tk_error_push_from(err, "report", rc, "cannot open store '%s' beside '%s'", b, a);
 		goto out;
 	}
 	attached = 1;
@@ -303,14 +304,16 @@ int tk_report_diff(FILE *out, const char *a, const char *b, const struct tk_repo
 		rc = TK_ENOMEM;
 		goto out;
 	}
-	rc = tkr_model_load(db, tkr_diff_sections, tkr_diff_nsections, o.top, o.threshold, &m, err,
-			    errlen);
+	rc = tkr_model_load(db, tkr_diff_sections, tkr_diff_nsections, o.top, o.threshold, &m, msg,
+			    sizeof(msg));
 	if (rc == TK_OK)
-		rc = tkr_write_model(out, &m, &o, err, errlen);
+		rc = tkr_write_model(out, &m, &o, msg, sizeof(msg));
 out:
+	if (rc != TK_OK && !tk_error_cause_count(err))
+		tkr_fail_msg(err, rc, msg);
 	sqlite3_finalize(st);
 	if (attached)
-		sqlite3_exec(tk_store_db(sa), "DETACH DATABASE b", NULL, NULL, NULL);
+		sqlite3_exec(tk_store_sqlite(sa), "DETACH DATABASE b", NULL, NULL, NULL);
 	tkr_model_free(&m);
 	tk_store_close(sa);
 	return rc;

@@ -217,7 +217,7 @@ int tkr_evidence_load(sqlite3 *db, struct tkr_model *m, char *err, size_t errlen
 			       " AND json_type(?1) = 'object' THEN ?1 ELSE '{}' END)"
 			       " WHERE type NOT IN ('array', 'object') ORDER BY id",
 			       -1, &st, NULL) != SQLITE_OK) {
-		tk_fmt(err, errlen, "findings evidence: %s", sqlite3_errmsg(db));
+		tks_fmt(err, errlen, "findings evidence: %s", sqlite3_errmsg(db));
 		return TK_EINTERNAL;
 	}
 	m->ev = calloc(s->nrows, sizeof(*m->ev));
@@ -232,7 +232,7 @@ int tkr_evidence_load(sqlite3 *db, struct tkr_model *m, char *err, size_t errlen
 	}
 out:
 	if (rc == TK_ENOMEM)
-		tk_fmt(err, errlen, "out of memory while reading the findings' evidence");
+		tks_fmt(err, errlen, "out of memory while reading the findings' evidence");
 	sqlite3_finalize(st);
 	return rc;
 }

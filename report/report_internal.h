@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <tracekit/report.h>
+#include <tracekit/store.h>
 
 #include "util/buf.h"
 #include "util/escape.h"
@@ -183,6 +184,10 @@ int tkr_model_load_util(struct sqlite3 *db, struct tkr_model *m, int nbins, char
 void tkr_model_free(struct tkr_model *m);
 /* @o with the defaults filled in (NULL: all defaults). */
 struct tk_report_options tkr_effective_options(const struct tk_report_options *o);
+/* The failure @rc of tk_store_open() into @err: the store's causes (@s may be NULL); @rc. */
+int tkr_store_fail(tk_error *err, int rc, tk_store *s);
+/* A failure @rc whose message is in @msg (an internal buffer) into @err; @rc. */
+int tkr_fail_msg(tk_error *err, int rc, const char *msg);
 /* Write @m in @o's format (TK_EIO on a write error, message in @err). */
 int tkr_write_model(FILE *out, const struct tkr_model *m, const struct tk_report_options *o,
 		    char *err, size_t errlen);

@@ -17,6 +17,7 @@
 
 #include "checked.h"
 #include "message.h"
+#include "tk_schema.h"
 
 #define UTIL_BINS 200
 
@@ -113,19 +114,19 @@ static int load_section(sqlite3 *db, const struct tkr_section_def *def, int top,
 		const char *msg = sqlite3_errmsg(db);
 		if (strstr(msg, "no such table"))
 			goto out; /* an analysis this store lacks: the section is unavailable */
-		tk_fmt(err, errlen, "report section '%s': %s", def->key, msg);
+		tks_fmt(err, errlen, "report section '%s': %s", def->key, msg);
 		rc = sql_status(db);
 		goto out;
 	}
 	if (sqlite3_column_count(st) != ncol) {
-		tk_fmt(err, errlen, "report section '%s': %d columns, %d described", def->key,
+		tks_fmt(err, errlen, "report section '%s': %d columns, %d described", def->key,
 		       sqlite3_column_count(st), ncol);
 		rc = TK_EFORMAT; /* an analysis table of another shape */
 		goto out;
 	}
 	for (int c = 0; c < ncol; c++) {
 		if (strcmp(sqlite3_column_name(st, c), def->cols[c].key)) {
-			tk_fmt(err, errlen, "report section '%s': column %d is '%s', not '%s'",
+			tks_fmt(err, errlen, "report section '%s': column %d is '%s', not '%s'",
 			       def->key, c, sqlite3_column_name(st, c), def->cols[c].key);
 			rc = TK_EFORMAT;
 			goto out;
@@ -161,7 +162,7 @@ static int load_section(sqlite3 *db, const struct tkr_section_def *def, int top,
 		}
 	}
 	if (step != SQLITE_DONE) {
-		tk_fmt(err, errlen, "report section '%s': %s", def->key, sqlite3_errmsg(db));
+		tks_fmt(err, errlen, "report section '%s': %s", def->key, sqlite3_errmsg(db));
 		rc = sql_status(db);
 		goto out;
 	}
@@ -173,7 +174,7 @@ static int load_section(sqlite3 *db, const struct tkr_section_def *def, int top,
 		sql = sqlite3_mprintf("SELECT count(*) FROM (%s)", def->sql);
 		if (!sql || sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
 			rc = sql ? sql_status(db) : TK_ENOMEM;
-			tk_fmt(err, errlen, "report section '%s': %s", def->key,
+			tks_fmt(err, errlen, "report section '%s': %s", def->key,
 			       sqlite3_errmsg(db));
 			goto out;
 		}
@@ -204,7 +205,7 @@ static int meta_facts(sqlite3 *db, struct tkr_model *m, char *err, size_t errlen
 	sqlite3_finalize(st);
 	if (tk_time_ok(m->trace_start_ns))
 		return TK_OK;
-	tk_fmt(err, errlen,
+	tks_fmt(err, errlen,
 	       "store '%s': table meta, trace_start_ns %lld is out of range (more than 2^62 ns "
 	       "from the epoch)",
 	       m->path ? m->path : "", (long long)m->trace_start_ns);
@@ -230,7 +231,7 @@ int tkr_model_load(sqlite3 *db, const struct tkr_section_def *defs, size_t ndefs
 	if (rc == TK_OK)
 		rc = tkr_labels_load(db, m);
 	if (rc == TK_ENOMEM)
-		tk_fmt(err, errlen, "out of memory while loading the report");
+		tks_fmt(err, errlen, "out of memory while loading the report");
 	return rc;
 }
 
@@ -279,10 +280,12 @@ static int device_util(sqlite3 *db, struct tkr_model *m, struct tkr_util *u, int
 	if (!busy)
 		return TK_ENOMEM;
 	/* devices with no kernel, copy or set use their XLA ops (docs/metrics.md) */
-	if (sqlite3_prepare_v2(db,
-			       "SELECT NOT EXISTS (SELECT 1 FROM events e JOIN tracks t"
-			       " ON t.id = e.track_id WHERE t.device_id = ?1 AND e.kind IN (5, 6, 7))",
-			       -1, &st, NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(
+		db,
+		"SELECT NOT EXISTS (SELECT 1 FROM events e JOIN tracks t"
+		" ON t.id = e.track_id WHERE t.device_id = ?1 AND e.kind IN (" TK_SQL_EV_DEVICE_OPS
+		"))",
+		-1, &st, NULL) != SQLITE_OK)
 		goto sql_error;
 	sqlite3_bind_int64(st, 1, u->device_id);
 	if (sqlite3_step(st) == SQLITE_ROW)
@@ -299,14 +302,15 @@ static int device_util(sqlite3 *db, struct tkr_model *m, struct tkr_util *u, int
 			goto out;
 		}
 		memset(&h[nh], 0, sizeof(h[nh]));
-		if (sqlite3_prepare_v2(db,
-				       xla ? "SELECT ts_ns, ts_ns + dur_ns FROM events WHERE"
-					     " track_id = ?1 AND kind = 8 AND dur_ns > 0"
-					     " AND ts_ns < ?2 ORDER BY ts_ns"
-					   : "SELECT ts_ns, ts_ns + dur_ns FROM events WHERE"
-					     " track_id = ?1 AND kind IN (5, 6, 7) AND dur_ns > 0"
-					     " AND ts_ns < ?2 ORDER BY ts_ns",
-				       -1, &h[nh].st, NULL) != SQLITE_OK)
+		if (sqlite3_prepare_v2(
+			db,
+			xla ? "SELECT ts_ns, ts_ns + dur_ns FROM events WHERE"
+			      " track_id = ?1 AND kind = " TK_SQL_EV_XLA_OP " AND dur_ns > 0"
+			      " AND ts_ns < ?2 ORDER BY ts_ns"
+			    : "SELECT ts_ns, ts_ns + dur_ns FROM events WHERE"
+			      " track_id = ?1 AND kind IN (" TK_SQL_EV_DEVICE_OPS ") AND dur_ns > 0"
+			      " AND ts_ns < ?2 ORDER BY ts_ns",
+			-1, &h[nh].st, NULL) != SQLITE_OK)
 			goto sql_error;
 		sqlite3_bind_int64(h[nh].st, 1, sqlite3_column_int64(st, 0));
 		sqlite3_bind_int64(h[nh].st, 2, we);
@@ -345,7 +349,7 @@ static int device_util(sqlite3 *db, struct tkr_model *m, struct tkr_util *u, int
 	}
 	goto out;
 sql_error:
-	tk_fmt(err, errlen, "utilization chart: %s", sqlite3_errmsg(db));
+	tks_fmt(err, errlen, "utilization chart: %s", sqlite3_errmsg(db));
 	rc = sql_status(db);
 out:
 	for (size_t i = 0; i < nh; i++)
@@ -381,7 +385,7 @@ int tkr_model_load_util(sqlite3 *db, struct tkr_model *m, int nbins, char *err, 
 		win[m->nutil].s = sqlite3_column_int64(st, 1);
 		win[m->nutil].e = sqlite3_column_int64(st, 2);
 		if (!tk_time_ok(win[m->nutil].s) || !tk_time_ok(win[m->nutil].e)) {
-			tk_fmt(err, errlen,
+			tks_fmt(err, errlen,
 			       "store '%s': table analysis_device_time, device_id %lld: start_ns "
 			       "or end_ns is out of range",
 			       m->path ? m->path : "", (long long)win[m->nutil].dev);
@@ -417,7 +421,7 @@ int tkr_model_load_util(sqlite3 *db, struct tkr_model *m, int nbins, char *err, 
 	}
 out:
 	if (rc == TK_ENOMEM)
-		tk_fmt(err, errlen, "out of memory while binning the utilization");
+		tks_fmt(err, errlen, "out of memory while binning the utilization");
 	sqlite3_finalize(st);
 	free(win);
 	return rc;
@@ -478,26 +482,41 @@ void tk_report_options_init(struct tk_report_options *o)
 	o->threshold = 0.05;
 }
 
-int tk_report_has_analysis(const char *path, int *out, char *err, size_t errlen)
+int tkr_store_fail(tk_error *err, int rc, tk_store *s)
+{
+	tk_error_copy(err, tk_store_error(s));
+	if (!tk_error_cause_count(err)) /* no handle: out of memory */
+		tk_error_push_from(err, "store", rc, "%s", tk_strerror(rc));
+	return rc;
+}
+
+int tkr_fail_msg(tk_error *err, int rc, const char *msg)
+{
+	tk_error_push_from(err, "report", rc, "%s", msg && *msg ? msg : tk_strerror(rc));
+	return rc;
+}
+
+int tk_report_has_analysis(const char *path, int *out, tk_error *err)
 {
 	tk_store *s = NULL;
 	sqlite3_stmt *st = NULL;
+	tk_error_clear(err);
 	int rc = tk_store_open(path, &s);
 	*out = 0;
 	if (rc != TK_OK) {
-		tk_fmt(err, errlen, "%s", tk_store_errmsg(s));
+		tkr_store_fail(err, rc, s);
 		goto out;
 	}
-	if (sqlite3_prepare_v2(tk_store_db(s),
+	if (sqlite3_prepare_v2(tk_store_sqlite(s),
 			       "SELECT (SELECT count(*) FROM sqlite_master WHERE type = 'table'"
 			       " AND name GLOB 'analysis_*'), (SELECT value FROM meta WHERE key ="
 			       " 'analysis_version') IS ?",
 			       -1, &st, NULL) != SQLITE_OK ||
 	    sqlite3_bind_int(st, 1, TK_ANALYSIS_VERSION) != SQLITE_OK ||
 	    sqlite3_step(st) != SQLITE_ROW) {
-		tk_fmt(err, errlen, "cannot read store '%s': %s", path,
-		       sqlite3_errmsg(tk_store_db(s)));
 		rc = TK_EIO;
+		tk_error_push_from(err, "sqlite", rc, "%s", sqlite3_errmsg(tk_store_sqlite(s)));
+		tk_error_push_from(err, "report", rc, "cannot read store '%s'", path);
 		goto out;
 	}
 	*out = sqlite3_column_int(st, 0) == 0 ? 0 : sqlite3_column_int(st, 1) ? 1 : 2;
@@ -543,23 +562,23 @@ int tkr_write_model(FILE *out, const struct tkr_model *m, const struct tk_report
 	if (rc == TK_OK && (fflush(out) != 0 || ferror(out)))
 		rc = TK_EIO;
 	if (rc != TK_OK)
-		tk_fmt(err, errlen, "%s", rc == TK_EIO ? "cannot write the report" : tk_strerror(rc));
+		tks_fmt(err, errlen, "%s", rc == TK_EIO ? "cannot write the report" : tk_strerror(rc));
 	return rc;
 }
 
-int tk_report_write(FILE *out, const char *path, const struct tk_report_options *opt, char *err,
-		    size_t errlen)
+int tk_report_write(FILE *out, const char *path, const struct tk_report_options *opt,
+		    tk_error *err)
 {
 	struct tk_report_options o = tkr_effective_options(opt);
 	struct tkr_model m;
 	tk_store *s = NULL;
+	char msg[1024] = ""; /* the model's and writers' message */
 	int rc;
 	memset(&m, 0, sizeof(m));
-	if (err && errlen)
-		err[0] = '\0';
+	tk_error_clear(err);
 	rc = tk_store_open(path, &s);
 	if (rc != TK_OK) {
-		tk_fmt(err, errlen, "%s", tk_store_errmsg(s));
+		tkr_store_fail(err, rc, s);
 		goto out;
 	}
 	m.path = dup_str(path);
@@ -568,15 +587,17 @@ int tk_report_write(FILE *out, const char *path, const struct tk_report_options 
 		goto out;
 	}
 	m.full_names = o.full_names;
-	rc = tkr_model_load(tk_store_db(s), tkr_report_sections, tkr_report_nsections, o.top, 0,
-			    &m, err, errlen);
+	rc = tkr_model_load(tk_store_sqlite(s), tkr_report_sections, tkr_report_nsections, o.top,
+			    0, &m, msg, sizeof(msg));
 	if (rc == TK_OK)
 		tkr_verdict_make(&m);
 	if (rc == TK_OK && o.format == TK_REPORT_HTML)
-		rc = tkr_model_load_util(tk_store_db(s), &m, UTIL_BINS, err, errlen);
+		rc = tkr_model_load_util(tk_store_sqlite(s), &m, UTIL_BINS, msg, sizeof(msg));
 	if (rc == TK_OK)
-		rc = tkr_write_model(out, &m, &o, err, errlen);
+		rc = tkr_write_model(out, &m, &o, msg, sizeof(msg));
 out:
+	if (rc != TK_OK && !tk_error_cause_count(err))
+		tkr_fail_msg(err, rc, msg);
 	tkr_model_free(&m);
 	tk_store_close(s);
 	return rc;

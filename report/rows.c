@@ -282,19 +282,20 @@ static int write_stream(FILE *out, sqlite3_stmt *st, enum tk_rows_format fmt, in
 	return rc;
 }
 
-int tk_rows_write(FILE *out, sqlite3_stmt *st, const struct tk_rows_options *opt, char *err,
-		  size_t errlen)
+int tk_rows_write_sqlite(FILE *out, sqlite3_stmt *st, const struct tk_rows_options *opt,
+			 tk_error *err)
 {
 	int step_rc = SQLITE_DONE;
+	tk_error_clear(err);
 	int rc = opt->format == TK_ROWS_TABLE ? write_table(out, st, opt->max_width, &step_rc)
 					      : write_stream(out, st, opt->format, &step_rc);
-	if (rc == TK_OK && step_rc != SQLITE_DONE && step_rc != SQLITE_ROW) {
-		tk_fmt(err, errlen, "%s", sqlite3_errmsg(sqlite3_db_handle(st)));
-		return TK_EINVAL;
-	}
+	if (rc == TK_OK && step_rc != SQLITE_DONE && step_rc != SQLITE_ROW)
+		return tk_error_push_from(err, "sqlite", TK_EINVAL, "%s",
+					  sqlite3_errmsg(sqlite3_db_handle(st)));
 	if (rc == TK_OK && ferror(out))
 		rc = TK_EIO;
 	if (rc != TK_OK)
-		tk_fmt(err, errlen, "%s", rc == TK_EIO ? "cannot write output" : tk_strerror(rc));
+		tk_error_push_from(err, "report", rc, "%s",
+				   rc == TK_EIO ? "cannot write output" : tk_strerror(rc));
 	return rc;
 }

@@ -58,6 +58,10 @@ INSERT INTO event_kinds VALUES
   (13, 'python_function', 'Python function frame from a stack-recording profiler'),
   (14, 'other',           'anything else the source carries; events.category keeps its class'),
   (15, 'async_xla_op',    'asynchronous XLA op (Async XLA Ops line: copy-start/done, async collectives), in flight while other ops run; not device busy time');
+-- Sets of kinds the C code's SQL uses, as TK_SQL_EV_<NAME> in the generated tk_schema.h
+-- (schemas/schema_gen.c; the single kinds are TK_SQL_EV_KERNEL and so on):
+-- @kind-set device_ops: kernel memcpy memset
+-- @kind-set api_calls: runtime_api driver_api
 
 -- Lookup table for copy_details.copy_kind.
 CREATE TABLE copy_kinds (

@@ -35,7 +35,7 @@ static char affinity_of(const char *decl)
 	return 'N';
 }
 
-int tk_batch_describe(struct tk_batch *b, sqlite3 *db, const char *table, int ncol)
+int tks_batch_describe(struct tks_batch *b, sqlite3 *db, const char *table, int ncol)
 {
 	char sql[128];
 	sqlite3_stmt *st = NULL;
@@ -102,7 +102,7 @@ out:
 	return rc;
 }
 
-int tk_batch_plan_index(struct tk_batch *b, sqlite3 *db, const char *name, int *by_writer)
+int tks_batch_plan_index(struct tks_batch *b, sqlite3 *db, const char *name, int *by_writer)
 {
 	sqlite3_stmt *st = NULL;
 	int cid[3], n = 0, unique = 1, rc;
@@ -153,7 +153,7 @@ out:
 	return rc;
 }
 
-void tk_batch_copy_description(struct tk_batch *dst, const struct tk_batch *src)
+void tks_batch_copy_description(struct tks_batch *dst, const struct tks_batch *src)
 {
 	memset(dst, 0, sizeof(*dst));
 	memcpy(dst->table, src->table, sizeof(dst->table));
@@ -171,22 +171,22 @@ void tk_batch_copy_description(struct tk_batch *dst, const struct tk_batch *src)
 	dst->ix_root = src->ix_root;
 }
 
-int tk_batch_start(struct tk_batch *b, struct tk_pages *p, const char *tmp_dir, size_t run_keys)
+int tks_batch_start(struct tks_batch *b, struct tks_pages *p, const char *tmp_dir, size_t run_keys)
 {
 	if (!b->direct)
 		return 0;
-	int err = tk_tree_init(&b->tree, p, b->root);
+	int err = tks_tree_init(&b->tree, p, b->root);
 	b->tree_ready = 1;
 	if (!err && b->has_ix)
-		err = tk_index_init(&b->ix, p, b->ix_root, b->kb >= 0 ? 2 : 1, tmp_dir, run_keys);
+		err = tks_index_init(&b->ix, p, b->ix_root, b->kb >= 0 ? 2 : 1, tmp_dir, run_keys);
 	return err;
 }
 
 /* The index key of the row just appended as @rowid; 0, or an errno. */
-static int add_key(struct tk_batch *b, int64_t rowid)
+static int add_key(struct tks_batch *b, int64_t rowid)
 {
-	const struct tk_cell *a = &b->row[b->ka], *k2 = b->kb >= 0 ? &b->row[b->kb] : NULL;
-	struct tk_ikey key = {0, 0, rowid, 0};
+	const struct tks_cell *a = &b->row[b->ka], *k2 = b->kb >= 0 ? &b->row[b->kb] : NULL;
+	struct tks_ikey key = {0, 0, rowid, 0};
 	if (a->type == TK_CELL_NULL)
 		key.a_null = 1;
 	else if (a->type == TK_CELL_INT)
@@ -198,10 +198,10 @@ static int add_key(struct tk_batch *b, int64_t rowid)
 			return EINVAL;
 		key.b = k2->i;
 	}
-	return tk_index_add(&b->ix, &key);
+	return tks_index_add(&b->ix, &key);
 }
 
-struct tk_cell *tk_batch_row(struct tk_batch *b)
+struct tks_cell *tks_batch_row(struct tks_batch *b)
 {
 	for (int c = 0; c < b->ncol; c++)
 		b->row[c].type = TK_CELL_NULL;
@@ -214,7 +214,7 @@ static int grow(char **buf, size_t *cap, size_t need)
 	return tku_grow(buf, cap, need, 1, 4096) == TK_OK;
 }
 
-int tk_batch_text(struct tk_batch *b, struct tk_cell *c, const char *s)
+int tks_batch_text(struct tks_batch *b, struct tks_cell *c, const char *s)
 {
 	size_t len = strlen(s);
 	if (len > INT32_MAX)
@@ -255,14 +255,14 @@ static int real_as_int(double d, int64_t *out)
 }
 
 /* Encode @row (text in @arena) as a record into b->rec; its length, or -1 with b->err set. */
-static long encode(struct tk_batch *b, const struct tk_cell *row, const char *arena, int64_t *rowid)
+static long encode(struct tks_batch *b, const struct tks_cell *row, const char *arena, int64_t *rowid)
 {
 	uint64_t type[TK_BATCH_MAX_COLS];
 	int size[TK_BATCH_MAX_COLS];
 	int64_t ival[TK_BATCH_MAX_COLS];
 	size_t hdr = 0, body = 0;
 	for (int c = 0; c < b->ncol; c++) {
-		const struct tk_cell *cell = &row[c];
+		const struct tks_cell *cell = &row[c];
 		char aff = b->aff[c];
 		if (c == b->ipk) {
 			if (cell->type != TK_CELL_INT) {
@@ -291,13 +291,13 @@ static long encode(struct tk_batch *b, const struct tk_cell *row, const char *ar
 				goto mismatch;
 			if (cell->type == TK_CELL_INT)
 				ival[c] = cell->i;
-			size[c] = tk_int_serial(ival[c], &type[c]);
+			size[c] = tks_int_serial(ival[c], &type[c]);
 		} else {
 			if (aff == 'T')
 				goto mismatch;
 			type[c] = 7, size[c] = 8;
 		}
-		hdr += (size_t)tk_varint_len(type[c]);
+		hdr += (size_t)tks_varint_len(type[c]);
 		body += (size_t)size[c];
 		continue;
 	mismatch:
@@ -306,7 +306,7 @@ static long encode(struct tk_batch *b, const struct tk_cell *row, const char *ar
 		return -1;
 	}
 	size_t hlen = hdr + 1; /* the header size counts its own varint */
-	while ((size_t)tk_varint_len(hlen) != hlen - hdr)
+	while ((size_t)tks_varint_len(hlen) != hlen - hdr)
 		hlen++;
 	size_t total = hlen + body;
 	if (!grow((char **)&b->rec, &b->reccap, total)) {
@@ -314,10 +314,10 @@ static long encode(struct tk_batch *b, const struct tk_cell *row, const char *ar
 		return -2;
 	}
 	unsigned char *p = b->rec, *q = b->rec + hlen;
-	p += tk_varint_put(p, hlen);
+	p += tks_varint_put(p, hlen);
 	for (int c = 0; c < b->ncol; c++) {
-		p += tk_varint_put(p, type[c]);
-		const struct tk_cell *cell = &row[c];
+		p += tks_varint_put(p, type[c]);
+		const struct tks_cell *cell = &row[c];
 		if (size[c] == 0)
 			continue;
 		if (type[c] >= 13)
@@ -334,14 +334,14 @@ static long encode(struct tk_batch *b, const struct tk_cell *row, const char *ar
 }
 
 /* Keep the current row for the SQL path. */
-static int keep(struct tk_batch *b)
+static int keep(struct tks_batch *b)
 {
 	size_t ncol = (size_t)b->ncol;
 	if (TKU_GROW(b->kept, b->keptcap, (b->nkept + 1) * ncol, 64 * ncol) != TK_OK)
 		return SQLITE_NOMEM;
 	if (!grow(&b->karena, &b->kacap, b->kalen + b->alen + 1))
 		return SQLITE_NOMEM;
-	struct tk_cell *dst = &b->kept[b->nkept * (size_t)b->ncol];
+	struct tks_cell *dst = &b->kept[b->nkept * (size_t)b->ncol];
 	memcpy(dst, b->row, (size_t)b->ncol * sizeof(*dst));
 	for (int c = 0; c < b->ncol; c++)
 		if (dst[c].type == TK_CELL_TEXT)
@@ -353,7 +353,7 @@ static int keep(struct tk_batch *b)
 	return SQLITE_OK;
 }
 
-int tk_batch_add(struct tk_batch *b, int *sys_errno)
+int tks_batch_add(struct tks_batch *b, int *sys_errno)
 {
 	int64_t rowid = 0;
 	*sys_errno = 0;
@@ -366,7 +366,7 @@ int tk_batch_add(struct tk_batch *b, int *sys_errno)
 		return keep(b) == SQLITE_OK ? SQLITE_OK : SQLITE_NOMEM;
 	if (b->ipk < 0)
 		rowid = b->next_rowid + 1;
-	int err = tk_tree_append(&b->tree, rowid, b->rec, (size_t)len);
+	int err = tks_tree_append(&b->tree, rowid, b->rec, (size_t)len);
 	if (err == EINVAL && b->ipk >= 0) /* rowid not above the last one: insert it at finish */
 		return keep(b) == SQLITE_OK ? SQLITE_OK : SQLITE_NOMEM;
 	if (err) {
@@ -386,15 +386,15 @@ int tk_batch_add(struct tk_batch *b, int *sys_errno)
 	return SQLITE_OK;
 }
 
-int tk_batch_finish_pages(struct tk_batch *b)
+int tks_batch_finish_pages(struct tks_batch *b)
 {
-	int err = b->tree_ready ? tk_tree_finish(&b->tree) : 0;
+	int err = b->tree_ready ? tks_tree_finish(&b->tree) : 0;
 	if (!err && b->has_ix && b->tree_ready)
-		err = tk_index_finish(&b->ix);
+		err = tks_index_finish(&b->ix);
 	return err;
 }
 
-int tk_batch_flush_sql(struct tk_batch *b, sqlite3 *db)
+int tks_batch_flush_sql(struct tks_batch *b, sqlite3 *db)
 {
 	if (!b->nkept)
 		return SQLITE_OK;
@@ -407,9 +407,9 @@ int tk_batch_flush_sql(struct tk_batch *b, sqlite3 *db)
 	sqlite3_stmt *st = NULL;
 	int rc = sqlite3_prepare_v2(db, sql, -1, &st, NULL);
 	for (size_t r = 0; r < b->nkept && rc == SQLITE_OK; r++) {
-		const struct tk_cell *row = &b->kept[r * (size_t)b->ncol];
+		const struct tks_cell *row = &b->kept[r * (size_t)b->ncol];
 		for (int c = 0; c < b->ncol; c++) {
-			const struct tk_cell *cell = &row[c];
+			const struct tks_cell *cell = &row[c];
 			int i = c + 1;
 			if (cell->type == TK_CELL_INT)
 				sqlite3_bind_int64(st, i, cell->i);
@@ -435,13 +435,13 @@ int tk_batch_flush_sql(struct tk_batch *b, sqlite3 *db)
 	return rc;
 }
 
-void tk_batch_free(struct tk_batch *b)
+void tks_batch_free(struct tks_batch *b)
 {
 	if (!b)
 		return;
-	tk_tree_free(&b->tree);
+	tks_tree_free(&b->tree);
 	if (b->has_ix && b->tree_ready)
-		tk_index_free(&b->ix);
+		tks_index_free(&b->ix);
 	free(b->arena);
 	free(b->rec);
 	free(b->kept);

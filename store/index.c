@@ -28,7 +28,7 @@ enum {
 	SPILL_BYTES = 256 * 1024, /* encoded keys written at a time */
 };
 
-static int cmp_key(const struct tk_ikey *x, const struct tk_ikey *y)
+static int cmp_key(const struct tks_ikey *x, const struct tks_ikey *y)
 {
 	if (x->a_null != y->a_null)
 		return x->a_null ? -1 : 1;
@@ -46,7 +46,7 @@ static int qcmp(const void *x, const void *y)
 	return cmp_key(x, y);
 }
 
-int tk_index_init(struct tk_index *ix, struct tk_pages *p, uint32_t root, int ncols,
+int tks_index_init(struct tks_index *ix, struct tks_pages *p, uint32_t root, int ncols,
 		  const char *dir, size_t run_keys)
 {
 	memset(ix, 0, sizeof(*ix));
@@ -62,7 +62,7 @@ int tk_index_init(struct tk_index *ix, struct tk_pages *p, uint32_t root, int nc
 	return 0;
 }
 
-void tk_index_free(struct tk_index *ix)
+void tks_index_free(struct tks_index *ix)
 {
 	if (!ix)
 		return;
@@ -115,8 +115,8 @@ static int64_t unzz(uint64_t z, int64_t prev)
 }
 
 /* Encode @k after @prev at @p (at most KEY_MAX_BYTES); the end. */
-static unsigned char *encode_key(unsigned char *p, const struct tk_ikey *k,
-				 const struct tk_ikey *prev)
+static unsigned char *encode_key(unsigned char *p, const struct tks_ikey *k,
+				 const struct tks_ikey *prev)
 {
 	*p++ = (unsigned char)(k->a_null != 0);
 	p = put_leb(p, zz(k->a, prev->a));
@@ -125,7 +125,7 @@ static unsigned char *encode_key(unsigned char *p, const struct tk_ikey *k,
 }
 
 /* Sort the buffer (unless it arrived in order) and append it, encoded, to the run file. */
-static int spill_run(struct tk_index *ix)
+static int spill_run(struct tks_index *ix)
 {
 	int err = 0;
 	unsigned char *out = NULL;
@@ -149,7 +149,7 @@ static int spill_run(struct tk_index *ix)
 		return ENOMEM;
 	if (!(out = malloc(SPILL_BYTES)))
 		return ENOMEM;
-	struct tk_ikey prev = {0, 0, 0, 0};
+	struct tks_ikey prev = {0, 0, 0, 0};
 	size_t used = 0;
 	uint64_t bytes = 0;
 	for (size_t i = 0; i < ix->n; i++) {
@@ -165,7 +165,7 @@ static int spill_run(struct tk_index *ix)
 	if ((err = write_all(ix->fd, out, used)))
 		goto out;
 	bytes += used;
-	ix->runs[ix->nruns++] = (struct tk_irun){ix->n, ix->file_bytes, bytes};
+	ix->runs[ix->nruns++] = (struct tks_irun){ix->n, ix->file_bytes, bytes};
 	ix->file_bytes += bytes;
 	ix->n = 0;
 	ix->buf_sorted = 1;
@@ -174,14 +174,14 @@ out:
 	return err;
 }
 
-int tk_index_add(struct tk_index *ix, const struct tk_ikey *k)
+int tks_index_add(struct tks_index *ix, const struct tks_ikey *k)
 {
 	if (ix->n == ix->room && ix->room < ix->cap) {
 		/* The run buffer grows by doubling up to its cap: a small store's indexes stay small. */
 		size_t room = ix->room ? 2 * ix->room : 1024;
 		if (room > ix->cap)
 			room = ix->cap;
-		struct tk_ikey *nb = realloc(ix->buf, room * sizeof(*nb));
+		struct tks_ikey *nb = realloc(ix->buf, room * sizeof(*nb));
 		if (!nb)
 			return ENOMEM;
 		ix->buf = nb;
@@ -209,7 +209,7 @@ struct ipage {
 };
 
 struct builder {
-	struct tk_index *ix;
+	struct tks_index *ix;
 	uint32_t U;
 	struct ipage leaf, level[MAX_LEVELS];
 	int nlevels;
@@ -281,7 +281,7 @@ static int ip_write(struct builder *bd, struct ipage *ip, int type, uint32_t rig
 	if (type == PAGE_INTERIOR_INDEX)
 		put32(pg + 8, right);
 	memset(pg + end, 0, ip->content - end);
-	int err = tk_pages_put(bd->ix->pages, pgno, pg);
+	int err = tks_pages_put(bd->ix->pages, pgno, pg);
 	ip->ncell = 0;
 	ip->content = bd->U;
 	return err;
@@ -309,7 +309,7 @@ static int push_sep(struct builder *bd, int level, uint32_t child, const unsigne
 		uint32_t llen = ip_pop(ip, last);
 		uint32_t right = (uint32_t)last[0] << 24 | (uint32_t)last[1] << 16 |
 				 (uint32_t)last[2] << 8 | last[3];
-		uint32_t pgno = tk_pages_alloc(bd->ix->pages);
+		uint32_t pgno = tks_pages_alloc(bd->ix->pages);
 		if (!pgno)
 			return bd->ix->pages->err;
 		int err = ip_write(bd, ip, PAGE_INTERIOR_INDEX, right, pgno);
@@ -322,7 +322,7 @@ static int push_sep(struct builder *bd, int level, uint32_t child, const unsigne
 }
 
 /* The record of @k: (a, [b,] rowid). */
-static uint32_t key_record(const struct tk_index *ix, const struct tk_ikey *k, unsigned char *out)
+static uint32_t key_record(const struct tks_index *ix, const struct tks_ikey *k, unsigned char *out)
 {
 	int64_t v[3] = {k->a, k->b, k->rowid};
 	int nv = ix->ncols + 1, size[3];
@@ -334,7 +334,7 @@ static uint32_t key_record(const struct tk_index *ix, const struct tk_ikey *k, u
 			size[i] = 0;
 		} else {
 			uint64_t st;
-			size[i] = tk_int_serial(x, &st);
+			size[i] = tks_int_serial(x, &st);
 			type[i] = (unsigned char)st;
 		}
 	}
@@ -353,7 +353,7 @@ static uint32_t key_record(const struct tk_index *ix, const struct tk_ikey *k, u
 	return (uint32_t)(p - out);
 }
 
-static int add_entry(struct builder *bd, const struct tk_ikey *k)
+static int add_entry(struct builder *bd, const struct tks_ikey *k)
 {
 	unsigned char cell[48];
 	uint32_t rlen = key_record(bd->ix, k, cell + 1);
@@ -362,7 +362,7 @@ static int add_entry(struct builder *bd, const struct tk_ikey *k)
 	if (!ip_fits(leaf, bd->U, rlen + 1)) {
 		unsigned char last[48];
 		uint32_t llen = ip_pop(leaf, last);
-		uint32_t pgno = tk_pages_alloc(bd->ix->pages);
+		uint32_t pgno = tks_pages_alloc(bd->ix->pages);
 		if (!pgno)
 			return bd->ix->pages->err;
 		int err = ip_write(bd, leaf, PAGE_LEAF_INDEX, 0, pgno);
@@ -378,14 +378,14 @@ static int finish_tree(struct builder *bd)
 	int err;
 	if (bd->nlevels == 0)
 		return ip_write(bd, &bd->leaf, PAGE_LEAF_INDEX, 0, bd->ix->root);
-	uint32_t child = tk_pages_alloc(bd->ix->pages);
+	uint32_t child = tks_pages_alloc(bd->ix->pages);
 	if (!child)
 		return bd->ix->pages->err;
 	if ((err = ip_write(bd, &bd->leaf, PAGE_LEAF_INDEX, 0, child)))
 		return err;
 	for (int level = 0; level < bd->nlevels; level++) {
 		uint32_t pgno =
-		    level == bd->nlevels - 1 ? bd->ix->root : tk_pages_alloc(bd->ix->pages);
+		    level == bd->nlevels - 1 ? bd->ix->root : tks_pages_alloc(bd->ix->pages);
 		if (!pgno)
 			return bd->ix->pages->err;
 		if ((err = ip_write(bd, &bd->level[level], PAGE_INTERIOR_INDEX, child, pgno)))
@@ -401,9 +401,9 @@ struct run {
 	uint64_t off, end; /* next unread byte of the run in the file, and its end */
 	unsigned char *bytes;
 	size_t bpos, blen;   /* undecoded bytes in bytes[bpos, blen) */
-	struct tk_ikey prev; /* the last key decoded */
+	struct tks_ikey prev; /* the last key decoded */
 	uint64_t left;	     /* keys not yet decoded */
-	struct tk_ikey *buf;
+	struct tks_ikey *buf;
 	size_t pos, n;
 };
 
@@ -445,7 +445,7 @@ static int run_fill(int fd, struct run *r)
 		uint64_t za, zb, zr;
 		if (p == e)
 			return EIO;
-		struct tk_ikey k = {.a_null = *p++ & 1};
+		struct tks_ikey k = {.a_null = *p++ & 1};
 		if (get_leb(&p, e, &za) || get_leb(&p, e, &zb) || get_leb(&p, e, &zr))
 			return EIO;
 		k.a = unzz(za, r->prev.a);
@@ -459,7 +459,7 @@ static int run_fill(int fd, struct run *r)
 	return 0;
 }
 
-static const struct tk_ikey *run_head(const struct run *r)
+static const struct tks_ikey *run_head(const struct run *r)
 {
 	return &r->buf[r->pos];
 }
@@ -481,7 +481,7 @@ static void sift_down(struct run **heap, size_t n, size_t i)
 	}
 }
 
-static int merge(struct tk_index *ix, struct builder *bd)
+static int merge(struct tks_index *ix, struct builder *bd)
 {
 	size_t nr = ix->nruns + (ix->n ? 1 : 0), nh = 0;
 	struct run *runs = calloc(nr, sizeof(*runs));
@@ -491,7 +491,7 @@ static int merge(struct tk_index *ix, struct builder *bd)
 		runs[i].off = ix->runs[i].off;
 		runs[i].end = ix->runs[i].off + ix->runs[i].bytes;
 		runs[i].left = ix->runs[i].keys;
-		runs[i].buf = malloc(READ_KEYS * sizeof(struct tk_ikey));
+		runs[i].buf = malloc(READ_KEYS * sizeof(struct tks_ikey));
 		runs[i].bytes = malloc(READ_BYTES);
 		if (!runs[i].buf || !runs[i].bytes)
 			err = ENOMEM;
@@ -533,7 +533,7 @@ static int merge(struct tk_index *ix, struct builder *bd)
 	return err;
 }
 
-int tk_index_finish(struct tk_index *ix)
+int tks_index_finish(struct tks_index *ix)
 {
 	if (!ix->total)
 		return 0; /* SQLite's root is an empty index leaf already */

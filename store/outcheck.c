@@ -302,38 +302,36 @@ static void link_note(const char *path, char *buf, size_t n)
 }
 
 int tk_output_check(const char *output, const char *const *inputs, size_t ninputs,
-		    enum tk_output_kind kind, char *err, size_t errlen)
+		    enum tk_output_kind kind, tk_error *err)
 {
 	struct stat out, in;
 	char note[4200];
-	tk_fmt(err, errlen, "%s", "");
-	if (!output || !*output || (ninputs && !inputs)) {
-		tk_fmt(err, errlen, "no output path");
-		return TK_EINVAL;
-	}
+	tk_error_clear(err);
+	if (!output || !*output || (ninputs && !inputs))
+		return tk_error_push_from(err, "store", TK_EINVAL, "no output path");
 	if (stat(output, &out) != 0) {
 		if (errno == ENOENT) /* nothing there (or a dangling link, which is replaced) */
 			return TK_OK;
-		tk_fmt(err, errlen, "cannot check the output '%s': %s", output, strerror(errno));
-		return TK_EIO;
+		tk_error_push_from(err, "os", TK_EIO, "%s", strerror(errno));
+		return tk_error_push_from(err, "store", TK_EIO, "cannot check the output '%s'",
+					  output);
 	}
 	link_note(output, note, sizeof(note));
 	for (size_t i = 0; i < ninputs; i++) {
 		if (!inputs[i] || stat(inputs[i], &in) != 0)
 			continue;
 		if (in.st_dev == out.st_dev && in.st_ino == out.st_ino) {
-			tk_fmt(err, errlen,
-			       "refusing to write '%s'%s: it is the same file as the input '%s'",
-			       output, note, inputs[i]);
-			return TK_EINVAL;
+			return tk_error_push_from(
+			    err, "store", TK_EINVAL,
+			    "refusing to write '%s'%s: it is the same file as the input '%s'", output,
+			    note, inputs[i]);
 		}
 	}
 	if (!is_kind(output, &out, kind)) {
-		tk_fmt(err, errlen,
-		       "refusing to replace '%s'%s: it exists and is not %s (remove it or choose "
-		       "another output)",
-		       output, note, kind_text(kind));
-		return TK_EINVAL;
+		return tk_error_push_from(err, "store", TK_EINVAL,
+					  "refusing to replace '%s'%s: it exists and is not %s (remove "
+					  "it or choose another output)",
+					  output, note, kind_text(kind));
 	}
 	return TK_OK;
 }

@@ -202,14 +202,16 @@ struct tk_output {
 	FILE *fp;
 	int fd; /* until fp owns it */
 	char *path, *tmp;
-	char err[1024];
+	tk_error *err; /* the last failure (tk_output_error()) */
 };
 
 static int out_fail(tk_output *o, int e, const char *what)
 {
-	snprintf(o->err, sizeof(o->err), "cannot %s '%s': %s", what, o->path ? o->path : "",
-		 strerror(e));
-	return e == ENOMEM ? TK_ENOMEM : TK_EIO;
+	int status = e == ENOMEM ? TK_ENOMEM : TK_EIO;
+	tk_error_clear(o->err);
+	tk_error_push_from(o->err, "os", status, "%s", strerror(e));
+	return tk_error_push_from(o->err, "store", status, "cannot %s '%s'", what,
+				  o->path ? o->path : "");
 }
 
 int tk_output_open(const char *path, tk_output **out)
@@ -217,6 +219,10 @@ int tk_output_open(const char *path, tk_output **out)
 	if (!out)
 		return TK_EINVAL;
 	tk_output *o = calloc(1, sizeof(*o));
+	if (o && !(o->err = tk_error_new())) {
+		free(o);
+		o = NULL;
+	}
 	*out = o;
 	if (!o)
 		return TK_ENOMEM;
@@ -244,9 +250,14 @@ const char *tk_output_temp_path(const tk_output *o)
 	return o && o->tmp ? o->tmp : "";
 }
 
+tk_error *tk_output_error(tk_output *o)
+{
+	return o ? o->err : NULL;
+}
+
 const char *tk_output_errmsg(const tk_output *o)
 {
-	return o ? o->err : "";
+	return o ? tk_error_message(o->err) : "";
 }
 
 int tk_output_commit(tk_output *o)
@@ -280,5 +291,6 @@ void tk_output_close(tk_output *o)
 		close(o->fd);
 	free(o->tmp);
 	free(o->path);
+	tk_error_free(o->err);
 	free(o);
 }

@@ -22,7 +22,7 @@
 
 enum { PAGE_LEAF_TABLE = 13, PAGE_INTERIOR_TABLE = 5 };
 
-int tk_varint_put_slow(unsigned char *p, uint64_t v)
+int tks_varint_put_slow(unsigned char *p, uint64_t v)
 {
 	if (v >> 56) {
 		p[8] = (unsigned char)v;
@@ -33,7 +33,7 @@ int tk_varint_put_slow(unsigned char *p, uint64_t v)
 		}
 		return 9;
 	}
-	int n = tk_varint_len(v);
+	int n = tks_varint_len(v);
 	for (int i = n - 1; i >= 0; i--) {
 		p[i] = (unsigned char)((v & 0x7f) | (i == n - 1 ? 0 : 0x80));
 		v >>= 7;
@@ -73,7 +73,7 @@ static int write_all(int fd, const unsigned char *data, size_t len, off_t off)
 	return 0;
 }
 
-int tk_pages_open(struct tk_pages *p, const char *path, uint32_t page_size, uint32_t npages)
+int tks_pages_open(struct tks_pages *p, const char *path, uint32_t page_size, uint32_t npages)
 {
 	memset(p, 0, sizeof(*p));
 	p->fd = -1;
@@ -93,7 +93,7 @@ int tk_pages_open(struct tk_pages *p, const char *path, uint32_t page_size, uint
 	return 0;
 }
 
-uint32_t tk_pages_alloc(struct tk_pages *p)
+uint32_t tks_pages_alloc(struct tks_pages *p)
 {
 	if (p->err)
 		return 0;
@@ -104,7 +104,7 @@ uint32_t tk_pages_alloc(struct tk_pages *p)
 	return ++p->npages;
 }
 
-static int flush(struct tk_pages *p)
+static int flush(struct tks_pages *p)
 {
 	if (p->buf_n && !p->err)
 		p->err = write_all(p->fd, p->buf, (size_t)p->buf_n * p->page_size,
@@ -113,7 +113,7 @@ static int flush(struct tk_pages *p)
 	return p->err;
 }
 
-int tk_pages_put(struct tk_pages *p, uint32_t pgno, const unsigned char *page)
+int tks_pages_put(struct tks_pages *p, uint32_t pgno, const unsigned char *page)
 {
 	if (p->err)
 		return p->err;
@@ -138,7 +138,7 @@ int tk_pages_put(struct tk_pages *p, uint32_t pgno, const unsigned char *page)
 	return 0;
 }
 
-int tk_pages_close(struct tk_pages *p)
+int tks_pages_close(struct tks_pages *p)
 {
 	int err = flush(p);
 	if (!err && p->fd >= 0) {
@@ -159,7 +159,7 @@ int tk_pages_close(struct tk_pages *p)
 
 /* ---- table b-trees ---- */
 
-int tk_tree_init(struct tk_tree *t, struct tk_pages *p, uint32_t root)
+int tks_tree_init(struct tks_tree *t, struct tks_pages *p, uint32_t root)
 {
 	memset(t, 0, sizeof(*t));
 	t->pages = p;
@@ -169,7 +169,7 @@ int tk_tree_init(struct tk_tree *t, struct tk_pages *p, uint32_t root)
 	return 0; /* the page buffers come with the first row: most tables of a store stay empty */
 }
 
-void tk_tree_free(struct tk_tree *t)
+void tks_tree_free(struct tks_tree *t)
 {
 	if (!t)
 		return;
@@ -184,7 +184,7 @@ void tk_tree_free(struct tk_tree *t)
 }
 
 /* Write an interior page of children [0, n) (the last one is the right-most pointer) at @pgno. */
-static int write_interior(struct tk_tree *t, const struct tk_tree_level *lv, int n, uint32_t pgno)
+static int write_interior(struct tks_tree *t, const struct tks_tree_level *lv, int n, uint32_t pgno)
 {
 	uint32_t U = t->pages->page_size, content = U;
 	unsigned char *pg = t->ovfl;
@@ -194,25 +194,25 @@ static int write_interior(struct tk_tree *t, const struct tk_tree_level *lv, int
 	for (int i = 0; i < n - 1; i++) {
 		unsigned char cell[13];
 		put32(cell, lv->child[i]);
-		int len = 4 + tk_varint_put(cell + 4, (uint64_t)lv->key[i]);
+		int len = 4 + tks_varint_put(cell + 4, (uint64_t)lv->key[i]);
 		content -= (uint32_t)len;
 		memcpy(pg + content, cell, (size_t)len);
 		put16(pg + 12 + 2 * i, content);
 	}
 	put16(pg + 5, content == 65536 ? 0 : content);
 	put32(pg + 8, lv->child[n - 1]);
-	return tk_pages_put(t->pages, pgno, pg);
+	return tks_pages_put(t->pages, pgno, pg);
 }
 
-static int push_child(struct tk_tree *t, int level, uint32_t child, int64_t key);
+static int push_child(struct tks_tree *t, int level, uint32_t child, int64_t key);
 
 /* Write the first @n children of @level as a new page and push it one level up. */
-static int emit_interior(struct tk_tree *t, int level, int n)
+static int emit_interior(struct tks_tree *t, int level, int n)
 {
-	uint32_t pgno = tk_pages_alloc(t->pages);
+	uint32_t pgno = tks_pages_alloc(t->pages);
 	if (!pgno)
 		return t->pages->err;
-	struct tk_tree_level *lv = &t->levels[level];
+	struct tks_tree_level *lv = &t->levels[level];
 	int err = write_interior(t, lv, n, pgno);
 	if (err)
 		return err;
@@ -221,15 +221,15 @@ static int emit_interior(struct tk_tree *t, int level, int n)
 
 static size_t child_cell_bytes(int64_t key)
 {
-	return 2 + 4 + (size_t)tk_varint_len((uint64_t)key);
+	return 2 + 4 + (size_t)tks_varint_len((uint64_t)key);
 }
 
-static int push_child(struct tk_tree *t, int level, uint32_t child, int64_t key)
+static int push_child(struct tks_tree *t, int level, uint32_t child, int64_t key)
 {
 	if (level == t->nlevels) {
 		if (TKU_GROW(t->levels, t->levels_cap, (size_t)level + 1, 4) != TK_OK)
 			return ENOMEM;
-		struct tk_tree_level *nl = t->levels;
+		struct tks_tree_level *nl = t->levels;
 		memset(&nl[level], 0, sizeof(nl[level]));
 		nl[level].child = malloc(sizeof(uint32_t) * (size_t)t->max_children);
 		nl[level].key = malloc(sizeof(int64_t) * (size_t)t->max_children);
@@ -237,7 +237,7 @@ static int push_child(struct tk_tree *t, int level, uint32_t child, int64_t key)
 		if (!nl[level].child || !nl[level].key)
 			return ENOMEM;
 	}
-	struct tk_tree_level *lv = &t->levels[level];
+	struct tks_tree_level *lv = &t->levels[level];
 	if (lv->n == 0) {
 		lv->child[0] = child;
 		lv->key[0] = key;
@@ -271,7 +271,7 @@ static int push_child(struct tk_tree *t, int level, uint32_t child, int64_t key)
 	return 0;
 }
 
-static void seal_leaf(struct tk_tree *t)
+static void seal_leaf(struct tks_tree *t)
 {
 	unsigned char *pg = t->leaf;
 	uint32_t hdr_end = 8 + 2 * (uint32_t)t->ncell;
@@ -283,13 +283,13 @@ static void seal_leaf(struct tk_tree *t)
 	memset(pg + hdr_end, 0, t->content - hdr_end);
 }
 
-static int emit_leaf(struct tk_tree *t)
+static int emit_leaf(struct tks_tree *t)
 {
 	seal_leaf(t);
-	uint32_t pgno = tk_pages_alloc(t->pages);
+	uint32_t pgno = tks_pages_alloc(t->pages);
 	if (!pgno)
 		return t->pages->err;
-	int err = tk_pages_put(t->pages, pgno, t->leaf);
+	int err = tks_pages_put(t->pages, pgno, t->leaf);
 	if (err)
 		return err;
 	t->ncell = 0;
@@ -298,18 +298,18 @@ static int emit_leaf(struct tk_tree *t)
 }
 
 /* Write the payload past @local bytes into a chain of overflow pages; the first page's number. */
-static uint32_t write_overflow(struct tk_tree *t, const unsigned char *rest, size_t len)
+static uint32_t write_overflow(struct tks_tree *t, const unsigned char *rest, size_t len)
 {
-	uint32_t U = t->pages->page_size, pg = tk_pages_alloc(t->pages), first = pg;
+	uint32_t U = t->pages->page_size, pg = tks_pages_alloc(t->pages), first = pg;
 	while (pg) {
 		size_t chunk = len < U - 4 ? len : U - 4;
-		uint32_t next = len > chunk ? tk_pages_alloc(t->pages) : 0;
+		uint32_t next = len > chunk ? tks_pages_alloc(t->pages) : 0;
 		if (len > chunk && !next)
 			return 0;
 		put32(t->ovfl, next);
 		memcpy(t->ovfl + 4, rest, chunk);
 		memset(t->ovfl + 4 + chunk, 0, U - 4 - chunk);
-		if (tk_pages_put(t->pages, pg, t->ovfl))
+		if (tks_pages_put(t->pages, pg, t->ovfl))
 			return 0;
 		rest += chunk;
 		len -= chunk;
@@ -318,7 +318,7 @@ static uint32_t write_overflow(struct tk_tree *t, const unsigned char *rest, siz
 	return first;
 }
 
-int tk_tree_append(struct tk_tree *t, int64_t rowid, const unsigned char *rec, size_t len)
+int tks_tree_append(struct tks_tree *t, int64_t rowid, const unsigned char *rec, size_t len)
 {
 	if (t->rows && rowid <= t->last_rowid)
 		return EINVAL;
@@ -339,8 +339,8 @@ int tk_tree_append(struct tk_tree *t, int64_t rowid, const unsigned char *rec, s
 		local = k <= max_local ? k : min_local;
 	}
 	unsigned char hdr[18];
-	int hlen = tk_varint_put(hdr, len);
-	hlen += tk_varint_put(hdr + hlen, (uint64_t)rowid);
+	int hlen = tks_varint_put(hdr, len);
+	hlen += tks_varint_put(hdr + hlen, (uint64_t)rowid);
 	size_t cell = (size_t)hlen + local + (local < len ? 4 : 0);
 	size_t need = cell < 4 ? 4 : cell;
 	if (t->ncell && 8 + 2 * ((size_t)t->ncell + 1) + (U - t->content) + need > U) {
@@ -366,19 +366,19 @@ int tk_tree_append(struct tk_tree *t, int64_t rowid, const unsigned char *rec, s
 	return 0;
 }
 
-int tk_tree_finish(struct tk_tree *t)
+int tks_tree_finish(struct tks_tree *t)
 {
 	int err = 0;
 	if (!t->rows)
 		return 0; /* the root SQLite wrote is an empty leaf already */
 	if (t->nlevels == 0) {
 		seal_leaf(t);
-		return tk_pages_put(t->pages, t->root, t->leaf);
+		return tks_pages_put(t->pages, t->root, t->leaf);
 	}
 	if ((err = emit_leaf(t)))
 		return err;
 	for (int level = 0; level < t->nlevels; level++) {
-		struct tk_tree_level *lv = &t->levels[level];
+		struct tks_tree_level *lv = &t->levels[level];
 		if (level == t->nlevels - 1)
 			return write_interior(t, lv, lv->n, t->root);
 		int n = lv->n;

@@ -11,7 +11,7 @@
 #include <stdint.h>
 
 /* A database file being extended page by page. */
-struct tk_pages {
+struct tks_pages {
 	int fd;
 	uint32_t page_size;
 	uint32_t npages;    /* pages in the file, counting those allocated and not yet written */
@@ -22,20 +22,20 @@ struct tk_pages {
 	int err;		 /* errno of the first failure, sticky */
 };
 
-/** tk_pages_open() - extend @path, an SQLite file of @npages pages of @page_size; an errno. */
-int tk_pages_open(struct tk_pages *p, const char *path, uint32_t page_size, uint32_t npages);
+/** tks_pages_open() - extend @path, an SQLite file of @npages pages of @page_size; an errno. */
+int tks_pages_open(struct tks_pages *p, const char *path, uint32_t page_size, uint32_t npages);
 
-/** tk_pages_alloc() - the number of a new page at the end of the file (0 when full). */
-uint32_t tk_pages_alloc(struct tk_pages *p);
+/** tks_pages_alloc() - the number of a new page at the end of the file (0 when full). */
+uint32_t tks_pages_alloc(struct tks_pages *p);
 
-/** tk_pages_put() - write page @pgno (page_size bytes); an errno, sticky. */
-int tk_pages_put(struct tk_pages *p, uint32_t pgno, const unsigned char *page);
+/** tks_pages_put() - write page @pgno (page_size bytes); an errno, sticky. */
+int tks_pages_put(struct tks_pages *p, uint32_t pgno, const unsigned char *page);
 
-/** tk_pages_close() - write what is pending, set the header's page count, close; an errno. */
-int tk_pages_close(struct tk_pages *p);
+/** tks_pages_close() - write what is pending, set the header's page count, close; an errno. */
+int tks_pages_close(struct tks_pages *p);
 
 /* One interior level of a tree under construction: its children not yet written in a page. */
-struct tk_tree_level {
+struct tks_tree_level {
 	uint32_t *child;
 	int64_t *key; /* largest rowid under each child */
 	int n;
@@ -43,38 +43,38 @@ struct tk_tree_level {
 };
 
 /* A table b-tree built from rows appended in increasing rowid order. */
-struct tk_tree {
-	struct tk_pages *pages;
+struct tks_tree {
+	struct tks_pages *pages;
 	uint32_t root;	     /* page the finished root goes to (SQLite's empty root) */
 	unsigned char *leaf; /* the leaf page being filled */
 	int ncell;
 	uint32_t content; /* start of the leaf's cell content area */
 	int64_t last_rowid;
 	int64_t rows;
-	struct tk_tree_level *levels; /* levels[0] is the level above the leaves */
+	struct tks_tree_level *levels; /* levels[0] is the level above the leaves */
 	int nlevels;
 	size_t levels_cap;
 	int max_children;
 	unsigned char *ovfl; /* overflow page buffer */
 };
 
-/** tk_tree_init() - a builder for the table whose (empty) root page is @root; an errno. */
-int tk_tree_init(struct tk_tree *t, struct tk_pages *p, uint32_t root);
+/** tks_tree_init() - a builder for the table whose (empty) root page is @root; an errno. */
+int tks_tree_init(struct tks_tree *t, struct tks_pages *p, uint32_t root);
 
 /**
- * tk_tree_append() - append a row: @rowid must be above every earlier one; @rec is the
+ * tks_tree_append() - append a row: @rowid must be above every earlier one; @rec is the
  * record (SQLite record format) of @len bytes. Returns an errno (EINVAL for a rowid out of order).
  */
-int tk_tree_append(struct tk_tree *t, int64_t rowid, const unsigned char *rec, size_t len);
+int tks_tree_append(struct tks_tree *t, int64_t rowid, const unsigned char *rec, size_t len);
 
-/** tk_tree_finish() - write the remaining pages and the root; an errno. */
-int tk_tree_finish(struct tk_tree *t);
+/** tks_tree_finish() - write the remaining pages and the root; an errno. */
+int tks_tree_finish(struct tks_tree *t);
 
-/** tk_tree_free() - release the buffers (NULL-safe). */
-void tk_tree_free(struct tk_tree *t);
+/** tks_tree_free() - release the buffers (NULL-safe). */
+void tks_tree_free(struct tks_tree *t);
 
 /* Length of the SQLite varint of @v (1 to 9 bytes). */
-static inline int tk_varint_len(uint64_t v)
+static inline int tks_varint_len(uint64_t v)
 {
 	if (v < 0x80)
 		return 1;
@@ -87,7 +87,7 @@ static inline int tk_varint_len(uint64_t v)
 }
 
 /* SQLite record serial type of integer @v into *type; returns the size of its body in bytes. */
-static inline int tk_int_serial(int64_t v, uint64_t *type)
+static inline int tks_int_serial(int64_t v, uint64_t *type)
 {
 	uint64_t u = v < 0 ? ~(uint64_t)v : (uint64_t)v;
 	if (v == 0 || v == 1) {
@@ -107,16 +107,16 @@ static inline int tk_int_serial(int64_t v, uint64_t *type)
 	return *type = 6, 8;
 }
 
-int tk_varint_put_slow(unsigned char *out, uint64_t v);
+int tks_varint_put_slow(unsigned char *out, uint64_t v);
 
 /* SQLite varint of @v into @out (at most 9 bytes); returns the length. */
-static inline int tk_varint_put(unsigned char *out, uint64_t v)
+static inline int tks_varint_put(unsigned char *out, uint64_t v)
 {
 	if (v < 0x80) {
 		out[0] = (unsigned char)v;
 		return 1;
 	}
-	return tk_varint_put_slow(out, v);
+	return tks_varint_put_slow(out, v);
 }
 
 #endif

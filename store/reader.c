@@ -8,6 +8,7 @@
 #include <tracekit/error.h>
 
 #include <errno.h>
+#include <stdarg.h>
 #include <sqlite3.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -16,22 +17,44 @@
 #include <sys/stat.h>
 
 #include "store_internal.h"
+#include "tk_schema.h"
 #include "util/vec.h"
 
 struct tk_store {
 	sqlite3 *db;
 	int version;
-	char err[1024];
+	tk_error *err; /* the last failure (tk_store_error()) */
 };
+
+tk_error *tk_store_error(tk_store *s)
+{
+	return s ? s->err : NULL;
+}
 
 const char *tk_store_errmsg(const tk_store *s)
 {
-	return s ? s->err : "";
+	return s ? tk_error_message(s->err) : "";
 }
 
-struct sqlite3 *tk_store_db(tk_store *s)
+struct sqlite3 *tk_store_sqlite(tk_store *s)
 {
 	return s ? s->db : NULL;
+}
+
+/* Fail @s with @status: the root cause @cause from @module (NULL: none), then the message. */
+static int store_fail(tk_store *s, int status, const char *module, const char *cause,
+		      const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+static int store_fail(tk_store *s, int status, const char *module, const char *cause,
+		      const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	tk_error_clear(s->err);
+	if (cause)
+		tk_error_push_from(s->err, module, status, "%s", cause);
+	tk_error_vpush_from(s->err, "store", status, fmt, ap);
+	va_end(ap);
+	return status;
 }
 
 int tk_store_schema_version(const tk_store *s)
@@ -44,6 +67,7 @@ void tk_store_close(tk_store *s)
 	if (!s)
 		return;
 	sqlite3_close_v2(s->db);
+	tk_error_free(s->err);
 	free(s);
 }
 
@@ -150,12 +174,12 @@ static const struct schema_ref *schema_ref(char *err, size_t errlen)
 	size_t cap = 0;
 	if (!(r = calloc(1, sizeof(*r))) ||
 	    sqlite3_open_v2(":memory:", &ref, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK ||
-	    sqlite3_exec(ref, tk_schema_sql, NULL, NULL, NULL) != SQLITE_OK ||
+	    sqlite3_exec(ref, tks_schema_sql, NULL, NULL, NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(ref,
 			       "SELECT type, name, sql FROM sqlite_master WHERE sql IS NOT NULL "
 			       "ORDER BY rowid",
 			       -1, &want, NULL) != SQLITE_OK) {
-		tk_fmt(err, errlen, "%s", ref ? sqlite3_errmsg(ref) : "out of memory");
+		tks_fmt(err, errlen, "%s", ref ? sqlite3_errmsg(ref) : "out of memory");
 		goto fail;
 	}
 	while ((step = sqlite3_step(want)) == SQLITE_ROW) {
@@ -172,7 +196,7 @@ static const struct schema_ref *schema_ref(char *err, size_t errlen)
 		}
 	}
 	if (step != SQLITE_DONE) {
-		tk_fmt(err, errlen, "%s", sqlite3_errmsg(ref));
+		tks_fmt(err, errlen, "%s", sqlite3_errmsg(ref));
 		goto fail;
 	}
 	sqlite3_finalize(want);
@@ -182,7 +206,7 @@ static const struct schema_ref *schema_ref(char *err, size_t errlen)
 	schema_ref_free(r);
 	return none;
 nomem:
-	tk_fmt(err, errlen, "out of memory");
+	tks_fmt(err, errlen, "out of memory");
 fail:
 	sqlite3_finalize(want);
 	sqlite3_close(ref);
@@ -200,23 +224,24 @@ static const struct {
 	const char *name, *sql;
 } earlier_views[] = {
     {"memcpys",
-	"CREATE VIEW memcpys AS\n"
-	"SELECT e.id, s.str AS name, e.ts_ns,\n"
-	"       e.ts_ns - (SELECT value FROM meta WHERE key = 'trace_start_ns') AS ts_rel_ns,\n"
-	"       e.dur_ns, e.ts_ns + e.dur_ns AS end_ns, t.device_id, t.stream_id, p.pid, t.tid,\n"
-	"       e.correlation_id, d.bytes, ck.name AS copy_kind, sk.name AS src_kind, dk.name AS dst_kind,\n"
-	"       d.src_device_id, d.dst_device_id,\n"
-	"       CASE WHEN e.dur_ns > 0 THEN CAST(d.bytes AS REAL) / e.dur_ns END AS gb_per_s,\n"
-	"       e.track_id\n"
-	"FROM events e\n"
-	"JOIN strings s ON s.id = e.name_id\n"
-	"JOIN tracks t ON t.id = e.track_id\n"
-	"LEFT JOIN processes p ON p.id = t.process_id\n"
-	"LEFT JOIN copy_details d ON d.event_id = e.id\n"
-	"LEFT JOIN copy_kinds ck ON ck.id = d.copy_kind\n"
-	"LEFT JOIN memory_kinds sk ON sk.id = d.src_mem_kind\n"
-	"LEFT JOIN memory_kinds dk ON dk.id = d.dst_mem_kind\n"
-	"WHERE e.kind = 6"},
+     "CREATE VIEW memcpys AS\n"
+     "SELECT e.id, s.str AS name, e.ts_ns,\n"
+     "       e.ts_ns - (SELECT value FROM meta WHERE key = 'trace_start_ns') AS ts_rel_ns,\n"
+     "       e.dur_ns, e.ts_ns + e.dur_ns AS end_ns, t.device_id, t.stream_id, p.pid, t.tid,\n"
+     "       e.correlation_id, d.bytes, ck.name AS copy_kind, sk.name AS src_kind, dk.name AS "
+     "dst_kind,\n"
+     "       d.src_device_id, d.dst_device_id,\n"
+     "       CASE WHEN e.dur_ns > 0 THEN CAST(d.bytes AS REAL) / e.dur_ns END AS gb_per_s,\n"
+     "       e.track_id\n"
+     "FROM events e\n"
+     "JOIN strings s ON s.id = e.name_id\n"
+     "JOIN tracks t ON t.id = e.track_id\n"
+     "LEFT JOIN processes p ON p.id = t.process_id\n"
+     "LEFT JOIN copy_details d ON d.event_id = e.id\n"
+     "LEFT JOIN copy_kinds ck ON ck.id = d.copy_kind\n"
+     "LEFT JOIN memory_kinds sk ON sk.id = d.src_mem_kind\n"
+     "LEFT JOIN memory_kinds dk ON dk.id = d.dst_mem_kind\n"
+     "WHERE e.kind = " TK_SQL_EV_MEMCPY},
 };
 
 /* 1 when @got is an earlier shape of the view @name that readers accept. */
@@ -246,16 +271,14 @@ static int schema_check(tk_store *s, const char *path)
 	char why[256] = "";
 	const struct schema_ref *ref = schema_ref(why, sizeof(why));
 	if (!ref) {
-		tk_fmt(s->err, sizeof(s->err), "cannot check store '%s': %s", path, why);
-		rc = TK_EINTERNAL;
+		rc = store_fail(s, TK_EINTERNAL, "sqlite", why, "cannot check store '%s'", path);
 		goto out;
 	}
 	if (sqlite3_prepare_v2(s->db, "SELECT sql FROM sqlite_master WHERE type = ? AND name = ?",
 			       -1, &have, NULL) != SQLITE_OK) {
 		int e = sqlite3_errcode(s->db);
-		tk_fmt(s->err, sizeof(s->err), "'%s' is not a tracekit store: %s", path,
-		       sqlite3_errmsg(s->db));
-		rc = e == SQLITE_NOMEM ? TK_ENOMEM : TK_EFORMAT;
+		rc = store_fail(s, e == SQLITE_NOMEM ? TK_ENOMEM : TK_EFORMAT, "sqlite",
+				sqlite3_errmsg(s->db), "'%s' is not a tracekit store", path);
 		goto out;
 	}
 	for (int i = 0; i < ref->n; i++) {
@@ -266,16 +289,14 @@ static int schema_check(tk_store *s, const char *path)
 		int hs = sqlite3_step(have);
 		const char *got = hs == SQLITE_ROW ? (const char *)sqlite3_column_text(have, 0) : NULL;
 		if (hs != SQLITE_ROW && hs != SQLITE_DONE) {
-			tk_fmt(s->err, sizeof(s->err), "store '%s': reading its schema: %s", path,
-			       sqlite3_errmsg(s->db));
-			rc = TK_EFORMAT;
+			rc = store_fail(s, TK_EFORMAT, "sqlite", sqlite3_errmsg(s->db),
+					"store '%s': reading its schema", path);
 			goto out;
 		}
 		if (!got || !(sql_same(got, o->sql) || earlier_view(o->type, o->name, got))) {
-			tk_fmt(s->err, sizeof(s->err),
-			       "store '%s' breaks the schema: %s %s is %s (schemas/store.sql)", path,
-			       o->type, o->name, got ? "not as declared" : "missing");
-			rc = TK_EFORMAT;
+			rc = store_fail(s, TK_EFORMAT, NULL, NULL,
+					"store '%s' breaks the schema: %s %s is %s (schemas/store.sql)",
+					path, o->type, o->name, got ? "not as declared" : "missing");
 			goto out;
 		}
 	}
@@ -286,53 +307,48 @@ out:
 
 /*
  * Open @path with @flags into s->db and check that it is a tracekit store of a supported
- * version with the shapes of schemas/store.sql; the message in s->err when it is not.
+ * version with the shapes of schemas/store.sql; the causes in s->err when it is not.
  */
 static int open_checked(tk_store *s, const char *path, int flags)
 {
 	int rc = TK_OK, sqlrc;
 	struct stat sb;
 	if (!path || stat(path, &sb) != 0) {
-		tk_fmt(s->err, sizeof(s->err), "cannot open store '%s': %s", path ? path : "(null)",
-		       strerror(errno));
-		rc = TK_EIO;
+		rc = store_fail(s, TK_EIO, "os", strerror(errno), "cannot open store '%s'",
+				path ? path : "(null)");
 		goto out;
 	}
 	if (S_ISDIR(sb.st_mode)) {
-		tk_fmt(s->err, sizeof(s->err), "cannot open store '%s': it is a directory", path);
-		rc = TK_EIO;
+		rc = store_fail(s, TK_EIO, NULL, "it is a directory", "cannot open store '%s'", path);
 		goto out;
 	}
 	if (sqlite3_open_v2(path, &s->db, flags, NULL) != SQLITE_OK) {
-		tk_fmt(s->err, sizeof(s->err), "cannot open store '%s': %s", path,
-		       s->db ? sqlite3_errmsg(s->db) : "out of memory");
-		rc = TK_EIO;
+		rc = store_fail(s, TK_EIO, "sqlite", s->db ? sqlite3_errmsg(s->db) : "out of memory",
+				"cannot open store '%s'", path);
 		goto out;
 	}
 	sqlite3_busy_timeout(s->db, 5000);
 	int64_t version = query_int(s->db, "PRAGMA user_version", &sqlrc);
 	if (sqlrc != SQLITE_OK) {
-		tk_fmt(s->err, sizeof(s->err), "'%s' is not a tracekit store: %s", path,
-		       sqlite3_errmsg(s->db));
-		rc = sqlrc == SQLITE_NOTADB || sqlrc == SQLITE_CORRUPT ? TK_EFORMAT : TK_EIO;
+		rc = store_fail(s,
+				sqlrc == SQLITE_NOTADB || sqlrc == SQLITE_CORRUPT ? TK_EFORMAT : TK_EIO,
+				"sqlite", sqlite3_errmsg(s->db), "'%s' is not a tracekit store", path);
 		goto out;
 	}
 	int64_t has_meta = query_int(
 	    s->db, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'meta'",
 	    &sqlrc);
 	if (sqlrc != SQLITE_OK || version <= 0 || has_meta != 1) {
-		tk_fmt(s->err, sizeof(s->err),
-		       "'%s' is not a tracekit store (no schema version or meta table)", path);
-		rc = TK_EFORMAT;
+		rc = store_fail(s, TK_EFORMAT, NULL, NULL,
+				"'%s' is not a tracekit store (no schema version or meta table)", path);
 		goto out;
 	}
 	if (version > TK_STORE_SCHEMA_VERSION) {
-		tk_fmt(
-		    s->err, sizeof(s->err),
+		rc = store_fail(
+		    s, TK_EVERSION, NULL, NULL,
 		    "store '%s' has schema version %lld, newer than this tracekit supports (%d): "
 		    "upgrade tracekit to read it",
 		    path, (long long)version, TK_STORE_SCHEMA_VERSION);
-		rc = TK_EVERSION;
 		goto out;
 	}
 	s->version = (int)version;
@@ -354,17 +370,15 @@ static int open_read_write(tk_store *s, const char *path)
 	s->db = NULL;
 	if (sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) !=
 	    SQLITE_OK) {
-		tk_fmt(s->err, sizeof(s->err), "cannot open store '%s' for writing: %s", path,
-		       s->db ? sqlite3_errmsg(s->db) : "out of memory");
-		rc = TK_EIO;
+		rc = store_fail(s, TK_EIO, "sqlite", s->db ? sqlite3_errmsg(s->db) : "out of memory",
+				"cannot open store '%s' for writing", path);
 		goto out;
 	}
 	sqlite3_busy_timeout(s->db, 5000);
 	/* 8 MiB of page cache: the analyses read sequentially, a larger cache only adds RSS. */
 	if (sqlite3_exec(s->db, "PRAGMA cache_size = -8192", NULL, NULL, NULL) != SQLITE_OK) {
-		tk_fmt(s->err, sizeof(s->err), "cannot write to store '%s': %s", path,
-		       sqlite3_errmsg(s->db));
-		rc = TK_EIO;
+		rc = store_fail(s, TK_EIO, "sqlite", sqlite3_errmsg(s->db),
+				"cannot write to store '%s'", path);
 	}
 out:
 	return rc;
@@ -375,6 +389,10 @@ int tk_store_open_mode(const char *path, enum tk_store_mode mode, tk_store **out
 	int rc = TK_OK;
 	*out = NULL;
 	tk_store *s = calloc(1, sizeof(*s));
+	if (s && !(s->err = tk_error_new())) {
+		free(s);
+		s = NULL;
+	}
 	if (!s)
 		return TK_ENOMEM;
 	*out = s;
@@ -392,8 +410,7 @@ int tk_store_open_mode(const char *path, enum tk_store_mode mode, tk_store **out
 		rc = open_read_write(s, path);
 		break;
 	default:
-		tk_fmt(s->err, sizeof(s->err), "unknown store open mode %d", (int)mode);
-		rc = TK_EINVAL;
+		rc = store_fail(s, TK_EINVAL, NULL, NULL, "unknown store open mode %d", (int)mode);
 		break;
 	}
 	return rc;
@@ -412,13 +429,12 @@ int tk_store_meta_text(tk_store *s, const char *key, char *buf, size_t len)
 	int rc = TK_ENOTFOUND;
 	if (sqlite3_prepare_v2(s->db, "SELECT value FROM meta WHERE key = ?", -1, &st, NULL) !=
 	    SQLITE_OK) {
-		tk_fmt(s->err, sizeof(s->err), "cannot read meta: %s", sqlite3_errmsg(s->db));
-		return TK_EFORMAT;
+		return store_fail(s, TK_EFORMAT, "sqlite", sqlite3_errmsg(s->db), "cannot read meta");
 	}
 	sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
 	if (sqlite3_step(st) == SQLITE_ROW) {
 		const unsigned char *v = sqlite3_column_text(st, 0);
-		tk_fmt(buf, len, "%s", v ? (const char *)v : "");
+		tks_fmt(buf, len, "%s", v ? (const char *)v : "");
 		rc = TK_OK;
 	}
 	sqlite3_finalize(st);

@@ -8,7 +8,7 @@
 #include "message.h"
 
 /* The text of schemas/store.sql, embedded at build time (generated schema_sql.c). */
-extern const char tk_schema_sql[];
+extern const char tks_schema_sql[];
 
 /* The line that separates the tables and views from the indexes built after a bulk load. */
 #define TK_SCHEMA_INDEX_MARKER "\n-- @indexes:"

@@ -25,7 +25,7 @@ struct col {
 	const unsigned char *p;
 };
 
-struct tk_tscan {
+struct tks_tscan {
 	int fd;
 	uint64_t size;
 	uint32_t page_size, usable, npages;
@@ -51,7 +51,7 @@ struct tk_tscan {
 	size_t errlen;
 };
 
-static int fail(struct tk_tscan *s, const char *fmt, uint32_t pgno)
+static int fail(struct tks_tscan *s, const char *fmt, uint32_t pgno)
 {
 	if (s->err && s->errlen)
 		snprintf(s->err, s->errlen, fmt, (unsigned)pgno);
@@ -96,7 +96,7 @@ static inline int varint(const unsigned char **p, const unsigned char *end, uint
 }
 
 /* Read page @pgno into *@buf (allocated on first use); its contents, or NULL after fail(). */
-static const unsigned char *load(struct tk_tscan *s, uint32_t pgno, unsigned char **buf)
+static const unsigned char *load(struct tks_tscan *s, uint32_t pgno, unsigned char **buf)
 {
 	if (pgno == 0 || pgno > s->npages)
 		return fail(s, "page %u is outside the file", pgno), NULL;
@@ -122,7 +122,7 @@ static const unsigned char *btree_hdr(const unsigned char *pg, uint32_t pgno)
 }
 
 /* Push page @pgno onto the walk; 0 or -1. */
-static int push(struct tk_tscan *s, uint32_t pgno)
+static int push(struct tks_tscan *s, uint32_t pgno)
 {
 	if (s->depth == MAX_DEPTH || ++s->pages_seen > s->npages)
 		return fail(s, "the table b-tree is too deep or loops (page %u)", pgno);
@@ -144,7 +144,7 @@ static int push(struct tk_tscan *s, uint32_t pgno)
 }
 
 /* Cell @i of page @pgno at @pg (its pointer checked to lie in the page). */
-static int cell_at(const struct tk_tscan *s, const unsigned char *pg, uint32_t pgno, int i,
+static int cell_at(const struct tks_tscan *s, const unsigned char *pg, uint32_t pgno, int i,
 		   const unsigned char **cell)
 {
 	const unsigned char *h = btree_hdr(pg, pgno);
@@ -157,7 +157,7 @@ static int cell_at(const struct tk_tscan *s, const unsigned char *pg, uint32_t p
 }
 
 /* Gather a payload of @total bytes, @local of them at @p, the rest from overflow page @ovfl. */
-static const unsigned char *gather(struct tk_tscan *s, const unsigned char *p, size_t local,
+static const unsigned char *gather(struct tks_tscan *s, const unsigned char *p, size_t local,
 				   uint64_t total, uint32_t ovfl, uint32_t leaf)
 {
 	if (total > (uint64_t)s->size)
@@ -184,7 +184,7 @@ static const unsigned char *gather(struct tk_tscan *s, const unsigned char *p, s
 }
 
 /* Decode the record @rec of @len bytes into the column slots. */
-static int decode(struct tk_tscan *s, const unsigned char *rec, uint64_t len, uint32_t leaf)
+static int decode(struct tks_tscan *s, const unsigned char *rec, uint64_t len, uint32_t leaf)
 {
 	const unsigned char *end = rec + len, *p = rec;
 	uint64_t hlen;
@@ -213,7 +213,7 @@ static int decode(struct tk_tscan *s, const unsigned char *rec, uint64_t len, ui
 }
 
 /* Load the row of leaf cell at @cell of page @pgno at @pg. */
-static int load_row(struct tk_tscan *s, const unsigned char *pg, uint32_t pgno,
+static int load_row(struct tks_tscan *s, const unsigned char *pg, uint32_t pgno,
 		    const unsigned char *cell)
 {
 	const unsigned char *end = pg + s->usable, *p = cell;
@@ -235,7 +235,7 @@ static int load_row(struct tk_tscan *s, const unsigned char *pg, uint32_t pgno,
 	return decode(s, rec, plen, pgno);
 }
 
-int tk_tscan_next(struct tk_tscan *s)
+int tks_tscan_next(struct tks_tscan *s)
 {
 	while (s->depth) {
 		int top = s->depth - 1;
@@ -272,20 +272,20 @@ int tk_tscan_next(struct tk_tscan *s)
 	return 0;
 }
 
-int64_t tk_tscan_rowid(const struct tk_tscan *s)
+int64_t tks_tscan_rowid(const struct tks_tscan *s)
 {
 	return s->rowid;
 }
 
-int tk_tscan_is_rowid(const struct tk_tscan *s, int i)
+int tks_tscan_is_rowid(const struct tks_tscan *s, int i)
 {
 	return s->want[i] < 0;
 }
 
-uint32_t tk_tscan_int_mask(const struct tk_tscan *s, uint32_t *nulls)
+uint32_t tks_tscan_int_mask(const struct tks_tscan *s, uint32_t *nulls)
 {
 	uint32_t m = 0, z = 0;
-	for (int i = 0; i < s->ncols && i < 32; i++) { /* tk_tscan_type(), for two types */
+	for (int i = 0; i < s->ncols && i < 32; i++) { /* tks_tscan_type(), for two types */
 		int c = s->want[i];
 		uint64_t t = c < 0 ? 1 : s->c[c].type;
 		if (t == 0)
@@ -297,7 +297,7 @@ uint32_t tk_tscan_int_mask(const struct tk_tscan *s, uint32_t *nulls)
 	return m;
 }
 
-enum tk_tscan_type tk_tscan_type(const struct tk_tscan *s, int i)
+enum tks_tscan_type tks_tscan_type(const struct tks_tscan *s, int i)
 {
 	int c = s->want[i];
 	if (c < 0)
@@ -348,7 +348,7 @@ static double real_at(const struct col *c)
 	return d;
 }
 
-int64_t tk_tscan_int(const struct tk_tscan *s, int i)
+int64_t tks_tscan_int(const struct tks_tscan *s, int i)
 {
 	int c = s->want[i];
 	if (c < 0)
@@ -366,7 +366,7 @@ int64_t tk_tscan_int(const struct tk_tscan *s, int i)
 	return 0;
 }
 
-double tk_tscan_real(const struct tk_tscan *s, int i)
+double tks_tscan_real(const struct tks_tscan *s, int i)
 {
 	int c = s->want[i];
 	if (c < 0)
@@ -379,7 +379,7 @@ double tk_tscan_real(const struct tk_tscan *s, int i)
 	return 0;
 }
 
-const char *tk_tscan_text(const struct tk_tscan *s, int i, size_t *len)
+const char *tks_tscan_text(const struct tks_tscan *s, int i, size_t *len)
 {
 	int c = s->want[i];
 	uint64_t t = c < 0 ? 0 : s->c[c].type;
@@ -392,7 +392,7 @@ const char *tk_tscan_text(const struct tk_tscan *s, int i, size_t *len)
 }
 
 /* Root page and column layout of @table from SQLite's own schema. */
-static int layout(struct tk_tscan *s, sqlite3 *db, const char *table, const char *const *cols,
+static int layout(struct tks_tscan *s, sqlite3 *db, const char *table, const char *const *cols,
 		  uint32_t *root, char *err, size_t errlen)
 {
 	sqlite3_stmt *st = NULL;
@@ -478,10 +478,10 @@ out:
 	return rc;
 }
 
-int tk_tscan_open(struct tk_tscan **out, sqlite3 *db, const char *path, const char *table,
+int tks_tscan_open(struct tks_tscan **out, sqlite3 *db, const char *path, const char *table,
 		  const char *const *cols, char *err, size_t errlen)
 {
-	struct tk_tscan *s = NULL;
+	struct tks_tscan *s = NULL;
 	int rc = TK_OK;
 	uint32_t root = 0;
 	struct stat sb;
@@ -536,11 +536,11 @@ int tk_tscan_open(struct tk_tscan **out, sqlite3 *db, const char *path, const ch
 	*out = s;
 	s = NULL;
 out:
-	tk_tscan_close(s);
+	tks_tscan_close(s);
 	return rc;
 }
 
-void tk_tscan_close(struct tk_tscan *s)
+void tks_tscan_close(struct tks_tscan *s)
 {
 	if (!s)
 		return;

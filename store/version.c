@@ -23,7 +23,7 @@ const char *tk_build_features(void)
 	       "cupti: " TK_FEATURE_CUPTI "\n";
 }
 
-void tk_fmt(char *buf, size_t len, const char *fmt, ...)
+void tks_fmt(char *buf, size_t len, const char *fmt, ...)
 {
 	if (!buf || !len)
 		return;

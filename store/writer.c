@@ -46,16 +46,37 @@ static const struct {
     [B_ARG] = {"args", 3},
 };
 
-int tkw_fail(tk_writer *w, int status, const char *fmt, ...)
+/* The first failure only (sticky): the cause @cause from @module (when not NULL), then the message
+ * from @by: "store" for the writer's own, "" for a caller's (tk_writer_fail()). */
+static int fail_v(tk_writer *w, int status, const char *module, const char *cause,
+		  const char *by, const char *fmt, va_list ap)
 {
 	if (w->status == TK_OK) {
-		va_list ap;
-		va_start(ap, fmt);
-		vsnprintf(w->err, sizeof(w->err), fmt, ap);
-		va_end(ap);
+		if (cause)
+			tk_error_push_from(w->err, module, status, "%s", cause);
+		tk_error_vpush_from(w->err, by, status, fmt, ap);
 		w->status = status;
 	}
 	return w->status;
+}
+
+int tkw_fail(tk_writer *w, int status, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int rc = fail_v(w, status, NULL, NULL, "store", fmt, ap);
+	va_end(ap);
+	return rc;
+}
+
+int tkw_fail_cause(tk_writer *w, int status, const char *module, const char *cause,
+		   const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int rc = fail_v(w, status, module, cause, "store", fmt, ap);
+	va_end(ap);
+	return rc;
 }
 
 int tkw_fail_sql(tk_writer *w, const char *what)
@@ -65,8 +86,8 @@ int tkw_fail_sql(tk_writer *w, const char *what)
 		      code == SQLITE_READONLY)
 			 ? TK_EIO
 			 : TK_EINTERNAL;
-	return tkw_fail(w, status, "cannot write store '%s' (%s): %s", w->path, what,
-			sqlite3_errmsg(w->db));
+	return tkw_fail_cause(w, status, "sqlite", sqlite3_errmsg(w->db),
+			      "cannot write store '%s' (%s)", w->path, what);
 }
 
 int tk_writer_status(const tk_writer *w)
@@ -78,14 +99,40 @@ int tk_writer_fail(tk_writer *w, int status, const char *fmt, ...)
 {
 	if (!w)
 		return TK_EINVAL;
+	va_list ap;
+	va_start(ap, fmt);
+	int rc = fail_v(w, status < 0 ? status : TK_EINTERNAL, NULL, NULL, NULL, fmt, ap);
+	va_end(ap);
+	return rc;
+}
+
+int tk_writer_fail_cause(tk_writer *w, int status, const char *module, const char *cause,
+			 const char *fmt, ...)
+{
+	if (!w)
+		return TK_EINVAL;
+	va_list ap;
+	va_start(ap, fmt);
+	int rc = fail_v(w, status < 0 ? status : TK_EINTERNAL, module, cause, NULL, fmt, ap);
+	va_end(ap);
+	return rc;
+}
+
+int tk_writer_fail_error(tk_writer *w, const tk_error *err)
+{
+	if (!w)
+		return TK_EINVAL;
 	if (w->status == TK_OK) {
-		va_list ap;
-		va_start(ap, fmt);
-		vsnprintf(w->err, sizeof(w->err), fmt, ap);
-		va_end(ap);
+		int status = tk_error_status(err);
+		tk_error_copy(w->err, err);
 		w->status = status < 0 ? status : TK_EINTERNAL;
 	}
 	return w->status;
+}
+
+tk_error *tk_writer_error(tk_writer *w)
+{
+	return w ? w->err : NULL;
 }
 
 const char *tk_writer_temp_path(const tk_writer *w)
@@ -95,7 +142,7 @@ const char *tk_writer_temp_path(const tk_writer *w)
 
 const char *tk_writer_errmsg(const tk_writer *w)
 {
-	return w ? w->err : "";
+	return w ? tk_error_message(w->err) : "";
 }
 
 static int exec(tk_writer *w, const char *sql, const char *what)
@@ -105,24 +152,25 @@ static int exec(tk_writer *w, const char *sql, const char *what)
 	return TK_OK;
 }
 
-/* Keep the row filled since tk_batch_row() in batch @which. */
+/* Keep the row filled since tks_batch_row() in batch @which. */
 int tkw_add_row(tk_writer *w, int which)
 {
 	int sys_errno;
-	struct tk_batch *b = &w->batch[which];
-	int rc = tk_batch_add(b, &sys_errno);
+	struct tks_batch *b = &w->batch[which];
+	int rc = tks_batch_add(b, &sys_errno);
 	if (rc == SQLITE_OK)
 		return TK_OK;
 	int status = rc == SQLITE_NOMEM	       ? TK_ENOMEM
 		     : rc == SQLITE_IOERR      ? TK_EIO
 		     : rc == SQLITE_CONSTRAINT ? TK_EINVAL
 					       : TK_EINTERNAL;
-	return tkw_fail(w, status, "cannot write store '%s' (%s): %s", w->path, b->table, b->err);
+	return tkw_fail_cause(w, status, "store", b->err, "cannot write store '%s' (%s)", w->path,
+			      b->table);
 }
 
-int tkw_cell_text(tk_writer *w, int which, struct tk_cell *c, const char *s)
+int tkw_cell_text(tk_writer *w, int which, struct tks_cell *c, const char *s)
 {
-	if (s && tk_batch_text(&w->batch[which], c, s) != SQLITE_OK)
+	if (s && tks_batch_text(&w->batch[which], c, s) != SQLITE_OK)
 		return tkw_fail(w, TK_ENOMEM, "out of memory");
 	return w->status;
 }
@@ -137,14 +185,14 @@ uint32_t tk_writer_intern(tk_writer *w, const char *s)
 	}
 	size_t len = strlen(s);
 	int added;
-	uint32_t id = tk_intern_lookup(&w->intern, s, len, &added);
+	uint32_t id = tks_intern_lookup(&w->intern, s, len, &added);
 	if (!id) {
 		tkw_fail(w, TK_ENOMEM, "out of memory interning strings for store '%s'", w->path);
 		return 0;
 	}
 	if (added) {
-		struct tk_cell *row = tk_batch_row(&w->batch[B_STRING]);
-		tk_cell_int(&row[0], id);
+		struct tks_cell *row = tks_batch_row(&w->batch[B_STRING]);
+		tks_cell_int(&row[0], id);
 		if (tkw_cell_text(w, B_STRING, &row[1], s) != TK_OK ||
 		    tkw_add_row(w, B_STRING) != TK_OK)
 			return 0;
@@ -184,13 +232,13 @@ static int plan_indexes(tk_writer *w)
 		const char *name = (const char *)sqlite3_column_text(st, 0);
 		const char *table = (const char *)sqlite3_column_text(st, 1);
 		for (int i = 0; i < B_COUNT; i++) {
-			struct tk_batch *b = &w->batch[i];
+			struct tks_batch *b = &w->batch[i];
 			int by_writer;
 			if (strcmp(b->table, table) != 0)
 				continue;
-			if (tk_batch_plan_index(b, w->db, name, &by_writer) != SQLITE_OK)
-				rc = tkw_fail(w, TK_EINTERNAL, "cannot create store '%s': %s",
-					      w->path, b->err);
+			if (tks_batch_plan_index(b, w->db, name, &by_writer) != SQLITE_OK)
+				rc = tkw_fail_cause(w, TK_EINTERNAL, "store", b->err,
+						    "cannot create store '%s'", w->path);
 			else if (!by_writer) {
 				int n = snprintf(w->reindex + len, sizeof(w->reindex) - len,
 						 "REINDEX %s;", name);
@@ -215,8 +263,8 @@ static int create_schema(tk_writer *w, uint32_t *page_size, uint32_t *page_count
 	int64_t ps = 0, pc = 0;
 	if (sqlite3_open_v2(w->tmp_path, &w->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX,
 			    NULL) != SQLITE_OK) {
-		rc = tkw_fail(w, TK_EIO, "cannot create store '%s': %s", w->path,
-			      w->db ? sqlite3_errmsg(w->db) : "out of memory");
+		rc = tkw_fail_cause(w, TK_EIO, "sqlite", w->db ? sqlite3_errmsg(w->db) : "out of memory",
+				    "cannot create store '%s'", w->path);
 		goto out;
 	}
 	if ((rc = exec(w,
@@ -227,7 +275,7 @@ static int create_schema(tk_writer *w, uint32_t *page_size, uint32_t *page_count
 		goto out;
 	if ((rc = exec(w, "BEGIN", "begin")) != TK_OK)
 		goto out;
-	schema = strdup(tk_schema_sql);
+	schema = strdup(tks_schema_sql);
 	if (!schema) {
 		rc = tkw_fail(w, TK_ENOMEM, "out of memory");
 		goto out;
@@ -241,10 +289,10 @@ static int create_schema(tk_writer *w, uint32_t *page_size, uint32_t *page_count
 	    (rc = exec(w, "COMMIT", "commit")) != TK_OK)
 		goto out;
 	for (int i = 0; i < B_COUNT; i++) {
-		if (tk_batch_describe(&w->batch[i], w->db, batch_tables[i].table,
+		if (tks_batch_describe(&w->batch[i], w->db, batch_tables[i].table,
 				      batch_tables[i].ncol) != SQLITE_OK) {
-			rc = tkw_fail(w, TK_EINTERNAL, "cannot create store '%s': %s", w->path,
-				      w->batch[i].err);
+			rc = tkw_fail_cause(w, TK_EINTERNAL, "store", w->batch[i].err,
+					    "cannot create store '%s'", w->path);
 			goto out;
 		}
 	}
@@ -296,7 +344,7 @@ struct tkw_template {
 	unsigned char *image;
 	struct tkw_extent *ext; /* the image's blocks that hold a non-zero byte, merged into runs */
 	uint32_t next;
-	struct tk_batch batch[B_COUNT]; /* descriptions only (tk_batch_copy_description) */
+	struct tks_batch batch[B_COUNT]; /* descriptions only (tks_batch_copy_description) */
 	char reindex[sizeof(((struct tk_writer *)0)->reindex)];
 };
 
@@ -361,7 +409,7 @@ static void template_keep(const tk_writer *w, uint32_t page_size, uint32_t page_
 	if (template_extents(t, (size_t)len) != 0)
 		goto out;
 	for (int i = 0; i < B_COUNT; i++)
-		tk_batch_copy_description(&t->batch[i], &w->batch[i]);
+		tks_batch_copy_description(&t->batch[i], &w->batch[i]);
 	memcpy(t->reindex, w->reindex, sizeof(t->reindex));
 	if (atomic_compare_exchange_strong(&the_template, &none, t))
 		t = NULL;
@@ -395,10 +443,10 @@ static int create_from_template(tk_writer *w, const struct tkw_template *t,
 		}
 	}
 	if (e)
-		return tkw_fail(w, e == ENOMEM ? TK_ENOMEM : TK_EIO,
-				"cannot create store '%s': %s", w->path, strerror(e));
+		return tkw_fail_cause(w, e == ENOMEM ? TK_ENOMEM : TK_EIO, "os", strerror(e),
+				      "cannot create store '%s'", w->path);
 	for (int i = 0; i < B_COUNT; i++)
-		tk_batch_copy_description(&w->batch[i], &t->batch[i]);
+		tks_batch_copy_description(&w->batch[i], &t->batch[i]);
 	memcpy(w->reindex, t->reindex, sizeof(w->reindex));
 	*page_size = t->page_size;
 	*page_count = t->page_count;
@@ -412,10 +460,14 @@ int tk_writer_create(const char *path, tk_writer **out)
 	if (!path || !*path)
 		return TK_EINVAL;
 	tk_writer *w = calloc(1, sizeof(*w));
+	if (w && !(w->err = tk_error_new())) {
+		free(w);
+		w = NULL;
+	}
 	if (!w)
 		return TK_ENOMEM;
 	*out = w;
-	tk_intern_init(&w->intern);
+	tks_intern_init(&w->intern);
 	w->min_ts = INT64_MAX;
 	w->max_end = INT64_MIN;
 	w->tmp_fd = -1;
@@ -426,8 +478,8 @@ int tk_writer_create(const char *path, tk_writer **out)
 	}
 	int e = tko_tmp_create(path, &w->tmp_path, &w->tmp_fd);
 	if (e) {
-		rc = tkw_fail(w, e == ENOMEM ? TK_ENOMEM : TK_EIO, "cannot create store '%s': %s",
-			      path, strerror(e));
+		rc = tkw_fail_cause(w, e == ENOMEM ? TK_ENOMEM : TK_EIO, "os", strerror(e),
+				    "cannot create store '%s'", path);
 		goto out;
 	}
 	uint32_t page_size = 0, page_count = 0;
@@ -439,18 +491,18 @@ int tk_writer_create(const char *path, tk_writer **out)
 	if (rc != TK_OK)
 		goto out;
 	/* From here until finish the tables' pages are written directly (pages.h). */
-	int err = tk_pages_open(&w->pages, w->tmp_path, page_size, page_count);
+	int err = tks_pages_open(&w->pages, w->tmp_path, page_size, page_count);
 	w->pages_open = 1;
 	char *dir = strdup(w->tmp_path);
 	if (!dir && !err)
 		err = ENOMEM;
 	const char *tmp_dir = dir ? dirname(dir) : NULL; /* once: dirname() may change @dir */
 	for (int i = 0; i < B_COUNT && !err; i++)
-		err = tk_batch_start(&w->batch[i], &w->pages, tmp_dir, TK_INDEX_RUN_KEYS);
+		err = tks_batch_start(&w->batch[i], &w->pages, tmp_dir, TK_INDEX_RUN_KEYS);
 	free(dir);
 	if (err) {
-		rc = tkw_fail(w, err == ENOMEM ? TK_ENOMEM : TK_EIO, "cannot create store '%s': %s",
-			      path, strerror(err));
+		rc = tkw_fail_cause(w, err == ENOMEM ? TK_ENOMEM : TK_EIO, "os", strerror(err),
+				    "cannot create store '%s'", path);
 		goto out;
 	}
 	if ((rc = tk_writer_set_meta_int(w, "schema_version", TK_STORE_SCHEMA_VERSION)) != TK_OK)
@@ -463,17 +515,18 @@ out:
 static void release(tk_writer *w, int remove_tmp)
 {
 	for (int i = 0; i < B_COUNT; i++)
-		tk_batch_free(&w->batch[i]);
+		tks_batch_free(&w->batch[i]);
 	if (w->pages_open)
-		tk_pages_close(&w->pages);
+		tks_pages_close(&w->pages);
 	sqlite3_close_v2(w->db);
 	if (remove_tmp && w->tmp_path && w->tmp_path[0])
 		unlink(w->tmp_path);
 	if (w->tmp_fd >= 0) /* after the removal: the lock guards the temporary until it is gone */
 		close(w->tmp_fd);
-	tk_intern_free(&w->intern);
+	tks_intern_free(&w->intern);
 	free(w->path);
 	free(w->tmp_path);
+	tk_error_free(w->err);
 	free(w);
 }
 
@@ -490,7 +543,7 @@ int tk_writer_set_meta_text(tk_writer *w, const char *key, const char *value)
 		return rc;
 	if (!key || !value)
 		return tkw_fail(w, TK_EINVAL, "meta key and value must not be NULL");
-	struct tk_cell *row = tk_batch_row(&w->batch[B_META]);
+	struct tks_cell *row = tks_batch_row(&w->batch[B_META]);
 	if (tkw_cell_text(w, B_META, &row[0], key) != TK_OK ||
 	    tkw_cell_text(w, B_META, &row[1], value) != TK_OK)
 		return w->status;
@@ -504,10 +557,10 @@ int tk_writer_set_meta_int(tk_writer *w, const char *key, int64_t value)
 		return rc;
 	if (!key)
 		return tkw_fail(w, TK_EINVAL, "meta key must not be NULL");
-	struct tk_cell *row = tk_batch_row(&w->batch[B_META]);
+	struct tks_cell *row = tks_batch_row(&w->batch[B_META]);
 	if (tkw_cell_text(w, B_META, &row[0], key) != TK_OK)
 		return w->status;
-	tk_cell_int(&row[1], value);
+	tks_cell_int(&row[1], value);
 	return tkw_add_row(w, B_META);
 }
 
@@ -519,13 +572,13 @@ int tk_writer_add_source(tk_writer *w, const char *format, const char *path, con
 		return rc;
 	if (!format)
 		return tkw_fail(w, TK_EINVAL, "source format must not be NULL");
-	struct tk_cell *row = tk_batch_row(&w->batch[B_SOURCE]);
-	tk_cell_int(&row[0], w->n_sources + 1);
+	struct tks_cell *row = tks_batch_row(&w->batch[B_SOURCE]);
+	tks_cell_int(&row[0], w->n_sources + 1);
 	if (tkw_cell_text(w, B_SOURCE, &row[1], format) != TK_OK ||
 	    tkw_cell_text(w, B_SOURCE, &row[2], path) != TK_OK ||
 	    tkw_cell_text(w, B_SOURCE, &row[3], host) != TK_OK)
 		return w->status;
-	tk_cell_opt_int(&row[4], rank);
+	tks_cell_opt_int(&row[4], rank);
 	if ((rc = tkw_add_row(w, B_SOURCE)) == TK_OK)
 		w->n_sources++;
 	return rc;
@@ -540,13 +593,13 @@ int tk_writer_add_process(tk_writer *w, const struct tk_process_info *p, int64_t
 	if (w->status != TK_OK)
 		return w->status;
 	int64_t id = w->n_processes + 1;
-	struct tk_cell *row = tk_batch_row(&w->batch[B_PROCESS]);
-	tk_cell_int(&row[0], id);
-	tk_cell_opt_int(&row[1], p->pid);
-	tk_cell_str_id(&row[2], name);
-	tk_cell_str_id(&row[3], host);
-	tk_cell_opt_int(&row[4], p->rank);
-	tk_cell_opt_int(&row[5], w->n_sources ? w->n_sources : TK_NONE);
+	struct tks_cell *row = tks_batch_row(&w->batch[B_PROCESS]);
+	tks_cell_int(&row[0], id);
+	tks_cell_opt_int(&row[1], p->pid);
+	tks_cell_str_id(&row[2], name);
+	tks_cell_str_id(&row[3], host);
+	tks_cell_opt_int(&row[4], p->rank);
+	tks_cell_opt_int(&row[5], w->n_sources ? w->n_sources : TK_NONE);
 	if ((rc = tkw_add_row(w, B_PROCESS)) != TK_OK)
 		return rc;
 	w->n_processes = id;
@@ -582,27 +635,27 @@ int tk_writer_add_device(tk_writer *w, const struct tk_device_info *d, int64_t *
 	if (w->status != TK_OK)
 		return w->status;
 	int64_t id = w->n_devices;
-	struct tk_cell *row = tk_batch_row(&w->batch[B_DEVICE]);
-	tk_cell_int(&row[0], id);
-	tk_cell_int(&row[1], d->ordinal);
+	struct tks_cell *row = tks_batch_row(&w->batch[B_DEVICE]);
+	tks_cell_int(&row[0], id);
+	tks_cell_int(&row[1], d->ordinal);
 	if (tkw_cell_text(w, B_DEVICE, &row[2], d->kind ? d->kind : "gpu") != TK_OK ||
 	    tkw_cell_text(w, B_DEVICE, &row[4], d->vendor) != TK_OK ||
 	    tkw_cell_text(w, B_DEVICE, &row[8], d->compute_capability) != TK_OK)
 		return w->status;
-	tk_cell_str_id(&row[3], name);
-	tk_cell_str_id(&row[5], host);
-	tk_cell_opt_int(&row[6], d->process_id);
-	tk_cell_opt_int(&row[7], d->rank);
-	tk_cell_opt_int(&row[9], d->sm_count);
-	tk_cell_opt_int(&row[10], d->clock_hz);
-	tk_cell_opt_int(&row[11], d->memory_bytes);
-	tk_cell_opt_int(&row[12], d->memory_bandwidth_bps);
+	tks_cell_str_id(&row[3], name);
+	tks_cell_str_id(&row[5], host);
+	tks_cell_opt_int(&row[6], d->process_id);
+	tks_cell_opt_int(&row[7], d->rank);
+	tks_cell_opt_int(&row[9], d->sm_count);
+	tks_cell_opt_int(&row[10], d->clock_hz);
+	tks_cell_opt_int(&row[11], d->memory_bytes);
+	tks_cell_opt_int(&row[12], d->memory_bandwidth_bps);
 	if (d->peak_flops == d->peak_flops) /* NaN means unknown, like a negative value */
-		tk_cell_opt_real(&row[13], d->peak_flops);
-	tk_cell_opt_int(&row[14], d->max_threads_per_sm);
-	tk_cell_opt_int(&row[15], d->max_regs_per_sm);
-	tk_cell_opt_int(&row[16], d->max_smem_per_sm);
-	tk_cell_opt_int(&row[17], w->n_sources ? w->n_sources : TK_NONE);
+		tks_cell_opt_real(&row[13], d->peak_flops);
+	tks_cell_opt_int(&row[14], d->max_threads_per_sm);
+	tks_cell_opt_int(&row[15], d->max_regs_per_sm);
+	tks_cell_opt_int(&row[16], d->max_smem_per_sm);
+	tks_cell_opt_int(&row[17], w->n_sources ? w->n_sources : TK_NONE);
 	if ((rc = tkw_add_row(w, B_DEVICE)) != TK_OK)
 		return rc;
 	w->n_devices++;
@@ -628,16 +681,16 @@ int tk_writer_add_track(tk_writer *w, const struct tk_track_info *t, int64_t *ou
 	if (w->status != TK_OK)
 		return w->status;
 	int64_t id = w->n_tracks + 1;
-	struct tk_cell *row = tk_batch_row(&w->batch[B_TRACK]);
-	tk_cell_int(&row[0], id);
+	struct tks_cell *row = tks_batch_row(&w->batch[B_TRACK]);
+	tks_cell_int(&row[0], id);
 	if (tkw_cell_text(w, B_TRACK, &row[1], kinds[t->kind]) != TK_OK ||
 	    tkw_cell_text(w, B_TRACK, &row[7], t->unit) != TK_OK)
 		return w->status;
-	tk_cell_str_id(&row[2], name);
-	tk_cell_opt_int(&row[3], t->process_id);
-	tk_cell_opt_int(&row[4], t->device_id);
-	tk_cell_opt_int(&row[5], t->tid);
-	tk_cell_opt_int(&row[6], t->stream_id);
+	tks_cell_str_id(&row[2], name);
+	tks_cell_opt_int(&row[3], t->process_id);
+	tks_cell_opt_int(&row[4], t->device_id);
+	tks_cell_opt_int(&row[5], t->tid);
+	tks_cell_opt_int(&row[6], t->stream_id);
 	if ((rc = tkw_add_row(w, B_TRACK)) != TK_OK)
 		return rc;
 	w->n_tracks = id;
@@ -662,25 +715,25 @@ static int finish(tk_writer *w)
 		return rc;
 	int err = 0;
 	for (int i = 0; i < B_COUNT && !err; i++)
-		err = tk_batch_finish_pages(&w->batch[i]);
-	int cerr = tk_pages_close(&w->pages);
+		err = tks_batch_finish_pages(&w->batch[i]);
+	int cerr = tks_pages_close(&w->pages);
 	w->pages_open = 0;
 	if (err || cerr)
-		return tkw_fail(w, TK_EIO, "cannot write store '%s': %s", w->path,
-				strerror(err ? err : cerr));
+		return tkw_fail_cause(w, TK_EIO, "os", strerror(err ? err : cerr),
+				      "cannot write store '%s'", w->path);
 	if (sqlite3_open_v2(w->tmp_path, &w->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX,
 			    NULL) != SQLITE_OK)
-		return tkw_fail(w, TK_EIO, "cannot write store '%s': %s", w->path,
-				w->db ? sqlite3_errmsg(w->db) : "out of memory");
+		return tkw_fail_cause(w, TK_EIO, "sqlite", w->db ? sqlite3_errmsg(w->db) : "out of memory",
+				      "cannot write store '%s'", w->path);
 	if ((rc = exec(w,
 		       "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF;"
 		       "PRAGMA locking_mode = EXCLUSIVE; PRAGMA cache_size = -8192; BEGIN",
 		       "settings")) != TK_OK)
 		return rc;
 	for (int i = 0; i < B_COUNT; i++)
-		if (tk_batch_flush_sql(&w->batch[i], w->db) != SQLITE_OK)
-			return tkw_fail(w, TK_EINVAL, "cannot write store '%s': %s", w->path,
-					w->batch[i].err);
+		if (tks_batch_flush_sql(&w->batch[i], w->db) != SQLITE_OK)
+			return tkw_fail_cause(w, TK_EINVAL, "store", w->batch[i].err,
+					      "cannot write store '%s'", w->path);
 	if (w->min_ts <= w->max_end) {
 		char sql[160];
 		snprintf(sql, sizeof(sql),
@@ -699,22 +752,20 @@ static int finish(tk_writer *w)
 	w->db = NULL;
 	int e = tko_tmp_commit(w->tmp_fd, w->tmp_path, w->path);
 	if (e)
-		return tkw_fail(w, TK_EIO, "cannot write store '%s': %s", w->path, strerror(e));
+		return tkw_fail_cause(w, TK_EIO, "os", strerror(e), "cannot write store '%s'",
+				      w->path);
 	w->tmp_path[0] = '\0';
 	return TK_OK;
 }
 
-int tk_writer_finish(tk_writer *w, char *errbuf, size_t errlen)
+int tk_writer_finish(tk_writer *w, tk_error *err)
 {
-	if (!w) {
-		tk_fmt(errbuf, errlen, "no writer");
-		return TK_EINVAL;
-	}
+	tk_error_clear(err);
+	if (!w)
+		return tk_error_push_from(err, "store", TK_EINVAL, "no writer");
 	int rc = finish(w);
 	if (rc != TK_OK)
-		tk_fmt(errbuf, errlen, "%s", w->err);
-	else
-		tk_fmt(errbuf, errlen, "%s", "");
+		tk_error_copy(err, w->err);
 	release(w, rc != TK_OK);
 	return rc;
 }

@@ -5,6 +5,7 @@
 
 #include <sqlite3.h>
 #include <stdint.h>
+#include <tracekit/error.h>
 #include <tracekit/store.h>
 
 #include "batch.h"
@@ -33,16 +34,16 @@ enum {
 
 struct tk_writer {
 	sqlite3 *db; /* open while the schema is created and again at finish, not in between */
-	struct tk_pages pages;
+	struct tks_pages pages;
 	int pages_open;
-	struct tk_batch batch[B_COUNT];
+	struct tks_batch batch[B_COUNT];
 	char reindex[1024]; /* REINDEX statements for the indexes SQLite builds at finish */
 	char *path;
 	char *tmp_path;
 	int tmp_fd; /* the temporary file, open (and locked, outfile.h) until renamed or removed */
-	int status; /* first error, sticky */
-	char err[1024];
-	struct tk_intern intern;
+	int status;   /* first error, sticky */
+	tk_error *err; /* its causes (tk_writer_error()) */
+	struct tks_intern intern;
 	int64_t n_events, n_processes, n_devices, n_tracks, n_memory, n_flows, n_sources;
 	int64_t min_ts, max_end;
 	struct tk_writer_stats stats;
@@ -50,11 +51,14 @@ struct tk_writer {
 
 /* Record the first failure (sticky) with a message; returns the writer's status. */
 int tkw_fail(tk_writer *w, int status, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* tkw_fail() with the root cause @cause (from @module: "sqlite", "os") under the message. */
+int tkw_fail_cause(tk_writer *w, int status, const char *module, const char *cause,
+		   const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 /* Set a text cell of batch @which (NULL leaves it NULL); fails the writer when out of memory. */
-int tkw_cell_text(tk_writer *w, int which, struct tk_cell *c, const char *s);
+int tkw_cell_text(tk_writer *w, int which, struct tks_cell *c, const char *s);
 /* Fail with SQLite's message for @what. */
 int tkw_fail_sql(tk_writer *w, const char *what);
-/* Keep the row filled since tk_batch_row() in batch @which. */
+/* Keep the row filled since tks_batch_row() in batch @which. */
 int tkw_add_row(tk_writer *w, int which);
 /* The writer's status, TK_EINVAL for NULL. */
 int tkw_check_ready(tk_writer *w);

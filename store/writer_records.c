@@ -42,15 +42,15 @@ int tk_writer_add_event(tk_writer *w, const struct tk_event *ev, int64_t *out_id
 		return w->status;
 	if (name == 0 || name > w->intern.count || cat > w->intern.count)
 		return tkw_fail(w, TK_EINVAL, "event %lld has no valid name", (long long)id);
-	struct tk_cell *row = tk_batch_row(&w->batch[B_EVENT]);
-	tk_cell_int(&row[0], id);
-	tk_cell_int(&row[1], ev->track_id);
-	tk_cell_int(&row[2], ev->kind);
-	tk_cell_int(&row[3], name);
-	tk_cell_str_id(&row[4], cat);
-	tk_cell_int(&row[5], ev->ts_ns);
-	tk_cell_int(&row[6], ev->dur_ns);
-	tk_cell_opt_int(&row[7], ev->correlation_id);
+	struct tks_cell *row = tks_batch_row(&w->batch[B_EVENT]);
+	tks_cell_int(&row[0], id);
+	tks_cell_int(&row[1], ev->track_id);
+	tks_cell_int(&row[2], ev->kind);
+	tks_cell_int(&row[3], name);
+	tks_cell_str_id(&row[4], cat);
+	tks_cell_int(&row[5], ev->ts_ns);
+	tks_cell_int(&row[6], ev->dur_ns);
+	tks_cell_opt_int(&row[7], ev->correlation_id);
 	if ((rc = tkw_add_row(w, B_EVENT)) != TK_OK)
 		return rc;
 	w->n_events = id;
@@ -84,19 +84,19 @@ int tk_writer_add_kernel(tk_writer *w, const struct tk_event *ev, const struct t
 	    k->mangled_name ? tk_writer_intern(w, k->mangled_name) : k->mangled_name_id;
 	if (w->status != TK_OK)
 		return w->status;
-	struct tk_cell *row = tk_batch_row(&w->batch[B_KERNEL]);
-	tk_cell_int(&row[0], id);
-	tk_cell_str_id(&row[1], mangled);
+	struct tks_cell *row = tks_batch_row(&w->batch[B_KERNEL]);
+	tks_cell_int(&row[0], id);
+	tks_cell_str_id(&row[1], mangled);
 	for (int i = 0; i < 3; i++) {
-		tk_cell_opt_int(&row[2 + i], k->grid[i]);
-		tk_cell_opt_int(&row[5 + i], k->block[i]);
+		tks_cell_opt_int(&row[2 + i], k->grid[i]);
+		tks_cell_opt_int(&row[5 + i], k->block[i]);
 	}
-	tk_cell_opt_int(&row[8], k->registers);
-	tk_cell_opt_int(&row[9], k->static_smem);
-	tk_cell_opt_int(&row[10], k->dynamic_smem);
-	tk_cell_opt_real(&row[11], k->occupancy);
-	tk_cell_opt_real(&row[12], k->blocks_per_sm);
-	tk_cell_opt_real(&row[13], k->warps_per_sm);
+	tks_cell_opt_int(&row[8], k->registers);
+	tks_cell_opt_int(&row[9], k->static_smem);
+	tks_cell_opt_int(&row[10], k->dynamic_smem);
+	tks_cell_opt_real(&row[11], k->occupancy);
+	tks_cell_opt_real(&row[12], k->blocks_per_sm);
+	tks_cell_opt_real(&row[13], k->warps_per_sm);
 	if ((rc = tkw_add_row(w, B_KERNEL)) != TK_OK)
 		return rc;
 	w->stats.kernels++;
@@ -133,14 +133,14 @@ int tk_writer_add_copy(tk_writer *w, const struct tk_event *ev, const struct tk_
 	int64_t id;
 	if ((rc = add_typed(w, ev, TK_EV_MEMCPY, &id)) != TK_OK)
 		return rc;
-	struct tk_cell *row = tk_batch_row(&w->batch[B_COPY]);
-	tk_cell_int(&row[0], id);
-	tk_cell_int(&row[1], c->bytes);
-	tk_cell_int(&row[2], c->copy_kind);
-	tk_cell_int(&row[3], c->src_kind);
-	tk_cell_int(&row[4], c->dst_kind);
-	tk_cell_opt_int(&row[5], c->src_device_id);
-	tk_cell_opt_int(&row[6], c->dst_device_id);
+	struct tks_cell *row = tks_batch_row(&w->batch[B_COPY]);
+	tks_cell_int(&row[0], id);
+	tks_cell_int(&row[1], c->bytes);
+	tks_cell_int(&row[2], c->copy_kind);
+	tks_cell_int(&row[3], c->src_kind);
+	tks_cell_int(&row[4], c->dst_kind);
+	tks_cell_opt_int(&row[5], c->src_device_id);
+	tks_cell_opt_int(&row[6], c->dst_device_id);
 	if ((rc = tkw_add_row(w, B_COPY)) != TK_OK)
 		return rc;
 	w->stats.memcpys++;
@@ -164,11 +164,11 @@ int tk_writer_add_set(tk_writer *w, const struct tk_event *ev, const struct tk_s
 	int64_t id;
 	if ((rc = add_typed(w, ev, TK_EV_MEMSET, &id)) != TK_OK)
 		return rc;
-	struct tk_cell *row = tk_batch_row(&w->batch[B_SET]);
-	tk_cell_int(&row[0], id);
-	tk_cell_int(&row[1], s->bytes);
-	tk_cell_opt_int(&row[2], s->value);
-	tk_cell_int(&row[3], s->mem_kind);
+	struct tks_cell *row = tks_batch_row(&w->batch[B_SET]);
+	tks_cell_int(&row[0], id);
+	tks_cell_int(&row[1], s->bytes);
+	tks_cell_opt_int(&row[2], s->value);
+	tks_cell_int(&row[3], s->mem_kind);
 	if ((rc = tkw_add_row(w, B_SET)) != TK_OK)
 		return rc;
 	w->stats.memsets++;
@@ -183,9 +183,9 @@ int tk_writer_add_step(tk_writer *w, const struct tk_event *ev, int64_t step_num
 	int rc = add_typed(w, ev, TK_EV_STEP, &id);
 	if (rc != TK_OK)
 		return rc;
-	struct tk_cell *row = tk_batch_row(&w->batch[B_STEP]);
-	tk_cell_int(&row[0], id);
-	tk_cell_int(&row[1], step_num);
+	struct tks_cell *row = tks_batch_row(&w->batch[B_STEP]);
+	tks_cell_int(&row[0], id);
+	tks_cell_int(&row[1], step_num);
 	if ((rc = tkw_add_row(w, B_STEP)) == TK_OK && out_id)
 		*out_id = id;
 	return rc;
@@ -209,15 +209,15 @@ int tk_writer_add_op_details(tk_writer *w, int64_t event_id, const struct tk_op_
 		 cat = tkw_intern_opt(w, op->op_category);
 	if (w->status != TK_OK)
 		return w->status;
-	struct tk_cell *row = tk_batch_row(&w->batch[B_OP]);
-	tk_cell_int(&row[0], event_id);
-	tk_cell_str_id(&row[1], hop);
-	tk_cell_str_id(&row[2], hmod);
-	tk_cell_opt_int(&row[3], op->program_id);
-	tk_cell_str_id(&row[4], fop);
-	tk_cell_str_id(&row[5], cat);
-	tk_cell_opt_int(&row[6], op->flops);
-	tk_cell_opt_int(&row[7], op->bytes_accessed);
+	struct tks_cell *row = tks_batch_row(&w->batch[B_OP]);
+	tks_cell_int(&row[0], event_id);
+	tks_cell_str_id(&row[1], hop);
+	tks_cell_str_id(&row[2], hmod);
+	tks_cell_opt_int(&row[3], op->program_id);
+	tks_cell_str_id(&row[4], fop);
+	tks_cell_str_id(&row[5], cat);
+	tks_cell_opt_int(&row[6], op->flops);
+	tks_cell_opt_int(&row[7], op->bytes_accessed);
 	return tkw_add_row(w, B_OP);
 }
 
@@ -231,12 +231,12 @@ int tk_writer_add_flow(tk_writer *w, const char *kind, int64_t src_event_id, int
 	if ((rc = check_event(w, src_event_id, "flow")) != TK_OK ||
 	    (rc = check_event(w, dst_event_id, "flow")) != TK_OK)
 		return rc;
-	struct tk_cell *row = tk_batch_row(&w->batch[B_FLOW]);
-	tk_cell_int(&row[0], ++w->n_flows);
-	if (tk_batch_text(&w->batch[B_FLOW], &row[1], kind) != SQLITE_OK)
+	struct tks_cell *row = tks_batch_row(&w->batch[B_FLOW]);
+	tks_cell_int(&row[0], ++w->n_flows);
+	if (tks_batch_text(&w->batch[B_FLOW], &row[1], kind) != SQLITE_OK)
 		return tkw_fail(w, TK_ENOMEM, "out of memory");
-	tk_cell_int(&row[2], src_event_id);
-	tk_cell_int(&row[3], dst_event_id);
+	tks_cell_int(&row[2], src_event_id);
+	tks_cell_int(&row[3], dst_event_id);
 	if ((rc = tkw_add_row(w, B_FLOW)) == TK_OK)
 		w->stats.flows++;
 	return rc;
@@ -254,10 +254,10 @@ int tk_writer_add_counter(tk_writer *w, int64_t track_id, int64_t ts_ns, double 
 	if (value != value)
 		return tkw_fail(w, TK_EINVAL, "counter sample at %lld ns is not a number",
 				(long long)ts_ns);
-	struct tk_cell *row = tk_batch_row(&w->batch[B_COUNTER]);
-	tk_cell_int(&row[0], track_id);
-	tk_cell_int(&row[1], ts_ns);
-	tk_cell_real(&row[2], value);
+	struct tks_cell *row = tks_batch_row(&w->batch[B_COUNTER]);
+	tks_cell_int(&row[0], track_id);
+	tks_cell_int(&row[1], ts_ns);
+	tks_cell_real(&row[2], value);
 	if ((rc = tkw_add_row(w, B_COUNTER)) != TK_OK)
 		return rc;
 	w->stats.counter_samples++;
@@ -284,26 +284,26 @@ int tk_writer_add_memory_event(tk_writer *w, const struct tk_memory_event *m)
 	uint32_t op_name = tkw_intern_opt(w, m->op_name);
 	if (w->status != TK_OK)
 		return w->status;
-	struct tk_batch *b = &w->batch[B_MEMORY];
-	struct tk_cell *row = tk_batch_row(b);
-	tk_cell_int(&row[0], id);
-	tk_cell_int(&row[1], m->ts_ns);
-	if (tk_batch_text(b, &row[2], m->is_free ? "free" : "alloc") != SQLITE_OK)
+	struct tks_batch *b = &w->batch[B_MEMORY];
+	struct tks_cell *row = tks_batch_row(b);
+	tks_cell_int(&row[0], id);
+	tks_cell_int(&row[1], m->ts_ns);
+	if (tks_batch_text(b, &row[2], m->is_free ? "free" : "alloc") != SQLITE_OK)
 		return tkw_fail(w, TK_ENOMEM, "out of memory");
-	tk_cell_opt_int(&row[3], m->device_id);
-	tk_cell_opt_int(&row[4], m->process_id);
-	tk_cell_opt_int(&row[5], m->address);
-	tk_cell_int(&row[6], m->bytes);
-	tk_cell_int(&row[7], m->mem_kind);
-	tk_cell_str_id(&row[8], alloc);
-	tk_cell_opt_int(&row[9], m->op_event_id);
-	tk_cell_opt_int(&row[10], m->bytes_in_use);
-	tk_cell_opt_int(&row[11], m->bytes_reserved);
-	tk_cell_opt_int(&row[12], m->bytes_available);
-	tk_cell_opt_int(&row[13], m->peak_bytes_in_use);
-	tk_cell_opt_int(&row[14], m->requested_bytes);
-	tk_cell_opt_real(&row[15], m->fragmentation);
-	tk_cell_str_id(&row[16], op_name);
+	tks_cell_opt_int(&row[3], m->device_id);
+	tks_cell_opt_int(&row[4], m->process_id);
+	tks_cell_opt_int(&row[5], m->address);
+	tks_cell_int(&row[6], m->bytes);
+	tks_cell_int(&row[7], m->mem_kind);
+	tks_cell_str_id(&row[8], alloc);
+	tks_cell_opt_int(&row[9], m->op_event_id);
+	tks_cell_opt_int(&row[10], m->bytes_in_use);
+	tks_cell_opt_int(&row[11], m->bytes_reserved);
+	tks_cell_opt_int(&row[12], m->bytes_available);
+	tks_cell_opt_int(&row[13], m->peak_bytes_in_use);
+	tks_cell_opt_int(&row[14], m->requested_bytes);
+	tks_cell_opt_real(&row[15], m->fragmentation);
+	tks_cell_str_id(&row[16], op_name);
 	if ((rc = tkw_add_row(w, B_MEMORY)) != TK_OK)
 		return rc;
 	w->n_memory = id;
@@ -313,7 +313,7 @@ int tk_writer_add_memory_event(tk_writer *w, const struct tk_memory_event *m)
 }
 
 /* Start an arg row with its event and key in *row; the caller sets row[2] and calls arg_end. */
-static int arg_begin(tk_writer *w, int64_t event_id, const char *key, struct tk_cell **row)
+static int arg_begin(tk_writer *w, int64_t event_id, const char *key, struct tks_cell **row)
 {
 	int rc = tkw_check_ready(w);
 	if (rc != TK_OK || (rc = check_event(w, event_id, "arg")) != TK_OK)
@@ -323,9 +323,9 @@ static int arg_begin(tk_writer *w, int64_t event_id, const char *key, struct tk_
 	uint32_t k = tk_writer_intern(w, key);
 	if (w->status != TK_OK)
 		return w->status;
-	*row = tk_batch_row(&w->batch[B_ARG]);
-	tk_cell_int(&(*row)[0], event_id);
-	tk_cell_int(&(*row)[1], k);
+	*row = tks_batch_row(&w->batch[B_ARG]);
+	tks_cell_int(&(*row)[0], event_id);
+	tks_cell_int(&(*row)[1], k);
 	return TK_OK;
 }
 
@@ -339,21 +339,21 @@ static int arg_end(tk_writer *w)
 
 int tk_writer_add_arg_int(tk_writer *w, int64_t event_id, const char *key, int64_t value)
 {
-	struct tk_cell *row = NULL;
+	struct tks_cell *row = NULL;
 	int rc = arg_begin(w, event_id, key, &row);
 	if (rc != TK_OK)
 		return rc;
-	tk_cell_int(&row[2], value);
+	tks_cell_int(&row[2], value);
 	return arg_end(w);
 }
 
 int tk_writer_add_arg_real(tk_writer *w, int64_t event_id, const char *key, double value)
 {
-	struct tk_cell *row = NULL;
+	struct tks_cell *row = NULL;
 	int rc = arg_begin(w, event_id, key, &row);
 	if (rc != TK_OK)
 		return rc;
-	tk_cell_real(&row[2], value);
+	tks_cell_real(&row[2], value);
 	return arg_end(w);
 }
 
@@ -361,11 +361,11 @@ int tk_writer_add_arg_text(tk_writer *w, int64_t event_id, const char *key, cons
 {
 	if (!value)
 		return tkw_fail(w, TK_EINVAL, "arg '%s' has a NULL value", key ? key : "(null)");
-	struct tk_cell *row = NULL;
+	struct tks_cell *row = NULL;
 	int rc = arg_begin(w, event_id, key, &row);
 	if (rc != TK_OK)
 		return rc;
-	if (tk_batch_text(&w->batch[B_ARG], &row[2], value) != SQLITE_OK)
+	if (tks_batch_text(&w->batch[B_ARG], &row[2], value) != SQLITE_OK)
 		return tkw_fail(w, TK_ENOMEM, "out of memory");
 	return arg_end(w);
 }

@@ -4,10 +4,12 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <tracekit/error.h>
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+#pragma GCC visibility push(default)
 
 /*
  * The shape of the analysis_* tables this tracekit writes, kept in meta 'analysis_version' by
@@ -63,19 +65,21 @@ int tk_peak_value_parse(const char *text, double *out);
 /**
  * tk_analyze_peak_flops_option() - apply one --peak-flops argument to @o: "DTYPE=VALUE"
  * (DTYPE one of tk_dtype_name's) or a plain VALUE for bf16. A later one for the same dtype
- * replaces an earlier one. @return TK_OK, or TK_EINVAL with what was expected in @err.
+ * replaces an earlier one. @return TK_OK, or TK_EINVAL with what was expected in @err (may be
+ * NULL).
  */
-int tk_analyze_peak_flops_option(struct tk_analyze_options *o, const char *arg, char *err,
-				 size_t errlen);
+int tk_analyze_peak_flops_option(struct tk_analyze_options *o, const char *arg, tk_error *err);
 
 /**
  * tk_analyze() - run every analysis on the store at @path and replace its analysis_* tables, in
  * one transaction: on failure the store is left as it was.
  * @return TK_OK; TK_EIO / TK_EFORMAT / TK_EVERSION when the store cannot be opened for writing or
- *         is not a (supported) tracekit store; the message is copied into @err (@errlen bytes).
+ *         is not a (supported) tracekit store; the causes are in @err (may be NULL): the store's
+ *         or SQLite's message under what failed ("idle gaps analysis of 'a.db' failed").
  */
-int tk_analyze(const char *path, const struct tk_analyze_options *o, char *err, size_t errlen);
+int tk_analyze(const char *path, const struct tk_analyze_options *o, tk_error *err);
 
+#pragma GCC visibility pop
 #ifdef __cplusplus
 }
 #endif

@@ -22,10 +22,12 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <tracekit/error.h>
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+#pragma GCC visibility push(default)
 
 /* Profiling windows; a field of -1 means "not set" (TRACEKIT_* environment variables). */
 struct tk_trace_options {
@@ -41,9 +43,10 @@ void tk_trace_options_init(struct tk_trace_options *o);
 
 /**
  * tk_trace_options_from_env() - fill @o from the TRACEKIT_* variables. Returns TK_OK, or
- * TK_EINVAL when one is not a non-negative integer (the message is in @errbuf, may be NULL).
+ * TK_EINVAL when one is not a non-negative integer (the message naming it is in @err, may be
+ * NULL).
  */
-int tk_trace_options_from_env(struct tk_trace_options *o, char *errbuf, size_t errlen);
+int tk_trace_options_from_env(struct tk_trace_options *o, tk_error *err);
 
 /**
  * tk_trace_begin() - start a tracing session that writes the store @path at tk_trace_end().
@@ -61,7 +64,11 @@ int tk_trace_begin(const char *path, const struct tk_trace_options *options);
  */
 int tk_trace_end(void);
 
-/** tk_trace_errmsg() - the last session error, "" when none (thread-safe, static storage). */
+/**
+ * tk_trace_errmsg() - the message of the session's last error, "" when none (static storage:
+ * the session is process-wide, so it has no handle to carry a tk_error; the message is the
+ * tk_error_message() of the failure).
+ */
 const char *tk_trace_errmsg(void);
 
 /** tk_trace_active() - 1 while events are being recorded (a session in a window). */
@@ -79,9 +86,13 @@ void tk_mark(const char *name);
 /** tk_counter() - a sample of the counter @name (one counter track per name). */
 void tk_counter(const char *name, double value);
 
-/** tk_alloc()/tk_free() - a host allocation or free of @bytes at @ptr by @allocator (or NULL). */
-void tk_alloc(const void *ptr, size_t bytes, const char *allocator);
-void tk_free(const void *ptr, size_t bytes, const char *allocator);
+/**
+ * tk_record_alloc()/tk_record_free() - record that the program allocated / freed @bytes at @ptr
+ * through @allocator (or NULL): memory events in the store. They only record: they never
+ * allocate or free anything.
+ */
+void tk_record_alloc(const void *ptr, size_t bytes, const char *allocator);
+void tk_record_free(const void *ptr, size_t bytes, const char *allocator);
 
 /* ---- scopes ---- */
 
@@ -96,6 +107,8 @@ struct tk_scope {
 /* Set while events are recorded; read by the inline checks below. */
 extern int tk__tracing;
 
+/* tk__scope_begin()/tk__scope_end() - the recording halves of tk_scope_begin()/tk_scope_end()
+ * (not to be called directly: the inline checks below call them only while recording). */
 struct tk_scope tk__scope_begin(const char *name, uint32_t category);
 void tk__scope_end(struct tk_scope *s);
 
@@ -147,6 +160,7 @@ static inline struct tk_scope tk__func_begin(const char *name)
 	struct tk_scope TK__UNIQUE(tk__func_) __attribute__((cleanup(tk_scope_end), unused)) = \
 	    tk__func_begin(__func__)
 
+#pragma GCC visibility pop
 #ifdef __cplusplus
 }
 #endif

@@ -8,10 +8,12 @@
 #define TRACEKIT_CHECK_H
 
 #include <stdio.h>
+#include <tracekit/error.h>
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+#pragma GCC visibility push(default)
 
 /* A check: its baseline, its input runs, its gates, and after tk_check_run() its result. */
 typedef struct tk_check tk_check;
@@ -19,7 +21,14 @@ typedef struct tk_check tk_check;
 /** tk_check_new() - an empty check. *@out is set even on failure; free it. TK_OK, TK_ENOMEM. */
 int tk_check_new(tk_check **out);
 
-/** The message of the last failure ("" when none). */
+/**
+ * tk_check_error() - the error (status and causes) of the last failure on @c, empty when none;
+ * NULL for NULL. Borrowed: valid until tk_check_free().
+ */
+tk_error *tk_check_error(tk_check *c);
+
+/** tk_check_errmsg() - tk_error_message() of tk_check_error(): "" when none ("out of memory"
+ * for NULL, the result of a failed tk_check_new()). */
 const char *tk_check_errmsg(const tk_check *c);
 
 /* Kinds of gate (docs/check.md, "Gates"). */
@@ -94,6 +103,7 @@ int tk_check_write_baseline(tk_check *c, FILE *out);
 /** tk_check_free() - free @c (NULL is fine). */
 void tk_check_free(tk_check *c);
 
+#pragma GCC visibility pop
 #ifdef __cplusplus
 }
 #endif

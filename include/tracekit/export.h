@@ -4,10 +4,12 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <tracekit/error.h>
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+#pragma GCC visibility push(default)
 
 enum tk_export_format {
 	TK_EXPORT_XPLANE,   /* LOGDIR/plugins/profile/<run>/<host>.xplane.pb, one file per host */
@@ -51,12 +53,18 @@ int tk_exporter_create(tk_exporter **out);
  * Memory stays bounded whatever the store's size (streamed; XPlane holds one plane's metadata).
  * @return TK_OK; TK_EIO / TK_EFORMAT / TK_EVERSION when the store cannot be read or is not a
  *         tracekit store (the message names the file), TK_EIO when the output cannot be
- *         written, TK_EINVAL for bad options. The message is in tk_exporter_errmsg().
+ *         written, TK_EINVAL for bad options. The causes are in tk_exporter_error().
  */
 int tk_exporter_run(tk_exporter *x, const char *store_path, const char *out_path,
 		    const struct tk_export_options *o);
 
-/** tk_exporter_errmsg() - the last error on @x, "" when none (NULL gives ""). */
+/**
+ * tk_exporter_error() - the error (status and causes) of the last run of @x, empty when it
+ * succeeded; NULL for NULL. Borrowed: valid until the next run or tk_exporter_destroy().
+ */
+tk_error *tk_exporter_error(tk_exporter *x);
+
+/** tk_exporter_errmsg() - tk_error_message() of tk_exporter_error(): "" when none. */
 const char *tk_exporter_errmsg(const tk_exporter *x);
 
 /** tk_exporter_stats() - what the last successful run wrote (zeros before). */
@@ -71,6 +79,7 @@ const char *tk_exporter_output(const tk_exporter *x);
 /** tk_exporter_destroy() - free @x (NULL is fine). */
 void tk_exporter_destroy(tk_exporter *x);
 
+#pragma GCC visibility pop
 #ifdef __cplusplus
 }
 #endif

@@ -1,4 +1,9 @@
-/* Importers: XPlane (.xplane.pb, TensorBoard logdirs) and Chrome/Kineto JSON into a store writer. */
+/*
+ * Importers: XPlane (.xplane.pb, TensorBoard logdirs) and Chrome/Kineto JSON into a store writer.
+ * Errors: an import appends to a writer, and the writer is its handle: a failed import fails the
+ * writer, and the causes are in tk_writer_error() (the rule of include/tracekit/error.h: the
+ * message is on the handle you passed). The calls without a handle take a tk_error.
+ */
 #ifndef TRACEKIT_IMPORT_H
 #define TRACEKIT_IMPORT_H
 
@@ -9,6 +14,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+#pragma GCC visibility push(default)
 
 enum tk_import_format { TK_FORMAT_UNKNOWN, TK_FORMAT_XPLANE, TK_FORMAT_CHROME_JSON };
 
@@ -31,9 +37,9 @@ void tk_import_options_init(struct tk_import_options *o);
  * tk_import_detect() - the format of the file at @path, by content (gzip is looked through):
  * JSON text (an object or an array) is Chrome JSON, a protobuf XSpace is XPlane.
  * @return TK_OK with *out set, TK_EIO when it cannot be read, TK_EFORMAT when it is neither
- *         (message in @err).
+ *         (causes in @err, may be NULL).
  */
-int tk_import_detect(const char *path, enum tk_import_format *out, char *err, size_t errlen);
+int tk_import_detect(const char *path, enum tk_import_format *out, tk_error *err);
 
 /* What tells two inputs apart: the file (device and inode, whatever links lead to it), and for
  * files of the same size, a hash of their first and last MiB, computed when first needed. */
@@ -49,9 +55,9 @@ enum { TK_INPUT_DIFFERENT, TK_INPUT_SAME_FILE, TK_INPUT_SAME_CONTENT };
 
 /**
  * tk_import_input_id() - the identity of the file at @path (one stat; no read).
- * @return TK_OK, or TK_EIO when it cannot be read (message in @err).
+ * @return TK_OK, or TK_EIO when it cannot be read (causes in @err, may be NULL).
  */
-int tk_import_input_id(const char *path, struct tk_input_id *id, char *err, size_t errlen);
+int tk_import_input_id(const char *path, struct tk_input_id *id, tk_error *err);
 
 /**
  * tk_import_input_same() - whether @a and @b are one input twice: TK_INPUT_SAME_FILE (the same
@@ -63,13 +69,13 @@ int tk_import_input_same(struct tk_input_id *a, struct tk_input_id *b, int conte
 
 /**
  * tk_import_xplane() - append one .xplane.pb file (one host) to @w.
- * Bad input: TK_EFORMAT with the writer failed and a message naming the file and byte offset.
+ * Bad input: TK_EFORMAT with the writer failed, its error naming the file and byte offset.
  */
 int tk_import_xplane(tk_writer *w, const char *path, const struct tk_import_options *o);
 
 /**
  * tk_import_chrome_json() - append one Chrome trace / Kineto JSON file (.json or .json.gz) to @w.
- * Bad input: TK_EFORMAT with the writer failed and a message naming the file, line and column.
+ * Bad input: TK_EFORMAT with the writer failed, its error naming the file, line and column.
  */
 int tk_import_chrome_json(tk_writer *w, const char *path, const struct tk_import_options *o);
 
@@ -91,12 +97,15 @@ struct tk_xplane_run {
  * directory itself), newest first: by when profiling started (start_ns), for a run whose files do
  * not record it by the time in its name (name_ns); runs with neither come last, by the
  * modification time of their files. Copying runs does not reorder them. Free with tk_xplane_runs_free().
- * @return TK_OK, TK_ENOTFOUND when there is no run (message in @err), TK_EIO.
+ * @return TK_OK, TK_ENOTFOUND when there is no run, TK_EIO, TK_ENOMEM (causes in @err, may be
+ *         NULL).
  */
-int tk_xplane_list_runs(const char *path, struct tk_xplane_run **runs, int *nruns, char *err,
-			size_t errlen);
+int tk_xplane_list_runs(const char *path, struct tk_xplane_run **runs, int *nruns, tk_error *err);
+
+/** tk_xplane_runs_free() - free the @nruns runs of tk_xplane_list_runs() (NULL is fine). */
 void tk_xplane_runs_free(struct tk_xplane_run *runs, int nruns);
 
+#pragma GCC visibility pop
 #ifdef __cplusplus
 }
 #endif

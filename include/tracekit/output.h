@@ -9,10 +9,12 @@
 
 #include <stddef.h>
 #include <stdio.h>
+#include <tracekit/error.h>
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+#pragma GCC visibility push(default)
 
 /* What a command writes: decides which existing file it may replace (docs/store.md). */
 enum tk_output_kind {
@@ -33,7 +35,7 @@ enum tk_output_kind {
 
 /**
  * tk_output_check() - may a command that writes @kind write @output, given its inputs?
- * Refused (TK_EINVAL, with a message naming both paths in @err) when @output is the same file
+ * Refused (TK_EINVAL, with a message naming both paths in @err, may be NULL) when @output is the same file
  * (device and inode, through symbolic and hard links) as one of the @ninputs paths of @inputs,
  * and when it exists but is not what @kind is: a store command replaces only a tracekit store,
  * an export only a file (or logdir) tracekit exported in that format, a report only a tracekit
@@ -43,7 +45,7 @@ enum tk_output_kind {
  * TK_EIO when the output cannot be inspected, or TK_ENOMEM.
  */
 int tk_output_check(const char *output, const char *const *inputs, size_t ninputs,
-		    enum tk_output_kind kind, char *err, size_t errlen);
+		    enum tk_output_kind kind, tk_error *err);
 
 /* A file written under "<path>.tmp-tk<pid>-XXXXXX" and renamed onto <path> by tk_output_commit. */
 typedef struct tk_output tk_output;
@@ -55,10 +57,10 @@ typedef struct tk_output tk_output;
  */
 int tk_output_open(const char *path, tk_output **out);
 
-/* The stream to write to (NULL when open failed). */
+/** tk_output_stream() - the stream to write to (NULL when open failed). */
 FILE *tk_output_stream(tk_output *o);
 
-/* The temporary file's path ("" when there is none, e.g. after commit). */
+/** tk_output_temp_path() - the temporary file's path ("" when there is none, e.g. after commit). */
 const char *tk_output_temp_path(const tk_output *o);
 
 /**
@@ -68,12 +70,19 @@ const char *tk_output_temp_path(const tk_output *o);
  */
 int tk_output_commit(tk_output *o);
 
-/* The message of the last failure ("" when none). */
+/**
+ * tk_output_error() - the error (status and causes) of the last failure on @o, empty when none;
+ * NULL for NULL. Borrowed: valid until tk_output_close().
+ */
+tk_error *tk_output_error(tk_output *o);
+
+/** tk_output_errmsg() - tk_error_message() of tk_output_error(): "" when none. */
 const char *tk_output_errmsg(const tk_output *o);
 
-/* Remove the temporary file unless committed, and free @o (NULL-safe). */
+/** tk_output_close() - remove the temporary file unless committed, and free @o (NULL-safe). */
 void tk_output_close(tk_output *o);
 
+#pragma GCC visibility pop
 #ifdef __cplusplus
 }
 #endif

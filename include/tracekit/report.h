@@ -1,13 +1,18 @@
-/* Output writers shared by the commands: result rows as an aligned table, CSV or JSON. */
+/*
+ * Reports: the report and the diff of analysed stores (text, HTML, JSON, Markdown), and the
+ * writer of query result rows (aligned table, CSV, JSON) the commands share.
+ */
 #ifndef TRACEKIT_REPORT_H
 #define TRACEKIT_REPORT_H
 
 #include <stddef.h>
 #include <stdio.h>
+#include <tracekit/error.h>
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+#pragma GCC visibility push(default)
 
 struct sqlite3_stmt;
 
@@ -21,8 +26,14 @@ struct tk_rows_options {
 	int max_width; /* table: longest cell in characters before it is cut with "…"; 0 = no limit */
 };
 
+/*
+ * ---- SQLite escape hatch ----
+ * tk_rows_write_sqlite() writes the rows of any SQLite statement, e.g. one prepared on the
+ * connection tk_store_sqlite() lends (include/tracekit/store.h): what `tracekit query` prints.
+ */
+
 /**
- * tk_rows_write() - step @st to the end and write its rows to @out.
+ * tk_rows_write_sqlite() - step the SQLite statement @st to the end and write its rows to @out.
  *  - table: header, rule, aligned columns (widths from the first 1000 rows; the rest stream),
  *    numbers right-aligned, NULL empty, text escaped for a terminal as tk_text_escape() does
  *    with TK_TEXT_TERMINAL (control characters as \n, \t, \x1b, \u{85}, bidi controls as
@@ -34,10 +45,11 @@ struct tk_rows_options {
  *    output is also safe inside HTML (<, >, & as \u003c, \u003e, \u0026); invalid UTF-8 bytes
  *    become U+FFFD; blobs as hex strings; non-finite reals as null.
  * Reals are written with the fewest digits that read back to the same double.
- * @return TK_OK, TK_EINVAL when stepping fails (message in @err), TK_EIO on a write error.
+ * @return TK_OK, TK_EINVAL when stepping fails (SQLite's message in @err, may be NULL), TK_EIO
+ *         on a write error.
  */
-int tk_rows_write(FILE *out, struct sqlite3_stmt *st, const struct tk_rows_options *opt, char *err,
-		  size_t errlen);
+int tk_rows_write_sqlite(FILE *out, struct sqlite3_stmt *st, const struct tk_rows_options *opt,
+			 tk_error *err);
 
 /* ---- reports (report/): `tracekit report` and `tracekit diff` ---- */
 
@@ -63,9 +75,9 @@ void tk_report_options_init(struct tk_report_options *o);
  * tracekit (*out = 1), by an older one (*out = 2: meta 'analysis_version' is not
  * TK_ANALYSIS_VERSION, the tables may lack columns the report reads) or none (*out = 0), so
  * that a caller can run tk_analyze() first.
- * @return TK_OK, or the tk_store_open() status with its message in @err.
+ * @return TK_OK, or the tk_store_open() status with the store's causes in @err (may be NULL).
  */
-int tk_report_has_analysis(const char *path, int *out, char *err, size_t errlen);
+int tk_report_has_analysis(const char *path, int *out, tk_error *err);
 
 /**
  * tk_report_write() - write the report of the analysed store at @path to @out in @o's format
@@ -73,10 +85,10 @@ int tk_report_has_analysis(const char *path, int *out, char *err, size_t errlen)
  * idle gaps, memory, steps, communication. Every number comes from the store's analysis_* tables
  * (HTML's utilization-over-time chart is binned from the device events).
  * @return TK_OK; TK_EIO/TK_EFORMAT/TK_EVERSION when the store cannot be read, TK_EIO on a
- *         write error; the message is in @err (@errlen bytes).
+ *         write error; the causes are in @err (may be NULL).
  */
-int tk_report_write(FILE *out, const char *path, const struct tk_report_options *o, char *err,
-		    size_t errlen);
+int tk_report_write(FILE *out, const char *path, const struct tk_report_options *o,
+		    tk_error *err);
 
 /**
  * tk_report_diff() - compare the analysed stores @a (before) and @b (after) and write the diff to
@@ -85,8 +97,9 @@ int tk_report_write(FILE *out, const char *path, const struct tk_report_options 
  * @return as tk_report_write().
  */
 int tk_report_diff(FILE *out, const char *a, const char *b, const struct tk_report_options *o,
-		   char *err, size_t errlen);
+		   tk_error *err);
 
+#pragma GCC visibility pop
 #ifdef __cplusplus
 }
 #endif

@@ -4,10 +4,12 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <tracekit/error.h>
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+#pragma GCC visibility push(default)
 
 /* Schema version written to PRAGMA user_version; newer stores are refused. */
 #define TK_STORE_SCHEMA_VERSION 1
@@ -161,7 +163,12 @@ struct tk_writer_stats {
 	    strings;
 };
 
-/* ---- writing ---- */
+/*
+ * ---- writing ----
+ * Every tk_writer_* call returns TK_OK or the writer's status: the first failure is sticky (later
+ * calls do nothing and return it), and its causes are in tk_writer_error(). The ids written to
+ * an @out_id (may be NULL) are the rows' ids in the store, to pass to later calls.
+ */
 
 /**
  * tk_writer_create() - start a new store at @path for bulk loading.
@@ -172,7 +179,13 @@ struct tk_writer_stats {
  */
 int tk_writer_create(const char *path, tk_writer **out);
 
-/** tk_writer_errmsg() - the last error on @w, "" when none. Valid until the next call. */
+/**
+ * tk_writer_error() - the writer's error: its status and causes (the first failure); empty while
+ * none. Borrowed: valid until the writer is freed; a caller may push its own context onto it.
+ */
+tk_error *tk_writer_error(tk_writer *w);
+
+/** tk_writer_errmsg() - tk_error_message() of tk_writer_error(): "" when none. */
 const char *tk_writer_errmsg(const tk_writer *w);
 
 /** tk_writer_status() - TK_OK, or the first error the writer met (failures are sticky). */
@@ -187,6 +200,21 @@ int tk_writer_fail(tk_writer *w, int status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
 /**
+ * tk_writer_fail_cause() - tk_writer_fail() with the root cause under the message: @cause
+ * (SQLite's, the system's, a parser's message) from @module ("os", "json", ...), so that the
+ * writer's error holds both ("'a.json': line 3, column 7" above "expected ':'").
+ */
+int tk_writer_fail_cause(tk_writer *w, int status, const char *module, const char *cause,
+			 const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+/**
+ * tk_writer_fail_error() - tk_writer_fail() with the status and causes of @err (another call's
+ * error, e.g. tk_import_detect()'s), so that the writer's error keeps them. Returns the
+ * writer's status.
+ */
+int tk_writer_fail_error(tk_writer *w, const tk_error *err);
+
+/**
  * tk_writer_temp_path() - the temporary file the writer loads into (beside the target), so that a
  * program can remove it from a signal handler; "" once finished or when there is none.
  */
@@ -195,25 +223,59 @@ const char *tk_writer_temp_path(const tk_writer *w);
 /** tk_writer_intern() - the string id of @s (interned once), or 0 on error. */
 uint32_t tk_writer_intern(tk_writer *w, const char *s);
 
+/**
+ * tk_writer_add_source() - record an input the store was made from: its @format (the importer's
+ * name, "synth", ...; not NULL), @path, @host (each may be NULL) and @rank (or TK_NONE).
+ */
 int tk_writer_add_source(tk_writer *w, const char *format, const char *path, const char *host,
 			 int64_t rank);
+
+/** tk_writer_add_process() - add a process; @out_id receives its id for tracks and devices. */
 int tk_writer_add_process(tk_writer *w, const struct tk_process_info *p, int64_t *out_id);
+
+/** tk_writer_add_device() - add a device (its process id must be one added, or TK_NONE). */
 int tk_writer_add_device(tk_writer *w, const struct tk_device_info *d, int64_t *out_id);
+
+/** tk_writer_add_track() - add a track (thread, stream, derived or counter) events go on. */
 int tk_writer_add_track(tk_writer *w, const struct tk_track_info *t, int64_t *out_id);
 
 /** tk_writer_add_event() - append an interval; @out_id (may be NULL) receives its event id. */
 int tk_writer_add_event(tk_writer *w, const struct tk_event *ev, int64_t *out_id);
+
+/** tk_writer_add_kernel() - append a TK_EV_KERNEL interval with its launch details @k. */
 int tk_writer_add_kernel(tk_writer *w, const struct tk_event *ev, const struct tk_kernel_info *k,
 			 int64_t *out_id);
+
+/** tk_writer_add_copy() - append a TK_EV_MEMCPY interval with its size and kinds @c. */
 int tk_writer_add_copy(tk_writer *w, const struct tk_event *ev, const struct tk_copy_info *c,
 		       int64_t *out_id);
+
+/** tk_writer_add_set() - append a TK_EV_MEMSET interval with its size and value @s. */
 int tk_writer_add_set(tk_writer *w, const struct tk_event *ev, const struct tk_set_info *s,
 		      int64_t *out_id);
+
+/** tk_writer_add_step() - append a TK_EV_STEP interval, the training step @step_num. */
 int tk_writer_add_step(tk_writer *w, const struct tk_event *ev, int64_t step_num, int64_t *out_id);
+
+/** tk_writer_add_op_details() - attach HLO/framework details @op to the added event @event_id. */
 int tk_writer_add_op_details(tk_writer *w, int64_t event_id, const struct tk_op_info *op);
+
+/**
+ * tk_writer_add_flow() - link two added events; @kind (not NULL) is "launch" (an API call ->
+ * its device work) or the source's own flow category.
+ */
 int tk_writer_add_flow(tk_writer *w, const char *kind, int64_t src_event_id, int64_t dst_event_id);
+
+/** tk_writer_add_counter() - a sample @value at @ts_ns on the counter track @track_id. */
 int tk_writer_add_counter(tk_writer *w, int64_t track_id, int64_t ts_ns, double value);
+
+/** tk_writer_add_memory_event() - append an allocation or free (@m->is_free). */
 int tk_writer_add_memory_event(tk_writer *w, const struct tk_memory_event *m);
+
+/**
+ * tk_writer_add_arg_int()/_real()/_text() - attach the argument @key = @value to the added
+ * event @event_id (the trace's own args; a text @value NULL is stored as NULL).
+ */
 int tk_writer_add_arg_int(tk_writer *w, int64_t event_id, const char *key, int64_t value);
 int tk_writer_add_arg_real(tk_writer *w, int64_t event_id, const char *key, double value);
 int tk_writer_add_arg_text(tk_writer *w, int64_t event_id, const char *key, const char *value);
@@ -228,10 +290,10 @@ void tk_writer_get_stats(const tk_writer *w, struct tk_writer_stats *out);
 /**
  * tk_writer_finish() - build the indexes, record the trace bounds, commit, and rename the
  * temporary file onto the target path. On failure nothing is left at the target path (an
- * earlier file there is kept as it was). Always frees @w; the message of a failure is
- * copied into @errbuf (may be NULL) of @errlen bytes.
+ * earlier file there is kept as it was). Always frees @w, so the writer's error (its causes)
+ * is copied into @err (may be NULL; cleared on success).
  */
-int tk_writer_finish(tk_writer *w, char *errbuf, size_t errlen);
+int tk_writer_finish(tk_writer *w, tk_error *err);
 
 /** tk_writer_abort() - drop everything written and free @w (NULL is fine). */
 void tk_writer_abort(tk_writer *w);
@@ -260,8 +322,8 @@ enum tk_store_mode {
 
 /**
  * tk_store_open_mode() - open a finished store in @mode (see enum tk_store_mode).
- * @param out  OUT: the handle; on error it may hold a handle with the message
- *             (tk_store_errmsg()), to release with tk_store_close()
+ * @param out  OUT: the handle; on error it may hold a handle with the error
+ *             (tk_store_error()), to release with tk_store_close()
  * @return TK_OK, TK_EVERSION, TK_EFORMAT, TK_EIO, TK_EINVAL (an unknown mode) or TK_ENOMEM
  */
 int tk_store_open_mode(const char *path, enum tk_store_mode mode, tk_store **out);
@@ -269,14 +331,14 @@ int tk_store_open_mode(const char *path, enum tk_store_mode mode, tk_store **out
 /** tk_store_open() - tk_store_open_mode(@path, TK_STORE_READ, @out): read-only. */
 int tk_store_open(const char *path, tk_store **out);
 
-/** tk_store_errmsg() - the last error on @s, "" when none (NULL gives ""). */
-const char *tk_store_errmsg(const tk_store *s);
-
 /**
- * tk_store_db() - the borrowed SQLite connection, valid until tk_store_close(): read-only
- * unless the store was opened TK_STORE_READ_WRITE.
+ * tk_store_error() - the store's error (status and causes) of the last failure on @s, empty
+ * when none; NULL for NULL. Borrowed: valid until tk_store_close().
  */
-struct sqlite3 *tk_store_db(tk_store *s);
+tk_error *tk_store_error(tk_store *s);
+
+/** tk_store_errmsg() - tk_error_message() of tk_store_error(): "" when none (NULL gives ""). */
+const char *tk_store_errmsg(const tk_store *s);
 
 /** tk_store_schema_version() - the store's user_version. */
 int tk_store_schema_version(const tk_store *s);
@@ -290,6 +352,22 @@ int tk_store_meta_text(tk_store *s, const char *key, char *buf, size_t len);
 /** tk_store_close() - close @s (NULL is fine). */
 void tk_store_close(tk_store *s);
 
+/*
+ * ---- SQLite escape hatch ----
+ * The store is an SQLite file (docs/store.md documents its tables). A program that needs a query
+ * the API does not offer may borrow the connection. It ties the caller to SQLite (link it, include
+ * <sqlite3.h>) and to the store's schema, which is versioned (TK_STORE_SCHEMA_VERSION) but not
+ * frozen: prefer the API where it suffices.
+ */
+
+/**
+ * tk_store_sqlite() - the borrowed SQLite connection of @s, valid until tk_store_close(); NULL
+ * for NULL: read-only (PRAGMA query_only) unless the store was opened TK_STORE_READ_WRITE.
+ * Errors on it are SQLite's (sqlite3_errmsg()).
+ */
+struct sqlite3 *tk_store_sqlite(tk_store *s);
+
+#pragma GCC visibility pop
 #ifdef __cplusplus
 }
 #endif

@@ -8,6 +8,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+#pragma GCC visibility push(default)
 
 struct tk_synth_options {
 	int64_t
@@ -36,6 +37,7 @@ void tk_synth_defaults(struct tk_synth_options *o);
  */
 int tk_synth_write(tk_writer *w, const struct tk_synth_options *o);
 
+#pragma GCC visibility pop
 #ifdef __cplusplus
 }
 #endif

@@ -13,6 +13,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+#pragma GCC visibility push(default)
 
 /**
  * tk_utf8_next() - the character at @s (@n >= 1 bytes left): its code point in *@cp and its
@@ -60,6 +61,7 @@ char *tk_text_escape(const char *s, size_t n, int flags, size_t *len);
  */
 char *tk_text_json(const char *s, size_t n, int flags, size_t *len);
 
+#pragma GCC visibility pop
 #ifdef __cplusplus
 }
 #endif

@@ -5,6 +5,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+#pragma GCC visibility push(default)
 
 /** tk_version() - the library version, e.g. "0.1.0". */
 const char *tk_version(void);
@@ -15,6 +16,7 @@ const char *tk_version(void);
  */
 const char *tk_build_features(void);
 
+#pragma GCC visibility pop
 #ifdef __cplusplus
 }
 #endif

@@ -200,18 +200,6 @@ Test(launch_stats, deep_queue_fires_device_bound_queue_only)
 
 /* ---- real traces against tests/data/analyze/launch_figures.py ---- */
 
-/* The file @name under tests/data/analyze/launch/, without its final newline. */
-static char *figures_file(const char *name)
-{
-	char *path = fixture(name), *want = tkt_slurp(path, NULL);
-	cr_assert(want, "%s is missing", path);
-	size_t n = strlen(want);
-	if (n && want[n - 1] == '\n')
-		want[n - 1] = '\0'; /* tkt_rows joins rows without a final newline */
-	free(path);
-	return want;
-}
-
 /* Does the REAL text @got agree with @want to 1e-9 relative (both whole numbers)? */
 static int near(const char *got, const char *want)
 {
@@ -228,7 +216,7 @@ static int near(const char *got, const char *want)
  */
 static void expect_rows_near(const char *sql, const char *types, const char *name)
 {
-	char *got = tkt_rows(tkt_db, sql), *want = figures_file(name);
+	char *got = tkt_rows(tkt_db, sql), *want = tkt_figures("analyze/launch", name);
 	char *gs = NULL, *ws = NULL, *gl = strtok_r(got, "\n", &gs), *wl = strtok_r(want, "\n", &ws);
 	int row = 0;
 	for (; gl && wl; gl = strtok_r(NULL, "\n", &gs), wl = strtok_r(NULL, "\n", &ws), row++) {
@@ -283,7 +271,7 @@ static void expect_script(const char *path, const char *name, int flows)
 	snprintf(file, sizeof(file), "%s.txt", name);
 	expect_rows_near(LS_REAL, LS_TYPES, file);
 	snprintf(file, sizeof(file), "%s.steps", name);
-	char *want = figures_file(file);
+	char *want = tkt_figures("analyze/launch", file);
 	tkt_expect_rows(tkt_db, "SELECT start_ns || '|' || end_ns FROM analysis_steps ORDER BY start_ns",
 			want);
 	free(want);

@@ -15,19 +15,6 @@
 
 TestSuite(op_gpu_time, .init = tkt_analyze_setup, .fini = tkt_analyze_teardown, .timeout = 300);
 
-/* @name's file under tests/data/analyze/op_gpu/, without its final newline. */
-static char *figures_file(const char *name)
-{
-	char path[4096];
-	snprintf(path, sizeof(path), "%s/tests/data/analyze/op_gpu/%s", TK_SOURCE_DIR, name);
-	char *want = tkt_slurp(path, NULL);
-	cr_assert(want, "%s is missing", path);
-	size_t n = strlen(want);
-	if (n && want[n - 1] == '\n')
-		want[n - 1] = '\0'; /* tkt_rows joins rows without a final newline */
-	return want;
-}
-
 /*
  * Per step: the step intervals are tracekit's (NAME.steps holds analysis_steps as the script got
  * them: checked first), the attribution of each launched device op to its step and owning
@@ -37,12 +24,12 @@ static void expect_per_step(const char *name)
 {
 	char file[300];
 	snprintf(file, sizeof(file), "%s.steps", name);
-	char *want = figures_file(file);
+	char *want = tkt_figures("analyze/op_gpu", file);
 	tkt_expect_rows(tkt_db, "SELECT start_ns || '|' || end_ns FROM analysis_steps ORDER BY start_ns",
 			want);
 	free(want);
 	snprintf(file, sizeof(file), "%s.per_step.txt", name);
-	want = figures_file(file);
+	want = tkt_figures("analyze/op_gpu", file);
 	tkt_expect_rows(tkt_db,
 			"SELECT step, coalesce(name, ''), ops, device_ns FROM analysis_op_gpu_steps "
 			"ORDER BY step, coalesce(name, '')",
@@ -61,7 +48,7 @@ static void expect_figures(const char *rel, const char *name)
 	snprintf(figures, sizeof(figures), "%s.txt", name);
 	tkt_ok(tkt_tracekit("import", trace, "-o", tkt_db, NULL));
 	tkt_ok(tkt_tracekit("analyze", tkt_db, NULL));
-	char *want = figures_file(figures);
+	char *want = tkt_figures("analyze/op_gpu", figures);
 	tkt_expect_rows(tkt_db,
 			"SELECT level, name, calls, direct_ops, direct_ns, subtree_ops, subtree_ns "
 			"FROM analysis_op_gpu_time ORDER BY level, name",

@@ -139,14 +139,13 @@ Test(peaks, values_with_si_prefixes)
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
 		cr_expect(tk_peak_value_parse(bad[i], &v) == TK_EINVAL, "'%s' accepted", bad[i]);
 	struct tk_analyze_options o;
-	char err[256];
 	tk_analyze_options_init(&o);
-	cr_expect(tk_analyze_peak_flops_option(&o, "400T", err, sizeof(err)) == TK_OK);
-	cr_expect(tk_analyze_peak_flops_option(&o, "fp8=1.5P", err, sizeof(err)) == TK_OK);
+	cr_expect(tk_analyze_peak_flops_option(&o, "400T", tkt_err()) == TK_OK);
+	cr_expect(tk_analyze_peak_flops_option(&o, "fp8=1.5P", tkt_err()) == TK_OK);
 	cr_expect(o.peak_flops[TK_DTYPE_BF16] == 400e12 && o.peak_flops[TK_DTYPE_FP8] == 1.5e15);
-	cr_expect(tk_analyze_peak_flops_option(&o, "fp4=1P", err, sizeof(err)) == TK_EINVAL);
-	cr_expect(strstr(err, "'fp4' is no dtype"), "%s", err);
-	cr_expect(tk_analyze_peak_flops_option(&o, "bf16=", err, sizeof(err)) == TK_EINVAL);
+	cr_expect(tk_analyze_peak_flops_option(&o, "fp4=1P", tkt_err()) == TK_EINVAL);
+	cr_expect(strstr(tkt_errmsg(), "'fp4' is no dtype"), "%s", tkt_errmsg());
+	cr_expect(tk_analyze_peak_flops_option(&o, "bf16=", tkt_err()) == TK_EINVAL);
 }
 
 /* One GPU named @name with the trace's own peaks @bw / @flops (TK_NONE / < 0: none). */

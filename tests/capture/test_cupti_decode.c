@@ -187,45 +187,44 @@ static void build_buffer(void)
 }
 
 /* The fake libcupti through the injection library's own loader. */
-static const struct tk_cupti_api *fake_api(void)
+static const struct tkcap_cupti_api *fake_api(void)
 {
-	const struct tk_cupti_api *api;
+	const struct tkcap_cupti_api *api;
 	char err[512];
 	setenv("TRACEKIT_LIBCUPTI", TK_FAKE_CUPTI, 1);
-	cr_assert_eq(tk_cupti_load(&api, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(tkcap_cupti_load(&api, err, sizeof(err)), 0, "%s", err);
 	return api;
 }
 
-static int decode_with(const char *path, const struct tk_cupti_api *api)
+static int decode_with(const char *path, const struct tkcap_cupti_api *api)
 {
 	tk_writer *w = NULL;
-	struct tk_host_writer *hw = NULL;
-	struct tk_cupti_decoder *d = NULL;
+	struct tkcap_host_writer *hw = NULL;
+	struct tkcap_cupti_decoder *d = NULL;
 	struct tk_trace_options o;
 	int64_t process_id;
 	tk_trace_options_init(&o);
 	int rc = tk_writer_create(path, &w);
 	if (rc == TK_OK)
-		rc = tk_capture_store_setup(w, "cupti", &o, &process_id);
+		rc = tkcap_store_setup(w, "cupti", &o, &process_id);
 	if (rc == TK_OK)
-		rc = tk_host_writer_create(w, process_id, 77, &hw);
+		rc = tkcap_host_writer_create(w, process_id, 77, &hw);
 	if (rc == TK_OK)
-		rc = tk_cupti_decoder_create(w, process_id, hw, api, &d);
+		rc = tkcap_cupti_decoder_create(w, process_id, hw, api, &d);
 	if (rc == TK_OK)
-		rc = tk_cupti_decode_buffer(d, buf, off);
+		rc = tkcap_cupti_decode_buffer(d, buf, off);
 	if (rc == TK_OK)
-		rc = tk_cupti_decoder_finish(d);
-	tk_cupti_decoder_free(d);
-	tk_host_writer_free(hw);
+		rc = tkcap_cupti_decoder_finish(d);
+	tkcap_cupti_decoder_free(d);
+	tkcap_host_writer_free(hw);
 	if (rc != TK_OK) {
 		cr_log_error("decode failed: %s", tk_writer_errmsg(w));
 		tk_writer_abort(w);
 		return rc;
 	}
-	char err[256];
-	rc = tk_writer_finish(w, err, sizeof(err));
+	rc = tk_writer_finish(w, tkt_err());
 	if (rc != TK_OK)
-		cr_log_error("finish failed: %s", err);
+		cr_log_error("finish failed: %s", tkt_errmsg());
 	return rc;
 }
 
@@ -244,7 +243,7 @@ static void expect_rows(const char *sql, const char *want)
 Test(cupti_decode, the_fake_record_walker_steps_over_every_record)
 {
 	build_buffer();
-	const struct tk_cupti_api *api = fake_api();
+	const struct tkcap_cupti_api *api = fake_api();
 	struct tkc_record *r = NULL;
 	int n = 0;
 	tkc_result st;
@@ -266,7 +265,7 @@ Test(cupti_decode, the_real_libcupti_walks_and_names_the_same_records)
 	build_buffer();
 	void *h = dlopen(TK_REAL_CUPTI, RTLD_NOW | RTLD_LOCAL);
 	cr_assert(h, "%s", dlerror());
-	struct tk_cupti_api real = {.handle = h};
+	struct tkcap_cupti_api real = {.handle = h};
 	*(void **)&real.ActivityGetNextRecord = dlsym(h, "cuptiActivityGetNextRecord");
 	*(void **)&real.GetCallbackName = dlsym(h, "cuptiGetCallbackName");
 	cr_assert(real.ActivityGetNextRecord && real.GetCallbackName);
@@ -380,24 +379,23 @@ Test(cupti_decode, windows_keep_only_records_that_start_inside)
 {
 	build_buffer();
 	tk_writer *w = NULL;
-	struct tk_host_writer *hw = NULL;
-	struct tk_cupti_decoder *d = NULL;
+	struct tkcap_host_writer *hw = NULL;
+	struct tkcap_cupti_decoder *d = NULL;
 	int64_t pid;
 	struct tk_trace_options o;
 	tk_trace_options_init(&o);
 	cr_assert_eq(tk_writer_create(db, &w), TK_OK);
-	cr_assert_eq(tk_capture_store_setup(w, "cupti", &o, &pid), TK_OK);
-	cr_assert_eq(tk_host_writer_create(w, pid, 77, &hw), TK_OK);
-	cr_assert_eq(tk_cupti_decoder_create(w, pid, hw, fake_api(), &d), TK_OK);
-	tk_cupti_decoder_gate(d, 1);
-	tk_cupti_decoder_window(d, 1, (int64_t)T0 + 7000);
-	tk_cupti_decoder_window(d, 0, (int64_t)T0 + 11000);
-	cr_assert_eq(tk_cupti_decode_buffer(d, buf, off), TK_OK);
-	cr_assert_eq(tk_cupti_decoder_finish(d), TK_OK);
-	tk_cupti_decoder_free(d);
-	tk_host_writer_free(hw);
-	char err[256];
-	cr_assert_eq(tk_writer_finish(w, err, sizeof(err)), TK_OK, "%s", err);
+	cr_assert_eq(tkcap_store_setup(w, "cupti", &o, &pid), TK_OK);
+	cr_assert_eq(tkcap_host_writer_create(w, pid, 77, &hw), TK_OK);
+	cr_assert_eq(tkcap_cupti_decoder_create(w, pid, hw, fake_api(), &d), TK_OK);
+	tkcap_cupti_decoder_gate(d, 1);
+	tkcap_cupti_decoder_window(d, 1, (int64_t)T0 + 7000);
+	tkcap_cupti_decoder_window(d, 0, (int64_t)T0 + 11000);
+	cr_assert_eq(tkcap_cupti_decode_buffer(d, buf, off), TK_OK);
+	cr_assert_eq(tkcap_cupti_decoder_finish(d), TK_OK);
+	tkcap_cupti_decoder_free(d);
+	tkcap_host_writer_free(hw);
+	cr_assert_eq(tk_writer_finish(w, tkt_err()), TK_OK, "%s", tkt_errmsg());
 	expect_rows("SELECT name FROM intervals ORDER BY ts_ns",
 		    "cudaLaunchKernel\nplain_c_kernel\ncudaMemcpyAsync\n"
 		    "Memcpy HtoD (Pageable -> Device)");

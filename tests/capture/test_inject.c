@@ -92,7 +92,7 @@ Test(inject, initialize_injection_without_a_device_says_so_and_returns)
 			_exit(10);
 		int (*init)(void);
 		*(void **)&init = dlsym(h, "InitializeInjection");
-		if (!init || !dlsym(h, "InitializeInjectionNvtx2") || !dlsym(h, "tk_cupti_host_hooks"))
+		if (!init || !dlsym(h, "InitializeInjectionNvtx2") || !dlsym(h, "tkcap_cupti_host_hooks"))
 			_exit(11);
 		if (init() != 1 || init() != 1) /* a second call is harmless */
 			_exit(12);

@@ -141,8 +141,7 @@ Test(run_order, run_names_spell_times_in_several_ways)
 		add_run(logdir, cases[i].name, "h", DATA "truncated.xplane.pb", 0);
 	struct tk_xplane_run *runs = NULL;
 	int n = 0;
-	char err[256];
-	cr_assert_eq(tk_xplane_list_runs(logdir, &runs, &n, err, sizeof(err)), TK_OK, "%s", err);
+	cr_assert_eq(tk_xplane_list_runs(logdir, &runs, &n, tkt_err()), TK_OK, "%s", tkt_errmsg());
 	cr_assert_eq(n, 6);
 	for (int j = 0; j < n; j++)
 		for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)

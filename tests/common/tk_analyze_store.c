@@ -28,13 +28,12 @@ void tkt_analyze_teardown(void)
 void tkt_analyze(const char *path, enum tk_window w, int64_t small_ns)
 {
 	struct tk_analyze_options o;
-	char err[1024];
 	tk_analyze_options_init(&o);
 	o.window = w;
 	if (small_ns >= 0)
 		o.small_kernel_ns = small_ns;
-	int rc = tk_analyze(path, &o, err, sizeof(err));
-	cr_assert_eq(rc, TK_OK, "tk_analyze: %d %s", rc, err);
+	int rc = tk_analyze(path, &o, tkt_err());
+	cr_assert_eq(rc, TK_OK, "tk_analyze: %d %s", rc, tkt_errmsg());
 }
 
 void tkt_expect_rows(const char *path, const char *sql, const char *want)
@@ -97,8 +96,7 @@ int64_t tkt_launched_op(tk_writer *w, int64_t thr, int64_t track, enum tk_event_
 
 void tkt_finish(tk_writer *w)
 {
-	char err[512];
-	cr_assert_eq(tk_writer_finish(w, err, sizeof(err)), TK_OK, "%s", err);
+	cr_assert_eq(tk_writer_finish(w, tkt_err()), TK_OK, "%s", tkt_errmsg());
 }
 
 void tkt_exec_sql(const char *path, const char *sql)

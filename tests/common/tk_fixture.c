@@ -96,6 +96,5 @@ int tkt_write_fixture(const char *path)
 	OK(tk_writer_add_arg_int(w, k_id, "queued", 3));
 	OK(tk_writer_add_arg_real(w, k_id, "est. achieved occupancy %", 75.5));
 	OK(tk_writer_add_arg_text(w, k_id, "context", "ctx <1> & \"two\""));
-	char err[1024];
-	return tk_writer_finish(w, err, sizeof(err));
+	return tk_writer_finish(w, tkt_err());
 }

@@ -17,6 +17,20 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+tk_error *tkt_err(void)
+{
+	static tk_error *err; /* reachable until exit: not a leak */
+	if (!err)
+		err = tk_error_new();
+	cr_assert_not_null(err, "out of memory");
+	return err;
+}
+
+const char *tkt_errmsg(void)
+{
+	return tk_error_message(tkt_err());
+}
+
 char *tkt_mkdtemp(void)
 {
 	const char *base = getenv("TMPDIR");
@@ -75,6 +89,18 @@ char *tkt_slurp(const char *path, size_t *len)
 	}
 	fclose(f);
 	return s;
+}
+
+char *tkt_figures(const char *dir, const char *name)
+{
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/tests/data/%s/%s", TK_SOURCE_DIR, dir, name);
+	char *want = tkt_slurp(path, NULL);
+	cr_assert(want, "%s is missing", path);
+	size_t n = strlen(want);
+	if (n && want[n - 1] == '\n')
+		want[n - 1] = '\0';
+	return want;
 }
 
 void tkt_spit(const char *path, const void *data, size_t n)

@@ -4,6 +4,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <tracekit/error.h>
 
 /* A fresh temporary directory (removed with tkt_rmdir); the path is malloc'd. */
 char *tkt_mkdtemp(void);
@@ -18,8 +19,18 @@ int tkt_count_entries(const char *dir);
 /* The whole file @path, NUL-terminated, malloc'd (its length in *@len when not NULL); NULL when
  * it cannot be read. */
 char *tkt_slurp(const char *path, size_t *len);
+/* The figures file tests/data/@dir/@name (an independent script's output), malloc'd, without its final
+ * newline (tkt_rows() joins rows without one); aborts the test when it is missing. */
+char *tkt_figures(const char *dir, const char *name);
 /* Write @n bytes of @data to @path (created or truncated); aborts the test on failure. */
 void tkt_spit(const char *path, const void *data, size_t n);
+
+/* The process's tk_error for library calls that take one (each call clears it first); never NULL.
+ * One for the whole process: a test that calls the library from several threads gives each its
+ * own tk_error_new(). */
+tk_error *tkt_err(void);
+/* tk_error_message(tkt_err()). */
+const char *tkt_errmsg(void);
 
 /* Result of running the tracekit binary. */
 struct tkt_run {

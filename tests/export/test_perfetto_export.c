@@ -115,7 +115,7 @@ static void overlap_store(const char *db)
 	struct tk_event inner = {thr, TK_EV_HOST_OP, "inner", 0, NULL, 0, 1000000, 500, TK_NONE};
 	cr_assert_eq(tk_writer_add_event(w, &outer, NULL), TK_OK);
 	cr_assert_eq(tk_writer_add_event(w, &inner, NULL), TK_OK);
-	cr_assert_eq(tk_writer_finish(w, NULL, 0), TK_OK);
+	cr_assert_eq(tk_writer_finish(w, NULL), TK_OK);
 }
 
 Test(perfetto_export, overlapping_kernels_go_to_extra_lanes)

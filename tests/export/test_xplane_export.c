@@ -196,7 +196,7 @@ Test(xplane_export, hostile_host_and_run_names_stay_inside_the_logdir)
 	cr_assert_eq(tk_writer_add_track(w, &t, &thr), TK_OK);
 	struct tk_event e = {thr, TK_EV_HOST_OP, "op", 0, NULL, 0, 1000, 10, TK_NONE};
 	cr_assert_eq(tk_writer_add_event(w, &e, NULL), TK_OK);
-	cr_assert_eq(tk_writer_finish(w, NULL, 0), TK_OK);
+	cr_assert_eq(tk_writer_finish(w, NULL), TK_OK);
 	char *ld = tkt_path(dir, "logs");
 	RUN_OK("export", db, "--format", "xplane", "-o", ld, "--run", "../../../x/y");
 	char *f = tkt_path(ld, "plugins/profile/_._.._.._x_y/_._.._evil_host_1.xplane.pb");

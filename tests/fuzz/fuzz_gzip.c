@@ -18,13 +18,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	const char *path = fz_path("input.gz");
 	enum tk_import_format fmt;
-	char err[1024] = "";
 	struct tku_json_lex lx;
 	size_t out_len = 0;
 	fz_write(path, data, size);
 
-	int rc = tk_import_detect(path, &fmt, err, sizeof(err));
-	fz_status(rc, err, "detect");
+	int rc = tk_import_detect(path, &fmt, fz_err());
+	fz_status(rc, fz_errmsg(), "detect");
 	fz_check(rc != TK_OK || fmt != TK_FORMAT_UNKNOWN, "detect succeeded with no format", path);
 
 	char *text = xp_gunzip(data, size, &out_len);

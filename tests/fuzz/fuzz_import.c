@@ -19,7 +19,6 @@ int fz_import(const char *path, enum fz_import_kind kind)
 	const char *store = fz_path("import.db");
 	struct tk_import_options o;
 	tk_writer *w = NULL;
-	char err[1024] = "";
 	int rc;
 	tk_import_options_init(&o);
 	o.warn = ignore_warning;
@@ -33,8 +32,8 @@ int fz_import(const char *path, enum fz_import_kind kind)
 			 tk_writer_errmsg(w));
 		tk_writer_abort(w);
 	} else {
-		rc = tk_writer_finish(w, err, sizeof(err));
-		fz_status(rc, err, "finish after a successful import");
+		rc = tk_writer_finish(w, fz_err());
+		fz_status(rc, fz_errmsg(), "finish after a successful import");
 	}
 	unlink(store);
 	fz_sqlite_check("an import");

@@ -116,9 +116,8 @@ static void list(const char *path, int depth)
 {
 	struct tk_xplane_run *runs = NULL;
 	int nruns = 0;
-	char err[1024] = "";
-	int rc = tk_xplane_list_runs(path, &runs, &nruns, err, sizeof(err));
-	fz_status(rc, err, "tk_xplane_list_runs");
+	int rc = tk_xplane_list_runs(path, &runs, &nruns, fz_err());
+	fz_status(rc, fz_errmsg(), "tk_xplane_list_runs");
 	fz_check(rc != TK_OK || nruns > 0, "listed no runs but succeeded", path);
 	for (int i = 0; i < nruns; i++) {
 		const struct tk_xplane_run *r = &runs[i];

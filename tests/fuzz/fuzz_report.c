@@ -139,7 +139,6 @@ static void add_record(struct ctx *c)
 static int build_store(const char *path, const uint8_t *data, size_t size)
 {
 	struct ctx c = {.in = {data, size}, .last_event = TK_NONE, .ts = 1000};
-	char err[1024];
 	char pname[64], host[64], dname[64], tname[64], sname[64];
 	fz_check(tk_writer_create(path, &c.w) == TK_OK, "tk_writer_create", tk_writer_errmsg(c.w));
 	struct tk_process_info p = {.pid = (int64_t)fz_u64(&c.in, 2), .rank = TK_NONE};
@@ -173,8 +172,8 @@ static int build_store(const char *path, const uint8_t *data, size_t size)
 		tk_writer_abort(c.w);
 		return -1;
 	}
-	int rc = tk_writer_finish(c.w, err, sizeof(err));
-	fz_check(rc == TK_OK, "tk_writer_finish", err);
+	int rc = tk_writer_finish(c.w, fz_err());
+	fz_check(rc == TK_OK, "tk_writer_finish", fz_errmsg());
 	return 0;
 }
 
@@ -229,7 +228,6 @@ static void check_output(const char *buf, size_t len, enum tk_report_format f, c
 static void run_one(const uint8_t *data, size_t size)
 {
 	const char *a = fz_path("before.db"), *b = fz_path("after.db");
-	char err[1024] = "";
 	struct tk_analyze_options ao;
 	struct tk_report_options ro;
 	char *buf = NULL;
@@ -246,21 +244,21 @@ static void run_one(const uint8_t *data, size_t size)
 	if (diff && build_store(b, data + size / 2, size - size / 2) != 0)
 		diff = 0;
 	tk_analyze_options_init(&ao);
-	int rc = tk_analyze(a, &ao, err, sizeof(err));
-	fz_check(rc == TK_OK, "tk_analyze of a store the writer finished", err);
+	int rc = tk_analyze(a, &ao, fz_err());
+	fz_check(rc == TK_OK, "tk_analyze of a store the writer finished", fz_errmsg());
 	if (diff) {
-		rc = tk_analyze(b, &ao, err, sizeof(err));
-		fz_check(rc == TK_OK, "tk_analyze of a store the writer finished", err);
+		rc = tk_analyze(b, &ao, fz_err());
+		fz_check(rc == TK_OK, "tk_analyze of a store the writer finished", fz_errmsg());
 	}
 	tk_report_options_init(&ro);
 	ro.format = f;
 	ro.top = 1 + (int)(size % 25);
 	FILE *out = open_memstream(&buf, &len);
 	fz_check(out != NULL, "open_memstream", NULL);
-	rc = diff ? tk_report_diff(out, a, b, &ro, err, sizeof(err))
-		  : tk_report_write(out, a, &ro, err, sizeof(err));
+	rc = diff ? tk_report_diff(out, a, b, &ro, fz_err())
+		  : tk_report_write(out, a, &ro, fz_err());
 	fclose(out);
-	fz_check(rc == TK_OK, diff ? "tk_report_diff" : "tk_report_write", err);
+	fz_check(rc == TK_OK, diff ? "tk_report_diff" : "tk_report_write", fz_errmsg());
 	check_output(buf, len, f, diff ? "diff" : "report");
 	free(buf);
 	unlink(a);

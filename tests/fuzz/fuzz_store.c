@@ -81,28 +81,28 @@ static void scan_table(sqlite3 *db, const char *path, const char *table)
 	cols[ncols] = NULL;
 	if (!ncols)
 		return;
-	struct tk_tscan *ts = NULL;
-	int rc = tk_tscan_open(&ts, db, path, table, cols, err, sizeof(err));
+	struct tks_tscan *ts = NULL;
+	int rc = tks_tscan_open(&ts, db, path, table, cols, err, sizeof(err));
 	if (rc != TK_OK) {
-		fz_check(rc == 1 || (rc < 0 && err[0]), "tk_tscan_open status", err);
-		tk_tscan_close(ts);
+		fz_check(rc == 1 || (rc < 0 && err[0]), "tks_tscan_open status", err);
+		tks_tscan_close(ts);
 		return;
 	}
 	int r;
-	while ((r = tk_tscan_next(ts)) > 0) {
-		(void)tk_tscan_rowid(ts);
+	while ((r = tks_tscan_next(ts)) > 0) {
+		(void)tks_tscan_rowid(ts);
 		for (int i = 0; i < ncols; i++) {
 			size_t len = 0;
 			const char *t;
-			switch (tk_tscan_type(ts, i)) {
+			switch (tks_tscan_type(ts, i)) {
 			case TK_TS_INT:
 			case TK_TS_REAL:
-				(void)tk_tscan_int(ts, i);
-				(void)tk_tscan_real(ts, i);
+				(void)tks_tscan_int(ts, i);
+				(void)tks_tscan_real(ts, i);
 				break;
 			case TK_TS_TEXT:
 			case TK_TS_BLOB:
-				t = tk_tscan_text(ts, i, &len);
+				t = tks_tscan_text(ts, i, &len);
 				for (size_t k = 0; t && k < len; k++) /* every byte must be readable */
 					sink += (unsigned char)t[k];
 				break;
@@ -111,8 +111,8 @@ static void scan_table(sqlite3 *db, const char *path, const char *table)
 			}
 		}
 	}
-	fz_check(r == 0 || err[0], "tk_tscan_next failed without a message", table);
-	tk_tscan_close(ts);
+	fz_check(r == 0 || err[0], "tks_tscan_next failed without a message", table);
+	tks_tscan_close(ts);
 }
 
 static void read_store(const char *path)
@@ -128,7 +128,7 @@ static void read_store(const char *path)
 	}
 	tk_store_meta_text(s, "trace_start_ns", buf, sizeof(buf));
 	tk_store_meta_text(s, "tracekit_version", buf, sizeof(buf));
-	sqlite3 *db = tk_store_db(s);
+	sqlite3 *db = tk_store_sqlite(s);
 	sqlite3_stmt *st = NULL;
 	if (sqlite3_prepare_v2(db, "SELECT name FROM sqlite_schema WHERE type = 'table'", -1, &st,
 			       NULL) == SQLITE_OK)
@@ -150,22 +150,21 @@ static void read_store(const char *path)
  */
 static void analyze_report_export(const char *path, size_t pick)
 {
-	char err[1024] = "";
 	struct tk_analyze_options ao;
 	struct tk_report_options ro;
 	struct tk_export_options eo;
 	tk_exporter *x = NULL;
 	tk_analyze_options_init(&ao);
-	int rc = tk_analyze(path, &ao, err, sizeof(err));
-	store_status(rc, err, "tk_analyze");
+	int rc = tk_analyze(path, &ao, fz_err());
+	store_status(rc, fz_errmsg(), "tk_analyze");
 	if (rc == TK_OK) {
 		int has = 0;
-		rc = tk_report_has_analysis(path, &has, err, sizeof(err));
-		store_status(rc, err, "tk_report_has_analysis");
+		rc = tk_report_has_analysis(path, &has, fz_err());
+		store_status(rc, fz_errmsg(), "tk_report_has_analysis");
 		tk_report_options_init(&ro);
 		ro.format = (enum tk_report_format)(TK_REPORT_TEXT + (int)(pick % 4));
-		rc = tk_report_write(devnull, path, &ro, err, sizeof(err));
-		store_status(rc, err, "tk_report_write");
+		rc = tk_report_write(devnull, path, &ro, fz_err());
+		store_status(rc, fz_errmsg(), "tk_report_write");
 	}
 	static const struct {
 		enum tk_export_format format;

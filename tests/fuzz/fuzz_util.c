@@ -22,6 +22,20 @@ void fz_check(int ok, const char *what, const char *detail)
 	abort();
 }
 
+tk_error *fz_err(void)
+{
+	static tk_error *err; /* reachable until exit: not a leak */
+	if (!err)
+		err = tk_error_new();
+	fz_check(err != NULL, "tk_error_new", "out of memory");
+	return err;
+}
+
+const char *fz_errmsg(void)
+{
+	return tk_error_message(fz_err());
+}
+
 void fz_status(int rc, const char *msg, const char *what)
 {
 	if (rc == TK_OK)

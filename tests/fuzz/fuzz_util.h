@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <tracekit/error.h>
 
 /* The libFuzzer entry points every target defines (LLVMFuzzerInitialize is optional). */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -36,6 +37,11 @@ void fz_check(int ok, const char *what, const char *detail);
  * whose exit code is 2 (bad input), never 3 (internal error) or an unknown status.
  */
 void fz_status(int rc, const char *msg, const char *what);
+
+/* fz_err() - the process's tk_error for the library calls that take one (each clears it);
+ * fz_errmsg() - its message. */
+tk_error *fz_err(void);
+const char *fz_errmsg(void);
 
 /*
  * fz_sqlite_check() - abort unless every SQLite handle opened during the execution that just

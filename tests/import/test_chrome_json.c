@@ -215,7 +215,7 @@ Test(chrome_json, generic_chrome_json_with_options_rank)
 	o.file_index = 1;
 	int rc = tk_import_chrome_json(w, DATA "chrome_generic.json", &o);
 	cr_assert_eq(rc, TK_OK, "%s", tk_writer_errmsg(w));
-	cr_assert_eq(tk_writer_finish(w, NULL, 0), TK_OK);
+	cr_assert_eq(tk_writer_finish(w, NULL), TK_OK);
 	EXPECT_INT(db, "SELECT rank FROM sources", 4);
 	expect_text(db, "SELECT format FROM sources", "chrome_json");
 	expect_text(db, "SELECT value FROM meta WHERE key = 'clock'", "relative");

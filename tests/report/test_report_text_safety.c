@@ -125,13 +125,13 @@ Test(text_safety, text_report_has_no_escape_sequence_but_its_colours)
 		tkt_run_free(&r);
 	}
 	/* with colours: every ESC starts one of the report's own colour codes */
-	char *path = tkt_path(tc_dir, "colour.txt"), err[512];
+	char *path = tkt_path(tc_dir, "colour.txt");
 	FILE *f = fopen(path, "w+b");
 	cr_assert_not_null(f);
 	struct tk_report_options o;
 	tk_report_options_init(&o);
 	o.color = 1;
-	cr_assert_eq(tk_report_write(f, tc_db, &o, err, sizeof(err)), TK_OK, "%s", err);
+	cr_assert_eq(tk_report_write(f, tc_db, &o, tkt_err()), TK_OK, "%s", tkt_errmsg());
 	fclose(f);
 	char *out = rf_slurp(path);
 	static const char *const codes[] = {"\x1b[0m", "\x1b[1m", "\x1b[2m", "\x1b[31m",

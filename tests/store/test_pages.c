@@ -59,51 +59,51 @@ Test(pages, deep_tree_with_overflow_reads_back_exactly)
 	char *dir = tkt_mkdtemp(), *path = tkt_path(dir, "p.db");
 	uint32_t npages, root = make_db(path, 512, &npages);
 	sqlite3 *db = NULL;
-	struct tk_pages pages;
-	struct tk_batch b;
+	struct tks_pages pages;
+	struct tks_batch b;
 	cr_assert_eq(sqlite3_open(path, &db), SQLITE_OK);
-	cr_assert_eq(tk_batch_describe(&b, db, "t", 4), SQLITE_OK, "%s", b.err);
+	cr_assert_eq(tks_batch_describe(&b, db, "t", 4), SQLITE_OK, "%s", b.err);
 	sqlite3_close(db);
 	cr_assert_eq(b.root, root);
 	cr_assert_eq(b.ipk, 0);
 	cr_assert(b.direct);
-	cr_assert_eq(tk_pages_open(&pages, path, 512, npages), 0);
-	cr_assert_eq(tk_batch_start(&b, &pages, dir, 1000), 0);
+	cr_assert_eq(tks_pages_open(&pages, path, 512, npages), 0);
+	cr_assert_eq(tks_batch_start(&b, &pages, dir, 1000), 0);
 	const int64_t n = 200000;
 	for (int64_t i = 1; i <= n; i++) {
 		/* rowids with gaps and large values: 3 i, and one near 2^62 at the end */
 		int64_t id = i == n ? ((int64_t)1 << 62) : 3 * i;
-		struct tk_cell *row = tk_batch_row(&b);
-		tk_cell_int(&row[0], id);
-		tk_cell_int(&row[1], i % 7 == 0 ? -i * 1000003 : i);
+		struct tks_cell *row = tks_batch_row(&b);
+		tks_cell_int(&row[0], id);
+		tks_cell_int(&row[1], i % 7 == 0 ? -i * 1000003 : i);
 		char *s = text_of(i);
 		if (i % 11)
-			cr_assert_eq(tk_batch_text(&b, &row[2], s), SQLITE_OK);
+			cr_assert_eq(tks_batch_text(&b, &row[2], s), SQLITE_OK);
 		free(s);
 		if (i % 3 == 0)
-			tk_cell_real(&row[3], i / 4.0);
+			tks_cell_real(&row[3], i / 4.0);
 		else if (i % 3 == 1)
-			tk_cell_real(&row[3], (double)i); /* integral: stored as an integer */
+			tks_cell_real(&row[3], (double)i); /* integral: stored as an integer */
 		int e;
-		cr_assert_eq(tk_batch_add(&b, &e), SQLITE_OK, "%s", b.err);
+		cr_assert_eq(tks_batch_add(&b, &e), SQLITE_OK, "%s", b.err);
 	}
 	/* a rowid not above the last one is kept for SQL */
-	struct tk_cell *row = tk_batch_row(&b);
-	tk_cell_int(&row[0], 2);
-	tk_cell_int(&row[1], 42);
+	struct tks_cell *row = tks_batch_row(&b);
+	tks_cell_int(&row[0], 2);
+	tks_cell_int(&row[1], 42);
 	int e;
-	cr_assert_eq(tk_batch_add(&b, &e), SQLITE_OK);
+	cr_assert_eq(tks_batch_add(&b, &e), SQLITE_OK);
 	cr_assert_eq(b.nkept, 1);
 	/* NOT NULL is enforced */
-	row = tk_batch_row(&b);
-	tk_cell_int(&row[0], ((int64_t)1 << 62) + 1);
-	cr_assert_eq(tk_batch_add(&b, &e), SQLITE_CONSTRAINT);
+	row = tks_batch_row(&b);
+	tks_cell_int(&row[0], ((int64_t)1 << 62) + 1);
+	cr_assert_eq(tks_batch_add(&b, &e), SQLITE_CONSTRAINT);
 	cr_assert(strstr(b.err, "NOT NULL constraint failed: t.a"), "%s", b.err);
-	cr_assert_eq(tk_batch_finish_pages(&b), 0);
-	cr_assert_eq(tk_pages_close(&pages), 0);
+	cr_assert_eq(tks_batch_finish_pages(&b), 0);
+	cr_assert_eq(tks_pages_close(&pages), 0);
 	cr_assert_eq(sqlite3_open(path, &db), SQLITE_OK);
-	cr_assert_eq(tk_batch_flush_sql(&b, db), SQLITE_OK, "%s", b.err);
-	tk_batch_free(&b);
+	cr_assert_eq(tks_batch_flush_sql(&b, db), SQLITE_OK, "%s", b.err);
+	tks_batch_free(&b);
 	sqlite3_close(db);
 
 	cr_assert_eq(sqlite3_open(path, &db), SQLITE_OK);
@@ -159,29 +159,29 @@ Test(pages, table_without_rowid_column_and_untyped_values)
 	uint32_t npages;
 	make_db(path, 1024, &npages);
 	sqlite3 *db = NULL;
-	struct tk_pages pages;
-	struct tk_batch b;
+	struct tks_pages pages;
+	struct tks_batch b;
 	cr_assert_eq(sqlite3_open(path, &db), SQLITE_OK);
-	cr_assert_eq(tk_batch_describe(&b, db, "u", 2), SQLITE_OK, "%s", b.err);
+	cr_assert_eq(tks_batch_describe(&b, db, "u", 2), SQLITE_OK, "%s", b.err);
 	sqlite3_close(db);
 	cr_assert_eq(b.ipk, -1);
-	cr_assert_eq(tk_pages_open(&pages, path, 1024, npages), 0);
-	cr_assert_eq(tk_batch_start(&b, &pages, dir, 1000), 0);
+	cr_assert_eq(tks_pages_open(&pages, path, 1024, npages), 0);
+	cr_assert_eq(tks_batch_start(&b, &pages, dir, 1000), 0);
 	for (int i = 0; i < 3000; i++) {
-		struct tk_cell *row = tk_batch_row(&b);
-		tk_cell_int(&row[0], INT64_MIN + i); /* extreme integers survive */
+		struct tks_cell *row = tks_batch_row(&b);
+		tks_cell_int(&row[0], INT64_MIN + i); /* extreme integers survive */
 		if (i % 3 == 0)
-			tk_cell_real(&row[1], 2.0); /* untyped column: stays real */
+			tks_cell_real(&row[1], 2.0); /* untyped column: stays real */
 		else if (i % 3 == 1)
-			tk_cell_int(&row[1], INT64_MAX - i);
+			tks_cell_int(&row[1], INT64_MAX - i);
 		else
-			cr_assert_eq(tk_batch_text(&b, &row[1], ""), SQLITE_OK);
+			cr_assert_eq(tks_batch_text(&b, &row[1], ""), SQLITE_OK);
 		int e;
-		cr_assert_eq(tk_batch_add(&b, &e), SQLITE_OK, "%s", b.err);
+		cr_assert_eq(tks_batch_add(&b, &e), SQLITE_OK, "%s", b.err);
 	}
-	cr_assert_eq(tk_batch_finish_pages(&b), 0);
-	cr_assert_eq(tk_pages_close(&pages), 0);
-	tk_batch_free(&b);
+	cr_assert_eq(tks_batch_finish_pages(&b), 0);
+	cr_assert_eq(tks_pages_close(&pages), 0);
+	tks_batch_free(&b);
 	cr_assert_eq(sqlite3_open(path, &db), SQLITE_OK);
 	check_string(db, "PRAGMA integrity_check", "ok");
 	sqlite3_close(db);
@@ -200,17 +200,17 @@ Test(pages, varints_match_sqlite)
 {
 	/* SQLite's own varint examples: 1 byte to 127, 2 to 16383, 9 bytes above 2^56 */
 	unsigned char buf[9];
-	cr_expect_eq(tk_varint_put(buf, 127), 1);
+	cr_expect_eq(tks_varint_put(buf, 127), 1);
 	cr_expect_eq(buf[0], 0x7f);
-	cr_expect_eq(tk_varint_put(buf, 128), 2);
+	cr_expect_eq(tks_varint_put(buf, 128), 2);
 	cr_expect(buf[0] == 0x81 && buf[1] == 0x00);
-	cr_expect_eq(tk_varint_put(buf, 16383), 2);
-	cr_expect_eq(tk_varint_put(buf, 16384), 3);
-	cr_expect_eq(tk_varint_len((uint64_t)1 << 56), 9);
-	cr_expect_eq(tk_varint_put(buf, UINT64_MAX), 9);
+	cr_expect_eq(tks_varint_put(buf, 16383), 2);
+	cr_expect_eq(tks_varint_put(buf, 16384), 3);
+	cr_expect_eq(tks_varint_len((uint64_t)1 << 56), 9);
+	cr_expect_eq(tks_varint_put(buf, UINT64_MAX), 9);
 	for (int i = 0; i < 9; i++)
 		cr_expect_eq(buf[i], 0xff);
-	cr_expect_eq(tk_varint_len(((uint64_t)1 << 56) - 1), 8);
+	cr_expect_eq(tks_varint_len(((uint64_t)1 << 56) - 1), 8);
 }
 
 Test(pages, writer_rows_out_of_order_and_meta_rewrites_go_through_sql)
@@ -234,8 +234,7 @@ Test(pages, writer_rows_out_of_order_and_meta_rewrites_go_through_sql)
 	cr_assert_eq(tk_writer_add_op_details(w, ev[0], &op), TK_OK); /* below the last rowid */
 	cr_assert_eq(tk_writer_set_meta_text(w, "clock", "first"), TK_OK);
 	cr_assert_eq(tk_writer_set_meta_text(w, "clock", "unix_epoch"), TK_OK);
-	char err[256];
-	cr_assert_eq(tk_writer_finish(w, err, sizeof(err)), TK_OK, "%s", err);
+	cr_assert_eq(tk_writer_finish(w, tkt_err()), TK_OK, "%s", tkt_errmsg());
 	cr_expect_eq(tkt_query_int(path, "SELECT count(*) FROM op_details"), 2);
 	cr_expect_eq(tkt_query_int(path, "SELECT flops FROM op_details WHERE event_id = 1"), 100);
 	cr_expect_eq(tkt_query_int(path, "SELECT flops FROM op_details WHERE event_id = 3"), 300);
@@ -257,8 +256,8 @@ Test(pages, writer_rows_out_of_order_and_meta_rewrites_go_through_sql)
 	cr_assert_eq(tk_writer_add_event(w, &e, &ev[0]), TK_OK);
 	cr_assert_eq(tk_writer_add_op_details(w, ev[0], &op), TK_OK);
 	cr_assert_eq(tk_writer_add_op_details(w, ev[0], &op), TK_OK);
-	cr_expect_neq(tk_writer_finish(w, err, sizeof(err)), TK_OK);
-	cr_expect(strstr(err, "UNIQUE") != NULL, "%s", err);
+	cr_expect_neq(tk_writer_finish(w, tkt_err()), TK_OK);
+	cr_expect(strstr(tkt_errmsg(), "UNIQUE") != NULL, "%s", tkt_errmsg());
 	cr_expect_not(tkt_exists(path2));
 	cr_expect_eq(tkt_count_entries(dir), 1, "no temporary file is left behind");
 	free(path2);
@@ -297,47 +296,47 @@ Test(pages, index_built_from_sorted_runs_matches_the_table)
 			 "CREATE INDEX x_by_v2 ON x(v);",
 			 NULL, NULL, NULL),
 	    SQLITE_OK);
-	struct tk_batch b;
+	struct tks_batch b;
 	int by_writer;
-	cr_assert_eq(tk_batch_describe(&b, db, "x", 4), SQLITE_OK, "%s", b.err);
-	cr_assert_eq(tk_batch_plan_index(&b, db, "x_by_v", &by_writer), SQLITE_OK);
+	cr_assert_eq(tks_batch_describe(&b, db, "x", 4), SQLITE_OK, "%s", b.err);
+	cr_assert_eq(tks_batch_plan_index(&b, db, "x_by_v", &by_writer), SQLITE_OK);
 	cr_expect_eq(by_writer, 0, "a UNIQUE index is left to SQLite");
-	cr_assert_eq(tk_batch_plan_index(&b, db, "x_by_v2", &by_writer), SQLITE_OK);
+	cr_assert_eq(tks_batch_plan_index(&b, db, "x_by_v2", &by_writer), SQLITE_OK);
 	cr_expect_eq(by_writer, 0, "a text key is left to SQLite");
-	cr_assert_eq(tk_batch_plan_index(&b, db, "x_by_k", &by_writer), SQLITE_OK);
+	cr_assert_eq(tks_batch_plan_index(&b, db, "x_by_k", &by_writer), SQLITE_OK);
 	cr_assert_eq(by_writer, 1);
 	sqlite3_close(db);
 	uint32_t npages = (uint32_t)tkt_query_int(path, "PRAGMA page_count");
-	struct tk_pages pages;
-	cr_assert_eq(tk_pages_open(&pages, path, 512, npages), 0);
-	cr_assert_eq(tk_batch_start(&b, &pages, dir, 1000), 0);
+	struct tks_pages pages;
+	cr_assert_eq(tks_pages_open(&pages, path, 512, npages), 0);
+	cr_assert_eq(tks_batch_start(&b, &pages, dir, 1000), 0);
 	const int n = 100000;
 	int64_t n_k5 = 0, n_null = 0;
 	for (int i = 1; i <= n; i++) {
-		struct tk_cell *row = tk_batch_row(&b);
-		tk_cell_int(&row[0], i);
+		struct tks_cell *row = tks_batch_row(&b);
+		tks_cell_int(&row[0], i);
 		/* keys out of order across runs; NULLs and negative values; runs of equal keys */
 		int64_t k = (i * 7919) % 13 - 3, ts = ((int64_t)i * 104729) % 100003 - 50000;
 		if (i % 17 == 0)
 			n_null++;
 		else {
-			tk_cell_int(&row[1], k);
+			tks_cell_int(&row[1], k);
 			n_k5 += k == 5;
 		}
 		/* the first run arrives sorted; the extremes make the spilled deltas wrap */
 		if (i % 101 == 0)
 			ts = i % 202 ? INT64_MIN : INT64_MAX;
-		tk_cell_int(&row[2], i < 3000 ? 1000 : ts);
+		tks_cell_int(&row[2], i < 3000 ? 1000 : ts);
 		char v[32];
 		snprintf(v, sizeof(v), "v%d", i);
-		cr_assert_eq(tk_batch_text(&b, &row[3], v), SQLITE_OK);
+		cr_assert_eq(tks_batch_text(&b, &row[3], v), SQLITE_OK);
 		int e;
-		cr_assert_eq(tk_batch_add(&b, &e), SQLITE_OK, "%s", b.err);
+		cr_assert_eq(tks_batch_add(&b, &e), SQLITE_OK, "%s", b.err);
 	}
 	cr_expect_gt(b.ix.nruns, 50);
-	cr_assert_eq(tk_batch_finish_pages(&b), 0);
-	cr_assert_eq(tk_pages_close(&pages), 0);
-	tk_batch_free(&b);
+	cr_assert_eq(tks_batch_finish_pages(&b), 0);
+	cr_assert_eq(tks_pages_close(&pages), 0);
+	tks_batch_free(&b);
 	cr_assert_eq(sqlite3_open(path, &db), SQLITE_OK);
 	cr_assert_eq(sqlite3_exec(db, "REINDEX x_by_v; REINDEX x_by_v2", NULL, NULL, NULL),
 		     SQLITE_OK);

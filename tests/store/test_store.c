@@ -180,8 +180,7 @@ Test(store, interning_stores_each_string_once)
 	}
 	/* an empty text arg (the first text in its batch) stays an empty string, not NULL */
 	cr_assert_eq(tk_writer_add_arg_text(w, 1, "note", ""), TK_OK);
-	char err[256];
-	cr_assert_eq(tk_writer_finish(w, err, sizeof(err)), TK_OK, "%s", err);
+	cr_assert_eq(tk_writer_finish(w, tkt_err()), TK_OK, "%s", tkt_errmsg());
 	expect_int("SELECT count(*) FROM args WHERE value = '' AND typeof(value) = 'text'", 1);
 	expect_int("SELECT count(*) FROM strings", 4);
 	expect_int("SELECT count(DISTINCT str) FROM strings", 4);
@@ -191,25 +190,25 @@ Test(store, interning_stores_each_string_once)
 
 Test(store, intern_table_survives_growth)
 {
-	struct tk_intern t;
-	tk_intern_init(&t);
+	struct tks_intern t;
+	tks_intern_init(&t);
 	char s[32];
 	int added;
 	for (int i = 0; i < 100000; i++) {
 		snprintf(s, sizeof(s), "name-%d", i);
-		cr_assert_eq(tk_intern_lookup(&t, s, strlen(s), &added), (uint32_t)i + 1);
+		cr_assert_eq(tks_intern_lookup(&t, s, strlen(s), &added), (uint32_t)i + 1);
 		cr_assert_eq(added, 1);
 	}
 	for (int i = 0; i < 100000; i += 997) {
 		snprintf(s, sizeof(s), "name-%d", i);
-		cr_assert_eq(tk_intern_lookup(&t, s, strlen(s), &added), (uint32_t)i + 1);
+		cr_assert_eq(tks_intern_lookup(&t, s, strlen(s), &added), (uint32_t)i + 1);
 		cr_assert_eq(added, 0);
 	}
 	/* embedded NUL and prefix strings are distinct */
-	uint32_t x = tk_intern_lookup(&t, "ab\0c", 4, &added);
-	uint32_t y = tk_intern_lookup(&t, "ab", 2, &added);
+	uint32_t x = tks_intern_lookup(&t, "ab\0c", 4, &added);
+	uint32_t y = tks_intern_lookup(&t, "ab", 2, &added);
 	cr_assert_neq(x, y);
-	tk_intern_free(&t);
+	tks_intern_free(&t);
 }
 
 Test(store, failure_midway_leaves_nothing_at_target)
@@ -234,9 +233,8 @@ Test(store, failure_midway_leaves_nothing_at_target)
 	/* the failure is sticky */
 	struct tk_event good = {trk, TK_EV_HOST_OP, "op", 0, NULL, 0, 0, 5, TK_NONE};
 	cr_assert_eq(tk_writer_add_event(w, &good, NULL), TK_EINVAL);
-	char err[256];
-	cr_assert_eq(tk_writer_finish(w, err, sizeof(err)), TK_EINVAL);
-	cr_assert(strstr(err, "track 6") != NULL, "%s", err);
+	cr_assert_eq(tk_writer_finish(w, tkt_err()), TK_EINVAL);
+	cr_assert(strstr(tkt_errmsg(), "track 6") != NULL, "%s", tkt_errmsg());
 	cr_assert_not(tkt_exists(db));
 	cr_assert_eq(tkt_count_entries(dir), 0, "temporary file left behind");
 }
@@ -263,9 +261,8 @@ Test(store, rename_failure_leaves_no_temporary)
 	fclose(f);
 	tk_writer *w = NULL;
 	cr_assert_eq(tk_writer_create(sub, &w), TK_OK);
-	char err[256];
-	cr_assert_eq(tk_writer_finish(w, err, sizeof(err)), TK_EIO);
-	cr_assert(strstr(err, sub) != NULL, "%s", err);
+	cr_assert_eq(tk_writer_finish(w, tkt_err()), TK_EIO);
+	cr_assert(strstr(tkt_errmsg(), sub) != NULL, "%s", tkt_errmsg());
 	cr_assert_eq(tkt_count_entries(dir), 1, "temporary file left behind");
 	cr_assert(tkt_exists(inner));
 	free(inner);
@@ -318,7 +315,7 @@ Test(store, open_reads_meta_and_refuses_foreign_files)
 	cr_assert_str_eq(buf, "unix_epoch");
 	cr_assert_eq(tk_store_meta_text(s, "no such key", buf, sizeof(buf)), TK_ENOTFOUND);
 	/* read-only: writes fail */
-	cr_assert_neq(sqlite3_exec(tk_store_db(s), "DELETE FROM events", NULL, NULL, NULL),
+	cr_assert_neq(sqlite3_exec(tk_store_sqlite(s), "DELETE FROM events", NULL, NULL, NULL),
 		      SQLITE_OK);
 	tk_store_close(s);
 	tk_store_close(NULL);
@@ -364,9 +361,8 @@ Test(store, status_codes_map_to_exit_codes)
 static void reshape(const char *sql)
 {
 	tk_writer *w = NULL;
-	char err[256];
 	cr_assert_eq(tk_writer_create(db, &w), TK_OK);
-	cr_assert_eq(tk_writer_finish(w, err, sizeof(err)), TK_OK, "%s", err);
+	cr_assert_eq(tk_writer_finish(w, tkt_err()), TK_OK, "%s", tkt_errmsg());
 	sqlite3 *h;
 	char *msg = NULL;
 	cr_assert_eq(sqlite3_open(db, &h), SQLITE_OK);

@@ -49,7 +49,7 @@ Test(store_modes, read_only_modes_refuse_writes)
 	for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
 		tk_store *s = NULL;
 		cr_assert_eq(tk_store_open_mode(db, modes[i], &s), TK_OK, "%s", tk_store_errmsg(s));
-		sqlite3 *h = tk_store_db(s);
+		sqlite3 *h = tk_store_sqlite(s);
 		cr_expect_neq(sqlite3_exec(h, "DELETE FROM events", NULL, NULL, NULL), SQLITE_OK,
 			      "mode %d deleted", (int)modes[i]);
 		cr_expect_neq(sqlite3_exec(h, "INSERT INTO meta (key, value) VALUES ('x', 1)", NULL,
@@ -74,7 +74,7 @@ Test(store_modes, only_the_shared_mode_locks_every_call)
 		tk_store *s = NULL;
 		cr_assert_eq(tk_store_open_mode(db, want[i].mode, &s), TK_OK, "%s",
 			     tk_store_errmsg(s));
-		cr_expect_eq(sqlite3_db_mutex(tk_store_db(s)) != NULL, want[i].mutex,
+		cr_expect_eq(sqlite3_db_mutex(tk_store_sqlite(s)) != NULL, want[i].mutex,
 			     "mode %d: mutex %s", (int)want[i].mode, want[i].mutex ? "missing" : "set");
 		cr_expect_eq(tk_store_schema_version(s), TK_STORE_SCHEMA_VERSION);
 		tk_store_close(s);
@@ -97,7 +97,7 @@ Test(store_modes, read_write_mode_writes_in_the_callers_transaction)
 	tk_store *s = NULL;
 	cr_assert_eq(tk_store_open_mode(db, TK_STORE_READ_WRITE, &s), TK_OK, "%s",
 		     tk_store_errmsg(s));
-	sqlite3 *h = tk_store_db(s);
+	sqlite3 *h = tk_store_sqlite(s);
 	cr_expect_eq(int_of(h, "PRAGMA cache_size"), -8192);
 	cr_expect_eq(int_of(h, "PRAGMA query_only"), 0);
 	cr_assert_eq(sqlite3_exec(h,
@@ -109,7 +109,7 @@ Test(store_modes, read_write_mode_writes_in_the_callers_transaction)
 	cr_expect_eq(tkt_query_int(db, "SELECT a FROM analysis_x"), 42);
 	/* still a store every mode opens */
 	cr_assert_eq(tk_store_open(db, &s), TK_OK, "%s", tk_store_errmsg(s));
-	cr_expect_eq(int_of(tk_store_db(s), "PRAGMA query_only"), 1);
+	cr_expect_eq(int_of(tk_store_sqlite(s), "PRAGMA query_only"), 1);
 	tk_store_close(s);
 }
 
@@ -126,9 +126,8 @@ static void expect_refused(const char *path, int status, const char *msg)
 		tk_store_close(s);
 	}
 	/* the analysis (and its command) say the same, with exit code 2 */
-	char err[1024];
-	cr_expect_eq(tk_analyze(path, NULL, err, sizeof(err)), status);
-	cr_expect_str_eq(err, msg);
+	cr_expect_eq(tk_analyze(path, NULL, tkt_err()), status);
+	cr_expect_str_eq(tkt_errmsg(), msg);
 	struct tkt_run r = tkt_tracekit("analyze", path, NULL);
 	cr_expect_eq(r.code, 2, "exit %d: %s", r.code, r.err);
 	char line[1200];
@@ -187,21 +186,21 @@ Test(store_modes, the_streaming_connection_scans_tables_directly)
 	tk_store *s = NULL;
 	cr_assert_eq(tk_store_open_mode(db, TK_STORE_STREAM, &s), TK_OK, "%s", tk_store_errmsg(s));
 	static const char *const cols[] = {"id", "ts_ns", NULL};
-	struct tk_tscan *ts = NULL;
+	struct tks_tscan *ts = NULL;
 	char err[256] = "";
 	/* TK_OK, not 1 (declined: SQL instead): the file's pages are read straight */
-	cr_assert_eq(tk_tscan_open(&ts, tk_store_db(s), db, "events", cols, err, sizeof(err)),
+	cr_assert_eq(tks_tscan_open(&ts, tk_store_sqlite(s), db, "events", cols, err, sizeof(err)),
 		     TK_OK, "%s", err);
 	int64_t rows = 0, last = -1;
 	int r;
-	while ((r = tk_tscan_next(ts)) == 1) {
-		cr_expect_gt(tk_tscan_rowid(ts), last);
-		last = tk_tscan_rowid(ts);
+	while ((r = tks_tscan_next(ts)) == 1) {
+		cr_expect_gt(tks_tscan_rowid(ts), last);
+		last = tks_tscan_rowid(ts);
 		rows++;
 	}
 	cr_expect_eq(r, 0, "%s", err);
 	cr_expect_eq(rows, tkt_query_int(db, "SELECT count(*) FROM events"));
-	tk_tscan_close(ts);
+	tks_tscan_close(ts);
 	tk_store_close(s);
 }
 

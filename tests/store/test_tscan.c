@@ -100,36 +100,36 @@ static void compare(const char *path, int64_t want_rows)
 	sqlite3 *db;
 	cr_assert_eq(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
 	static const char *const cols[] = {"id", "a", "b", "c", "d", "e", NULL};
-	struct tk_tscan *ts;
+	struct tks_tscan *ts;
 	char err[256] = "";
-	cr_assert_eq(tk_tscan_open(&ts, db, path, "t", cols, err, sizeof(err)), TK_OK, "%s", err);
+	cr_assert_eq(tks_tscan_open(&ts, db, path, "t", cols, err, sizeof(err)), TK_OK, "%s", err);
 	sqlite3_stmt *st;
 	cr_assert_eq(
 	    sqlite3_prepare_v2(db, "SELECT id, a, b, c, d, e FROM t ORDER BY id", -1, &st, NULL),
 	    SQLITE_OK);
 	int64_t rows = 0;
 	int r;
-	while ((r = tk_tscan_next(ts)) == 1) {
+	while ((r = tks_tscan_next(ts)) == 1) {
 		cr_assert_eq(sqlite3_step(st), SQLITE_ROW, "scan has more rows than SQL");
 		rows++;
-		cr_assert_eq(tk_tscan_rowid(ts), sqlite3_column_int64(st, 0));
-		cr_assert_eq(tk_tscan_int(ts, 0), sqlite3_column_int64(st, 0));
+		cr_assert_eq(tks_tscan_rowid(ts), sqlite3_column_int64(st, 0));
+		cr_assert_eq(tks_tscan_int(ts, 0), sqlite3_column_int64(st, 0));
 		for (int c = 1; c < 6; c++) {
 			int t = sqlite3_column_type(st, c);
-			enum tk_tscan_type want = t == SQLITE_NULL	? TK_TS_NULL
+			enum tks_tscan_type want = t == SQLITE_NULL	? TK_TS_NULL
 						  : t == SQLITE_INTEGER ? TK_TS_INT
 						  : t == SQLITE_FLOAT	? TK_TS_REAL
 						  : t == SQLITE_TEXT	? TK_TS_TEXT
 									: TK_TS_BLOB;
-			cr_assert_eq(tk_tscan_type(ts, c), want, "row %lld column %d",
+			cr_assert_eq(tks_tscan_type(ts, c), want, "row %lld column %d",
 				     (long long)rows, c);
 			if (want == TK_TS_INT)
-				cr_assert_eq(tk_tscan_int(ts, c), sqlite3_column_int64(st, c));
+				cr_assert_eq(tks_tscan_int(ts, c), sqlite3_column_int64(st, c));
 			if (want == TK_TS_REAL)
-				cr_assert(tk_tscan_real(ts, c) == sqlite3_column_double(st, c));
+				cr_assert(tks_tscan_real(ts, c) == sqlite3_column_double(st, c));
 			if (want == TK_TS_TEXT || want == TK_TS_BLOB) {
 				size_t len;
-				const char *p = tk_tscan_text(ts, c, &len);
+				const char *p = tks_tscan_text(ts, c, &len);
 				cr_assert_eq(len, (size_t)sqlite3_column_bytes(st, c));
 				cr_assert(len == 0 || !memcmp(p, sqlite3_column_blob(st, c), len));
 			}
@@ -139,7 +139,7 @@ static void compare(const char *path, int64_t want_rows)
 	cr_assert_eq(sqlite3_step(st), SQLITE_DONE, "SQL has more rows than the scan");
 	cr_assert_eq(rows, want_rows);
 	sqlite3_finalize(st);
-	tk_tscan_close(ts);
+	tks_tscan_close(ts);
 	sqlite3_close(db);
 }
 
@@ -164,15 +164,15 @@ Test(tscan, empty_table_and_unknown_names)
 	cr_assert_eq(sqlite3_open(path, &db), SQLITE_OK);
 	exec(db, "CREATE TABLE t (id INTEGER PRIMARY KEY, a INTEGER)");
 	static const char *const cols[] = {"a", NULL}, *const bad[] = {"nope", NULL};
-	struct tk_tscan *ts;
+	struct tks_tscan *ts;
 	char err[256];
-	cr_assert_eq(tk_tscan_open(&ts, db, path, "t", cols, err, sizeof(err)), TK_OK, "%s", err);
-	cr_expect_eq(tk_tscan_next(ts), 0);
-	tk_tscan_close(ts);
-	cr_expect_eq(tk_tscan_open(&ts, db, path, "t", bad, err, sizeof(err)), TK_EINVAL);
+	cr_assert_eq(tks_tscan_open(&ts, db, path, "t", cols, err, sizeof(err)), TK_OK, "%s", err);
+	cr_expect_eq(tks_tscan_next(ts), 0);
+	tks_tscan_close(ts);
+	cr_expect_eq(tks_tscan_open(&ts, db, path, "t", bad, err, sizeof(err)), TK_EINVAL);
 	cr_expect(strstr(err, "nope") != NULL, "%s", err);
-	cr_expect_eq(tk_tscan_open(&ts, db, path, "missing", cols, err, sizeof(err)), TK_EINVAL);
-	tk_tscan_close(NULL);
+	cr_expect_eq(tks_tscan_open(&ts, db, path, "missing", cols, err, sizeof(err)), TK_EINVAL);
+	tks_tscan_close(NULL);
 	sqlite3_close(db);
 	free(path);
 }
@@ -185,9 +185,9 @@ Test(tscan, declines_when_a_write_ahead_log_is_there)
 	exec(db, "PRAGMA journal_mode = WAL; CREATE TABLE t (id INTEGER PRIMARY KEY, a INTEGER);"
 		 "INSERT INTO t VALUES (1, 2)");
 	static const char *const cols[] = {"a", NULL};
-	struct tk_tscan *ts = NULL;
+	struct tks_tscan *ts = NULL;
 	char err[256];
-	cr_expect_eq(tk_tscan_open(&ts, db, path, "t", cols, err, sizeof(err)), 1);
+	cr_expect_eq(tks_tscan_open(&ts, db, path, "t", cols, err, sizeof(err)), 1);
 	cr_expect_null(ts);
 	sqlite3_close(db);
 	free(path);
@@ -224,23 +224,23 @@ Test(tscan, damaged_pages_give_an_error_not_a_crash)
 		free(d);
 		sqlite3 *db;
 		cr_assert_eq(sqlite3_open_v2(copy, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
-		struct tk_tscan *ts;
+		struct tks_tscan *ts;
 		char err[256] = "";
-		int rc = tk_tscan_open(&ts, db, copy, "t", cols, err, sizeof(err));
+		int rc = tks_tscan_open(&ts, db, copy, "t", cols, err, sizeof(err));
 		if (rc == TK_OK) {
 			int r;
-			while ((r = tk_tscan_next(ts)) == 1)
+			while ((r = tks_tscan_next(ts)) == 1)
 				for (int c = 0; c < 6; c++) {
 					size_t len;
-					(void)tk_tscan_int(ts, c);
-					(void)tk_tscan_real(ts, c);
-					(void)tk_tscan_text(ts, c, &len);
+					(void)tks_tscan_int(ts, c);
+					(void)tks_tscan_real(ts, c);
+					(void)tks_tscan_text(ts, c, &len);
 				}
 			if (r < 0) {
 				errors++;
 				cr_expect(strstr(err, "page") != NULL, "%s", err);
 			}
-			tk_tscan_close(ts);
+			tks_tscan_close(ts);
 		} else
 			errors++;
 		sqlite3_close(db);
@@ -262,9 +262,9 @@ Test(tscan, writer_built_store_scans_like_sql)
 	cr_assert_eq(sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
 	static const char *const cols[] = {"id",     "track_id",       "ts_ns",
 					   "dur_ns", "correlation_id", NULL};
-	struct tk_tscan *ts;
+	struct tks_tscan *ts;
 	char err[256];
-	cr_assert_eq(tk_tscan_open(&ts, h, db, "events", cols, err, sizeof(err)), TK_OK, "%s", err);
+	cr_assert_eq(tks_tscan_open(&ts, h, db, "events", cols, err, sizeof(err)), TK_OK, "%s", err);
 	sqlite3_stmt *st;
 	cr_assert_eq(sqlite3_prepare_v2(h,
 					"SELECT id, track_id, ts_ns, dur_ns, correlation_id FROM "
@@ -272,19 +272,19 @@ Test(tscan, writer_built_store_scans_like_sql)
 					-1, &st, NULL),
 		     SQLITE_OK);
 	int64_t n = 0;
-	while (tk_tscan_next(ts) == 1) {
+	while (tks_tscan_next(ts) == 1) {
 		cr_assert_eq(sqlite3_step(st), SQLITE_ROW);
 		for (int c = 0; c < 5; c++) {
-			cr_assert_eq(tk_tscan_type(ts, c) == TK_TS_NULL,
+			cr_assert_eq(tks_tscan_type(ts, c) == TK_TS_NULL,
 				     sqlite3_column_type(st, c) == SQLITE_NULL);
-			cr_assert_eq(tk_tscan_int(ts, c), sqlite3_column_int64(st, c));
+			cr_assert_eq(tks_tscan_int(ts, c), sqlite3_column_int64(st, c));
 		}
 		n++;
 	}
 	cr_assert_eq(sqlite3_step(st), SQLITE_DONE);
 	cr_expect_eq(n, tkt_query_int(db, "SELECT count(*) FROM events"));
 	sqlite3_finalize(st);
-	tk_tscan_close(ts);
+	tks_tscan_close(ts);
 	sqlite3_close(h);
 	free(db);
 }

@@ -26,7 +26,6 @@ static int write_synth(const char *path, int64_t events)
 {
 	struct tk_synth_options o;
 	tk_writer *w = NULL;
-	char err[1024] = "";
 	tk_synth_defaults(&o);
 	o.events = events;
 	o.seed = 1;
@@ -38,9 +37,11 @@ static int write_synth(const char *path, int64_t events)
 		tk_writer_abort(w);
 		return rc;
 	}
-	rc = tk_writer_finish(w, err, sizeof(err));
+	tk_error *err = tk_error_new(); /* its own: write_synth runs on several threads */
+	rc = tk_writer_finish(w, err);
 	if (rc != TK_OK)
-		fprintf(stderr, "write_synth %s: %s\n", path, err);
+		fprintf(stderr, "write_synth %s: %s\n", path, tk_error_message(err));
+	tk_error_free(err);
 	return rc;
 }
 
@@ -119,9 +120,8 @@ Test(writer_template, empty_and_aborted_stores)
 	const char *paths[] = {a, b};
 	for (int i = 0; i < 2; i++) {
 		tk_writer *w = NULL;
-		char err[1024];
 		cr_assert_eq(tk_writer_create(paths[i], &w), TK_OK);
-		cr_assert_eq(tk_writer_finish(w, err, sizeof(err)), TK_OK, "%s", err);
+		cr_assert_eq(tk_writer_finish(w, tkt_err()), TK_OK, "%s", tkt_errmsg());
 	}
 	assert_same_bytes(a, b);
 	assert_integrity(b);
@@ -210,7 +210,7 @@ Test(writer_template, index_sort_runs_beside_the_store)
 {
 	char *dir = tkt_mkdtemp();
 	char *sub = tkt_path(dir, "a"), *path = tkt_path(sub, "store.db");
-	char err[1024], where[PATH_MAX], real[PATH_MAX];
+	char where[PATH_MAX], real[PATH_MAX];
 	tk_writer *w = NULL;
 	int64_t track = 0;
 	cr_assert_eq(mkdir(sub, 0700), 0);
@@ -223,7 +223,7 @@ Test(writer_template, index_sort_runs_beside_the_store)
 			     tk_writer_errmsg(w));
 	sort_run_dir(where, sizeof(where));
 	cr_assert_str_eq(where, real, "the sort run is in '%s', not beside the store", where);
-	cr_assert_eq(tk_writer_finish(w, err, sizeof(err)), TK_OK, "%s", err);
+	cr_assert_eq(tk_writer_finish(w, tkt_err()), TK_OK, "%s", tkt_errmsg());
 	assert_integrity(path);
 	cr_assert_eq(tkt_query_int(path, "SELECT count(*) FROM counters"), 256 * 1024 + 1);
 	free(sub), free(path);

@@ -25,9 +25,8 @@ static char *write_store(const char *dir, const char *name, const struct tk_synt
 	cr_assert_eq(rc, TK_OK, "create: %s", tk_writer_errmsg(w));
 	rc = tk_synth_write(w, o);
 	cr_assert_eq(rc, TK_OK, "synth: %d %s", rc, tk_writer_errmsg(w));
-	char err[512];
-	rc = tk_writer_finish(w, err, sizeof(err));
-	cr_assert_eq(rc, TK_OK, "finish: %s", err);
+	rc = tk_writer_finish(w, tkt_err());
+	cr_assert_eq(rc, TK_OK, "finish: %s", tkt_errmsg());
 	return path;
 }
 
