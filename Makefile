@@ -1,6 +1,6 @@
 # The two commands of the quick start, and a few more. Every target sets up what it needs.
 #   make demo   set up, build, run synth -> info -> queries -> analyze -> report on the built-in example
-#   make test   set up, build, run the whole suite twice: gcc (RelWithDebInfo), then clang with
+#   make test   set up, check the format (make format-check), build, run the whole suite twice: gcc (RelWithDebInfo), then clang with
 #               ASan+UBSan; both with -Werror, so both compilers stay warning-free
 #               (make test-asan: the same sanitizer build with gcc)
 #   make bench  write 1 M and 10 M event stores and print events/s and peak RSS; time check
@@ -59,7 +59,7 @@ test-clang: setup test-setup $(CLANG_ASAN_BUILD)/CMakeCache.txt
 	@cmake --build $(CLANG_ASAN_BUILD) -j $(JOBS)
 	@cd $(CLANG_ASAN_BUILD) && $(SAN_CTEST)
 
-test: test-fast test-clang fuzz-smoke
+test: format-check test-fast test-clang fuzz-smoke
 
 bench: build
 	@bench/run.sh $(BUILD)
@@ -75,7 +75,7 @@ fuzz: setup
 fuzz-smoke: setup
 	@JOBS=$(JOBS) scripts/fuzz.sh smoke $(FUZZ_TARGETS)
 
-format-check:
+format-check: setup
 	@scripts/format-check.sh
 
 format:

@@ -95,7 +95,7 @@ static const struct {
     {"gpu time per op", tka_op_gpu_time},
     {"categories", tka_categories},
     {"op performance model", tka_op_perf}, /* after gpu time per op: its per-call figures */
-    {"roofline", tka_roofline},		    /* after the model and the peaks; before kpi */
+    {"roofline", tka_roofline},		   /* after the model and the peaks; before kpi */
     {"kernel stats", tka_kernel_stats},
     {"memory", tka_memory},
     {"kpi", tka_kpi},
@@ -172,11 +172,12 @@ int tk_analyze(const char *path, const struct tk_analyze_options *o, tk_error *e
 		in_txn = 0;
 out:
 	if (rc != TK_OK && !tk_error_cause_count(err)) {
-		tk_error_push_from(err, where == IN_BEGIN || where == IN_TABLES ? "sqlite" : "analyze",
+		tk_error_push_from(err,
+				   where == IN_BEGIN || where == IN_TABLES ? "sqlite" : "analyze",
 				   rc, "%s", msg);
 		if (where == IN_TABLES)
-			tk_error_push_from(err, "analyze", rc, "cannot create the analysis tables of '%s'",
-					   path);
+			tk_error_push_from(err, "analyze", rc,
+					   "cannot create the analysis tables of '%s'", path);
 		else if (where == IN_BEGIN)
 			tk_error_push_from(err, "analyze", rc, "cannot write to store '%s'", path);
 		else if (where == IN_PEAKS)

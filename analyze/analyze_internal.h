@@ -30,9 +30,10 @@ struct tka_ctx {
 	struct tka_op_state *ops;   /* op_profile.c: self-time sweeps fed by the pass */
 	struct tka_ks_state *ks;    /* kernel_stats.c: kernel groups fed by the pass */
 	struct tka_kpi_state *kpi;  /* kpi.c: compile intervals, bytes accessed, from the pass */
-	struct tka_step_marks *marks; /* step_windows.c: device-side step annotations, from the pass */
-	struct tka_gc_state *gc;    /* gap_causes.c: host-side synchronizations, from the pass */
-	struct tka_og_state *og;    /* op_gpu_time.c: launches and host intervals, from the pass */
+	struct tka_step_marks
+	    *marks;		 /* step_windows.c: device-side step annotations, from the pass */
+	struct tka_gc_state *gc; /* gap_causes.c: host-side synchronizations, from the pass */
+	struct tka_og_state *og; /* op_gpu_time.c: launches and host intervals, from the pass */
 };
 
 /*
@@ -155,8 +156,8 @@ int tka_steps_load(struct tka_ctx *c, struct tka_timeline *tl);
  * compilers' C++ entry points ("...Compiler::...", "...::Compile"). Never a substring: a Python
  * frame of torch/compiler/__init__.py: is_compiling is no compile event.
  */
-#define TKA_COMPILE_NAME(s)                                                                \
-	"(" s " LIKE '% (dynamo_timed)' OR " s " GLOB 'backend_compile*' OR " s           \
+#define TKA_COMPILE_NAME(s)                                                     \
+	"(" s " LIKE '% (dynamo_timed)' OR " s " GLOB 'backend_compile*' OR " s \
 	" GLOB 'XlaCompile*' OR " s " GLOB '*Compiler::*' OR " s " GLOB '*::Compile')"
 
 /* Event kinds that can be compile events: host ops, annotations, framework ops, other. */
@@ -194,16 +195,16 @@ void tka_sort_i64(int64_t *v, size_t n, int64_t *tmp);
 
 /* The categories, in the order of docs/metrics.md; tka_category_name() gives the stored name. */
 enum tka_category {
-	TKA_CAT_GEMM,	     /* "gemm": matrix multiplications (cuBLAS, CUTLASS, Tensile, XLA dot) */
-	TKA_CAT_CONV,	     /* "conv": convolutions, implicit-GEMM ones included */
-	TKA_CAT_ATTENTION,   /* "attention": SDPA, flash, memory-efficient, fused MHA kernels */
-	TKA_CAT_NORM,	     /* "norm": layer, batch, group, instance and RMS normalization */
+	TKA_CAT_GEMM,	   /* "gemm": matrix multiplications (cuBLAS, CUTLASS, Tensile, XLA dot) */
+	TKA_CAT_CONV,	   /* "conv": convolutions, implicit-GEMM ones included */
+	TKA_CAT_ATTENTION, /* "attention": SDPA, flash, memory-efficient, fused MHA kernels */
+	TKA_CAT_NORM,	   /* "norm": layer, batch, group, instance and RMS normalization */
 	TKA_CAT_ELEMENTWISE, /* "elementwise": pointwise, indexing, layout and data movement kernels */
-	TKA_CAT_REDUCTION,   /* "reduction": reductions, softmax, scans, pooling, losses */
-	TKA_CAT_COMM,	     /* "comm": collectives and point-to-point communication */
-	TKA_CAT_MEMCPY,	     /* "memcpy": memory copies (runtime copies, DMA, XLA async copies) */
-	TKA_CAT_MEMSET,	     /* "memset": memory sets (runtime sets, fill ops on the host) */
-	TKA_CAT_OTHER,	     /* "other": no rule matched */
+	TKA_CAT_REDUCTION, /* "reduction": reductions, softmax, scans, pooling, losses */
+	TKA_CAT_COMM,	   /* "comm": collectives and point-to-point communication */
+	TKA_CAT_MEMCPY,	   /* "memcpy": memory copies (runtime copies, DMA, XLA async copies) */
+	TKA_CAT_MEMSET,	   /* "memset": memory sets (runtime sets, fill ops on the host) */
+	TKA_CAT_OTHER,	   /* "other": no rule matched */
 	TKA_NCAT
 };
 
@@ -240,21 +241,22 @@ const char *tka_category_of_host_op(const char *name);
 
 /* A row of the built-in table: dense peaks of one device model. */
 struct tka_peak_model {
-	const char *model;		/* the row's name as docs/peaks.md shows it */
+	const char *model;	       /* the row's name as docs/peaks.md shows it */
 	double tflops[TK_DTYPE_COUNT]; /* TFLOP/s (int8: TOPS) by enum tk_dtype; 0 = none */
-	double tbps;			/* peak memory bandwidth, TB/s (10^12 bytes/s) */
-	int units;			/* SMs / CUs of the whole device; 0 when not stated */
+	double tbps;		       /* peak memory bandwidth, TB/s (10^12 bytes/s) */
+	int units;		       /* SMs / CUs of the whole device; 0 when not stated */
 };
 
 /* A matching rule: a device matches when its name matches @glob and every stated constraint
  * holds (a constraint on a figure the device does not state fails, except the vendor). */
 struct tka_peak_rule {
-	const char *glob;   /* fnmatch glob on the name, case-insensitive; "" = the device has none */
+	const char *glob; /* fnmatch glob on the name, case-insensitive; "" = the device has none */
 	const char *vendor; /* devices.vendor must not differ from it (NULL: any) */
 	const char *cc;	    /* devices.compute_capability equals it (NULL: any) */
 	int units;	    /* devices.sm_count equals it (0: any) */
 	int clock_mhz;	    /* devices.clock_hz / 1e6 rounded equals it (0: any) */
-	double mem_min_gib, mem_max_gib; /* devices.memory_bytes in GiB, > min and <= max (0: any) */
+	double mem_min_gib,
+	    mem_max_gib;   /* devices.memory_bytes in GiB, > min and <= max (0: any) */
 	const char *model; /* the tka_peak_models row it picks */
 	const char *note;  /* what the match assumes (NULL: the name says it all) */
 };
@@ -265,7 +267,7 @@ extern const struct tka_peak_rule tka_peak_rules[];
 
 /* What a device's identification gives the matcher (a devices row). */
 struct tka_peak_device {
-	const char *name, *vendor, *cc; /* NULL when unknown */
+	const char *name, *vendor, *cc;	       /* NULL when unknown */
 	int64_t units, clock_hz, memory_bytes; /* TK_NONE when unknown */
 };
 
@@ -293,17 +295,17 @@ int tka_device_peak(struct tka_ctx *c, int64_t device_id, struct tka_device_peak
  * Each fills its own analysis_* table(s), which tk_analyze created empty from
  * schemas/analysis.sql, and returns a TK_ status.
  */
-int tka_peaks(struct tka_ctx *c);	 /* peaks.c:        analysis_device_peaks (first) */
-int tka_device_time(struct tka_ctx *c);	 /* device_time.c:  analysis_device_time */
-int tka_gaps(struct tka_ctx *c);	 /* gaps.c:         analysis_gaps, analysis_gap_summary */
-int tka_steps(struct tka_ctx *c);	 /* steps.c:        analysis_steps */
-int tka_step_ops(struct tka_ctx *c);	 /* step_ops.c:     analysis_step_ops */
-int tka_comm(struct tka_ctx *c);	 /* comm.c:         analysis_comm */
-int tka_op_profile(struct tka_ctx *c);	 /* op_profile.c:   analysis_op_profile */
-int tka_op_gpu_time(struct tka_ctx *c);	 /* op_gpu_time.c:  analysis_op_gpu_time */
-int tka_categories(struct tka_ctx *c);	 /* categories.c:   analysis_categories */
-int tka_op_perf(struct tka_ctx *c);	 /* op_perf.c:      analysis_op_perf, _summary, _unmodelled */
-int tka_roofline(struct tka_ctx *c);	 /* roofline.c:     analysis_roofline */
+int tka_peaks(struct tka_ctx *c);	/* peaks.c:        analysis_device_peaks (first) */
+int tka_device_time(struct tka_ctx *c); /* device_time.c:  analysis_device_time */
+int tka_gaps(struct tka_ctx *c);	/* gaps.c:         analysis_gaps, analysis_gap_summary */
+int tka_steps(struct tka_ctx *c);	/* steps.c:        analysis_steps */
+int tka_step_ops(struct tka_ctx *c);	/* step_ops.c:     analysis_step_ops */
+int tka_comm(struct tka_ctx *c);	/* comm.c:         analysis_comm */
+int tka_op_profile(struct tka_ctx *c);	/* op_profile.c:   analysis_op_profile */
+int tka_op_gpu_time(struct tka_ctx *c); /* op_gpu_time.c:  analysis_op_gpu_time */
+int tka_categories(struct tka_ctx *c);	/* categories.c:   analysis_categories */
+int tka_op_perf(struct tka_ctx *c);  /* op_perf.c:      analysis_op_perf, _summary, _unmodelled */
+int tka_roofline(struct tka_ctx *c); /* roofline.c:     analysis_roofline */
 int tka_kernel_stats(struct tka_ctx *c); /* kernel_stats.c: analysis_kernel_stats */
 int tka_memory(struct tka_ctx *c);	 /* memory.c:       analysis_memory */
 int tka_kpi(struct tka_ctx *c);		 /* kpi.c:          analysis_kpi */

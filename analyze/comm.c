@@ -123,8 +123,8 @@ static int cmp_dur(const void *pa, const void *pb)
 /* What the matching needs besides the members: scratch sized for one member per device. */
 struct matcher {
 	struct member *m;
-	size_t *grp;   /* indexes in m of the group being formed */
-	int64_t *durs; /* their durations, to sort */
+	size_t *grp;	     /* indexes in m of the group being formed */
+	int64_t *durs;	     /* their durations, to sort */
 	size_t *head, *stop; /* order matching: per device of a key run, next and end index */
 	int64_t next_instance;
 };
@@ -233,8 +233,8 @@ struct arg_keys {
 	int64_t pg, seq, nelems, dtype;
 };
 
-static int read_args(struct tka_ctx *c, sqlite3_stmt *q, const struct arg_keys *k,
-		     struct strs *str, struct member *p, int64_t event_id)
+static int read_args(struct tka_ctx *c, sqlite3_stmt *q, const struct arg_keys *k, struct strs *str,
+		     struct member *p, int64_t event_id)
 {
 	int rc = TK_OK;
 	sqlite3_reset(q);
@@ -354,8 +354,7 @@ TKA_WRITES(TK_NCOLS_ANALYSIS_COMM, 18, "analysis_comm");
 TKA_WRITES(TK_NCOLS_ANALYSIS_COMM_RANKS, 13, "analysis_comm_ranks");
 
 /* Write every member and, when at least two devices communicate, every device's sums. */
-static int write_all(struct tka_ctx *c, const struct tka_timeline *tl, struct member *m,
-		     size_t nm)
+static int write_all(struct tka_ctx *c, const struct tka_timeline *tl, struct member *m, size_t nm)
 {
 	sqlite3_stmt *ins = NULL, *rk = NULL;
 	struct tka_spans wait = {0};

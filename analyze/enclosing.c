@@ -108,7 +108,7 @@ static int sweep_track(struct tka_ctx *c, sqlite3_stmt *ops, int64_t track, cons
 		for (; k < n && q[k].t < x.ts; k++) /* every op starting at or before t is in */
 			hheap_answer(h, q[k].t, &best[k]);
 		if (x.dur <= 0)
-			continue; /* contains no time */
+			continue;		     /* contains no time */
 		if (tk_add_ovf(x.ts, x.dur, &x.end)) /* dur > 0: only past INT64_MAX */
 			x.end = INT64_MAX;
 		if (hheap_push(h, &x) != TK_OK)

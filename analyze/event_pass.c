@@ -106,7 +106,7 @@ static int merge_seek(struct merge *m, int64_t id)
  * against the store's rules, adding its duration to *@total: NULL, or what is wrong. */
 static const char *bad_event(sqlite3_stmt *q, int64_t *total)
 {
-	static const char *const what[] = {"id",	  "track_id", "kind", "name_id",
+	static const char *const what[] = {"id",	  "track_id", "kind",  "name_id",
 					   "category_id", "ts_ns",    "dur_ns"};
 	for (int i = 1; i < 7; i++)
 		if (sqlite3_column_type(q, i) != SQLITE_INTEGER &&

@@ -21,13 +21,13 @@ struct rule {
 /* sync_api_calls: the lowest utilization (selected window) of the devices of process
  * s.process_id; NULL when it has none. A host that waits on devices busy 95 % of the time or
  * more loses nothing (docs: "sync_api_calls"). */
-#define TKA_PROC_MIN_UTIL                                                                    \
-	"(SELECT min(t.utilization) FROM analysis_device_time t JOIN devices v ON v.id = "     \
+#define TKA_PROC_MIN_UTIL                                                                  \
+	"(SELECT min(t.utilization) FROM analysis_device_time t JOIN devices v ON v.id = " \
 	"t.device_id WHERE t.selected = 1 AND v.process_id IS s.process_id)"
 
 /* gpu_idle: 1 when device d.device_id runs XLA (HLO ops on its kernels, or XLA ops): its
  * fixes speak of jit and lax, not torch.compile (docs: "gpu_idle"). */
-#define TKA_DEVICE_RUNS_XLA                                                                  \
+#define TKA_DEVICE_RUNS_XLA                                                                     \
 	"EXISTS (SELECT 1 FROM analysis_op_profile WHERE device_id = d.device_id AND level IN " \
 	"('hlo_op', 'xla_op'))"
 
@@ -41,18 +41,18 @@ struct rule {
 	"occupancy IS NOT NULL AND occupancy < 0.25 AND median_ns >= 100000 AND tensor_core = 0"
 
 /* A duration in ns as text in the unit that suits it (s, ms, us, ns). */
-#define TKA_HUMAN_NS(x)                                                                      \
+#define TKA_HUMAN_NS(x)                                                                       \
 	"(CASE WHEN (" x ") >= 1e9 THEN printf('%.2f s', (" x ") / 1e9) WHEN (" x ") >= 1e6 " \
-	"THEN printf('%.2f ms', (" x ") / 1e6) WHEN (" x ") >= 1e3 THEN printf('%.1f us', "    \
+	"THEN printf('%.2f ms', (" x ") / 1e6) WHEN (" x ") >= 1e3 THEN printf('%.1f us', "   \
 	"(" x ") / 1e3) ELSE printf('%d ns', (" x ")) END)"
 
 /*
  * The KPI's detail.top ([{name, n, ns}], in its order) as the offenders'
  * [{name, occurrences, total_ns}], in a rule whose one analysis_kpi row has column detail.
  */
-#define TKA_TOP_NAMES                                                                        \
-	"(SELECT json_group_array(json_object('name', json_extract(j.value, '$.name'), "      \
-	"'occurrences', json_extract(j.value, '$.n'), 'total_ns', json_extract(j.value, "    \
+#define TKA_TOP_NAMES                                                                     \
+	"(SELECT json_group_array(json_object('name', json_extract(j.value, '$.name'), "  \
+	"'occurrences', json_extract(j.value, '$.n'), 'total_ns', json_extract(j.value, " \
 	"'$.ns'))) FROM json_each(detail, '$.top') j)"
 
 /*
@@ -252,29 +252,59 @@ static const struct rule rules[] = {
 	 "FROM analysis_device_time d WHERE d.selected = 1 AND d.window_ns > 0 AND "
 	 "d.exposed_comm_ns * 100 >= 10 * d.window_ns ORDER BY d.device_id"},
     {"straggler", "analysis_comm_ranks analysis_comm",
-     INS "SELECT 'straggler', CASE WHEN r.late_share >= 0.8 THEN 'high' ELSE 'medium' END, "
-	 "r.device_id, NULL, 100 * r.late_share, 150 * r.expected_share, "
-	 "printf('rank %s (device %d) started last in %d of its %d matched collectives (%.0f%%; "
-	 "chance %.0f%%), by %s on average (largest %s): the other ranks waited for it; most "
-	 "often in %s', coalesce(r.rank, '?'), r.device_id, r.times_last, r.collectives, "
-	 "100 * r.late_share, 100 * r.expected_share, " TKA_HUMAN_NS("r.late_skew_ns / "
+     INS
+     "SELECT 'straggler', CASE WHEN r.late_share >= 0.8 THEN 'high' ELSE 'medium' END, "
+     "r.device_id, NULL, 100 * r.late_share, 150 * r.expected_share, "
+     "printf('rank %s (device %d) started last in %d of its %d matched collectives (%.0f%%; "
+     "chance %.0f%%), by %s on average (largest %s): the other ranks waited for it; most "
+     "often in %s', coalesce(r.rank, '?'), r.device_id, r.times_last, r.collectives, "
+     "100 * r.late_share, 100 * r.expected_share, " TKA_HUMAN_NS(
+	 "r.late_skew_ns / "
 	 "r.times_last") ", " TKA_HUMAN_NS("r.max_skew_ns") ", (SELECT collective FROM "
-	 "analysis_comm WHERE device_id = r.device_id AND last = 1 AND in_window = 1 GROUP BY "
-	 "collective ORDER BY count(*) DESC, sum(skew_ns) DESC, collective LIMIT 1)), "
-	 "json_object('rank', r.rank, 'collectives', r.collectives, 'times_last', r.times_last, "
-	 "'late_share', r.late_share, 'expected_share', r.expected_share, 'late_skew_ns', "
-	 "r.late_skew_ns, 'mean_late_skew_ns', r.late_skew_ns / r.times_last, 'max_skew_ns', "
-	 "r.max_skew_ns, 'top', (SELECT json_group_array(json_object('collective', collective, "
-	 "'process_group', process_group, 'times_last', n, 'skew_ns', ns, 'max_skew_ns', mx)) "
-	 "FROM (SELECT collective, process_group, count(*) AS n, sum(skew_ns) AS ns, "
-	 "max(skew_ns) AS mx FROM analysis_comm WHERE device_id = r.device_id AND last = 1 AND "
-	 "in_window = 1 GROUP BY collective, process_group ORDER BY n DESC, ns DESC, collective "
-	 "LIMIT 5))), "
-	 "'Find why this rank arrives late: compare its step breakdown with the other ranks "
-	 "(input pipeline, host overhead, a slower or throttled GPU, more work on this rank), "
-	 "balance the work across ranks and check its host for interference. A skew that is "
-	 "the same in every collective can also be a clock offset between hosts.' "
-	 "FROM analysis_comm_ranks r WHERE r.straggler = 1 ORDER BY r.device_id"},
+							    "analysis_comm WHERE device_id = "
+							    "r.device_id AND last = 1 AND "
+							    "in_window = 1 GROUP BY "
+							    "collective ORDER BY count(*) DESC, "
+							    "sum(skew_ns) DESC, collective LIMIT "
+							    "1)), "
+							    "json_object('rank', r.rank, "
+							    "'collectives', r.collectives, "
+							    "'times_last', r.times_last, "
+							    "'late_share', r.late_share, "
+							    "'expected_share', r.expected_share, "
+							    "'late_skew_ns', "
+							    "r.late_skew_ns, 'mean_late_skew_ns', "
+							    "r.late_skew_ns / r.times_last, "
+							    "'max_skew_ns', "
+							    "r.max_skew_ns, 'top', (SELECT "
+							    "json_group_array(json_object('"
+							    "collective', collective, "
+							    "'process_group', process_group, "
+							    "'times_last', n, 'skew_ns', ns, "
+							    "'max_skew_ns', mx)) "
+							    "FROM (SELECT collective, "
+							    "process_group, count(*) AS n, "
+							    "sum(skew_ns) AS ns, "
+							    "max(skew_ns) AS mx FROM analysis_comm "
+							    "WHERE device_id = r.device_id AND "
+							    "last = 1 AND "
+							    "in_window = 1 GROUP BY collective, "
+							    "process_group ORDER BY n DESC, ns "
+							    "DESC, collective "
+							    "LIMIT 5))), "
+							    "'Find why this rank arrives late: "
+							    "compare its step breakdown with the "
+							    "other ranks "
+							    "(input pipeline, host overhead, a "
+							    "slower or throttled GPU, more work on "
+							    "this rank), "
+							    "balance the work across ranks and "
+							    "check its host for interference. A "
+							    "skew that is "
+							    "the same in every collective can also "
+							    "be a clock offset between hosts.' "
+							    "FROM analysis_comm_ranks r WHERE "
+							    "r.straggler = 1 ORDER BY r.device_id"},
     {"input_bound_steps", "analysis_steps",
      INS "SELECT 'input_bound_steps', CASE WHEN 100.0 * s.host / s.dur >= 20 THEN 'high' "
 	 "ELSE 'medium' END, s.device_id, NULL, 100.0 * s.host / s.dur, 10, "
@@ -297,7 +327,8 @@ static const struct rule rules[] = {
 	 "printf('device %d steps take %.3f ms (median, placed on the device by %s) against "
 	 "%.3f ms on the host (%.1f%% apart): %s', s.device_id, s.median_ns / 1e6, "
 	 "CASE s.source WHEN 'device_annotation' THEN 'its ProfilerStep annotations' WHEN "
-	 "'launches' THEN 'the work each host step launched' ELSE 'several sources (see analysis_steps)' "
+	 "'launches' THEN 'the work each host step launched' ELSE 'several sources (see "
+	 "analysis_steps)' "
 	 "END, "
 	 "s.host_median_ns / 1e6, s.diff, CASE WHEN s.median_ns > s.host_median_ns THEN 'the "
 	 "host runs ahead and the GPU queue is deep, so host step times understate the step' "
@@ -313,76 +344,113 @@ static const struct rule rules[] = {
 	 "FROM analysis_step_stats WHERE host_steps > 0 AND source NOT IN ('host', 'device') "
 	 "AND host_median_ns > 0) s WHERE s.diff >= 10 ORDER BY s.device_id"},
     {"launch_queue_empty", "analysis_queue_length analysis_op_profile",
-     INS "SELECT 'launch_queue_empty', CASE WHEN d.empty_share >= 0.3 THEN 'high' ELSE 'medium' "
-	 "END, d.device_id, NULL, 100 * d.empty_share, 10, "
-	 "printf('device %d has nothing launched or running %.1f%% of its %s window (%s; the "
-	 "longest stretch %s): the host does not keep its launch queues filled', d.device_id, "
-	 "100 * d.empty_share, d.window, " TKA_HUMAN_NS("d.empty_ns") ", "
-	 TKA_HUMAN_NS("d.longest_empty_ns") "), "
-	 "json_object('window', d.window, 'window_ns', d.window_ns, 'empty_ns', d.empty_ns, "
-	 "'empty_pct', 100 * d.empty_share, 'longest_empty_ns', d.longest_empty_ns, "
-	 "'longest_empty_start_ns', d.longest_empty_start_ns, 'mean_length', d.mean_length, "
-	 "'ops', d.ops, 'launched', d.launched, 'top', " TKA_HOST_OPS_IN_EMPTY "), "
-	 "CASE WHEN " TKA_DEVICE_RUNS_XLA " THEN 'Keep the device fed: jit the whole step "
-	 "rather than many small functions, replace Python loops of jitted calls with lax.scan "
-	 "or fori_loop, and move input preparation off the dispatching thread.' ELSE 'Keep the "
-	 "launch queue filled: capture the step (or its repeated part) in a CUDA graph "
-	 "(torch.compile mode=\"reduce-overhead\"), launch fewer and larger kernels (larger "
-	 "batches, fusion), and move Python and data work off the launching thread.' END "
-	 "FROM analysis_queue_length d WHERE d.track_id IS NULL AND d.window_ns > 0 AND "
-	 "d.empty_ns * 10 >= d.window_ns AND d.launched > 0 AND d.launched * 2 >= d.ops "
-	 "ORDER BY d.device_id"},
+     INS
+     "SELECT 'launch_queue_empty', CASE WHEN d.empty_share >= 0.3 THEN 'high' ELSE 'medium' "
+     "END, d.device_id, NULL, 100 * d.empty_share, 10, "
+     "printf('device %d has nothing launched or running %.1f%% of its %s window (%s; the "
+     "longest stretch %s): the host does not keep its launch queues filled', d.device_id, "
+     "100 * d.empty_share, d.window, " TKA_HUMAN_NS("d.empty_ns") ", " TKA_HUMAN_NS(
+	 "d.longest_empty_ns") "), "
+			       "json_object('window', d.window, 'window_ns', d.window_ns, "
+			       "'empty_ns', d.empty_ns, "
+			       "'empty_pct', 100 * d.empty_share, 'longest_empty_ns', "
+			       "d.longest_empty_ns, "
+			       "'longest_empty_start_ns', d.longest_empty_start_ns, 'mean_length', "
+			       "d.mean_length, "
+			       "'ops', d.ops, 'launched', d.launched, 'top', " TKA_HOST_OPS_IN_EMPTY
+			       "), "
+			       "CASE WHEN " TKA_DEVICE_RUNS_XLA
+			       " THEN 'Keep the device fed: jit the whole step "
+			       "rather than many small functions, replace Python loops of jitted "
+			       "calls with lax.scan "
+			       "or fori_loop, and move input preparation off the dispatching "
+			       "thread.' ELSE 'Keep the "
+			       "launch queue filled: capture the step (or its repeated part) in a "
+			       "CUDA graph "
+			       "(torch.compile mode=\"reduce-overhead\"), launch fewer and larger "
+			       "kernels (larger "
+			       "batches, fusion), and move Python and data work off the launching "
+			       "thread.' END "
+			       "FROM analysis_queue_length d WHERE d.track_id IS NULL AND "
+			       "d.window_ns > 0 AND "
+			       "d.empty_ns * 10 >= d.window_ns AND d.launched > 0 AND d.launched * "
+			       "2 >= d.ops "
+			       "ORDER BY d.device_id"},
     {"device_bound_queue", "analysis_queue_length analysis_launch_stats",
-     INS "SELECT 'device_bound_queue', 'medium', d.device_id, NULL, 100 * d.waiting_share, "
-	 "50, printf('launched work waits for device %d %.1f%% of its %s window (up to %d "
-	 "operations queued, %.1f on average; %s from the launch call''s end to the start on "
-	 "average): the device, not the host, sets the pace', d.device_id, 100 * "
-	 "d.waiting_share, d.window, d.max_waiting, d.mean_waiting, " TKA_HUMAN_NS("l.q") "), "
-	 "json_object('window', d.window, 'window_ns', d.window_ns, 'waiting_pct', 100 * "
-	 "d.waiting_share, 'max_waiting', d.max_waiting, 'mean_waiting', d.mean_waiting, "
-	 "'launches', l.n, 'mean_queue_delay_ns', l.q, 'top', (SELECT json_group_array("
-	 "json_object('name', name, 'launches', launches, 'mean_queue_delay_ns', queue_mean_ns, "
-	 "'device_ns', device_ns)) FROM (SELECT * FROM analysis_launch_stats WHERE device_id = "
-	 "d.device_id ORDER BY queue_mean_ns * launches DESC, name LIMIT 5))), "
-	 "'Not a host problem: the host runs ahead and launch overhead hides behind device "
-	 "work, so CUDA graphs or fewer launches will not shorten the step. Shorten the device "
-	 "work instead: the kernels with the most device time (op profile, kernel stats), their "
-	 "precision, fusion and occupancy.' "
-	 "FROM analysis_queue_length d JOIN (SELECT device_id, sum(launches) AS n, "
-	 "sum(queue_mean_ns * launches) / sum(launches) AS q FROM analysis_launch_stats GROUP "
-	 "BY device_id) l ON l.device_id = d.device_id WHERE d.track_id IS NULL AND "
-	 "d.window_ns > 0 AND d.waiting_share >= 0.5 AND l.q >= 100000 ORDER BY d.device_id"},
+     INS
+     "SELECT 'device_bound_queue', 'medium', d.device_id, NULL, 100 * d.waiting_share, "
+     "50, printf('launched work waits for device %d %.1f%% of its %s window (up to %d "
+     "operations queued, %.1f on average; %s from the launch call''s end to the start on "
+     "average): the device, not the host, sets the pace', d.device_id, 100 * "
+     "d.waiting_share, d.window, d.max_waiting, d.mean_waiting, " TKA_HUMAN_NS(
+	 "l.q") "), "
+		"json_object('window', d.window, 'window_ns', d.window_ns, 'waiting_pct', 100 * "
+		"d.waiting_share, 'max_waiting', d.max_waiting, 'mean_waiting', d.mean_waiting, "
+		"'launches', l.n, 'mean_queue_delay_ns', l.q, 'top', (SELECT json_group_array("
+		"json_object('name', name, 'launches', launches, 'mean_queue_delay_ns', "
+		"queue_mean_ns, "
+		"'device_ns', device_ns)) FROM (SELECT * FROM analysis_launch_stats WHERE "
+		"device_id = "
+		"d.device_id ORDER BY queue_mean_ns * launches DESC, name LIMIT 5))), "
+		"'Not a host problem: the host runs ahead and launch overhead hides behind device "
+		"work, so CUDA graphs or fewer launches will not shorten the step. Shorten the "
+		"device "
+		"work instead: the kernels with the most device time (op profile, kernel stats), "
+		"their "
+		"precision, fusion and occupancy.' "
+		"FROM analysis_queue_length d JOIN (SELECT device_id, sum(launches) AS n, "
+		"sum(queue_mean_ns * launches) / sum(launches) AS q FROM analysis_launch_stats "
+		"GROUP "
+		"BY device_id) l ON l.device_id = d.device_id WHERE d.track_id IS NULL AND "
+		"d.window_ns > 0 AND d.waiting_share >= 0.5 AND l.q >= 100000 ORDER BY "
+		"d.device_id"},
     {"low_compute_efficiency", "analysis_roofline analysis_launch_stats",
-     INS "SELECT 'low_compute_efficiency', CASE WHEN r.eff < 25 AND r.share >= 30 THEN 'high' "
-	 "ELSE 'medium' END, r.device_id, NULL, r.eff, 40, "
-	 "printf('%s ops run at %.1f%% of the %s peak for %.1f%% of the launched device time of "
-	 "device %d (%s at %.3g TFLOP/s)', upper(r.category), r.eff, r.dtype, r.share, "
-	 "r.device_id, " TKA_HUMAN_NS("r.ns") ", r.flops * 1e-3 / r.ns), "
-	 "json_object('category', r.category, 'dtype', r.dtype, 'efficiency_pct', r.eff, "
-	 "'device_ns', r.ns, 'launched_ns', r.launched, 'share_pct', r.share, 'flops', r.flops, "
-	 "'groups', r.groups, 'top', (SELECT json_group_array(json_object('name', name, "
-	 "'input_dims', input_dims, 'dtype', dtype, 'calls', calls, 'device_ns', device_ns, "
-	 "'tflops', achieved_flops * 1e-12, 'peak_pct', 100 * peak_share, 'bound', bound)) FROM "
-	 "(SELECT * FROM analysis_roofline x WHERE x.device_id = r.device_id AND x.category = "
-	 "r.category AND x.peak_share IS NOT NULL ORDER BY x.device_ns * (1 - x.peak_share) "
-	 "DESC, x.name LIMIT 3))), "
-	 "CASE WHEN r.dtype IN ('fp32', 'fp64') THEN 'Run them in a tensor-core dtype: bf16 or "
-	 "fp16 autocast (torch.autocast, jax default_matmul_precision), or at least TF32 "
-	 "(torch.backends.cuda.matmul.allow_tf32 = True): the ' || r.dtype || ' peak is a "
-	 "fraction of the tensor-core one. Then ' ELSE '' END || 'Make the shapes tile-friendly "
-	 "(dimensions multiples of 8 for 16-bit types, of 64 ideally; avoid tiny or skinny "
-	 "GEMMs), batch small ones (bmm, grouped GEMMs) and fuse what is memory-bound around "
-	 "them (torch.compile, XLA fusion); the worst groups are listed by the time they lose.' "
-	 "FROM (SELECT x.device_id, x.category, (SELECT dtype FROM analysis_roofline y WHERE "
-	 "y.device_id = x.device_id AND y.category = x.category AND y.peak_flops > 0 GROUP BY "
-	 "dtype ORDER BY sum(device_ns) DESC, dtype LIMIT 1) AS dtype, count(*) AS groups, "
-	 "sum(x.device_ns) AS ns, sum(x.flops) AS flops, 100 * sum(x.flops) / sum(x.device_ns "
-	 "* 1e-9 * x.peak_flops) AS eff, l.ns AS launched, 100.0 * sum(x.device_ns) / l.ns AS "
-	 "share FROM analysis_roofline x JOIN (SELECT device_id, sum(device_ns) AS ns FROM "
-	 "analysis_launch_stats GROUP BY device_id) l ON l.device_id = x.device_id WHERE "
-	 "x.category IN ('gemm', 'conv', 'attention') AND x.peak_flops > 0 AND x.flops > 0 "
-	 "AND l.ns > 0 GROUP BY x.device_id, x.category) r WHERE r.eff < 40 AND r.share >= 10 "
-	 "ORDER BY r.device_id, r.ns DESC"},
+     INS
+     "SELECT 'low_compute_efficiency', CASE WHEN r.eff < 25 AND r.share >= 30 THEN 'high' "
+     "ELSE 'medium' END, r.device_id, NULL, r.eff, 40, "
+     "printf('%s ops run at %.1f%% of the %s peak for %.1f%% of the launched device time of "
+     "device %d (%s at %.3g TFLOP/s)', upper(r.category), r.eff, r.dtype, r.share, "
+     "r.device_id, " TKA_HUMAN_NS(
+	 "r.ns") ", r.flops * 1e-3 / r.ns), "
+		 "json_object('category', r.category, 'dtype', r.dtype, 'efficiency_pct', r.eff, "
+		 "'device_ns', r.ns, 'launched_ns', r.launched, 'share_pct', r.share, 'flops', "
+		 "r.flops, "
+		 "'groups', r.groups, 'top', (SELECT json_group_array(json_object('name', name, "
+		 "'input_dims', input_dims, 'dtype', dtype, 'calls', calls, 'device_ns', "
+		 "device_ns, "
+		 "'tflops', achieved_flops * 1e-12, 'peak_pct', 100 * peak_share, 'bound', bound)) "
+		 "FROM "
+		 "(SELECT * FROM analysis_roofline x WHERE x.device_id = r.device_id AND "
+		 "x.category = "
+		 "r.category AND x.peak_share IS NOT NULL ORDER BY x.device_ns * (1 - "
+		 "x.peak_share) "
+		 "DESC, x.name LIMIT 3))), "
+		 "CASE WHEN r.dtype IN ('fp32', 'fp64') THEN 'Run them in a tensor-core dtype: "
+		 "bf16 or "
+		 "fp16 autocast (torch.autocast, jax default_matmul_precision), or at least TF32 "
+		 "(torch.backends.cuda.matmul.allow_tf32 = True): the ' || r.dtype || ' peak is a "
+		 "fraction of the tensor-core one. Then ' ELSE '' END || 'Make the shapes "
+		 "tile-friendly "
+		 "(dimensions multiples of 8 for 16-bit types, of 64 ideally; avoid tiny or skinny "
+		 "GEMMs), batch small ones (bmm, grouped GEMMs) and fuse what is memory-bound "
+		 "around "
+		 "them (torch.compile, XLA fusion); the worst groups are listed by the time they "
+		 "lose.' "
+		 "FROM (SELECT x.device_id, x.category, (SELECT dtype FROM analysis_roofline y "
+		 "WHERE "
+		 "y.device_id = x.device_id AND y.category = x.category AND y.peak_flops > 0 GROUP "
+		 "BY "
+		 "dtype ORDER BY sum(device_ns) DESC, dtype LIMIT 1) AS dtype, count(*) AS groups, "
+		 "sum(x.device_ns) AS ns, sum(x.flops) AS flops, 100 * sum(x.flops) / "
+		 "sum(x.device_ns "
+		 "* 1e-9 * x.peak_flops) AS eff, l.ns AS launched, 100.0 * sum(x.device_ns) / l.ns "
+		 "AS "
+		 "share FROM analysis_roofline x JOIN (SELECT device_id, sum(device_ns) AS ns FROM "
+		 "analysis_launch_stats GROUP BY device_id) l ON l.device_id = x.device_id WHERE "
+		 "x.category IN ('gemm', 'conv', 'attention') AND x.peak_flops > 0 AND x.flops > 0 "
+		 "AND l.ns > 0 GROUP BY x.device_id, x.category) r WHERE r.eff < 40 AND r.share >= "
+		 "10 "
+		 "ORDER BY r.device_id, r.ns DESC"},
 };
 
 static int have_table(struct tka_ctx *c, const char *name, size_t len)

@@ -31,15 +31,15 @@ enum tka_op_class {
 
 /* One device operation: a kernel, memcpy or memset (XLA op on devices that have none of those). */
 struct tka_op {
-	int64_t ts, end;   /* [ts, end) in ns; end = ts + dur_ns */
-	int64_t id;	   /* events.id */
-	int64_t launch_ts; /* ts_ns of the launching API call, or TKA_NO_LAUNCH */
+	int64_t ts, end;      /* [ts, end) in ns; end = ts + dur_ns */
+	int64_t id;	      /* events.id */
+	int64_t launch_ts;    /* ts_ns of the launching API call, or TKA_NO_LAUNCH */
 	int64_t launch_track; /* tracks.id of the launching API call, when launch_ts is one */
 	int64_t launch_dur;   /* dur_ns of the launching API call, when launch_ts is one */
-	uint32_t name_id;  /* events.name_id */
-	uint16_t stream;   /* index into tka_device.streams */
-	uint8_t kind;	   /* TK_EV_KERNEL, TK_EV_MEMCPY, TK_EV_MEMSET or TK_EV_XLA_OP */
-	uint8_t cls;	   /* enum tka_op_class */
+	uint32_t name_id;     /* events.name_id */
+	uint16_t stream;      /* index into tka_device.streams */
+	uint8_t kind;	      /* TK_EV_KERNEL, TK_EV_MEMCPY, TK_EV_MEMSET or TK_EV_XLA_OP */
+	uint8_t cls;	      /* enum tka_op_class */
 };
 
 /* A half-open interval [start, end) of ns. */
@@ -66,11 +66,11 @@ enum tka_step_source {
 const char *tka_step_source_name(int source);
 
 struct tka_step {
-	int64_t event_id;	  /* events.id of the step */
-	int64_t step_num;	  /* step_details.step_num, or TK_NONE */
-	int64_t ts, end;	  /* [ts, end): the interval the analyses use (see source) */
+	int64_t event_id;	   /* events.id of the step */
+	int64_t step_num;	   /* step_details.step_num, or TK_NONE */
+	int64_t ts, end;	   /* [ts, end): the interval the analyses use (see source) */
 	int64_t host_ts, host_end; /* the host step's interval; TK_NONE for a device's own step */
-	int source;		  /* enum tka_step_source */
+	int source;		   /* enum tka_step_source */
 };
 
 /* A device track that holds device operations (a stream or a derived line). */

@@ -79,7 +79,7 @@ static double computed_occupancy(const int64_t *k, const struct devlim *d)
 	if (threads > 1 << 30 || k[8] < 0 || k[8] > 1 << 20)
 		return -1;
 	double occ = tku_occupancy(&d->occ, (int)threads, (int)k[8], k[9] == NONE ? 0 : k[9],
-				  k[10] == NONE ? 0 : k[10], 1, NULL);
+				   k[10] == NONE ? 0 : k[10], 1, NULL);
 	return occ > 0 ? occ : -1;
 }
 
@@ -277,7 +277,7 @@ static void finish_groups(struct tku_table *G, const struct devlim *devs, size_t
 			ss += d * d;
 		}
 		g->stddev = (double)sqrtl(ss / (long double)g->n);
-		g->source_occ = !g->occ_n	 ? -1
+		g->source_occ = !g->occ_n	  ? -1
 				: g->occ_wdur > 0 ? g->occ_w / g->occ_wdur
 						  : g->occ_sum / (double)g->occ_n;
 		const struct devlim *d = g->key[0] == NONE ? NULL : find_dev(devs, ndev, g->key[0]);

@@ -36,11 +36,11 @@ struct bytes_row {
 
 /* What the pass over the events collects for the KPIs. */
 struct tka_kpi_state {
-	int64_t *compile;    /* string ids of compile names (TKA_COMPILE_NAME), ascending */
+	int64_t *compile; /* string ids of compile names (TKA_COMPILE_NAME), ascending */
 	size_t ncompile, capcompile;
 	int64_t *compile_cat; /* string ids equal to 'compile' (the category), ascending */
 	size_t ncat, capcat;
-	struct cspan *v;     /* compile intervals on host tracks, by (process, start) */
+	struct cspan *v; /* compile intervals on host tracks, by (process, start) */
 	size_t n, cap;
 	struct bytes_row *b; /* kernels and XLA ops with bytes accessed, in load order */
 	size_t nb, capb;
@@ -177,10 +177,9 @@ static void append_top(char *buf, size_t cap, struct name_count *v, size_t n)
 		qsort(v, m, sizeof(*v), cmp_top);
 	len += (size_t)snprintf(buf + len, cap - len, ",\"top\":[");
 	for (size_t i = 0; i < m && i < TOP_NAMES && len < cap; i++)
-		len += (size_t)snprintf(buf + len, cap - len,
-					"%s{\"name_id\":%lld,\"n\":%lld,\"ns\":%lld}", i ? "," : "",
-					(long long)v[i].name_id, (long long)v[i].n,
-					(long long)v[i].ns);
+		len += (size_t)snprintf(
+		    buf + len, cap - len, "%s{\"name_id\":%lld,\"n\":%lld,\"ns\":%lld}",
+		    i ? "," : "", (long long)v[i].name_id, (long long)v[i].n, (long long)v[i].ns);
 	if (len < cap)
 		snprintf(buf + len, cap - len, "]");
 }
@@ -281,23 +280,26 @@ static int model_bandwidth_kpi(struct kpi_writer *kw, const struct tka_device_pe
 	if (rc != TK_OK)
 		return rc;
 	if (ns <= 0)
-		return put(kw, "memory_bandwidth", 0, 0, "%", NULL, "trace",
-			   "n/a: no op states the bytes it accessed and no op has a performance model "
-			   "(record_shapes off, or no modelled op launched device work)",
-			   NULL);
+		return put(
+		    kw, "memory_bandwidth", 0, 0, "%", NULL, "trace",
+		    "n/a: no op states the bytes it accessed and no op has a performance model "
+		    "(record_shapes off, or no modelled op launched device work)",
+		    NULL);
 	double achieved = (double)bytes * 1e9 / (double)ns;
 	double v = 100.0 * achieved / (double)dp->bandwidth_bps;
-	snprintf(note, sizeof(note),
-		 "%lld bytes moved by the modelled ops (perf model, a lower bound) in the %lld ns of "
-		 "device time they launched = %.6g B/s of %lld B/s peak (%s); good > 60%%, warning "
-		 "40-60%%, bad < 40%%",
-		 (long long)bytes, (long long)ns, achieved, (long long)dp->bandwidth_bps,
-		 dp->bandwidth_source);
+	snprintf(
+	    note, sizeof(note),
+	    "%lld bytes moved by the modelled ops (perf model, a lower bound) in the %lld ns of "
+	    "device time they launched = %.6g B/s of %lld B/s peak (%s); good > 60%%, warning "
+	    "40-60%%, bad < 40%%",
+	    (long long)bytes, (long long)ns, achieved, (long long)dp->bandwidth_bps,
+	    dp->bandwidth_source);
 	snprintf(detail, sizeof(detail),
 		 "{\"population\":\"device time launched by modelled ops (analysis_op_perf), whole "
 		 "trace\",\"bytes\":%lld,\"ns\":%lld,\"peak_bps\":%lld,\"peak_source\":\"%s\","
 		 "\"source\":\"perf_model\"}",
-		 (long long)bytes, (long long)ns, (long long)dp->bandwidth_bps, dp->bandwidth_source);
+		 (long long)bytes, (long long)ns, (long long)dp->bandwidth_bps,
+		 dp->bandwidth_source);
 	return put(kw, "memory_bandwidth", 1, v, "%", band(v, 40, 60, 1), "trace", note, detail);
 }
 
@@ -329,16 +331,18 @@ static int compute_kpi(struct kpi_writer *kw)
 		flops = sqlite3_column_int64(st, 3);
 	sqlite3_finalize(st);
 	if (groups == 0 || ns <= 0)
-		return put(kw, "compute_throughput", 0, 0, "%", NULL, "trace",
-			   "n/a: no modelled op with FLOPs ran on the device with a known peak for its "
-			   "dtype (record_shapes off, no modelled op, or peak unknown)",
-			   NULL);
+		return put(
+		    kw, "compute_throughput", 0, 0, "%", NULL, "trace",
+		    "n/a: no modelled op with FLOPs ran on the device with a known peak for its "
+		    "dtype (record_shapes off, no modelled op, or peak unknown)",
+		    NULL);
 	double v = 100.0 * peak_s * 1e9 / (double)ns;
-	snprintf(note, sizeof(note),
-		 "%lld FLOPs of %lld modelled op groups in the %lld ns of device time they launched, "
-		 "each against the dense peak of its dtype = %.4g %% of peak; good > 50%%, warning "
-		 "30-50%%, bad < 30%%",
-		 (long long)flops, (long long)groups, (long long)ns, v);
+	snprintf(
+	    note, sizeof(note),
+	    "%lld FLOPs of %lld modelled op groups in the %lld ns of device time they launched, "
+	    "each against the dense peak of its dtype = %.4g %% of peak; good > 50%%, warning "
+	    "30-50%%, bad < 30%%",
+	    (long long)flops, (long long)groups, (long long)ns, v);
 	snprintf(detail, sizeof(detail),
 		 "{\"population\":\"op groups of analysis_roofline with FLOPs and a known peak, "
 		 "whole trace\",\"groups\":%lld,\"flops\":%lld,\"ns\":%lld,\"peak_seconds\":%.9g}",
@@ -385,8 +389,8 @@ static int bandwidth_kpi(struct kpi_writer *kw, const char *win)
 		 "{\"population\":\"%s starting in the %s window that state their bytes "
 		 "accessed\",\"ops\":%lld,\"bytes\":%lld,\"ns\":%lld,\"peak_bps\":%lld,"
 		 "\"peak_source\":\"%s\"}",
-		 kind == TK_EV_XLA_OP ? "XLA ops" : "kernels", win, (long long)n,
-		 (long long)bytes, (long long)time, (long long)peak, dp.bandwidth_source);
+		 kind == TK_EV_XLA_OP ? "XLA ops" : "kernels", win, (long long)n, (long long)bytes,
+		 (long long)time, (long long)peak, dp.bandwidth_source);
 	return put(kw, "memory_bandwidth", 1, v, "%", band(v, 40, 60, 1), win, note, detail);
 }
 
@@ -429,10 +433,12 @@ int tka_kpi_begin(struct tka_ctx *c)
 	c->kpi = s;
 	c->pass->want_op_details = 1;
 	/* Lists, not a flag per id: memory follows the matching rows, whatever their ids. */
-	rc = tka_prepare(c,
-			 "SELECT id, " TKA_COMPILE_NAME("str") ", str = 'compile' FROM strings "
-			 "WHERE " TKA_COMPILE_NAME("str") " OR str = 'compile' ORDER BY id",
-			 &st);
+	rc = tka_prepare(
+	    c,
+	    "SELECT id, " TKA_COMPILE_NAME("str") ", str = 'compile' FROM strings "
+						  "WHERE " TKA_COMPILE_NAME(
+						      "str") " OR str = 'compile' ORDER BY id",
+	    &st);
 	while (rc == TK_OK && (step = sqlite3_step(st)) == SQLITE_ROW) {
 		int64_t id = sqlite3_column_int64(st, 0);
 		if ((sqlite3_column_int(st, 1) &&
@@ -513,7 +519,6 @@ int tka_kpi_end(struct tka_ctx *c)
 		qsort(s->v, s->n, sizeof(*s->v), cmp_cspan);
 	return TK_OK;
 }
-
 
 /*
  * compilation_time: the union of the compile events of the device's process (every process
@@ -625,13 +630,14 @@ int tka_kpi(struct tka_ctx *c)
 	}
 	/* detail.top names its ops by name, not by store id: readable in SQL, and the same after
 	 * an export and re-import (ids are renumbered) */
-	rc = tka_exec(c, "naming the KPI offenders",
-		      "UPDATE analysis_kpi SET detail = json_set(detail, '$.top', (SELECT "
-		      "json_group_array(json(x)) FROM (SELECT json_object('name', (SELECT str FROM "
-		      "strings WHERE id = json_extract(j.value, '$.name_id')), 'n', "
-		      "json_extract(j.value, '$.n'), 'ns', json_extract(j.value, '$.ns')) AS x FROM "
-		      "json_each(detail, '$.top') j ORDER BY j.key))) "
-		      "WHERE json_valid(detail) AND json_type(detail, '$.top') = 'array'");
+	rc =
+	    tka_exec(c, "naming the KPI offenders",
+		     "UPDATE analysis_kpi SET detail = json_set(detail, '$.top', (SELECT "
+		     "json_group_array(json(x)) FROM (SELECT json_object('name', (SELECT str FROM "
+		     "strings WHERE id = json_extract(j.value, '$.name_id')), 'n', "
+		     "json_extract(j.value, '$.n'), 'ns', json_extract(j.value, '$.ns')) AS x FROM "
+		     "json_each(detail, '$.top') j ORDER BY j.key))) "
+		     "WHERE json_valid(detail) AND json_type(detail, '$.top') = 'array'");
 out:
 	sqlite3_finalize(ins);
 	return rc;

@@ -194,7 +194,8 @@ static int group_stats(struct tka_ctx *c, const struct tka_timeline *tl, struct 
 		       const uint32_t *gix, const size_t *at)
 {
 	size_t nl = at[G->n];
-	int64_t *v = malloc((nl ? nl : 1) * sizeof(*v)), *tmp = malloc((nl ? nl : 1) * sizeof(*tmp));
+	int64_t *v = malloc((nl ? nl : 1) * sizeof(*v)),
+		*tmp = malloc((nl ? nl : 1) * sizeof(*tmp));
 	size_t *pos = malloc((G->n ? G->n : 1) * sizeof(*pos));
 	int rc = TK_OK;
 	if (!v || !tmp || !pos)

@@ -602,13 +602,14 @@ int tka_memory(struct tka_ctx *c)
 	if (rc == TK_OK)
 		rc = write_series(c, &M);
 	if (rc == TK_OK)
-		rc = tka_exec(c, "memory fragmentation",
-			      "UPDATE analysis_memory SET fragmentation_source = 'reported' WHERE "
-			      "fragmentation_at_peak IS NOT NULL;"
-			      "UPDATE analysis_memory SET fragmentation_at_peak = "
-			      "CAST(reserved_at_peak - peak_bytes AS REAL) / reserved_at_peak, "
-			      "fragmentation_source = 'computed' WHERE fragmentation_at_peak IS NULL "
-			      "AND reserved_at_peak > 0 AND reserved_at_peak >= peak_bytes");
+		rc = tka_exec(
+		    c, "memory fragmentation",
+		    "UPDATE analysis_memory SET fragmentation_source = 'reported' WHERE "
+		    "fragmentation_at_peak IS NOT NULL;"
+		    "UPDATE analysis_memory SET fragmentation_at_peak = "
+		    "CAST(reserved_at_peak - peak_bytes AS REAL) / reserved_at_peak, "
+		    "fragmentation_source = 'computed' WHERE fragmentation_at_peak IS NULL "
+		    "AND reserved_at_peak > 0 AND reserved_at_peak >= peak_bytes");
 	for (size_t i = 0; i < M.n; i++) {
 		tku_table_free(&M.s[i].live.t);
 		free(M.s[i].rep.b);

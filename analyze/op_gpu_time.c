@@ -65,8 +65,8 @@ int tka_op_gpu_time_event(struct tka_ctx *c, const struct tka_ev *e)
 	if (TKU_GROW(s->h[lv], s->caph[lv], s->nh[lv] + 1, 4096) != TK_OK)
 		return tka_fail(c, TK_ENOMEM, "out of memory");
 	/* end in range: the pass checked the interval (checked.h) */
-	s->h[lv][s->nh[lv]++] = (struct hop){e->ts, e->ts + e->dur, e->id, (uint32_t)e->track,
-					     (uint32_t)e->name_id};
+	s->h[lv][s->nh[lv]++] =
+	    (struct hop){e->ts, e->ts + e->dur, e->id, (uint32_t)e->track, (uint32_t)e->name_id};
 	return TK_OK;
 }
 
@@ -233,7 +233,8 @@ static int sweep_direct(struct tka_ctx *c, const struct lnch *l, size_t nl, cons
 		while (top && h[stack[top - 1]].end <= l[i].ts)
 			top--;
 		int64_t process = c->pass->tracks[track].process_id;
-		if (st && step_add(st, &l[i], process, top ? (int64_t)h[stack[top - 1]].name_id : -1)) {
+		if (st &&
+		    step_add(st, &l[i], process, top ? (int64_t)h[stack[top - 1]].name_id : -1)) {
 			free(stack);
 			return tka_fail(c, TK_ENOMEM, "out of memory");
 		}
@@ -284,7 +285,8 @@ static int sweep_subtree(struct tka_ctx *c, const struct lnch *l, size_t nl, con
 		return tka_fail(c, TK_ENOMEM, "out of memory");
 	for (size_t i = 0; i < nh; i++) {
 		ix[i] = i;
-		size_t lo = lower(l, nl, h[i].track, h[i].ts), hi = lower(l, nl, h[i].track, h[i].end);
+		size_t lo = lower(l, nl, h[i].track, h[i].ts),
+		       hi = lower(l, nl, h[i].track, h[i].end);
 		inst[i].subtree_ops = (int64_t)(hi - lo);
 		inst[i].subtree_ns = pre[hi] - pre[lo];
 	}
@@ -306,7 +308,8 @@ static int sweep_subtree(struct tka_ctx *c, const struct lnch *l, size_t nl, con
 			     k++)
 				if (h[ix[k]].end > hi_ts)
 					hi_ts = h[ix[k]].end;
-			size_t lo = lower(l, nl, x->track, lo_ts), hi = lower(l, nl, x->track, hi_ts);
+			size_t lo = lower(l, nl, x->track, lo_ts),
+			       hi = lower(l, nl, x->track, hi_ts);
 			ac->subtree_ops += (int64_t)(hi - lo);
 			ac->subtree_ns += pre[hi] - pre[lo];
 		}
@@ -430,9 +433,11 @@ static int write_steps(struct tka_ctx *c, struct steps *st)
 			sqlite3_bind_int64(ins, 5, x->name_id); /* -1: no such string, NULL */
 			sqlite3_bind_int64(ins, 6, x->ops);
 			sqlite3_bind_int64(ins, 7, x->ns);
-			sqlite3_bind_double(ins, 8, total > 0 ? (double)x->ns / (double)total : 0.0);
+			sqlite3_bind_double(ins, 8,
+					    total > 0 ? (double)x->ns / (double)total : 0.0);
 			if (sqlite3_step(ins) != SQLITE_DONE)
-				rc = tka_fail(c, tka_sql_status(c), "writing analysis_op_gpu_steps: %s",
+				rc = tka_fail(c, tka_sql_status(c),
+					      "writing analysis_op_gpu_steps: %s",
 					      sqlite3_errmsg(c->db));
 		}
 		i = j;
@@ -504,7 +509,8 @@ int tka_op_gpu_time(struct tka_ctx *c)
 		rc = tka_fail(c, TK_ENOMEM, "out of memory");
 		goto out;
 	}
-	for (size_t i = 0; i < tl->ndev; i++) /* the launches the timeline linked, from host threads */
+	for (size_t i = 0; i < tl->ndev;
+	     i++) /* the launches the timeline linked, from host threads */
 		for (size_t k = 0; k < tl->dev[i].nops; k++) {
 			const struct tka_op *op = &tl->dev[i].ops[k];
 			if (op->launch_ts == TKA_NO_LAUNCH || op->kind == TK_EV_XLA_OP)
@@ -515,9 +521,9 @@ int tka_op_gpu_time(struct tka_ctx *c)
 			int64_t step = step_of(&tl->dev[i], op->ts);
 			if ((rc = pdev_add(c, s, tr->process_id, tl->dev[i].device_id)) != TK_OK)
 				goto out;
-			l[nl++] = (struct lnch){op->launch_ts, op->end - op->ts,
-						(uint32_t)op->launch_track,
-						step < 0 ? -1 : (int32_t)(st.base[i] + (size_t)step)};
+			l[nl++] = (struct lnch){
+			    op->launch_ts, op->end - op->ts, (uint32_t)op->launch_track,
+			    step < 0 ? -1 : (int32_t)(st.base[i] + (size_t)step)};
 		}
 	qsort(l, nl, sizeof(*l), cmp_lnch);
 	for (int lv = 0; lv < 2; lv++) {

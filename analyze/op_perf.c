@@ -191,7 +191,7 @@ struct open {
 static const char *text_col(sqlite3_stmt *st, int i)
 {
 	return sqlite3_column_type(st, i) == SQLITE_TEXT ? (const char *)sqlite3_column_text(st, i)
-							  : NULL;
+							 : NULL;
 }
 
 /* The host ops of every thread in time order (enclosing first) with their shape args. */
@@ -480,8 +480,8 @@ int tka_op_perf_bandwidth(struct tka_ctx *c, int64_t device_id, int64_t *bytes, 
 	while (rc == TK_OK && (step = sqlite3_step(st)) == SQLITE_ROW) {
 		const char *level = (const char *)sqlite3_column_text(st, 0);
 		int hlo = level && !strcmp(level, "hlo_op");
-		int64_t dev = hlo ? tka_col_or_none(st, 2)
-				  : tka_process_device(c, tka_col_or_none(st, 1));
+		int64_t dev =
+		    hlo ? tka_col_or_none(st, 2) : tka_process_device(c, tka_col_or_none(st, 1));
 		if (dev != device_id || dev == TK_NONE)
 			continue;
 		if (tk_add_ovf(b, sqlite3_column_int64(st, 3), &b) ||

@@ -211,13 +211,14 @@ static void groups_drop_track(struct tku_table *G, int64_t track)
 	for (size_t i = 0; i < G->n; i++) {
 		struct group *g = tku_table_elem(G, i);
 		if (g->key[0] == track)
-			g->key[1] = -1; /* kept as a tombstone (found by no lookup); skipped when written */
+			g->key[1] =
+			    -1; /* kept as a tombstone (found by no lookup); skipped when written */
 	}
 }
 
 /* What the pass over the events builds for the op profile. */
 struct tka_op_state {
-	struct tku_table G; /* of struct group */
+	struct tku_table G;    /* of struct group */
 	struct track_sweep *T; /* by track id, [0, ntracks] */
 	int64_t ntracks;
 };

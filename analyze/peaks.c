@@ -77,11 +77,13 @@ int tk_analyze_peak_flops_option(struct tk_analyze_options *o, const char *arg, 
 	if (eq) {
 		char name[16];
 		size_t n = (size_t)(eq - arg);
-		if (n >= sizeof(name) || (memcpy(name, arg, n), name[n] = '\0', t = dtype_of(name)) < 0) {
-			return tk_error_push_from(err, "analyze", TK_EINVAL,
-						  "--peak-flops: '%.*s' is no dtype (fp64, fp32, tf32, "
-						  "bf16, fp16, fp8, int8)",
-						  (int)(n > 40 ? 40 : n), arg);
+		if (n >= sizeof(name) ||
+		    (memcpy(name, arg, n), name[n] = '\0', t = dtype_of(name)) < 0) {
+			return tk_error_push_from(
+			    err, "analyze", TK_EINVAL,
+			    "--peak-flops: '%.*s' is no dtype (fp64, fp32, tf32, "
+			    "bf16, fp16, fp8, int8)",
+			    (int)(n > 40 ? 40 : n), arg);
 		}
 	}
 	if (tk_peak_value_parse(eq ? eq + 1 : arg, &v) != TK_OK) {
@@ -172,7 +174,8 @@ static int dfail(struct tka_ctx *c, const struct dfile *f, const struct tku_json
 static int dvalue(struct tka_ctx *c, const struct dfile *f, const struct tku_json_value *v,
 		  const char *what, double *out)
 {
-	if ((v->type == TKU_JSON_NUMBER && v->num > 0 && v->num <= PEAK_MAX && (*out = v->num, 1)) ||
+	if ((v->type == TKU_JSON_NUMBER && v->num > 0 && v->num <= PEAK_MAX &&
+	     (*out = v->num, 1)) ||
 	    (v->type == TKU_JSON_STRING && strlen(v->str) == v->len &&
 	     tk_peak_value_parse(v->str, out) == TK_OK))
 		return TK_OK;
@@ -209,11 +212,13 @@ static int dentry_parse(struct tka_ctx *c, struct dfile *f, const struct tku_jso
 			for (size_t j = 0; j < x->n && rc == TK_OK; j++) {
 				int t = dtype_of(x->keys[j]);
 				if (t < 0)
-					return dfail(c, f, &x->items[j],
-						     "\"%.40s\" is no dtype (fp64, fp32, tf32, bf16, "
-						     "fp16, fp8, int8)",
-						     x->keys[j]);
-				rc = dvalue(c, f, &x->items[j], "a peak in \"flops\"", &e->flops[t]);
+					return dfail(
+					    c, f, &x->items[j],
+					    "\"%.40s\" is no dtype (fp64, fp32, tf32, bf16, "
+					    "fp16, fp8, int8)",
+					    x->keys[j]);
+				rc =
+				    dvalue(c, f, &x->items[j], "a peak in \"flops\"", &e->flops[t]);
 			}
 		} else {
 			return dfail(c, f, x,
@@ -278,7 +283,8 @@ static const char *dtype_list(const double *set, char *buf, size_t len)
 	buf[0] = '\0';
 	for (int t = 0; t < TK_DTYPE_COUNT; t++)
 		if (set[t] > 0 && n < len)
-			n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? ", " : "", dtype_names[t]);
+			n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? ", " : "",
+					      dtype_names[t]);
 	return buf;
 }
 
@@ -433,14 +439,13 @@ int tka_peaks(struct tka_ctx *c)
 		 &q)) != TK_OK)
 		goto out;
 	while ((step = sqlite3_step(q)) == SQLITE_ROW) {
-		struct tka_peak_device d = {col_text(q, 1),	    col_text(q, 2),
-					    col_text(q, 3),	    tka_col_or_none(q, 4),
+		struct tka_peak_device d = {col_text(q, 1),	   col_text(q, 2),
+					    col_text(q, 3),	   tka_col_or_none(q, 4),
 					    tka_col_or_none(q, 5), tka_col_or_none(q, 6)};
 		struct resolved r;
 		memset(&r, 0, sizeof(r));
-		double trace_flops = sqlite3_column_type(q, 7) == SQLITE_NULL
-					 ? 0
-					 : sqlite3_column_double(q, 7);
+		double trace_flops =
+		    sqlite3_column_type(q, 7) == SQLITE_NULL ? 0 : sqlite3_column_double(q, 7);
 		from_table(&r, &d);
 		from_trace(&r, trace_flops == trace_flops ? trace_flops : 0, tka_col_or_none(q, 8));
 		for (size_t i = 0; i < f.n; i++) {

@@ -125,7 +125,8 @@ int tka_pm_parse_strs(const char *s, char (*out)[TKA_PM_STR_LEN], int *n)
 			}
 			s++;
 		} else {
-			while (*s && *s != ',' && *s != ']' && *s != '[' && *s != '\'' && *s != '"') {
+			while (*s && *s != ',' && *s != ']' && *s != '[' && *s != '\'' &&
+			       *s != '"') {
 				if (len < TKA_PM_STR_LEN - 1)
 					o[len++] = *s;
 				else

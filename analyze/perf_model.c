@@ -18,7 +18,7 @@ struct call {
 	struct tka_pm_shapes sh, st; /* dims, strides (st.n = 0 when absent or unreadable) */
 	const struct tka_pm_dtype *ty[TKA_PM_MAX_ARGS];
 	char conc[TKA_PM_MAX_ARGS][TKA_PM_STR_LEN];
-	int nconc; /* 0 when there are no Concrete Inputs */
+	int nconc;   /* 0 when there are no Concrete Inputs */
 	int inplace; /* the name ends in '_': the result is written over arg 0 */
 };
 
@@ -244,8 +244,7 @@ static int64_t conv_out(int64_t in, int64_t k, int64_t stride, int64_t pad, int6
 	return r > TKA_PM_MAX_ELEMS ? -1 : r;
 }
 
-static enum tka_pm_status conv(const struct call *c, const struct conv_layout *L,
-			       struct tka_pm *o)
+static enum tka_pm_status conv(const struct call *c, const struct conv_layout *L, struct tka_pm *o)
 {
 	if (!tensor(c, 0) || !tensor(c, 1))
 		return refuse(o, "input or weight shape not recorded");
@@ -256,7 +255,8 @@ static enum tka_pm_status conv(const struct call *c, const struct conv_layout *L
 		return refuse(o, MISMATCH);
 	const int64_t N = batched ? in[0] : 1, C = in[batched], *sp = in + batched + 1;
 	int tr = L->fixed_transposed;
-	if (tr < 0 && (tr = conc(c, L->transposed) ? tka_pm_parse_bool(conc(c, L->transposed)) : -1) < 0)
+	if (tr < 0 &&
+	    (tr = conc(c, L->transposed) ? tka_pm_parse_bool(conc(c, L->transposed)) : -1) < 0)
 		return refuse(o, "convolution parameters not recorded");
 	int64_t stride[3], pad[3], dil[3], opad[3] = {0, 0, 0}, groups = -1, out[3];
 	const char *p = conc(c, L->pad);
@@ -290,7 +290,8 @@ static enum tka_pm_status conv(const struct call *c, const struct conv_layout *L
 		return refuse(o, TOO_BIG);
 	if (tensor(c, L->bias) && tk_add_ovf(flops, oel, &flops))
 		return refuse(o, TOO_BIG);
-	if (!strcmp(o->dtype, "fp32") && conc(c, L->tf32) && tka_pm_parse_bool(conc(c, L->tf32)) == 1)
+	if (!strcmp(o->dtype, "fp32") && conc(c, L->tf32) &&
+	    tka_pm_parse_bool(conc(c, L->tf32)) == 1)
 		o->dtype = "tf32";
 	return done(c, o, flops, oel, c->ty[0]->size, -1);
 }
@@ -321,7 +322,8 @@ static enum tka_pm_status conv_bw(const struct call *c, const struct convbw_layo
 	int tr = L->fixed_transposed;
 	if (!tensor(c, L->go) || (L->part != 1 && !tensor(c, L->in)))
 		return refuse(o, "operand shapes not recorded");
-	if (tr < 0 && (tr = conc(c, L->transposed) ? tka_pm_parse_bool(conc(c, L->transposed)) : -1) < 0)
+	if (tr < 0 &&
+	    (tr = conc(c, L->transposed) ? tka_pm_parse_bool(conc(c, L->transposed)) : -1) < 0)
 		return refuse(o, "convolution parameters not recorded");
 	o->dtype = c->ty[L->go]->name;
 	int s = nw - 2;
@@ -366,7 +368,8 @@ static enum tka_pm_status conv_bw(const struct call *c, const struct convbw_layo
 	}
 	if (gw && ((e = prod(wd, nw < 5 ? nw : 5)) < 0 || tk_add_ovf(out, e, &out)))
 		return refuse(o, TOO_BIG);
-	if (!strcmp(o->dtype, "fp32") && conc(c, L->tf32) && tka_pm_parse_bool(conc(c, L->tf32)) == 1)
+	if (!strcmp(o->dtype, "fp32") && conc(c, L->tf32) &&
+	    tka_pm_parse_bool(conc(c, L->tf32)) == 1)
 		o->dtype = "tf32";
 	return done(c, o, flops, out, c->ty[L->go]->size, -1);
 }
@@ -375,7 +378,7 @@ static enum tka_pm_status conv_bw(const struct call *c, const struct convbw_layo
 
 struct attn_layout {
 	signed char q, k, v;
-	signed char causal;   /* arg of is_causal (bool), or of custom_mask_type when mask_type */
+	signed char causal;    /* arg of is_causal (bool), or of custom_mask_type when mask_type */
 	signed char mask_type; /* 1: custom_mask_type (0 none, 1 top-left, 2 bottom-right causal) */
 	signed char blhd;      /* 1: [B, L, H, D] (the flash/efficient kernels); 0: [..., L, D] */
 	signed char varlen;    /* the cumulative sequence lengths arg, -1 none */
@@ -432,8 +435,7 @@ static enum tka_pm_status attention(const struct call *c, const struct attn_layo
 	if (cv && L->mask_type) {
 		int64_t t;
 		mode = tka_pm_parse_ints(cv, &t, 1) == 1 && t >= 0 && t <= 2 ? t : -1;
-	}
-	else if (cv)
+	} else if (cv)
 		mode = tka_pm_parse_bool(cv);
 	if (mode < 0)
 		o->note = "causal flag not recorded: counted without a mask (an upper bound)";
@@ -583,8 +585,15 @@ static const struct attn_layout A_sdpa_bw = {1, 2, 3, 11, 0, 0, NOC, 1};
 static const struct attn_layout A_flash_bw = {1, 2, 3, 11, 0, 1, 6, 1};
 static const struct attn_layout A_eff_bw = {1, 2, 3, 14, 1, 1, 6, 1};
 
-#define EW(n, f, fl) {"aten::" n, H_EW, f, fl, 0, NULL}, {"aten::" n "_", H_EW, f, fl, 0, NULL}
-#define RED(n, d) {"aten::" n, H_RED, d, 0, 0, NULL}
+#define EW(n, f, fl)                                 \
+	{"aten::" n, H_EW, f, fl, 0, NULL},          \
+	{                                            \
+		"aten::" n "_", H_EW, f, fl, 0, NULL \
+	}
+#define RED(n, d)                                \
+	{                                        \
+		"aten::" n, H_RED, d, 0, 0, NULL \
+	}
 
 static const struct op ops[] = {
     {"aten::mm", H_GEMM, G_MM, 0, 0, NULL},
@@ -625,26 +634,69 @@ static const struct op ops[] = {
     {"aten::_flash_attention_backward", H_ATTN, 0, 0, 0, &A_flash_bw},
     {"aten::_efficient_attention_backward", H_ATTN, 0, 0, 0, &A_eff_bw},
     /* elementwise: flops per output element (docs/metrics.md, the table) */
-    EW("add", 1, 0), EW("sub", 1, 0), EW("mul", 1, 0), EW("div", 1, 0), EW("neg", 1, 0),
-    EW("abs", 1, 0), EW("relu", 1, 0), EW("clamp", 1, 0), EW("clamp_min", 1, 0),
-    EW("clamp_max", 1, 0), EW("maximum", 1, 0), EW("minimum", 1, 0), EW("where", 1, 0),
-    EW("pow", 1, 0), EW("sqrt", 1, 0), EW("rsqrt", 1, 0), EW("exp", 1, 0), EW("log", 1, 0),
-    EW("reciprocal", 1, 0), EW("sigmoid", 1, 0), EW("tanh", 1, 0), EW("gelu", 1, 0),
-    EW("silu", 1, 0), EW("hardtanh", 1, 0), EW("leaky_relu", 1, 0), EW("threshold", 1, 0),
-    EW("sin", 1, 0), EW("cos", 1, 0), EW("masked_fill", 1, 0), EW("threshold_backward", 1, 0),
-    EW("gelu_backward", 1, 0), EW("silu_backward", 1, 0), EW("sigmoid_backward", 1, 0),
-    EW("tanh_backward", 1, 0), EW("addcmul", 2, 0), EW("addcdiv", 2, 0), EW("lerp", 2, 0),
-    EW("eq", 1, EW_CMP), EW("ne", 1, EW_CMP), EW("lt", 1, EW_CMP), EW("le", 1, EW_CMP),
-    EW("gt", 1, EW_CMP), EW("ge", 1, EW_CMP), EW("logical_not", 1, EW_CMP),
-    EW("logical_and", 1, EW_CMP), EW("logical_or", 1, EW_CMP),
+    EW("add", 1, 0),
+    EW("sub", 1, 0),
+    EW("mul", 1, 0),
+    EW("div", 1, 0),
+    EW("neg", 1, 0),
+    EW("abs", 1, 0),
+    EW("relu", 1, 0),
+    EW("clamp", 1, 0),
+    EW("clamp_min", 1, 0),
+    EW("clamp_max", 1, 0),
+    EW("maximum", 1, 0),
+    EW("minimum", 1, 0),
+    EW("where", 1, 0),
+    EW("pow", 1, 0),
+    EW("sqrt", 1, 0),
+    EW("rsqrt", 1, 0),
+    EW("exp", 1, 0),
+    EW("log", 1, 0),
+    EW("reciprocal", 1, 0),
+    EW("sigmoid", 1, 0),
+    EW("tanh", 1, 0),
+    EW("gelu", 1, 0),
+    EW("silu", 1, 0),
+    EW("hardtanh", 1, 0),
+    EW("leaky_relu", 1, 0),
+    EW("threshold", 1, 0),
+    EW("sin", 1, 0),
+    EW("cos", 1, 0),
+    EW("masked_fill", 1, 0),
+    EW("threshold_backward", 1, 0),
+    EW("gelu_backward", 1, 0),
+    EW("silu_backward", 1, 0),
+    EW("sigmoid_backward", 1, 0),
+    EW("tanh_backward", 1, 0),
+    EW("addcmul", 2, 0),
+    EW("addcdiv", 2, 0),
+    EW("lerp", 2, 0),
+    EW("eq", 1, EW_CMP),
+    EW("ne", 1, EW_CMP),
+    EW("lt", 1, EW_CMP),
+    EW("le", 1, EW_CMP),
+    EW("gt", 1, EW_CMP),
+    EW("ge", 1, EW_CMP),
+    EW("logical_not", 1, EW_CMP),
+    EW("logical_and", 1, EW_CMP),
+    EW("logical_or", 1, EW_CMP),
     {"aten::copy_", H_EW, 0, EW_WRITE_ONLY, 0, NULL},
     {"aten::fill_", H_EW, 0, EW_WRITE_ONLY, 0, NULL},
     {"aten::zero_", H_EW, 0, EW_WRITE_ONLY, 0, NULL},
     {"aten::clone", H_EW, 0, 0, 0, NULL},
     /* reductions: the dim arg */
-    RED("sum", 1), RED("mean", 1), RED("amax", 1), RED("amin", 1), RED("prod", 1),
-    RED("logsumexp", 1), RED("any", 1), RED("all", 1), RED("var", 1), RED("std", 1),
-    RED("norm", 2), RED("linalg_vector_norm", 2),
+    RED("sum", 1),
+    RED("mean", 1),
+    RED("amax", 1),
+    RED("amin", 1),
+    RED("prod", 1),
+    RED("logsumexp", 1),
+    RED("any", 1),
+    RED("all", 1),
+    RED("var", 1),
+    RED("std", 1),
+    RED("norm", 2),
+    RED("linalg_vector_norm", 2),
     /* normalizations and softmax: flops per element, weight and bias args */
     {"aten::softmax", H_NORM, 5, NOC, NOC, NULL},
     {"aten::_softmax", H_NORM, 5, NOC, NOC, NULL},
@@ -664,9 +716,8 @@ static const struct op ops[] = {
     {"aten::_fused_rms_norm", H_NORM, 4, 2, NOC, NULL},
 };
 
-static const char *const model_names[] = {"gemm",	      "conv",	   "conv",
-					  "attention",	      "elementwise", "reduction",
-					  "normalization",   "inductor"};
+static const char *const model_names[] = {"gemm",	 "conv",      "conv",	       "attention",
+					  "elementwise", "reduction", "normalization", "inductor"};
 
 static const struct op *find(const char *name)
 {

@@ -10,8 +10,8 @@
 #include <stdint.h>
 
 /* Limits of what the parser accepts; beyond them the shapes are "unreadable". */
-#define TKA_PM_MAX_ARGS 64		 /* arguments of one op */
-#define TKA_PM_MAX_DIMS 12		 /* dimensions of one tensor */
+#define TKA_PM_MAX_ARGS 64		    /* arguments of one op */
+#define TKA_PM_MAX_DIMS 12		    /* dimensions of one tensor */
 #define TKA_PM_MAX_ELEMS ((int64_t)1 << 48) /* elements of one tensor (absurd beyond) */
 
 /* What tka_perf_model() says of one call. */

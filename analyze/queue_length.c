@@ -74,8 +74,8 @@ static void empty_run(const struct tka_spans *w, int64_t a, int64_t b, struct qs
 }
 
 /* Length @L and waiting @W held over [a, b) (L > 0). */
-static void segment(const struct tka_spans *w, struct buckets *bk, int64_t a, int64_t b,
-		    int64_t L, int64_t W, struct qsum *o)
+static void segment(const struct tka_spans *w, struct buckets *bk, int64_t a, int64_t b, int64_t L,
+		    int64_t W, struct qsum *o)
 {
 	int64_t ov = tka_spans_len_in(w, a, b), x;
 	if (ov > 0) {
@@ -200,7 +200,8 @@ static int write_series(struct tka_ctx *c, struct writer *wr, const struct tka_d
 	}
 	return TK_OK;
 fail:
-	return tka_fail(c, tka_sql_status(c), "writing the queue length: %s", sqlite3_errmsg(c->db));
+	return tka_fail(c, tka_sql_status(c), "writing the queue length: %s",
+			sqlite3_errmsg(c->db));
 }
 
 /* The +1/-1 steps of @d's operations into @ev (room for 3 per op); their count. */

@@ -61,7 +61,8 @@ int tka_roofline(struct tka_ctx *c)
 	while (rc == TK_OK && (step = sqlite3_step(q)) == SQLITE_ROW) {
 		const char *level = (const char *)sqlite3_column_text(q, 1);
 		int hlo = level && !strcmp(level, "hlo_op");
-		int64_t dev = hlo ? tka_col_or_none(q, 0) : tka_process_device(c, tka_col_or_none(q, 2));
+		int64_t dev =
+		    hlo ? tka_col_or_none(q, 0) : tka_process_device(c, tka_col_or_none(q, 2));
 		if (dev == TK_NONE)
 			continue;
 		if (dev != have) {

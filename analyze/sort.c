@@ -55,4 +55,3 @@ void tka_sort_i64(int64_t *v, size_t n, int64_t *tmp)
 	if (src != v)
 		memcpy(v, src, n * sizeof(*v));
 }
-

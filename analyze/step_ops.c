@@ -88,8 +88,8 @@ static size_t first_op(const struct tka_device *d, int64_t ts)
 }
 
 /* Group @v (n entries) by name and insert one row per name for step @k of @d at @level. */
-static int write_groups(struct tka_ctx *c, sqlite3_stmt *ins, const struct tka_device *d,
-			size_t k, const char *level, struct named *v, size_t n)
+static int write_groups(struct tka_ctx *c, sqlite3_stmt *ins, const struct tka_device *d, size_t k,
+			const char *level, struct named *v, size_t n)
 {
 	if (!n) /* a step without device work: no rows (and v may be NULL) */
 		return TK_OK;

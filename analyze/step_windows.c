@@ -62,8 +62,8 @@ int tka_step_marks_event(struct tka_ctx *c, const struct tka_ev *e)
 	if (TKU_GROW(m->v, m->cap, m->n + 1, 64) != TK_OK)
 		return tka_fail(c, TK_ENOMEM, "out of memory");
 	int64_t dur = e->dur > 0 ? e->dur : 0;
-	m->v[m->n++] = (struct mark){e->ts, e->ts + dur, p->tracks[e->track].device_id, e->name_id,
-				     TK_NONE};
+	m->v[m->n++] =
+	    (struct mark){e->ts, e->ts + dur, p->tracks[e->track].device_id, e->name_id, TK_NONE};
 	return TK_OK;
 }
 

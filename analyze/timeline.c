@@ -60,10 +60,10 @@ static int name_is_comm(struct tka_ctx *c, struct tka_tl_builder *b, int64_t id,
 			int rc = tka_prepare(c, "SELECT count(*) FROM strings", &st);
 			if (rc != TK_OK)
 				return rc;
-			b->name_slots = tk_id_cap(sqlite3_step(st) == SQLITE_ROW
-						      ? sqlite3_column_int64(st, 0)
-						      : 0) +
-					1;
+			b->name_slots =
+			    tk_id_cap(sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0)
+								     : 0) +
+			    1;
 			sqlite3_finalize(st);
 		}
 		if (!tk_id_ok(id, b->name_slots))
@@ -344,9 +344,9 @@ static int add_op(struct tka_ctx *c, struct tka_tl_builder *b, struct tl_track *
 		return TK_OK;
 	}
 	if (t->n == t->cap)
-		return tka_fail(c, TK_EFORMAT, /* counted through events_by_track: a damaged index */
-				"track %lld has more events than its index holds",
-				(long long)e->track);
+		return tka_fail(
+		    c, TK_EFORMAT, /* counted through events_by_track: a damaged index */
+		    "track %lld has more events than its index holds", (long long)e->track);
 	d->ops[t->off + t->n++] = op;
 	return TK_OK;
 }

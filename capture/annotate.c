@@ -316,10 +316,10 @@ void tk__scope_end(struct tk_scope *s)
 {
 	int64_t now = tkcap_now_ns();
 	struct tkcap_host_rec r = {.type = TK_HR_SCOPE,
-				.category = (uint8_t)s->category,
-				.name = s->name,
-				.ts_ns = s->ts_ns,
-				.dur_ns = now - s->ts_ns};
+				   .category = (uint8_t)s->category,
+				   .name = s->name,
+				   .ts_ns = s->ts_ns,
+				   .dur_ns = now - s->ts_ns};
 	put(&r, s->generation);
 	s->ts_ns = 0;
 }
@@ -349,18 +349,18 @@ void tk_counter(const char *name, double value)
 void tk_record_alloc(const void *ptr, size_t bytes, const char *allocator)
 {
 	struct tkcap_host_rec r = {.type = TK_HR_ALLOC,
-				.name = allocator,
-				.bytes = (int64_t)bytes,
-				.address = (uintptr_t)ptr};
+				   .name = allocator,
+				   .bytes = (int64_t)bytes,
+				   .address = (uintptr_t)ptr};
 	record(&r);
 }
 
 void tk_record_free(const void *ptr, size_t bytes, const char *allocator)
 {
 	struct tkcap_host_rec r = {.type = TK_HR_FREE,
-				.name = allocator,
-				.bytes = (int64_t)bytes,
-				.address = (uintptr_t)ptr};
+				   .name = allocator,
+				   .bytes = (int64_t)bytes,
+				   .address = (uintptr_t)ptr};
 	record(&r);
 }
 
@@ -557,7 +557,8 @@ int tk_trace_begin(const char *path, const struct tk_trace_options *options)
 	if (S.win.open && S.hooks)
 		S.hooks->window(1, now);
 	if (S.hooks)
-		S.hooks->arm(S.win.open || (S.win.by_steps && tkcap_window_next_opens(&S.win, 0, now)));
+		S.hooks->arm(S.win.open ||
+			     (S.win.by_steps && tkcap_window_next_opens(&S.win, 0, now)));
 	set_tracing(S.win.open);
 	if (!S.atexit_done && atexit(end_at_exit) == 0)
 		S.atexit_done = 1;

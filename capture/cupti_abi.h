@@ -240,8 +240,8 @@ struct tkc_device5 {
 
 /* The buffer callbacks (CUpti_BuffersCallbackRequestFunc / CompleteFunc). */
 typedef void (*tkc_buffer_request_fn)(uint8_t **buffer, size_t *size, size_t *max_records);
-typedef void (*tkc_buffer_complete_fn)(void *context, uint32_t stream, uint8_t *buffer,
-				       size_t size, size_t valid);
+typedef void (*tkc_buffer_complete_fn)(void *context, uint32_t stream, uint8_t *buffer, size_t size,
+				       size_t valid);
 
 /* The entry points tracekit calls, resolved from libcupti by tkcap_cupti_load(). */
 struct tkcap_cupti_api {

@@ -31,7 +31,7 @@ struct dev_slot {
 };
 
 struct marker_slot { /* an NVTX range start waiting for its end */
-	uint32_t id;	 /* 0: empty */
+	uint32_t id; /* 0: empty */
 	int64_t ts, tid;
 	char *name, *domain;
 };
@@ -57,7 +57,7 @@ struct tkcap_cupti_decoder {
 	int64_t sync_track, overhead_track;
 	char *(*demangle)(const char *, char *, size_t *, int *);
 	int demangle_tried;
-	int gated;		/* keep only records that start inside a window */
+	int gated;	       /* keep only records that start inside a window */
 	int64_t (*windows)[2]; /* [open, close) intervals; close INT64_MAX while open */
 	size_t nwindows, windows_cap;
 };
@@ -92,7 +92,7 @@ static int keep(struct tkcap_cupti_decoder *d, uint64_t ts)
 }
 
 int tkcap_cupti_decoder_create(tk_writer *w, int64_t process_id, struct tkcap_host_writer *hw,
-			    const struct tkcap_cupti_api *api, struct tkcap_cupti_decoder **out)
+			       const struct tkcap_cupti_api *api, struct tkcap_cupti_decoder **out)
 {
 	struct tkcap_cupti_decoder *d = calloc(1, sizeof(*d));
 	*out = d;
@@ -147,7 +147,7 @@ void tkcap_cupti_decoder_stats(const struct tkcap_cupti_decoder *d, struct tkcap
 }
 
 void tkcap_cupti_decoder_set_limits(struct tkcap_cupti_decoder *d, uint32_t cupti_device,
-				 int64_t smem_per_block_optin, int64_t reserved_smem_per_block)
+				    int64_t smem_per_block_optin, int64_t reserved_smem_per_block)
 {
 	if (cupti_device >= MAX_DEVICES)
 		return;
@@ -255,7 +255,7 @@ static int64_t thread_track(struct tkcap_cupti_decoder *d, int64_t tid)
 static int64_t derived_track(struct tkcap_cupti_decoder *d, int64_t *slot, const char *name)
 {
 	if (!*slot) {
-		struct tk_track_info t = {TK_TRACK_DERIVED, name,   d->process_id, TK_NONE,
+		struct tk_track_info t = {TK_TRACK_DERIVED, name,    d->process_id, TK_NONE,
 					  TK_NONE,	    TK_NONE, NULL};
 		tk_writer_add_track(d->w, &t, slot);
 	}
@@ -369,7 +369,8 @@ static void kernel(struct tkcap_cupti_decoder *d, const struct tkc_kernel10 *k)
 	    .blocks_per_sm = -1,
 	    .warps_per_sm = -1,
 	};
-	const struct tkcap_cupti_device *dev = k->deviceId < MAX_DEVICES ? &d->dev[k->deviceId] : NULL;
+	const struct tkcap_cupti_device *dev =
+	    k->deviceId < MAX_DEVICES ? &d->dev[k->deviceId] : NULL;
 	/* (in double: the product of three int32 may overflow int64) */
 	double threads = (double)k->blockX * k->blockY * k->blockZ;
 	double blocks = (double)k->gridX * k->gridY * k->gridZ;
@@ -379,8 +380,8 @@ static void kernel(struct tkcap_cupti_decoder *d, const struct tkc_kernel10 *k)
 		ki.blocks_per_sm = blocks / dev->occ.sm_count;
 		ki.warps_per_sm = ki.blocks_per_sm * threads / 32;
 		ki.occupancy = tku_occupancy(&dev->occ, (int)threads, k->registersPerThread,
-					    k->staticSharedMemory, k->dynamicSharedMemory,
-					    k->shmemLimitConfig == TKC_SHMEM_LIMIT_OPTIN, &active);
+					     k->staticSharedMemory, k->dynamicSharedMemory,
+					     k->shmemLimitConfig == TKC_SHMEM_LIMIT_OPTIN, &active);
 		if (ki.occupancy >= 0) {
 			double a = active < ki.blocks_per_sm ? active : ki.blocks_per_sm;
 			est = a * threads / dev->occ.max_threads_per_sm;
@@ -463,7 +464,8 @@ static void memcpy_record(struct tkcap_cupti_decoder *d, const struct tkc_memcpy
 	if (!track)
 		return;
 	unsigned ck = m->copyKind <= TKC_COPY_PTOP ? m->copyKind : 0;
-	struct tk_copy_info c = {.bytes = m->bytes > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)m->bytes,
+	struct tk_copy_info c = {.bytes =
+				     m->bytes > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)m->bytes,
 				 .copy_kind = kinds[ck].kind,
 				 .src_kind = mem_kind(m->srcKind),
 				 .dst_kind = mem_kind(m->dstKind),
@@ -501,7 +503,8 @@ static void memset_record(struct tkcap_cupti_decoder *d, const struct tkc_memset
 	int64_t track = stream_track(d, m->deviceId, m->streamId);
 	if (!track)
 		return;
-	struct tk_set_info s = {.bytes = m->bytes > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)m->bytes,
+	struct tk_set_info s = {.bytes =
+				    m->bytes > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)m->bytes,
 				.value = m->value,
 				.mem_kind = mem_kind(m->memoryKind)};
 	char name[48];
@@ -557,7 +560,8 @@ static void api_record(struct tkcap_cupti_decoder *d, const struct tkc_api *r)
 	const char *cb = NULL;
 	char name[128];
 	if (!d->cupti || !d->cupti->GetCallbackName ||
-	    d->cupti->GetCallbackName(runtime ? TKC_CB_DOMAIN_RUNTIME_API : TKC_CB_DOMAIN_DRIVER_API,
+	    d->cupti->GetCallbackName(runtime ? TKC_CB_DOMAIN_RUNTIME_API
+					      : TKC_CB_DOMAIN_DRIVER_API,
 				      r->cbid, &cb) != TKC_SUCCESS ||
 	    !cb)
 		snprintf(name, sizeof(name), "%s_%u", runtime ? "cudaApi" : "cuApi", r->cbid);
@@ -587,9 +591,8 @@ static void api_record(struct tkcap_cupti_decoder *d, const struct tkc_api *r)
 
 static void sync_record(struct tkcap_cupti_decoder *d, const struct tkc_sync2 *r)
 {
-	static const char *const names[] = {"Synchronize", "Event synchronize",
-					    "Stream wait event", "Stream synchronize",
-					    "Context synchronize"};
+	static const char *const names[] = {"Synchronize", "Event synchronize", "Stream wait event",
+					    "Stream synchronize", "Context synchronize"};
 	if (!valid_times(d, r->start, r->end))
 		return;
 	struct api_slot *a = &d->api[r->correlationId % CORR_SLOTS];
@@ -755,17 +758,37 @@ int tkcap_cupti_decode_buffer(struct tkcap_cupti_decoder *d, uint8_t *buf, size_
 
 int tkcap_cupti_decoder_finish(struct tkcap_cupti_decoder *d)
 {
-	static const char *const keys[] = {
-	    "cupti.records",   "cupti.kernels",	       "cupti.memcpys",
-	    "cupti.memsets",   "cupti.memory_records", "cupti.api_calls",
-	    "cupti.syncs",     "cupti.markers",	       "cupti.overheads",
-	    "cupti.devices",   "cupti.flows",	       "cupti.unhandled_records",
-	    "cupti.invalid_timestamps", "cupti.dropped_records", "cupti.outside_window"};
+	static const char *const keys[] = {"cupti.records",
+					   "cupti.kernels",
+					   "cupti.memcpys",
+					   "cupti.memsets",
+					   "cupti.memory_records",
+					   "cupti.api_calls",
+					   "cupti.syncs",
+					   "cupti.markers",
+					   "cupti.overheads",
+					   "cupti.devices",
+					   "cupti.flows",
+					   "cupti.unhandled_records",
+					   "cupti.invalid_timestamps",
+					   "cupti.dropped_records",
+					   "cupti.outside_window"};
 	const struct tkcap_cupti_stats *s = &d->st;
-	const int64_t v[] = {s->records,  s->kernels, s->memcpys,   s->memsets,
-			     s->memory,	  s->api,     s->syncs,	    s->markers,
-			     s->overheads, s->devices, s->flows,     s->unhandled,
-			     s->invalid_timestamps, s->dropped, s->outside_window};
+	const int64_t v[] = {s->records,
+			     s->kernels,
+			     s->memcpys,
+			     s->memsets,
+			     s->memory,
+			     s->api,
+			     s->syncs,
+			     s->markers,
+			     s->overheads,
+			     s->devices,
+			     s->flows,
+			     s->unhandled,
+			     s->invalid_timestamps,
+			     s->dropped,
+			     s->outside_window};
 	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++)
 		tk_writer_set_meta_int(d->w, keys[i], v[i]);
 	return tk_writer_status(d->w);

@@ -18,8 +18,8 @@
 
 /* What a decoder has seen; written to meta as cupti.* by tkcap_cupti_decoder_finish(). */
 struct tkcap_cupti_stats {
-	int64_t records, kernels, memcpys, memsets, memory, api, syncs, markers, overheads,
-	    devices, flows, unhandled, invalid_timestamps, dropped, outside_window;
+	int64_t records, kernels, memcpys, memsets, memory, api, syncs, markers, overheads, devices,
+	    flows, unhandled, invalid_timestamps, dropped, outside_window;
 };
 
 /* A device as the decoder knows it: its store row and the limits occupancy needs. */
@@ -38,7 +38,7 @@ struct tkcap_cupti_decoder;
  * tkcap_cupti_decoder_set_api) walks buffers and names API calls.
  */
 int tkcap_cupti_decoder_create(tk_writer *w, int64_t process_id, struct tkcap_host_writer *hw,
-			    const struct tkcap_cupti_api *api, struct tkcap_cupti_decoder **out);
+			       const struct tkcap_cupti_api *api, struct tkcap_cupti_decoder **out);
 
 /** tkcap_cupti_decoder_set_api() - the CUPTI entry points, when they were not known at create. */
 void tkcap_cupti_decoder_set_api(struct tkcap_cupti_decoder *d, const struct tkcap_cupti_api *api);
@@ -67,7 +67,7 @@ void tkcap_cupti_decoder_add_dropped(struct tkcap_cupti_decoder *d, int64_t n);
 
 /** tkcap_cupti_decoder_set_limits() - driver limits for @cupti_device's occupancy (opt-in smem). */
 void tkcap_cupti_decoder_set_limits(struct tkcap_cupti_decoder *d, uint32_t cupti_device,
-				 int64_t smem_per_block_optin, int64_t reserved_smem_per_block);
+				    int64_t smem_per_block_optin, int64_t reserved_smem_per_block);
 
 /** tkcap_cupti_decoder_stats() - the counts so far. */
 void tkcap_cupti_decoder_stats(const struct tkcap_cupti_decoder *d, struct tkcap_cupti_stats *out);
@@ -81,6 +81,6 @@ void tkcap_cupti_decoder_free(struct tkcap_cupti_decoder *d);
 
 /** tkcap_cupti_device_from_record() - the limits and store row of a CUpti_ActivityDevice5. */
 void tkcap_cupti_device_from_record(const struct tkc_device5 *r, struct tkcap_cupti_device *dev,
-				 struct tk_device_info *info, char *cc, size_t cclen);
+				    struct tk_device_info *info, char *cc, size_t cclen);
 
 #endif

@@ -10,7 +10,7 @@
 #include "cupti_decode.h"
 
 void tkcap_cupti_device_from_record(const struct tkc_device5 *r, struct tkcap_cupti_device *dev,
-				 struct tk_device_info *info, char *cc, size_t cclen)
+				    struct tk_device_info *info, char *cc, size_t cclen)
 {
 	struct tku_occ_device *o = &dev->occ;
 	snprintf(cc, cclen, "%u.%u", r->computeCapabilityMajor, r->computeCapabilityMinor);

@@ -33,16 +33,16 @@ struct buffer {
 };
 
 static struct {
-	pthread_mutex_t mu; /* the writer and everything below; taken before qmu */
+	pthread_mutex_t mu;  /* the writer and everything below; taken before qmu */
 	pthread_mutex_t qmu; /* the buffer queue */
 	pthread_cond_t qcv;
 	struct buffer *queue, *queue_tail;
 	int queued, stop, thread_started, cupti_on, initialized, finished, host_attached;
-	int armed;	  /* the application's windows want device tracing now (hook_arm) */
-	int driver_asked;  /* driver_limits() ran */
+	int armed;	       /* the application's windows want device tracing now (hook_arm) */
+	int driver_asked;      /* driver_limits() ran */
 	int64_t driver_limits; /* devices whose shared memory limits came from the driver */
-	int gated_on;	  /* the costly kinds are enabled in CUPTI */
-	int64_t arm_changes; /* enable/disable switches, for meta */
+	int gated_on;	       /* the costly kinds are enabled in CUPTI */
+	int64_t arm_changes;   /* enable/disable switches, for meta */
 	pthread_t thread;
 	char *path;
 	struct tk_trace_options o;
@@ -128,8 +128,7 @@ static void buffer_requested(uint8_t **buffer, size_t *size, size_t *max_records
 	}
 }
 
-static void buffer_completed(void *ctx, uint32_t stream, uint8_t *buffer, size_t size,
-			     size_t valid)
+static void buffer_completed(void *ctx, uint32_t stream, uint8_t *buffer, size_t size, size_t valid)
 {
 	(void)ctx;
 	(void)size;
@@ -183,7 +182,10 @@ static void driver_limits(void)
 	*(void **)&attr = dlsym(h ? h : RTLD_DEFAULT, "cuDeviceGetAttribute");
 	int n = 0;
 	if (count && get && attr && count(&n) == 0) {
-		enum { OPTIN = 97, RESERVED = 111 }; /* CU_DEVICE_ATTRIBUTE_*_SHARED_MEMORY_PER_BLOCK* */
+		enum {
+			OPTIN = 97,
+			RESERVED = 111
+		}; /* CU_DEVICE_ATTRIBUTE_*_SHARED_MEMORY_PER_BLOCK* */
 		for (int i = 0; i < n && i < 256; i++) {
 			int dev, optin, reserved;
 			if (get(&dev, i) == 0 && attr(&optin, OPTIN, dev) == 0 &&
@@ -280,8 +282,14 @@ static void *decoder_main(void *arg)
  */
 static const uint32_t always_kinds[] = {TKC_KIND_DEVICE, TKC_KIND_MEMORY2};
 static const uint32_t gated_kinds[] = {
-    TKC_KIND_CONCURRENT_KERNEL, TKC_KIND_MEMCPY,	  TKC_KIND_MEMSET, TKC_KIND_RUNTIME,
-    TKC_KIND_DRIVER,		TKC_KIND_SYNCHRONIZATION, TKC_KIND_MARKER, TKC_KIND_OVERHEAD,
+    TKC_KIND_CONCURRENT_KERNEL,
+    TKC_KIND_MEMCPY,
+    TKC_KIND_MEMSET,
+    TKC_KIND_RUNTIME,
+    TKC_KIND_DRIVER,
+    TKC_KIND_SYNCHRONIZATION,
+    TKC_KIND_MARKER,
+    TKC_KIND_OVERHEAD,
 };
 #define NKINDS(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -487,9 +495,13 @@ static int hook_detach(char *errbuf, size_t errlen)
 
 TK_EXPORT const struct tkcap_cupti_hooks *tkcap_cupti_host_hooks(void)
 {
-	static const struct tkcap_cupti_hooks hooks = {TK_CUPTI_HOOKS_VERSION, hook_attach,
-						    hook_records, hook_steps, hook_window,
-						    hook_detach,	    hook_arm};
+	static const struct tkcap_cupti_hooks hooks = {TK_CUPTI_HOOKS_VERSION,
+						       hook_attach,
+						       hook_records,
+						       hook_steps,
+						       hook_window,
+						       hook_detach,
+						       hook_arm};
 	return &hooks;
 }
 

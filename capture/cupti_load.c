@@ -73,13 +73,13 @@ static int find_library(void)
 	return 0;
 }
 
-#define RESOLVE(field, symbol, required)                                                      \
-	do {                                                                                  \
-		*(void **)&api.field = dlsym(api.handle, symbol);                             \
-		if (!api.field && (required)) {                                               \
+#define RESOLVE(field, symbol, required)                                                        \
+	do {                                                                                    \
+		*(void **)&api.field = dlsym(api.handle, symbol);                               \
+		if (!api.field && (required)) {                                                 \
 			snprintf(load_err, sizeof(load_err), "%s has no %s", api.path, symbol); \
-			return -1;                                                            \
-		}                                                                             \
+			return -1;                                                              \
+		}                                                                               \
 	} while (0)
 
 static int resolve(void)
@@ -99,7 +99,8 @@ static int resolve(void)
 	uint32_t v = 0;
 	tkc_result r = api.GetVersion(&v);
 	if (r != TKC_SUCCESS) {
-		snprintf(load_err, sizeof(load_err), "%s: cuptiGetVersion failed (%d)", api.path, r);
+		snprintf(load_err, sizeof(load_err), "%s: cuptiGetVersion failed (%d)", api.path,
+			 r);
 		return -1;
 	}
 	api.version = v;

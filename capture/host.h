@@ -20,10 +20,10 @@ struct tkcap_host_rec {
 	uint8_t category; /* scopes: 0 scope, 1 function */
 	const char *name; /* scope/marker/counter name, or allocator (may be NULL for allocs) */
 	int64_t ts_ns;
-	int64_t dur_ns;	    /* scopes */
-	int64_t bytes;	    /* allocs and frees */
-	double value;	    /* counters */
-	uintptr_t address;  /* allocs and frees */
+	int64_t dur_ns;	   /* scopes */
+	int64_t bytes;	   /* allocs and frees */
+	double value;	   /* counters */
+	uintptr_t address; /* allocs and frees */
 };
 
 /* One step as the session saw it. */
@@ -61,12 +61,13 @@ struct tkcap_host_writer;
  * process @pid go to @w (borrowed; the caller serializes calls).
  */
 int tkcap_host_writer_create(tk_writer *w, int64_t process_id, int64_t pid,
-			  struct tkcap_host_writer **out);
+			     struct tkcap_host_writer **out);
 /* tkcap_host_writer_records() - write @n records of thread @tid (named @thread_name or NULL). */
 int tkcap_host_writer_records(struct tkcap_host_writer *hw, int64_t tid, const char *thread_name,
-			   const struct tkcap_host_rec *r, size_t n);
+			      const struct tkcap_host_rec *r, size_t n);
 /* tkcap_host_writer_steps() - write @n steps (events of kind step on a "Steps" track). */
-int tkcap_host_writer_steps(struct tkcap_host_writer *hw, const struct tkcap_host_step *s, size_t n);
+int tkcap_host_writer_steps(struct tkcap_host_writer *hw, const struct tkcap_host_step *s,
+			    size_t n);
 /* tkcap_host_writer_track() - the thread track of @tid (made on first use), 0 on error. */
 int64_t tkcap_host_writer_track(struct tkcap_host_writer *hw, int64_t tid, const char *thread_name);
 void tkcap_host_writer_free(struct tkcap_host_writer *hw);
@@ -81,13 +82,13 @@ void tkcap_host_writer_free(struct tkcap_host_writer *hw);
 struct tkcap_cupti_hooks {
 	int version; /* TK_CUPTI_HOOKS_VERSION */
 	/* a session starts: the store path and options the application chose */
-	int (*attach)(const char *path, const struct tk_trace_options *o,
-		      void (*flush)(void));
+	int (*attach)(const char *path, const struct tk_trace_options *o, void (*flush)(void));
 	void (*records)(int64_t tid, const char *thread_name, const struct tkcap_host_rec *r,
 			size_t n);
 	void (*steps)(const struct tkcap_host_step *s, size_t n);
 	void (*window)(int open, int64_t ts_ns);
-	int (*detach)(char *errbuf, size_t errlen); /* session ends; the store is finished at exit */
+	int (*detach)(char *errbuf,
+		      size_t errlen); /* session ends; the store is finished at exit */
 	/* device tracing is needed now or for the next step (on), or not until a later step */
 	void (*arm)(int on);
 };
@@ -99,6 +100,6 @@ int64_t tkcap_now_ns(void);
 
 /* Set the store's facts every capture writes: source, process, clock, window options. */
 int tkcap_store_setup(tk_writer *w, const char *format, const struct tk_trace_options *o,
-			   int64_t *process_id);
+		      int64_t *process_id);
 
 #endif

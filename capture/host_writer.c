@@ -48,7 +48,7 @@ static void read_comm(char *buf, size_t len, const char *path)
 }
 
 int tkcap_store_setup(tk_writer *w, const char *format, const struct tk_trace_options *o,
-			   int64_t *process_id)
+		      int64_t *process_id)
 {
 	char host[256] = "", comm[64];
 	if (gethostname(host, sizeof(host) - 1) != 0)
@@ -65,8 +65,7 @@ int tkcap_store_setup(tk_writer *w, const char *format, const struct tk_trace_op
 		rc = tk_writer_set_meta_text(w, "source", format);
 	static const char *const keys[] = {"capture.start_step", "capture.steps", "capture.every",
 					   "capture.max_profiles", "capture.duration_ms"};
-	const int64_t vals[] = {o->start_step, o->steps, o->every, o->max_profiles,
-				o->duration_ms};
+	const int64_t vals[] = {o->start_step, o->steps, o->every, o->max_profiles, o->duration_ms};
 	for (int i = 0; i < 5 && rc == TK_OK; i++)
 		if (vals[i] >= 0)
 			rc = tk_writer_set_meta_int(w, keys[i], vals[i]);
@@ -74,7 +73,7 @@ int tkcap_store_setup(tk_writer *w, const char *format, const struct tk_trace_op
 }
 
 int tkcap_host_writer_create(tk_writer *w, int64_t process_id, int64_t pid,
-			  struct tkcap_host_writer **out)
+			     struct tkcap_host_writer **out)
 {
 	*out = NULL;
 	struct tkcap_host_writer *hw = calloc(1, sizeof(*hw));
@@ -125,7 +124,7 @@ int64_t tkcap_host_writer_track(struct tkcap_host_writer *hw, int64_t tid, const
 		thread_name = name;
 	}
 	struct tk_track_info t = {TK_TRACK_THREAD, thread_name, hw->process_id, TK_NONE, tid,
-				  TK_NONE, NULL};
+				  TK_NONE,	   NULL};
 	int64_t id;
 	if (tk_writer_add_track(hw->w, &t, &id) != TK_OK)
 		return 0;
@@ -143,7 +142,7 @@ static int64_t counter_track(struct tkcap_host_writer *hw, const char *name)
 		return tk_writer_fail(hw->w, TK_ENOMEM, "out of memory"), 0;
 	char *copy = strdup(name);
 	struct tk_track_info t = {TK_TRACK_COUNTER, name, hw->process_id, TK_NONE, TK_NONE,
-				  TK_NONE, NULL};
+				  TK_NONE,	    NULL};
 	int64_t id;
 	if (!copy)
 		return tk_writer_fail(hw->w, TK_ENOMEM, "out of memory"), 0;
@@ -157,7 +156,7 @@ static int64_t counter_track(struct tkcap_host_writer *hw, const char *name)
 }
 
 int tkcap_host_writer_records(struct tkcap_host_writer *hw, int64_t tid, const char *thread_name,
-			   const struct tkcap_host_rec *r, size_t n)
+			      const struct tkcap_host_rec *r, size_t n)
 {
 	tk_writer *w = hw->w;
 	int64_t track = 0;
@@ -169,16 +168,15 @@ int tkcap_host_writer_records(struct tkcap_host_writer *hw, int64_t tid, const c
 		switch (x->type) {
 		case TK_HR_SCOPE:
 		case TK_HR_MARK: {
-			struct tk_event ev = {
-			    .track_id = track,
-			    .kind = TK_EV_ANNOTATION,
-			    .name = x->name ? x->name : "(null)",
-			    .category_id = x->type == TK_HR_MARK ? hw->cat_marker
-					   : x->category	  ? hw->cat_function
-								  : hw->cat_scope,
-			    .ts_ns = x->ts_ns,
-			    .dur_ns = x->type == TK_HR_MARK ? 0 : x->dur_ns,
-			    .correlation_id = TK_NONE};
+			struct tk_event ev = {.track_id = track,
+					      .kind = TK_EV_ANNOTATION,
+					      .name = x->name ? x->name : "(null)",
+					      .category_id = x->type == TK_HR_MARK ? hw->cat_marker
+							     : x->category ? hw->cat_function
+									   : hw->cat_scope,
+					      .ts_ns = x->ts_ns,
+					      .dur_ns = x->type == TK_HR_MARK ? 0 : x->dur_ns,
+					      .correlation_id = TK_NONE};
 			tk_writer_add_event(w, &ev, NULL);
 			break;
 		}
@@ -190,23 +188,22 @@ int tkcap_host_writer_records(struct tkcap_host_writer *hw, int64_t tid, const c
 		}
 		case TK_HR_ALLOC:
 		case TK_HR_FREE: {
-			struct tk_memory_event m = {
-			    .ts_ns = x->ts_ns,
-			    .is_free = x->type == TK_HR_FREE,
-			    .device_id = TK_NONE,
-			    .process_id = hw->process_id,
-			    .address = (int64_t)x->address,
-			    .bytes = x->bytes,
-			    .mem_kind = TK_MEM_PAGEABLE,
-			    .allocator = x->name,
-			    .allocator_id = x->name ? 0 : hw->host_alloc,
-			    .op_event_id = TK_NONE,
-			    .bytes_in_use = TK_NONE,
-			    .bytes_reserved = TK_NONE,
-			    .bytes_available = TK_NONE,
-			    .peak_bytes_in_use = TK_NONE,
-			    .requested_bytes = TK_NONE,
-			    .fragmentation = -1};
+			struct tk_memory_event m = {.ts_ns = x->ts_ns,
+						    .is_free = x->type == TK_HR_FREE,
+						    .device_id = TK_NONE,
+						    .process_id = hw->process_id,
+						    .address = (int64_t)x->address,
+						    .bytes = x->bytes,
+						    .mem_kind = TK_MEM_PAGEABLE,
+						    .allocator = x->name,
+						    .allocator_id = x->name ? 0 : hw->host_alloc,
+						    .op_event_id = TK_NONE,
+						    .bytes_in_use = TK_NONE,
+						    .bytes_reserved = TK_NONE,
+						    .bytes_available = TK_NONE,
+						    .peak_bytes_in_use = TK_NONE,
+						    .requested_bytes = TK_NONE,
+						    .fragmentation = -1};
 			tk_writer_add_memory_event(w, &m);
 			break;
 		}
@@ -221,8 +218,8 @@ int tkcap_host_writer_steps(struct tkcap_host_writer *hw, const struct tkcap_hos
 {
 	tk_writer *w = hw->w;
 	if (n && !hw->steps_track) {
-		struct tk_track_info t = {TK_TRACK_DERIVED, "Steps", hw->process_id, TK_NONE,
-					  TK_NONE, TK_NONE, NULL};
+		struct tk_track_info t = {
+		    TK_TRACK_DERIVED, "Steps", hw->process_id, TK_NONE, TK_NONE, TK_NONE, NULL};
 		if (tk_writer_add_track(w, &t, &hw->steps_track) != TK_OK)
 			return tk_writer_status(w);
 	}

@@ -39,8 +39,8 @@ struct level {
 };
 
 struct run_shape {
-	int64_t nsteps;	    /* steps of the run (1 without steps: its window) */
-	double *ndev;	    /* [nsteps]: devices that have each step */
+	int64_t nsteps; /* steps of the run (1 without steps: its window) */
+	double *ndev;	/* [nsteps]: devices that have each step */
 	struct tkc_model *models;
 	size_t nmodels, models_cap;
 };
@@ -49,12 +49,12 @@ struct tkc_builder {
 	struct tkc_summary s;
 	struct level lv[2]; /* kernel, hlo_op */
 	struct run_shape *shape;
-	size_t nshape;	  /* runs added (shape has one entry each) */
+	size_t nshape;				/* runs added (shape has one entry each) */
 	size_t runs_cap, shape_cap, memory_cap; /* of s.runs, shape, s.memory */
-	double sample_share; /* items from this share up are sampled, */
-	size_t sample_max;   /* the largest this many of them */
-	int some_steps;	  /* a run with steps was added */
-	const char *path; /* the store being read, for messages */
+	double sample_share;			/* items from this share up are sampled, */
+	size_t sample_max;			/* the largest this many of them */
+	int some_steps;				/* a run with steps was added */
+	const char *path;			/* the store being read, for messages */
 	char *err;
 	size_t errlen;
 };
@@ -192,8 +192,7 @@ static int kpi_row(struct tkc_builder *b, sqlite3_stmt *st, void *arg)
 	snprintf(key, sizeof(key), "kpi.%s", kpi ? (const char *)kpi : "");
 	if (!unit || !tkc_known_unit((const char *)unit))
 		return TK_OK; /* a KPI in a unit no gate knows (a damaged store): not compared */
-	struct tkc_series *m =
-	    tkc_summary_metric(&b->s, key, unit ? (const char *)unit : "", 0);
+	struct tkc_series *m = tkc_summary_metric(&b->s, key, unit ? (const char *)unit : "", 0);
 	if (!m || tkc_series_add(m, r->run, sqlite3_column_double(st, 2)) != TK_OK)
 		return oom(b);
 	return TK_OK;
@@ -246,8 +245,9 @@ static int item_row(struct tkc_builder *b, sqlite3_stmt *st, void *arg)
 	c->calls = sqlite3_column_int64(st, 2);
 	c->ns = sqlite3_column_int64(st, 3);
 	if (c->step < 0 || c->step >= b->shape[ic->run].nsteps)
-		return fail(b, TK_EFORMAT, "store '%s': analysis_step_ops: step index %lld out of range",
-			    b->path, (long long)c->step);
+		return fail(b, TK_EFORMAT,
+			    "store '%s': analysis_step_ops: step index %lld out of range", b->path,
+			    (long long)c->step);
 	return TK_OK;
 }
 
@@ -275,8 +275,7 @@ static int one_text(sqlite3 *db, const char *sql, char *buf, size_t len)
 	return ok ? 0 : -1;
 }
 
-#define DEVICE_MODEL                                                                        \
-	"coalesce((SELECT str FROM strings WHERE id = d.name_id), d.kind)"
+#define DEVICE_MODEL "coalesce((SELECT str FROM strings WHERE id = d.name_id), d.kind)"
 #define WORKING_DEVICES "d.id IN (SELECT device_id FROM analysis_device_time)"
 
 /* The step samples of one run into the summary's per-step metrics. */
@@ -317,14 +316,16 @@ static int add_run(struct tkc_builder *b, sqlite3 *db, const char *path, size_t 
 	int64_t nstep_rows = 0, v = 0;
 	int rc;
 	if (one_value(db, "SELECT value FROM meta WHERE key = 'analysis_version'", &v) || v < 3) {
-		rc = fail(b, TK_EVERSION,
-			  "store '%s' has no analysis by this tracekit (%s): run 'tracekit analyze' "
-			  "on it",
-			  path, tk_version());
+		rc =
+		    fail(b, TK_EVERSION,
+			 "store '%s' has no analysis by this tracekit (%s): run 'tracekit analyze' "
+			 "on it",
+			 path, tk_version());
 		goto out;
 	}
-	if (one_value(db, "SELECT coalesce(sum(ops), 0) FROM analysis_device_time WHERE window = "
-			  "'device'",
+	if (one_value(db,
+		      "SELECT coalesce(sum(ops), 0) FROM analysis_device_time WHERE window = "
+		      "'device'",
 		      &ru->device_ops) ||
 	    one_value(db, "SELECT count(*) FROM analysis_steps", &nstep_rows) ||
 	    one_value(db,
@@ -566,8 +567,8 @@ static int build_items(struct tkc_builder *b, int l, struct tkc_item **out, size
 	for (size_t i = 0; i < nsampled; i++) { /* the per-step matrix, zeros where absent */
 		struct tkc_item *it = order[i];
 		if (!(it->s.key = strdup(it->name)) ||
-		    !(it->s.v = calloc(run_off[b->s.nruns] ? run_off[b->s.nruns] : 1,
-				       sizeof(double))) ||
+		    !(it->s.v =
+			  calloc(run_off[b->s.nruns] ? run_off[b->s.nruns] : 1, sizeof(double))) ||
 		    !(it->s.runs = calloc(b->s.nruns, sizeof(size_t)))) {
 			rc = oom(b);
 			goto out;
@@ -668,8 +669,8 @@ int tkc_builder_finish(struct tkc_builder *b, struct tkc_summary *out, char *err
 			tkc_models_text(b->shape[0].models, b->shape[0].nmodels, x, sizeof(x));
 			tkc_models_text(b->shape[r].models, b->shape[r].nmodels, y, sizeof(y));
 			tks_fmt(err, errlen,
-			       "runs '%s' and '%s' are not runs of one benchmark: %s against %s",
-			       b->s.runs[0].input, b->s.runs[r].input, x, y);
+				"runs '%s' and '%s' are not runs of one benchmark: %s against %s",
+				b->s.runs[0].input, b->s.runs[r].input, x, y);
 			return TK_EINVAL;
 		}
 	b->s.models = b->shape[0].models;

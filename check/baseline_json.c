@@ -77,7 +77,8 @@ int tkc_baseline_write(FILE *out, const struct tkc_summary *s)
 		   TKC_BASELINE_VERSION);
 	tku_puts(&b, "  \"tracekit_version\": ");
 	tku_esc_json(&b, s->tracekit_version ? s->tracekit_version : "");
-	tku_printf(&b, ",\n  \"analysis_version\": %lld,\n  \"runs\": [", (long long)s->analysis_version);
+	tku_printf(&b, ",\n  \"analysis_version\": %lld,\n  \"runs\": [",
+		   (long long)s->analysis_version);
 	for (size_t i = 0; i < s->nruns; i++) {
 		const struct tkc_run *r = &s->runs[i];
 		tku_puts(&b, i ? ",\n    {\"input\": " : "\n    {\"input\": ");
@@ -88,8 +89,9 @@ int tkc_baseline_write(FILE *out, const struct tkc_summary *s)
 		tku_esc_json(&b, r->step_source);
 		tku_printf(&b, ", \"device_ops\": %lld}", (long long)r->device_ops);
 	}
-	tku_printf(&b, "\n  ],\n  \"workload\": {\n    \"devices\": %lld,\n    \"ranks\": %lld,\n"
-		       "    \"has_steps\": %s,\n    \"models\": [",
+	tku_printf(&b,
+		   "\n  ],\n  \"workload\": {\n    \"devices\": %lld,\n    \"ranks\": %lld,\n"
+		   "    \"has_steps\": %s,\n    \"models\": [",
 		   (long long)s->devices, (long long)s->ranks, s->has_steps ? "true" : "false");
 	for (size_t i = 0; i < s->nmodels; i++) {
 		tku_puts(&b, i ? ", {\"model\": " : "{\"model\": ");
@@ -142,17 +144,18 @@ static int bad(struct rd *r, const struct tku_json_value *at, const char *fmt, .
 	vsnprintf(what, sizeof(what), fmt, ap);
 	va_end(ap);
 	tks_fmt(r->err, r->errlen, "baseline '%s': line %llu, column %llu: %s", r->path,
-	       (unsigned long long)(at ? at->line : 0), (unsigned long long)(at ? at->col : 0),
-	       what);
+		(unsigned long long)(at ? at->line : 0), (unsigned long long)(at ? at->col : 0),
+		what);
 	return TK_EFORMAT;
 }
 
 /* Member @key of object @o with type @t; NULL after the message when absent or mistyped. */
-static const struct tku_json_value *need(struct rd *r, const struct tku_json_value *o, const char *where,
-				    const char *key, enum tku_json_type t, int *rc)
+static const struct tku_json_value *need(struct rd *r, const struct tku_json_value *o,
+					 const char *where, const char *key, enum tku_json_type t,
+					 int *rc)
 {
-	static const char *const names[] = {"null", "a boolean", "a number", "a string",
-					    "an array", "an object"};
+	static const char *const names[] = {"null",	"a boolean", "a number",
+					    "a string", "an array",  "an object"};
 	const struct tku_json_value *v = tku_json_get(o, key);
 	if (*rc != TK_OK)
 		return NULL;
@@ -279,15 +282,18 @@ static int read_items(struct rd *r, const struct tku_json_value *root, const cha
 			break;
 		}
 		v[i].name = dup_str(r, need(r, o, where, "name", TKU_JSON_STRING, &rc), &rc);
-		const struct tku_json_value *c = need(r, o, where, "calls_per_step", TKU_JSON_NUMBER, &rc),
-				       *ns = need(r, o, where, "ns_per_step", TKU_JSON_NUMBER, &rc),
-				       *sh = need(r, o, where, "share", TKU_JSON_NUMBER, &rc);
+		const struct tku_json_value *c = need(r, o, where, "calls_per_step",
+						      TKU_JSON_NUMBER, &rc),
+					    *ns = need(r, o, where, "ns_per_step", TKU_JSON_NUMBER,
+						       &rc),
+					    *sh = need(r, o, where, "share", TKU_JSON_NUMBER, &rc);
 		if (rc != TK_OK)
 			break;
 		if (!(c->num >= 0 && ns->num >= 0 && sh->num >= 0 && sh->num <= 1 &&
 		      c->num < 1e18 && ns->num < 1e21)) {
-			rc = bad(r, o, "%s: calls_per_step, ns_per_step and share must be >= 0 (share "
-				       "<= 1)",
+			rc = bad(r, o,
+				 "%s: calls_per_step, ns_per_step and share must be >= 0 (share "
+				 "<= 1)",
 				 where);
 			break;
 		}
@@ -329,11 +335,13 @@ static int read_runs(struct rd *r, const struct tku_json_value *root, struct tkc
 			return bad(r, o, "%s: expected an object", where);
 		struct tkc_run *ru = &s->runs[i];
 		ru->input = dup_str(r, need(r, o, where, "input", TKU_JSON_STRING, &rc), &rc);
-		ru->steps = count_of(r, need(r, o, where, "steps", TKU_JSON_NUMBER, &rc), where, &rc);
+		ru->steps =
+		    count_of(r, need(r, o, where, "steps", TKU_JSON_NUMBER, &rc), where, &rc);
 		ru->device_ops =
 		    count_of(r, need(r, o, where, "device_ops", TKU_JSON_NUMBER, &rc), where, &rc);
 		const struct tku_json_value *w = need(r, o, where, "window", TKU_JSON_STRING, &rc),
-				       *src = need(r, o, where, "step_source", TKU_JSON_STRING, &rc);
+					    *src = need(r, o, where, "step_source", TKU_JSON_STRING,
+							&rc);
 		if (rc == TK_OK) {
 			snprintf(ru->window, sizeof(ru->window), "%s", w->str);
 			snprintf(ru->step_source, sizeof(ru->step_source), "%s", src->str);
@@ -345,11 +353,12 @@ static int read_runs(struct rd *r, const struct tku_json_value *root, struct tkc
 static int read_workload(struct rd *r, const struct tku_json_value *root, struct tkc_summary *s)
 {
 	int rc = TK_OK;
-	const struct tku_json_value *w = need(r, root, "baseline", "workload", TKU_JSON_OBJECT, &rc);
+	const struct tku_json_value *w =
+	    need(r, root, "baseline", "workload", TKU_JSON_OBJECT, &rc);
 	const struct tku_json_value *dev = need(r, w, "workload", "devices", TKU_JSON_NUMBER, &rc),
-			       *ranks = need(r, w, "workload", "ranks", TKU_JSON_NUMBER, &rc),
-			       *hs = need(r, w, "workload", "has_steps", TKU_JSON_BOOL, &rc),
-			       *models = need(r, w, "workload", "models", TKU_JSON_ARRAY, &rc);
+				    *ranks = need(r, w, "workload", "ranks", TKU_JSON_NUMBER, &rc),
+				    *hs = need(r, w, "workload", "has_steps", TKU_JSON_BOOL, &rc),
+				    *models = need(r, w, "workload", "models", TKU_JSON_ARRAY, &rc);
 	s->devices = count_of(r, dev, "workload.devices", &rc);
 	s->ranks = count_of(r, ranks, "workload.ranks", &rc);
 	if (rc != TK_OK)
@@ -365,7 +374,8 @@ static int read_workload(struct rd *r, const struct tku_json_value *root, struct
 		const struct tku_json_value *o = &models->items[i];
 		if (o->type != TKU_JSON_OBJECT)
 			return bad(r, o, "%s: expected an object", where);
-		s->models[i].model = dup_str(r, need(r, o, where, "model", TKU_JSON_STRING, &rc), &rc);
+		s->models[i].model =
+		    dup_str(r, need(r, o, where, "model", TKU_JSON_STRING, &rc), &rc);
 		s->models[i].count =
 		    count_of(r, need(r, o, where, "count", TKU_JSON_NUMBER, &rc), where, &rc);
 		total += s->models[i].count;
@@ -373,7 +383,8 @@ static int read_workload(struct rd *r, const struct tku_json_value *root, struct
 			rc = bad(r, o, "%s: models must be sorted by name, each once", where);
 	}
 	if (rc == TK_OK && total != s->devices)
-		rc = bad(r, models, "workload: the models' counts add up to %lld, not devices (%lld)",
+		rc = bad(r, models,
+			 "workload: the models' counts add up to %lld, not devices (%lld)",
 			 (long long)total, (long long)s->devices);
 	return rc;
 }
@@ -391,8 +402,9 @@ static int read_metrics(struct rd *r, const struct tku_json_value *root, struct 
 		if (!tku_utf8_valid(m->keys[i], strlen(m->keys[i])))
 			return bad(r, o, "metrics: a metric name that is not UTF-8");
 		const struct tku_json_value *unit = need(r, o, where, "unit", TKU_JSON_STRING, &rc),
-				       *per = need(r, o, where, "per", TKU_JSON_STRING, &rc),
-				       *smp = need(r, o, where, "samples", TKU_JSON_ARRAY, &rc);
+					    *per = need(r, o, where, "per", TKU_JSON_STRING, &rc),
+					    *smp =
+						need(r, o, where, "samples", TKU_JSON_ARRAY, &rc);
 		if (rc != TK_OK)
 			break;
 		if (strcmp(per->str, "step") && strcmp(per->str, "run"))
@@ -425,7 +437,8 @@ static int read_memory(struct rd *r, const struct tku_json_value *root, struct t
 		const struct tku_json_value *o = &a->items[i];
 		if (o->type != TKU_JSON_OBJECT)
 			return bad(r, o, "%s: expected an object", where);
-		s->memory[i].device = dup_str(r, need(r, o, where, "device", TKU_JSON_STRING, &rc), &rc);
+		s->memory[i].device =
+		    dup_str(r, need(r, o, where, "device", TKU_JSON_STRING, &rc), &rc);
 		s->memory[i].peak_bytes =
 		    count_of(r, need(r, o, where, "peak_bytes", TKU_JSON_NUMBER, &rc), where, &rc);
 	}
@@ -446,8 +459,10 @@ int tkc_baseline_read(const char *path, struct tkc_summary *s, char *err, size_t
 		rc = bad(&r, root, "expected a JSON object (a tracekit baseline)");
 		goto out;
 	}
-	const struct tku_json_value *fmt = need(&r, root, "baseline", "format", TKU_JSON_STRING, &rc),
-			       *ver = need(&r, root, "baseline", "version", TKU_JSON_NUMBER, &rc);
+	const struct tku_json_value *fmt =
+					need(&r, root, "baseline", "format", TKU_JSON_STRING, &rc),
+				    *ver =
+					need(&r, root, "baseline", "version", TKU_JSON_NUMBER, &rc);
 	if (rc != TK_OK)
 		goto out;
 	if (strcmp(fmt->str, "tracekit-baseline")) {
@@ -456,14 +471,16 @@ int tkc_baseline_read(const char *path, struct tkc_summary *s, char *err, size_t
 	}
 	if (ver->num != TKC_BASELINE_VERSION) {
 		tks_fmt(err, errlen,
-		       "baseline '%s' has version %g; this tracekit reads version %d: make the "
-		       "baseline again with 'tracekit baseline'",
-		       path, ver->num, TKC_BASELINE_VERSION);
+			"baseline '%s' has version %g; this tracekit reads version %d: make the "
+			"baseline again with 'tracekit baseline'",
+			path, ver->num, TKC_BASELINE_VERSION);
 		rc = TK_EVERSION;
 		goto out;
 	}
-	const struct tku_json_value *tv = need(&r, root, "baseline", "tracekit_version", TKU_JSON_STRING, &rc),
-			       *av = need(&r, root, "baseline", "analysis_version", TKU_JSON_NUMBER, &rc);
+	const struct tku_json_value *tv = need(&r, root, "baseline", "tracekit_version",
+					       TKU_JSON_STRING, &rc),
+				    *av = need(&r, root, "baseline", "analysis_version",
+					       TKU_JSON_NUMBER, &rc);
 	s->tracekit_version = dup_str(&r, tv, &rc);
 	s->analysis_version = count_of(&r, av, "analysis_version", &rc);
 	if (rc == TK_OK)

@@ -14,7 +14,7 @@
 #include "message.h"
 
 struct tk_check {
-	char err[2048]; /* the internal functions' message buffer, turned into @error by done() */
+	char err[2048];	 /* the internal functions' message buffer, turned into @error by done() */
 	tk_error *error; /* the last failure (tk_check_error()) */
 	struct tkc_gates gates;
 	int allow_hw;
@@ -137,15 +137,15 @@ static int run(tk_check *c)
 	if (!c->gates.n) {
 		if (!c->has_base) {
 			tks_fmt(c->err, sizeof(c->err),
-			       "nothing to check: give a baseline, or bounds (--max, --min)");
+				"nothing to check: give a baseline, or bounds (--max, --min)");
 			return TK_EINVAL;
 		}
 		if ((rc = tkc_gates_defaults(&c->gates, c->err, sizeof(c->err))) != TK_OK)
 			return rc;
 	}
 	tkc_result_free(&c->result);
-	rc = tkc_compare(c->has_base ? &c->base : NULL, &c->cur, &c->gates, c->allow_hw,
-			 &c->result, c->err, sizeof(c->err));
+	rc = tkc_compare(c->has_base ? &c->base : NULL, &c->cur, &c->gates, c->allow_hw, &c->result,
+			 c->err, sizeof(c->err));
 	c->ran = rc == TK_OK;
 	return rc;
 }

@@ -94,8 +94,7 @@ int tkc_gates_add(struct tkc_gates *g, const char *text, enum tkc_gate_kind kind
  * docs/check.md). Errors name the file and the line (and column) where it broke. Also reads the
  * file's options into *@allow_hw (allow_different_hardware, unchanged when absent).
  */
-int tkc_gates_file(const char *path, struct tkc_gates *g, int *allow_hw, char *err,
-		   size_t errlen);
+int tkc_gates_file(const char *path, struct tkc_gates *g, int *allow_hw, char *err, size_t errlen);
 
 /* tkc_gates_defaults() - append the documented default gates (docs/check.md). */
 int tkc_gates_defaults(struct tkc_gates *g, char *err, size_t errlen);
@@ -126,13 +125,13 @@ double tkc_min_p(size_t nx, size_t ny);
 
 /* ---- the comparison (compare.c) ---- */
 
-#define TKC_ALPHA 0.01	     /* one-sided significance level of the per-step test */
-#define TKC_MIN_OVERLAP 0.5  /* comparable workloads share at least this much kernel time */
-#define TKC_GATE_SHARE 0.01  /* default kernel/op gates cover items from this share up */
-#define TKC_MIN_NS 10000.0   /* smallest change of a step-level time that counts: 10 us */
-#define TKC_MIN_ITEM_NS 2000.0 /* ... of one kernel's or op's time per step: 2 us */
+#define TKC_ALPHA 0.01		/* one-sided significance level of the per-step test */
+#define TKC_MIN_OVERLAP 0.5	/* comparable workloads share at least this much kernel time */
+#define TKC_GATE_SHARE 0.01	/* default kernel/op gates cover items from this share up */
+#define TKC_MIN_NS 10000.0	/* smallest change of a step-level time that counts: 10 us */
+#define TKC_MIN_ITEM_NS 2000.0	/* ... of one kernel's or op's time per step: 2 us */
 #define TKC_MIN_BYTES 1048576.0 /* ... of a memory peak: 1 MiB */
-#define TKC_MIN_PT 0.5	     /* ... of a '%' KPI: half a point */
+#define TKC_MIN_PT 0.5		/* ... of a '%' KPI: half a point */
 
 /*
  * tkc_compare() - evaluate @gates on the input summary @cur against @base (NULL: only absolute

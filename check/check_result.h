@@ -16,12 +16,12 @@
  * v holds every run's samples one run after another; runs[r] says how many belong to run r.
  */
 struct tkc_series {
-	char *key;     /* metric key: "step_time", "kpi.gpu_utilization", ...; a kernel's name */
-	char unit[8];  /* "ns", "bytes" or "%" */
-	int per_step;  /* 1: one sample per step, 0: one per run */
-	double *v;     /* the samples */
-	size_t n;      /* count of v */
-	size_t *runs;  /* [nruns]: samples of each run */
+	char *key;    /* metric key: "step_time", "kpi.gpu_utilization", ...; a kernel's name */
+	char unit[8]; /* "ns", "bytes" or "%" */
+	int per_step; /* 1: one sample per step, 0: one per run */
+	double *v;    /* the samples */
+	size_t n;     /* count of v */
+	size_t *runs; /* [nruns]: samples of each run */
 	size_t nruns;
 	size_t cap, runs_cap; /* of v, of runs (tkc_series_add() grows them) */
 };
@@ -32,7 +32,8 @@ struct tkc_item {
 	double calls_per_step; /* mean calls per step over all steps of all runs */
 	double ns_per_step;    /* mean device time per step (mean over devices) */
 	double share;	       /* ns_per_step / the workload's device-op time per step */
-	struct tkc_series s;   /* per-step device time; n = 0 when the item is below the sample share */
+	struct tkc_series
+	    s; /* per-step device time; n = 0 when the item is below the sample share */
 };
 
 struct tkc_model {
@@ -41,11 +42,11 @@ struct tkc_model {
 };
 
 struct tkc_run {
-	char *input;	       /* the file name it came from (no directory) */
-	int64_t steps;	       /* steps in the window (device steps of the longest-stepped device) */
-	char window[16];       /* "steps", "device" or "mixed" */
-	char step_source[24];  /* analysis_step_stats.source, "mixed", or "" without steps */
-	int64_t device_ops;    /* device operations of the run */
+	char *input;	      /* the file name it came from (no directory) */
+	int64_t steps;	      /* steps in the window (device steps of the longest-stepped device) */
+	char window[16];      /* "steps", "device" or "mixed" */
+	char step_source[24]; /* analysis_step_stats.source, "mixed", or "" without steps */
+	int64_t device_ops;   /* device operations of the run */
 };
 
 struct tkc_memory {
@@ -60,8 +61,8 @@ struct tkc_summary {
 	size_t nruns;
 	struct tkc_model *models; /* sorted by model name */
 	size_t nmodels;
-	int64_t devices, ranks;   /* devices with device work; distinct ranks (0 when unknown) */
-	int has_steps;		  /* every run has steps in its window */
+	int64_t devices, ranks;	    /* devices with device work; distinct ranks (0 when unknown) */
+	int has_steps;		    /* every run has steps in its window */
 	struct tkc_series *metrics; /* step_time, host_step_time, busy, comm, comm.exposed,
 				       memory.peak, kpi.<name>: what the runs have */
 	size_t nmetrics, metrics_cap;
@@ -90,9 +91,9 @@ enum tkc_amount_unit {
 };
 
 struct tkc_gate {
-	char *text;   /* the gate as the user wrote it (for messages, JUnit test names) */
+	char *text; /* the gate as the user wrote it (for messages, JUnit test names) */
 	enum tkc_gate_kind kind;
-	char *metric; /* "step_time", "host_step_time", "busy", "comm", "comm.exposed",
+	char *metric;  /* "step_time", "host_step_time", "busy", "comm", "comm.exposed",
 			 "memory.peak", "kpi.<name>", "kernel" or "op" */
 	char *pattern; /* kernel/op gates: the name glob (fnmatch, case-sensitive); else NULL */
 	char *stat;    /* MAX/MIN: "mean", "median", "p90", "min", "max" or NULL (the metric's
@@ -141,11 +142,11 @@ struct tkc_outcome {
 };
 
 struct tkc_result {
-	int comparable;		 /* 0: not comparable (exit 2), reason in @reason */
+	int comparable; /* 0: not comparable (exit 2), reason in @reason */
 	char reason[1024];
-	char hardware[512];	 /* what differs in the hardware when allowed anyway, else "" */
-	double overlap_base;	 /* share of the baseline's kernel time in kernels the input has */
-	double overlap_cur;	 /* share of the input's kernel time in kernels the baseline has */
+	char hardware[512];  /* what differs in the hardware when allowed anyway, else "" */
+	double overlap_base; /* share of the baseline's kernel time in kernels the input has */
+	double overlap_cur;  /* share of the input's kernel time in kernels the baseline has */
 	struct tkc_outcome *v;
 	size_t n, cap;
 	size_t regressions, improvements, passed, skipped;

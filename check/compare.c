@@ -128,8 +128,8 @@ static void relative(struct tkc_outcome *o, const struct tkc_gate *g, const stru
 	o->ncur = c ? c->n : 0;
 	if (!b || !b->n || !c || !c->n) {
 		o->status = TKC_SKIPPED;
-		snprintf(o->why, sizeof(o->why), "%s", !b || !b->n ? "not in the baseline"
-								   : "not in the input");
+		snprintf(o->why, sizeof(o->why), "%s",
+			 !b || !b->n ? "not in the baseline" : "not in the input");
 		return;
 	}
 	o->base = tkc_median(b->v, b->n);
@@ -156,9 +156,10 @@ static void relative(struct tkc_outcome *o, const struct tkc_gate *g, const stru
 		if (o->low_confidence || o->p <= TKC_ALPHA) {
 			o->status = TKC_FAIL;
 			snprintf(o->why, sizeof(o->why), "%s",
-				 o->low_confidence ? "low confidence: too few samples for the test, "
-						     "decided on the threshold"
-						   : "significant");
+				 o->low_confidence
+				     ? "low confidence: too few samples for the test, "
+				       "decided on the threshold"
+				     : "significant");
 		} else {
 			o->status = TKC_PASS;
 			snprintf(o->why, sizeof(o->why), "within noise: p = %.2g", o->p);
@@ -169,12 +170,12 @@ static void relative(struct tkc_outcome *o, const struct tkc_gate *g, const stru
 		o->status = o->low_confidence || o->p <= TKC_ALPHA ? TKC_IMPROVED : TKC_PASS;
 		snprintf(o->why, sizeof(o->why), "%s",
 			 o->status == TKC_PASS ? "within noise"
-			 : o->low_confidence  ? "low confidence: decided on the threshold"
-					      : "significant");
+			 : o->low_confidence   ? "low confidence: decided on the threshold"
+					       : "significant");
 	} else {
 		o->status = TKC_PASS;
 		snprintf(o->why, sizeof(o->why), "%s",
-			 bad > amount ? "below the minimum change that counts"
+			 bad > amount	      ? "below the minimum change that counts"
 			 : amount > g->amount ? "within the baseline's run-to-run spread"
 					      : "within the threshold");
 	}
@@ -279,8 +280,9 @@ static int item_gate(struct tkc_result *r, const struct tkc_gate *g, const struc
 			o->status = TKC_SKIPPED;
 			o->base = x->ns_per_step;
 			o->cur = y->ns_per_step;
-			snprintf(o->why, sizeof(o->why), "no per-step samples (below %.1f %% of "
-							 "device-op time)",
+			snprintf(o->why, sizeof(o->why),
+				 "no per-step samples (below %.1f %% of "
+				 "device-op time)",
 				 100 * TKC_SAMPLE_SHARE);
 		} else {
 			relative(o, g, &x->s, &y->s);
@@ -350,11 +352,12 @@ static void comparable(struct tkc_result *r, const struct tkc_summary *b,
 	for (size_t i = 0; i < c->nruns; i++)
 		if (c->runs[i].device_ops == 0) {
 			r->comparable = 0;
-			tks_fmt(r->reason, sizeof(r->reason),
-			       "'%s' has no device work: an empty capture is never a pass (did the "
-			       "profiled code return before the device finished, or profiling stop "
-			       "too early?)",
-			       c->runs[i].input);
+			tks_fmt(
+			    r->reason, sizeof(r->reason),
+			    "'%s' has no device work: an empty capture is never a pass (did the "
+			    "profiled code return before the device finished, or profiling stop "
+			    "too early?)",
+			    c->runs[i].input);
 			return;
 		}
 	if (!b)
@@ -362,10 +365,10 @@ static void comparable(struct tkc_result *r, const struct tkc_summary *b,
 	if (b->has_steps != c->has_steps) {
 		r->comparable = 0;
 		tks_fmt(r->reason, sizeof(r->reason),
-		       "%s: profile both with the same steps (the step time of one cannot be "
-		       "compared with a whole window of the other)",
-		       c->has_steps ? "the baseline has no steps and the input has"
-				    : "the input has no steps in its window and the baseline has");
+			"%s: profile both with the same steps (the step time of one cannot be "
+			"compared with a whole window of the other)",
+			c->has_steps ? "the baseline has no steps and the input has"
+				     : "the input has no steps in its window and the baseline has");
 		return;
 	}
 	if (!tkc_models_equal(b->models, b->nmodels, c->models, c->nmodels)) {
@@ -375,9 +378,9 @@ static void comparable(struct tkc_result *r, const struct tkc_summary *b,
 		if (!allow_hw) {
 			r->comparable = 0;
 			tks_fmt(r->reason, sizeof(r->reason),
-			       "different hardware: the baseline ran on %s, the input on %s "
-			       "(--allow-different-hardware compares anyway)",
-			       x, y);
+				"different hardware: the baseline ran on %s, the input on %s "
+				"(--allow-different-hardware compares anyway)",
+				x, y);
 			return;
 		}
 		tks_fmt(r->hardware, sizeof(r->hardware), "baseline on %s, input on %s", x, y);
@@ -389,18 +392,18 @@ static void comparable(struct tkc_result *r, const struct tkc_summary *b,
 		missing(b, &ix->ck, mb, sizeof(mb));
 		missing(c, &ix->bk, mc, sizeof(mc));
 		r->comparable = 0;
-		tks_fmt(r->reason, sizeof(r->reason),
-		       "different workloads: only %.0f %% of the baseline's kernel time is in kernels "
-		       "the input runs, and %.0f %% of the input's in kernels the baseline runs "
-		       "(at least %.0f %% each way); baseline only: %s; input only: %s",
-		       100 * r->overlap_base, 100 * r->overlap_cur, 100 * TKC_MIN_OVERLAP,
-		       *mb ? mb : "none", *mc ? mc : "none");
+		tks_fmt(
+		    r->reason, sizeof(r->reason),
+		    "different workloads: only %.0f %% of the baseline's kernel time is in kernels "
+		    "the input runs, and %.0f %% of the input's in kernels the baseline runs "
+		    "(at least %.0f %% each way); baseline only: %s; input only: %s",
+		    100 * r->overlap_base, 100 * r->overlap_cur, 100 * TKC_MIN_OVERLAP,
+		    *mb ? mb : "none", *mc ? mc : "none");
 	}
 }
 
 /* The likely cause of a time regression: the kernels that grew most per step, and new ones. */
-static void likely_cause(struct tkc_result *r, const struct name_ix *b,
-			 const struct tkc_summary *c)
+static void likely_cause(struct tkc_result *r, const struct name_ix *b, const struct tkc_summary *c)
 {
 	size_t cap = sizeof(r->causes) / sizeof(r->causes[0]);
 	r->ncauses = 0;
@@ -442,9 +445,10 @@ int tkc_compare(const struct tkc_summary *base, const struct tkc_summary *cur,
 	}
 	for (size_t i = 0; i < gates->n; i++)
 		if (!base && gates->v[i].kind == TKC_GATE_REL) {
-			tks_fmt(err, errlen, "the gate '%s' compares with a baseline: give one with "
-					    "--baseline, or use --max/--min",
-			       gates->v[i].text);
+			tks_fmt(err, errlen,
+				"the gate '%s' compares with a baseline: give one with "
+				"--baseline, or use --max/--min",
+				gates->v[i].text);
 			return TK_EINVAL;
 		}
 	struct indexes ix = {{NULL, 0}, {NULL, 0}, {NULL, 0}, {NULL, 0}};
@@ -463,7 +467,8 @@ int tkc_compare(const struct tkc_summary *base, const struct tkc_summary *cur,
 		if (!strcmp(g->metric, "kernel") || !strcmp(g->metric, "op")) {
 			/* without a baseline (bounds only) the input's own items are gated */
 			int op = !strcmp(g->metric, "op");
-			const struct name_ix *bix = base ? (op ? &ix.bo : &ix.bk) : (op ? &ix.co : &ix.ck);
+			const struct name_ix *bix =
+			    base ? (op ? &ix.bo : &ix.bk) : (op ? &ix.co : &ix.ck);
 			rc = item_gate(r, g, base ? base : cur, cur, bix, op ? &ix.co : &ix.ck);
 			continue;
 		}

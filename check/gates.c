@@ -40,12 +40,12 @@ static const struct metric metrics[] = {
     {"op", "ns", 1},
 };
 
-#define KNOWN_METRICS                                                                              \
-	"step_time, host_step_time, busy, comm, comm.exposed, kernel_time, memory.peak, "         \
+#define KNOWN_METRICS                                                                     \
+	"step_time, host_step_time, busy, comm, comm.exposed, kernel_time, memory.peak, " \
 	"kpi.<name>, kernel:GLOB, op:GLOB"
-#define KNOWN_KPIS                                                                                 \
-	"gpu_utilization, kernel_duration_median, small_kernel_share_count, "                      \
-	"small_kernel_share_time, host_overhead, memory_bandwidth, compute_throughput, "          \
+#define KNOWN_KPIS                                                                       \
+	"gpu_utilization, kernel_duration_median, small_kernel_share_count, "            \
+	"small_kernel_share_time, host_overhead, memory_bandwidth, compute_throughput, " \
 	"compilation_time"
 #define KNOWN_STATS "mean, median, p90, min, max"
 #define KNOWN_UNITS "ns, us, \xc2\xb5s, ms, s, min; B, KB, KiB, MB, MiB, GB, GiB, TB, TiB"
@@ -227,10 +227,11 @@ static int parse_rel(const char *text, struct tkc_gate *g, char *err, size_t err
 		size_t ml = text[0] == 'k' ? 6 : 2;
 		m = find_metric(text, ml);
 		if (colon == text + ml)
-			return fail(err, errlen, text,
-				    "expected %s:GLOB:+N%% (the glob names the %ss to gate: '*' for "
-				    "all)",
-				    m->name, m->name);
+			return fail(
+			    err, errlen, text,
+			    "expected %s:GLOB:+N%% (the glob names the %ss to gate: '*' for "
+			    "all)",
+			    m->name, m->name);
 		size_t pl = (size_t)(colon - text) - ml - 1;
 		if (!pl)
 			return fail(err, errlen, text, "the %s name glob is empty ('*' for all)",
@@ -260,10 +261,11 @@ static int parse_rel(const char *text, struct tkc_gate *g, char *err, size_t err
 		return TK_ENOMEM;
 	const char *a = colon + 1;
 	if (*a != '+' && *a != '-')
-		return fail(err, errlen, text,
-			    "the amount needs a sign: + for an increase that is a regression, - for "
-			    "a decrease (e.g. %s:+5%%)",
-			    m->name);
+		return fail(
+		    err, errlen, text,
+		    "the amount needs a sign: + for an increase that is a regression, - for "
+		    "a decrease (e.g. %s:+5%%)",
+		    m->name);
 	g->sign = *a == '+' ? 1 : -1;
 	a++;
 	double x;
@@ -271,21 +273,23 @@ static int parse_rel(const char *text, struct tkc_gate *g, char *err, size_t err
 	const char *u = unit_text(a);
 	enum why why = value_parse(a, &x, &base);
 	if (why == VAL_NO_NUMBER)
-		return fail(err, errlen, text, "expected a number after the sign, found '%.40s'", a);
+		return fail(err, errlen, text, "expected a number after the sign, found '%.40s'",
+			    a);
 	if (why == VAL_NOT_FINITE)
 		return fail(err, errlen, text, "the amount is not a finite number");
 	if (why == VAL_UNIT && strcmp(u, "pt") == 0) {
 		if (strcmp(m->unit, "%") != 0)
-			return fail(err, errlen, text,
-				    "'pt' (percentage points) is for '%%' metrics only; %s is in %s",
-				    m->name, m->unit);
+			return fail(
+			    err, errlen, text,
+			    "'pt' (percentage points) is for '%%' metrics only; %s is in %s",
+			    m->name, m->unit);
 		g->unit = TKC_UNIT_PT;
 		g->amount = number_value(a, number_len(a));
 		return TK_OK;
 	}
 	if (why == VAL_UNIT)
-		return fail(err, errlen, text, "unknown unit '%.20s' (known: %%, pt, " KNOWN_UNITS ")",
-			    u);
+		return fail(err, errlen, text,
+			    "unknown unit '%.20s' (known: %%, pt, " KNOWN_UNITS ")", u);
 	if (!*base)
 		return fail(err, errlen, text,
 			    "the amount needs a unit: %% (relative), pt (percentage points of a "
@@ -296,8 +300,8 @@ static int parse_rel(const char *text, struct tkc_gate *g, char *err, size_t err
 		return TK_OK;
 	}
 	if (strcmp(base, m->unit) != 0)
-		return fail(err, errlen, text, "%s is in %s: an amount in %s does not apply", m->name,
-			    m->unit, strcmp(base, "ns") == 0 ? "time" : "bytes");
+		return fail(err, errlen, text, "%s is in %s: an amount in %s does not apply",
+			    m->name, m->unit, strcmp(base, "ns") == 0 ? "time" : "bytes");
 	g->unit = TKC_UNIT_ABS;
 	g->amount = x;
 	return TK_OK;
@@ -309,11 +313,14 @@ static int parse_bound(const char *text, struct tkc_gate *g, char *err, size_t e
 	const char *eq = strrchr(text, '=');
 	const char *bound = g->kind == TKC_GATE_MAX ? "--max" : "--min";
 	if (!eq)
-		return fail(err, errlen, text, "expected METRIC[.STAT]=VALUE (e.g. step_time.p90=150ms)");
-	size_t ml = (size_t)(eq - text);
-	if ((ml >= 7 && strncmp(text, "kernel:", 7) == 0) || (ml >= 3 && strncmp(text, "op:", 3) == 0))
 		return fail(err, errlen, text,
-			    "kernel and op gates are relative only (kernel:GLOB:+N%%), not %s", bound);
+			    "expected METRIC[.STAT]=VALUE (e.g. step_time.p90=150ms)");
+	size_t ml = (size_t)(eq - text);
+	if ((ml >= 7 && strncmp(text, "kernel:", 7) == 0) ||
+	    (ml >= 3 && strncmp(text, "op:", 3) == 0))
+		return fail(err, errlen, text,
+			    "kernel and op gates are relative only (kernel:GLOB:+N%%), not %s",
+			    bound);
 	const struct metric *m = find_metric(text, ml);
 	const char *stat = NULL;
 	char st[16] = "";
@@ -336,13 +343,15 @@ static int parse_bound(const char *text, struct tkc_gate *g, char *err, size_t e
 		stat = st;
 	} else if (strcmp(m->name, "kernel") == 0 || strcmp(m->name, "op") == 0) {
 		return fail(err, errlen, text,
-			    "kernel and op gates are relative only (kernel:GLOB:+N%%), not %s", bound);
+			    "kernel and op gates are relative only (kernel:GLOB:+N%%), not %s",
+			    bound);
 	}
 	double v;
 	const char *base;
 	const char *val = eq + 1;
 	if (*val == '-' || *val == '+')
-		return fail(err, errlen, text, "the bound is a non-negative number, without a sign");
+		return fail(err, errlen, text,
+			    "the bound is a non-negative number, without a sign");
 	enum why why = value_parse(val, &v, &base);
 	if (why == VAL_NO_NUMBER)
 		return fail(err, errlen, text, "expected a number, found '%.40s'", val);

@@ -35,8 +35,8 @@ int tkc_gsink_fail(struct tkc_gsink *k, int st, uint64_t line, uint64_t col, con
 	return st;
 }
 
-int tkc_gsink_gate(struct tkc_gsink *k, const char *text, enum tkc_gate_kind kind,
-		   uint64_t line, uint64_t col)
+int tkc_gsink_gate(struct tkc_gsink *k, const char *text, enum tkc_gate_kind kind, uint64_t line,
+		   uint64_t col)
 {
 	char msg[512] = "";
 	int st = tkc_gates_add(&k->g, text, kind, msg, sizeof(msg));
@@ -71,10 +71,11 @@ static int json_bounds(struct tkc_gsink *k, const struct tku_json_value *t, int 
 {
 	const char *name = max ? "max" : "min";
 	if (t->type != TKU_JSON_OBJECT)
-		return tkc_gsink_fail(k, TK_EFORMAT, t->line, t->col,
-			    "\"%s\" is an object of METRIC[.STAT]: VALUE (e.g. {\"step_time.p90\": "
-			    "\"150ms\"})",
-			    name);
+		return tkc_gsink_fail(
+		    k, TK_EFORMAT, t->line, t->col,
+		    "\"%s\" is an object of METRIC[.STAT]: VALUE (e.g. {\"step_time.p90\": "
+		    "\"150ms\"})",
+		    name);
 	for (size_t i = 0; i < t->n; i++) {
 		const struct tku_json_value *v = &t->items[i];
 		char num[40];
@@ -85,10 +86,11 @@ static int json_bounds(struct tkc_gsink *k, const struct tku_json_value *t, int 
 			tkc_number_text(v->num, num, sizeof(num));
 			value = num;
 		} else {
-			return tkc_gsink_fail(k, TK_EFORMAT, v->line, v->col,
-				    "the bound of \"%.100s\" in \"%s\" is a string with a unit "
-				    "(\"150ms\") or a number in the metric's unit",
-				    t->keys[i], name);
+			return tkc_gsink_fail(
+			    k, TK_EFORMAT, v->line, v->col,
+			    "the bound of \"%.100s\" in \"%s\" is a string with a unit "
+			    "(\"150ms\") or a number in the metric's unit",
+			    t->keys[i], name);
 		}
 		int st = tkc_gsink_bound(k, max, t->keys[i], value, v->line, v->col);
 		if (st != TK_OK)
@@ -105,7 +107,7 @@ static int from_json(struct tkc_gsink *k)
 		goto out;
 	if (root->type != TKU_JSON_OBJECT) {
 		st = tkc_gsink_fail(k, TK_EFORMAT, root->line, root->col,
-			  "a gates file is a JSON object (keys: " TKC_GATES_KEYS ")");
+				    "a gates file is a JSON object (keys: " TKC_GATES_KEYS ")");
 		goto out;
 	}
 	for (size_t i = 0; i < root->n && st == TK_OK; i++) {
@@ -113,17 +115,20 @@ static int from_json(struct tkc_gsink *k)
 		const struct tku_json_value *v = &root->items[i];
 		if (strcmp(key, "gates") == 0) {
 			if (v->type != TKU_JSON_ARRAY) {
-				st = tkc_gsink_fail(k, TK_EFORMAT, v->line, v->col,
-					  "\"gates\" is an array of strings (\"step_time:+5%%\")");
+				st = tkc_gsink_fail(
+				    k, TK_EFORMAT, v->line, v->col,
+				    "\"gates\" is an array of strings (\"step_time:+5%%\")");
 				break;
 			}
 			for (size_t j = 0; j < v->n && st == TK_OK; j++) {
 				const struct tku_json_value *e = &v->items[j];
 				if (e->type != TKU_JSON_STRING)
-					st = tkc_gsink_fail(k, TK_EFORMAT, e->line, e->col,
-						  "\"gates\" holds strings (\"step_time:+5%%\")");
+					st = tkc_gsink_fail(
+					    k, TK_EFORMAT, e->line, e->col,
+					    "\"gates\" holds strings (\"step_time:+5%%\")");
 				else
-					st = tkc_gsink_gate(k, e->str, TKC_GATE_REL, e->line, e->col);
+					st = tkc_gsink_gate(k, e->str, TKC_GATE_REL, e->line,
+							    e->col);
 			}
 		} else if (strcmp(key, "max") == 0 || strcmp(key, "min") == 0) {
 			st = json_bounds(k, v, key[1] == 'a');
@@ -135,7 +140,8 @@ static int from_json(struct tkc_gsink *k)
 			k->has_allow_hw = 1;
 		} else {
 			st = tkc_gsink_fail(k, TK_EFORMAT, v->line, v->col,
-				  "unknown key \"%.100s\" (known: " TKC_GATES_KEYS ")", key);
+					    "unknown key \"%.100s\" (known: " TKC_GATES_KEYS ")",
+					    key);
 		}
 	}
 out:
@@ -145,8 +151,7 @@ out:
 
 /* ---- the file ---- */
 
-int tkc_gates_file(const char *path, struct tkc_gates *g, int *allow_hw, char *err,
-		   size_t errlen)
+int tkc_gates_file(const char *path, struct tkc_gates *g, int *allow_hw, char *err, size_t errlen)
 {
 	struct tkc_gsink k = {.path = path, .err = err, .errlen = errlen};
 	char *buf = NULL;

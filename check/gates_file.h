@@ -24,12 +24,12 @@ struct tkc_gsink {
 };
 
 /* An error at @line (and @col when not 0) of the file: "'f': line 3, column 7: ..."; @st. */
-int tkc_gsink_fail(struct tkc_gsink *k, int st, uint64_t line, uint64_t col, const char *fmt,
-		   ...) __attribute__((format(printf, 5, 6)));
+int tkc_gsink_fail(struct tkc_gsink *k, int st, uint64_t line, uint64_t col, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
 
 /* Append the gate @text of @kind read at @line/@col; errors name the place. */
-int tkc_gsink_gate(struct tkc_gsink *k, const char *text, enum tkc_gate_kind kind,
-		   uint64_t line, uint64_t col);
+int tkc_gsink_gate(struct tkc_gsink *k, const char *text, enum tkc_gate_kind kind, uint64_t line,
+		   uint64_t col);
 
 /* Append the bound "@metric=@value" of the table max (@max = 1) or min. */
 int tkc_gsink_bound(struct tkc_gsink *k, int max, const char *metric, const char *value,

@@ -23,11 +23,11 @@ struct toml {
 	size_t len, pos;
 	uint64_t line;
 	enum table table;
-	int seen[3];	     /* tables headed: [max], [min] (and TOP: the gates key) */
-	int seen_hw;	     /* allow_different_hardware given */
-	char *tok;	     /* the last string, key or number text read */
+	int seen[3]; /* tables headed: [max], [min] (and TOP: the gates key) */
+	int seen_hw; /* allow_different_hardware given */
+	char *tok;   /* the last string, key or number text read */
 	size_t tlen, tcap;
-	struct bkey *keys;   /* the bounds' keys, for the duplicate check */
+	struct bkey *keys; /* the bounds' keys, for the duplicate check */
 	size_t nkeys, kcap;
 };
 
@@ -155,8 +155,9 @@ static int string(struct toml *t)
 			continue;
 		}
 		if (c != 'u' && c != 'U')
-			return ERR(t, "bad escape in a string (known: \\b \\t \\n \\f \\r \\\" \\\\ "
-				      "\\uXXXX \\UXXXXXXXX)");
+			return ERR(t,
+				   "bad escape in a string (known: \\b \\t \\n \\f \\r \\\" \\\\ "
+				   "\\uXXXX \\UXXXXXXXX)");
 		int digits = c == 'u' ? 4 : 8;
 		uint32_t cp = 0;
 		for (int i = 0; i < digits; i++) {
@@ -166,7 +167,8 @@ static int string(struct toml *t)
 				: h >= 'A' && h <= 'F' ? h - 'A' + 10
 						       : -1;
 			if (v < 0)
-				return ERR(t, "bad \\%c escape (%d hex digits expected)", c, digits);
+				return ERR(t, "bad \\%c escape (%d hex digits expected)", c,
+					   digits);
 			cp = cp << 4 | (uint32_t)v;
 			t->pos++;
 		}
@@ -239,7 +241,8 @@ static int number(struct toml *t)
 	char prev = 0;
 	for (const char *q = p; q < e; q++) {
 		if (*q == '_') {
-			if (!(prev >= '0' && prev <= '9') || q + 1 == e || !(q[1] >= '0' && q[1] <= '9'))
+			if (!(prev >= '0' && prev <= '9') || q + 1 == e ||
+			    !(q[1] >= '0' && q[1] <= '9'))
 				return ERR(t, "'_' in a number goes between digits");
 		} else if (tok_push(t, q, 1)) {
 			return TK_ENOMEM;
@@ -297,14 +300,15 @@ static int bound(struct toml *t, int table, const char *k)
 		char num[40];
 		tkc_number_text(strtod(t->tok, NULL), num, sizeof(num));
 		if (t->tok[0] == '-' || t->tok[0] == '+')
-			return ERR(t, "the bound of %.100s is a non-negative number, without a sign",
-				   k);
+			return ERR(
+			    t, "the bound of %.100s is a non-negative number, without a sign", k);
 		t->tlen = 0;
 		if ((st = tok_push(t, num, strlen(num))))
 			return st;
 	} else {
-		return ERR(t, "the bound of %.100s is a string with a unit (\"150ms\") or a number "
-			      "in the metric's unit",
+		return ERR(t,
+			   "the bound of %.100s is a string with a unit (\"150ms\") or a number "
+			   "in the metric's unit",
 			   k);
 	}
 	if ((st = add_key(t, table, k)))
@@ -324,18 +328,22 @@ static int gates_array(struct toml *t)
 			return TK_OK;
 		}
 		if (c != '"' && c != '\'')
-			return c == -1 ? ERR(t, "the gates array is not closed with ']'")
-				       : ERR(t, "gates holds strings (\"step_time:+5%%\"), found '%c'",
-					     c);
-		if ((st = string(t)) || (st = tkc_gsink_gate(t->k, t->tok, TKC_GATE_REL, t->line, 0)))
+			return c == -1
+				   ? ERR(t, "the gates array is not closed with ']'")
+				   : ERR(t, "gates holds strings (\"step_time:+5%%\"), found '%c'",
+					 c);
+		if ((st = string(t)) ||
+		    (st = tkc_gsink_gate(t->k, t->tok, TKC_GATE_REL, t->line, 0)))
 			return st;
 		skip_blank(t);
 		c = peek(t);
 		if (c == ',')
 			t->pos++;
 		else if (c != ']')
-			return c == -1 ? ERR(t, "the gates array is not closed with ']'")
-				       : ERR(t, "expected ',' or ']' in the gates array, found '%c'", c);
+			return c == -1
+				   ? ERR(t, "the gates array is not closed with ']'")
+				   : ERR(t, "expected ',' or ']' in the gates array, found '%c'",
+					 c);
 	}
 }
 
@@ -372,13 +380,15 @@ static int key_value(struct toml *t)
 		st = ERR(t, "inline tables are not supported: use a [max] or [min] table");
 		goto out;
 	}
-	if (t->table != TOP && (strcmp(k, "gates") == 0 || strcmp(k, "allow_different_hardware") == 0)) {
-		st = ERR(t, "%s belongs before the first table header ([max] and [min] hold bounds)",
-			 k);
+	if (t->table != TOP &&
+	    (strcmp(k, "gates") == 0 || strcmp(k, "allow_different_hardware") == 0)) {
+		st = ERR(
+		    t, "%s belongs before the first table header ([max] and [min] hold bounds)", k);
 	} else if (t->table != TOP) {
 		st = bound(t, t->table, k);
 	} else if (strncmp(k, "max.", 4) == 0 || strncmp(k, "min.", 4) == 0) {
-		st = bound(t, k[1] == 'a' ? MAX : MIN, k + 4); /* max.step_time = ...: TOML dotted */
+		st =
+		    bound(t, k[1] == 'a' ? MAX : MIN, k + 4); /* max.step_time = ...: TOML dotted */
 	} else if (strcmp(k, "gates") == 0) {
 		if (t->seen[TOP]++)
 			st = ERR(t, "gates is given twice");

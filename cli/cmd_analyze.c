@@ -33,7 +33,8 @@ const struct tk_cmd tk_cmd_analyze = {
     "                        operation), steps (union of the steps' device intervals: a host\n"
     "                        step (PyTorch ProfilerStep#N) is placed where the device ran it),\n"
     "                        host-steps (as steps, host steps kept at their host intervals)\n"
-    "  --small-kernel-us N   small-kernel threshold in microseconds (default 100)\n"    "  --peak-flops [DTYPE=]VALUE\n"
+    "  --small-kernel-us N   small-kernel threshold in microseconds (default 100)\n"
+    "  --peak-flops [DTYPE=]VALUE\n"
     "                        the dense peak FLOP/s of every device for DTYPE (fp64, fp32,\n"
     "                        tf32, bf16, fp16, fp8, int8; bf16 when not given), with an SI\n"
     "                        prefix: 989T, 1.979P; repeatable. Wins over the device file, the\n"
@@ -193,10 +194,11 @@ static int peak_bandwidth_option(const struct tk_cmd *cmd, const char *value, vo
 {
 	struct tk_analyze_options *o = arg;
 	if (tk_peak_value_parse(value, &o->peak_bandwidth_bps) != TK_OK)
-		return cli_usage_error(cmd,
-				       "--peak-bandwidth expects bytes/s with an optional k, M, G, T, "
-				       "P or E (3.35T), above 0 and at most 1E; got '%.80s'",
-				       value);
+		return cli_usage_error(
+		    cmd,
+		    "--peak-bandwidth expects bytes/s with an optional k, M, G, T, "
+		    "P or E (3.35T), above 0 and at most 1E; got '%.80s'",
+		    value);
 	return TK_EXIT_OK;
 }
 

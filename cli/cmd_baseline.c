@@ -47,7 +47,8 @@ static int run(int argc, char **argv)
 	if ((rc = cli_parse(cmd, argc, argv, opts, CLI_NOPTS(opts), 0, &first)) != CLI_GO_ON)
 		return rc;
 	if (first >= argc)
-		return cli_usage_error(cmd, "at least one input (a run of the benchmark) is required");
+		return cli_usage_error(cmd,
+				       "at least one input (a run of the benchmark) is required");
 	if (!output)
 		return cli_usage_error(cmd, "a baseline file to write is required (-o BASELINE)");
 	size_t n = (size_t)(argc - first);

@@ -210,7 +210,8 @@ static int parse(int argc, char **argv, struct args *a)
 	if (rc != CLI_GO_ON)
 		return rc == TK_EXIT_OK ? -1 : rc;
 	if (a->first >= argc)
-		return cli_usage_error(cmd, "at least one input (a run of the benchmark) is required");
+		return cli_usage_error(cmd,
+				       "at least one input (a run of the benchmark) is required");
 	if (!a->baseline && !a->ngates && !a->gates_file)
 		return cli_usage_error(cmd, "nothing to check against: give --baseline, or bounds "
 					    "(--max, --min)");

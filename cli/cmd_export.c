@@ -43,8 +43,10 @@ static int run(int argc, char **argv)
 	const char *format = NULL, *output = NULL;
 	int quiet = 0, first, rc;
 	const struct cli_opt opts[] = {
-	    CLI_STR("format", 'f', &format), CLI_STR("output", 'o', &output),
-	    CLI_STR("run", 0, &o.run),	     CLI_FLAG("quiet", 'q', &quiet),
+	    CLI_STR("format", 'f', &format),
+	    CLI_STR("output", 'o', &output),
+	    CLI_STR("run", 0, &o.run),
+	    CLI_FLAG("quiet", 'q', &quiet),
 	    CLI_HELP,
 	};
 	if ((rc = cli_parse(cmd, argc, argv, opts, CLI_NOPTS(opts), 0, &first)) != CLI_GO_ON)
@@ -81,11 +83,12 @@ static int run(int argc, char **argv)
 	if (!quiet) {
 		struct tk_export_stats s;
 		tk_exporter_stats(x, &s);
-		printf("wrote %s: %lld events, %lld flows, %lld counter samples, %lld memory events "
-		       "(%lld file%s, %lld bytes)\n",
-		       tk_exporter_output(x), (long long)s.events, (long long)s.flows,
-		       (long long)s.counters, (long long)s.memory_events, (long long)s.files,
-		       s.files == 1 ? "" : "s", (long long)s.bytes);
+		printf(
+		    "wrote %s: %lld events, %lld flows, %lld counter samples, %lld memory events "
+		    "(%lld file%s, %lld bytes)\n",
+		    tk_exporter_output(x), (long long)s.events, (long long)s.flows,
+		    (long long)s.counters, (long long)s.memory_events, (long long)s.files,
+		    s.files == 1 ? "" : "s", (long long)s.bytes);
 	}
 	tk_exporter_destroy(x);
 	return TK_EXIT_OK;

@@ -152,7 +152,7 @@ static int run(int argc, char **argv)
 			rc = cli_fail(TK_ENOMEM, "out of memory");
 			goto out;
 		}
-		const char *by = r->start_ns != TK_NONE  ? "start"
+		const char *by = r->start_ns != TK_NONE	 ? "start"
 				 : r->name_ns != TK_NONE ? "name"
 							 : "mtime";
 		printf("%s%*s  %-19s  %9s  %-19s  %-5s  %5d  %10s  %s\n", names[i],

@@ -116,7 +116,8 @@ static int64_t count(sqlite3 *db, const char *sql)
 {
 	sqlite3_stmt *st = NULL;
 	int64_t n = -1;
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK &&
+	    sqlite3_step(st) == SQLITE_ROW)
 		n = sqlite3_column_int64(st, 0);
 	sqlite3_finalize(st);
 	return n;
@@ -162,7 +163,8 @@ static void report_store(const char *path, const char *problem)
 		fprintf(stderr, "tracekit: CUPTI dropped %s records (meta cupti.dropped_records)\n",
 			dropped);
 	char version[32];
-	if (problem && tk_store_meta_text(s, "cupti.api_version", version, sizeof(version)) != TK_OK)
+	if (problem &&
+	    tk_store_meta_text(s, "cupti.api_version", version, sizeof(version)) != TK_OK)
 		cli_error("%s: the program ran untraced on the device side (host annotations were "
 			  "recorded)",
 			  problem);

@@ -99,12 +99,9 @@ static int format_option(const struct tk_cmd *cmd, const char *value, void *arg)
 size_t cli_report_opts(struct cli_opt *v, struct tk_report_options *o, struct cli_report_args *a)
 {
 	const struct cli_opt opts[CLI_REPORT_NOPTS] = {
-	    CLI_CALL("format", 'f', format_option, o),
-	    CLI_STR("output", 'o', &a->output),
-	    CLI_FLAG("no-color", 0, &a->no_color),
-	    CLI_FLAG("no-colour", 0, &a->no_color),
-	    CLI_I64("top", &a->top, 1, 100000),
-	    CLI_I64("width", &a->width, 40, 1000),
+	    CLI_CALL("format", 'f', format_option, o), CLI_STR("output", 'o', &a->output),
+	    CLI_FLAG("no-color", 0, &a->no_color),     CLI_FLAG("no-colour", 0, &a->no_color),
+	    CLI_I64("top", &a->top, 1, 100000),	       CLI_I64("width", &a->width, 40, 1000),
 	    CLI_FLAG("full-names", 0, &o->full_names),
 	};
 	memcpy(v, opts, sizeof(opts));

@@ -114,7 +114,6 @@ out:
 	return rc;
 }
 
-
 int cli_import(const char *output, const char *const *inputs, size_t n, const char *run_name,
 	       struct tk_import_options *o, struct tk_writer_stats *st)
 {

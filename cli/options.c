@@ -55,8 +55,8 @@ static int apply(const struct tk_cmd *cmd, const struct cli_opt *o, const char *
 	return TK_EXIT_INTERNAL;
 }
 
-int cli_parse(const struct tk_cmd *cmd, int argc, char **argv, const struct cli_opt *opts,
-	      size_t n, unsigned flags, int *first)
+int cli_parse(const struct tk_cmd *cmd, int argc, char **argv, const struct cli_opt *opts, size_t n,
+	      unsigned flags, int *first)
 {
 	struct option longopts[MAX_OPTS + 1];
 	char shorts[2 * MAX_OPTS + 3], *s = shorts;

@@ -50,16 +50,34 @@ struct cli_opt {
 	int (*call)(const struct tk_cmd *cmd, const char *value, void *arg);
 };
 
-#define CLI_HELP {.name = "help", .letter = 'h', .kind = CLI_OPT_HELP}
-#define CLI_FLAG(n, l, p) {.name = (n), .letter = (l), .kind = CLI_OPT_FLAG, .flag = (p)}
-#define CLI_STR(n, l, p) {.name = (n), .letter = (l), .kind = CLI_OPT_STR, .str = (p)}
-#define CLI_I64(n, p, lo, hi)                                                                      \
-	{.name = (n), .kind = CLI_OPT_I64, .i64 = (p), .min = (lo), .max = (hi)}
-#define CLI_INT(n, p, lo, hi)                                                                      \
-	{.name = (n), .kind = CLI_OPT_INT, .i32 = (p), .min = (lo), .max = (hi)}
-#define CLI_U64(n, p, lo, hi)                                                                      \
-	{.name = (n), .kind = CLI_OPT_U64, .u64 = (p), .min = (lo), .max = (hi)}
-#define CLI_CALL(n, l, fn, a) {.name = (n), .letter = (l), .kind = CLI_OPT_CALL, .arg = (a), .call = (fn)}
+#define CLI_HELP                                                    \
+	{                                                           \
+		.name = "help", .letter = 'h', .kind = CLI_OPT_HELP \
+	}
+#define CLI_FLAG(n, l, p)                                                     \
+	{                                                                     \
+		.name = (n), .letter = (l), .kind = CLI_OPT_FLAG, .flag = (p) \
+	}
+#define CLI_STR(n, l, p)                                                    \
+	{                                                                   \
+		.name = (n), .letter = (l), .kind = CLI_OPT_STR, .str = (p) \
+	}
+#define CLI_I64(n, p, lo, hi)                                                          \
+	{                                                                              \
+		.name = (n), .kind = CLI_OPT_I64, .i64 = (p), .min = (lo), .max = (hi) \
+	}
+#define CLI_INT(n, p, lo, hi)                                                          \
+	{                                                                              \
+		.name = (n), .kind = CLI_OPT_INT, .i32 = (p), .min = (lo), .max = (hi) \
+	}
+#define CLI_U64(n, p, lo, hi)                                                          \
+	{                                                                              \
+		.name = (n), .kind = CLI_OPT_U64, .u64 = (p), .min = (lo), .max = (hi) \
+	}
+#define CLI_CALL(n, l, fn, a)                                                              \
+	{                                                                                  \
+		.name = (n), .letter = (l), .kind = CLI_OPT_CALL, .arg = (a), .call = (fn) \
+	}
 
 #define CLI_NOPTS(v) (sizeof(v) / sizeof((v)[0]))
 
@@ -72,8 +90,8 @@ struct cli_opt {
  * @return CLI_GO_ON, or the exit code to return: TK_EXIT_OK after --help, TK_EXIT_USAGE (or a
  *         callback's code) after printing the usage error
  */
-int cli_parse(const struct tk_cmd *cmd, int argc, char **argv, const struct cli_opt *opts,
-	      size_t n, unsigned flags, int *first);
+int cli_parse(const struct tk_cmd *cmd, int argc, char **argv, const struct cli_opt *opts, size_t n,
+	      unsigned flags, int *first);
 
 /* ---- the options report and diff share (cli/cmd_report.c) ---- */
 struct tk_report_options;

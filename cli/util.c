@@ -118,8 +118,7 @@ int cli_fail_error(int status, const tk_error *err)
 	return cli_fail(status, tk_error_message(err));
 }
 
-int cli_write_atomic(const char *path, int (*write)(FILE *out, void *arg, tk_error *err),
-		     void *arg)
+int cli_write_atomic(const char *path, int (*write)(FILE *out, void *arg, tk_error *err), void *arg)
 {
 	tk_error *err = tk_error_new();
 	tk_output *f = NULL;

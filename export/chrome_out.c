@@ -236,7 +236,7 @@ static int prologue(struct chrome *c)
 			t->device = 1;
 			/* a device id naming no device row: the pid of unknown processes */
 			t->pid = dev >= 0 && dev < c->ndev && c->dev_pid[dev] >= 0 ? c->dev_pid[dev]
-										 : 3000000;
+										   : 3000000;
 			t->device_ordinal = sqlite3_column_int64(st, 7);
 			t->stream = sqlite3_column_type(st, 6) == SQLITE_NULL
 					? TK_NONE

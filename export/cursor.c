@@ -18,7 +18,7 @@ int ex_cur_open(struct tk_exporter *x, struct ex_cur *c, const struct ex_table *
 	memset(c, 0, sizeof(*c));
 	if (!sql_only) {
 		int rc = tks_tscan_open(&c->ts, x->db, x->store_path, t->name, t->cols, c->err,
-				       sizeof(c->err));
+					sizeof(c->err));
 		if (rc == TK_OK && (t->order_col < 0 || tks_tscan_is_rowid(c->ts, t->order_col)))
 			return TK_OK;
 		tks_tscan_close(c->ts);
@@ -47,8 +47,9 @@ int ex_cur_step(struct tk_exporter *x, struct ex_cur *c)
 {
 	if (c->ts) {
 		int r = tks_tscan_next(c->ts);
-		return r >= 0 ? r
-			      : ex_fail_cause(x, TK_EFORMAT, "store", c->err, "'%s'", x->store_path);
+		return r >= 0
+			   ? r
+			   : ex_fail_cause(x, TK_EFORMAT, "store", c->err, "'%s'", x->store_path);
 	}
 	int r = sqlite3_step(c->st);
 	if (r == SQLITE_ROW)

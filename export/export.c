@@ -155,7 +155,8 @@ const char *ex_str(struct tk_exporter *x, uint32_t id)
 	sqlite3_bind_int64(x->str_st, 1, id);
 	if (sqlite3_step(x->str_st) == SQLITE_ROW && sqlite3_column_text(x->str_st, 0))
 		t = (const char *)sqlite3_column_text(x->str_st, 0);
-	char *c = tku_text_convert(t, strlen(t), 0, NULL); /* names are valid UTF-8 in every format */
+	char *c =
+	    tku_text_convert(t, strlen(t), 0, NULL); /* names are valid UTF-8 in every format */
 	if (!c)
 		return "";
 	free(x->str_txt[slot]);

@@ -45,10 +45,9 @@ enum {
 static const char *const copy_names[] = {"unknown", "H2D", "D2H", "D2D", "H2H", "P2P"};
 
 static const char *const kind_names[] = {
-    "event",	    "host_op", "runtime_api", "driver_api",	 "annotation",
-    "kernel",	    "memcpy",  "memset",      "xla_op",		 "xla_module",
-    "framework_op", "step",    "sync",	      "python_function", "other",
-    "async_xla_op"};
+    "event",  "host_op",	 "runtime_api", "driver_api",  "annotation",   "kernel",
+    "memcpy", "memset",		 "xla_op",	"xla_module",  "framework_op", "step",
+    "sync",   "python_function", "other",	"async_xla_op"};
 
 /* ---- lanes ---- */
 
@@ -205,7 +204,10 @@ static int slice(struct pf *f, const struct ex_event *e)
 	if (cat_new &&
 	    intern(f, 1, cat,
 		   e->cat_id ? ex_str(f->x, e->cat_id)
-			     : kind_names[e->kind >= 0 && e->kind < (int)(sizeof(kind_names) / sizeof(kind_names[0])) ? e->kind : 0]) != TK_OK)
+			     : kind_names[e->kind >= 0 && e->kind < (int)(sizeof(kind_names) /
+									  sizeof(kind_names[0]))
+					      ? e->kind
+					      : 0]) != TK_OK)
 		return ex_fail(f->x, TK_ENOMEM, "out of memory");
 	/* the BEGIN */
 	struct ex_buf *b = &f->te;

@@ -111,7 +111,9 @@ int pf_tracks(struct pf *f)
 	if (sqlite3_step(st) == SQLITE_ROW) {
 		int64_t n = sqlite3_column_int64(st, 0);
 		/* ids past the bitmap are interned again on every use (perfetto_out.c: seen()) */
-		f->nbits = n < 1 ? 1 : (uint64_t)n > PF_MAX_NAME_BITS ? PF_MAX_NAME_BITS : (uint64_t)n;
+		f->nbits = n < 1			    ? 1
+			   : (uint64_t)n > PF_MAX_NAME_BITS ? PF_MAX_NAME_BITS
+							    : (uint64_t)n;
 	}
 	sqlite3_finalize(st);
 	st = NULL;
@@ -281,7 +283,8 @@ int pf_counters(struct pf *f)
 		if (ex_cur_null(&c, 4))
 			continue;
 		if (!tk_time_ok(ex_cur_z(&c, 1))) {
-			rc = ex_fail_row(x, "memory_records", ex_cur_z(&c, 0), "ts_ns out of range");
+			rc =
+			    ex_fail_row(x, "memory_records", ex_cur_z(&c, 0), "ts_ns out of range");
 			break;
 		}
 		uint64_t uuid;

@@ -50,8 +50,8 @@ struct host_ctx {
 	struct tk_exporter *x;
 	sqlite3_stmt *ev, *args;
 	struct xo_set line_ids;
-	unsigned types; /* of the current stream line: bit per type word */
-	int sel;	/* the current line's SEL_ value */
+	unsigned types;	 /* of the current stream line: bit per type word */
+	int sel;	 /* the current line's SEL_ value */
 	int64_t ntracks; /* slots for track ids (store/checked.h): line ids are made from them */
 };
 
@@ -250,7 +250,8 @@ static int line(struct host_ctx *h, int64_t track, int sel, int64_t id, int64_t 
 	while ((r = sqlite3_step(h->ev)) == SQLITE_ROW) {
 		if (start < 0) {
 			line_ts = sqlite3_column_int64(h->ev, 3);
-			if (!tk_time_ok(line_ts)) /* checked here: the line's start is written first */
+			if (!tk_time_ok(
+				line_ts)) /* checked here: the line's start is written first */
 				return ex_fail_row(h->x, "events", sqlite3_column_int64(h->ev, 0),
 						   "ts_ns is out of range (more than 2^62 ns from "
 						   "the epoch)");
@@ -420,7 +421,8 @@ static int device_planes(struct host_ctx *h, int64_t host_id)
 		size_t before = ords.n;
 		if ((rc = xo_set_add(&ords, (uint64_t)ord + 1)) != TK_OK)
 			goto out;
-		while (ords.n == before) { /* ordinal taken on this host (several ranks): next free */
+		while (ords.n ==
+		       before) { /* ordinal taken on this host (several ranks): next free */
 			if (tk_add_ovf(ord, 1, &ord)) {
 				rc = ex_fail_row(h->x, "devices", dev, "ordinal out of range");
 				goto out;
@@ -537,8 +539,9 @@ static int memory_line(struct host_ctx *h, int64_t host_id)
 	while ((r = sqlite3_step(m)) == SQLITE_ROW) {
 		int64_t ts = sqlite3_column_int64(m, 0), off;
 		if (!tk_time_ok(ts)) {
-			rc = ex_fail_row(h->x, "memory_records", sqlite3_column_int64(m, 14),
-					 "ts_ns is out of range (more than 2^62 ns from the epoch)");
+			rc =
+			    ex_fail_row(h->x, "memory_records", sqlite3_column_int64(m, 14),
+					"ts_ns is out of range (more than 2^62 ns from the epoch)");
 			goto out;
 		}
 		if (start < 0) {
@@ -670,12 +673,13 @@ static int host_plane(struct host_ctx *h, int64_t host_id)
 		return TK_EIO;
 	xo_set_clear(&h->line_ids);
 	w->lines.len = 0;
-	if ((rc = ex_prepare(h->x,
-			     "SELECT t.id, coalesce(t.name_id, 0), t.tid, t.process_id FROM tracks t "
-			     "LEFT JOIN "
-			     "processes p ON p.id = t.process_id WHERE t.device_id IS NULL AND "
-			     "t.kind <> 'counter' AND coalesce(p.host_id, 0) = ? ORDER BY t.id",
-			     &t)) != TK_OK)
+	if ((rc = ex_prepare(
+		 h->x,
+		 "SELECT t.id, coalesce(t.name_id, 0), t.tid, t.process_id FROM tracks t "
+		 "LEFT JOIN "
+		 "processes p ON p.id = t.process_id WHERE t.device_id IS NULL AND "
+		 "t.kind <> 'counter' AND coalesce(p.host_id, 0) = ? ORDER BY t.id",
+		 &t)) != TK_OK)
 		return rc;
 	sqlite3_bind_int64(t, 1, host_id);
 	while ((r = sqlite3_step(t)) == SQLITE_ROW) {
@@ -750,8 +754,8 @@ int ex_xplane_host(struct xp_out *w, int64_t host_id, const char *host)
 	/* the store's host ("" for none) and processes: kept through a re-import */
 	if ((rc = process_table(&h, host_id, &table)) != TK_OK)
 		goto out;
-	if (xo_stat_str(&w->pstats, 6, XS_TK_HOST, host_id ? ex_str(w->x, (uint32_t)host_id) : "") !=
-		TK_OK ||
+	if (xo_stat_str(&w->pstats, 6, XS_TK_HOST,
+			host_id ? ex_str(w->x, (uint32_t)host_id) : "") != TK_OK ||
 	    xo_stat_str(&w->pstats, 6, XS_TK_PROCESSES, (const char *)table.p) != TK_OK) {
 		rc = nomem(&h);
 		goto out;

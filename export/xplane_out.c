@@ -285,8 +285,8 @@ static int mkdirs(struct tk_exporter *x, char *path, size_t *made)
 				*made = (size_t)(p - path);
 			if (r != 0 && e != EEXIST)
 				return ex_fail_cause(x, TK_EIO, "os", strerror(e),
-						     "cannot create directory '%.*s'", (int)(p - path),
-						     path);
+						     "cannot create directory '%.*s'",
+						     (int)(p - path), path);
 			if (!c)
 				break;
 		}

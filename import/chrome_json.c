@@ -176,8 +176,9 @@ static int read_events(struct cj_ctx *c, struct tku_json_lex *lx, struct cj_even
 			return TK_OK;
 		if (t != TKU_JT_COMMA) {
 			if (t != TKU_JT_ERROR)
-				tku_json_lex_error(lx, "expected ',' or ']' after an event, found %s",
-					       tku_json_tok_name(t));
+				tku_json_lex_error(lx,
+						   "expected ',' or ']' after an event, found %s",
+						   tku_json_tok_name(t));
 			return lex_fail(c, lx);
 		}
 		t = tku_json_lex_next(lx);
@@ -231,7 +232,7 @@ static int read_devprops(struct cj_ctx *c, struct tku_json_lex *lx, struct cj_ev
 		else if (t != TKU_JT_RBRACK) {
 			if (t != TKU_JT_ERROR)
 				tku_json_lex_error(lx, "expected ',' or ']', found %s",
-					       tku_json_tok_name(t));
+						   tku_json_tok_name(t));
 			return lex_fail(c, lx);
 		}
 	}
@@ -273,7 +274,8 @@ static int top_key_pass1(struct cj_ctx *c, struct tku_json_lex *lx, struct cj_ev
 	}
 	if (t == TKU_JT_NUMBER && !strcmp(key, "baseTimeNanoseconds")) {
 		if (cj_int(lx->str, &i) != 0)
-			return tku_json_lex_error(lx, "baseTimeNanoseconds is not a 64-bit integer"),
+			return tku_json_lex_error(lx,
+						  "baseTimeNanoseconds is not a 64-bit integer"),
 			       lex_fail(c, lx);
 		c->base_ns = i;
 		c->has_base = 1;
@@ -306,7 +308,8 @@ static int run_pass(struct cj_ctx *c, struct cj_event *e, int pass)
 	char *key = NULL;
 	c->n_read = 0;
 	if (tku_json_lex_open(&lx, c->path) != 0) {
-		rc = tk_writer_fail_cause(c->w, TK_EIO, "json", lx.msg, "cannot read '%s'", c->path);
+		rc =
+		    tk_writer_fail_cause(c->w, TK_EIO, "json", lx.msg, "cannot read '%s'", c->path);
 		goto out;
 	}
 	enum tku_json_tok t = tku_json_lex_next(&lx);
@@ -317,8 +320,9 @@ static int run_pass(struct cj_ctx *c, struct cj_event *e, int pass)
 	}
 	if (t != TKU_JT_LBRACE) {
 		if (t != TKU_JT_ERROR)
-			tku_json_lex_error(&lx, "expected '{' or '[' at the start of a trace, found %s",
-				       tku_json_tok_name(t));
+			tku_json_lex_error(&lx,
+					   "expected '{' or '[' at the start of a trace, found %s",
+					   tku_json_tok_name(t));
 		rc = lex_fail(c, &lx);
 		goto out;
 	}
@@ -327,7 +331,7 @@ static int run_pass(struct cj_ctx *c, struct cj_event *e, int pass)
 		if (t != TKU_JT_STRING) {
 			if (t != TKU_JT_ERROR)
 				tku_json_lex_error(&lx, "expected a string key, found %s",
-					       tku_json_tok_name(t));
+						   tku_json_tok_name(t));
 			rc = lex_fail(c, &lx);
 			goto out;
 		}
@@ -339,7 +343,7 @@ static int run_pass(struct cj_ctx *c, struct cj_event *e, int pass)
 		if ((t = tku_json_lex_next(&lx)) != TKU_JT_COLON) {
 			if (t != TKU_JT_ERROR)
 				tku_json_lex_error(&lx, "expected ':' after a key, found %s",
-					       tku_json_tok_name(t));
+						   tku_json_tok_name(t));
 			rc = lex_fail(c, &lx);
 			goto out;
 		}
@@ -372,7 +376,7 @@ static int run_pass(struct cj_ctx *c, struct cj_event *e, int pass)
 	if (t != TKU_JT_EOF) {
 		if (t != TKU_JT_ERROR)
 			tku_json_lex_error(&lx, "unexpected %s after the end of the trace",
-				       tku_json_tok_name(t));
+					   tku_json_tok_name(t));
 		rc = lex_fail(c, &lx);
 	}
 out:
@@ -403,10 +407,9 @@ static int is_trace(struct cj_ctx *c)
 	if (c->bare ? c->n_phased > 0 : c->has_events_key)
 		return TK_OK;
 	if (c->broke) /* --salvage, but the input broke before any event: nothing to keep */
-		return tk_writer_fail_cause(c->w, TK_EFORMAT, "json", c->brk_msg,
-					    "'%s': line %llu, column %llu", c->path,
-					    (unsigned long long)c->brk_line,
-					    (unsigned long long)c->brk_col);
+		return tk_writer_fail_cause(
+		    c->w, TK_EFORMAT, "json", c->brk_msg, "'%s': line %llu, column %llu", c->path,
+		    (unsigned long long)c->brk_line, (unsigned long long)c->brk_col);
 	return tk_writer_fail(c->w, TK_EFORMAT,
 			      "'%s': no traceEvents: not a Chrome/Kineto trace (a JSON object "
 			      "with a \"traceEvents\" array, or an array of events with \"ph\")",

@@ -85,7 +85,8 @@ int json_skip_value(struct tku_json_lex *lx, enum tku_json_tok t, int depth)
 			if (t != TKU_JT_COMMA) {
 				if (t != TKU_JT_ERROR)
 					tku_json_lex_error(lx, "expected ',' or %s, found %s",
-						       tku_json_tok_name(close), tku_json_tok_name(t));
+							   tku_json_tok_name(close),
+							   tku_json_tok_name(t));
 				return -1;
 			}
 			t = tku_json_lex_next(lx);
@@ -94,11 +95,13 @@ int json_skip_value(struct tku_json_lex *lx, enum tku_json_tok t, int depth)
 		}
 	bad_key:
 		if (t != TKU_JT_ERROR)
-			tku_json_lex_error(lx, "expected a string key, found %s", tku_json_tok_name(t));
+			tku_json_lex_error(lx, "expected a string key, found %s",
+					   tku_json_tok_name(t));
 		return -1;
 	bad_colon:
 		if (t != TKU_JT_ERROR)
-			tku_json_lex_error(lx, "expected ':' after a key, found %s", tku_json_tok_name(t));
+			tku_json_lex_error(lx, "expected ':' after a key, found %s",
+					   tku_json_tok_name(t));
 		return -1;
 	}
 	case TKU_JT_ERROR:
@@ -181,9 +184,9 @@ static int put_compact(struct tku_json_lex *lx, struct cj_event *e, enum tku_jso
 			if (!first) {
 				if (t != TKU_JT_COMMA) {
 					if (t != TKU_JT_ERROR)
-						tku_json_lex_error(lx, "expected ',' or %s, found %s",
-							       tku_json_tok_name(close),
-							       tku_json_tok_name(t));
+						tku_json_lex_error(
+						    lx, "expected ',' or %s, found %s",
+						    tku_json_tok_name(close), tku_json_tok_name(t));
 					return -1;
 				}
 				t = tku_json_lex_next(lx);
@@ -196,9 +199,9 @@ static int put_compact(struct tku_json_lex *lx, struct cj_event *e, enum tku_jso
 			if (obj) {
 				if (t != TKU_JT_STRING) {
 					if (t != TKU_JT_ERROR)
-						tku_json_lex_error(lx,
-							       "expected a string key, found %s",
-							       tku_json_tok_name(t));
+						tku_json_lex_error(
+						    lx, "expected a string key, found %s",
+						    tku_json_tok_name(t));
 					return -1;
 				}
 				if (put_quoted(lx, e, lx->str, lx->slen) != 0 ||
@@ -206,9 +209,9 @@ static int put_compact(struct tku_json_lex *lx, struct cj_event *e, enum tku_jso
 					return -1;
 				if ((t = tku_json_lex_next(lx)) != TKU_JT_COLON) {
 					if (t != TKU_JT_ERROR)
-						tku_json_lex_error(lx,
-							       "expected ':' after a key, found %s",
-							       tku_json_tok_name(t));
+						tku_json_lex_error(
+						    lx, "expected ':' after a key, found %s",
+						    tku_json_tok_name(t));
 					return -1;
 				}
 				t = tku_json_lex_next(lx);
@@ -300,7 +303,7 @@ static int read_members(struct tku_json_lex *lx, struct cj_event *e, int depth, 
 		if (t != TKU_JT_STRING) {
 			if (t != TKU_JT_ERROR)
 				tku_json_lex_error(lx, "expected a string key, found %s",
-					       tku_json_tok_name(t));
+						   tku_json_tok_name(t));
 			return -1;
 		}
 		struct cj_val *known = NULL;
@@ -338,7 +341,7 @@ static int read_members(struct tku_json_lex *lx, struct cj_event *e, int depth, 
 		if ((t = tku_json_lex_next(lx)) != TKU_JT_COLON) {
 			if (t != TKU_JT_ERROR)
 				tku_json_lex_error(lx, "expected ':' after a key, found %s",
-					       tku_json_tok_name(t));
+						   tku_json_tok_name(t));
 			return -1;
 		}
 		t = tku_json_lex_next(lx);
@@ -348,7 +351,8 @@ static int read_members(struct tku_json_lex *lx, struct cj_event *e, int depth, 
 				return -1;
 		} else if (is_args && t == TKU_JT_LBRACE) {
 			if (depth + 1 > TKU_JSON_MAX_DEPTH) {
-				tku_json_lex_error(lx, "nesting deeper than %d levels", TKU_JSON_MAX_DEPTH);
+				tku_json_lex_error(lx, "nesting deeper than %d levels",
+						   TKU_JSON_MAX_DEPTH);
 				return -1;
 			}
 			if (read_members(lx, e, depth + 1, 0, 0) != 0)
@@ -374,7 +378,7 @@ static int read_members(struct tku_json_lex *lx, struct cj_event *e, int depth, 
 		if (t != TKU_JT_COMMA) {
 			if (t != TKU_JT_ERROR)
 				tku_json_lex_error(lx, "expected ',' or '}', found %s",
-					       tku_json_tok_name(t));
+						   tku_json_tok_name(t));
 			return -1;
 		}
 		t = tku_json_lex_next(lx);

@@ -18,7 +18,7 @@
 #define TK_SKIP_EVENT 1	     /* internal: drop this event, not an error */
 #define CJ_BREAK 2	     /* internal, --salvage: the input broke here; stop, keep the rest */
 #define CJ_MAX_BE_DEPTH 1024 /* open B events per thread */
-#define CJ_MAX_OPEN (256u << 10)	      /* open B events kept at once, all threads together */
+#define CJ_MAX_OPEN (256u << 10)	     /* open B events kept at once, all threads together */
 #define CJ_MAX_OPEN_BYTES ((size_t)64 << 20) /* and the bytes they take */
 #define CJ_MAX_RECENT (256u << 10)  /* (track, ts) -> event entries kept for flow binding */
 #define CJ_MAX_PENDING (256u << 10) /* flow points waiting for their event */
@@ -87,8 +87,9 @@ struct cj_ctx {
 	const char *path;
 	const struct tk_import_options *o;
 	int is_kineto, has_base, rank_from_file, has_flows;
-	int bare, has_events_key; /* pass 1: a top-level array; an object with a traceEvents array */
-	int64_t n_phased;	  /* pass 1: events with a "ph" */
+	int bare,
+	    has_events_key; /* pass 1: a top-level array; an object with a traceEvents array */
+	int64_t n_phased;   /* pass 1: events with a "ph" */
 	int64_t rank, world_size, base_ns, min_ts_ns;
 	char *main_key; /* pid key of the main host process, or NULL */
 	char *host;
@@ -117,7 +118,7 @@ struct cj_ctx {
 	size_t ndsts, cap_dsts;
 
 	/* chrome_json_be.c: open B events, each in one allocation of its own size */
-	struct cj_smap open_by_key;		  /* thread key -> its innermost open event */
+	struct cj_smap open_by_key;		   /* thread key -> its innermost open event */
 	struct cj_open *open_oldest, *open_newest; /* all of them, in the order they began */
 	size_t n_open, open_bytes;
 

@@ -107,7 +107,8 @@ static uint64_t hash_bytes(uint64_t h, const unsigned char *p, size_t n)
 /* The hash of the first and last ID_SPAN bytes of @id's file (all of it when smaller). */
 static void hash_ends(struct tk_input_id *id)
 {
-	unsigned char *buf = malloc((size_t)(id->size > 0 && id->size < ID_SPAN ? id->size : ID_SPAN));
+	unsigned char *buf =
+	    malloc((size_t)(id->size > 0 && id->size < ID_SPAN ? id->size : ID_SPAN));
 	FILE *f = buf ? fopen(id->path, "rb") : NULL;
 	uint64_t h = TKU_FNV64_TK_OFFSET;
 	int64_t at[2] = {0, id->size > 2 * ID_SPAN ? id->size - ID_SPAN : ID_SPAN};

@@ -58,8 +58,8 @@ static int space_header(struct xp_imp *im, const uint8_t *data, size_t len)
 		if (xp_want(&im->src, &f, XP_LEN, "XSpace"))
 			goto out;
 		if (f.num >= 2) {
-			if (append_line(&lists[f.num - 2], &lens[f.num - 2], &caps[f.num - 2], f.data,
-					f.len) < 0) {
+			if (append_line(&lists[f.num - 2], &lens[f.num - 2], &caps[f.num - 2],
+					f.data, f.len) < 0) {
 				nomem(im);
 				goto out;
 			}
@@ -151,7 +151,8 @@ int tk_import_xplane(tk_writer *w, const char *path, const struct tk_import_opti
 	im.process_id = TK_NONE;
 	fd = open(path, O_RDONLY);
 	if (fd < 0 || fstat(fd, &sb) != 0) {
-		rc = tk_writer_fail_cause(w, TK_EIO, "os", strerror(errno), "cannot read '%s'", path);
+		rc = tk_writer_fail_cause(w, TK_EIO, "os", strerror(errno), "cannot read '%s'",
+					  path);
 		goto out;
 	}
 	if (!S_ISREG(sb.st_mode) || sb.st_size == 0) {
@@ -162,7 +163,8 @@ int tk_import_xplane(tk_writer *w, const char *path, const struct tk_import_opti
 	}
 	map = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
 	if (map == MAP_FAILED) {
-		rc = tk_writer_fail_cause(w, TK_EIO, "os", strerror(errno), "cannot map '%s'", path);
+		rc =
+		    tk_writer_fail_cause(w, TK_EIO, "os", strerror(errno), "cannot map '%s'", path);
 		goto out;
 	}
 	madvise(map, (size_t)sb.st_size, MADV_SEQUENTIAL);

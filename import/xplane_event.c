@@ -326,11 +326,12 @@ static int memory_event(struct xp_imp *im, const char *name, int64_t ts, const s
 	    .ts_ns = ts,
 	    .is_free = !strcmp(name, "MemoryDeallocation"),
 	    .device_id = allocator_device(im, in->allocator, in->device_index, &mk),
-	    .process_id = in->tk_process != TK_NONE ? xp_proc_of(im, in->tk_process) : im->process_id,
+	    .process_id =
+		in->tk_process != TK_NONE ? xp_proc_of(im, in->tk_process) : im->process_id,
 	    .address = in->address,
 	    .bytes = bytes < 0 ? 0 : bytes,
-	    .allocator = in->tk_allocator ? (in->tk_allocator[0] ? in->tk_allocator : NULL)
-					  : in->allocator,
+	    .allocator =
+		in->tk_allocator ? (in->tk_allocator[0] ? in->tk_allocator : NULL) : in->allocator,
 	    .op_event_id = TK_NONE,
 	    .bytes_in_use = in->bytes_allocated,
 	    .bytes_reserved = in->bytes_reserved,

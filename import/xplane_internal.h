@@ -245,8 +245,8 @@ enum xp_line_kind {
 struct xp_imp {
 	struct xp_src src;
 	const struct tk_import_options *o;
-	char *host;		      /* host name (file name without .xplane.pb) */
-	int64_t process_id;	      /* store process of this host (TK_NONE with tk_procs) */
+	char *host;	    /* host name (file name without .xplane.pb) */
+	int64_t process_id; /* store process of this host (TK_NONE with tk_procs) */
 	/* what tracekit's export recorded (xplane_procs.c), NULL when the file has none */
 	char *tk_host;		      /* the store's host name, "" when it had none */
 	char *tk_procs;		      /* the process table */

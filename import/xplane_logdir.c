@@ -268,7 +268,8 @@ static int64_t name_time(const char *name)
 				q++;
 			v[f] = 0;
 			for (int k = 0; k < width[f] && ok; k++, q++)
-				ok = *q >= '0' && *q <= '9' ? (v[f] = v[f] * 10 + (*q - '0'), 1) : 0;
+				ok =
+				    *q >= '0' && *q <= '9' ? (v[f] = v[f] * 10 + (*q - '0'), 1) : 0;
 		}
 		if (!ok || (*q >= '0' && *q <= '9'))
 			continue;

@@ -506,8 +506,8 @@ int xp_plane(struct xp_imp *im, const uint8_t *data, size_t len)
 		d->vendor = cp.vendor[0] ? cp.vendor : !strcmp(d->kind, "tpu") ? "google" : NULL;
 		d->name = cp.name[0] ? cp.name : NULL;
 		d->host = xp_host_name(im);
-		d->process_id = cp.tk_process != TK_NONE ? xp_proc_of(im, cp.tk_process)
-							   : im->process_id;
+		d->process_id =
+		    cp.tk_process != TK_NONE ? xp_proc_of(im, cp.tk_process) : im->process_id;
 		d->rank = cp.tk_rank != TK_NONE ? cp.tk_rank : im->tk_procs ? TK_NONE : im->o->rank;
 		if (cp.tk_ordinal != TK_NONE)
 			d->ordinal = cp.tk_ordinal;

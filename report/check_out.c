@@ -161,8 +161,8 @@ static void headline(struct tku_buf *b, const struct tkc_result *r, int width)
 		return;
 	}
 	if (!r->regressions) {
-		tku_printf(b, "PASS (%zu checked, %zu improved, %zu skipped)", r->passed + r->improvements,
-			   r->improvements, r->skipped);
+		tku_printf(b, "PASS (%zu checked, %zu improved, %zu skipped)",
+			   r->passed + r->improvements, r->improvements, r->skipped);
 		return;
 	}
 	const struct tkc_outcome *first = NULL;
@@ -340,8 +340,10 @@ static void jside(struct tku_buf *b, const struct tkc_summary *s)
 	int64_t steps = 0;
 	for (size_t i = 0; i < s->nruns; i++)
 		steps += s->runs[i].steps;
-	tku_printf(b, "{\"runs\": %zu, \"steps\": %lld, \"has_steps\": %s, \"devices\": %lld, \"models\": [",
-		   s->nruns, (long long)steps, s->has_steps ? "true" : "false", (long long)s->devices);
+	tku_printf(
+	    b,
+	    "{\"runs\": %zu, \"steps\": %lld, \"has_steps\": %s, \"devices\": %lld, \"models\": [",
+	    s->nruns, (long long)steps, s->has_steps ? "true" : "false", (long long)s->devices);
 	for (size_t i = 0; i < s->nmodels; i++) {
 		tku_puts(b, i ? ", {\"model\": " : "{\"model\": ");
 		tku_esc_json(b, s->models[i].model);
@@ -359,8 +361,9 @@ static void write_json(struct tku_buf *b, const struct tkr_check_view *v)
 {
 	const struct tkc_result *r = v->r;
 	static const char *const kinds[] = {"relative", "max", "min"};
-	tku_printf(b, "{\n  \"format\": \"tracekit-check\",\n  \"version\": 1,\n  \"verdict\": \"%s\",\n",
-		   verdict_name(r));
+	tku_printf(
+	    b, "{\n  \"format\": \"tracekit-check\",\n  \"version\": 1,\n  \"verdict\": \"%s\",\n",
+	    verdict_name(r));
 	tku_puts(b, "  \"reason\": ");
 	if (r->comparable)
 		tku_puts(b, "null");
@@ -371,8 +374,9 @@ static void write_json(struct tku_buf *b, const struct tkr_check_view *v)
 		tku_esc_json(b, r->hardware);
 	else
 		tku_puts(b, "null");
-	tku_printf(b, ",\n  \"regressions\": %zu,\n  \"improvements\": %zu,\n  \"passed\": %zu,\n"
-		      "  \"skipped\": %zu,\n  \"causes\": ",
+	tku_printf(b,
+		   ",\n  \"regressions\": %zu,\n  \"improvements\": %zu,\n  \"passed\": %zu,\n"
+		   "  \"skipped\": %zu,\n  \"causes\": ",
 		   r->regressions, r->improvements, r->passed, r->skipped);
 	tku_puts(b, "[");
 	for (size_t i = 0; i < r->ncauses; i++) {
@@ -404,24 +408,26 @@ static void write_json(struct tku_buf *b, const struct tkr_check_view *v)
 		const struct tkc_outcome *o = &r->v[i];
 		tku_puts(b, i ? ",\n    {\"gate\": " : "\n    {\"gate\": ");
 		tku_esc_json(b, o->gate->text);
-		tku_printf(b, ", \"kind\": \"%s\", \"default\": %s, \"metric\": ", kinds[o->gate->kind],
-			   o->gate->is_default ? "true" : "false");
+		tku_printf(b, ", \"kind\": \"%s\", \"default\": %s, \"metric\": ",
+			   kinds[o->gate->kind], o->gate->is_default ? "true" : "false");
 		tku_esc_json(b, o->gate->metric);
 		tku_puts(b, ", \"subject\": ");
 		tku_esc_json(b, o->subject);
 		tku_puts(b, ", \"unit\": ");
 		tku_esc_json(b, o->unit);
-		const char *names[] = {"baseline", "input", "change", "delta", "limit", "noise",
-				       "p_value"};
+		const char *names[] = {"baseline", "input", "change", "delta",
+				       "limit",	   "noise", "p_value"};
 		double vals[] = {o->base, o->cur, o->change, o->delta, o->limit, o->noise, o->p};
 		for (int k = 0; k < 7; k++) {
 			tku_printf(b, ", \"%s\": ", names[k]);
 			tku_fmt_json_real(b, vals[k]);
 		}
-		tku_printf(b, ", \"low_confidence\": %s, \"samples\": {\"baseline\": %zu, \"input\": %zu}, "
-			      "\"status\": \"%s\", \"why\": ",
-			   o->low_confidence ? "true" : "false", o->nbase, o->ncur,
-			   status_name(o->status));
+		tku_printf(
+		    b,
+		    ", \"low_confidence\": %s, \"samples\": {\"baseline\": %zu, \"input\": %zu}, "
+		    "\"status\": \"%s\", \"why\": ",
+		    o->low_confidence ? "true" : "false", o->nbase, o->ncur,
+		    status_name(o->status));
 		tku_esc_json(b, o->why);
 		tku_puts(b, "}");
 	}
@@ -452,10 +458,12 @@ static void write_junit(struct tku_buf *b, const struct tkr_check_view *v)
 		ngates = failures = 1;
 		skipped = 0;
 	}
-	tku_printf(b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"tracekit check\" "
-		      "tests=\"%zu\" failures=\"%zu\">\n  <testsuite name=\"tracekit check\" "
-		      "tests=\"%zu\" failures=\"%zu\" skipped=\"%zu\">\n",
-		   ngates, failures, ngates, failures, skipped);
+	tku_printf(
+	    b,
+	    "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"tracekit check\" "
+	    "tests=\"%zu\" failures=\"%zu\">\n  <testsuite name=\"tracekit check\" "
+	    "tests=\"%zu\" failures=\"%zu\" skipped=\"%zu\">\n",
+	    ngates, failures, ngates, failures, skipped);
 	if (!r->comparable) {
 		tku_puts(b, "    <testcase classname=\"tracekit.check\" name=\"comparable\">\n"
 			    "      <failure message=\"not comparable: ");

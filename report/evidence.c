@@ -24,9 +24,9 @@ static int ends_with(const char *s, const char *suffix)
 /* Keys whose value names an op, a kernel or an event. */
 static int name_key(const char *leaf)
 {
-	static const char *const keys[] = {"name",	"before",    "after",	  "op",
-					   "op_name",	"prev_name", "next_name", "kernel",
-					   "collective"};
+	static const char *const keys[] = {"name",	"before",  "after",
+					   "op",	"op_name", "prev_name",
+					   "next_name", "kernel",  "collective"};
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
 		if (!strcmp(leaf, keys[i]))
 			return 1;
@@ -36,7 +36,7 @@ static int name_key(const char *leaf)
 /* Keys ending in _ns that are points in time, not durations. */
 static int time_key(const char *leaf)
 {
-	static const char *const keys[] = {"start_ns", "end_ns",   "ts_ns",  "peak_ns",
+	static const char *const keys[] = {"start_ns", "end_ns",   "ts_ns",   "peak_ns",
 					   "alloc_ns", "first_ns", "last_ns", "at_ns"};
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
 		if (!strcmp(leaf, keys[i]))

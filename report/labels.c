@@ -57,7 +57,8 @@ static long *pair_brackets(const char *s, size_t n, int *depth)
 		match[i] = -1;
 		if (c == '(' || c == '{' ||
 		    (c == '<' && i > 0 &&
-		     (ident_char(s[i - 1]) || (i >= 10 && !strncmp(s + i - 10, "operator()", 10))) &&
+		     (ident_char(s[i - 1]) ||
+		      (i >= 10 && !strncmp(s + i - 10, "operator()", 10))) &&
 		     !not_bracket(s, i))) {
 			stack[top++] = (long)i;
 			if (c == '<' && ++angle > *depth)
@@ -168,7 +169,8 @@ static void at_level(struct tku_buf *b, const char *s, const long *match, int de
 				size_t e = k;
 				while (e < n && ident_char(s[e]))
 					e++;
-				if (e == k || s[e] != ':' || s[e + 1] != ':' || !ident_char(s[e + 2]))
+				if (e == k || s[e] != ':' || s[e + 1] != ':' ||
+				    !ident_char(s[e + 2]))
 					break;
 				k = e + 2;
 			}
@@ -577,13 +579,13 @@ out:
 
 int tkr_labels_load(sqlite3 *db, struct tkr_model *m)
 {
-	int rc = load_ids(
-	    db,
-	    "SELECT d.id, CASE lower(d.kind) WHEN 'gpu' THEN 'GPU' WHEN 'tpu' THEN 'TPU'"
-	    " WHEN 'cpu' THEN 'CPU' ELSE d.kind END || ' ' || d.ordinal, d.rank, h.str,"
-	    " (SELECT count(DISTINCT host_id) FROM devices) > 1"
-	    " FROM devices d LEFT JOIN strings h ON h.id = d.host_id",
-	    "device", &m->devs, &m->ndevs);
+	int rc =
+	    load_ids(db,
+		     "SELECT d.id, CASE lower(d.kind) WHEN 'gpu' THEN 'GPU' WHEN 'tpu' THEN 'TPU'"
+		     " WHEN 'cpu' THEN 'CPU' ELSE d.kind END || ' ' || d.ordinal, d.rank, h.str,"
+		     " (SELECT count(DISTINCT host_id) FROM devices) > 1"
+		     " FROM devices d LEFT JOIN strings h ON h.id = d.host_id",
+		     "device", &m->devs, &m->ndevs);
 	if (rc == TK_OK)
 		rc = load_ids(db,
 			      "SELECT p.id, CASE WHEN p.pid IS NOT NULL THEN 'pid ' || p.pid"

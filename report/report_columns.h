@@ -8,7 +8,10 @@
 
 #include "report_internal.h"
 
-#define END {NULL, NULL, TKR_TEXT, 0}
+#define END                             \
+	{                               \
+		NULL, NULL, TKR_TEXT, 0 \
+	}
 #define J TKR_C_JSON
 #define S TKR_C_SHOW
 #define F TKR_C_FLEX
@@ -29,8 +32,10 @@ static const struct tkr_col c_trace[] = {
 };
 
 static const struct tkr_col c_sources[] = {
-    {"format", "format", TKR_TEXT, 0}, {"host", "host", TKR_TEXT, 0},
-    {"rank", "rank", TKR_INT, 0},      {"path", "path", TKR_TEXT, F},
+    {"format", "format", TKR_TEXT, 0},
+    {"host", "host", TKR_TEXT, 0},
+    {"rank", "rank", TKR_INT, 0},
+    {"path", "path", TKR_TEXT, F},
     END,
 };
 
@@ -55,10 +60,14 @@ static const struct tkr_col c_devices[] = {
 };
 
 static const struct tkr_col c_kpis[] = {
-    {"device_id", "device", TKR_DEVICE, 0}, {"kpi", "kpi", TKR_TEXT, 0},
-    {"value", "value", TKR_UVAL, 0},	 {"unit", "unit", TKR_TEXT, J},
-    {"band", "band", TKR_BAND, 0},	 {"window", "window", TKR_TEXT, O},
-    {"note", "how", TKR_TEXT, F | TKR_C_HUMAN},	 END,
+    {"device_id", "device", TKR_DEVICE, 0},
+    {"kpi", "kpi", TKR_TEXT, 0},
+    {"value", "value", TKR_UVAL, 0},
+    {"unit", "unit", TKR_TEXT, J},
+    {"band", "band", TKR_BAND, 0},
+    {"window", "window", TKR_TEXT, O},
+    {"note", "how", TKR_TEXT, F | TKR_C_HUMAN},
+    END,
 };
 
 static const struct tkr_col c_findings[] = {
@@ -125,16 +134,11 @@ static const struct tkr_col c_categories[] = {
 };
 
 static const struct tkr_col c_hlo_ops[] = {
-    {"device_id", "device", TKR_INT, 0},
-    {"module", "module", TKR_TEXT, O},
-    {"category", "category", TKR_TEXT, J},
-    {"occurrences", "device ops", TKR_INT, 0},
-    {"kernels", "kernels", TKR_INT, O},
-    {"total_ns", "total", TKR_NS, 0},
-    {"device_share", "of busy", TKR_RATIO, 0},
-    {"top_kernel", "top kernel", TKR_NAME, J},
-    {"name", "HLO op", TKR_NAME, F},
-    END,
+    {"device_id", "device", TKR_INT, 0},       {"module", "module", TKR_TEXT, O},
+    {"category", "category", TKR_TEXT, J},     {"occurrences", "device ops", TKR_INT, 0},
+    {"kernels", "kernels", TKR_INT, O},	       {"total_ns", "total", TKR_NS, 0},
+    {"device_share", "of busy", TKR_RATIO, 0}, {"top_kernel", "top kernel", TKR_NAME, J},
+    {"name", "HLO op", TKR_NAME, F},	       END,
 };
 
 static const struct tkr_col c_gpu_ops[] = {
@@ -212,18 +216,26 @@ static const struct tkr_col c_kernels[] = {
 };
 
 static const struct tkr_col c_gap_causes[] = {
-    {"device_id", "device", TKR_DEVICE, 0},     {"cause", "cause", TKR_TEXT, 0},
-    {"gaps", "gaps", TKR_INT, 0},	     {"total_ns", "total", TKR_NS, 0},
-    {"longest_ns", "longest", TKR_NS, 0},    {"window_share", "of window", TKR_RATIO, 0},
+    {"device_id", "device", TKR_DEVICE, 0},
+    {"cause", "cause", TKR_TEXT, 0},
+    {"gaps", "gaps", TKR_INT, 0},
+    {"total_ns", "total", TKR_NS, 0},
+    {"longest_ns", "longest", TKR_NS, 0},
+    {"window_share", "of window", TKR_RATIO, 0},
     END,
 };
 
 static const struct tkr_col c_gap_hist[] = {
-    {"bucket", "length", TKR_TEXT, 0},	     {"lo_ns", "from", TKR_NS, J},
-    {"hi_ns", "to", TKR_NS, J},		     {"gaps", "gaps", TKR_INT, 0},
-    {"total_ns", "total", TKR_NS, 0},	     {"host_bound", "host_bound", TKR_INT, 0},
-    {"kernel_wait", "kernel_wait", TKR_INT, O}, {"sync", "sync", TKR_INT, O},
-    {"dependency", "dependency", TKR_INT, O}, {"unknown", "unknown", TKR_INT, O},
+    {"bucket", "length", TKR_TEXT, 0},
+    {"lo_ns", "from", TKR_NS, J},
+    {"hi_ns", "to", TKR_NS, J},
+    {"gaps", "gaps", TKR_INT, 0},
+    {"total_ns", "total", TKR_NS, 0},
+    {"host_bound", "host_bound", TKR_INT, 0},
+    {"kernel_wait", "kernel_wait", TKR_INT, O},
+    {"sync", "sync", TKR_INT, O},
+    {"dependency", "dependency", TKR_INT, O},
+    {"unknown", "unknown", TKR_INT, O},
     END,
 };
 
@@ -272,11 +284,16 @@ static const struct tkr_col c_memory[] = {
 };
 
 static const struct tkr_col c_memory_live[] = {
-    {"series_id", "series", TKR_INT, 0},   {"device_id", "device", TKR_DEVICE, 0},
-    {"rank", "rank", TKR_INT, J},	   {"record_id", "record", TKR_INT, J},
-    {"address", "address", TKR_INT, J},	   {"bytes", "bytes", TKR_BYTES, 0},
-    {"alloc_ns", "made at", TKR_TS, O},	   {"op_event_id", "op id", TKR_INT, J},
-    {"op_source", "op from", TKR_TEXT, O}, {"op_name", "op", TKR_NAME, F},
+    {"series_id", "series", TKR_INT, 0},
+    {"device_id", "device", TKR_DEVICE, 0},
+    {"rank", "rank", TKR_INT, J},
+    {"record_id", "record", TKR_INT, J},
+    {"address", "address", TKR_INT, J},
+    {"bytes", "bytes", TKR_BYTES, 0},
+    {"alloc_ns", "made at", TKR_TS, O},
+    {"op_event_id", "op id", TKR_INT, J},
+    {"op_source", "op from", TKR_TEXT, O},
+    {"op_name", "op", TKR_NAME, F},
     END,
 };
 
@@ -289,14 +306,22 @@ static const struct tkr_col c_chart_memory[] = {
 };
 
 static const struct tkr_col c_step_stats[] = {
-    {"device_id", "device", TKR_DEVICE, 0},  {"steps", "steps", TKR_INT, 0},
-    {"total_ns", "total", TKR_NS, J},	  {"mean_ns", "mean", TKR_NS, 0},
-    {"median_ns", "median", TKR_NS, 0},	  {"p90_ns", "p90", TKR_NS, O},
-    {"stddev_ns", "stddev", TKR_NS, O},	  {"min_ns", "min", TKR_NS, O},
-    {"max_ns", "max", TKR_NS, O},	  {"mad_ns", "mad", TKR_NS, J},
-    {"threshold_ns", "outlier >", TKR_NS, O}, {"outliers", "outliers", TKR_INT, 0},
-    {"source", "placed by", TKR_TEXT, 0},	  {"host_steps", "host steps", TKR_INT, J},
-    {"host_mean_ns", "host mean", TKR_NS, J},	  {"host_median_ns", "host median", TKR_NS, 0},
+    {"device_id", "device", TKR_DEVICE, 0},
+    {"steps", "steps", TKR_INT, 0},
+    {"total_ns", "total", TKR_NS, J},
+    {"mean_ns", "mean", TKR_NS, 0},
+    {"median_ns", "median", TKR_NS, 0},
+    {"p90_ns", "p90", TKR_NS, O},
+    {"stddev_ns", "stddev", TKR_NS, O},
+    {"min_ns", "min", TKR_NS, O},
+    {"max_ns", "max", TKR_NS, O},
+    {"mad_ns", "mad", TKR_NS, J},
+    {"threshold_ns", "outlier >", TKR_NS, O},
+    {"outliers", "outliers", TKR_INT, 0},
+    {"source", "placed by", TKR_TEXT, 0},
+    {"host_steps", "host steps", TKR_INT, J},
+    {"host_mean_ns", "host mean", TKR_NS, J},
+    {"host_median_ns", "host median", TKR_NS, 0},
     {"lag_median_ns", "device lag", TKR_NS, O},
     END,
 };
@@ -471,12 +496,9 @@ static const struct tkr_col c_queues[] = {
 };
 
 static const struct tkr_col c_chart_queue[] = {
-    {"device_id", "device", TKR_DEVICE, 0},
-    {"track_id", "track", TKR_INT, 0},
-    {"stream", "stream", TKR_TEXT, 0},
-    {"start_ns", "start", TKR_TS, 0},
-    {"max_length", "max", TKR_INT, 0},
-    END,
+    {"device_id", "device", TKR_DEVICE, 0}, {"track_id", "track", TKR_INT, 0},
+    {"stream", "stream", TKR_TEXT, 0},	    {"start_ns", "start", TKR_TS, 0},
+    {"max_length", "max", TKR_INT, 0},	    END,
 };
 
 static const struct tkr_col c_op_perf[] = {

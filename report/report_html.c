@@ -108,9 +108,9 @@ static void cell(struct tku_buf *b, const struct tkr_model *m, const struct tkr_
 	else if (col->kind == TKR_NAME)
 		tku_puts(b, " class=\"name\"");
 	else if (col->kind == TKR_BAND && x->type == SQLITE_TEXT)
-		tku_printf(b, " class=\"band-%s\"",
-			   !strcmp(t, "good") || !strcmp(t, "warning") || !strcmp(t, "bad") ? t
-											  : "n-a");
+		tku_printf(
+		    b, " class=\"band-%s\"",
+		    !strcmp(t, "good") || !strcmp(t, "warning") || !strcmp(t, "bad") ? t : "n-a");
 	else if ((col->kind == TKR_FLAG || col->kind == TKR_SEVERITY) && x->type == SQLITE_TEXT)
 		tku_puts(b, !strcmp(t, "worse")	   ? " class=\"flag-worse\""
 			    : !strcmp(t, "better") ? " class=\"flag-better\""
@@ -155,7 +155,8 @@ static void table(struct tku_buf *b, const struct tkr_model *m, const struct tkr
 	for (int c = 0; c < s->ncols; c++) {
 		if (!tkr_shown(s, c))
 			continue;
-		tku_puts(b, tkr_right_aligned(s->def->cols[c].kind) ? "<th class=\"num\">" : "<th>");
+		tku_puts(b,
+			 tkr_right_aligned(s->def->cols[c].kind) ? "<th class=\"num\">" : "<th>");
 		esc(b, s->def->cols[c].title);
 		tku_puts(b, "</th>");
 	}

@@ -48,10 +48,10 @@ enum tkr_kind {
 };
 
 /* Column flags. */
-#define TKR_C_JSON 1 /* only in JSON output */
-#define TKR_C_SHOW 2 /* only in text, Markdown and HTML (a display form of JSON columns) */
-#define TKR_C_FLEX 4 /* text: takes the width the other columns leave (shortened to fit) */
-#define TKR_C_OPT 8  /* text: left out, rightmost first, when the table is too wide */
+#define TKR_C_JSON 1   /* only in JSON output */
+#define TKR_C_SHOW 2   /* only in text, Markdown and HTML (a display form of JSON columns) */
+#define TKR_C_FLEX 4   /* text: takes the width the other columns leave (shortened to fit) */
+#define TKR_C_OPT 8    /* text: left out, rightmost first, when the table is too wide */
 #define TKR_C_HUMAN 16 /* analysis text: "<integer> ns" and "device N" shown as people read them */
 
 struct tkr_col {
@@ -134,9 +134,9 @@ struct tkr_namelabel {
 
 /* The three lines a report opens with (verdict.c; docs/metrics.md, "The verdict"). */
 struct tkr_verdict {
-	int ok;		 /* made (reports; diffs have none) */
-	long kpi_row;	 /* the gpu_utilization row of the "kpis" section shown, -1 none */
-	int kpi_devices; /* devices with a utilization */
+	int ok;		  /* made (reports; diffs have none) */
+	long kpi_row;	  /* the gpu_utilization row of the "kpis" section shown, -1 none */
+	int kpi_devices;  /* devices with a utilization */
 	long finding_row; /* the row of the "findings" section named, -1 none */
 	int tier;	  /* its tier: 1 device time lost, 2 spent badly, 3 not device time */
 	char *line[3];	  /* headline KPI, biggest bottleneck, fix; plain text (NULL: no memory) */
@@ -144,9 +144,9 @@ struct tkr_verdict {
 
 struct tkr_model {
 	int is_diff;
-	int full_names; /* --full-names: names are shown as they are */
-	char *path, *path_b;   /* the store(s) */
-	char *clock;	       /* meta.clock, or NULL */
+	int full_names;		/* --full-names: names are shown as they are */
+	char *path, *path_b;	/* the store(s) */
+	char *clock;		/* meta.clock, or NULL */
 	int64_t trace_start_ns; /* meta.trace_start_ns (0 when unknown) */
 	int top;
 	double threshold; /* diff: relative change that is flagged */

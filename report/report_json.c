@@ -49,7 +49,7 @@ static int hex4(const char *p, unsigned *v)
 static const char *raw_string(struct tku_buf *b, const char *p)
 {
 	tku_putn(b, "\"", 1);
-	for (p++; *p != '"'; ) {
+	for (p++; *p != '"';) {
 		unsigned v, lo;
 		if (!*p)
 			return NULL;
@@ -107,7 +107,8 @@ static const char *raw_value(struct tku_buf *b, const char *p, int depth)
 		}
 		for (;;) {
 			if (close == '}') {
-				if (*(p = ws(p)) != '"' || !(p = raw_string(b, p)) || *(p = ws(p)) != ':')
+				if (*(p = ws(p)) != '"' || !(p = raw_string(b, p)) ||
+				    *(p = ws(p)) != ':')
 					return NULL;
 				tku_putn(b, p++, 1);
 			}
@@ -235,8 +236,8 @@ static void label_field(struct tku_buf *b, const struct tkr_model *m, const stru
 	free(v.p);
 }
 
-static void row(struct tku_buf *b, const struct tkr_model *m, const struct tkr_section *s,
-		size_t r, const char *indent)
+static void row(struct tku_buf *b, const struct tkr_model *m, const struct tkr_section *s, size_t r,
+		const char *indent)
 {
 	int first = 1;
 	tku_puts(b, "{");

@@ -182,7 +182,8 @@ int tkr_write_md(FILE *out, const struct tkr_model *m, const struct tk_report_op
 		else
 			table(&b, m, s);
 		if (s->total > (int64_t)s->nrows)
-			tku_printf(&b, "\n_Top %zu of %lld shown._\n", s->nrows, (long long)s->total);
+			tku_printf(&b, "\n_Top %zu of %lld shown._\n", s->nrows,
+				   (long long)s->total);
 		rc = tku_flush(out, &b);
 	}
 	if (rc == TK_OK)

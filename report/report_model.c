@@ -75,8 +75,8 @@ int tkr_shown(const struct tkr_section *s, int c)
 static int sql_status(sqlite3 *db)
 {
 	int e = sqlite3_errcode(db);
-	if (e == SQLITE_CORRUPT || e == SQLITE_NOTADB || e == SQLITE_ERROR || e == SQLITE_MISMATCH ||
-	    e == SQLITE_TOOBIG || e == SQLITE_RANGE)
+	if (e == SQLITE_CORRUPT || e == SQLITE_NOTADB || e == SQLITE_ERROR ||
+	    e == SQLITE_MISMATCH || e == SQLITE_TOOBIG || e == SQLITE_RANGE)
 		return TK_EFORMAT;
 	return e == SQLITE_NOMEM ? TK_ENOMEM : TK_EINTERNAL;
 }
@@ -120,14 +120,14 @@ static int load_section(sqlite3 *db, const struct tkr_section_def *def, int top,
 	}
 	if (sqlite3_column_count(st) != ncol) {
 		tks_fmt(err, errlen, "report section '%s': %d columns, %d described", def->key,
-		       sqlite3_column_count(st), ncol);
+			sqlite3_column_count(st), ncol);
 		rc = TK_EFORMAT; /* an analysis table of another shape */
 		goto out;
 	}
 	for (int c = 0; c < ncol; c++) {
 		if (strcmp(sqlite3_column_name(st, c), def->cols[c].key)) {
 			tks_fmt(err, errlen, "report section '%s': column %d is '%s', not '%s'",
-			       def->key, c, sqlite3_column_name(st, c), def->cols[c].key);
+				def->key, c, sqlite3_column_name(st, c), def->cols[c].key);
 			rc = TK_EFORMAT;
 			goto out;
 		}
@@ -136,8 +136,8 @@ static int load_section(sqlite3 *db, const struct tkr_section_def *def, int top,
 	bind_params(st, top, thr, cap);
 	int step;
 	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-		if (TKU_GROW(s->cells, cap_cells, (s->nrows + 1) * (size_t)ncol, 16 * (size_t)ncol) !=
-		    TK_OK) {
+		if (TKU_GROW(s->cells, cap_cells, (s->nrows + 1) * (size_t)ncol,
+			     16 * (size_t)ncol) != TK_OK) {
 			rc = TK_ENOMEM;
 			goto out;
 		}
@@ -175,7 +175,7 @@ static int load_section(sqlite3 *db, const struct tkr_section_def *def, int top,
 		if (!sql || sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
 			rc = sql ? sql_status(db) : TK_ENOMEM;
 			tks_fmt(err, errlen, "report section '%s': %s", def->key,
-			       sqlite3_errmsg(db));
+				sqlite3_errmsg(db));
 			goto out;
 		}
 		bind_params(st, top, thr, cap);
@@ -206,9 +206,9 @@ static int meta_facts(sqlite3 *db, struct tkr_model *m, char *err, size_t errlen
 	if (tk_time_ok(m->trace_start_ns))
 		return TK_OK;
 	tks_fmt(err, errlen,
-	       "store '%s': table meta, trace_start_ns %lld is out of range (more than 2^62 ns "
-	       "from the epoch)",
-	       m->path ? m->path : "", (long long)m->trace_start_ns);
+		"store '%s': table meta, trace_start_ns %lld is out of range (more than 2^62 ns "
+		"from the epoch)",
+		m->path ? m->path : "", (long long)m->trace_start_ns);
 	return TK_EFORMAT;
 }
 
@@ -269,8 +269,8 @@ static void add_span(double *busy, int nbins, int64_t t0, int64_t w, int64_t s, 
 }
 
 /* Busy time per bin of one device: its ops of positive duration, merged over its tracks. */
-static int device_util(sqlite3 *db, struct tkr_model *m, struct tkr_util *u, int64_t ws,
-		       int64_t we, char *err, size_t errlen)
+static int device_util(sqlite3 *db, struct tkr_model *m, struct tkr_util *u, int64_t ws, int64_t we,
+		       char *err, size_t errlen)
 {
 	sqlite3_stmt *st = NULL;
 	struct head *h = NULL;
@@ -341,7 +341,8 @@ static int device_util(sqlite3 *db, struct tkr_model *m, struct tkr_util *u, int
 	if (have)
 		add_span(busy, u->nbins, m->util_start_ns, m->util_bin_ns, cs, ce);
 	for (int k = 0; k < u->nbins; k++) {
-		int64_t bs = m->util_start_ns + (int64_t)k * m->util_bin_ns, be = bs + m->util_bin_ns;
+		int64_t bs = m->util_start_ns + (int64_t)k * m->util_bin_ns,
+			be = bs + m->util_bin_ns;
 		int64_t os = bs > ws ? bs : ws, oe = be < we ? be : we;
 		u->share[k] = oe > os ? busy[k] / (double)(oe - os) : -1;
 		if (u->share[k] > 1)
@@ -369,11 +370,12 @@ int tkr_model_load_util(sqlite3 *db, struct tkr_model *m, int nbins, char *err, 
 	struct {
 		int64_t dev, s, e;
 	} *win = NULL;
-	if (sqlite3_prepare_v2(db,
-			       "SELECT device_id, start_ns, end_ns, utilization FROM analysis_device_time"
-			       " WHERE window = 'device' AND start_ns IS NOT NULL AND end_ns > start_ns"
-			       " ORDER BY device_id",
-			       -1, &st, NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(
+		db,
+		"SELECT device_id, start_ns, end_ns, utilization FROM analysis_device_time"
+		" WHERE window = 'device' AND start_ns IS NOT NULL AND end_ns > start_ns"
+		" ORDER BY device_id",
+		-1, &st, NULL) != SQLITE_OK)
 		goto out; /* no device time: no chart */
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		if (TKU_GROW(win, cap_win, m->nutil + 1, 8) != TK_OK ||
@@ -386,9 +388,9 @@ int tkr_model_load_util(sqlite3 *db, struct tkr_model *m, int nbins, char *err, 
 		win[m->nutil].e = sqlite3_column_int64(st, 2);
 		if (!tk_time_ok(win[m->nutil].s) || !tk_time_ok(win[m->nutil].e)) {
 			tks_fmt(err, errlen,
-			       "store '%s': table analysis_device_time, device_id %lld: start_ns "
-			       "or end_ns is out of range",
-			       m->path ? m->path : "", (long long)win[m->nutil].dev);
+				"store '%s': table analysis_device_time, device_id %lld: start_ns "
+				"or end_ns is out of range",
+				m->path ? m->path : "", (long long)win[m->nutil].dev);
 			rc = TK_EFORMAT;
 			goto out;
 		}
@@ -398,9 +400,8 @@ int tkr_model_load_util(sqlite3 *db, struct tkr_model *m, int nbins, char *err, 
 			hi = win[m->nutil].e;
 		memset(&m->util[m->nutil], 0, sizeof(m->util[0]));
 		m->util[m->nutil].device_id = win[m->nutil].dev;
-		m->util[m->nutil].utilization = sqlite3_column_type(st, 3) == SQLITE_NULL
-						    ? -1
-						    : sqlite3_column_double(st, 3);
+		m->util[m->nutil].utilization =
+		    sqlite3_column_type(st, 3) == SQLITE_NULL ? -1 : sqlite3_column_double(st, 3);
 		m->nutil++;
 	}
 	if (!m->nutil)
@@ -562,12 +563,12 @@ int tkr_write_model(FILE *out, const struct tkr_model *m, const struct tk_report
 	if (rc == TK_OK && (fflush(out) != 0 || ferror(out)))
 		rc = TK_EIO;
 	if (rc != TK_OK)
-		tks_fmt(err, errlen, "%s", rc == TK_EIO ? "cannot write the report" : tk_strerror(rc));
+		tks_fmt(err, errlen, "%s",
+			rc == TK_EIO ? "cannot write the report" : tk_strerror(rc));
 	return rc;
 }
 
-int tk_report_write(FILE *out, const char *path, const struct tk_report_options *opt,
-		    tk_error *err)
+int tk_report_write(FILE *out, const char *path, const struct tk_report_options *opt, tk_error *err)
 {
 	struct tk_report_options o = tkr_effective_options(opt);
 	struct tkr_model m;
@@ -587,8 +588,8 @@ int tk_report_write(FILE *out, const char *path, const struct tk_report_options 
 		goto out;
 	}
 	m.full_names = o.full_names;
-	rc = tkr_model_load(tk_store_sqlite(s), tkr_report_sections, tkr_report_nsections, o.top,
-			    0, &m, msg, sizeof(msg));
+	rc = tkr_model_load(tk_store_sqlite(s), tkr_report_sections, tkr_report_nsections, o.top, 0,
+			    &m, msg, sizeof(msg));
 	if (rc == TK_OK)
 		tkr_verdict_make(&m);
 	if (rc == TK_OK && o.format == TK_REPORT_HTML)

@@ -13,9 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define RW 960	     /* chart width in SVG units */
-#define RH 420	     /* chart height */
-#define LEFT 80	     /* plot area */
+#define RW 960		 /* chart width in SVG units */
+#define RH 420		 /* chart height */
+#define LEFT 80		 /* plot area */
 #define RIGHT (RW - 190) /* the legend sits right of the plot */
 #define TOP 30
 #define BASE (RH - 40)
@@ -25,9 +25,9 @@
 static const struct {
 	const char *name, *colour;
 } cat_colour[] = {
-    {"gemm", "#4e79a7"},    {"conv", "#f28e2b"},	 {"attention", "#e15759"},
-    {"norm", "#76b7b2"},    {"elementwise", "#59a14f"}, {"reduction", "#edc948"},
-    {"comm", "#b07aa1"},    {"memcpy", "#9c755f"},	 {"memset", "#bab0ac"},
+    {"gemm", "#4e79a7"}, {"conv", "#f28e2b"},	     {"attention", "#e15759"},
+    {"norm", "#76b7b2"}, {"elementwise", "#59a14f"}, {"reduction", "#edc948"},
+    {"comm", "#b07aa1"}, {"memcpy", "#9c755f"},	     {"memset", "#bab0ac"},
 };
 #define NCAT (sizeof(cat_colour) / sizeof(cat_colour[0]))
 
@@ -90,26 +90,27 @@ static void grid(struct tku_buf *b, const struct axes *a)
 	char lab[32];
 	for (int d = (int)a->x0; d <= (int)a->x1; d++) {
 		double x = px(a, pow(10, d));
-		tku_printf(b, "<line class=\"grid\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\"/>\n",
+		tku_printf(b,
+			   "<line class=\"grid\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\"/>\n",
 			   x, TOP, x, BASE);
 		snprintf(lab, sizeof(lab), "%g", pow(10, d));
 		text(b, x, BASE + 14, "middle", lab);
 	}
 	for (int d = (int)a->y0; d <= (int)a->y1; d++) {
 		double y = py(a, pow(10, d));
-		tku_printf(b, "<line class=\"grid\" x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\"/>\n",
+		tku_printf(b,
+			   "<line class=\"grid\" x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\"/>\n",
 			   LEFT, y, RIGHT, y);
 		si(lab, sizeof(lab), pow(10, d), "FLOP/s");
 		text(b, LEFT - 6, y + 4, "end", lab);
 	}
-	tku_printf(b, "<line class=\"axis\" x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\"/>\n", LEFT, BASE,
-		   RIGHT, BASE);
+	tku_printf(b, "<line class=\"axis\" x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\"/>\n", LEFT,
+		   BASE, RIGHT, BASE);
 	text(b, (LEFT + RIGHT) / 2.0, RH - 8, "middle", "arithmetic intensity (FLOP per byte)");
 }
 
 /* The roofs of @dev: the bandwidth slope up to each dtype's peak, then flat. */
-static void roofs(struct tku_buf *b, const struct axes *a, const struct tkr_section *r,
-		  int64_t dev)
+static void roofs(struct tku_buf *b, const struct axes *a, const struct tkr_section *r, int64_t dev)
 {
 	int cd = tkr_col(r, "device_id"), ct = tkr_col(r, "dtype"), cf = tkr_col(r, "peak_flops"),
 	    cb = tkr_col(r, "peak_bandwidth_bps");
@@ -127,11 +128,12 @@ static void roofs(struct tku_buf *b, const struct axes *a, const struct tkr_sect
 			double ridge = peak / bw, x0 = xmin;
 			if (ridge < xmin)
 				ridge = xmin;
-			tku_printf(b,
-				   "<polyline class=\"roof\" fill=\"none\" stroke=\"#333\" "
-				   "stroke-width=\"1.5\" points=\"%.1f,%.1f %.1f,%.1f %.1f,%.1f\"/>\n",
-				   px(a, x0), py(a, bw * x0 > peak ? peak : bw * x0), px(a, ridge),
-				   py(a, peak), px(a, xmax), py(a, peak));
+			tku_printf(
+			    b,
+			    "<polyline class=\"roof\" fill=\"none\" stroke=\"#333\" "
+			    "stroke-width=\"1.5\" points=\"%.1f,%.1f %.1f,%.1f %.1f,%.1f\"/>\n",
+			    px(a, x0), py(a, bw * x0 > peak ? peak : bw * x0), px(a, ridge),
+			    py(a, peak), px(a, xmax), py(a, peak));
 		} else {
 			tku_printf(b,
 				   "<line class=\"roof\" stroke=\"#333\" stroke-width=\"1.5\" "
@@ -147,8 +149,8 @@ static void roofs(struct tku_buf *b, const struct axes *a, const struct tkr_sect
 }
 
 /* One device's chart; 0 when it has nothing to draw. */
-static int device_chart(struct tku_buf *b, const struct tkr_model *m,
-			const struct tkr_section *p, const struct tkr_section *r, int64_t dev)
+static int device_chart(struct tku_buf *b, const struct tkr_model *m, const struct tkr_section *p,
+			const struct tkr_section *r, int64_t dev)
 {
 	int cd = tkr_col(p, "device_id"), ci = tkr_col(p, "intensity"),
 	    cf = tkr_col(p, "achieved_flops"), cn = tkr_col(p, "device_ns"),

@@ -17,15 +17,15 @@
  * @scope: the condition that picks the scope's rows of analysis_categories x beside row a.
  */
 #define CAT_SPLIT(scope)                                                                    \
-	"(SELECT group_concat(label, ', ') FROM (SELECT CASE x.category WHEN 'gemm' THEN"     \
-	" 'GEMM' ELSE x.category END || ' ' || printf('%.0f %%', 100.0 * x.share) AS label"  \
-	" FROM analysis_categories x WHERE x.device_id = a.device_id AND " scope              \
+	"(SELECT group_concat(label, ', ') FROM (SELECT CASE x.category WHEN 'gemm' THEN"   \
+	" 'GEMM' ELSE x.category END || ' ' || printf('%.0f %%', 100.0 * x.share) AS label" \
+	" FROM analysis_categories x WHERE x.device_id = a.device_id AND " scope            \
 	" AND x.share >= 0.005 ORDER BY x.device_ns DESC, x.category LIMIT 4)) AS split"
 
-#define STEP_COLS                                                                           \
+#define STEP_COLS                                                                             \
 	"device_id, step_num, step_event_id, start_ns, end_ns, dur_ns, busy_ns, compute_ns, " \
 	"comm_ns, exposed_comm_ns, exposed_memcpy_ns, host_idle_ns, other_idle_ns, outlier, " \
-	"source, host_start_ns, host_end_ns, host_dur_ns, lag_ns, "                          \
+	"source, host_start_ns, host_end_ns, host_dur_ns, lag_ns, "                           \
 	"CASE outlier WHEN 1 THEN 'outlier' END AS flag FROM analysis_steps "
 
 const struct tkr_section_def tkr_report_sections[] = {
@@ -88,10 +88,10 @@ const struct tkr_section_def tkr_report_sections[] = {
      c_device_time, "no device time: the trace has no device work"},
     {"category_split", "Device time by category", NULL, TKR_TABLE, 1000,
      "SELECT a.device_id AS device_id, a.window AS window, sum(a.ops) AS ops,"
-     " sum(a.device_ns) AS device_ns, "
-     CAT_SPLIT("x.scope = 'window'")
-     " FROM analysis_categories a WHERE a.scope = 'window' GROUP BY a.device_id"
-     " ORDER BY a.device_id",
+     " sum(a.device_ns) AS device_ns, " CAT_SPLIT(
+	 "x.scope = 'window'") " FROM analysis_categories a WHERE a.scope = 'window' GROUP BY "
+			       "a.device_id"
+			       " ORDER BY a.device_id",
      c_cat_split, "no device time by category: the trace has no device work"},
     {"categories", "Device time per category", NULL, TKR_TABLE, 1000,
      "SELECT device_id, window, category, ops, device_ns, share FROM analysis_categories"
@@ -99,13 +99,15 @@ const struct tkr_section_def tkr_report_sections[] = {
      c_categories, NULL},
     {"category_steps", "Device time by category per step", NULL, TKR_TABLE, -1,
      "SELECT a.device_id AS device_id, a.step_index AS step_index, a.step_num AS step_num,"
-     " sum(a.ops) AS ops, sum(a.device_ns) AS device_ns, "
-     CAT_SPLIT("x.scope = 'step' AND x.step_index = a.step_index")
-     " FROM analysis_categories a WHERE a.scope = 'step'"
-     " GROUP BY a.device_id, a.step_index ORDER BY a.device_id, a.step_index",
+     " sum(a.ops) AS ops, sum(a.device_ns) AS device_ns, " CAT_SPLIT(
+	 "x.scope = 'step' AND x.step_index = a.step_index") " FROM analysis_categories a WHERE "
+							     "a.scope = 'step'"
+							     " GROUP BY a.device_id, a.step_index "
+							     "ORDER BY a.device_id, a.step_index",
      c_cat_steps, NULL},
     {"ops", "Top ops by self time", NULL, TKR_TABLE, -1,
-     "SELECT level, device_id, process_id, NULL AS on_, module, category, occurrences, total_ns, self_ns, avg_ns, min_ns, max_ns,"
+     "SELECT level, device_id, process_id, NULL AS on_, module, category, occurrences, total_ns, "
+     "self_ns, avg_ns, min_ns, max_ns,"
      " device_share, name FROM analysis_op_profile WHERE level <> 'idle'"
      " ORDER BY self_ns DESC, total_ns DESC, name, level, device_id, process_id, module,"
      " category",
@@ -136,14 +138,13 @@ const struct tkr_section_def tkr_report_sections[] = {
      " FROM analysis_op_profile p WHERE p.level = 'hlo_op'"
      " ORDER BY p.total_ns DESC, p.device_id, p.name, p.module",
      c_hlo_ops, NULL},
-    {"op_perf_summary", "Modelled share of device time", "Op performance model", TKR_TABLE,
-     1000,
+    {"op_perf_summary", "Modelled share of device time", "Op performance model", TKR_TABLE, 1000,
      "SELECT level, process_id, device_id, NULL AS on_, launched_ns, modelled_ns,"
      " modelled_share, flops, bytes, flops_per_s, bytes_per_s FROM analysis_op_perf_summary"
      " WHERE launched_ns > 0 ORDER BY level, device_id, process_id",
      c_op_perf_summary, "no device time launched from host ops or XLA ops"},
-    {"op_perf", "Op groups by device time (FLOPs and bytes from the perf model)", NULL,
-     TKR_TABLE, -1,
+    {"op_perf", "Op groups by device time (FLOPs and bytes from the perf model)", NULL, TKR_TABLE,
+     -1,
      "SELECT level, process_id, device_id, NULL AS on_, model, dtype, calls, device_ns,"
      " flops_per_s, bytes_per_s, intensity, flops, bytes, flops_per_call, bytes_per_call,"
      " device_ops, module, input_dims, input_types, concrete_inputs, note, name,"
@@ -255,8 +256,8 @@ const struct tkr_section_def tkr_report_sections[] = {
     {"steps", "Steps", NULL, TKR_TABLE, -1,
      "SELECT " STEP_COLS "ORDER BY device_id, start_ns, step_event_id", c_steps, NULL},
     {"step_outliers", "Outlier steps (slowest first)", NULL, TKR_TABLE, -1,
-     "SELECT " STEP_COLS "WHERE outlier = 1 ORDER BY dur_ns DESC, device_id, start_ns",
-     c_steps, NULL},
+     "SELECT " STEP_COLS "WHERE outlier = 1 ORDER BY dur_ns DESC, device_id, start_ns", c_steps,
+     NULL},
     {"chart_steps", "Step times", NULL, TKR_CHART, 2000,
      "SELECT device_id, step_num, dur_ns, outlier FROM analysis_steps"
      " ORDER BY device_id, start_ns, step_event_id",
@@ -298,7 +299,8 @@ const struct tkr_section_def tkr_report_sections[] = {
      c_queues, NULL},
     {"chart_queue", "Queue length over time", NULL, TKR_CHART, 4000,
      "SELECT q.device_id, q.track_id, CASE WHEN q.track_id IS NULL THEN 'all' ELSE"
-     " CAST(coalesce(l.stream_id, 'track ' || q.track_id) AS TEXT) END AS stream, min(q.start_ns) AS"
+     " CAST(coalesce(l.stream_id, 'track ' || q.track_id) AS TEXT) END AS stream, min(q.start_ns) "
+     "AS"
      " start_ns, max(q.max_length) AS max_length FROM analysis_queue_timeline q"
      " JOIN analysis_queue_length l ON l.device_id = q.device_id AND l.track_id IS"
      " q.track_id WHERE q.device_id = (SELECT min(device_id) FROM analysis_queue_length)"

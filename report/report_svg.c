@@ -67,10 +67,11 @@ static void idle_marks(struct tku_buf *b, const struct tkr_util *u, double left,
 		int s = k;
 		while (k < u->nbins && u->share[k] >= 0 && u->share[k] < IDLE_SHARE)
 			k++;
-		tku_printf(b,
-			   "<rect class=\"idle\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"4\" "
-			   "fill=\"#e15759\"><title>idle: bins %d-%d busy under %.0f%%</title></rect>\n",
-			   left + s * dx, y, (k - s) * dx, s, k - 1, IDLE_SHARE * 100);
+		tku_printf(
+		    b,
+		    "<rect class=\"idle\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"4\" "
+		    "fill=\"#e15759\"><title>idle: bins %d-%d busy under %.0f%%</title></rect>\n",
+		    left + s * dx, y, (k - s) * dx, s, k - 1, IDLE_SHARE * 100);
 	}
 }
 
@@ -115,7 +116,8 @@ void tkr_html_timeline(struct tku_buf *b, const struct tkr_model *m)
 				   "fill=\"#eef1f5\"/>\n",
 				   left + s * dx, base - hh, (k - s) * dx, hh);
 		}
-		tku_printf(b, "<line class=\"axis\" x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\"/>\n",
+		tku_printf(b,
+			   "<line class=\"axis\" x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\"/>\n",
 			   left, base, right, base);
 		/* one closed area per run of bins inside the device window */
 		k = 0;
@@ -128,7 +130,8 @@ void tkr_html_timeline(struct tku_buf *b, const struct tkr_model *m)
 				   palette[0], left + k * dx, base);
 			while (k < u->nbins && u->share[k] >= 0) {
 				double y = base - u->share[k] * hh;
-				tku_printf(b, "H%.1fV%.1fH%.1f", left + k * dx, y, left + (k + 1) * dx);
+				tku_printf(b, "H%.1fV%.1fH%.1f", left + k * dx, y,
+					   left + (k + 1) * dx);
 				k++;
 			}
 			tku_printf(b, "V%.1fZ\"/>\n", base);
@@ -145,8 +148,7 @@ void tkr_html_timeline(struct tku_buf *b, const struct tkr_model *m)
 /* ---- bars of the top rows of a section ---- */
 
 static void bar_chart(struct tku_buf *b, const struct tkr_model *m, const struct tkr_section *s,
-		      const char *id,
-		      const char *value_key, const char *what)
+		      const char *id, const char *value_key, const char *what)
 {
 	int nc = tkr_col(s, "name"), vc = tkr_col(s, value_key);
 	size_t n = s->nrows < BAR_ROWS ? s->nrows : BAR_ROWS;
@@ -173,8 +175,9 @@ static void bar_chart(struct tku_buf *b, const struct tkr_model *m, const struct
 		tku_esc_html(b, full);
 		tku_puts(b, ": ");
 		tku_esc_html(b, val.p ? val.p : "");
-		tku_printf(b, "</title><rect x=\"%d\" y=\"%.1f\" width=\"%.1f\" height=\"%d\" "
-			      "fill=\"%s\"/>",
+		tku_printf(b,
+			   "</title><rect x=\"%d\" y=\"%.1f\" width=\"%.1f\" height=\"%d\" "
+			   "fill=\"%s\"/>",
 			   left, y, len, row - 6, palette[0]);
 		tku_printf(b, "<text class=\"mono\" x=\"%d\" y=\"%.1f\" text-anchor=\"end\">",
 			   left - 6, y + row - 9);
@@ -199,8 +202,7 @@ static void step_line(struct tku_buf *b, const struct tkr_section *pts, size_t r
 		      int ct, int cv, const char *col, int left, double t0, double xs, int base,
 		      double ys)
 {
-	tku_printf(b, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\" points=\"",
-		   col);
+	tku_printf(b, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\" points=\"", col);
 	double prev_y = base;
 	for (int first = 1; r < end; r++) {
 		double x = left + (tkr_num(tkr_cell(pts, r, ct)) - t0) * xs;
@@ -274,8 +276,9 @@ static void memory_chart(struct tku_buf *b, const struct tkr_model *m)
 			}
 			tku_printf(b, "<g class=\"peak\"><title>series %lld: ", (long long)id);
 			tku_esc_html(b, pk.p ? pk.p : "");
-			tku_printf(b, "</title><circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"%s\" "
-				      "stroke=\"#c62828\" stroke-width=\"2\"/></g>\n",
+			tku_printf(b,
+				   "</title><circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"%s\" "
+				   "stroke=\"#c62828\" stroke-width=\"2\"/></g>\n",
 				   px, py, col);
 			/* above the point, staggered; below it where it would reach the title */
 			double stagger = 13.0 * (double)((nser - 1) % 4), ly = py - 6 - stagger;
@@ -324,19 +327,22 @@ static void gap_chart(struct tku_buf *b, const struct tkr_model *m)
 		double x = left + (double)r * slot + slot * 0.15, y = base, wbar = slot * 0.7;
 		for (int c = 0; c < ncauses; c++) {
 			int k = tkr_col(s, causes[c]);
-			double n = k >= 0 ? tkr_num(tkr_cell(s, r, k)) : 0, hh = n / max * (base - top);
+			double n = k >= 0 ? tkr_num(tkr_cell(s, r, k)) : 0,
+			       hh = n / max * (base - top);
 			if (!(n > 0))
 				continue;
 			y -= hh;
-			tku_printf(b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
-				      "fill=\"%s\"><title>%s: %.0f</title></rect>\n",
+			tku_printf(b,
+				   "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
+				   "fill=\"%s\"><title>%s: %.0f</title></rect>\n",
 				   x, y, wbar, hh, colors[c], causes[c], n);
 		}
 		char count[32];
 		snprintf(count, sizeof(count), "%.0f", tkr_num(tkr_cell(s, r, cg)));
 		text_at(b, x + wbar / 2, y - 4, "middle", count);
 		const struct tkr_cell *lab = tkr_cell(s, r, cl);
-		text_at(b, x + wbar / 2, base + 16, "middle", lab->type == SQLITE_TEXT ? lab->s : "");
+		text_at(b, x + wbar / 2, base + 16, "middle",
+			lab->type == SQLITE_TEXT ? lab->s : "");
 	}
 	tku_printf(b, "<line class=\"axis\" x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\"/>\n", left,
 		   base, right, base);
@@ -360,7 +366,8 @@ static void steps_bars(struct tku_buf *b, const struct tkr_model *m, const struc
 		       double max, int left, int right, int top, int base)
 {
 	int cd = tkr_col(s, "device_id"), cu = tkr_col(s, "dur_ns");
-	double slot = (double)(right - left) / (double)s->nrows, wbar = slot * 0.5 < 80 ? slot * 0.5 : 80;
+	double slot = (double)(right - left) / (double)s->nrows,
+	       wbar = slot * 0.5 < 80 ? slot * 0.5 : 80;
 	for (size_t r = 0; r < s->nrows; r++) {
 		double v = tkr_num(tkr_cell(s, r, cu)), hh = v > 0 ? v / max * (base - top) : 0;
 		double x = left + slot * ((double)r + 0.5) - wbar / 2;
@@ -414,7 +421,8 @@ static void steps_chart(struct tku_buf *b, const struct tkr_model *m)
 			"start at zero");
 		ns_text(b, left - 6, base, "end", lo, "");
 	} else {
-		text_at(b, left, 16, "start", "step time per device, in step order; outliers in red");
+		text_at(b, left, 16, "start",
+			"step time per device, in step order; outliers in red");
 		text_at(b, left - 6, base, "end", "0");
 	}
 	size_t r = 0, nser = 0;
@@ -422,8 +430,8 @@ static void steps_chart(struct tku_buf *b, const struct tkr_model *m)
 		int64_t dev = tkr_cell(s, r, cd)->i;
 		size_t first = r;
 		const char *col = palette[nser++ % NPAL];
-		tku_printf(b, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\" points=\"",
-			   col);
+		tku_printf(
+		    b, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\" points=\"", col);
 		for (; r < s->nrows && tkr_cell(s, r, cd)->i == dev; r++)
 			tku_printf(b, "%s%.1f,%.1f", r == first ? "" : " ",
 				   left + (double)(r - first) * dx,
@@ -437,8 +445,9 @@ static void steps_chart(struct tku_buf *b, const struct tkr_model *m)
 				continue;
 			struct tku_buf t = {0};
 			tku_fmt_ns(&t, tkr_num(tkr_cell(s, k, cu)));
-			tku_printf(b, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"#c62828\">"
-				      "<title>device %lld outlier: ",
+			tku_printf(b,
+				   "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"#c62828\">"
+				   "<title>device %lld outlier: ",
 				   left + (double)(k - first) * dx,
 				   base - (tkr_num(tkr_cell(s, k, cu)) - lo) * ys, (long long)dev);
 			tku_esc_html(b, t.p ? t.p : "");

@@ -60,9 +60,8 @@ static void spaces(struct tku_buf *b, int n)
 /* The length of the unit at @p ("ns", "µs", "GiB", ...) when it ends a word there, else 0. */
 static size_t unit_word(const char *p)
 {
-	static const char *const units[] = {"ns",	       "\xc2\xb5s", "ms",  "s",   "B",
-					    "KiB",	       "MiB",	    "GiB", "TiB", "PiB",
-					    "GB/s",	       "TFLOP/s"};
+	static const char *const units[] = {"ns",  "\xc2\xb5s", "ms",  "s",   "B",    "KiB",
+					    "MiB", "GiB",	"TiB", "PiB", "GB/s", "TFLOP/s"};
 	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
 		size_t n = strlen(units[i]);
 		if (!strncmp(p, units[i], n) && (!p[n] || strchr(" ,;)", p[n])))
@@ -319,7 +318,8 @@ static void table(struct tw *t, const struct tkr_section *s)
 		int best = -1;
 		for (int k = 0; k < nc; k++) {
 			const struct tkr_col *col = &s->def->cols[cols[k]];
-			int floor = tkr_width(col->title) > MIN_TEXT ? tkr_width(col->title) : MIN_TEXT;
+			int floor =
+			    tkr_width(col->title) > MIN_TEXT ? tkr_width(col->title) : MIN_TEXT;
 			if (on[k] && !tkr_right_aligned(col->kind) && w[k] > floor &&
 			    (best < 0 || w[k] > w[best]))
 				best = k;

@@ -70,8 +70,8 @@ int tkr_right_aligned(enum tkr_kind k)
 	       k != TKR_PROCESS && k != TKR_WHERE;
 }
 
-static void fmt_value(struct tku_buf *b, enum tkr_kind k, double v, const char *unit,
-		      int64_t t0, int sign)
+static void fmt_value(struct tku_buf *b, enum tkr_kind k, double v, const char *unit, int64_t t0,
+		      int sign)
 {
 	const char *plus = sign && v > 0 ? "+" : "";
 	if (k == TKR_UVAL || k == TKR_UDELTA) {
@@ -179,7 +179,8 @@ static void human_text(struct tku_buf *b, const struct tkr_model *m, const char 
 	while (*p) {
 		size_t d = int_word(t, p), d2;
 		const char *q = p + d + 4;
-		if (d >= 4 && d <= 15 && !strncmp(p + d, " ns", 3) && !isalnum((unsigned char)p[d + 3])) {
+		if (d >= 4 && d <= 15 && !strncmp(p + d, " ns", 3) &&
+		    !isalnum((unsigned char)p[d + 3])) {
 			tku_fmt_ns(b, strtod(p, NULL));
 			p += d + 3;
 		} else if (d >= 4 && d <= 15 && !strncmp(p + d, " of ", 4) &&

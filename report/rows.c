@@ -114,7 +114,8 @@ static void cell_text(struct tku_buf *b, sqlite3_stmt *st, int c)
 
 /* Table rendering of text: escaped for a terminal (tk_text_escape()), cut at max_width
  * characters with an ellipsis; *@width its display width. */
-static void table_text(struct tku_buf *b, const unsigned char *s, size_t n, int max_width, int *width)
+static void table_text(struct tku_buf *b, const unsigned char *s, size_t n, int max_width,
+		       int *width)
 {
 	size_t len;
 	char *t = tku_text_convert((const char *)s, n, TK_TEXT_TERMINAL, &len);

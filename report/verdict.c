@@ -29,14 +29,13 @@ static const struct rule_words {
 	int tier;
 } rules[] = {
     {"gpu_idle", "idle device time", "%W is idle %P of its %w window%C", 1},
-    {"input_bound_steps", "the host input pipeline", "%W waits on the host %P of its step time",
-     1},
+    {"input_bound_steps", "the host input pipeline", "%W waits on the host %P of its step time", 1},
     {"exposed_communication", "exposed communication",
      "%W waits on communication %P of its %w window", 1},
     {"host_device_copies", "host-device copies",
      "copies between the host and %W take %P of its %w window", 1},
-    {"compilation_in_window", "compilation", "compilation on the host of %W takes %P of its %w window",
-     1},
+    {"compilation_in_window", "compilation",
+     "compilation on the host of %W takes %P of its %w window", 1},
     {"dominant_op", "one op", "%N takes %P of the busy time of %W", 2},
     {"low_occupancy", "low-occupancy kernels",
      "kernels at occupancy under 25%% take %P of the busy time of %W", 2},
@@ -267,12 +266,14 @@ static void bottleneck(struct tku_buf *b2, struct tku_buf *b3, const struct tkr_
 		const struct rule_words *w = words_of(text_of(f, r, "rule"));
 		int tier = w ? w->tier : 3, sev = sev_rank(text_of(f, r, "severity"));
 		/* a straggler is ranked by the wait it causes, a share of time like tier 1's */
-		double x = num_of(f, r, w && !strcmp(w->rule, "straggler") ? "wait_share" : "metric");
+		double x =
+		    num_of(f, r, w && !strcmp(w->rule, "straggler") ? "wait_share" : "metric");
 		if (isnan(x))
 			x = -1;
 		/* rows come ordered by severity, then id: ties keep the first */
 		if (v->finding_row < 0 || tier < best_tier ||
-		    (tier == best_tier && (sev < best_sev || (sev == best_sev && x > best_metric)))) {
+		    (tier == best_tier &&
+		     (sev < best_sev || (sev == best_sev && x > best_metric)))) {
 			v->finding_row = (long)r;
 			best_tier = tier;
 			best_sev = sev;
@@ -281,8 +282,9 @@ static void bottleneck(struct tku_buf *b2, struct tku_buf *b3, const struct tkr_
 	}
 	if (v->finding_row < 0) {
 		tku_printf(b2, "Biggest bottleneck: none found: no rule fired (%s)", checked);
-		tku_puts(b3, "Fix: nothing to fix by these rules; the top kernels and the idle gaps "
-			     "below show where the time goes.");
+		tku_puts(b3,
+			 "Fix: nothing to fix by these rules; the top kernels and the idle gaps "
+			 "below show where the time goes.");
 		return;
 	}
 	size_t r = (size_t)v->finding_row;

@@ -255,7 +255,8 @@ static int real_as_int(double d, int64_t *out)
 }
 
 /* Encode @row (text in @arena) as a record into b->rec; its length, or -1 with b->err set. */
-static long encode(struct tks_batch *b, const struct tks_cell *row, const char *arena, int64_t *rowid)
+static long encode(struct tks_batch *b, const struct tks_cell *row, const char *arena,
+		   int64_t *rowid)
 {
 	uint64_t type[TK_BATCH_MAX_COLS];
 	int size[TK_BATCH_MAX_COLS];

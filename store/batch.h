@@ -47,7 +47,7 @@ struct tks_batch {
 	size_t reccap;
 	struct tks_cell *kept; /* rows for the SQL path: ncol cells each */
 	size_t nkept, keptcap; /* rows kept; cells kept has room for */
-	char *karena; /* their text */
+	char *karena;	       /* their text */
 	size_t kalen, kacap;
 	/* an index the writer builds itself (index.h): key columns ka and kb (-1: none) */
 	int has_ix, ka, kb;

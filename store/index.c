@@ -47,7 +47,7 @@ static int qcmp(const void *x, const void *y)
 }
 
 int tks_index_init(struct tks_index *ix, struct tks_pages *p, uint32_t root, int ncols,
-		  const char *dir, size_t run_keys)
+		   const char *dir, size_t run_keys)
 {
 	memset(ix, 0, sizeof(*ix));
 	ix->pages = p;
@@ -400,9 +400,9 @@ static int finish_tree(struct builder *bd)
 struct run {
 	uint64_t off, end; /* next unread byte of the run in the file, and its end */
 	unsigned char *bytes;
-	size_t bpos, blen;   /* undecoded bytes in bytes[bpos, blen) */
+	size_t bpos, blen;    /* undecoded bytes in bytes[bpos, blen) */
 	struct tks_ikey prev; /* the last key decoded */
-	uint64_t left;	     /* keys not yet decoded */
+	uint64_t left;	      /* keys not yet decoded */
 	struct tks_ikey *buf;
 	size_t pos, n;
 };

@@ -23,14 +23,14 @@ struct tks_index {
 	int ncols; /* key columns before the rowid: 1 or 2 */
 	/* sorting */
 	struct tks_ikey *buf;
-	size_t n, cap; /* keys in buf, and the most it holds before a run is spilled */
-	size_t room;   /* keys buf has room for now (grows by doubling up to cap) */
+	size_t n, cap;	/* keys in buf, and the most it holds before a run is spilled */
+	size_t room;	/* keys buf has room for now (grows by doubling up to cap) */
 	int buf_sorted; /* keys so far arrived in order */
 	int fd;		/* runs, or -1 */
 	size_t nruns, runs_cap;
 	struct tks_irun {
 		uint64_t keys, off, bytes; /* runs stored back to back, delta-encoded */
-	} *runs;
+	} * runs;
 	uint64_t file_bytes;
 	uint64_t total;
 	char *tmp_dir;
@@ -38,7 +38,7 @@ struct tks_index {
 
 /** tks_index_init() - an index of @ncols key columns whose root is @root; temp runs go in @dir. */
 int tks_index_init(struct tks_index *ix, struct tks_pages *p, uint32_t root, int ncols,
-		  const char *dir, size_t run_keys);
+		   const char *dir, size_t run_keys);
 
 /** tks_index_add() - one key; an errno. */
 int tks_index_add(struct tks_index *ix, const struct tks_ikey *k);

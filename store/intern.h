@@ -15,7 +15,7 @@ struct tks_intern_entry {
 struct tks_intern {
 	struct tku_map map;	       /* string -> index into ents (its id - 1) */
 	struct tks_intern_entry *ents; /* by id - 1 */
-	size_t count, ents_cap;       /* strings held */
+	size_t count, ents_cap;	       /* strings held */
 	char *arena;
 	size_t arena_len, arena_cap;
 };

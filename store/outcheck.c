@@ -70,8 +70,8 @@ static int is_store(const char *path)
 	if (read_head(path, h, sizeof(h)) != (ssize_t)sizeof(h) ||
 	    memcmp(h, "SQLite format 3", 16) != 0)
 		return 0;
-	uint32_t user_version = (uint32_t)h[60] << 24 | (uint32_t)h[61] << 16 |
-				(uint32_t)h[62] << 8 | (uint32_t)h[63];
+	uint32_t user_version =
+	    (uint32_t)h[60] << 24 | (uint32_t)h[61] << 16 | (uint32_t)h[62] << 8 | (uint32_t)h[63];
 	if (user_version == 0 || user_version > 1000000)
 		return 0;
 	sqlite3 *db = NULL;
@@ -79,11 +79,12 @@ static int is_store(const char *path)
 	int ok = 0;
 	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) ==
 		SQLITE_OK &&
-	    sqlite3_prepare_v2(db,
-			       "SELECT (SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND "
-			       "name IN ('meta', 'strings', 'events', 'tracks')) = 4 AND EXISTS "
-			       "(SELECT 1 FROM meta WHERE key = 'schema_version')",
-			       -1, &st, NULL) == SQLITE_OK &&
+	    sqlite3_prepare_v2(
+		db,
+		"SELECT (SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND "
+		"name IN ('meta', 'strings', 'events', 'tracks')) = 4 AND EXISTS "
+		"(SELECT 1 FROM meta WHERE key = 'schema_version')",
+		-1, &st, NULL) == SQLITE_OK &&
 	    sqlite3_step(st) == SQLITE_ROW)
 		ok = sqlite3_column_int(st, 0) == 1;
 	sqlite3_finalize(st);
@@ -205,8 +206,9 @@ static int is_report(enum tk_output_kind kind, const char *h, size_t n)
 	case TK_OUTPUT_CHECK_MD:
 		return starts(h, n, "# tracekit check\n");
 	case TK_OUTPUT_CHECK_JUNIT:
-		return starts(h, n, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites "
-				    "name=\"tracekit check\"");
+		return starts(h, n,
+			      "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites "
+			      "name=\"tracekit check\"");
 	default:
 		return 0;
 	}
@@ -323,15 +325,16 @@ int tk_output_check(const char *output, const char *const *inputs, size_t ninput
 		if (in.st_dev == out.st_dev && in.st_ino == out.st_ino) {
 			return tk_error_push_from(
 			    err, "store", TK_EINVAL,
-			    "refusing to write '%s'%s: it is the same file as the input '%s'", output,
-			    note, inputs[i]);
+			    "refusing to write '%s'%s: it is the same file as the input '%s'",
+			    output, note, inputs[i]);
 		}
 	}
 	if (!is_kind(output, &out, kind)) {
-		return tk_error_push_from(err, "store", TK_EINVAL,
-					  "refusing to replace '%s'%s: it exists and is not %s (remove "
-					  "it or choose another output)",
-					  output, note, kind_text(kind));
+		return tk_error_push_from(
+		    err, "store", TK_EINVAL,
+		    "refusing to replace '%s'%s: it exists and is not %s (remove "
+		    "it or choose another output)",
+		    output, note, kind_text(kind));
 	}
 	return TK_OK;
 }

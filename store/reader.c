@@ -287,16 +287,18 @@ static int schema_check(tk_store *s, const char *path)
 		sqlite3_bind_text(have, 1, o->type, -1, SQLITE_STATIC);
 		sqlite3_bind_text(have, 2, o->name, -1, SQLITE_STATIC);
 		int hs = sqlite3_step(have);
-		const char *got = hs == SQLITE_ROW ? (const char *)sqlite3_column_text(have, 0) : NULL;
+		const char *got =
+		    hs == SQLITE_ROW ? (const char *)sqlite3_column_text(have, 0) : NULL;
 		if (hs != SQLITE_ROW && hs != SQLITE_DONE) {
 			rc = store_fail(s, TK_EFORMAT, "sqlite", sqlite3_errmsg(s->db),
 					"store '%s': reading its schema", path);
 			goto out;
 		}
 		if (!got || !(sql_same(got, o->sql) || earlier_view(o->type, o->name, got))) {
-			rc = store_fail(s, TK_EFORMAT, NULL, NULL,
-					"store '%s' breaks the schema: %s %s is %s (schemas/store.sql)",
-					path, o->type, o->name, got ? "not as declared" : "missing");
+			rc = store_fail(
+			    s, TK_EFORMAT, NULL, NULL,
+			    "store '%s' breaks the schema: %s %s is %s (schemas/store.sql)", path,
+			    o->type, o->name, got ? "not as declared" : "missing");
 			goto out;
 		}
 	}
@@ -319,20 +321,22 @@ static int open_checked(tk_store *s, const char *path, int flags)
 		goto out;
 	}
 	if (S_ISDIR(sb.st_mode)) {
-		rc = store_fail(s, TK_EIO, NULL, "it is a directory", "cannot open store '%s'", path);
+		rc = store_fail(s, TK_EIO, NULL, "it is a directory", "cannot open store '%s'",
+				path);
 		goto out;
 	}
 	if (sqlite3_open_v2(path, &s->db, flags, NULL) != SQLITE_OK) {
-		rc = store_fail(s, TK_EIO, "sqlite", s->db ? sqlite3_errmsg(s->db) : "out of memory",
-				"cannot open store '%s'", path);
+		rc =
+		    store_fail(s, TK_EIO, "sqlite", s->db ? sqlite3_errmsg(s->db) : "out of memory",
+			       "cannot open store '%s'", path);
 		goto out;
 	}
 	sqlite3_busy_timeout(s->db, 5000);
 	int64_t version = query_int(s->db, "PRAGMA user_version", &sqlrc);
 	if (sqlrc != SQLITE_OK) {
-		rc = store_fail(s,
-				sqlrc == SQLITE_NOTADB || sqlrc == SQLITE_CORRUPT ? TK_EFORMAT : TK_EIO,
-				"sqlite", sqlite3_errmsg(s->db), "'%s' is not a tracekit store", path);
+		rc = store_fail(
+		    s, sqlrc == SQLITE_NOTADB || sqlrc == SQLITE_CORRUPT ? TK_EFORMAT : TK_EIO,
+		    "sqlite", sqlite3_errmsg(s->db), "'%s' is not a tracekit store", path);
 		goto out;
 	}
 	int64_t has_meta = query_int(
@@ -340,7 +344,8 @@ static int open_checked(tk_store *s, const char *path, int flags)
 	    &sqlrc);
 	if (sqlrc != SQLITE_OK || version <= 0 || has_meta != 1) {
 		rc = store_fail(s, TK_EFORMAT, NULL, NULL,
-				"'%s' is not a tracekit store (no schema version or meta table)", path);
+				"'%s' is not a tracekit store (no schema version or meta table)",
+				path);
 		goto out;
 	}
 	if (version > TK_STORE_SCHEMA_VERSION) {
@@ -370,8 +375,9 @@ static int open_read_write(tk_store *s, const char *path)
 	s->db = NULL;
 	if (sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) !=
 	    SQLITE_OK) {
-		rc = store_fail(s, TK_EIO, "sqlite", s->db ? sqlite3_errmsg(s->db) : "out of memory",
-				"cannot open store '%s' for writing", path);
+		rc =
+		    store_fail(s, TK_EIO, "sqlite", s->db ? sqlite3_errmsg(s->db) : "out of memory",
+			       "cannot open store '%s' for writing", path);
 		goto out;
 	}
 	sqlite3_busy_timeout(s->db, 5000);
@@ -429,7 +435,8 @@ int tk_store_meta_text(tk_store *s, const char *key, char *buf, size_t len)
 	int rc = TK_ENOTFOUND;
 	if (sqlite3_prepare_v2(s->db, "SELECT value FROM meta WHERE key = ?", -1, &st, NULL) !=
 	    SQLITE_OK) {
-		return store_fail(s, TK_EFORMAT, "sqlite", sqlite3_errmsg(s->db), "cannot read meta");
+		return store_fail(s, TK_EFORMAT, "sqlite", sqlite3_errmsg(s->db),
+				  "cannot read meta");
 	}
 	sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
 	if (sqlite3_step(st) == SQLITE_ROW) {

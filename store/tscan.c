@@ -479,7 +479,7 @@ out:
 }
 
 int tks_tscan_open(struct tks_tscan **out, sqlite3 *db, const char *path, const char *table,
-		  const char *const *cols, char *err, size_t errlen)
+		   const char *const *cols, char *err, size_t errlen)
 {
 	struct tks_tscan *s = NULL;
 	int rc = TK_OK;

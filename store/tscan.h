@@ -24,7 +24,7 @@ enum tks_tscan_type { TK_TS_NULL, TK_TS_INT, TK_TS_REAL, TK_TS_TEXT, TK_TS_BLOB 
  * TK_EIO, TK_EFORMAT, TK_ENOMEM with a message in @err.
  */
 int tks_tscan_open(struct tks_tscan **out, sqlite3 *db, const char *path, const char *table,
-		  const char *const *cols, char *err, size_t errlen);
+		   const char *const *cols, char *err, size_t errlen);
 
 /** tks_tscan_next() - the next row: 1, 0 at the end, -1 for a damaged file (message in err). */
 int tks_tscan_next(struct tks_tscan *s);

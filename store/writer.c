@@ -48,8 +48,8 @@ static const struct {
 
 /* The first failure only (sticky): the cause @cause from @module (when not NULL), then the message
  * from @by: "store" for the writer's own, "" for a caller's (tk_writer_fail()). */
-static int fail_v(tk_writer *w, int status, const char *module, const char *cause,
-		  const char *by, const char *fmt, va_list ap)
+static int fail_v(tk_writer *w, int status, const char *module, const char *cause, const char *by,
+		  const char *fmt, va_list ap)
 {
 	if (w->status == TK_OK) {
 		if (cause)
@@ -69,8 +69,8 @@ int tkw_fail(tk_writer *w, int status, const char *fmt, ...)
 	return rc;
 }
 
-int tkw_fail_cause(tk_writer *w, int status, const char *module, const char *cause,
-		   const char *fmt, ...)
+int tkw_fail_cause(tk_writer *w, int status, const char *module, const char *cause, const char *fmt,
+		   ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
@@ -263,7 +263,8 @@ static int create_schema(tk_writer *w, uint32_t *page_size, uint32_t *page_count
 	int64_t ps = 0, pc = 0;
 	if (sqlite3_open_v2(w->tmp_path, &w->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX,
 			    NULL) != SQLITE_OK) {
-		rc = tkw_fail_cause(w, TK_EIO, "sqlite", w->db ? sqlite3_errmsg(w->db) : "out of memory",
+		rc = tkw_fail_cause(w, TK_EIO, "sqlite",
+				    w->db ? sqlite3_errmsg(w->db) : "out of memory",
 				    "cannot create store '%s'", w->path);
 		goto out;
 	}
@@ -290,7 +291,7 @@ static int create_schema(tk_writer *w, uint32_t *page_size, uint32_t *page_count
 		goto out;
 	for (int i = 0; i < B_COUNT; i++) {
 		if (tks_batch_describe(&w->batch[i], w->db, batch_tables[i].table,
-				      batch_tables[i].ncol) != SQLITE_OK) {
+				       batch_tables[i].ncol) != SQLITE_OK) {
 			rc = tkw_fail_cause(w, TK_EINTERNAL, "store", w->batch[i].err,
 					    "cannot create store '%s'", w->path);
 			goto out;
@@ -423,8 +424,8 @@ out:
 
 /* The empty store from template @t: its image written into the (empty) temporary file, the
  * tables described; *@page_size and *@page_count as create_schema() gives them. */
-static int create_from_template(tk_writer *w, const struct tkw_template *t,
-				uint32_t *page_size, uint32_t *page_count)
+static int create_from_template(tk_writer *w, const struct tkw_template *t, uint32_t *page_size,
+				uint32_t *page_count)
 {
 	size_t len = (size_t)t->page_size * t->page_count;
 	int e = ftruncate(w->tmp_fd, (off_t)len) != 0 ? errno : 0;
@@ -723,7 +724,8 @@ static int finish(tk_writer *w)
 				      "cannot write store '%s'", w->path);
 	if (sqlite3_open_v2(w->tmp_path, &w->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX,
 			    NULL) != SQLITE_OK)
-		return tkw_fail_cause(w, TK_EIO, "sqlite", w->db ? sqlite3_errmsg(w->db) : "out of memory",
+		return tkw_fail_cause(w, TK_EIO, "sqlite",
+				      w->db ? sqlite3_errmsg(w->db) : "out of memory",
 				      "cannot write store '%s'", w->path);
 	if ((rc = exec(w,
 		       "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF;"

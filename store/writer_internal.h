@@ -41,7 +41,7 @@ struct tk_writer {
 	char *path;
 	char *tmp_path;
 	int tmp_fd; /* the temporary file, open (and locked, outfile.h) until renamed or removed */
-	int status;   /* first error, sticky */
+	int status; /* first error, sticky */
 	tk_error *err; /* its causes (tk_writer_error()) */
 	struct tks_intern intern;
 	int64_t n_events, n_processes, n_devices, n_tracks, n_memory, n_flows, n_sources;
@@ -52,8 +52,8 @@ struct tk_writer {
 /* Record the first failure (sticky) with a message; returns the writer's status. */
 int tkw_fail(tk_writer *w, int status, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* tkw_fail() with the root cause @cause (from @module: "sqlite", "os") under the message. */
-int tkw_fail_cause(tk_writer *w, int status, const char *module, const char *cause,
-		   const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+int tkw_fail_cause(tk_writer *w, int status, const char *module, const char *cause, const char *fmt,
+		   ...) __attribute__((format(printf, 5, 6)));
 /* Set a text cell of batch @which (NULL leaves it NULL); fails the writer when out of memory. */
 int tkw_cell_text(tk_writer *w, int which, struct tks_cell *c, const char *s);
 /* Fail with SQLite's message for @what. */

@@ -283,7 +283,7 @@ struct sy_rank {
 	int64_t sfree[SY_MAX_STREAMS]; /* when each stream is free */
 	int64_t dev_first, dev_last;   /* compute-stream span of the current step, -1 when none */
 	struct sy_mem mem;
-	int status; /* first failure, sticky */
+	int status;   /* first failure, sticky */
 	size_t ncoll; /* all-reduces planned so far (index into sy_gen.meet) */
 	/* the open leaf host op and its planned children */
 	int op_name;

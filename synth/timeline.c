@@ -91,7 +91,8 @@ static struct sy_child *plan_launch(struct sy_rank *r, enum sy_child_kind kind, 
 	dur = sy_jit_dev(r, dur);
 	c->api_ts = r->t;
 	c->api_dur = api_dur;
-	c->dev_ts = max64(r->t + sy_jit_host(r, sy_range(&r->rng, 4 * US, 7 * US)), r->sfree[stream]);
+	c->dev_ts =
+	    max64(r->t + sy_jit_host(r, sy_range(&r->rng, 4 * US, 7 * US)), r->sfree[stream]);
 	c->dev_dur = dur;
 	r->sfree[stream] = c->dev_ts + dur;
 	if (stream == SY_COMPUTE) {

@@ -16,10 +16,10 @@
 #include <stdio.h>
 
 struct tku_buf {
-	char *p;       /* the text, NUL-terminated (NULL until the first append) */
-	size_t len;    /* its length, the NUL not counted */
-	size_t cap;    /* bytes allocated at p */
-	int oom;       /* 1 once an allocation failed: the text is incomplete */
+	char *p;    /* the text, NUL-terminated (NULL until the first append) */
+	size_t len; /* its length, the NUL not counted */
+	size_t cap; /* bytes allocated at p */
+	int oom;    /* 1 once an allocation failed: the text is incomplete */
 };
 
 /* Append the @n bytes at @s. */

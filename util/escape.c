@@ -30,17 +30,23 @@ static size_t one(const char *s, size_t len, uint32_t cp, int mode, char *e, int
 		if (cp == '"' || cp == '\\')
 			return (size_t)snprintf(e, 16, "\\%c", (char)cp);
 		if (cp == '\n' || cp == '\t' || cp == '\r')
-			return (size_t)snprintf(e, 16, "\\%c", cp == '\n' ? 'n' : cp == '\t' ? 't' : 'r');
+			return (size_t)snprintf(e, 16, "\\%c",
+						cp == '\n'   ? 'n'
+						: cp == '\t' ? 't'
+							     : 'r');
 		if (cp < 0x20 || cp == 0x7F || bad ||
-		    (mode & TK_TEXT_HTML_SAFE && (cp == '<' || cp == '>' || cp == '&' ||
-						  cp == 0x2028 || cp == 0x2029)))
+		    (mode & TK_TEXT_HTML_SAFE &&
+		     (cp == '<' || cp == '>' || cp == '&' || cp == 0x2028 || cp == 0x2029)))
 			return (size_t)snprintf(e, 16, "\\u%04x", (unsigned)cp);
 	} else if (mode & TK_TEXT_CONTROLS && (cp < 0x20 || cp == 0x7F)) {
 		if (cp == '\n' || cp == '\t' || cp == '\r')
-			return (size_t)snprintf(e, 16, "\\%c", cp == '\n' ? 'n' : cp == '\t' ? 't' : 'r');
+			return (size_t)snprintf(e, 16, "\\%c",
+						cp == '\n'   ? 'n'
+						: cp == '\t' ? 't'
+							     : 'r');
 		return (size_t)snprintf(e, 16, "\\x%02x", (unsigned)cp);
-	} else if ((mode & TK_TEXT_CONTROLS && ((cp >= 0x80 && cp <= 0x9F) || cp == 0x2028 ||
-						 cp == 0x2029)) ||
+	} else if ((mode & TK_TEXT_CONTROLS &&
+		    ((cp >= 0x80 && cp <= 0x9F) || cp == 0x2028 || cp == 0x2029)) ||
 		   (mode & TK_TEXT_BIDI && is_bidi(cp))) {
 		return (size_t)snprintf(e, 16, "\\u{%X}", (unsigned)cp);
 	} else if (bad) {
@@ -120,7 +126,7 @@ static void markup(struct tku_buf *b, const char *str, const char *apos)
 	b->oom |= t.oom;
 	for (const char *s = t.p ? t.p : ""; *s; s++) {
 		char c = *s;
-		const char *e = c == '&'   ? "&amp;"
+		const char *e = c == '&'    ? "&amp;"
 				: c == '<'  ? "&lt;"
 				: c == '>'  ? "&gt;"
 				: c == '"'  ? "&quot;"

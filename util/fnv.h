@@ -23,9 +23,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define TKU_FNV64_OFFSET 14695981039346656037ULL /* 0xcbf29ce484222325 */
+#define TKU_FNV64_OFFSET 14695981039346656037ULL   /* 0xcbf29ce484222325 */
 #define TKU_FNV64_TK_OFFSET 1469598103934665603ULL /* tracekit's historic basis (see above) */
-#define TKU_FNV64_PRIME 1099511628211ULL	 /* 0x100000001b3 */
+#define TKU_FNV64_PRIME 1099511628211ULL	   /* 0x100000001b3 */
 
 /* The FNV-1a 64 offset basis: the hash of no bytes. */
 static inline uint64_t tku_fnv1a64_init(void)

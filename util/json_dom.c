@@ -90,7 +90,8 @@ static int next(struct dom *d, enum tku_json_tok *t)
 	}
 	if (d->lx.buf_off + d->lx.pos > d->max_bytes)
 		return fail_at(d, TK_EFORMAT, d->lx.tok_line, d->lx.tok_col,
-			       "the file is larger than %zu bytes (decoded): refused", d->max_bytes);
+			       "the file is larger than %zu bytes (decoded): refused",
+			       d->max_bytes);
 	return TK_OK;
 }
 
@@ -113,8 +114,8 @@ static int scalar(struct dom *d, enum tku_json_tok t, struct tku_json_value *v, 
 		v->type = TKU_JSON_NUMBER;
 		v->num = strtod(d->lx.str, NULL);
 		if (!isfinite(v->num))
-			return fail_at(d, TK_EFORMAT, v->line, v->col,
-				       "number %s is out of range", d->lx.str);
+			return fail_at(d, TK_EFORMAT, v->line, v->col, "number %s is out of range",
+				       d->lx.str);
 		return TK_OK;
 	case TKU_JT_STRING:
 		v->type = TKU_JSON_STRING;
@@ -217,8 +218,8 @@ static int check_keys(struct dom *d, const struct tku_json_value *o)
 static int member_key(struct dom *d, enum tku_json_tok *t, const char *want)
 {
 	if (*t != TKU_JT_STRING)
-		return fail_at(d, TK_EFORMAT, d->lx.tok_line, d->lx.tok_col, "expected %s, found %s",
-			       want, tku_json_tok_name(*t));
+		return fail_at(d, TK_EFORMAT, d->lx.tok_line, d->lx.tok_col,
+			       "expected %s, found %s", want, tku_json_tok_name(*t));
 	struct frame *f = &d->st[d->depth - 1];
 	f->key = malloc(d->lx.slen + 1);
 	if (!f->key)
@@ -244,7 +245,8 @@ static int parse(struct dom *d, struct tku_json_value *root)
 		/* t starts a value */
 		if (t == TKU_JT_LBRACE || t == TKU_JT_LBRACK) {
 			int obj = t == TKU_JT_LBRACE;
-			if ((st = push(d, obj ? TKU_JSON_OBJECT : TKU_JSON_ARRAY)) || (st = next(d, &t)))
+			if ((st = push(d, obj ? TKU_JSON_OBJECT : TKU_JSON_ARRAY)) ||
+			    (st = next(d, &t)))
 				return st;
 			if (t == (obj ? TKU_JT_RBRACE : TKU_JT_RBRACK)) {
 				v = d->st[--d->depth].v;
@@ -280,10 +282,11 @@ static int parse(struct dom *d, struct tku_json_value *root)
 				break;
 			}
 			if (t != (obj ? TKU_JT_RBRACE : TKU_JT_RBRACK))
-				return fail_at(d, TK_EFORMAT, d->lx.tok_line, d->lx.tok_col,
-					       obj ? "expected ',' or '}' after an object member, found %s"
-						   : "expected ',' or ']' after an array element, found %s",
-					       tku_json_tok_name(t));
+				return fail_at(
+				    d, TK_EFORMAT, d->lx.tok_line, d->lx.tok_col,
+				    obj ? "expected ',' or '}' after an object member, found %s"
+					: "expected ',' or ']' after an array element, found %s",
+				    tku_json_tok_name(t));
 			if (obj && (st = check_keys(d, &f->v)))
 				return st;
 			v = f->v;
@@ -293,7 +296,7 @@ static int parse(struct dom *d, struct tku_json_value *root)
 }
 
 int tku_json_parse_file(const char *path, size_t max_bytes, struct tku_json_value **out, char *err,
-		   size_t errlen)
+			size_t errlen)
 {
 	struct dom *d = calloc(1, sizeof(*d));
 	struct tku_json_value *root = calloc(1, sizeof(*root));
@@ -321,8 +324,8 @@ int tku_json_parse_file(const char *path, size_t max_bytes, struct tku_json_valu
 	if (!d->lx.is_gz && fstat(d->lx.fd, &sb) == 0 && S_ISREG(sb.st_mode) &&
 	    (uint64_t)sb.st_size > max_bytes) {
 		if (err && errlen)
-			snprintf(err, errlen, "'%s': the file is larger than %zu bytes: refused", path,
-				 max_bytes);
+			snprintf(err, errlen, "'%s': the file is larger than %zu bytes: refused",
+				 path, max_bytes);
 		st = TK_EFORMAT;
 		goto out;
 	}

@@ -9,18 +9,26 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum tku_json_type { TKU_JSON_NULL, TKU_JSON_BOOL, TKU_JSON_NUMBER, TKU_JSON_STRING, TKU_JSON_ARRAY, TKU_JSON_OBJECT };
+enum tku_json_type {
+	TKU_JSON_NULL,
+	TKU_JSON_BOOL,
+	TKU_JSON_NUMBER,
+	TKU_JSON_STRING,
+	TKU_JSON_ARRAY,
+	TKU_JSON_OBJECT
+};
 
 struct tku_json_value {
 	enum tku_json_type type;
-	int b;		       /* TKU_JSON_BOOL */
-	double num;	       /* TKU_JSON_NUMBER (always finite) */
-	char *str;	       /* TKU_JSON_STRING: NUL-terminated, len bytes (a raw NUL byte may be inside) */
+	int b;	    /* TKU_JSON_BOOL */
+	double num; /* TKU_JSON_NUMBER (always finite) */
+	char *str;  /* TKU_JSON_STRING: NUL-terminated, len bytes (a raw NUL byte may be inside) */
 	size_t len;
-	struct tku_json_value *items; /* ARRAY: the elements; OBJECT: the member values, in file order */
-	char **keys;		 /* OBJECT: keys[i] names items[i] */
-	size_t n;		 /* ARRAY, OBJECT: count of items */
-	uint64_t line, col;	 /* where the value starts (1-based), for messages */
+	struct tku_json_value
+	    *items;	    /* ARRAY: the elements; OBJECT: the member values, in file order */
+	char **keys;	    /* OBJECT: keys[i] names items[i] */
+	size_t n;	    /* ARRAY, OBJECT: count of items */
+	uint64_t line, col; /* where the value starts (1-based), for messages */
 };
 
 /*
@@ -32,7 +40,7 @@ struct tku_json_value {
  * the file cannot be read, TK_ENOMEM. *@out is NULL on error.
  */
 int tku_json_parse_file(const char *path, size_t max_bytes, struct tku_json_value **out, char *err,
-		   size_t errlen);
+			size_t errlen);
 
 /* tku_json_get() - the member @key of the object @obj; NULL when absent or @obj is not an object. */
 const struct tku_json_value *tku_json_get(const struct tku_json_value *obj, const char *key);

@@ -91,7 +91,8 @@ int tku_json_lex_open_buf(struct tku_json_lex *lx, const char *path, size_t buf_
 	if (fstat(lx->fd, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size >= 0 &&
 	    (uint64_t)sb.st_size < lx->cap) {
 		small_file = 1;
-		size_t small = (size_t)sb.st_size + 1 > SMALL_BUF ? (size_t)sb.st_size + 1 : SMALL_BUF;
+		size_t small =
+		    (size_t)sb.st_size + 1 > SMALL_BUF ? (size_t)sb.st_size + 1 : SMALL_BUF;
 		lx->cap = small < lx->cap ? small : lx->cap;
 	}
 	lx->buf = malloc(lx->cap);
@@ -329,7 +330,8 @@ static enum tku_json_tok lex_string(struct tku_json_lex *lx)
 				lx->line_start = lx->buf_off + lx->pos;
 			}
 			if (str_push(lx, &ch0, 1) != 0)
-				return err_here(lx, "string longer than %u bytes", TKU_JSON_MAX_STRING);
+				return err_here(lx, "string longer than %u bytes",
+						TKU_JSON_MAX_STRING);
 			continue;
 		}
 		/* backslash escape */
@@ -406,7 +408,8 @@ static enum tku_json_tok lex_string(struct tku_json_lex *lx)
 			if (cp == 0)
 				cp = 0xFFFD; /* no NUL inside C strings */
 			if (push_utf8(lx, cp) != 0)
-				return err_here(lx, "string longer than %u bytes", TKU_JSON_MAX_STRING);
+				return err_here(lx, "string longer than %u bytes",
+						TKU_JSON_MAX_STRING);
 			continue;
 		}
 		default:
@@ -443,7 +446,7 @@ static enum tku_json_tok lex_number(struct tku_json_lex *lx)
 		size_t n = (size_t)(q - p);
 		if (lx->slen + n > TKU_JSON_MAX_NUMBER)
 			return tku_json_lex_error(lx, "number longer than %d characters",
-					      TKU_JSON_MAX_NUMBER);
+						  TKU_JSON_MAX_NUMBER);
 		memcpy(lx->str + lx->slen, p, n);
 		lx->slen += n;
 		lx->pos += n;

@@ -11,11 +11,11 @@
 #include <stdint.h>
 #include <zlib.h>
 
-#define TKU_JSON_MAX_STRING (16u << 20)    /* longest string accepted, bytes (after unescaping) */
-#define TKU_JSON_MAX_NUMBER 256	       /* longest number text accepted */
-#define TKU_JSON_MAX_DEPTH 64	       /* deepest nesting accepted by the importer */
+#define TKU_JSON_MAX_STRING (16u << 20)	   /* longest string accepted, bytes (after unescaping) */
+#define TKU_JSON_MAX_NUMBER 256		   /* longest number text accepted */
+#define TKU_JSON_MAX_DEPTH 64		   /* deepest nesting accepted by the importer */
 #define TKU_JSON_MAX_INFLATED (1ull << 42) /* 4 TiB: a gzip that inflates beyond this is refused */
-#define TKU_JSON_BUF_SIZE (1u << 20)       /* decoded bytes read at a time */
+#define TKU_JSON_BUF_SIZE (1u << 20)	   /* decoded bytes read at a time */
 
 enum tku_json_tok {
 	TKU_JT_EOF,

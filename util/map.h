@@ -24,14 +24,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define TKU_MAP_NONE UINT32_MAX		      /* tku_map_find(): not there */
-#define TKU_MAP_MAX ((size_t)1 << 31)	      /* keys at most */
+#define TKU_MAP_NONE UINT32_MAX		  /* tku_map_find(): not there */
+#define TKU_MAP_MAX ((size_t)1 << 31)	  /* keys at most */
 #define TKU_MAP_TAG 0xFFFFFFFF00000000ull /* the hash bits a slot keeps */
 
 struct tku_map {
 	uint64_t *slots; /* 0: empty; else (hash & TKU_MAP_TAG) | (index + 1) */
-	size_t cap;	 /* slots: 0 or a power of two; the home of a hash is (hash >> 32) & (cap-1) */
-	size_t count;	 /* keys */
+	size_t cap;   /* slots: 0 or a power of two; the home of a hash is (hash >> 32) & (cap-1) */
+	size_t count; /* keys */
 };
 
 /* Whether the caller's entry at @ix is the key being looked up (@ctx: the caller's state). */
@@ -126,12 +126,15 @@ static inline uint64_t tku_hash_i64(int64_t k)
  */
 struct tku_table {
 	struct tku_map map;
-	char *v;	    /* elements */
-	size_t n, cap;	    /* elements held, room */
+	char *v;	   /* elements */
+	size_t n, cap;	   /* elements held, room */
 	size_t size, nkey; /* bytes per element, int64s per key (at its start) */
 };
 
-#define TKU_TABLE_INIT(type, nkey) {{NULL, 0, 0}, NULL, 0, 0, sizeof(type), (nkey)}
+#define TKU_TABLE_INIT(type, nkey)                             \
+	{                                                      \
+		{NULL, 0, 0}, NULL, 0, 0, sizeof(type), (nkey) \
+	}
 
 /* tku_table_elem() - element @i, in [0, t->n). */
 static inline void *tku_table_elem(const struct tku_table *t, size_t i)

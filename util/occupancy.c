@@ -10,8 +10,8 @@
 
 #include "util/occupancy.h"
 
-#define TKU_OCC_WARP 32		 /* threads per warp */
-#define TKU_OCC_REG_UNIT 256	 /* registers are given to a warp in multiples of this */
+#define TKU_OCC_WARP 32		  /* threads per warp */
+#define TKU_OCC_REG_UNIT 256	  /* registers are given to a warp in multiples of this */
 #define TKU_OCC_UNLIMITED INT_MAX /* the limit of a resource the launch does not use */
 
 /* Shared memory sizes an SM can be configured with (KiB), smallest first. */
@@ -33,7 +33,7 @@ struct tku_occ_arch {
 	int ncarveout;
 };
 
-#define tku_occ_set_carveout(a, t)                                   \
+#define tku_occ_set_carveout(a, t)                                  \
 	do {                                                        \
 		(a)->carveout = (t);                                \
 		(a)->ncarveout = (int)(sizeof(t) / sizeof((t)[0])); \
@@ -138,7 +138,7 @@ static int64_t tku_occ_carveout(const struct tku_occ_arch *a, int64_t bytes)
  * multiple of the sub-partitions. -1 where NVIDIA's int arithmetic would overflow.
  */
 static int64_t tku_occ_reg_blocks(const struct tku_occ_device *d, const struct tku_occ_arch *a,
-				 int parts, int regs, int64_t warps, int64_t warp_regs)
+				  int parts, int regs, int64_t warps, int64_t warp_regs)
 {
 	int64_t need = warp_regs * tku_occ_round_up(warps, parts);
 
@@ -152,8 +152,8 @@ static int64_t tku_occ_reg_blocks(const struct tku_occ_device *d, const struct t
 }
 
 int tku_occupancy_active_blocks(const struct tku_occ_device *d, int block_threads, int regs,
-			       int64_t static_smem, int64_t dynamic_smem, int optin,
-			       enum tku_occ_limiter *limiter)
+				int64_t static_smem, int64_t dynamic_smem, int optin,
+				enum tku_occ_limiter *limiter)
 {
 	enum tku_occ_limiter why = TKU_OCC_NONE;
 	struct tku_occ_arch a;
@@ -203,11 +203,11 @@ int tku_occupancy_active_blocks(const struct tku_occ_device *d, int block_thread
 	smem = tku_occ_round_up(smem, a.smem_unit);
 	/* An opted-in function (Volta on) may use up to the opt-in size when it needs more than
 	 * the default (its bytes counted with the reservation, unrounded). */
-	block_limit = optin && a.carveout &&
-			      static_smem + dynamic_smem + d->reserved_smem_per_block >
-				  d->smem_per_block
-			  ? d->smem_per_block_optin
-			  : d->smem_per_block;
+	block_limit =
+	    optin && a.carveout &&
+		    static_smem + dynamic_smem + d->reserved_smem_per_block > d->smem_per_block
+		? d->smem_per_block_optin
+		: d->smem_per_block;
 	block_limit += a.reserved_in_limit ? d->reserved_smem_per_block : 0;
 	if (smem > block_limit) {
 		by_smem = 0;
@@ -245,16 +245,17 @@ int tku_occ_device_for_cc(int major, int minor, struct tku_occ_device *d)
 	/* compute capability, threads per SM, registers per block, shared memory per SM (KiB) */
 	static const struct {
 		int major, minor, threads, regs_block, smem_kib;
-	} t[] = {{5, 0, 2048, 65536, 64},   {5, 2, 2048, 65536, 96},  {5, 3, 2048, 32768, 64},
-		 {6, 0, 2048, 65536, 64},   {6, 1, 2048, 65536, 96},  {6, 2, 2048, 32768, 64},
-		 {7, 0, 2048, 65536, 96},   {7, 2, 2048, 65536, 96},  {7, 5, 1024, 65536, 64},
-		 {8, 0, 2048, 65536, 164},  {8, 6, 1536, 65536, 100}, {8, 7, 1536, 65536, 164},
-		 {8, 9, 1536, 65536, 100},  {9, 0, 2048, 65536, 228}, {10, 0, 2048, 65536, 228},
+	} t[] = {{5, 0, 2048, 65536, 64},   {5, 2, 2048, 65536, 96},   {5, 3, 2048, 32768, 64},
+		 {6, 0, 2048, 65536, 64},   {6, 1, 2048, 65536, 96},   {6, 2, 2048, 32768, 64},
+		 {7, 0, 2048, 65536, 96},   {7, 2, 2048, 65536, 96},   {7, 5, 1024, 65536, 64},
+		 {8, 0, 2048, 65536, 164},  {8, 6, 1536, 65536, 100},  {8, 7, 1536, 65536, 164},
+		 {8, 9, 1536, 65536, 100},  {9, 0, 2048, 65536, 228},  {10, 0, 2048, 65536, 228},
 		 {10, 3, 2048, 65536, 228}, {12, 0, 1536, 65536, 100}, {12, 1, 1536, 65536, 100}};
 	struct tku_occ_arch a;
 
 	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
-		if (t[i].major != major || t[i].minor != minor || tku_occ_arch_get(major, minor, &a))
+		if (t[i].major != major || t[i].minor != minor ||
+		    tku_occ_arch_get(major, minor, &a))
 			continue;
 		d->cc_major = major;
 		d->cc_minor = minor;
@@ -273,11 +274,11 @@ int tku_occ_device_for_cc(int major, int minor, struct tku_occ_device *d)
 	return -1;
 }
 
-double tku_occupancy(const struct tku_occ_device *d, int block_threads, int regs, int64_t static_smem,
-		    int64_t dynamic_smem, int optin, int *active_blocks)
+double tku_occupancy(const struct tku_occ_device *d, int block_threads, int regs,
+		     int64_t static_smem, int64_t dynamic_smem, int optin, int *active_blocks)
 {
-	int n = tku_occupancy_active_blocks(d, block_threads, regs, static_smem, dynamic_smem, optin,
-					   NULL);
+	int n = tku_occupancy_active_blocks(d, block_threads, regs, static_smem, dynamic_smem,
+					    optin, NULL);
 
 	if (active_blocks)
 		*active_blocks = n > 0 ? n : 0;

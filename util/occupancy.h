@@ -15,17 +15,17 @@
 #include <stdint.h>
 /* What the occupancy calculation needs to know of a device (CUPTI's device record plus two driver values). */
 struct tku_occ_device {
-	int cc_major, cc_minor;          /* compute capability */
+	int cc_major, cc_minor; /* compute capability */
 	int sm_count;
 	int max_threads_per_block;
 	int max_threads_per_sm;
-	int regs_per_block;               /* registers per block */
+	int regs_per_block; /* registers per block */
 	int regs_per_sm;
 	int max_blocks_per_sm;
-	int64_t smem_per_block;           /* shared memory per block, default limit (bytes) */
-	int64_t smem_per_sm;              /* shared memory per SM (bytes) */
-	int64_t smem_per_block_optin;     /* opt-in maximum per block (bytes) */
-	int64_t reserved_smem_per_block;  /* the driver's reservation per block (bytes) */
+	int64_t smem_per_block;		 /* shared memory per block, default limit (bytes) */
+	int64_t smem_per_sm;		 /* shared memory per SM (bytes) */
+	int64_t smem_per_block_optin;	 /* opt-in maximum per block (bytes) */
+	int64_t reserved_smem_per_block; /* the driver's reservation per block (bytes) */
 };
 /*
  * tku_occupancy_active_blocks() - resident blocks per SM of a launch of @block_threads threads
@@ -36,10 +36,16 @@ struct tku_occ_device {
  * cudaOccMaxActiveBlocksPerMultiprocessor returns an error). *limiter (may be NULL) gets what bounds
  * it: TKU_OCC_WARPS, TKU_OCC_REGISTERS, TKU_OCC_SMEM, TKU_OCC_BLOCKS (the SM's block limit).
  */
-enum tku_occ_limiter { TKU_OCC_NONE, TKU_OCC_WARPS, TKU_OCC_REGISTERS, TKU_OCC_SMEM, TKU_OCC_BLOCKS };
+enum tku_occ_limiter {
+	TKU_OCC_NONE,
+	TKU_OCC_WARPS,
+	TKU_OCC_REGISTERS,
+	TKU_OCC_SMEM,
+	TKU_OCC_BLOCKS
+};
 int tku_occupancy_active_blocks(const struct tku_occ_device *d, int block_threads, int regs,
-			       int64_t static_smem, int64_t dynamic_smem, int optin,
-			       enum tku_occ_limiter *limiter);
+				int64_t static_smem, int64_t dynamic_smem, int optin,
+				enum tku_occ_limiter *limiter);
 /*
  * tku_occ_device_for_cc() - the limits NVIDIA documents for compute capability @major.@minor
  * (CUDA C++ Programming Guide, "Technical Specifications per Compute Capability": threads,
@@ -50,7 +56,7 @@ int tku_occupancy_active_blocks(const struct tku_occ_device *d, int block_thread
 int tku_occ_device_for_cc(int major, int minor, struct tku_occ_device *d);
 
 /* tku_occupancy() - theoretical occupancy 0..1: active warps / max warps per SM; -1 as above. */
-double tku_occupancy(const struct tku_occ_device *d, int block_threads, int regs, int64_t static_smem,
-		    int64_t dynamic_smem, int optin, int *active_blocks);
+double tku_occupancy(const struct tku_occ_device *d, int block_threads, int regs,
+		     int64_t static_smem, int64_t dynamic_smem, int optin, int *active_blocks);
 
 #endif

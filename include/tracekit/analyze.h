@@ -20,9 +20,9 @@ extern "C" {
 
 /* Which window each device's figures are computed over (docs/metrics.md, "Windows"). */
 enum tk_window {
-	TK_WINDOW_AUTO = 0, /* steps when the device's process has steps, else device */
-	TK_WINDOW_DEVICE,   /* first device event's start to last device event's end */
-	TK_WINDOW_STEPS,    /* union of the step intervals (devices without steps: device) */
+	TK_WINDOW_AUTO = 0,   /* steps when the device's process has steps, else device */
+	TK_WINDOW_DEVICE,     /* first device event's start to last device event's end */
+	TK_WINDOW_STEPS,      /* union of the step intervals (devices without steps: device) */
 	TK_WINDOW_HOST_STEPS, /* as STEPS, with host steps kept at their host intervals */
 };
 

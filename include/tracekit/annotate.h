@@ -151,12 +151,12 @@ static inline struct tk_scope tk__func_begin(const char *name)
  * TK_SCOPE("name") - record the rest of the enclosing block as a scope (GCC/Clang, C and C++).
  * The variable is only read by its cleanup: "unused" keeps -Wunused-variable quiet (clang).
  */
-#define TK_SCOPE(name)                                                                  \
+#define TK_SCOPE(name)                                                                          \
 	struct tk_scope TK__UNIQUE(tk__scope_) __attribute__((cleanup(tk_scope_end), unused)) = \
 	    tk_scope_begin(name)
 
 /** TK_FUNC() - record the rest of the enclosing function as a scope named after it. */
-#define TK_FUNC()                                                                      \
+#define TK_FUNC()                                                                              \
 	struct tk_scope TK__UNIQUE(tk__func_) __attribute__((cleanup(tk_scope_end), unused)) = \
 	    tk__func_begin(__func__)
 

@@ -99,8 +99,8 @@ int tk_error_push_from(tk_error *e, const char *module, int status, const char *
     __attribute__((format(printf, 4, 5)));
 
 /** tk_error_vpush_from() - tk_error_push_from() with a va_list (for wrappers). */
-int tk_error_vpush_from(tk_error *e, const char *module, int status, const char *fmt,
-			va_list ap) __attribute__((format(printf, 4, 0)));
+int tk_error_vpush_from(tk_error *e, const char *module, int status, const char *fmt, va_list ap)
+    __attribute__((format(printf, 4, 0)));
 
 /**
  * tk_error_copy() - make @dst a copy of @src (its status and every cause), so that a caller can

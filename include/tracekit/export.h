@@ -19,7 +19,8 @@ enum tk_export_format {
 
 struct tk_export_options {
 	enum tk_export_format format;
-	const char *run; /* xplane: the run directory name; NULL = a timestamp (2026_11_22_10_00_00) */
+	const char
+	    *run; /* xplane: the run directory name; NULL = a timestamp (2026_11_22_10_00_00) */
 };
 
 /* What an export wrote. */

@@ -87,7 +87,8 @@ struct tk_xplane_run {
 	int nfiles;
 	int64_t bytes;	  /* total size of the files */
 	int64_t mtime_ns; /* newest modification time among the files */
-	int64_t start_ns, end_ns; /* profiled time span over the files (Unix epoch ns), or TK_NONE */
+	int64_t start_ns,
+	    end_ns;	 /* profiled time span over the files (Unix epoch ns), or TK_NONE */
 	int64_t name_ns; /* the date and time the run name spells (2024_05_01_12_30_45, read as
 			    UTC), or TK_NONE */
 };

@@ -26,8 +26,8 @@ enum tk_output_kind {
 	TK_OUTPUT_REPORT_HTML,
 	TK_OUTPUT_REPORT_JSON,
 	TK_OUTPUT_REPORT_MD,
-	TK_OUTPUT_BASELINE,    /* a baseline file (tracekit baseline, check --update-baseline) */
-	TK_OUTPUT_CHECK_TEXT,  /* a check's result, one kind per format */
+	TK_OUTPUT_BASELINE,   /* a baseline file (tracekit baseline, check --update-baseline) */
+	TK_OUTPUT_CHECK_TEXT, /* a check's result, one kind per format */
 	TK_OUTPUT_CHECK_JSON,
 	TK_OUTPUT_CHECK_MD,
 	TK_OUTPUT_CHECK_JUNIT,

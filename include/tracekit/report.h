@@ -60,9 +60,9 @@ int tk_report_format_parse(const char *name, enum tk_report_format *out);
 
 struct tk_report_options {
 	enum tk_report_format format;
-	int width;	  /* text: columns to fit in (0 = 100) */
-	int color;	  /* text: ANSI colours (the CLI sets it only on a TTY without --no-color) */
-	int top;	  /* rows per capped table (0 = 20) */
+	int width; /* text: columns to fit in (0 = 100) */
+	int color; /* text: ANSI colours (the CLI sets it only on a TTY without --no-color) */
+	int top;   /* rows per capped table (0 = 20) */
 	double threshold; /* diff: relative change flagged, e.g. 0.05 for 5 % (0 = 0.05) */
 	int full_names;	  /* names in full everywhere, not their short labels (--full-names) */
 };
@@ -87,8 +87,7 @@ int tk_report_has_analysis(const char *path, int *out, tk_error *err);
  * @return TK_OK; TK_EIO/TK_EFORMAT/TK_EVERSION when the store cannot be read, TK_EIO on a
  *         write error; the causes are in @err (may be NULL).
  */
-int tk_report_write(FILE *out, const char *path, const struct tk_report_options *o,
-		    tk_error *err);
+int tk_report_write(FILE *out, const char *path, const struct tk_report_options *o, tk_error *err);
 
 /**
  * tk_report_diff() - compare the analysed stores @a (before) and @b (after) and write the diff to

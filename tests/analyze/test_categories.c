@@ -82,8 +82,8 @@ static const struct dev_case dev_cases[] = {
      "void fft2d_r2c_32x32<float, false, 5u, true>(float2*, float const*, int, int, int, int, int, "
      "int, int, int, int, cudnn::reduced_divisor, bool, int2, int, int)",
      NULL, NULL, "conv"},
-    {TK_EV_KERNEL, "cask_cudnn::computeOffsetsKernel(cask_cudnn::ComputeOffsetsParams)", NULL,
-     NULL, "conv"},
+    {TK_EV_KERNEL, "cask_cudnn::computeOffsetsKernel(cask_cudnn::ComputeOffsetsParams)", NULL, NULL,
+     "conv"},
     {TK_EV_KERNEL,
      "void cudnn::bn_fw_tr_1C11_kernel_NCHW<float, float, 512, true, 1>(cudnnTensorStruct, float "
      "const*, cudnnTensorStruct, float*, float const*, float const*, float, float)",
@@ -138,9 +138,10 @@ static const struct dev_case dev_cases[] = {
      "namespace)::TensorListMetadata<2>, at::native::(anonymous namespace)::BinaryOpListAlpha"
      "Functor<float, 2, 2, 0>>",
      NULL, NULL, "elementwise"},
-    {TK_EV_KERNEL, "void cudnn::ops::nchwToNhwcKernel<float, float, float, false, true, "
-		   "(cudnnKernelDataType_t)0>(cudnn::ops::nchw2nhwc_params_t<float>, float "
-		   "const*, float*)",
+    {TK_EV_KERNEL,
+     "void cudnn::ops::nchwToNhwcKernel<float, float, float, false, true, "
+     "(cudnnKernelDataType_t)0>(cudnn::ops::nchw2nhwc_params_t<float>, float "
+     "const*, float*)",
      NULL, NULL, "elementwise"},
     {TK_EV_KERNEL, "triton_poi_fused_add_cos_sin_0", NULL, NULL, "elementwise"},
     {TK_EV_KERNEL,
@@ -165,8 +166,9 @@ static const struct dev_case dev_cases[] = {
      "(cub::CacheLoadModifier)0>>",
      NULL, NULL, "reduction"},
     {TK_EV_KERNEL, "ncclKernel_AllReduce_RING_LL_Sum_float(ncclWorkElem)", NULL, NULL, "comm"},
-    {TK_EV_KERNEL, "ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t(ncclDevComm*, unsigned long, "
-		   "ncclWork*)",
+    {TK_EV_KERNEL,
+     "ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t(ncclDevComm*, unsigned long, "
+     "ncclWork*)",
      NULL, NULL, "comm"},
     {TK_EV_MEMCPY, "Memcpy HtoD (Pinned -> Device)", NULL, NULL, "memcpy"},
     {TK_EV_MEMCPY, "Memcpy DtoD (Device -> Device)", NULL, NULL, "memcpy"},
@@ -222,8 +224,9 @@ static const struct dev_case dev_cases[] = {
      "void flash::flash_fwd_kernel<Flash_fwd_kernel_traits<128, 128, 64, 4, false, false, "
      "cutlass::bfloat16_t>, false, true>(Flash_fwd_params)",
      NULL, NULL, "attention"},
-    {TK_EV_KERNEL, "fmha_cutlassF_f16_aligned_64x64_rf_sm80(PyTorchMemEffAttention::AttentionKernel"
-		   "<cutlass::half_t, cutlass::arch::Sm80, true, 64, 64, 64, true, true>::Params)",
+    {TK_EV_KERNEL,
+     "fmha_cutlassF_f16_aligned_64x64_rf_sm80(PyTorchMemEffAttention::AttentionKernel"
+     "<cutlass::half_t, cutlass::arch::Sm80, true, 64, 64, 64, true, true>::Params)",
      NULL, NULL, "attention"},
 };
 
@@ -333,8 +336,8 @@ static void import_fixture(void)
 	tkt_ok(tkt_tracekit("import", path, "-o", tkt_db, NULL));
 }
 
-#define CAT_ROWS                                                                            \
-	"SELECT device_id, scope, window, step_index, step_num, category, ops, device_ns, "  \
+#define CAT_ROWS                                                                              \
+	"SELECT device_id, scope, window, step_index, step_num, category, ops, device_ns, "   \
 	"printf('%.6f', share) FROM analysis_categories ORDER BY device_id, scope = 'step', " \
 	"step_index, category"
 

@@ -29,8 +29,8 @@ static void import_fixture(const char *prefix)
 	tkt_analyze(tkt_db, TK_WINDOW_AUTO, -1);
 }
 
-#define RANK_COLS                                                                          \
-	"SELECT device_id, rank, collectives, unmatched, times_last, total_skew_ns, "      \
+#define RANK_COLS                                                                                \
+	"SELECT device_id, rank, collectives, unmatched, times_last, total_skew_ns, "            \
 	"max_skew_ns, late_skew_ns, comm_ns, total_wait_ns, straggler FROM analysis_comm_ranks " \
 	"ORDER BY device_id"
 
@@ -63,10 +63,11 @@ Test(analyze_comm, sequence_numbers_match_four_ranks)
 			"2|2|8|1|1|605000|600000|600000|9200000|1100000|0\n"
 			"3|3|8|0|5|1650000|600000|1650000|8055000|55000|1");
 	/* rank 0's seq 8 waited for the others' seq 8, not their seq 7 */
-	tkt_expect_rows(tkt_db,
-			"SELECT seq, matched_by, members, skew_ns, wait_ns, threshold_ns, last FROM "
-			"analysis_comm WHERE device_id = 0 AND seq >= 7",
-			"8|seq|4|0|600000|100000|0");
+	tkt_expect_rows(
+	    tkt_db,
+	    "SELECT seq, matched_by, members, skew_ns, wait_ns, threshold_ns, last FROM "
+	    "analysis_comm WHERE device_id = 0 AND seq >= 7",
+	    "8|seq|4|0|600000|100000|0");
 	tkt_expect_rows(tkt_db,
 			"SELECT seq, members, count(*), sum(last), min(skew_ns), max(skew_ns) FROM "
 			"analysis_comm WHERE process_group = '0' GROUP BY seq ORDER BY seq",
@@ -78,13 +79,14 @@ Test(analyze_comm, sequence_numbers_match_four_ranks)
 			"process_group = '1'",
 			"2|1|1|1|1|1|1|0");
 	/* the straggler finding names rank 3, its collective and its skew in human units */
-	tkt_expect_rows(tkt_db,
-			"SELECT device_id, severity, metric, summary FROM analysis_findings WHERE "
-			"rule = 'straggler'",
-			"3|medium|62.5|rank 3 (device 3) started last in 5 of its 8 matched "
-			"collectives (63%; chance 26%), by 330.0 us on average (largest 600.0 us): the "
-			"other ranks waited for it; most often in "
-			"ncclDevKernel_AllReduce_Sum_f32_RING_LL");
+	tkt_expect_rows(
+	    tkt_db,
+	    "SELECT device_id, severity, metric, summary FROM analysis_findings WHERE "
+	    "rule = 'straggler'",
+	    "3|medium|62.5|rank 3 (device 3) started last in 5 of its 8 matched "
+	    "collectives (63%; chance 26%), by 330.0 us on average (largest 600.0 us): the "
+	    "other ranks waited for it; most often in "
+	    "ncclDevKernel_AllReduce_Sum_f32_RING_LL");
 }
 
 /*
@@ -102,15 +104,15 @@ Test(analyze_comm, call_order_when_there_are_no_sequence_numbers)
 			"1|1|8|0|0|50000|50000|0|9055000|1555000|0\n"
 			"2|2|8|1|0|5000|5000|0|9200000|1600000|0\n"
 			"3|3|8|0|4|1050000|400000|1050000|8055000|555000|1");
-	tkt_expect_rows(tkt_db,
-			"SELECT DISTINCT matched_by FROM analysis_comm ORDER BY matched_by",
+	tkt_expect_rows(tkt_db, "SELECT DISTINCT matched_by FROM analysis_comm ORDER BY matched_by",
 			"NULL\norder");
-	tkt_expect_rows(tkt_db,
-			"SELECT device_id, start_ns - 1700000000000000000, members, skew_ns, wait_ns, "
-			"last FROM analysis_comm WHERE instance = (SELECT instance FROM analysis_comm "
-			"WHERE device_id = 0 AND start_ns = 1700000000013500000) ORDER BY device_id",
-			"0|13500000|4|500000|0|1\n1|13000000|4|0|500000|0\n"
-			"2|13000000|4|0|500000|0\n3|13000000|4|0|500000|0");
+	tkt_expect_rows(
+	    tkt_db,
+	    "SELECT device_id, start_ns - 1700000000000000000, members, skew_ns, wait_ns, "
+	    "last FROM analysis_comm WHERE instance = (SELECT instance FROM analysis_comm "
+	    "WHERE device_id = 0 AND start_ns = 1700000000013500000) ORDER BY device_id",
+	    "0|13500000|4|500000|0|1\n1|13000000|4|0|500000|0\n"
+	    "2|13000000|4|0|500000|0\n3|13000000|4|0|500000|0");
 }
 
 /*
@@ -126,10 +128,11 @@ Test(analyze_comm, wait_never_exceeds_communication_time)
 	tkt_run_free(&run);
 	tkt_analyze(tkt_db, TK_WINDOW_AUTO, -1);
 	cr_expect_eq(tkt_query_int(tkt_db, "SELECT count(*) FROM analysis_comm_ranks"), 2);
-	cr_expect_eq(tkt_query_int(tkt_db, "SELECT count(*) FROM analysis_comm_ranks WHERE "
-					   "total_wait_ns > comm_ns OR comm_ns <> (SELECT comm_ns FROM "
-					   "analysis_device_time d WHERE d.device_id = "
-					   "analysis_comm_ranks.device_id AND d.selected = 1)"),
+	cr_expect_eq(tkt_query_int(tkt_db,
+				   "SELECT count(*) FROM analysis_comm_ranks WHERE "
+				   "total_wait_ns > comm_ns OR comm_ns <> (SELECT comm_ns FROM "
+				   "analysis_device_time d WHERE d.device_id = "
+				   "analysis_comm_ranks.device_id AND d.selected = 1)"),
 		     0);
 	cr_expect_eq(tkt_query_int(tkt_db, "SELECT count(*) FROM analysis_comm WHERE wait_ns > "
 					   "dur_ns OR wait_ns < 0"),
@@ -155,12 +158,13 @@ Test(analyze_comm, hta_sampled_ranks_agree_with_python)
 	cr_assert_eq(run.code, 0, "import: %s", run.err);
 	tkt_run_free(&run);
 	tkt_analyze(tkt_db, TK_WINDOW_DEVICE, -1);
-	tkt_expect_rows(tkt_db,
-			"SELECT device_id, collectives, unmatched, times_last, total_skew_ns, "
-			"max_skew_ns, late_skew_ns, comm_ns, total_wait_ns FROM analysis_comm_ranks "
-			"ORDER BY device_id",
-			"0|5|5|0|0|0|0|396199000|31865000\n"
-			"1|5|5|2|31865000|22328000|25630000|379053000|0");
+	tkt_expect_rows(
+	    tkt_db,
+	    "SELECT device_id, collectives, unmatched, times_last, total_skew_ns, "
+	    "max_skew_ns, late_skew_ns, comm_ns, total_wait_ns FROM analysis_comm_ranks "
+	    "ORDER BY device_id",
+	    "0|5|5|0|0|0|0|396199000|31865000\n"
+	    "1|5|5|2|31865000|22328000|25630000|379053000|0");
 	tkt_expect_rows(tkt_db,
 			"SELECT device_id, start_ns, dur_ns, members, skew_ns, wait_ns, last FROM "
 			"analysis_comm WHERE instance IS NOT NULL ORDER BY device_id, start_ns",

@@ -67,7 +67,8 @@ static void expect_digest(const char *trace, const char *fig, const char *sql)
 	size_t n = rows[0] ? 1 : 0;
 	for (const char *p = rows; *p; p++)
 		n += *p == '\n';
-	snprintf(got, sizeof(got), "%zu|%016" PRIx64, n, tku_fnv1a64_str(rows) /* ops_figures.py computes the same */);
+	snprintf(got, sizeof(got), "%zu|%016" PRIx64, n,
+		 tku_fnv1a64_str(rows) /* ops_figures.py computes the same */);
 	cr_expect_str_eq(got, want,
 			 "%s %s: %s\n(regenerate the rows with ops_figures.py --full and compare "
 			 "with)\n%.2000s",
@@ -188,5 +189,6 @@ Test(corpus_ops, xplane_tpu_v6e)
 /* JAX 0.8 on MI300X (XPlane): kernels carry hlo_op / hlo_module: the hlo_op level. */
 Test(corpus_ops, xplane_jax_mi300x_hlo_ops)
 {
-	check_trace("mi300x_gemm", "xplane/logdir/plugins/profile/jax08_mi300x_gemm/tw003.xplane.pb");
+	check_trace("mi300x_gemm",
+		    "xplane/logdir/plugins/profile/jax08_mi300x_gemm/tw003.xplane.pb");
 }

@@ -116,11 +116,12 @@ Test(findings, gpu_idle_fix_follows_the_framework)
 	cr_assert_eq(r.code, 0, "%s", r.err);
 	tkt_run_free(&r);
 	tkt_analyze(db, TK_WINDOW_AUTO, -1);
-	tkt_expect_rows(db,
-			"SELECT severity, printf('%.1f', metric), fix LIKE 'The host dispatches work "
-			"too slowly%jit the whole step%lax.scan%', fix LIKE '%torch%' FROM "
-			"analysis_findings WHERE rule = 'gpu_idle'",
-			"high|63.2|1|0");
+	tkt_expect_rows(
+	    db,
+	    "SELECT severity, printf('%.1f', metric), fix LIKE 'The host dispatches work "
+	    "too slowly%jit the whole step%lax.scan%', fix LIKE '%torch%' FROM "
+	    "analysis_findings WHERE rule = 'gpu_idle'",
+	    "high|63.2|1|0");
 	free(in);
 	free(db);
 	tkt_rmdir(dir);

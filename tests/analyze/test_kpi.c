@@ -86,7 +86,8 @@ Test(analyze_kpi, every_kpi_with_band_window_and_note)
 	write_kpi_store(tkt_db);
 	tkt_analyze(tkt_db, TK_WINDOW_AUTO, -1);
 	tkt_expect_rows(
-	    tkt_db, "SELECT device_id, kpi, value, unit, band, window, note FROM analysis_kpi WHERE "
+	    tkt_db,
+	    "SELECT device_id, kpi, value, unit, band, window, note FROM analysis_kpi WHERE "
 	    "device_id = 0 ORDER BY rowid",
 	    "0|gpu_utilization|86.6666666666667|%|good|device|busy 2600000 ns of a 3000000 ns "
 	    "window; good > 80%, warning 50-80%, bad < 50%\n"
@@ -108,7 +109,8 @@ Test(analyze_kpi, every_kpi_with_band_window_and_note)
 	    "device's process) on the host; 0 ns of it inside the device window; good < 2 s, "
 	    "warning 2-10 s, bad > 10 s");
 	tkt_expect_rows(
-	    tkt_db, "SELECT device_id, kpi, value, unit, band, window, note FROM analysis_kpi WHERE "
+	    tkt_db,
+	    "SELECT device_id, kpi, value, unit, band, window, note FROM analysis_kpi WHERE "
 	    "device_id = 1 ORDER BY rowid",
 	    "1|gpu_utilization|100.0|%|good|device|busy 10000 ns of a 10000 ns window; "
 	    "good > 80%, warning 50-80%, bad < 50%\n"
@@ -128,21 +130,22 @@ Test(analyze_kpi, every_kpi_with_band_window_and_note)
 	    "1|compilation_time|NULL|ns|n-a|trace|n/a: no compile events in this device's "
 	    "process");
 	/* detail: the population each KPI is over, named, and the figures behind it */
-	tkt_expect_rows(tkt_db,
-			"SELECT kpi, detail FROM analysis_kpi WHERE device_id = 0 AND detail IS "
-			"NOT NULL AND kpi <> 'small_kernel_share_time' ORDER BY rowid",
-			"kernel_duration_median|{\"population\":\"kernels starting in the device "
-			"window\",\"kernels\":4,\"kernels_ns\":2600000}\n"
-			"small_kernel_share_count|{\"population\":\"kernels starting in the "
-			"device window\",\"kernels\":4,\"kernels_ns\":2600000,\"small\":2,"
-			"\"small_ns\":100000,\"threshold_ns\":100000,\"top\":[{\"name\":"
-			"\"small\",\"n\":2,\"ns\":100000}]}\n"
-			"memory_bandwidth|{\"population\":\"kernels starting in the device "
-			"window that state their bytes accessed\",\"ops\":2,\"bytes\":"
-			"2000000000,\"ns\":2500000,\"peak_bps\":1000000000000,\"peak_source\":\"trace\"}\n"
-			"compilation_time|{\"population\":\"compile events of the device's "
-			"process\",\"events\":3,\"total_ns\":3000500000,\"window\":"
-			"\"device\",\"events_in_window\":0,\"in_window_ns\":0,\"top\":[]}");
+	tkt_expect_rows(
+	    tkt_db,
+	    "SELECT kpi, detail FROM analysis_kpi WHERE device_id = 0 AND detail IS "
+	    "NOT NULL AND kpi <> 'small_kernel_share_time' ORDER BY rowid",
+	    "kernel_duration_median|{\"population\":\"kernels starting in the device "
+	    "window\",\"kernels\":4,\"kernels_ns\":2600000}\n"
+	    "small_kernel_share_count|{\"population\":\"kernels starting in the "
+	    "device window\",\"kernels\":4,\"kernels_ns\":2600000,\"small\":2,"
+	    "\"small_ns\":100000,\"threshold_ns\":100000,\"top\":[{\"name\":"
+	    "\"small\",\"n\":2,\"ns\":100000}]}\n"
+	    "memory_bandwidth|{\"population\":\"kernels starting in the device "
+	    "window that state their bytes accessed\",\"ops\":2,\"bytes\":"
+	    "2000000000,\"ns\":2500000,\"peak_bps\":1000000000000,\"peak_source\":\"trace\"}\n"
+	    "compilation_time|{\"population\":\"compile events of the device's "
+	    "process\",\"events\":3,\"total_ns\":3000500000,\"window\":"
+	    "\"device\",\"events_in_window\":0,\"in_window_ns\":0,\"top\":[]}");
 	cr_expect_eq(tkt_query_int(tkt_db, "SELECT count(*) FROM analysis_kpi k WHERE "
 					   "json_extract(k.detail, '$.top[0].name') = 'small' "
 					   "AND k.device_id = 0"),
@@ -183,9 +186,9 @@ Test(analyze_kpi, cli_help_and_usage_errors)
 {
 	struct tkt_run r = tkt_tracekit("analyze", "--help", NULL);
 	cr_expect_eq(r.code, 0);
-	cr_expect(strstr(r.out, "usage: tracekit analyze STORE [--window auto|device|steps|host-steps]"),
-		  "%s",
-		  r.out);
+	cr_expect(
+	    strstr(r.out, "usage: tracekit analyze STORE [--window auto|device|steps|host-steps]"),
+	    "%s", r.out);
 	tkt_run_free(&r);
 	r = tkt_tracekit("help", "analyze", NULL);
 	cr_expect_eq(r.code, 0);

@@ -74,17 +74,17 @@ static void load(const char *name, int no_flows, const char *window)
 	free(src);
 }
 
-#define LS_COLS                                                                                \
-	"SELECT kind, name, ops, launches, device_ns, call_total_ns, call_mean_ns, "          \
-	"call_median_ns, call_p90_ns, call_max_ns, delay_mean_ns, delay_median_ns, "          \
+#define LS_COLS                                                                                    \
+	"SELECT kind, name, ops, launches, device_ns, call_total_ns, call_mean_ns, "               \
+	"call_median_ns, call_p90_ns, call_max_ns, delay_mean_ns, delay_median_ns, "               \
 	"delay_p90_ns, delay_max_ns, queue_mean_ns, queue_median_ns, queue_p90_ns, queue_max_ns, " \
-	"call_outliers, delay_outliers, short_launches, short_share FROM analysis_launch_stats " \
+	"call_outliers, delay_outliers, short_launches, short_share FROM analysis_launch_stats "   \
 	"ORDER BY name"
 
-#define QL_COLS                                                                                \
+#define QL_COLS                                                                                   \
 	"SELECT stream_id, window, window_ns, ops, launched, max_length, mean_length, empty_ns, " \
-	"empty_share, longest_empty_ns, longest_empty_start_ns - 1700000000000000000, "          \
-	"max_waiting, mean_waiting, waiting_share FROM analysis_queue_length ORDER BY "          \
+	"empty_share, longest_empty_ns, longest_empty_start_ns - 1700000000000000000, "           \
+	"max_waiting, mean_waiting, waiting_share FROM analysis_queue_length ORDER BY "           \
 	"track_id IS NULL, stream_id"
 
 /*
@@ -137,14 +137,15 @@ static void expect_host_bound(void)
 					   "analysis_queue_length WHERE track_id IS NULL"),
 		     613000);
 	/* the timeline: 999 buckets of 691 ns over [10, 700) us, the same maximum and integral */
-	tkt_expect_rows(tkt_db,
-			"SELECT count(*), min(start_ns) - 1700000000000000000, max(end_ns) - "
-			"1700000000000000000, max(max_length), max(max_waiting), "
-			"round(sum(mean_length * (end_ns - start_ns))) FROM analysis_queue_timeline "
-			"GROUP BY track_id ORDER BY track_id IS NULL, track_id",
-			"999|10000|700000|3|3|942000.0\n"
-			"999|10000|700000|1|1|114000.0\n"
-			"999|10000|700000|4|4|1056000.0");
+	tkt_expect_rows(
+	    tkt_db,
+	    "SELECT count(*), min(start_ns) - 1700000000000000000, max(end_ns) - "
+	    "1700000000000000000, max(max_length), max(max_waiting), "
+	    "round(sum(mean_length * (end_ns - start_ns))) FROM analysis_queue_timeline "
+	    "GROUP BY track_id ORDER BY track_id IS NULL, track_id",
+	    "999|10000|700000|3|3|942000.0\n"
+	    "999|10000|700000|1|1|114000.0\n"
+	    "999|10000|700000|4|4|1056000.0");
 }
 
 Test(launch_stats, host_bound_trace_with_flows_has_the_figures_by_construction)
@@ -217,7 +218,8 @@ static int near(const char *got, const char *want)
 static void expect_rows_near(const char *sql, const char *types, const char *name)
 {
 	char *got = tkt_rows(tkt_db, sql), *want = tkt_figures("analyze/launch", name);
-	char *gs = NULL, *ws = NULL, *gl = strtok_r(got, "\n", &gs), *wl = strtok_r(want, "\n", &ws);
+	char *gs = NULL, *ws = NULL, *gl = strtok_r(got, "\n", &gs),
+	     *wl = strtok_r(want, "\n", &ws);
 	int row = 0;
 	for (; gl && wl; gl = strtok_r(NULL, "\n", &gs), wl = strtok_r(NULL, "\n", &ws), row++) {
 		char *gf = gl, *wf = wl;
@@ -230,7 +232,8 @@ static void expect_rows_near(const char *sql, const char *types, const char *nam
 			cr_assert_lt(col, strlen(types), "%s row %d: more columns than types", name,
 				     row);
 			int ok = types[col] == 'r' ? near(gf, wf) : !strcmp(gf, wf);
-			cr_expect(ok, "%s row %d column %zu: got %s, want %s", name, row, col, gf, wf);
+			cr_expect(ok, "%s row %d column %zu: got %s, want %s", name, row, col, gf,
+				  wf);
 			gf = gn ? gn + 1 : NULL;
 			wf = wn ? wn + 1 : NULL;
 		}
@@ -241,17 +244,17 @@ static void expect_rows_near(const char *sql, const char *types, const char *nam
 	free(want);
 }
 
-#define LS_REAL                                                                                \
-	"SELECT (SELECT ordinal FROM devices WHERE id = device_id), kind, name, ops, launches, "  \
-	"device_ns, call_total_ns, call_mean_ns, call_median_ns, call_p90_ns, call_max_ns, "      \
-	"delay_mean_ns, delay_median_ns, delay_p90_ns, delay_max_ns, queue_mean_ns, "             \
-	"queue_median_ns, queue_p90_ns, queue_max_ns, call_outliers, delay_outliers, "            \
+#define LS_REAL                                                                                  \
+	"SELECT (SELECT ordinal FROM devices WHERE id = device_id), kind, name, ops, launches, " \
+	"device_ns, call_total_ns, call_mean_ns, call_median_ns, call_p90_ns, call_max_ns, "     \
+	"delay_mean_ns, delay_median_ns, delay_p90_ns, delay_max_ns, queue_mean_ns, "            \
+	"queue_median_ns, queue_p90_ns, queue_max_ns, call_outliers, delay_outliers, "           \
 	"short_launches, short_share FROM analysis_launch_stats ORDER BY 1, kind, name"
 #define LS_TYPES "ittiiiirriirriirriiiiir"
 
-#define QL_REAL                                                                                \
-	"SELECT (SELECT ordinal FROM devices WHERE id = device_id), stream_id, window, "          \
-	"window_ns, ops, launched, max_length, mean_length, empty_ns, empty_share, "              \
+#define QL_REAL                                                                                    \
+	"SELECT (SELECT ordinal FROM devices WHERE id = device_id), stream_id, window, "           \
+	"window_ns, ops, launched, max_length, mean_length, empty_ns, empty_share, "               \
 	"longest_empty_ns, longest_empty_start_ns, max_waiting, mean_waiting, waiting_share FROM " \
 	"analysis_queue_length ORDER BY device_id, track_id IS NULL, stream_id"
 #define QL_TYPES "iitiiiiririiirr"
@@ -272,8 +275,8 @@ static void expect_script(const char *path, const char *name, int flows)
 	expect_rows_near(LS_REAL, LS_TYPES, file);
 	snprintf(file, sizeof(file), "%s.steps", name);
 	char *want = tkt_figures("analyze/launch", file);
-	tkt_expect_rows(tkt_db, "SELECT start_ns || '|' || end_ns FROM analysis_steps ORDER BY start_ns",
-			want);
+	tkt_expect_rows(
+	    tkt_db, "SELECT start_ns || '|' || end_ns FROM analysis_steps ORDER BY start_ns", want);
 	free(want);
 	snprintf(file, sizeof(file), "%s.queue.txt", name);
 	expect_rows_near(QL_REAL, QL_TYPES, file);

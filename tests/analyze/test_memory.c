@@ -112,11 +112,12 @@ Test(memory, fragmentation_computed_from_reserved_bytes)
 	tkt_analyze(path, TK_WINDOW_AUTO, -1);
 	cr_expect(tkt_query_int(path, "SELECT count(*) FROM analysis_memory WHERE "
 				      "fragmentation_source = 'computed'") > 0);
-	cr_expect_eq(tkt_query_int(path,
-				   "SELECT count(*) FROM analysis_memory WHERE fragmentation_source = "
-				   "'computed' AND (reserved_at_peak IS NULL OR abs(fragmentation_at_peak "
-				   "- (reserved_at_peak - peak_bytes) * 1.0 / reserved_at_peak) > 1e-15)"),
-		     0);
+	cr_expect_eq(
+	    tkt_query_int(path,
+			  "SELECT count(*) FROM analysis_memory WHERE fragmentation_source = "
+			  "'computed' AND (reserved_at_peak IS NULL OR abs(fragmentation_at_peak "
+			  "- (reserved_at_peak - peak_bytes) * 1.0 / reserved_at_peak) > 1e-15)"),
+	    0);
 	cr_expect_eq(tkt_query_int(path, "SELECT count(*) FROM analysis_memory WHERE "
 					 "fragmentation_at_peak IS NOT NULL AND "
 					 "fragmentation_source IS NULL"),

@@ -25,15 +25,16 @@ static void expect_per_step(const char *name)
 	char file[300];
 	snprintf(file, sizeof(file), "%s.steps", name);
 	char *want = tkt_figures("analyze/op_gpu", file);
-	tkt_expect_rows(tkt_db, "SELECT start_ns || '|' || end_ns FROM analysis_steps ORDER BY start_ns",
-			want);
+	tkt_expect_rows(
+	    tkt_db, "SELECT start_ns || '|' || end_ns FROM analysis_steps ORDER BY start_ns", want);
 	free(want);
 	snprintf(file, sizeof(file), "%s.per_step.txt", name);
 	want = tkt_figures("analyze/op_gpu", file);
-	tkt_expect_rows(tkt_db,
-			"SELECT step, coalesce(name, ''), ops, device_ns FROM analysis_op_gpu_steps "
-			"ORDER BY step, coalesce(name, '')",
-			want);
+	tkt_expect_rows(
+	    tkt_db,
+	    "SELECT step, coalesce(name, ''), ops, device_ns FROM analysis_op_gpu_steps "
+	    "ORDER BY step, coalesce(name, '')",
+	    want);
 	free(want);
 	cr_expect_eq(tkt_query_int(tkt_db, "SELECT count(*) FROM (SELECT step FROM "
 					   "analysis_op_gpu_steps GROUP BY device_id, step "
@@ -54,9 +55,10 @@ static void expect_figures(const char *rel, const char *name)
 			"FROM analysis_op_gpu_time ORDER BY level, name",
 			want);
 	/* every launched device op is attributed once directly per level, or to none */
-	cr_expect_leq(tkt_query_int(tkt_db, "SELECT max(s) FROM (SELECT sum(direct_ns) AS s FROM "
-					   "analysis_op_gpu_time GROUP BY process_id, level)"),
-		     tkt_query_int(tkt_db, "SELECT sum(dur_ns) FROM events WHERE kind IN (5, 6, 7)"));
+	cr_expect_leq(
+	    tkt_query_int(tkt_db, "SELECT max(s) FROM (SELECT sum(direct_ns) AS s FROM "
+				  "analysis_op_gpu_time GROUP BY process_id, level)"),
+	    tkt_query_int(tkt_db, "SELECT sum(dur_ns) FROM events WHERE kind IN (5, 6, 7)"));
 	free(want);
 	free(trace);
 	expect_per_step(name);
@@ -68,26 +70,29 @@ Test(op_gpu_time, launch_flows_ns_resolution_agrees_with_python)
 		       "rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz",
 		       "ns_resolution");
 	/* host ops carry their category (docs/metrics.md, "Categories"); annotations none */
-	tkt_expect_rows(tkt_db,
-			"SELECT name, category FROM analysis_op_gpu_time WHERE name IN "
-			"('aten::cudnn_convolution', 'aten::cudnn_batch_norm', 'aten::add_', 'aten::mm', "
-			"'aten::mean', 'DistributedDataParallel.forward') ORDER BY name",
-			"DistributedDataParallel.forward|NULL\n"
-			"aten::add_|elementwise\n"
-			"aten::cudnn_batch_norm|norm\n"
-			"aten::cudnn_convolution|conv\n"
-			"aten::mean|reduction\n"
-			"aten::mm|gemm");
+	tkt_expect_rows(
+	    tkt_db,
+	    "SELECT name, category FROM analysis_op_gpu_time WHERE name IN "
+	    "('aten::cudnn_convolution', 'aten::cudnn_batch_norm', 'aten::add_', 'aten::mm', "
+	    "'aten::mean', 'DistributedDataParallel.forward') ORDER BY name",
+	    "DistributedDataParallel.forward|NULL\n"
+	    "aten::add_|elementwise\n"
+	    "aten::cudnn_batch_norm|norm\n"
+	    "aten::cudnn_convolution|conv\n"
+	    "aten::mean|reduction\n"
+	    "aten::mm|gemm");
 }
 
 Test(op_gpu_time, launch_flows_nccl_data_agrees_with_python)
 {
-	expect_figures("kineto/HolisticTraceAnalysis/tests/data/nccl_parser_config/nccl_data.json.gz",
-		       "nccl_data");
+	expect_figures(
+	    "kineto/HolisticTraceAnalysis/tests/data/nccl_parser_config/nccl_data.json.gz",
+	    "nccl_data");
 }
 
 Test(op_gpu_time, correlation_ids_sampled_rank_agrees_with_python)
 {
-	expect_figures("kineto/HolisticTraceAnalysis/tests/data/trace_filter/sampled_rank-0.json.gz",
-		       "sampled_rank-0");
+	expect_figures(
+	    "kineto/HolisticTraceAnalysis/tests/data/trace_filter/sampled_rank-0.json.gz",
+	    "sampled_rank-0");
 }

@@ -71,16 +71,17 @@ Test(op_perf, nested_ops_count_once_by_construction)
 	char path[4096];
 	snprintf(path, sizeof(path), "%s/tests/data/analyze/op_perf_nested.json", TK_SOURCE_DIR);
 	import_analyze(path);
-	tkt_expect_rows(tkt_db,
-			"SELECT level, name, input_dims, launched, model, dtype, calls, flops, bytes, "
-			"device_ops, device_ns, flops_per_s, intensity FROM analysis_op_perf "
-			"ORDER BY device_ns DESC, name",
-			"host_op|aten::linear|[[4,8],[16,8],[16]]|1|gemm|fp32|1|1088|960|2|8000|"
-			"136000000.0|1.13333333333333\n"
-			"host_op|aten::addmm|[[16],[4,8],[8,16],[],[]]|1|gemm|fp32|1|1088|960|1|7000|"
-			"155428571.428571|1.13333333333333\n"
-			"host_op|aten::mm|[[2,3],[3,4]]|0|gemm|fp32|1|48|104|0|0|NULL|"
-			"0.461538461538462");
+	tkt_expect_rows(
+	    tkt_db,
+	    "SELECT level, name, input_dims, launched, model, dtype, calls, flops, bytes, "
+	    "device_ops, device_ns, flops_per_s, intensity FROM analysis_op_perf "
+	    "ORDER BY device_ns DESC, name",
+	    "host_op|aten::linear|[[4,8],[16,8],[16]]|1|gemm|fp32|1|1088|960|2|8000|"
+	    "136000000.0|1.13333333333333\n"
+	    "host_op|aten::addmm|[[16],[4,8],[8,16],[],[]]|1|gemm|fp32|1|1088|960|1|7000|"
+	    "155428571.428571|1.13333333333333\n"
+	    "host_op|aten::mm|[[2,3],[3,4]]|0|gemm|fp32|1|48|104|0|0|NULL|"
+	    "0.461538461538462");
 	tkt_expect_rows(tkt_db,
 			"SELECT name, reason, calls, device_ops, device_ns FROM "
 			"analysis_op_perf_unmodelled ORDER BY device_ns DESC, name",
@@ -111,13 +112,14 @@ static void expect_figures(const char *rel, const char *figures)
 	size_t n = strlen(want);
 	if (n && want[n - 1] == '\n')
 		want[n - 1] = '\0';
-	tkt_expect_rows(tkt_db,
-			"SELECT name, input_dims, input_types, sum(calls), sum(flops), "
-			"sum(device_ops), sum(device_ns) FROM analysis_op_perf WHERE name IN "
-			"('aten::mm', 'aten::addmm', 'aten::bmm', 'aten::baddbmm', 'aten::matmul', "
-			"'aten::linear', 'aten::cudnn_convolution_backward') "
-			"GROUP BY name, input_dims, input_types ORDER BY name, input_dims, input_types",
-			want);
+	tkt_expect_rows(
+	    tkt_db,
+	    "SELECT name, input_dims, input_types, sum(calls), sum(flops), "
+	    "sum(device_ops), sum(device_ns) FROM analysis_op_perf WHERE name IN "
+	    "('aten::mm', 'aten::addmm', 'aten::bmm', 'aten::baddbmm', 'aten::matmul', "
+	    "'aten::linear', 'aten::cudnn_convolution_backward') "
+	    "GROUP BY name, input_dims, input_types ORDER BY name, input_dims, input_types",
+	    want);
 	/* every launch under a host op is once in launched_ns: the direct time of the op level */
 	cr_expect_eq(tkt_query_int(tkt_db, "SELECT sum(launched_ns) FROM analysis_op_perf_summary "
 					   "WHERE level = 'host_op'"),
@@ -143,16 +145,18 @@ static void expect_figures(const char *rel, const char *figures)
  */
 Test(op_perf, sampled_rank_gemms_agree_with_python)
 {
-	expect_figures("kineto/HolisticTraceAnalysis/tests/data/trace_filter/sampled_rank-0.json.gz",
-		       "sampled_rank-0.txt");
+	expect_figures(
+	    "kineto/HolisticTraceAnalysis/tests/data/trace_filter/sampled_rank-0.json.gz",
+	    "sampled_rank-0.txt");
 	cr_expect_eq(tkt_query_int(tkt_db, "SELECT count(*) FROM analysis_op_perf_unmodelled WHERE "
 					   "name = 'aten::linear' AND reason = 'more args than "
 					   "the op has'"),
 		     1);
-	tkt_expect_rows(tkt_db,
-			"SELECT launched_ns, modelled_ns FROM analysis_op_perf_summary WHERE level = "
-			"'host_op'",
-			"607225000|78409000");
+	tkt_expect_rows(
+	    tkt_db,
+	    "SELECT launched_ns, modelled_ns FROM analysis_op_perf_summary WHERE level = "
+	    "'host_op'",
+	    "607225000|78409000");
 }
 
 /*
@@ -188,10 +192,11 @@ Test(op_perf, xla_cost_stats_per_device)
 	char *trace = tkt_real("xplane/logdir/plugins/profile/xprof_tpu_v6e_inference/"
 			       "tpu_inference_2.xplane.pb");
 	import_analyze(trace);
-	char *want = tkt_rows(tkt_db, "SELECT t.device_id, sum(o.flops), sum(o.bytes_accessed), "
-				      "sum(e.dur_ns), count(*) FROM events e JOIN tracks t ON t.id = "
-				      "e.track_id JOIN op_details o ON o.event_id = e.id WHERE "
-				      "e.kind = 8 GROUP BY t.device_id ORDER BY t.device_id");
+	char *want =
+	    tkt_rows(tkt_db, "SELECT t.device_id, sum(o.flops), sum(o.bytes_accessed), "
+			     "sum(e.dur_ns), count(*) FROM events e JOIN tracks t ON t.id = "
+			     "e.track_id JOIN op_details o ON o.event_id = e.id WHERE "
+			     "e.kind = 8 GROUP BY t.device_id ORDER BY t.device_id");
 	tkt_expect_rows(
 	    tkt_db,
 	    "SELECT p.device_id, p.f, p.b, p.ns, p.n FROM (SELECT device_id, sum(flops) AS f, "
@@ -204,12 +209,14 @@ Test(op_perf, xla_cost_stats_per_device)
 		     0);
 	int64_t b, ns;
 	api_bandwidth(1, &b, &ns);
-	cr_expect_eq(ns, tkt_query_int(tkt_db, "SELECT sum(e.dur_ns) FROM events e JOIN tracks t "
+	cr_expect_eq(ns,
+		     tkt_query_int(tkt_db, "SELECT sum(e.dur_ns) FROM events e JOIN tracks t "
 					   "ON t.id = e.track_id WHERE e.kind = 8 AND t.device_id "
 					   "= 1"));
-	cr_expect_eq(b, tkt_query_int(tkt_db, "SELECT sum(o.bytes_accessed) FROM events e JOIN "
-					  "tracks t ON t.id = e.track_id JOIN op_details o ON "
-					  "o.event_id = e.id WHERE e.kind = 8 AND t.device_id = 1"));
+	cr_expect_eq(b, tkt_query_int(tkt_db,
+				      "SELECT sum(o.bytes_accessed) FROM events e JOIN "
+				      "tracks t ON t.id = e.track_id JOIN op_details o ON "
+				      "o.event_id = e.id WHERE e.kind = 8 AND t.device_id = 1"));
 	free(trace);
 }
 

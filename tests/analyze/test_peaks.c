@@ -100,7 +100,7 @@ Test(peaks, documented_names_match_every_row_and_near_misses_none)
 	    {{"NVIDIA L40S", NULL, NULL, N, N, N}, NULL},
 	    {{"NVIDIA GeForce RTX 4090", NULL, NULL, N, N, N}, NULL},
 	    {{"TPU v4 lite", NULL, NULL, N, N, N}, NULL},
-	    	    {{"AMD Instinct MI300X", "nvidia", NULL, N, N, N}, NULL},
+	    {{"AMD Instinct MI300X", "nvidia", NULL, N, N, N}, NULL},
 	    {{"AMD Radeon Graphics", "amd", "11.0", 48, N, N}, NULL},
 	    {{NULL, NULL, "7.0", 80, 1312000000, N}, NULL},
 	    {{NULL, "amd", "9.4", 304, N, 256 * GIB}, NULL},
@@ -133,9 +133,9 @@ Test(peaks, values_with_si_prefixes)
 	cr_expect(tk_peak_value_parse("3.35e12", &v) == TK_OK && v == 3.35e12);
 	cr_expect(tk_peak_value_parse("5k", &v) == TK_OK && v == 5e3);
 	cr_expect(tk_peak_value_parse("1E", &v) == TK_OK && v == 1e18);
-	static const char *const bad[] = {"",	 "T",	"0",   "-5T", "+5T",  " 5T", "5TT",
-					  "5t",	 "5 T", "nan", "inf", "1e19", "2E",  "5m",
-					  "0x1p", "1e999"};
+	static const char *const bad[] = {"",	 "T",  "0",    "-5T",  "+5T", " 5T",
+					  "5TT", "5t", "5 T",  "nan",  "inf", "1e19",
+					  "2E",	 "5m", "0x1p", "1e999"};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
 		cr_expect(tk_peak_value_parse(bad[i], &v) == TK_EINVAL, "'%s' accepted", bad[i]);
 	struct tk_analyze_options o;
@@ -149,20 +149,19 @@ Test(peaks, values_with_si_prefixes)
 }
 
 /* One GPU named @name with the trace's own peaks @bw / @flops (TK_NONE / < 0: none). */
-static void one_device(const char *path, const char *name, int64_t units, int64_t bw,
-		       double flops)
+static void one_device(const char *path, const char *name, int64_t units, int64_t bw, double flops)
 {
 	tk_writer *w = NULL;
 	int64_t dev;
 	cr_assert_eq(tk_writer_create(path, &w), TK_OK);
-	struct tk_device_info d = {0,  "gpu", name,	"nvidia", "h", TK_NONE, TK_NONE, "8.0",
-				   units, N,	 80 * GIB, bw,	  flops, N,	   N,	    N};
+	struct tk_device_info d = {0,	  "gpu", name,	   "nvidia", "h",   TK_NONE, TK_NONE, "8.0",
+				   units, N,	 80 * GIB, bw,	     flops, N,	     N,	      N};
 	TKT_OK(tk_writer_add_device(w, &d, &dev));
 	tkt_finish(w);
 }
 
-#define ROWS                                                                                   \
-	"SELECT dtype, peak_flops, flops_source, peak_bandwidth_bps, bandwidth_source, model"  \
+#define ROWS                                                                                  \
+	"SELECT dtype, peak_flops, flops_source, peak_bandwidth_bps, bandwidth_source, model" \
 	" FROM analysis_device_peaks ORDER BY rowid"
 
 Test(peaks, the_table_by_name)
@@ -225,13 +224,14 @@ Test(peaks, flags_override_the_trace_and_the_table)
 	tkt_ok(tkt_tracekit("analyze", "-q", tkt_db, "--peak-flops", "250T", "--peak-flops",
 			    "fp8=1.5P", "--peak-flops", "fp32=1e13", "--peak-bandwidth", "3.35T",
 			    NULL));
-	tkt_expect_rows(tkt_db,
-			"SELECT dtype, peak_flops, flops_source, peak_bandwidth_bps, bandwidth_source"
-			" FROM analysis_device_peaks WHERE dtype IN ('fp32', 'bf16', 'fp8', 'int8')",
-			"fp32|10000000000000.0|user|3350000000000|user\n"
-			"bf16|250000000000000.0|user|3350000000000|user\n"
-			"fp8|1.5e+15|user|3350000000000|user\n"
-			"int8|624000000000000.0|table|3350000000000|user");
+	tkt_expect_rows(
+	    tkt_db,
+	    "SELECT dtype, peak_flops, flops_source, peak_bandwidth_bps, bandwidth_source"
+	    " FROM analysis_device_peaks WHERE dtype IN ('fp32', 'bf16', 'fp8', 'int8')",
+	    "fp32|10000000000000.0|user|3350000000000|user\n"
+	    "bf16|250000000000000.0|user|3350000000000|user\n"
+	    "fp8|1.5e+15|user|3350000000000|user\n"
+	    "int8|624000000000000.0|table|3350000000000|user");
 }
 
 Test(peaks, a_device_file_overrides_by_name_pattern)
@@ -252,8 +252,7 @@ Test(peaks, a_device_file_overrides_by_name_pattern)
 	/* the flags still win over the file, per dtype */
 	tkt_ok(tkt_tracekit("analyze", "-q", tkt_db, "--device-file", f, "--peak-flops", "200T",
 			    NULL));
-	tkt_expect_rows(tkt_db,
-			"SELECT dtype, peak_flops, flops_source FROM analysis_device_peaks",
+	tkt_expect_rows(tkt_db, "SELECT dtype, peak_flops, flops_source FROM analysis_device_peaks",
 			"fp32|82600000000000.0|user\nbf16|200000000000000.0|user");
 	free(f);
 }
@@ -287,7 +286,8 @@ Test(peaks, hostile_device_files_exit_2_with_file_and_position)
 	R("{\"devices\": [{\"match\": 7}]}", "line 1, column 24: \"match\" is a string");
 	R("{\"devices\": [{\"match\": \"a\0b\"}]}", "line 1, column 2");
 	R("{\"devices\": [{\"match\": \"x\", \"flop\": 1}]}", "column 37: unknown key \"flop\"");
-	R("{\"devices\": [{\"match\": \"x\", \"flops\": []}]}", "column 38: \"flops\" is an object");
+	R("{\"devices\": [{\"match\": \"x\", \"flops\": []}]}",
+	  "column 38: \"flops\" is an object");
 	R("{\"devices\": [{\"match\": \"x\",\n \"flops\": {\"fp4\": 1}}]}",
 	  "line 2, column 19: \"fp4\" is no dtype");
 	R("{\"devices\": [{\"match\": \"x\", \"flops\": {\"bf16\": 0}}]}", "column 47: a peak");
@@ -311,8 +311,7 @@ Test(peaks, hostile_device_files_exit_2_with_file_and_position)
 	cr_expect_eq(r.code, 2, "a directory: exit %d %s", r.code, r.err);
 	tkt_run_free(&r);
 	r = tkt_tracekit("analyze", "-q", tkt_db, "--device-file", "/nonexistent/d.json", NULL);
-	cr_expect(r.code == 2 && strstr(r.err, "/nonexistent/d.json"), "exit %d %s", r.code,
-		  r.err);
+	cr_expect(r.code == 2 && strstr(r.err, "/nonexistent/d.json"), "exit %d %s", r.code, r.err);
 	tkt_run_free(&r);
 	cr_expect_eq(tkt_store_digest(tkt_db), before, "a refused device file changed the store");
 }

@@ -11,8 +11,8 @@
 
 #include "perf_model.h"
 
-static struct tka_pm run(const char *name, const char *dims, const char *types,
-			 const char *strides, const char *conc)
+static struct tka_pm run(const char *name, const char *dims, const char *types, const char *strides,
+			 const char *conc)
 {
 	struct tka_pm r;
 	tka_perf_model(name, dims, types, strides, conc, &r);
@@ -48,9 +48,9 @@ Test(perf_model, gemms)
 		  "gemm", "fp32", 33619968, 919552);
 	/* bmm [8,64,32] x [8,32,16] fp16: 2*8*64*16*32 = 524 288; bytes 2*(16384 + 4096 + 8192)
 	 * = 57 344 */
-	expect_ok(run("aten::bmm", "[[8,64,32],[8,32,16]]", "[\"c10::Half\",\"c10::Half\"]", NULL,
-		      NULL),
-		  "gemm", "fp16", 524288, 57344);
+	expect_ok(
+	    run("aten::bmm", "[[8,64,32],[8,32,16]]", "[\"c10::Half\",\"c10::Half\"]", NULL, NULL),
+	    "gemm", "fp16", 524288, 57344);
 	/* baddbmm(self [8,64,16], ...): 524 288 + 8*64*16 = 532 480; bytes 57 344 + 2*8192 =
 	 * 73 728 */
 	expect_ok(run("aten::baddbmm", "[[8,64,16],[8,64,32],[8,32,16],[],[]]",
@@ -58,18 +58,17 @@ Test(perf_model, gemms)
 		  "gemm", "fp16", 532480, 73728);
 	/* linear(x [4,10,32], W [16,32], b [16]): M = 40, 2*40*16*32 + 40*16 = 40 960 + 640 =
 	 * 41 600; bytes 4*(1280 + 512 + 16 + 640) = 9 792 */
-	expect_ok(run("aten::linear", "[[4,10,32],[16,32],[16]]", "['float','float','float']",
-		      NULL, NULL),
+	expect_ok(run("aten::linear", "[[4,10,32],[16,32],[16]]", "['float','float','float']", NULL,
+		      NULL),
 		  "gemm", "fp32", 41600, 9792);
 	/* without bias (type '' for None): 40 960; bytes 4*(1280 + 512 + 640) = 9 728 */
-	expect_ok(run("aten::linear", "[[4,10,32],[16,32],[]]", "['float','float','']", NULL,
-		      NULL),
+	expect_ok(run("aten::linear", "[[4,10,32],[16,32],[]]", "['float','float','']", NULL, NULL),
 		  "gemm", "fp32", 40960, 9728);
 	/* _scaled_mm fp8 [64,128] x [128,32]: 2*64*32*128 = 524 288; bytes 8192 + 4096 + scales
 	 * 4 + 4 + 2*2048 (bf16 out) = 16 392 */
-	struct tka_pm r = run("aten::_scaled_mm", "[[64,128],[128,32],[],[],[],[],[],[]]",
-			      "['c10::Float8_e4m3fn','c10::Float8_e4m3fn','float','float','','','','']",
-			      NULL, NULL);
+	struct tka_pm r = run(
+	    "aten::_scaled_mm", "[[64,128],[128,32],[],[],[],[],[],[]]",
+	    "['c10::Float8_e4m3fn','c10::Float8_e4m3fn','float','float','','','','']", NULL, NULL);
 	expect_ok(r, "gemm", "fp8", 524288, 16392);
 	cr_expect(r.note != NULL);
 	/* mv [100,50] x [50]: 2*100*50 = 10 000; dot [7]·[7]: 14 */
@@ -89,14 +88,15 @@ Test(perf_model, matmul_broadcasts_and_1d_cases)
 	expect_ok(run("aten::matmul", "[[9],[9]]", "['float','float']", NULL, NULL), "gemm", "fp32",
 		  18, 76);
 	/* [9] x [9,4]: 1 prepended: 2*1*4*9 = 72; out 4: 4*(9+36+4) = 196 */
-	expect_ok(run("aten::matmul", "[[9],[9,4]]", "['float','float']", NULL, NULL), "gemm", "fp32",
-		  72, 196);
+	expect_ok(run("aten::matmul", "[[9],[9,4]]", "['float','float']", NULL, NULL), "gemm",
+		  "fp32", 72, 196);
 	/* [3,5,9] x [9]: 1 appended: batch 3, 2*3*5*1*9 = 270; out 15: 4*(135+9+15) = 636 */
 	expect_ok(run("aten::matmul", "[[3,5,9],[9]]", "['float','float']", NULL, NULL), "gemm",
 		  "fp32", 270, 636);
 	/* batch dims that do not broadcast, inner dims that differ */
-	cr_expect_eq(run("aten::matmul", "[[2,5,6],[3,6,7]]", "['float','float']", NULL, NULL).status,
-		     TKA_PM_REFUSED);
+	cr_expect_eq(
+	    run("aten::matmul", "[[2,5,6],[3,6,7]]", "['float','float']", NULL, NULL).status,
+	    TKA_PM_REFUSED);
 	cr_expect_eq(run("aten::mm", "[[2,5],[6,7]]", "['float','float']", NULL, NULL).status,
 		     TKA_PM_REFUSED);
 }
@@ -123,30 +123,32 @@ Test(perf_model, convolutions)
 	 * padding 1, output_padding 1, groups 1, dilation 1:
 	 * out = (5-1)*2 - 2 + 2 + 1 + 1 = 10; flops 2*(1*4*5)*3*3 = 360 (each input element into
 	 * 3 channels x 3 taps); bytes 4*(20 + 36 + 3*10) = 344 */
-	expect_ok(run("aten::conv_transpose1d", "[[1,4,5],[4,3,3],[],[],[],[],[],[]]",
-		      "['float','float','','ScalarList','ScalarList','ScalarList','Int','ScalarList']",
-		      NULL, "['','','','[2]','[1]','[1]','1','[1]']"),
-		  "conv", "fp32", 360, 344);
+	expect_ok(
+	    run("aten::conv_transpose1d", "[[1,4,5],[4,3,3],[],[],[],[],[],[]]",
+		"['float','float','','ScalarList','ScalarList','ScalarList','Int','ScalarList']",
+		NULL, "['','','','[2]','[1]','[1]','1','[1]']"),
+	    "conv", "fp32", 360, 344);
 	/* _convolution with allow_tf32 True: fp32 reported as tf32; 1x1 conv x [4,16,7,7],
 	 * w [32,16,1,1]: flops 2*(4*32*49)*16 = 200 704; bytes 4*(3136 + 512 + 6272) = 39 680 */
-	expect_ok(run("aten::_convolution", "[[4,16,7,7],[32,16,1,1],[],[],[],[],[],[],[],[],[],[],[]]",
-		      "['float','float','','ScalarList','ScalarList','ScalarList','Scalar','ScalarList',"
-		      "'Int','Scalar','Scalar','Scalar','Scalar']",
-		      NULL,
-		      "['','','','[1, 1]','[0, 0]','[1, 1]','False','[0, 0]','1','False','False',"
-		      "'True','True']"),
-		  "conv", "tf32", 200704, 39680);
+	expect_ok(
+	    run("aten::_convolution", "[[4,16,7,7],[32,16,1,1],[],[],[],[],[],[],[],[],[],[],[]]",
+		"['float','float','','ScalarList','ScalarList','ScalarList','Scalar','ScalarList',"
+		"'Int','Scalar','Scalar','Scalar','Scalar']",
+		NULL,
+		"['','','','[1, 1]','[0, 0]','[1, 1]','False','[0, 0]','1','False','False',"
+		"'True','True']"),
+	    "conv", "tf32", 200704, 39680);
 	/* padding 'same': out = in: x [1,1,8], w [2,1,3]: flops 2*(2*8)*1*3 = 96 */
 	expect_ok(run("aten::conv1d", "[[1,1,8],[2,1,3],[],[],[],[],[]]",
 		      "['float','float','','ScalarList','str','ScalarList','Int']", NULL,
 		      "['','','','[1]','same','[1]','1']"),
 		  "conv", "fp32", 96, 4 * (8 + 6 + 16));
 	/* the 2021 Kineto spelling (resnet50 sample): GenericList parameters with no values */
-	struct tka_pm r = run("aten::cudnn_convolution",
-			      "[[32,3,224,224],[64,3,7,7],[],[],[],[],[],[],[]]",
-			      "[\"float\",\"float\",\"GenericList\",\"GenericList\",\"GenericList\","
-			      "\"Int\",\"Bool\",\"Bool\",\"Bool\"]",
-			      NULL, NULL);
+	struct tka_pm r =
+	    run("aten::cudnn_convolution", "[[32,3,224,224],[64,3,7,7],[],[],[],[],[],[],[]]",
+		"[\"float\",\"float\",\"GenericList\",\"GenericList\",\"GenericList\","
+		"\"Int\",\"Bool\",\"Bool\",\"Bool\"]",
+		NULL, NULL);
 	cr_expect_eq(r.status, TKA_PM_REFUSED);
 	cr_expect_str_eq(r.reason, "convolution parameters not recorded");
 	cr_expect_str_eq(r.model, "conv");
@@ -158,24 +160,26 @@ Test(perf_model, convolution_backward)
 	 * weight [2048,512,1,1]), no output mask recorded: forward 2*32*2048*49*512*1 =
 	 * 3 288 334 336; both gradients: 6 576 668 672; bytes 4*(802816 + 3211264 + 1048576) reads
 	 * + 4*(802816 + 1048576) writes = 20 250 624 + 7 405 568 = 27 656 192 */
-	struct tka_pm r = run("aten::cudnn_convolution_backward",
-			      "[[32,512,7,7],[32,2048,7,7],[2048,512,1,1],[],[],[],[],[],[],[],[]]",
-			      "['float','float','float','GenericList','GenericList','GenericList','Int',"
-			      "'Bool','Bool','Bool','GenericList']",
-			      NULL, NULL);
+	struct tka_pm r =
+	    run("aten::cudnn_convolution_backward",
+		"[[32,512,7,7],[32,2048,7,7],[2048,512,1,1],[],[],[],[],[],[],[],[]]",
+		"['float','float','float','GenericList','GenericList','GenericList','Int',"
+		"'Bool','Bool','Bool','GenericList']",
+		NULL, NULL);
 	expect_ok(r, "conv", "fp32", 6576668672LL, 27656192);
 	cr_expect(r.note != NULL);
 	/* convolution_backward with output_mask [True, False, True]: grad input only: 1x forward;
 	 * go [2,8,4,4], input [2,4,8,8], weight [8,4,3,3] (stride 2): forward 2*2*16*8*4*9 =
 	 * 18 432; bytes 4*(256 + 512 + 288) + 4*512 = 4 224 + 2 048 = 6 272 */
-	expect_ok(run("aten::convolution_backward",
-		      "[[2,8,4,4],[2,4,8,8],[8,4,3,3],[],[],[],[],[],[],[],[]]",
-		      "['float','float','float','ScalarList','ScalarList','ScalarList','ScalarList',"
-		      "'Scalar','ScalarList','Int','ScalarList']",
-		      NULL,
-		      "['','','','[8]','[2, 2]','[1, 1]','[1, 1]','False','[0, 0]','1','[True, "
-		      "False, True]']"),
-		  "conv", "fp32", 18432, 6272);
+	expect_ok(
+	    run("aten::convolution_backward",
+		"[[2,8,4,4],[2,4,8,8],[8,4,3,3],[],[],[],[],[],[],[],[]]",
+		"['float','float','float','ScalarList','ScalarList','ScalarList','ScalarList',"
+		"'Scalar','ScalarList','Int','ScalarList']",
+		NULL,
+		"['','','','[8]','[2, 2]','[1, 1]','[1, 1]','False','[0, 0]','1','[True, "
+		"False, True]']"),
+	    "conv", "fp32", 18432, 6272);
 	/* backward_weight needs the kernel size, which the 2021 spelling does not give */
 	cr_expect_eq(run("aten::cudnn_convolution_backward_weight",
 			 "[[],[32,512,7,7],[32,512,7,7],[],[],[],[],[],[],[]]",
@@ -216,7 +220,8 @@ Test(perf_model, attention)
 	cr_expect(r.note != NULL);
 	/* Lq 4 < Lk 10, causal top-left: pairs 1+2+3+4 = 10; q [1,1,4,8], k,v [1,1,10,8]:
 	 * 2*10*16 = 320 */
-	expect_ok(run("aten::_scaled_dot_product_flash_attention", "[[1,1,4,8],[1,1,10,8],[1,1,10,8],[],[],[],[]]",
+	expect_ok(run("aten::_scaled_dot_product_flash_attention",
+		      "[[1,1,4,8],[1,1,10,8],[1,1,10,8],[],[],[],[]]",
 		      "['float','float','float','Scalar','Scalar','Scalar','Scalar']", NULL,
 		      "['','','','0.','True','False','']"),
 		  "attention", "fp32", 320, 4 * (32 + 80 + 80 + 32));
@@ -231,13 +236,14 @@ Test(perf_model, attention)
 	 * forward 4*2*16*16*32 = 65 536, backward 163 840; bytes: reads grad_out, q, k, v, out
 	 * (5*1024 fp16 elements) and logsumexp [1,2,16] (32 fp32), writes grad q, k, v (3*1024
 	 * fp16): 2*5120 + 4*32 + 2*3072 = 16 512 */
-	expect_ok(run("aten::_scaled_dot_product_flash_attention_backward",
-		      "[[1,2,16,32],[1,2,16,32],[1,2,16,32],[1,2,16,32],[1,2,16,32],[1,2,16],[],[],[],"
-		      "[],[],[],[],[],[]]",
-		      "['c10::Half','c10::Half','c10::Half','c10::Half','c10::Half','float','','',"
-		      "'Scalar','Scalar','Scalar','Scalar','','','']",
-		      NULL, "['','','','','','','','','16','16','0.','False','','','']"),
-		  "attention", "fp16", 163840, 16512);
+	expect_ok(
+	    run("aten::_scaled_dot_product_flash_attention_backward",
+		"[[1,2,16,32],[1,2,16,32],[1,2,16,32],[1,2,16,32],[1,2,16,32],[1,2,16],[],[],[],"
+		"[],[],[],[],[],[]]",
+		"['c10::Half','c10::Half','c10::Half','c10::Half','c10::Half','float','','',"
+		"'Scalar','Scalar','Scalar','Scalar','','','']",
+		NULL, "['','','','','','','','','16','16','0.','False','','','']"),
+	    "attention", "fp16", 163840, 16512);
 	/* varlen flash forward: refused */
 	cr_expect_eq(run("aten::_flash_attention_forward",
 			 "[[100,2,8],[100,2,8],[100,2,8],[3],[3],[],[],[],[],[]]",
@@ -253,8 +259,8 @@ Test(perf_model, elementwise_reductions_norms)
 	expect_ok(run("aten::add", "[[4,1,3],[5,1],[]]", "['float','float','Scalar']", NULL, NULL),
 		  "elementwise", "fp32", 60, 308);
 	/* in place add_ [1024] += [1024] bf16: 1 024 flops; reads 2*2048, writes 2048 = 6 144 */
-	expect_ok(run("aten::add_", "[[1024],[1024],[]]", "['c10::BFloat16','c10::BFloat16','Scalar']",
-		      NULL, NULL),
+	expect_ok(run("aten::add_", "[[1024],[1024],[]]",
+		      "['c10::BFloat16','c10::BFloat16','Scalar']", NULL, NULL),
 		  "elementwise", "bf16", 1024, 6144);
 	/* mixed dtypes: mul(float [10], bool [10]): out float: 4*10 + 1*10 + 4*10 = 90 */
 	expect_ok(run("aten::mul", "[[10],[10]]", "['float','bool']", NULL, NULL), "elementwise",
@@ -263,17 +269,17 @@ Test(perf_model, elementwise_reductions_norms)
 	expect_ok(run("aten::eq", "[[6,6],[6,6]]", "['long','long']", NULL, NULL), "elementwise",
 		  "int64", 36, 612);
 	/* copy_(self fp16 [100], src fp32 [100]): reads src 400, writes self 200, no flops */
-	expect_ok(run("aten::copy_", "[[100],[100],[]]", "['c10::Half','float','Scalar']", NULL,
-		      NULL),
-		  "elementwise", "fp16", 0, 600);
+	expect_ok(
+	    run("aten::copy_", "[[100],[100],[]]", "['c10::Half','float','Scalar']", NULL, NULL),
+	    "elementwise", "fp16", 0, 600);
 	/* fill_ [5,128] fp32: writes 2 560 bytes */
 	expect_ok(run("aten::fill_", "[[5,128],[]]", "['float','Scalar']", NULL, "['','0']"),
 		  "elementwise", "fp32", 0, 2560);
 	/* an expanded input (stride 0) reads its data once: mul([64,64] stride [0,1], [64,64]):
 	 * reads 4*64 + 4*4096, writes 4*4096 = 33 024 */
-	expect_ok(run("aten::mul", "[[64,64],[64,64]]", "['float','float']", "[[0,1],[64,1]]",
-		      NULL),
-		  "elementwise", "fp32", 4096, 33024);
+	expect_ok(
+	    run("aten::mul", "[[64,64],[64,64]]", "['float','float']", "[[0,1],[64,1]]", NULL),
+	    "elementwise", "fp32", 4096, 33024);
 	/* sum over dim [0] of [5,128] (amd trace spelling): flops 640, out 128: 4*(640+128) =
 	 * 3 072 */
 	expect_ok(run("aten::sum", "[[5,128],[],[],[]]", "['float','ScalarList','Scalar','']", NULL,
@@ -283,8 +289,8 @@ Test(perf_model, elementwise_reductions_norms)
 	expect_ok(run("aten::sum", "[[5,128]]", "['float']", NULL, NULL), "reduction", "fp32", 640,
 		  2564);
 	/* dims not recorded: output not counted, with a note */
-	struct tka_pm r = run("aten::sum", "[[2048,110],[],[],[]]", "['float','','Scalar','']", NULL,
-			      NULL);
+	struct tka_pm r =
+	    run("aten::sum", "[[2048,110],[],[],[]]", "['float','','Scalar','']", NULL, NULL);
 	expect_ok(r, "reduction", "fp32", 225280, 901120);
 	cr_expect(r.note != NULL);
 	/* mean over dim -1 of [4,6]: out 4: 4*(24 + 4) = 112 */
@@ -320,8 +326,9 @@ Test(perf_model, no_model_and_missing_args)
 Test(perf_model, overflow_is_refused)
 {
 	/* each dim below 2^48, products beyond: int64 would overflow */
-	struct tka_pm r = run("aten::mm", "[[100000000000,100000000000],[100000000000,100000000000]]",
-			      "['float','float']", NULL, NULL);
+	struct tka_pm r =
+	    run("aten::mm", "[[100000000000,100000000000],[100000000000,100000000000]]",
+		"['float','float']", NULL, NULL);
 	cr_expect_eq(r.status, TKA_PM_REFUSED);
 	cr_expect_str_eq(r.reason, "sizes out of range");
 	r = run("aten::add", "[[1000000,1000000,1000000],[]]", "['float','Scalar']", NULL, NULL);
@@ -339,17 +346,35 @@ Test(perf_model, overflow_is_refused)
 Test(perf_model, malformed_strings_fuzz)
 {
 	static const char *const bad[] = {
-	    "", "[", "]", "[[", "[[1,2]", "[[1,2],", "[[1,,2]]", "[[1 2]]", "[[-1]]", "[[1.5]]",
-	    "[1,2]", "[[1],[2]]x", "[[a]]", "[[1],[2],[3]", "[[[[[[[[", "[[]]]", "null", "{}",
-	    "[[1,2,3,4,5,6,7,8,9,10,11,12,13]]", "[[99999999999999999999999]]", "[[1]],[[2]]",
+	    "",
+	    "[",
+	    "]",
+	    "[[",
+	    "[[1,2]",
+	    "[[1,2],",
+	    "[[1,,2]]",
+	    "[[1 2]]",
+	    "[[-1]]",
+	    "[[1.5]]",
+	    "[1,2]",
+	    "[[1],[2]]x",
+	    "[[a]]",
+	    "[[1],[2],[3]",
+	    "[[[[[[[[",
+	    "[[]]]",
+	    "null",
+	    "{}",
+	    "[[1,2,3,4,5,6,7,8,9,10,11,12,13]]",
+	    "[[99999999999999999999999]]",
+	    "[[1]],[[2]]",
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		struct tka_pm r = run("aten::add", bad[i], "['float','float']", NULL, NULL);
 		cr_expect_eq(r.status, TKA_PM_REFUSED, "'%s' accepted", bad[i]);
 		cr_expect_str_eq(r.reason, "unreadable shapes", "'%s'", bad[i]);
 	}
-	static const char *const bad_types[] = {"", "[", "['float'", "['float',]", "['fl", "[,]",
-						 "['a'] x", "[\"a\\"};
+	static const char *const bad_types[] = {"",	"[",   "['float'", "['float',]",
+						"['fl", "[,]", "['a'] x",  "[\"a\\"};
 	for (size_t i = 0; i < sizeof(bad_types) / sizeof(bad_types[0]); i++)
 		cr_expect_str_eq(run("aten::add", "[[2],[2]]", bad_types[i], NULL, NULL).reason,
 				 "unreadable shapes", "'%s'", bad_types[i]);

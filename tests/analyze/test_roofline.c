@@ -74,15 +74,16 @@ Test(roofline, figures_known_by_construction)
 	sqlite3 *db = NULL;
 	sqlite3_stmt *st = NULL;
 	cr_assert_eq(sqlite3_open(":memory:", &db), SQLITE_OK);
-	cr_assert_eq(sqlite3_prepare_v2(db,
-					"SELECT json_extract(value, '$.category') || '|' || "
-					"json_extract(value, '$.dtype') || '|' || json_extract(value, "
-					"'$.groups') || '|' || json_extract(value, '$.device_ns'), "
-					"json_extract(value, '$.peak_share'), json_extract(value, "
-					"'$.achieved_flops') FROM json_each(?1, "
-					"'$.roofline_categories.rows')",
-					-1, &st, NULL),
-		     SQLITE_OK);
+	cr_assert_eq(
+	    sqlite3_prepare_v2(db,
+			       "SELECT json_extract(value, '$.category') || '|' || "
+			       "json_extract(value, '$.dtype') || '|' || json_extract(value, "
+			       "'$.groups') || '|' || json_extract(value, '$.device_ns'), "
+			       "json_extract(value, '$.peak_share'), json_extract(value, "
+			       "'$.achieved_flops') FROM json_each(?1, "
+			       "'$.roofline_categories.rows')",
+			       -1, &st, NULL),
+	    SQLITE_OK);
 	sqlite3_bind_text(st, 1, doc, -1, SQLITE_STATIC);
 	cr_assert_eq(sqlite3_step(st), SQLITE_ROW, "no roofline_categories row");
 	cr_expect_str_eq((const char *)sqlite3_column_text(st, 0), "gemm|fp32|2|15000");
@@ -149,15 +150,17 @@ Test(roofline, no_peak_is_n_a)
 Test(roofline, low_compute_efficiency_names_the_worst_groups)
 {
 	nested("fp32=100T", "1T");
-	int64_t launched = tkt_query_int(tkt_db, "SELECT sum(device_ns) FROM analysis_launch_stats");
+	int64_t launched =
+	    tkt_query_int(tkt_db, "SELECT sum(device_ns) FROM analysis_launch_stats");
 	cr_assert_gt(launched, 15000);
-	tkt_expect_rows(tkt_db,
-			"SELECT rule, severity, json_extract(evidence, '$.category'), "
-			"json_extract(evidence, '$.dtype'), json_extract(evidence, '$.device_ns'), "
-			"json_extract(evidence, '$.top[0].name'), json_extract(evidence, "
-			"'$.top[1].name'), fix LIKE '%bf16 or fp16 autocast%' FROM analysis_findings "
-			"WHERE rule = 'low_compute_efficiency'",
-			"low_compute_efficiency|high|gemm|fp32|15000|aten::linear|aten::addmm|1");
+	tkt_expect_rows(
+	    tkt_db,
+	    "SELECT rule, severity, json_extract(evidence, '$.category'), "
+	    "json_extract(evidence, '$.dtype'), json_extract(evidence, '$.device_ns'), "
+	    "json_extract(evidence, '$.top[0].name'), json_extract(evidence, "
+	    "'$.top[1].name'), fix LIKE '%bf16 or fp16 autocast%' FROM analysis_findings "
+	    "WHERE rule = 'low_compute_efficiency'",
+	    "low_compute_efficiency|high|gemm|fp32|15000|aten::linear|aten::addmm|1");
 	cr_expect_float_eq(q("SELECT json_extract(evidence, '$.share_pct') FROM analysis_findings "
 			     "WHERE rule = 'low_compute_efficiency'"),
 			   100.0 * 15000 / (double)launched, 1e-9);
@@ -176,14 +179,16 @@ Test(roofline, resnet50_v100_kpis_have_values)
 	tkt_ok(tkt_tracekit("import", trace, "-o", tkt_db, NULL));
 	tkt_ok(tkt_tracekit("analyze", tkt_db, NULL));
 	free(trace);
-	cr_expect_eq(tkt_query_int(tkt_db, "SELECT count(*) FROM analysis_kpi WHERE kpi IN "
-					   "('memory_bandwidth', 'compute_throughput') AND value > 0"),
+	cr_expect_eq(tkt_query_int(tkt_db,
+				   "SELECT count(*) FROM analysis_kpi WHERE kpi IN "
+				   "('memory_bandwidth', 'compute_throughput') AND value > 0"),
 		     2);
 	/* the roofline rows agree with the op model's and the peaks' tables */
-	cr_expect_eq(tkt_query_int(tkt_db, "SELECT count(*) FROM analysis_roofline r JOIN "
-					   "analysis_op_perf p ON p.name = r.name AND p.input_dims "
-					   "IS r.input_dims AND p.dtype IS r.dtype AND p.device_ns = "
-					   "r.device_ns WHERE p.flops <> r.flops"),
+	cr_expect_eq(tkt_query_int(tkt_db,
+				   "SELECT count(*) FROM analysis_roofline r JOIN "
+				   "analysis_op_perf p ON p.name = r.name AND p.input_dims "
+				   "IS r.input_dims AND p.dtype IS r.dtype AND p.device_ns = "
+				   "r.device_ns WHERE p.flops <> r.flops"),
 		     0);
 	cr_expect_eq(tkt_query_int(tkt_db, "SELECT count(*) FROM analysis_roofline WHERE dtype = "
 					   "'fp32' AND abs(peak_flops - (SELECT peak_flops FROM "
@@ -200,11 +205,12 @@ Test(roofline, resnet50_v100_kpis_have_values)
 Test(full_corpus, bandwidth_kpi_on_every_a100_h100_trace_with_shapes)
 {
 	char cmd[4096], rel[1024];
-	snprintf(cmd, sizeof(cmd),
-		 "cd '%s' && find kineto -type f \\( -name '*.json' -o -name '*.json.gz' \\) | "
-		 "LC_ALL=C sort | while read f; do zcat -f \"$f\" | grep -q -m1 '\"Input Dims\"' && "
-		 "echo \"$f\"; done",
-		 tkt_corpus_dir());
+	snprintf(
+	    cmd, sizeof(cmd),
+	    "cd '%s' && find kineto -type f \\( -name '*.json' -o -name '*.json.gz' \\) | "
+	    "LC_ALL=C sort | while read f; do zcat -f \"$f\" | grep -q -m1 '\"Input Dims\"' && "
+	    "echo \"$f\"; done",
+	    tkt_corpus_dir());
 	FILE *list = popen(cmd, "r");
 	cr_assert_not_null(list);
 	int checked = 0;
@@ -218,15 +224,17 @@ Test(full_corpus, bandwidth_kpi_on_every_a100_h100_trace_with_shapes)
 		if (code != 0)
 			continue; /* not a trace import takes (tests/import covers those) */
 		tkt_ok(tkt_tracekit("analyze", tkt_db, NULL));
-		if (!tkt_query_int(tkt_db, "SELECT count(*) FROM devices d JOIN strings s ON s.id = "
-					   "d.name_id WHERE s.str LIKE '%A100%' OR s.str LIKE '%H100%'"))
+		if (!tkt_query_int(tkt_db,
+				   "SELECT count(*) FROM devices d JOIN strings s ON s.id = "
+				   "d.name_id WHERE s.str LIKE '%A100%' OR s.str LIKE '%H100%'"))
 			continue;
 		checked++;
-		cr_expect_eq(tkt_query_int(tkt_db, "SELECT count(*) FROM analysis_kpi WHERE kpi = "
-						   "'memory_bandwidth' AND "
-						   "value IS NULL AND device_id IN (SELECT d.id FROM "
-						   "devices d JOIN strings s ON s.id = d.name_id WHERE "
-						   "s.str LIKE '%A100%' OR s.str LIKE '%H100%')"),
+		cr_expect_eq(tkt_query_int(tkt_db,
+					   "SELECT count(*) FROM analysis_kpi WHERE kpi = "
+					   "'memory_bandwidth' AND "
+					   "value IS NULL AND device_id IN (SELECT d.id FROM "
+					   "devices d JOIN strings s ON s.id = d.name_id WHERE "
+					   "s.str LIKE '%A100%' OR s.str LIKE '%H100%')"),
 			     0, "%s: a memory_bandwidth KPI without a value", rel);
 	}
 	pclose(list);

@@ -42,7 +42,7 @@ static void write_lagging_device(const char *path)
 	char name[32];
 	for (int i = 1; i <= 4; i++) {
 		snprintf(name, sizeof(name), "ProfilerStep#%d", i);
-		struct tk_event st = {thr,	     TK_EV_STEP, name, 0, NULL, 0, T0 + (i - 1) * 100 * U,
+		struct tk_event st = {thr,     TK_EV_STEP, name, 0, NULL, 0, T0 + (i - 1) * 100 * U,
 				      100 * U, TK_NONE};
 		TKT_OK(tk_writer_add_step(w, &st, i, NULL));
 	}
@@ -50,8 +50,9 @@ static void write_lagging_device(const char *path)
 	op(w, thr, strm, "B", 190, 20, 20);
 	op(w, thr, strm, "C", 260, 50, 110);
 	op(w, thr, strm, "D", 330, 40, 250);
-	struct tk_event a = {strm,	 TK_EV_ANNOTATION, "ProfilerStep#3", 0, "gpu_user_annotation", 0,
-			     T0 + 320 * U, 60 * U,	   TK_NONE};
+	struct tk_event a = {
+	    strm, TK_EV_ANNOTATION, "ProfilerStep#3", 0,      "gpu_user_annotation",
+	    0,	  T0 + 320 * U,	    60 * U,	      TK_NONE};
 	TKT_OK(tk_writer_add_event(w, &a, NULL));
 	/* an annotation that is not a step, and one whose number no host step has */
 	a.name = "ProfilerStep#3x";
@@ -91,11 +92,12 @@ Test(analyze_steps, host_steps_are_placed_where_the_device_ran_them)
 					   "host_idle_ns + other_idle_ns"),
 		     0);
 	/* 80 against 100 on the host: 20 % apart, the device waits for the host */
-	tkt_expect_rows(tkt_db,
-			"SELECT severity, metric, threshold, summary LIKE '%device 0 steps take 0.080 ms"
-			"%against 0.100 ms on the host (20.0% apart): the device finishes each step "
-			"early%' FROM analysis_findings WHERE rule = 'step_time_mismatch'",
-			"medium|20.0|10.0|1");
+	tkt_expect_rows(
+	    tkt_db,
+	    "SELECT severity, metric, threshold, summary LIKE '%device 0 steps take 0.080 ms"
+	    "%against 0.100 ms on the host (20.0% apart): the device finishes each step "
+	    "early%' FROM analysis_findings WHERE rule = 'step_time_mismatch'",
+	    "medium|20.0|10.0|1");
 }
 
 Test(analyze_steps, host_steps_window_keeps_the_host_intervals)
@@ -106,9 +108,9 @@ Test(analyze_steps, host_steps_window_keeps_the_host_intervals)
 			"SELECT step_num, source, (start_ns - 1000000000000000000) / 1000,"
 			" dur_ns / 1000, lag_ns FROM analysis_steps ORDER BY step_num",
 			"1|host|0|100|0\n2|host|100|100|0\n3|host|200|100|0\n4|host|300|100|0");
-	tkt_expect_rows(tkt_db,
-			"SELECT window, window_ns / 1000 FROM analysis_device_time WHERE selected = 1",
-			"steps|400");
+	tkt_expect_rows(
+	    tkt_db, "SELECT window, window_ns / 1000 FROM analysis_device_time WHERE selected = 1",
+	    "steps|400");
 	cr_expect_eq(tkt_query_int(tkt_db, "SELECT count(*) FROM analysis_findings WHERE rule = "
 					   "'step_time_mismatch'"),
 		     0);
@@ -147,7 +149,8 @@ Test(analyze_steps, device_own_steps_have_no_host_interval)
 	TKT_OK(tk_writer_add_track(w, &t, &steps));
 	struct tk_event st = {steps, TK_EV_STEP, "7", 0, NULL, 0, T0, 100 * U, TK_NONE};
 	TKT_OK(tk_writer_add_step(w, &st, 7, NULL));
-	struct tk_event e = {line, TK_EV_XLA_OP, "fusion.1", 0, NULL, 0, T0 + 10 * U, 50 * U, TK_NONE};
+	struct tk_event e = {line, TK_EV_XLA_OP, "fusion.1", 0,	     NULL,
+			     0,	   T0 + 10 * U,	 50 * U,     TK_NONE};
 	TKT_OK(tk_writer_add_event(w, &e, NULL));
 	tkt_finish(w);
 	tkt_analyze(tkt_db, TK_WINDOW_AUTO, -1);
@@ -164,7 +167,7 @@ Test(analyze_steps, device_own_steps_have_no_host_interval)
 /* ---- real traces against tests/data/analyze/step_figures.py ---- */
 
 #define HTA "kineto/HolisticTraceAnalysis/tests/data/"
-#define STEP_ROWS                                                                              \
+#define STEP_ROWS                                                                                \
 	"SELECT step_num, source, start_ns, end_ns, host_start_ns FROM analysis_steps ORDER BY " \
 	"start_ns"
 
@@ -227,12 +230,13 @@ Test(analyze_steps, kineto_nccl_device_window_agrees_with_python)
 {
 	tkt_import_corpus(HTA "nccl_parser_config/nccl_data.json.gz", tkt_db);
 	tkt_analyze(tkt_db, TK_WINDOW_AUTO, -1);
-	tkt_expect_rows(tkt_db,
-			"SELECT window, window_ns, busy_ns, idle_ns, compute_ns, comm_ns, memcpy_ns,"
-			" exposed_comm_ns, exposed_memcpy_ns FROM analysis_device_time"
-			" WHERE selected = 1",
-			"steps|660551005|157500014|503050991|116046564|46876493|2262781|39529327|"
-			"1924123");
+	tkt_expect_rows(
+	    tkt_db,
+	    "SELECT window, window_ns, busy_ns, idle_ns, compute_ns, comm_ns, memcpy_ns,"
+	    " exposed_comm_ns, exposed_memcpy_ns FROM analysis_device_time"
+	    " WHERE selected = 1",
+	    "steps|660551005|157500014|503050991|116046564|46876493|2262781|39529327|"
+	    "1924123");
 	tkt_expect_rows(tkt_db,
 			"SELECT cause, count(*), sum(dur_ns) FROM analysis_gaps GROUP BY cause"
 			" ORDER BY cause",

@@ -247,7 +247,8 @@ Test(analyze_time, two_ranks_with_tiny_skews_and_no_straggler)
 	tkt_expect_rows(
 	    tkt_db,
 	    "SELECT device_id, rank, collective = 'ncclDevKernel_AllReduce_Sum_f32_RING_LL',"
-	    " process_group, matched_by, instance, event_id, start_ns - 1000000000000000000, dur_ns,"
+	    " process_group, matched_by, instance, event_id, start_ns - 1000000000000000000, "
+	    "dur_ns,"
 	    " members, skew_ns, wait_ns, threshold_ns, last FROM analysis_comm"
 	    " ORDER BY instance IS NULL, instance, device_id",
 	    "0|0|1|0|order|1|1|0|50000|2|0|5000|10000|0\n"

@@ -45,8 +45,8 @@ static void expect_rows(const char *sql, const char *want)
 static void record(const char *steps, const char *a1, const char *a2, const char *a3,
 		   const char *a4)
 {
-	const char *args[] = {"record", "-o", db, a1, a2, a3, a4, "--", TK_ANNOTATE_DEMO,
-			      "--steps", steps};
+	const char *args[] = {"record",		"-o",	   db,	 a1, a2, a3, a4, "--",
+			      TK_ANNOTATE_DEMO, "--steps", steps};
 	const char *argv[16];
 	int n = 0;
 	for (size_t i = 0; i < sizeof(args) / sizeof(args[0]); i++)
@@ -132,10 +132,11 @@ Test(annotate, steps_counters_and_allocations)
 		    " c.track_id JOIN strings s ON s.id = t.name_id ORDER BY c.ts_ns",
 		    "loss|counter|1.0\nloss|counter|0.5\nloss|counter|0.333333333333333\n"
 		    "loss|counter|0.25\nloss|counter|0.2");
-	expect_rows("SELECT allocator, kind, count(*), sum(bytes), count(DISTINCT device_id),"
-		    " mem_kind FROM memory_events GROUP BY allocator, kind ORDER BY allocator, kind",
-		    "grad_pool|alloc|5|5242880|0|pageable\ngrad_pool|free|5|5242880|0|pageable\n"
-		    "prefetch_pool|alloc|5|20480|0|pageable\nprefetch_pool|free|5|20480|0|pageable");
+	expect_rows(
+	    "SELECT allocator, kind, count(*), sum(bytes), count(DISTINCT device_id),"
+	    " mem_kind FROM memory_events GROUP BY allocator, kind ORDER BY allocator, kind",
+	    "grad_pool|alloc|5|5242880|0|pageable\ngrad_pool|free|5|5242880|0|pageable\n"
+	    "prefetch_pool|alloc|5|20480|0|pageable\nprefetch_pool|free|5|20480|0|pageable");
 	expect_rows("SELECT count(*) FROM memory_events WHERE pid IS NULL OR address IS NULL", "0");
 }
 
@@ -156,8 +157,9 @@ Test(annotate, a_step_window_keeps_only_its_steps_and_their_scopes)
 	expect_rows("SELECT count(*) FROM annotations c WHERE c.name != 'prefetch' AND"
 		    " c.end_ns > (SELECT max(end_ns) FROM steps)",
 		    "0");
-	expect_rows("SELECT group_concat(value, ',') FROM (SELECT value FROM counters ORDER BY ts_ns)",
-		    "0.333333333333333,0.25");
+	expect_rows(
+	    "SELECT group_concat(value, ',') FROM (SELECT value FROM counters ORDER BY ts_ns)",
+	    "0.333333333333333,0.25");
 }
 
 Test(annotate, windows_from_the_environment_without_the_cli)

@@ -11,15 +11,14 @@
 
 Test(cupti_abi, records_are_eight_byte_multiples)
 {
-	const size_t sizes[] = {sizeof(struct tkc_kernel10), sizeof(struct tkc_memcpy6),
-				sizeof(struct tkc_memset4),  sizeof(struct tkc_memory4),
-				sizeof(struct tkc_api),	     sizeof(struct tkc_sync2),
-				sizeof(struct tkc_marker2),  sizeof(struct tkc_overhead3),
-				sizeof(struct tkc_device5)};
+	const size_t sizes[] = {
+	    sizeof(struct tkc_kernel10), sizeof(struct tkc_memcpy6),   sizeof(struct tkc_memset4),
+	    sizeof(struct tkc_memory4),	 sizeof(struct tkc_api),       sizeof(struct tkc_sync2),
+	    sizeof(struct tkc_marker2),	 sizeof(struct tkc_overhead3), sizeof(struct tkc_device5)};
 	const size_t want[] = {216, 96, 88, 128, 40, 56, 56, 56, 184}; /* CUDA 13.0, LP64 */
 	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
-		cr_expect_eq(sizes[i], want[i], "record %zu: %zu bytes, CUPTI's is %zu", i, sizes[i],
-			     want[i]);
+		cr_expect_eq(sizes[i], want[i], "record %zu: %zu bytes, CUPTI's is %zu", i,
+			     sizes[i], want[i]);
 }
 
 #if !TK_HAVE_CUPTI_SDK
@@ -34,19 +33,21 @@ Test(cupti_abi, matches_the_real_header)
 
 #include <cupti.h>
 
-#define SIZE(ours, theirs)                                                                     \
+#define SIZE(ours, theirs)                                                                       \
 	cr_expect_eq(sizeof(struct ours), sizeof(theirs), #ours ": %zu bytes, " #theirs ": %zu", \
 		     sizeof(struct ours), sizeof(theirs))
-#define FIELD(ours, theirs, f)                                                                  \
-	do {                                                                                    \
-		cr_expect_eq(offsetof(struct ours, f), offsetof(theirs, f),                     \
-			     #ours "." #f " at %zu, CUPTI's at %zu", offsetof(struct ours, f),  \
-			     offsetof(theirs, f));                                              \
-		cr_expect_eq(sizeof(((struct ours *)0)->f), sizeof(((theirs *)0)->f),           \
-			     #ours "." #f " is %zu bytes, CUPTI's %zu",                         \
-			     sizeof(((struct ours *)0)->f), sizeof(((theirs *)0)->f));          \
+#define FIELD(ours, theirs, f)                                                                 \
+	do {                                                                                   \
+		cr_expect_eq(offsetof(struct ours, f), offsetof(theirs, f),                    \
+			     #ours "." #f " at %zu, CUPTI's at %zu", offsetof(struct ours, f), \
+			     offsetof(theirs, f));                                             \
+		cr_expect_eq(sizeof(((struct ours *)0)->f), sizeof(((theirs *)0)->f),          \
+			     #ours "." #f " is %zu bytes, CUPTI's %zu",                        \
+			     sizeof(((struct ours *)0)->f), sizeof(((theirs *)0)->f));         \
 	} while (0)
-#define VALUE(ours, theirs) cr_expect_eq((long long)(ours), (long long)(theirs), #ours " = %lld, " #theirs " = %lld", (long long)(ours), (long long)(theirs))
+#define VALUE(ours, theirs)                                                                       \
+	cr_expect_eq((long long)(ours), (long long)(theirs), #ours " = %lld, " #theirs " = %lld", \
+		     (long long)(ours), (long long)(theirs))
 
 Test(cupti_abi, matches_the_real_header)
 {
@@ -250,7 +251,8 @@ Test(cupti_abi, enum_values_and_callback_ids_match)
 	VALUE(TKC_ERROR_INVALID_KIND, CUPTI_ERROR_INVALID_KIND);
 	VALUE(TKC_ERROR_NOT_SUPPORTED, CUPTI_ERROR_NOT_SUPPORTED);
 	VALUE(TKC_ERROR_INSUFFICIENT_PRIVILEGES, CUPTI_ERROR_INSUFFICIENT_PRIVILEGES);
-	VALUE(TKC_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED, CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED);
+	VALUE(TKC_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED,
+	      CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED);
 	VALUE(TKC_ERROR_UNKNOWN, CUPTI_ERROR_UNKNOWN);
 	VALUE(TKC_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMCPY);
 	VALUE(TKC_KIND_MEMSET, CUPTI_ACTIVITY_KIND_MEMSET);
@@ -301,7 +303,8 @@ Test(cupti_abi, enum_values_and_callback_ids_match)
 	VALUE(TKC_SYNC_EVENT_SYNCHRONIZE, CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_EVENT_SYNCHRONIZE);
 	VALUE(TKC_SYNC_STREAM_WAIT_EVENT, CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_WAIT_EVENT);
 	VALUE(TKC_SYNC_STREAM_SYNCHRONIZE, CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_SYNCHRONIZE);
-	VALUE(TKC_SYNC_CONTEXT_SYNCHRONIZE, CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_CONTEXT_SYNCHRONIZE);
+	VALUE(TKC_SYNC_CONTEXT_SYNCHRONIZE,
+	      CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_CONTEXT_SYNCHRONIZE);
 	VALUE(TKC_SYNC_INVALID_VALUE, (uint32_t)CUPTI_SYNCHRONIZATION_INVALID_VALUE);
 	VALUE(TKC_CB_DOMAIN_DRIVER_API, CUPTI_CB_DOMAIN_DRIVER_API);
 	VALUE(TKC_CB_DOMAIN_RUNTIME_API, CUPTI_CB_DOMAIN_RUNTIME_API);
@@ -312,8 +315,10 @@ Test(cupti_abi, enum_values_and_callback_ids_match)
 	VALUE(FAKE_CBID_RT_MALLOC, CUPTI_RUNTIME_TRACE_CBID_cudaMalloc_v3020);
 	VALUE(FAKE_CBID_RT_MEMCPY, CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_v3020);
 	VALUE(FAKE_CBID_RT_MEMCPY_ASYNC, CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_v3020);
-	VALUE(FAKE_CBID_RT_STREAM_SYNCHRONIZE, CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_v3020);
-	VALUE(FAKE_CBID_RT_DEVICE_SYNCHRONIZE, CUPTI_RUNTIME_TRACE_CBID_cudaDeviceSynchronize_v3020);
+	VALUE(FAKE_CBID_RT_STREAM_SYNCHRONIZE,
+	      CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_v3020);
+	VALUE(FAKE_CBID_RT_DEVICE_SYNCHRONIZE,
+	      CUPTI_RUNTIME_TRACE_CBID_cudaDeviceSynchronize_v3020);
 	VALUE(FAKE_CBID_RT_LAUNCH_KERNEL, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000);
 	VALUE(FAKE_CBID_DRV_MEMSET_D8_ASYNC, CUPTI_DRIVER_TRACE_CBID_cuMemsetD8Async);
 	VALUE(FAKE_CBID_DRV_LAUNCH_KERNEL, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel);

@@ -66,8 +66,8 @@ static void add_device(uint32_t id)
 	fake_h100(rec(sizeof(struct tkc_device5)), id, "NVIDIA H100 80GB HBM3");
 }
 
-static void add_api(uint32_t kind, uint32_t cbid, uint64_t start, uint64_t end,
-		    uint32_t tid, uint32_t corr)
+static void add_api(uint32_t kind, uint32_t cbid, uint64_t start, uint64_t end, uint32_t tid,
+		    uint32_t corr)
 {
 	struct tkc_api *a = rec(sizeof(*a));
 	a->kind = kind;
@@ -107,10 +107,8 @@ static void build_buffer(void)
 	add_device(0);
 	/* kernel before its launch API record (different buffers in real life) */
 	add_kernel("_Z6vecAddPfS_i", T0 + 1000, T0 + 6000, 7, 11, 32, 0);
-	add_api(TKC_KIND_RUNTIME, FAKE_CBID_RT_LAUNCH_KERNEL,
-		T0 + 100, T0 + 900, 4242, 11);
-	add_api(TKC_KIND_RUNTIME, FAKE_CBID_RT_LAUNCH_KERNEL,
-		T0 + 7000, T0 + 7500, 4242, 12);
+	add_api(TKC_KIND_RUNTIME, FAKE_CBID_RT_LAUNCH_KERNEL, T0 + 100, T0 + 900, 4242, 11);
+	add_api(TKC_KIND_RUNTIME, FAKE_CBID_RT_LAUNCH_KERNEL, T0 + 7000, T0 + 7500, 4242, 12);
 	add_kernel("plain_c_kernel", T0 + 8000, T0 + 9000, 7, 12, 128, 32768);
 
 	struct tkc_memcpy6 *m = rec(sizeof(*m));
@@ -124,11 +122,9 @@ static void build_buffer(void)
 	m->end = T0 + 12000;
 	m->streamId = 7;
 	m->correlationId = 13;
-	add_api(TKC_KIND_RUNTIME, FAKE_CBID_RT_MEMCPY_ASYNC,
-		T0 + 9500, T0 + 9800, 4242, 13);
+	add_api(TKC_KIND_RUNTIME, FAKE_CBID_RT_MEMCPY_ASYNC, T0 + 9500, T0 + 9800, 4242, 13);
 
-	add_api(TKC_KIND_DRIVER, FAKE_CBID_DRV_MEMSET_D8_ASYNC, T0 + 12500,
-		T0 + 12600, 4243, 14);
+	add_api(TKC_KIND_DRIVER, FAKE_CBID_DRV_MEMSET_D8_ASYNC, T0 + 12500, T0 + 12600, 4243, 14);
 	struct tkc_memset4 *s = rec(sizeof(*s));
 	s->kind = TKC_KIND_MEMSET;
 	s->value = 0;
@@ -139,8 +135,7 @@ static void build_buffer(void)
 	s->correlationId = 14;
 	s->memoryKind = TKC_MEM_DEVICE;
 
-	add_api(TKC_KIND_RUNTIME, FAKE_CBID_RT_MALLOC, T0 + 50,
-		T0 + 90, 4242, 10);
+	add_api(TKC_KIND_RUNTIME, FAKE_CBID_RT_MALLOC, T0 + 50, T0 + 90, 4242, 10);
 	struct tkc_memory4 *a = rec(sizeof(*a));
 	a->kind = TKC_KIND_MEMORY2;
 	a->memoryOperationType = TKC_MEMORY_OP_ALLOCATION;
@@ -156,8 +151,8 @@ static void build_buffer(void)
 	f->correlationId = 0;
 	f->timestamp = T0 + 20000;
 
-	add_api(TKC_KIND_RUNTIME, FAKE_CBID_RT_STREAM_SYNCHRONIZE,
-		T0 + 14000, T0 + 15000, 4242, 15);
+	add_api(TKC_KIND_RUNTIME, FAKE_CBID_RT_STREAM_SYNCHRONIZE, T0 + 14000, T0 + 15000, 4242,
+		15);
 	struct tkc_sync2 *y = rec(sizeof(*y));
 	y->kind = TKC_KIND_SYNCHRONIZATION;
 	y->type = TKC_SYNC_STREAM_SYNCHRONIZE;
@@ -309,17 +304,19 @@ Test(cupti_decode, copies_sets_and_memory_records)
 {
 	build_buffer();
 	cr_assert_eq(decode_into(db), TK_OK);
-	expect_rows("SELECT name, ts_ns - 1767225600000000000, dur_ns, bytes, copy_kind, src_kind,"
-		    " dst_kind, src_device_id, dst_device_id, stream_id FROM memcpys",
-		    "Memcpy HtoD (Pageable -> Device)|10000|2000|1048576|H2D|pageable|device|NULL|0|7");
+	expect_rows(
+	    "SELECT name, ts_ns - 1767225600000000000, dur_ns, bytes, copy_kind, src_kind,"
+	    " dst_kind, src_device_id, dst_device_id, stream_id FROM memcpys",
+	    "Memcpy HtoD (Pageable -> Device)|10000|2000|1048576|H2D|pageable|device|NULL|0|7");
 	expect_rows("SELECT name, ts_ns - 1767225600000000000, dur_ns, bytes, value, mem_kind,"
 		    " stream_id FROM memsets",
 		    "Memset (Device)|13000|100|4096|0|device|9");
-	expect_rows("SELECT kind, ts_ns - 1767225600000000000, device_id,"
-		    " pid = (SELECT pid FROM processes), address, bytes,"
-		    " mem_kind, allocator, op_event_id IS NOT NULL FROM memory_events ORDER BY ts_ns",
-		    "alloc|80|0|1|139637976727552|4194304|device|cuda|1\n"
-		    "free|20000|0|1|139637976727552|4194304|device|cuda|0");
+	expect_rows(
+	    "SELECT kind, ts_ns - 1767225600000000000, device_id,"
+	    " pid = (SELECT pid FROM processes), address, bytes,"
+	    " mem_kind, allocator, op_event_id IS NOT NULL FROM memory_events ORDER BY ts_ns",
+	    "alloc|80|0|1|139637976727552|4194304|device|cuda|1\n"
+	    "free|20000|0|1|139637976727552|4194304|device|cuda|0");
 	expect_rows("SELECT a.name FROM memory_events m JOIN api_calls a ON a.id = m.op_event_id",
 		    "cudaMalloc");
 }
@@ -350,8 +347,9 @@ Test(cupti_decode, api_calls_syncs_markers_and_launch_flows)
 		    " JOIN strings s ON s.id = e.name_id JOIN tracks t ON t.id = e.track_id"
 		    " WHERE e.kind = 12",
 		    "Stream synchronize|14100|800|4242");
-	expect_rows("SELECT name, category, ts_ns - 1767225600000000000, dur_ns, tid FROM annotations",
-		    "train step|nvtx|40|15960|4242");
+	expect_rows(
+	    "SELECT name, category, ts_ns - 1767225600000000000, dur_ns, tid FROM annotations",
+	    "train step|nvtx|40|15960|4242");
 	expect_rows("SELECT kind, s.str, tid, stream_id, device_id FROM tracks t"
 		    " LEFT JOIN strings s ON s.id = t.name_id ORDER BY t.id",
 		    "stream|Stream #7|NULL|7|0\nthread|thread 4242|4242|NULL|NULL\n"
@@ -362,11 +360,12 @@ Test(cupti_decode, device_properties_and_counts)
 {
 	build_buffer();
 	cr_assert_eq(decode_into(db), TK_OK);
-	expect_rows("SELECT d.id, ordinal, kind, s.str, vendor, compute_capability, sm_count,"
-		    " clock_hz, memory_bytes, memory_bandwidth_bps, max_threads_per_sm,"
-		    " max_regs_per_sm, max_smem_per_sm FROM devices d JOIN strings s ON s.id = d.name_id",
-		    "0|0|gpu|NVIDIA H100 80GB HBM3|nvidia|9.0|132|1980000000|85520809984|"
-		    "3352320000000|2048|65536|233472");
+	expect_rows(
+	    "SELECT d.id, ordinal, kind, s.str, vendor, compute_capability, sm_count,"
+	    " clock_hz, memory_bytes, memory_bandwidth_bps, max_threads_per_sm,"
+	    " max_regs_per_sm, max_smem_per_sm FROM devices d JOIN strings s ON s.id = d.name_id",
+	    "0|0|gpu|NVIDIA H100 80GB HBM3|nvidia|9.0|132|1980000000|85520809984|"
+	    "3352320000000|2048|65536|233472");
 	expect_rows("SELECT key, value FROM meta WHERE key LIKE 'cupti.%' ORDER BY key",
 		    "cupti.api_calls|6\ncupti.devices|1\ncupti.dropped_records|0\ncupti.flows|4\n"
 		    "cupti.invalid_timestamps|1\ncupti.kernels|2\ncupti.markers|1\n"

@@ -58,8 +58,9 @@ Test(inject, cuda_program_under_record_keeps_running_and_its_exit_code)
 		cr_expect_eq(r.code, 3, "exit %d\nstdout: %s\nstderr: %s", r.code, r.out, r.err);
 		expect_contains(r.err, "cuda_demo: ");
 		if (!drv)
-			expect_contains(r.err, "no CUDA driver (libcuda.so.1 cannot be loaded): the "
-					       "program ran untraced on the device side");
+			expect_contains(r.err,
+					"no CUDA driver (libcuda.so.1 cannot be loaded): the "
+					"program ran untraced on the device side");
 		expect_contains(r.err, "no store was written");
 	}
 	tkt_run_free(&r);
@@ -92,7 +93,8 @@ Test(inject, initialize_injection_without_a_device_says_so_and_returns)
 			_exit(10);
 		int (*init)(void);
 		*(void **)&init = dlsym(h, "InitializeInjection");
-		if (!init || !dlsym(h, "InitializeInjectionNvtx2") || !dlsym(h, "tkcap_cupti_host_hooks"))
+		if (!init || !dlsym(h, "InitializeInjectionNvtx2") ||
+		    !dlsym(h, "tkcap_cupti_host_hooks"))
 			_exit(11);
 		if (init() != 1 || init() != 1) /* a second call is harmless */
 			_exit(12);
@@ -117,7 +119,8 @@ Test(inject, initialize_injection_without_a_device_says_so_and_returns)
 	}
 	cr_expect_eq(WEXITSTATUS(status), 42, "stderr: %s", err);
 #ifdef TK_REAL_CUPTI
-	expect_contains(err, "tracekit: CUPTI activity tracing is unavailable (cuptiActivityEnable: ");
+	expect_contains(err,
+			"tracekit: CUPTI activity tracing is unavailable (cuptiActivityEnable: ");
 #else
 	if (access("/usr/local/cuda/lib64/libcupti.so.13", R_OK) != 0)
 		expect_contains(err, "tracekit: libcupti was not found (looked for libcupti.so.13");
@@ -174,7 +177,8 @@ Test(inject, a_cuda_program_is_traced_end_to_end)
 	struct tkt_run r = record_fake(NULL, NULL, NULL, NULL, "5", NULL);
 	cr_assert_eq(r.code, 7, "the program's exit code\nstderr: %s", r.err);
 	expect_contains(r.err, "tracekit: wrote ");
-	expect_contains(r.err, ": 15 kernels, 5 copies, 0 sets, 20 API calls, 5 annotations, 5 steps");
+	expect_contains(r.err,
+			": 15 kernels, 5 copies, 0 sets, 20 API calls, 5 annotations, 5 steps");
 	expect_contains(r.err, "fake_cupti: emitted=41 suppressed=0 dropped=0");
 	expect_rows("SELECT name, count(*), min(occupancy), min(dur_ns), min(stream_id),"
 		    " min(registers), min(block_x) FROM kernels GROUP BY name ORDER BY name",
@@ -187,10 +191,11 @@ Test(inject, a_cuda_program_is_traced_end_to_end)
 	expect_rows("SELECT name, count(*) FROM api_calls GROUP BY name ORDER BY name",
 		    "cudaLaunchKernel|15\ncudaMemcpyAsync|5");
 	/* every launch joins its device work, which starts after the call */
-	expect_rows("SELECT count(*), sum(d.ts_ns > a.ts_ns + a.dur_ns),"
-		    " sum(a.correlation_id = d.correlation_id) FROM flows f"
-		    " JOIN events a ON a.id = f.src_event_id JOIN events d ON d.id = f.dst_event_id",
-		    "20|20|20");
+	expect_rows(
+	    "SELECT count(*), sum(d.ts_ns > a.ts_ns + a.dur_ns),"
+	    " sum(a.correlation_id = d.correlation_id) FROM flows f"
+	    " JOIN events a ON a.id = f.src_event_id JOIN events d ON d.id = f.dst_event_id",
+	    "20|20|20");
 	/* the API calls and the program's scopes share its thread's track */
 	expect_rows("SELECT count(DISTINCT track_id) FROM events WHERE kind IN (2, 4)", "1");
 	expect_rows("SELECT count(*), min(name) FROM annotations", "5|train_step");
@@ -220,7 +225,8 @@ Test(inject, a_step_window_switches_cupti_on_a_step_ahead_and_off_after)
 	cr_assert_eq(r.code, 7, "stderr: %s", r.err);
 	/* steps 1..3 traced (1 is the warm-up step, decoded and dropped), 0, 4, 5 never reach a
 	 * buffer: 3 x 8 records plus the device record */
-	expect_contains(r.err, "fake_cupti: emitted=25 suppressed=24 dropped=0 enables=10 disables=8");
+	expect_contains(r.err,
+			"fake_cupti: emitted=25 suppressed=24 dropped=0 enables=10 disables=8");
 	expect_rows("SELECT count(*) FROM steps", "2");
 	expect_rows("SELECT count(*) FROM kernels k JOIN steps s ON k.ts_ns >= s.ts_ns"
 		    " AND k.ts_ns < s.ts_ns + s.dur_ns",
@@ -246,7 +252,8 @@ Test(inject, a_session_started_after_cuinit_switches_cupti_the_same)
 	setenv("FAKE_APP_LATE_SESSION", "1", 1);
 	struct tkt_run r = record_fake("--start-step", "2", "--steps", "2", "6", NULL);
 	cr_assert_eq(r.code, 7, "stderr: %s", r.err);
-	expect_contains(r.err, "fake_cupti: emitted=25 suppressed=24 dropped=0 enables=10 disables=8");
+	expect_contains(r.err,
+			"fake_cupti: emitted=25 suppressed=24 dropped=0 enables=10 disables=8");
 	expect_rows("SELECT (SELECT count(*) FROM kernels), (SELECT count(*) FROM steps),"
 		    " (SELECT value FROM meta WHERE key = 'capture.cupti_switches'),"
 		    " (SELECT count(*) FROM flows)",
@@ -295,7 +302,8 @@ Test(inject, opt_in_shared_memory_limits_come_from_the_driver_when_it_answers)
 		    "2|0.0|0.0");
 	expect_rows("SELECT value FROM meta WHERE key = 'capture.driver_smem_limits'", "1");
 	/* the others are as before */
-	expect_rows("SELECT min(occupancy) FROM kernels WHERE name = 'softmax(float*, int)'", "0.25");
+	expect_rows("SELECT min(occupancy) FROM kernels WHERE name = 'softmax(float*, int)'",
+		    "0.25");
 	tkt_run_free(&r);
 }
 

@@ -16,7 +16,9 @@
 TestSuite(check_cli, .init = tkt_analyze_setup, .fini = tkt_analyze_teardown, .timeout = 600);
 TestSuite(full_corpus, .init = tkt_analyze_setup, .fini = tkt_analyze_teardown, .timeout = 600);
 
-#define NS_RES "kineto/HolisticTraceAnalysis/tests/data/ns_resolution_trace/rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz"
+#define NS_RES                                                         \
+	"kineto/HolisticTraceAnalysis/tests/data/ns_resolution_trace/" \
+	"rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz"
 #define NCCL "kineto/HolisticTraceAnalysis/tests/data/nccl_parser_config/nccl_data.json.gz"
 #define NO_GPU "kineto/HolisticTraceAnalysis/tests/data/rank_non_gpu/rank_non_gpu.json.gz"
 #define TRITON "kineto/HolisticTraceAnalysis/tests/data/triton_example/triton_example.json.gz"
@@ -59,12 +61,13 @@ static char *synth(const char *name, const char *steps, const char *jitter)
 static void slow_down(const char *path, const char *f, const char *where)
 {
 	char sql[1024];
-	snprintf(sql, sizeof(sql),
-		 "CREATE TEMP TABLE t0 AS SELECT min(start_ns) AS t FROM analysis_steps%s;"
-		 "UPDATE events SET ts_ns = (SELECT t FROM t0) + CAST((ts_ns - (SELECT t FROM t0)) * %s"
-		 " AS INTEGER), dur_ns = CAST(dur_ns * %s AS INTEGER)"
-		 " WHERE ts_ns >= (SELECT t FROM t0);",
-		 where, f, f);
+	snprintf(
+	    sql, sizeof(sql),
+	    "CREATE TEMP TABLE t0 AS SELECT min(start_ns) AS t FROM analysis_steps%s;"
+	    "UPDATE events SET ts_ns = (SELECT t FROM t0) + CAST((ts_ns - (SELECT t FROM t0)) * %s"
+	    " AS INTEGER), dur_ns = CAST(dur_ns * %s AS INTEGER)"
+	    " WHERE ts_ns >= (SELECT t FROM t0);",
+	    where, f, f);
 	tkt_exec_sql(path, sql);
 	tkt_ok(tkt_tracekit("analyze", path, NULL));
 }
@@ -143,8 +146,9 @@ Test(check_cli, a_kernel_stretched_by_a_fifth_fails_naming_it_and_by_2_percent_p
 	/* the text opens with the verdict and names the kernel */
 	r = tkt_tracekit("check", s20, "--baseline", s, NULL);
 	cr_expect_eq(r.code, 1);
-	cr_expect(!strncmp(r.out, "tracekit check: FAIL (1 regression): kernel cudnn_infer_volta", 61),
-		  "%s", r.out);
+	cr_expect(
+	    !strncmp(r.out, "tracekit check: FAIL (1 regression): kernel cudnn_infer_volta", 61),
+	    "%s", r.out);
 	cr_expect(strstr(r.out, "+20.0 %") != NULL, "%s", r.out);
 	tkt_run_free(&r);
 	r = tkt_tracekit("check", s2, "--baseline", s, "--gate", "kernel:*:+5%", NULL);
@@ -261,7 +265,8 @@ Test(check_cli, other_hardware_and_no_device_work_are_not_comparable)
 Test(check_cli, bounds_need_no_baseline)
 {
 	char *s = store_of(NS_RES, "ns.db");
-	double mean = (double)tkt_query_int(s, "SELECT CAST(mean_ns AS INTEGER) FROM analysis_step_stats");
+	double mean =
+	    (double)tkt_query_int(s, "SELECT CAST(mean_ns AS INTEGER) FROM analysis_step_stats");
 	cr_assert(mean > 90e6 && mean < 100e6, "%f", mean);
 	struct tkt_run r = tkt_tracekit("check", s, "--max", "step_time.mean=150ms", NULL);
 	cr_expect_eq(r.code, 0, "%s%s", r.out, r.err);
@@ -281,7 +286,8 @@ Test(check_cli, bounds_need_no_baseline)
 Test(full_corpus, the_77_ms_steps_of_trace_diff_control_pass_150ms_and_fail_50ms)
 {
 	char *s = store_of(CONTROL, "control.db");
-	double mean = (double)tkt_query_int(s, "SELECT CAST(mean_ns AS INTEGER) FROM analysis_step_stats");
+	double mean =
+	    (double)tkt_query_int(s, "SELECT CAST(mean_ns AS INTEGER) FROM analysis_step_stats");
 	cr_assert(mean > 76e6 && mean < 79e6, "%f", mean);
 	struct tkt_run r = tkt_tracekit("check", s, "--max", "step_time.mean=150ms", NULL);
 	cr_expect_eq(r.code, 0, "%s%s", r.out, r.err);

@@ -48,10 +48,11 @@ static struct pair regression(void)
 	struct pair p;
 	p.base = synth("base.db", "12", "1");
 	p.slow = synth("slow.db", "12", "2");
-	tkt_exec_sql(p.slow, "CREATE TEMP TABLE t0 AS SELECT min(start_ns) AS t FROM analysis_steps;"
-			     "UPDATE events SET ts_ns = (SELECT t FROM t0) + CAST((ts_ns - (SELECT t "
-			     "FROM t0)) * 1.08 AS INTEGER), dur_ns = CAST(dur_ns * 1.08 AS INTEGER) "
-			     "WHERE ts_ns >= (SELECT t FROM t0);");
+	tkt_exec_sql(p.slow,
+		     "CREATE TEMP TABLE t0 AS SELECT min(start_ns) AS t FROM analysis_steps;"
+		     "UPDATE events SET ts_ns = (SELECT t FROM t0) + CAST((ts_ns - (SELECT t "
+		     "FROM t0)) * 1.08 AS INTEGER), dur_ns = CAST(dur_ns * 1.08 AS INTEGER) "
+		     "WHERE ts_ns >= (SELECT t FROM t0);");
 	tkt_ok(tkt_tracekit("analyze", p.slow, NULL));
 	p.baseline = tkt_path(tkt_dir, "baseline.json");
 	tkt_ok(tkt_tracekit("baseline", p.base, "-o", p.baseline, NULL));
@@ -68,8 +69,8 @@ static void pair_free(struct pair *p)
 Test(check_out, json_and_markdown_match_their_goldens)
 {
 	struct pair p = regression();
-	struct tkt_run r = tkt_tracekit("check", p.slow, "--baseline", p.baseline, "--format", "json",
-					NULL);
+	struct tkt_run r =
+	    tkt_tracekit("check", p.slow, "--baseline", p.baseline, "--format", "json", NULL);
 	cr_expect_eq(r.code, 1, "%s%s", r.out, r.err);
 	golden(r.out, "regression.json");
 	tkt_run_free(&r);
@@ -88,10 +89,10 @@ Test(check_out, junit_has_one_test_case_per_gate_and_failures_carry_the_numbers)
 {
 	struct pair p = regression();
 	char *junit = tkt_path(tkt_dir, "junit.xml"), *md = tkt_path(tkt_dir, "summary.md");
-	struct tkt_run r = tkt_tracekit("check", p.slow, "--baseline", p.baseline, "--junit", junit,
-					"--markdown", md, "--gate", "step_time:+5%", "--gate",
-					"kernel:*:+10%", "--max", "memory.peak=70GiB", "--min",
-					"kpi.gpu_utilization=10", NULL);
+	struct tkt_run r =
+	    tkt_tracekit("check", p.slow, "--baseline", p.baseline, "--junit", junit, "--markdown",
+			 md, "--gate", "step_time:+5%", "--gate", "kernel:*:+10%", "--max",
+			 "memory.peak=70GiB", "--min", "kpi.gpu_utilization=10", NULL);
 	cr_expect_eq(r.code, 1, "%s%s", r.out, r.err);
 	tkt_run_free(&r);
 	/* an XML parser counts: 4 gates, 1 failure (step time), whose message has the numbers */
@@ -99,7 +100,8 @@ Test(check_out, junit_has_one_test_case_per_gate_and_failures_carry_the_numbers)
 	snprintf(cmd, sizeof(cmd),
 		 "python3 -c \"import sys, xml.etree.ElementTree as E; t = E.parse(sys.argv[1]); "
 		 "c = t.findall('.//testcase'); f = t.findall('.//testcase/failure'); "
-		 "print(len(c), len(f), c[0].get('name'), 'step time' in f[0].text and ' (+8.' in f[0].text)\" '%s' > '%s/x.txt'",
+		 "print(len(c), len(f), c[0].get('name'), 'step time' in f[0].text and ' (+8.' in "
+		 "f[0].text)\" '%s' > '%s/x.txt'",
 		 junit, tkt_dir);
 	cr_assert_eq(system(cmd), 0, "python3 could not parse the JUnit file");
 	char *x = tkt_path(tkt_dir, "x.txt"), *got = tkt_slurp(x, NULL);
@@ -107,8 +109,8 @@ Test(check_out, junit_has_one_test_case_per_gate_and_failures_carry_the_numbers)
 	free(got);
 	free(x);
 	char *m = tkt_slurp(md, NULL);
-	cr_expect(!strncmp(m, "# tracekit check\n\n**FAIL (1 regression): step time +8.", 54),
-		  "%s", m);
+	cr_expect(!strncmp(m, "# tracekit check\n\n**FAIL (1 regression): step time +8.", 54), "%s",
+		  m);
 	free(m);
 	free(junit);
 	free(md);
@@ -176,7 +178,8 @@ Test(check_out, a_bad_baseline_is_exit_2_naming_the_place)
 	tkt_spit(bad, v, n);
 	struct tkt_run r = tkt_tracekit("check", s, "--baseline", bad, NULL);
 	cr_expect_eq(r.code, 2);
-	cr_expect(strstr(r.err, "has version 7; this tracekit reads version 1") != NULL, "%s", r.err);
+	cr_expect(strstr(r.err, "has version 7; this tracekit reads version 1") != NULL, "%s",
+		  r.err);
 	tkt_run_free(&r);
 	/* a wrong type deep inside: the key path and the line */
 	free(v);

@@ -90,8 +90,8 @@ Test(ci_examples, both_jobs_pass_noise_and_fail_a_regression_with_reports)
 			     files[i]);
 		cr_expect(tkt_exists(junit) && tkt_exists(md), "%s: reports written", files[i]);
 		int rc = run_gate(cmd, slow, bl, "none", out, summary);
-		char *logp = tkt_path(out, "gate.log"), *log = text_of(logp), *sum = text_of(summary),
-		     *j = text_of(junit);
+		char *logp = tkt_path(out, "gate.log"), *log = text_of(logp),
+		     *sum = text_of(summary), *j = text_of(junit);
 		cr_expect_eq(rc, 1, "%s: the regression passed: %s", files[i], log);
 		cr_expect(strstr(log, "tracekit check: FAIL") != NULL, "%s", log);
 		cr_expect(strstr(sum, "**PASS") != NULL && strstr(sum, "**FAIL") != NULL,

@@ -144,7 +144,8 @@ Test(gates, refused_gates_say_why)
 	    "small_kernel_share_count, small_kernel_share_time, host_overhead, memory_bandwidth, "
 	    "compute_throughput, compilation_time)");
 	bad("step_time:+3pt", TKC_GATE_REL, "'pt' (percentage points) is for '%' metrics only");
-	bad("step_time:+3MiB", TKC_GATE_REL, "step_time is in ns: an amount in bytes does not apply");
+	bad("step_time:+3MiB", TKC_GATE_REL,
+	    "step_time is in ns: an amount in bytes does not apply");
 	bad("memory.peak:+3ms", TKC_GATE_REL, "memory.peak is in bytes: an amount in time");
 	bad("step_time:+5kg", TKC_GATE_REL, "unknown unit 'kg'");
 	bad("step_time", TKC_GATE_REL, "expected METRIC:+N%");
@@ -170,16 +171,26 @@ Test(gates, values_with_units)
 		double v;
 		const char *unit;
 	} cases[] = {
-	    {"150ms", 150e6, "ns"},	  {"70GiB", 70.0 * 1073741824, "bytes"},
-	    {"80", 80, ""},		  {"80%", 80, "%"},
-	    {"1.5e3us", 1.5e6, "ns"},	  {"2\xc2\xb5s", 2000, "ns"},
-	    {"2\xce\xbcs", 2000, "ns"},	  {"3ns", 3, "ns"},
-	    {"0.5s", 5e8, "ns"},	  {"2min", 120e9, "ns"},
-	    {"1B", 1, "bytes"},		  {"1KB", 1e3, "bytes"},
-	    {"1KiB", 1024, "bytes"},	  {"1MB", 1e6, "bytes"},
-	    {"1MiB", 1048576, "bytes"},	  {"1GB", 1e9, "bytes"},
-	    {"1TB", 1e12, "bytes"},	  {"1TiB", 1099511627776.0, "bytes"},
-	    {"150 ms", 150e6, "ns"},	  {".5ms", 5e5, "ns"},
+	    {"150ms", 150e6, "ns"},
+	    {"70GiB", 70.0 * 1073741824, "bytes"},
+	    {"80", 80, ""},
+	    {"80%", 80, "%"},
+	    {"1.5e3us", 1.5e6, "ns"},
+	    {"2\xc2\xb5s", 2000, "ns"},
+	    {"2\xce\xbcs", 2000, "ns"},
+	    {"3ns", 3, "ns"},
+	    {"0.5s", 5e8, "ns"},
+	    {"2min", 120e9, "ns"},
+	    {"1B", 1, "bytes"},
+	    {"1KB", 1e3, "bytes"},
+	    {"1KiB", 1024, "bytes"},
+	    {"1MB", 1e6, "bytes"},
+	    {"1MiB", 1048576, "bytes"},
+	    {"1GB", 1e9, "bytes"},
+	    {"1TB", 1e12, "bytes"},
+	    {"1TiB", 1099511627776.0, "bytes"},
+	    {"150 ms", 150e6, "ns"},
+	    {".5ms", 5e5, "ns"},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		double v = -1;
@@ -188,9 +199,9 @@ Test(gates, values_with_units)
 		cr_expect(fabs(v - cases[i].v) <= 1e-9 * cases[i].v, "%s: %.17g", cases[i].text, v);
 		cr_expect_str_eq(unit, cases[i].unit, "%s", cases[i].text);
 	}
-	static const char *const refused[] = {"",    "ms",   "-5ms", "+5ms", "1kb",	 "1 ",
-					      "nan", "inf",  "1e999", "1e300TiB", "5 m", "0x10",
-					      "1.",  "1GHz", "5%%"};
+	static const char *const refused[] = {"",    "ms",   "-5ms", "+5ms",  "1kb",
+					      "1 ",  "nan",  "inf",  "1e999", "1e300TiB",
+					      "5 m", "0x10", "1.",   "1GHz",  "5%%"};
 	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
 		double v;
 		const char *unit;
@@ -205,7 +216,7 @@ Test(gates, defaults_are_the_documented_five)
 {
 	struct tkc_gates g = {0};
 	cr_assert_eq(tkc_gates_defaults(&g, err, sizeof(err)), TK_OK, "%s", err);
-	static const char *const want[] = {"step_time:+5%",	"busy:+5%",	 "memory.peak:+5%",
+	static const char *const want[] = {"step_time:+5%", "busy:+5%", "memory.peak:+5%",
 					   "kernel:*:+10%", "op:*:+10%"};
 	cr_assert_eq(g.n, 5);
 	for (size_t i = 0; i < 5; i++) {
@@ -237,23 +248,22 @@ static void put(const char *name, const char *text, size_t len)
 	free(p);
 }
 
-static const char toml[] =
-    "# gates of the nightly benchmark\n"
-    "gates = [\n"
-    "  \"step_time:+5%\",   # the step\n"
-    "  'kernel:*gemm*:+10%',\n"
-    "  \"kpi.gpu_utilization:-3pt\",\n"
-    "]\n"
-    "allow_different_hardware = true\n"
-    "\n"
-    "[max]\n"
-    "\"step_time.mean\" = \"150ms\"\n"
-    "memory.peak = \"70GiB\"\n"
-    "comm.exposed.p90 = 2_000_000\n"
-    "\n"
-    "[ min ]  # lower bounds\n"
-    "\"kpi.gpu_utilization\" = 80\n"
-    "kpi.\"memory_bandwidth\" = \"40.5%\"\n";
+static const char toml[] = "# gates of the nightly benchmark\n"
+			   "gates = [\n"
+			   "  \"step_time:+5%\",   # the step\n"
+			   "  'kernel:*gemm*:+10%',\n"
+			   "  \"kpi.gpu_utilization:-3pt\",\n"
+			   "]\n"
+			   "allow_different_hardware = true\n"
+			   "\n"
+			   "[max]\n"
+			   "\"step_time.mean\" = \"150ms\"\n"
+			   "memory.peak = \"70GiB\"\n"
+			   "comm.exposed.p90 = 2_000_000\n"
+			   "\n"
+			   "[ min ]  # lower bounds\n"
+			   "\"kpi.gpu_utilization\" = 80\n"
+			   "kpi.\"memory_bandwidth\" = \"40.5%\"\n";
 
 static const char json[] =
     "{\"gates\": [\"step_time:+5%\", \"kernel:*gemm*:+10%\", \"kpi.gpu_utilization:-3pt\"],\n"
@@ -281,14 +291,10 @@ Test(gates, gates_file_json_and_toml_give_the_same_gates)
 	cr_assert_eq(read_gates("g.json", &b, &hwb), TK_OK, "%s", err);
 	cr_expect_eq(hwa, 1);
 	cr_expect_eq(hwb, 1);
-	static const char *const want[] = {"step_time:+5%",
-					   "kernel:*gemm*:+10%",
-					   "kpi.gpu_utilization:-3pt",
-					   "step_time.mean=150ms",
-					   "memory.peak=70GiB",
-					   "comm.exposed.p90=2000000",
-					   "kpi.gpu_utilization=80",
-					   "kpi.memory_bandwidth=40.5%"};
+	static const char *const want[] = {
+	    "step_time:+5%",	      "kernel:*gemm*:+10%",	   "kpi.gpu_utilization:-3pt",
+	    "step_time.mean=150ms",   "memory.peak=70GiB",	   "comm.exposed.p90=2000000",
+	    "kpi.gpu_utilization=80", "kpi.memory_bandwidth=40.5%"};
 	static const enum tkc_gate_kind kinds[] = {TKC_GATE_REL, TKC_GATE_REL, TKC_GATE_REL,
 						   TKC_GATE_MAX, TKC_GATE_MAX, TKC_GATE_MAX,
 						   TKC_GATE_MIN, TKC_GATE_MIN};
@@ -351,8 +357,7 @@ static void bad_file(const char *name, const char *text, int status, const char 
 Test(gates, toml_errors_name_the_line)
 {
 	bad_file("a.toml", "gates = [\"step_time:+5%\"]\n\n[max]\nstep_time.p95 = \"1ms\"\n",
-		 TK_EINVAL,
-		 "'" /* the path */);
+		 TK_EINVAL, "'" /* the path */);
 	cr_expect(strstr(err, "a.toml': line 4: gate 'step_time.p95=1ms': unknown statistic 'p95'"),
 		  "%s", err);
 	bad_file("b.toml", "gates = [\n  \"step_time:+5%\",\n  \"step_time:5%\",\n]\n", TK_EINVAL,
@@ -373,8 +378,7 @@ Test(gates, toml_errors_name_the_line)
 		 "line 3: the gates array is not closed with ']'");
 	bad_file("j.toml", "[max]\nstep_time = 150ms\n", TK_EFORMAT,
 		 "line 2: '150ms' is not a decimal number (a string needs quotes");
-	bad_file("k.toml", "gates = \"\"\"x\"\"\"\n", TK_EFORMAT,
-		 "gates is an array of strings");
+	bad_file("k.toml", "gates = \"\"\"x\"\"\"\n", TK_EFORMAT, "gates is an array of strings");
 	bad_file("l.toml", "[max]\nstep_time = \"\"\"1s\"\"\"\n", TK_EFORMAT,
 		 "line 2: multi-line strings are not supported");
 	bad_file("m.toml", "[[max]]\n", TK_EFORMAT, "arrays of tables ([[...]]) are not supported");
@@ -390,10 +394,10 @@ Test(gates, toml_errors_name_the_line)
 	bad_file("t.toml", "[max]\ngates = [\"x\"]\n", TK_EFORMAT,
 		 "gates belongs before the first table header");
 	bad_file("u.toml", "[max]\nstep_time = 0x10\n", TK_EFORMAT, "is not a decimal number");
-	bad_file("v.toml", "[max]\nstep_time = inf\n", TK_EFORMAT, "the bound of step_time is a string");
+	bad_file("v.toml", "[max]\nstep_time = inf\n", TK_EFORMAT,
+		 "the bound of step_time is a string");
 	bad_file("w.toml", "gates = [\"\\ud800\"]\n", TK_EFORMAT, "not a character allowed here");
-	bad_file("x.toml", "gates = ['unterminated]\n", TK_EFORMAT,
-		 "line 1: unterminated string");
+	bad_file("x.toml", "gates = ['unterminated]\n", TK_EFORMAT, "line 1: unterminated string");
 	bad_file("y.toml", "gates = []\ngates = []\n", TK_EFORMAT, "line 2: gates is given twice");
 	bad_file("z.toml", "key\n", TK_EFORMAT, "line 1: expected '=' after the key key");
 }
@@ -456,7 +460,8 @@ static void truncations(const char *name, const char *text)
 		if (st == TK_OK) {
 			cr_expect_leq(g.n, 8);
 		} else {
-			cr_expect(st == TK_EFORMAT || st == TK_EINVAL, "cut %zu: status %d", cut, st);
+			cr_expect(st == TK_EFORMAT || st == TK_EINVAL, "cut %zu: status %d", cut,
+				  st);
 			cr_expect(strstr(err, name) && strstr(err, "line "), "cut %zu: '%s'", cut,
 				  err);
 			cr_expect_eq(g.n, 0);

@@ -83,7 +83,8 @@ Test(json_dom, valid_document_every_type_and_position)
 	cr_expect(f->items[0].type == TKU_JSON_BOOL && f->items[0].b == 1);
 	cr_expect(f->items[1].type == TKU_JSON_BOOL && f->items[1].b == 0);
 	cr_expect(f->items[2].type == TKU_JSON_NULL);
-	const struct tku_json_value *b = tku_json_get(tku_json_get(tku_json_get(v, "nested"), "a"), "b");
+	const struct tku_json_value *b =
+	    tku_json_get(tku_json_get(tku_json_get(v, "nested"), "a"), "b");
 	cr_assert(b && b->type == TKU_JSON_ARRAY && b->n == 3);
 	cr_expect(b->items[0].type == TKU_JSON_ARRAY && b->items[0].n == 0);
 	cr_expect(b->items[1].type == TKU_JSON_OBJECT && b->items[1].n == 0);
@@ -155,7 +156,8 @@ Test(json_dom, syntax_errors_name_line_and_column)
 Test(json_dom, duplicate_key_is_refused_naming_it)
 {
 	struct tku_json_value *v = NULL;
-	cr_expect_eq(parse("{\"a\": 1,\n \"b\": {\"x\": 1, \"y\": 2},\n \"a\": 3}", &v), TK_EFORMAT);
+	cr_expect_eq(parse("{\"a\": 1,\n \"b\": {\"x\": 1, \"y\": 2},\n \"a\": 3}", &v),
+		     TK_EFORMAT);
 	cr_expect(strstr(err, "line 3, column 7: key \"a\" appears twice in one object (first at "
 			      "line 1)"),
 		  "%s", err);
@@ -233,7 +235,8 @@ Test(json_dom, over_max_bytes_is_refused_and_missing_file_is_eio)
 	put(doc, strlen(doc));
 	cr_expect_eq(tku_json_parse_file(path, strlen(doc) - 1, &v, err, sizeof(err)), TK_EFORMAT);
 	cr_expect(strstr(err, "in.json': the file is larger than"), "%s", err);
-	cr_expect_eq(tku_json_parse_file(path, strlen(doc), &v, err, sizeof(err)), TK_OK, "%s", err);
+	cr_expect_eq(tku_json_parse_file(path, strlen(doc), &v, err, sizeof(err)), TK_OK, "%s",
+		     err);
 	tku_json_free(v);
 	v = NULL;
 	char *missing = tkt_path(dir, "missing.json");
@@ -250,7 +253,8 @@ Test(json_dom, large_object_and_array)
 	char *s = malloc(cap);
 	len += (size_t)snprintf(s + len, cap - len, "{");
 	for (size_t i = 0; i < n; i++)
-		len += (size_t)snprintf(s + len, cap - len, "%s\"k%zu\": [%zu]", i ? "," : "", i, i);
+		len +=
+		    (size_t)snprintf(s + len, cap - len, "%s\"k%zu\": [%zu]", i ? "," : "", i, i);
 	len += (size_t)snprintf(s + len, cap - len, "}");
 	struct tku_json_value *v = NULL;
 	cr_assert_eq(parse(s, &v), TK_OK, "%s", err);

@@ -55,7 +55,7 @@ Test(cli, unknown_command_exits_2)
 	tkt_run_free(&r);
 }
 
-static const char *const commands[] = {"import", "ls",	 "synth",  "info",     "query", "analyze",
+static const char *const commands[] = {"import", "ls",	   "synth",  "info", "query",	 "analyze",
 				       "export", "record", "report", "diff", "baseline", "check"};
 
 Test(cli, help_lists_every_command)

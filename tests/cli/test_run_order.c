@@ -70,9 +70,10 @@ static char *ls_order(const char *logdir, char *by, size_t bylen)
 		size_t n = strcspn(p, " ");
 		strncat(order, p, n);
 		strcat(order, ",");
-		const char *w = strstr(p, "  start  ") ? "start" : strstr(p, "  name  ") ? "name"
-				: strstr(p, "  mtime  ")		      ? "mtime"
-									      : "?";
+		const char *w = strstr(p, "  start  ")	 ? "start"
+				: strstr(p, "  name  ")	 ? "name"
+				: strstr(p, "  mtime  ") ? "mtime"
+							 : "?";
 		strncat(by, w, bylen - strlen(by) - 2);
 		strncat(by, ",", bylen - strlen(by) - 1);
 		p = strchr(p, '\n');
@@ -85,7 +86,7 @@ Test(run_order, a_copied_older_run_does_not_become_the_newest)
 {
 	char *logdir = tkt_path(dir, "logdir"), by[256];
 	char *gemm = tkt_real("xplane/logdir/plugins/profile/jax08_mi300x_gemm/tw003.xplane.pb");
-	add_run(logdir, "gemm", "tw003", gemm, 86400 * 30);	     /* profiled later, old copy */
+	add_run(logdir, "gemm", "tw003", gemm, 86400 * 30);	/* profiled later, old copy */
 	add_run(logdir, "tiny", "h", DATA "tiny.xplane.pb", 0); /* profiled earlier, copied now */
 	char *order = ls_order(logdir, by, sizeof(by));
 	cr_expect_str_eq(order, "gemm,tiny,");
@@ -133,7 +134,7 @@ Test(run_order, run_names_spell_times_in_several_ways)
 	    {"2024-05-01T12:30:45", 1714566645000000000LL},
 	    {"run-20240501-123045", 1714566645000000000LL},
 	    {"plain", TK_NONE},
-	    {"2024_13_01_12_30_45", TK_NONE}, /* no month 13 */
+	    {"2024_13_01_12_30_45", TK_NONE},  /* no month 13 */
 	    {"12024_05_01_12_30_45", TK_NONE}, /* part of a longer number */
 	};
 	char *logdir = tkt_path(dir, "logdir");
@@ -146,8 +147,8 @@ Test(run_order, run_names_spell_times_in_several_ways)
 	for (int j = 0; j < n; j++)
 		for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
 			if (!strcmp(runs[j].name, cases[i].name))
-				cr_expect_eq(runs[j].name_ns, cases[i].ns, "%s: %lld", cases[i].name,
-					     (long long)runs[j].name_ns);
+				cr_expect_eq(runs[j].name_ns, cases[i].ns, "%s: %lld",
+					     cases[i].name, (long long)runs[j].name_ns);
 	tk_xplane_runs_free(runs, n);
 	free(logdir);
 }

@@ -72,5 +72,4 @@ void tkt_one_gpu(const char *path, tk_writer **out, int64_t *proc, int64_t *dev,
  */
 int tkt_import_corpus(const char *rel, const char *db);
 
-
 #endif

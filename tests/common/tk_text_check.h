@@ -23,16 +23,20 @@
 #define TC_TRUNC "truncated\xe2\x82"
 #define TC_BIG "beyond\xf4\x90\x80\x80"
 #define TC_ESC "esc\x1b[31mred\x1b[0m"
-#define TC_CSI "csi\xc2\x9b" "2J"
+#define TC_CSI        \
+	"csi\xc2\x9b" \
+	"2J"
 #define TC_NL "new\nline"
 #define TC_PIPE "pipe|tick`x`|end"
-#define TC_RLO "rlo\xe2\x80\xae" "gnp.exe"
+#define TC_RLO            \
+	"rlo\xe2\x80\xae" \
+	"gnp.exe"
 #define TC_SCRIPT "<script>alert(1)</script>"
 #define TC_PROC "proc\x1b]0;owned\x07\xff"
 #define TC_DEVICE "GPU\xff\xfe\x1b[2J"
 #define TC_REPL "\xef\xbf\xbd" /* U+FFFD */
-#define TC_E300_LEN 300 /* the host thread's name: "é" 300 times (600 bytes, longer than */
-			/* the exporters' name buffers, so that a cut can split a character) */
+#define TC_E300_LEN 300	       /* the host thread's name: "é" 300 times (600 bytes, longer than */
+/* the exporters' name buffers, so that a cut can split a character) */
 
 /* Length of the well-formed sequence at @s (@n bytes left), 0 when ill-formed (Unicode 15, 3.9). */
 static inline size_t tc_wellformed(const unsigned char *s, size_t n)
@@ -41,7 +45,7 @@ static inline size_t tc_wellformed(const unsigned char *s, size_t n)
 		unsigned char lo, hi, lo2, hi2;
 		size_t len;
 	} rows[] = {
-	    {0x00, 0x7F, 0, 0, 1},	   {0xC2, 0xDF, 0x80, 0xBF, 2}, {0xE0, 0xE0, 0xA0, 0xBF, 3},
+	    {0x00, 0x7F, 0, 0, 1},	 {0xC2, 0xDF, 0x80, 0xBF, 2}, {0xE0, 0xE0, 0xA0, 0xBF, 3},
 	    {0xE1, 0xEC, 0x80, 0xBF, 3}, {0xED, 0xED, 0x80, 0x9F, 3}, {0xEE, 0xEF, 0x80, 0xBF, 3},
 	    {0xF0, 0xF0, 0x90, 0xBF, 4}, {0xF1, 0xF3, 0x80, 0xBF, 4}, {0xF4, 0xF4, 0x80, 0x8F, 4},
 	};
@@ -75,11 +79,11 @@ static inline long tc_invalid_at(const char *s, size_t n)
 }
 
 /* Expect @s (@what names it) to be valid UTF-8. */
-#define TC_EXPECT_UTF8(s, what)                                                               \
-	do {                                                                                  \
-		long at_ = tc_invalid_at((s), strlen(s));                                     \
-		cr_expect(at_ < 0, "%s: invalid UTF-8 at byte %ld: ...%.40s", (what), at_,    \
-			  at_ < 0 ? "" : (s) + (at_ > 20 ? at_ - 20 : 0));                      \
+#define TC_EXPECT_UTF8(s, what)                                                            \
+	do {                                                                               \
+		long at_ = tc_invalid_at((s), strlen(s));                                  \
+		cr_expect(at_ < 0, "%s: invalid UTF-8 at byte %ld: ...%.40s", (what), at_, \
+			  at_ < 0 ? "" : (s) + (at_ > 20 ? at_ - 20 : 0));                 \
 	} while (0)
 
 /* 1 when @s holds a bidirectional control (raw, as UTF-8). */
@@ -96,9 +100,9 @@ static inline int tc_has_bidi(const char *s)
 }
 
 /* The hostile kernel names, in the order the store has them. */
-static const char *const tc_kernels[] = {TC_BAD, TC_OVERLONG, TC_SURROGATE, TC_TRUNC,
-					 TC_BIG, TC_ESC,      TC_CSI,	    TC_NL,
-					 TC_PIPE, TC_RLO,     TC_SCRIPT};
+static const char *const tc_kernels[] = {TC_BAD,  TC_OVERLONG, TC_SURROGATE, TC_TRUNC,
+					 TC_BIG,  TC_ESC,      TC_CSI,	     TC_NL,
+					 TC_PIPE, TC_RLO,      TC_SCRIPT};
 #define TC_NKERNELS (sizeof(tc_kernels) / sizeof(tc_kernels[0]))
 
 /*
@@ -119,9 +123,9 @@ static inline void tc_write_store(const char *path)
 	struct tk_process_info p = {10, TC_PROC, "node" TC_RLO, 0};
 	TKT_OK(tk_writer_add_source(w, "synth", NULL, "node", 0));
 	TKT_OK(tk_writer_add_process(w, &p, &proc));
-	struct tk_device_info d = {0,	  "gpu",	  TC_DEVICE,	 "nvidia",  "node", proc,
-				   0,	  "9.0",	  132,		 1980000000, 85899345920LL,
-				   3350000000000LL, 989e12, 2048, 65536,	 233472};
+	struct tk_device_info d = {
+	    0,	 "gpu",	     TC_DEVICE,	    "nvidia",	     "node", proc, 0,	  "9.0",
+	    132, 1980000000, 85899345920LL, 3350000000000LL, 989e12, 2048, 65536, 233472};
 	TKT_OK(tk_writer_add_device(w, &d, &dev));
 	struct tk_track_info t1 = {TK_TRACK_THREAD, thread, proc, TK_NONE, 1, TK_NONE, NULL};
 	struct tk_track_info t2 = {TK_TRACK_STREAM, TC_OVERLONG, proc, dev, TK_NONE, 7, NULL};

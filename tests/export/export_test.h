@@ -21,7 +21,7 @@ static inline int have_protoc(void)
 
 /* Decode @file as message @type of @proto (in @proto_dir) into @txt; returns protoc's status. */
 static inline int protoc_decode(const char *proto_dir, const char *proto, const char *type,
-			 const char *file, const char *txt)
+				const char *file, const char *txt)
 {
 	char cmd[8192];
 	snprintf(cmd, sizeof(cmd), "protoc --decode=%s -I '%s' '%s' < '%s' > '%s' 2>&1", type,
@@ -59,11 +59,11 @@ static inline int count_of(const char *hay, const char *needle)
 }
 
 /* Run tracekit with the arguments; assert exit 0. */
-#define RUN_OK(...)                                                                            \
-	do {                                                                                   \
-		struct tkt_run r_ = tkt_tracekit(__VA_ARGS__, NULL);                           \
-		cr_assert_eq(r_.code, 0, "exit %d\n%s%s", r_.code, r_.out, r_.err);            \
-		tkt_run_free(&r_);                                                             \
+#define RUN_OK(...)                                                                 \
+	do {                                                                        \
+		struct tkt_run r_ = tkt_tracekit(__VA_ARGS__, NULL);                \
+		cr_assert_eq(r_.code, 0, "exit %d\n%s%s", r_.code, r_.out, r_.err); \
+		tkt_run_free(&r_);                                                  \
 	} while (0)
 
 /* The same rows from @a and @b for @sql. */
@@ -88,23 +88,27 @@ enum { RT_MEMORY = 1, RT_STEPS = 2, RT_COPY_KIND = 4, RT_ALL = 7 };
 /* Kernels, copies, steps, memory events and flows of @a and @b are the same (@what: RT_*). */
 static inline void expect_round_trip(const char *a, const char *b, int what)
 {
-	expect_same_rows(a, b, "kernels",
-			 "SELECT name, ts_ns, dur_ns, grid_x, grid_y, grid_z, block_x, block_y, "
-			 "block_z, registers, coalesce(static_smem, 0) + coalesce(dynamic_smem, 0), "
-			 "CASE WHEN occupancy > 0 THEN round(occupancy, 6) END FROM kernels ORDER BY ts_ns, name, dur_ns");
+	expect_same_rows(
+	    a, b, "kernels",
+	    "SELECT name, ts_ns, dur_ns, grid_x, grid_y, grid_z, block_x, block_y, "
+	    "block_z, registers, coalesce(static_smem, 0) + coalesce(dynamic_smem, 0), "
+	    "CASE WHEN occupancy > 0 THEN round(occupancy, 6) END FROM kernels ORDER BY ts_ns, "
+	    "name, dur_ns");
 	expect_same_rows(a, b, "copies",
 			 what & RT_COPY_KIND ? "SELECT name, ts_ns, dur_ns, bytes, copy_kind FROM "
 					       "memcpys ORDER BY ts_ns, name, dur_ns"
 					     : "SELECT name, ts_ns, dur_ns, bytes FROM memcpys "
 					       "ORDER BY ts_ns, name, dur_ns");
 	if (what & RT_STEPS)
-		expect_same_rows(a, b, "steps",
-				 "SELECT step_num, name, ts_ns, dur_ns FROM steps ORDER BY ts_ns, name");
+		expect_same_rows(
+		    a, b, "steps",
+		    "SELECT step_num, name, ts_ns, dur_ns FROM steps ORDER BY ts_ns, name");
 	if (what & RT_MEMORY)
-		expect_same_rows(a, b, "memory events",
-				 "SELECT kind, ts_ns, bytes, address, (SELECT ordinal FROM devices d "
-				 "WHERE d.id = device_id), bytes_in_use FROM memory_events "
-				 "ORDER BY ts_ns, id");
+		expect_same_rows(
+		    a, b, "memory events",
+		    "SELECT kind, ts_ns, bytes, address, (SELECT ordinal FROM devices d "
+		    "WHERE d.id = device_id), bytes_in_use FROM memory_events "
+		    "ORDER BY ts_ns, id");
 	expect_same_rows(a, b, "flows",
 			 "SELECT s.name, s.ts_ns, d.name, d.ts_ns FROM flows f "
 			 "JOIN intervals s ON s.id = f.src_event_id "

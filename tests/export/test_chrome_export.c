@@ -67,15 +67,18 @@ Test(chrome_export, synthetic_store_as_gzip_json_with_names_flows_and_memory)
 	cr_expect_eq(count_of(t, "{\"ph\":\"f\""), flows);
 	cr_expect_eq(count_of(t, "\"cat\":\"ac2g\",\"name\":\"ac2g\""), 2 * flows);
 	cr_expect_eq(count_of(t, ",\"bp\":\"e\"}"), flows);
-	cr_expect_eq(count_of(t, "{\"ph\":\"X\""), tkt_query_int(db, "SELECT count(*) FROM events"));
+	cr_expect_eq(count_of(t, "{\"ph\":\"X\""),
+		     tkt_query_int(db, "SELECT count(*) FROM events"));
 	cr_expect_eq(count_of(t, "\"name\":\"[memory]\""),
 		     tkt_query_int(db, "SELECT count(*) FROM memory_records"));
-	cr_expect_eq(count_of(t, "{\"ph\":\"C\""), tkt_query_int(db, "SELECT count(*) FROM counters"));
+	cr_expect_eq(count_of(t, "{\"ph\":\"C\""),
+		     tkt_query_int(db, "SELECT count(*) FROM counters"));
 	cr_expect(strstr(t, "\"baseTimeNanoseconds\":1767225600000159035") != NULL);
 	/* the first kernel: its start relative to the base, with the ns digits */
-	char *k = tkt_rows(db, "SELECT printf('\"ts\":%d.%03d,', (ts_ns - 1767225600000159035) / 1000,"
-			       " (ts_ns - 1767225600000159035) % 1000) FROM kernels ORDER BY id "
-			       "LIMIT 1");
+	char *k =
+	    tkt_rows(db, "SELECT printf('\"ts\":%d.%03d,', (ts_ns - 1767225600000159035) / 1000,"
+			 " (ts_ns - 1767225600000159035) % 1000) FROM kernels ORDER BY id "
+			 "LIMIT 1");
 	cr_expect(strstr(t, k) != NULL, "expected %s", k);
 	free(k);
 	free(t);
@@ -93,9 +96,10 @@ Test(chrome_export, synthetic_store_round_trips_through_import)
 	expect_round_trip(db, back, RT_ALL);
 	expect_same_rows(db, back, "counters",
 			 "SELECT ts_ns, value FROM counter_samples ORDER BY ts_ns, track_id");
-	expect_same_rows(db, back, "threads and streams",
-			 "SELECT t.kind, s.str, t.tid, t.stream_id FROM tracks t JOIN strings s ON "
-			 "s.id = t.name_id WHERE t.kind IN ('thread', 'stream') ORDER BY 1, 2, 3, 4");
+	expect_same_rows(
+	    db, back, "threads and streams",
+	    "SELECT t.kind, s.str, t.tid, t.stream_id FROM tracks t JOIN strings s ON "
+	    "s.id = t.name_id WHERE t.kind IN ('thread', 'stream') ORDER BY 1, 2, 3, 4");
 	free(back);
 	free(js);
 	free(db);

@@ -50,10 +50,9 @@ static int has(const struct bytes *b, const char *s)
 static void expect_proto_names(const char *what, const struct bytes *b)
 {
 	static const char *const raw[] = {TC_BAD, TC_OVERLONG, TC_SURROGATE, TC_TRUNC, TC_BIG};
-	static const char *const fixed[] = {"bad" TC_REPL TC_REPL, "overlong" TC_REPL TC_REPL,
-					    "surrogate" TC_REPL TC_REPL TC_REPL,
-					    "truncated" TC_REPL TC_REPL,
-					    "beyond" TC_REPL TC_REPL TC_REPL TC_REPL};
+	static const char *const fixed[] = {
+	    "bad" TC_REPL TC_REPL, "overlong" TC_REPL TC_REPL, "surrogate" TC_REPL TC_REPL TC_REPL,
+	    "truncated" TC_REPL TC_REPL, "beyond" TC_REPL TC_REPL TC_REPL TC_REPL};
 	for (size_t i = 0; i < sizeof(raw) / sizeof(raw[0]); i++) {
 		cr_expect(!has(b, raw[i]), "%s: a raw invalid name (%zu)", what, i);
 		cr_expect(has(b, fixed[i]), "%s: no repaired name %s", what, fixed[i]);
@@ -67,8 +66,10 @@ static void expect_proto_names(const char *what, const struct bytes *b)
 			j++;
 		if (j - i >= 100) {
 			runs++;
-			cr_expect((j - i) % 2 == 0, "%s: the thread name is cut inside a character "
-				  "(%zu bytes of é, then %02x)", what, j - i, (unsigned char)b->p[j]);
+			cr_expect((j - i) % 2 == 0,
+				  "%s: the thread name is cut inside a character "
+				  "(%zu bytes of é, then %02x)",
+				  what, j - i, (unsigned char)b->p[j]);
 		}
 		i = j;
 	}

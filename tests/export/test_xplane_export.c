@@ -51,7 +51,8 @@ static char *export_xplane(const char *db, const char *logdir, const char *host)
 static char *decode(const char *pb)
 {
 	if (!have_protoc())
-		cr_skip_test("protoc is not installed (scripts/setup.sh installs protobuf-compiler)");
+		cr_skip_test(
+		    "protoc is not installed (scripts/setup.sh installs protobuf-compiler)");
 	char *txt = tkt_path(dir, "decoded.txt");
 	int rc = protoc_decode(SCHEMAS, "xplane.proto", "tensorflow.profiler.XSpace", pb, txt);
 	char *s = slurp(txt);
@@ -67,20 +68,24 @@ Test(xplane_export, synthetic_store_decodes_with_the_planes_lines_and_stats_xpro
 	char *pb = export_xplane(db, "logs", "synth-host");
 	char *t = decode(pb);
 	cr_expect(strstr(t, "name: \"Task Environment\"") != NULL);
-	cr_expect(strstr(t, "name: \"profile_start_time\"") && strstr(t, "name: \"profile_stop_time\""));
+	cr_expect(strstr(t, "name: \"profile_start_time\"") &&
+		  strstr(t, "name: \"profile_stop_time\""));
 	cr_expect(strstr(t, "name: \"/device:GPU:0\"") && strstr(t, "name: \"/device:GPU:1\""));
 	cr_expect(strstr(t, "name: \"/host:CPU\"") != NULL);
-	cr_expect(strstr(t, "name: \"Stream #7(Kernel,MemcpyD2H,Memset)\"") != NULL, "stream lines");
+	cr_expect(strstr(t, "name: \"Stream #7(Kernel,MemcpyD2H,Memset)\"") != NULL,
+		  "stream lines");
 	cr_expect(strstr(t, "name: \"Stream #13(MemcpyH2D)\"") != NULL);
 	cr_expect(strstr(t, "name: \"python main thread/NVTX\"") != NULL);
-	cr_expect(strstr(t, "name: \"MemoryAllocation\"") && strstr(t, "name: \"MemoryDeallocation\""));
+	cr_expect(strstr(t, "name: \"MemoryAllocation\"") &&
+		  strstr(t, "name: \"MemoryDeallocation\""));
 	cr_expect(strstr(t, "str_value: \"regs:") != NULL, "kernel_details text");
 	cr_expect(strstr(t, "grid:") && strstr(t, "block:") && strstr(t, "occ_pct:"));
 	cr_expect(strstr(t, "str_value: \"kind_src:pinned kind_dst:device size:") != NULL,
 		  "memcpy_details text");
 	cr_expect(strstr(t, "str_value: \"kind:device num_bytes:") != NULL, "Memset_details");
 	cr_expect(strstr(t, "str_value: \"GPU_0_caching\"") != NULL, "allocator names its GPU");
-	cr_expect(strstr(t, "name: \"core_count\"") && strstr(t, "int64_value: 132"), "capabilities");
+	cr_expect(strstr(t, "name: \"core_count\"") && strstr(t, "int64_value: 132"),
+		  "capabilities");
 	cr_expect(strstr(t, "str_value: \"Nvidia\"") != NULL);
 	cr_expect(strstr(t, "hostnames: \"synth-host\"") != NULL);
 	/* every event of the store is an XEvent (intervals + memory events) */
@@ -106,8 +111,9 @@ Test(xplane_export, synthetic_store_round_trips_through_import)
 	expect_same_rows(db, back, "devices",
 			 "SELECT id, ordinal, kind, sm_count, clock_hz, memory_bytes, "
 			 "memory_bandwidth_bps, compute_capability, vendor FROM devices");
-	expect_same_rows(db, back, "memcpy kinds",
-			 "SELECT copy_kind, src_kind, dst_kind, count(*) FROM memcpys GROUP BY 1, 2, 3");
+	expect_same_rows(
+	    db, back, "memcpy kinds",
+	    "SELECT copy_kind, src_kind, dst_kind, count(*) FROM memcpys GROUP BY 1, 2, 3");
 	free(ld);
 	free(pb);
 	free(db);
@@ -128,10 +134,11 @@ Test(xplane_export, fixture_names_args_and_ops_survive)
 			 "SELECT s.str, a.value FROM args a JOIN strings s ON s.id = a.key_id "
 			 "WHERE a.event_id IN (SELECT id FROM kernels) AND s.str <> 'mangled_name' "
 			 "ORDER BY 1");
-	expect_same_rows(db, back, "op details",
-			 "SELECT h.str, m.str, o.program_id, o.flops, o.bytes_accessed FROM op_details o "
-			 "LEFT JOIN strings h ON h.id = o.hlo_op_id LEFT JOIN strings m ON m.id = "
-			 "o.hlo_module_id");
+	expect_same_rows(
+	    db, back, "op details",
+	    "SELECT h.str, m.str, o.program_id, o.flops, o.bytes_accessed FROM op_details o "
+	    "LEFT JOIN strings h ON h.id = o.hlo_op_id LEFT JOIN strings m ON m.id = "
+	    "o.hlo_module_id");
 	free(name);
 	free(ld);
 	free(pb);
@@ -162,7 +169,8 @@ static void corpus_round_trip(const char *rel, const char *host, int what, int k
 
 Test(full_corpus, corpus_tf24_gpu_round_trips)
 {
-	corpus_round_trip("xplane/logdir/plugins/profile/tf24_gpu_v100_multiworker", "34.83.195.179_6003", RT_ALL, 1);
+	corpus_round_trip("xplane/logdir/plugins/profile/tf24_gpu_v100_multiworker",
+			  "34.83.195.179_6003", RT_ALL, 1);
 }
 
 Test(xplane_export, corpus_jax_rocm_round_trips)
@@ -172,8 +180,8 @@ Test(xplane_export, corpus_jax_rocm_round_trips)
 
 Test(xplane_export, corpus_tpu_with_xla_lines_round_trips)
 {
-	corpus_round_trip("xplane/logdir/plugins/profile/xprof_tpu_v6e_inference", "tpu_inference_2",
-			  RT_ALL, 1);
+	corpus_round_trip("xplane/logdir/plugins/profile/xprof_tpu_v6e_inference",
+			  "tpu_inference_2", RT_ALL, 1);
 }
 
 Test(xplane_export, corpus_kineto_round_trips)
@@ -221,7 +229,8 @@ Test(xplane_export, default_run_name_is_a_timestamp)
 		if (de->d_name[0] != '.') {
 			runs++;
 			int y, mo, da, h, mi, s;
-			cr_expect_eq(sscanf(de->d_name, "%4d_%2d_%2d_%2d_%2d_%2d", &y, &mo, &da, &h, &mi, &s),
+			cr_expect_eq(sscanf(de->d_name, "%4d_%2d_%2d_%2d_%2d_%2d", &y, &mo, &da, &h,
+					    &mi, &s),
 				     6, "run name %s", de->d_name);
 		}
 	closedir(d);

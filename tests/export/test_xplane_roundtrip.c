@@ -29,22 +29,24 @@ static void teardown(void)
 
 TestSuite(xplane_roundtrip, .init = setup, .fini = teardown);
 
-static const char *const tables[] = {
-    "analysis_device_time", "analysis_kpi",	      "analysis_steps",
-    "analysis_step_stats",  "analysis_gaps",	      "analysis_gap_summary",
-    "analysis_findings",    "analysis_comm",	      "analysis_comm_ranks",
-    "analysis_op_profile",  "analysis_kernel_stats",  "analysis_memory",
-    "analysis_hlo_op_kernels", "analysis_memory_timeline"};
+static const char *const tables[] = {"analysis_device_time",	"analysis_kpi",
+				     "analysis_steps",		"analysis_step_stats",
+				     "analysis_gaps",		"analysis_gap_summary",
+				     "analysis_findings",	"analysis_comm",
+				     "analysis_comm_ranks",	"analysis_op_profile",
+				     "analysis_kernel_stats",	"analysis_memory",
+				     "analysis_hlo_op_kernels", "analysis_memory_timeline"};
 
 /* Rows of @table in one store and not the other (main: before, b: after), "A|..." / "B|...". */
 static char *differences(sqlite3 *h, const char *table, int *n)
 {
 	char sql[4096], *cols = NULL, *out = calloc(1, 1);
 	sqlite3_stmt *st;
-	snprintf(sql, sizeof(sql),
-		 "SELECT group_concat(name, ', ') FROM pragma_table_info('%s') WHERE name NOT IN "
-		 "('id', 'track_id') AND name NOT LIKE '%%event_id' AND name NOT LIKE '%%record_id'",
-		 table);
+	snprintf(
+	    sql, sizeof(sql),
+	    "SELECT group_concat(name, ', ') FROM pragma_table_info('%s') WHERE name NOT IN "
+	    "('id', 'track_id') AND name NOT LIKE '%%event_id' AND name NOT LIKE '%%record_id'",
+	    table);
 	cr_assert_eq(sqlite3_prepare_v2(h, sql, -1, &st, NULL), SQLITE_OK, "%s", sqlite3_errmsg(h));
 	cr_assert_eq(sqlite3_step(st), SQLITE_ROW);
 	cols = strdup((const char *)sqlite3_column_text(st, 0));
@@ -78,7 +80,8 @@ static char *differences(sqlite3 *h, const char *table, int *n)
  */
 static void round_trip(const char *in, const char *const *known)
 {
-	char *db = tkt_path(dir, "a.db"), *back = tkt_path(dir, "b.db"), *ld = tkt_path(dir, "logs");
+	char *db = tkt_path(dir, "a.db"), *back = tkt_path(dir, "b.db"),
+	     *ld = tkt_path(dir, "logs");
 	if (in)
 		RUN_OK("import", in, "-o", db);
 	RUN_OK("export", db, "--format", "xplane", "-o", ld, "--run", "r");
@@ -120,18 +123,22 @@ Test(xplane_roundtrip, two_rank_synthetic_store_keeps_every_analysis_table)
 			  "ORDER BY p.id";
 	expect_same_rows(db, back, "processes", who);
 	char *rows = tkt_rows(back, who);
-	cr_expect_str_eq(rows, "1|4000|python train.py|synth-host|0\n2|4001|python train.py|synth-host|1");
+	cr_expect_str_eq(
+	    rows, "1|4000|python train.py|synth-host|0\n2|4001|python train.py|synth-host|1");
 	free(rows);
-	expect_same_rows(db, back, "device owners",
-			 "SELECT id, ordinal, process_id, rank, max_threads_per_sm, max_regs_per_sm, "
-			 "max_smem_per_sm FROM devices ORDER BY id");
-	expect_same_rows(db, back, "host threads' processes",
-			 "SELECT process_id, tid, name_id IS NULL, count(*) FROM tracks t WHERE kind = "
-			 "'thread' AND EXISTS (SELECT 1 FROM events e WHERE e.track_id = t.id) "
-			 "GROUP BY 1, 2, 3 ORDER BY 1, 2");
-	expect_same_rows(db, back, "categories",
-			 "SELECT c.str, count(*) FROM events e JOIN strings c ON c.id = e.category_id "
-			 "GROUP BY 1 ORDER BY 1");
+	expect_same_rows(
+	    db, back, "device owners",
+	    "SELECT id, ordinal, process_id, rank, max_threads_per_sm, max_regs_per_sm, "
+	    "max_smem_per_sm FROM devices ORDER BY id");
+	expect_same_rows(
+	    db, back, "host threads' processes",
+	    "SELECT process_id, tid, name_id IS NULL, count(*) FROM tracks t WHERE kind = "
+	    "'thread' AND EXISTS (SELECT 1 FROM events e WHERE e.track_id = t.id) "
+	    "GROUP BY 1, 2, 3 ORDER BY 1, 2");
+	expect_same_rows(
+	    db, back, "categories",
+	    "SELECT c.str, count(*) FROM events e JOIN strings c ON c.id = e.category_id "
+	    "GROUP BY 1 ORDER BY 1");
 	free(back);
 	free(db);
 }

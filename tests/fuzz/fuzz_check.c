@@ -30,7 +30,8 @@ static void same_summary(const struct tkc_summary *a, const struct tkc_summary *
 		     a->devices == b->devices && a->has_steps == b->has_steps,
 		 "a baseline written back reads as another", NULL);
 	for (size_t i = 0; i < a->nmetrics; i++) {
-		fz_check(a->metrics[i].n == b->metrics[i].n, "metric samples changed", a->metrics[i].key);
+		fz_check(a->metrics[i].n == b->metrics[i].n, "metric samples changed",
+			 a->metrics[i].key);
 		for (size_t k = 0; k < a->metrics[i].n; k++)
 			fz_check(a->metrics[i].v[k] == b->metrics[i].v[k], "a sample changed",
 				 a->metrics[i].key);
@@ -53,8 +54,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (have) {
 		FILE *f = fopen(again, "w");
 		fz_check(f != NULL, "cannot write", again);
-		fz_check(tkc_baseline_write(f, &s) == TK_OK, "a baseline that reads cannot be written",
-			 NULL);
+		fz_check(tkc_baseline_write(f, &s) == TK_OK,
+			 "a baseline that reads cannot be written", NULL);
 		fclose(f);
 		rc = tkc_baseline_read(again, &t, err, sizeof(err));
 		fz_check(rc == TK_OK, "a baseline written back does not read", err);

@@ -25,9 +25,21 @@
 #define FZ_MAX_NAME 40
 
 static const char *const dict[] = {
-    "plugins",	      "profile", "2024_01_01_00_00_00", "2024_01_02_00_00_00", "run",
-    "host.xplane.pb", "h2.xplane.pb", ".xplane.pb",	"x.xplane.pb.tmp",	".hidden",
-    "trace.json.gz",  "a",	 "xplane.pb",		"..xplane.pb",		"b.XPLANE.PB",
+    "plugins",
+    "profile",
+    "2024_01_01_00_00_00",
+    "2024_01_02_00_00_00",
+    "run",
+    "host.xplane.pb",
+    "h2.xplane.pb",
+    ".xplane.pb",
+    "x.xplane.pb.tmp",
+    ".hidden",
+    "trace.json.gz",
+    "a",
+    "xplane.pb",
+    "..xplane.pb",
+    "b.XPLANE.PB",
 };
 #define NDICT (sizeof(dict) / sizeof(dict[0]))
 

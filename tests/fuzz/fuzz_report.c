@@ -57,8 +57,8 @@ static void add_record(struct ctx *c)
 	switch (kind) {
 	case 0:
 	case 1: {
-		struct tk_kernel_info k = {.mangled_name = NULL, .occupancy = -1, .blocks_per_sm = -1,
-					   .warps_per_sm = -1};
+		struct tk_kernel_info k = {
+		    .mangled_name = NULL, .occupancy = -1, .blocks_per_sm = -1, .warps_per_sm = -1};
 		for (int i = 0; i < 3; i++) {
 			k.grid[i] = 1 + (int64_t)fz_u8(&c->in);
 			k.block[i] = 1 + (int64_t)fz_u8(&c->in);
@@ -87,8 +87,8 @@ static void add_record(struct ctx *c)
 	}
 	case 4:
 	case 5: {
-		struct tk_op_info op = {.program_id = TK_NONE, .flops = TK_NONE,
-					.bytes_accessed = TK_NONE};
+		struct tk_op_info op = {
+		    .program_id = TK_NONE, .flops = TK_NONE, .bytes_accessed = TK_NONE};
 		op.hlo_op = ev.name;
 		op.hlo_module = fz_str(&c->in, c->cat, FZ_NAME);
 		op.op_category = fz_str(&c->in, c->extra, FZ_NAME);
@@ -103,12 +103,17 @@ static void add_record(struct ctx *c)
 		tk_writer_add_step(c->w, &ev, fz_u8(&c->in), &id);
 		break;
 	case 7: {
-		struct tk_memory_event m = {.device_id = c->dev, .process_id = c->pid,
+		struct tk_memory_event m = {.device_id = c->dev,
+					    .process_id = c->pid,
 					    .address = (int64_t)fz_u64(&c->in, 2) * 256,
-					    .mem_kind = TK_MEM_DEVICE, .op_event_id = TK_NONE,
-					    .bytes_in_use = TK_NONE, .bytes_reserved = TK_NONE,
-					    .bytes_available = TK_NONE, .peak_bytes_in_use = TK_NONE,
-					    .requested_bytes = TK_NONE, .fragmentation = -1};
+					    .mem_kind = TK_MEM_DEVICE,
+					    .op_event_id = TK_NONE,
+					    .bytes_in_use = TK_NONE,
+					    .bytes_reserved = TK_NONE,
+					    .bytes_available = TK_NONE,
+					    .peak_bytes_in_use = TK_NONE,
+					    .requested_bytes = TK_NONE,
+					    .fragmentation = -1};
 		m.ts_ns = ev.ts_ns;
 		m.is_free = fz_u8(&c->in) & 1;
 		m.bytes = 1 + (int64_t)fz_u64(&c->in, 3);
@@ -118,7 +123,8 @@ static void add_record(struct ctx *c)
 		break;
 	}
 	case 8:
-		tk_writer_add_counter(c->w, c->counter_track, ev.ts_ns, (double)(int8_t)fz_u8(&c->in));
+		tk_writer_add_counter(c->w, c->counter_track, ev.ts_ns,
+				      (double)(int8_t)fz_u8(&c->in));
 		break;
 	default:
 		ev.kind = (fz_u8(&c->in) & 1) ? TK_EV_HOST_OP : TK_EV_RUNTIME_API;
@@ -146,25 +152,41 @@ static int build_store(const char *path, const uint8_t *data, size_t size)
 	p.host = fz_str(&c.in, host, 63);
 	tk_writer_add_source(c.w, "fuzz", p.name, p.host, TK_NONE);
 	tk_writer_add_process(c.w, &p, &c.pid);
-	struct tk_device_info d = {.ordinal = 0, .process_id = c.pid, .rank = TK_NONE,
-				   .sm_count = 132, .clock_hz = 1980000000, .memory_bytes = 1LL << 36,
-				   .memory_bandwidth_bps = 3350000000000LL, .peak_flops = 1e15,
-				   .max_threads_per_sm = 2048, .max_regs_per_sm = 65536,
+	struct tk_device_info d = {.ordinal = 0,
+				   .process_id = c.pid,
+				   .rank = TK_NONE,
+				   .sm_count = 132,
+				   .clock_hz = 1980000000,
+				   .memory_bytes = 1LL << 36,
+				   .memory_bandwidth_bps = 3350000000000LL,
+				   .peak_flops = 1e15,
+				   .max_threads_per_sm = 2048,
+				   .max_regs_per_sm = 65536,
 				   .max_smem_per_sm = 233472};
 	d.name = fz_str(&c.in, dname, 63);
 	d.host = p.host;
 	tk_writer_add_device(c.w, &d, &c.dev);
-	struct tk_track_info t = {.kind = TK_TRACK_STREAM, .process_id = c.pid, .device_id = c.dev,
-				  .tid = TK_NONE, .stream_id = 7};
+	struct tk_track_info t = {.kind = TK_TRACK_STREAM,
+				  .process_id = c.pid,
+				  .device_id = c.dev,
+				  .tid = TK_NONE,
+				  .stream_id = 7};
 	t.name = fz_str(&c.in, sname, 63);
 	tk_writer_add_track(c.w, &t, &c.stream_track);
-	t = (struct tk_track_info){.kind = TK_TRACK_THREAD, .process_id = c.pid,
-				   .device_id = TK_NONE, .tid = 1, .stream_id = TK_NONE};
+	t = (struct tk_track_info){.kind = TK_TRACK_THREAD,
+				   .process_id = c.pid,
+				   .device_id = TK_NONE,
+				   .tid = 1,
+				   .stream_id = TK_NONE};
 	t.name = fz_str(&c.in, tname, 63);
 	tk_writer_add_track(c.w, &t, &c.host_track);
-	t = (struct tk_track_info){.kind = TK_TRACK_COUNTER, .process_id = c.pid,
-				   .device_id = c.dev, .tid = TK_NONE, .stream_id = TK_NONE,
-				   .name = t.name, .unit = "bytes"};
+	t = (struct tk_track_info){.kind = TK_TRACK_COUNTER,
+				   .process_id = c.pid,
+				   .device_id = c.dev,
+				   .tid = TK_NONE,
+				   .stream_id = TK_NONE,
+				   .name = t.name,
+				   .unit = "bytes"};
 	tk_writer_add_track(c.w, &t, &c.counter_track);
 	for (int i = 0; i < FZ_MAX_RECORDS && c.in.n && tk_writer_status(c.w) == TK_OK; i++)
 		add_record(&c);

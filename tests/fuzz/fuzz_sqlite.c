@@ -75,7 +75,7 @@ static void m_shutdown(void *ctx)
 
 __attribute__((constructor)) static void fz_sqlite_setup(void)
 {
-	static const sqlite3_mem_methods mem = {m_malloc,  m_free, m_realloc, m_size,
+	static const sqlite3_mem_methods mem = {m_malloc,  m_free, m_realloc,  m_size,
 						m_roundup, m_init, m_shutdown, NULL};
 	if (sqlite3_config(SQLITE_CONFIG_SINGLETHREAD) != SQLITE_OK ||
 	    sqlite3_config(SQLITE_CONFIG_MALLOC, &mem) != SQLITE_OK ||

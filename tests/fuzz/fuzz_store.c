@@ -103,7 +103,8 @@ static void scan_table(sqlite3 *db, const char *path, const char *table)
 			case TK_TS_TEXT:
 			case TK_TS_BLOB:
 				t = tks_tscan_text(ts, i, &len);
-				for (size_t k = 0; t && k < len; k++) /* every byte must be readable */
+				for (size_t k = 0; t && k < len;
+				     k++) /* every byte must be readable */
 					sink += (unsigned char)t[k];
 				break;
 			default:

@@ -228,13 +228,15 @@ Test(xplane, corpus_tpu_ops_carry_flops_and_modules)
 	/* XLA Ops 1504 on TPU:0, 1503 on each of TPU:1..3; Async XLA Ops 600 on TPU:0, their
 	 * own kind (xplane_walk.py). */
 	cr_expect_eq(q(db, "SELECT count(*) FROM events WHERE kind = 8"), 1504 + 3 * 1503);
-	cr_expect_eq(q(db, "SELECT count(*) FROM events e JOIN tracks t ON t.id = e.track_id JOIN strings s "
-			   "ON s.id = t.name_id WHERE e.kind = 15 AND s.str = 'Async XLA Ops'"),
-		     600);
+	cr_expect_eq(
+	    q(db, "SELECT count(*) FROM events e JOIN tracks t ON t.id = e.track_id JOIN strings s "
+		  "ON s.id = t.name_id WHERE e.kind = 15 AND s.str = 'Async XLA Ops'"),
+	    600);
 	cr_expect_eq(q(db, "SELECT count(*) FROM events WHERE kind = 15"), 600);
 	/* memory: one series per TPU by each event's index_on_host (no allocator name) */
-	cr_expect_eq(q(db, "SELECT count(DISTINCT m.device_id) FROM memory_records m JOIN devices d "
-			   "ON d.id = m.device_id WHERE d.kind = 'tpu'"),
+	cr_expect_eq(q(db,
+		       "SELECT count(DISTINCT m.device_id) FROM memory_records m JOIN devices d "
+		       "ON d.id = m.device_id WHERE d.kind = 'tpu'"),
 		     4);
 	cr_expect_eq(q(db, "SELECT count(*) FROM memory_records WHERE device_id IS NULL"), 0);
 	cr_expect_eq(q(db, "SELECT count(*) FROM events WHERE kind = 9"), 105 + 3 * 103);
@@ -731,7 +733,8 @@ Test(xplane, pending_correlation_ids_keep_every_id_in_pages_or_map)
 		for (int64_t k = 0; k < n / 4; k++)
 			cr_assert_eq(xp_corr_put(&c, k * 4 + s + 1, 1000 + 2 * (s * n + k) + 1),
 				     TK_OK);
-	cr_expect_eq(c.map.t.n, 0, "dense ids should all live in pages (%zu in the map)", c.map.t.n);
+	cr_expect_eq(c.map.t.n, 0, "dense ids should all live in pages (%zu in the map)",
+		     c.map.t.n);
 	cr_expect_eq(c.direct, (size_t)n);
 	cr_expect_leq(c.allocated, (size_t)(n / XP_CORR_PAGE + 1));
 	for (int s = 0; s < 4; s++)
@@ -747,7 +750,8 @@ Test(xplane, pending_correlation_ids_keep_every_id_in_pages_or_map)
 	for (size_t i = 0; i < sizeof(odd) / sizeof(odd[0]); i++)
 		cr_assert_eq(xp_corr_put(&c, odd[i], (int64_t)i), TK_OK);
 	cr_assert_eq(xp_corr_put(&c, n + 10, 1000 + ((int64_t)1 << 34)), TK_OK);
-	cr_expect_eq(c.map.t.n, 7); /* INT64_MIN and INT64_MIN + 1 too: the map has no reserved keys */
+	cr_expect_eq(c.map.t.n,
+		     7); /* INT64_MIN and INT64_MIN + 1 too: the map has no reserved keys */
 	for (size_t i = 0; i < sizeof(odd) / sizeof(odd[0]); i++) {
 		cr_assert(xp_corr_get(&c, odd[i], &v), "id %lld", (long long)odd[i]);
 		cr_expect_eq(v, (int64_t)i);

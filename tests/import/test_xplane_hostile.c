@@ -99,8 +99,7 @@ static void line_with_event(struct msg *plane, int64_t md, int64_t stat_md)
 }
 
 /* Write XSpace {planes: @plane} (or @raw bytes when non-NULL) to dir/<name>; malloc'd path. */
-static char *write_space(const char *name, const struct msg *plane, const uint8_t *raw,
-			 size_t rawn)
+static char *write_space(const char *name, const struct msg *plane, const uint8_t *raw, size_t rawn)
 {
 	struct msg sp = {0};
 	if (plane)

@@ -15,7 +15,7 @@
 
 #include "tk_analyze_store.h"
 
-#define RF_LONG                                                                              \
+#define RF_LONG                                                                             \
 	"void at::native::(anonymous namespace)::multi_tensor_apply_kernel<at::native::"    \
 	"(anonymous namespace)::TensorListMetadata<1>, at::native::(anonymous namespace)::" \
 	"BinaryOpScalarFunctor<float, 1, 1, 0>, std::divides<float>, float>(at::native::"   \
@@ -24,8 +24,8 @@
 #define RF_SCRIPT "<script>alert(1)</script>"
 #define RF_NCCL "ncclDevKernel_AllReduce_Sum_f32_RING_LL"
 
-static void rf_mem(tk_writer *w, int64_t proc, int64_t dev, int64_t ts, int is_free,
-		   int64_t addr, int64_t bytes, const char *op)
+static void rf_mem(tk_writer *w, int64_t proc, int64_t dev, int64_t ts, int is_free, int64_t addr,
+		   int64_t bytes, const char *op)
 {
 	struct tk_memory_event m;
 	memset(&m, 0, sizeof(m));
@@ -57,9 +57,9 @@ static __attribute__((unused)) void rf_write_store(const char *path)
 	struct tk_process_info p = {10, "train", "node-a", 0};
 	TKT_OK(tk_writer_add_source(w, "synth", NULL, "node-a", 0));
 	TKT_OK(tk_writer_add_process(w, &p, &proc));
-	struct tk_device_info d = {0,	 "gpu",	    "NVIDIA H100", "nvidia",   "node-a", proc,
-				   0,	 "9.0",	    132,	   1980000000, 85899345920LL,
-				   3350000000000LL, 989e12, 2048, 65536, 233472};
+	struct tk_device_info d = {
+	    0,	 "gpu",	     "NVIDIA H100", "nvidia",	     "node-a", proc, 0,	    "9.0",
+	    132, 1980000000, 85899345920LL, 3350000000000LL, 989e12,   2048, 65536, 233472};
 	TKT_OK(tk_writer_add_device(w, &d, &d0));
 	d.ordinal = 1;
 	d.rank = 1;
@@ -73,7 +73,8 @@ static __attribute__((unused)) void rf_write_store(const char *path)
 	TKT_OK(tk_writer_add_track(w, &t3, &s1));
 	TKT_OK(tk_writer_add_track(w, &t4, &s0b));
 	/* three steps on the host: 50 us, 50 us, 100 us (an outlier) */
-	struct tk_event st = {thr, TK_EV_STEP, "ProfilerStep#1", 0, NULL, 0, TKT_T0, 50000, TK_NONE};
+	struct tk_event st = {thr,    TK_EV_STEP, "ProfilerStep#1", 0, NULL, 0,
+			      TKT_T0, 50000,	  TK_NONE};
 	TKT_OK(tk_writer_add_step(w, &st, 1, NULL));
 	st.name = "ProfilerStep#2", st.ts_ns = TKT_T0 + 50000;
 	TKT_OK(tk_writer_add_step(w, &st, 2, NULL));
@@ -93,7 +94,8 @@ static __attribute__((unused)) void rf_write_store(const char *path)
 	tkt_launched_op(w, thr, s0b, TK_EV_KERNEL, RF_NCCL, t + 100000, 40000, t + 90000);
 	tkt_launched_op(w, thr, s0, TK_EV_KERNEL, RF_SCRIPT, t + 150000, 2000, t + 149000);
 	/* device 1: busy the whole time, the all-reduce starts later (device 0 waits for it) */
-	tkt_launched_op(w, thr, s1, TK_EV_KERNEL, "volta_sgemm_128x64_nn", t + 1000, 99000, t + 500);
+	tkt_launched_op(w, thr, s1, TK_EV_KERNEL, "volta_sgemm_128x64_nn", t + 1000, 99000,
+			t + 500);
 	tkt_launched_op(w, thr, s1, TK_EV_KERNEL, RF_NCCL, t + 120000, 20000, t + 100500);
 	tkt_launched_op(w, thr, s1, TK_EV_KERNEL, "volta_sgemm_128x64_nn", t + 140000, 55000,
 			t + 100600);

@@ -85,12 +85,13 @@ static void expect_step_rows_equal_the_analysis(const struct diff *d)
 	for (size_t i = 0; i < 5; i++) {
 		char sql[1024];
 		snprintf(sql, sizeof(sql),
-			 "SELECT count(*) " ROWS("steps") " JOIN a.analysis_step_stats x"
-			 " ON x.device_id = json_extract(r.value, '$.device_id')"
-			 " JOIN b.analysis_step_stats y ON y.device_id = x.device_id"
-			 " WHERE json_extract(r.value, '$.metric') = '%s'"
-			 " AND json_extract(r.value, '$.a') = x.%s"
-			 " AND json_extract(r.value, '$.b') = y.%s",
+			 "SELECT count(*) " ROWS(
+			     "steps") " JOIN a.analysis_step_stats x"
+				      " ON x.device_id = json_extract(r.value, '$.device_id')"
+				      " JOIN b.analysis_step_stats y ON y.device_id = x.device_id"
+				      " WHERE json_extract(r.value, '$.metric') = '%s'"
+				      " AND json_extract(r.value, '$.a') = x.%s"
+				      " AND json_extract(r.value, '$.b') = y.%s",
 			 cols[i][0], cols[i][1], cols[i][1]);
 		cr_expect_eq(q(d, sql), q(d, "SELECT count(*) FROM a.analysis_step_stats"), "%s",
 			     cols[i][0]);
@@ -119,48 +120,61 @@ Test(diff_verdict, changes_known_by_construction)
 	struct diff d = run_diff(a, b);
 	expect_step_rows_equal_the_analysis(&d);
 	/* host steps a fifth longer: worse; device steps (the device-side annotations) unchanged */
-	cr_expect_eq(q(&d, "SELECT avg(y.host_mean_ns / x.host_mean_ns) FROM a.analysis_step_stats x"
-			   " JOIN b.analysis_step_stats y USING (device_id)") > 1.15,
+	cr_expect_eq(q(&d,
+		       "SELECT avg(y.host_mean_ns / x.host_mean_ns) FROM a.analysis_step_stats x"
+		       " JOIN b.analysis_step_stats y USING (device_id)") > 1.15,
 		     1);
-	cr_expect_eq(q(&d, "SELECT count(*) " ROWS("steps") " WHERE json_extract(r.value,"
-			   " '$.metric') LIKE 'host_step_time_%' AND json_extract(r.value,"
-			   " '$.verdict') = 'worse'"),
+	cr_expect_eq(q(&d,
+		       "SELECT count(*) " ROWS(
+			   "steps") " WHERE json_extract(r.value,"
+				    " '$.metric') LIKE 'host_step_time_%' AND json_extract(r.value,"
+				    " '$.verdict') = 'worse'"),
 		     2);
-	cr_expect_eq(q(&d, "SELECT count(*) " ROWS("steps") " WHERE json_extract(r.value,"
-			   " '$.metric') LIKE 'step_time_%' AND json_extract(r.value,"
-			   " '$.verdict') IS NOT NULL"),
+	cr_expect_eq(q(&d, "SELECT count(*) " ROWS(
+			       "steps") " WHERE json_extract(r.value,"
+					" '$.metric') LIKE 'step_time_%' AND json_extract(r.value,"
+					" '$.verdict') IS NOT NULL"),
 		     0);
 	/* the halved GEMM is better, the doubled layer norm worse, by their kernel totals */
-	cr_expect_eq(q(&d, "SELECT json_extract(r.value, '$.verdict') = 'better' " ROWS("kernels")
-			   " WHERE json_extract(r.value, '$.name') LIKE '" SHRUNK "'"),
-		     1);
-	cr_expect_eq(q(&d, "SELECT json_extract(r.value, '$.verdict') = 'worse' " ROWS("kernels")
-			   " WHERE json_extract(r.value, '$.name') LIKE '" STRETCHED "'"),
-		     1);
+	cr_expect_eq(
+	    q(&d, "SELECT json_extract(r.value, '$.verdict') = 'better' " ROWS(
+		      "kernels") " WHERE json_extract(r.value, '$.name') LIKE '" SHRUNK "'"),
+	    1);
+	cr_expect_eq(
+	    q(&d, "SELECT json_extract(r.value, '$.verdict') = 'worse' " ROWS(
+		      "kernels") " WHERE json_extract(r.value, '$.name') LIKE '" STRETCHED "'"),
+	    1);
 	cr_expect_eq(q(&d, "SELECT json_extract(r.value, '$.b_total_ns') = (SELECT sum(total_ns)"
 			   " FROM b.analysis_kernel_stats WHERE name LIKE '" STRETCHED "') " ROWS(
 			       "kernels") " WHERE json_extract(r.value, '$.name') LIKE '" STRETCHED
-			   "'"),
+					  "'"),
 		     1);
 	/* halving the largest kernel opens idle time the doubled small one cannot fill: the
 	 * analysis says utilization fell, and the diff calls that worse (device time and KPI) */
-	cr_expect_eq(q(&d, "SELECT y.utilization < x.utilization - 0.05 FROM"
-			   " a.analysis_device_time x JOIN b.analysis_device_time y USING (device_id)"
-			   " WHERE x.selected = 1 AND y.selected = 1"),
+	cr_expect_eq(q(&d,
+		       "SELECT y.utilization < x.utilization - 0.05 FROM"
+		       " a.analysis_device_time x JOIN b.analysis_device_time y USING (device_id)"
+		       " WHERE x.selected = 1 AND y.selected = 1"),
 		     1);
-	cr_expect_eq(q(&d, "SELECT json_extract(r.value, '$.verdict') = 'worse' " ROWS("device_time")
-			   " WHERE json_extract(r.value, '$.metric') = 'utilization'"),
-		     1);
-	cr_expect_eq(q(&d, "SELECT json_extract(r.value, '$.verdict') = 'worse' " ROWS("kpis")
-			   " WHERE json_extract(r.value, '$.metric') = 'gpu_utilization'"),
-		     1);
+	cr_expect_eq(
+	    q(&d, "SELECT json_extract(r.value, '$.verdict') = 'worse' " ROWS(
+		      "device_time") " WHERE json_extract(r.value, '$.metric') = 'utilization'"),
+	    1);
+	cr_expect_eq(
+	    q(&d, "SELECT json_extract(r.value, '$.verdict') = 'worse' " ROWS(
+		      "kpis") " WHERE json_extract(r.value, '$.metric') = 'gpu_utilization'"),
+	    1);
 	/* neutral metrics get no verdict even when flagged; every row has the key */
-	cr_expect_eq(q(&d, "SELECT count(*) " ROWS("device_time") " WHERE json_extract(r.value,"
-			   " '$.metric') IN ('window', 'busy', 'compute', 'comm') AND"
-			   " json_extract(r.value, '$.verdict') IS NOT NULL"),
-		     0);
-	cr_expect_eq(q(&d, "SELECT count(*) " ROWS("device_time") " WHERE json_extract(r.value,"
-			   " '$.metric') = 'busy' AND json_extract(r.value, '$.flag') = 'down'"),
+	cr_expect_eq(
+	    q(&d, "SELECT count(*) " ROWS(
+		      "device_time") " WHERE json_extract(r.value,"
+				     " '$.metric') IN ('window', 'busy', 'compute', 'comm') AND"
+				     " json_extract(r.value, '$.verdict') IS NOT NULL"),
+	    0);
+	cr_expect_eq(q(&d, "SELECT count(*) " ROWS(
+			       "device_time") " WHERE json_extract(r.value,"
+					      " '$.metric') = 'busy' AND json_extract(r.value, "
+					      "'$.flag') = 'down'"),
 		     1);
 	const char *const secs[] = {"steps", "kpis", "device_time", "ops", "kernels"};
 	for (size_t i = 0; i < 5; i++) {
@@ -173,12 +187,13 @@ Test(diff_verdict, changes_known_by_construction)
 	}
 	/* the summary counts the verdicts of every row */
 	cr_expect_eq(q(&d, "SELECT json_extract(?1, '$.summary.worse')"),
-		     q(&d, "SELECT count(*) FROM (SELECT value FROM json_each(?1, '$.steps.rows')"
-			   " UNION ALL SELECT value FROM json_each(?1, '$.kpis.rows') UNION ALL"
-			   " SELECT value FROM json_each(?1, '$.device_time.rows') UNION ALL SELECT"
-			   " value FROM json_each(?1, '$.ops.rows') UNION ALL SELECT value FROM"
-			   " json_each(?1, '$.kernels.rows')) WHERE json_extract(value, '$.verdict')"
-			   " = 'worse'"));
+		     q(&d,
+		       "SELECT count(*) FROM (SELECT value FROM json_each(?1, '$.steps.rows')"
+		       " UNION ALL SELECT value FROM json_each(?1, '$.kpis.rows') UNION ALL"
+		       " SELECT value FROM json_each(?1, '$.device_time.rows') UNION ALL SELECT"
+		       " value FROM json_each(?1, '$.ops.rows') UNION ALL SELECT value FROM"
+		       " json_each(?1, '$.kernels.rows')) WHERE json_extract(value, '$.verdict')"
+		       " = 'worse'"));
 	cr_expect_geq(q(&d, "SELECT json_extract(?1, '$.summary.better')"), 1);
 	diff_free(&d);
 	free(a);
@@ -202,23 +217,26 @@ Test(diff_verdict, noise_raises_no_verdict)
 		char *j = synth(name, jitters[i], "2");
 		struct diff d = run_diff(none, j);
 		expect_step_rows_equal_the_analysis(&d);
-		cr_expect_eq(q(&d, "SELECT count(*) FROM (SELECT value FROM json_each(?1,"
-				   " '$.steps.rows') UNION ALL SELECT value FROM json_each(?1,"
-				   " '$.kpis.rows') UNION ALL SELECT value FROM json_each(?1,"
-				   " '$.device_time.rows') UNION ALL SELECT value FROM json_each(?1,"
-				   " '$.ops.rows') UNION ALL SELECT value FROM json_each(?1,"
-				   " '$.kernels.rows')) WHERE json_extract(value, '$.verdict') IS NOT"
-				   " NULL AND coalesce(json_extract(value, '$.metric'), '') <>"
-				   " 'exposed_comm' AND coalesce(json_extract(value, '$.name'), '')"
-				   " NOT LIKE 'ncclDevKernel%'"),
+		cr_expect_eq(q(&d,
+			       "SELECT count(*) FROM (SELECT value FROM json_each(?1,"
+			       " '$.steps.rows') UNION ALL SELECT value FROM json_each(?1,"
+			       " '$.kpis.rows') UNION ALL SELECT value FROM json_each(?1,"
+			       " '$.device_time.rows') UNION ALL SELECT value FROM json_each(?1,"
+			       " '$.ops.rows') UNION ALL SELECT value FROM json_each(?1,"
+			       " '$.kernels.rows')) WHERE json_extract(value, '$.verdict') IS NOT"
+			       " NULL AND coalesce(json_extract(value, '$.metric'), '') <>"
+			       " 'exposed_comm' AND coalesce(json_extract(value, '$.name'), '')"
+			       " NOT LIKE 'ncclDevKernel%'"),
 			     0, "jitter %s", jitters[i]);
 		cr_expect_leq(q(&d, "SELECT json_extract(?1, '$.summary.worse') +"
 				    " json_extract(?1, '$.summary.better')"),
 			      3, "jitter %s", jitters[i]);
 		/* the timing did move */
-		cr_expect_eq(q(&d, "SELECT count(*) " ROWS("steps") " WHERE json_extract(r.value,"
-				   " '$.metric') = 'step_time_mean' AND json_extract(r.value, '$.rel')"
-				   " <> 0"),
+		cr_expect_eq(q(&d,
+			       "SELECT count(*) " ROWS("steps") " WHERE json_extract(r.value,"
+								" '$.metric') = 'step_time_mean' "
+								"AND json_extract(r.value, '$.rel')"
+								" <> 0"),
 			     2);
 		diff_free(&d);
 		free(j);

@@ -30,9 +30,9 @@ static void teardown(void)
 
 TestSuite(labels, .init = setup, .fini = teardown);
 
-#define FILL(t)                                                                               \
-	"void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<" t           \
-	">, at::detail::Array<char*, 1> >(int, at::native::FillFunctor<" t                        \
+#define FILL(t)                                                                        \
+	"void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<" t \
+	">, at::detail::Array<char*, 1> >(int, at::native::FillFunctor<" t             \
 	">, at::detail::Array<char*, 1>)"
 
 static char *fill_names[] = {FILL("bool"), FILL("double"), FILL("float"), FILL("int"),
@@ -63,10 +63,11 @@ Test(labels, five_fill_functor_kernels_get_five_labels)
 		char want[256];
 		/* the rule: no return type, no parameter list, template arguments two deep with
 		 * their namespaces dropped, "> >" as ">>" */
-		snprintf(want, sizeof(want),
-			 "at::native::vectorized_elementwise_kernel<4, FillFunctor<%s>, Array<char*, "
-			 "1>>",
-			 fill_types[i]);
+		snprintf(
+		    want, sizeof(want),
+		    "at::native::vectorized_elementwise_kernel<4, FillFunctor<%s>, Array<char*, "
+		    "1>>",
+		    fill_types[i]);
 		cr_expect_str_eq(l[i], want);
 		cr_expect_lt(strlen(l[i]) * 2, strlen(fill_names[i]), "half the length at most");
 	}
@@ -93,9 +94,14 @@ Test(labels, hostile_names_stay_distinct_and_whole)
 	cr_expect_str_eq(l[1], "f<int>(int) #2");
 	free_labels(l, 2);
 	/* not C++ or not balanced: kept as they are */
-	char *odd[] = {"Memcpy HtoD (Pageable -> Device)", "<backward op>",
-		       "bool operator<(A const&, B const&)", "unbalanced<int(", "x > y",
-		       "a)b}c>d", "esc\x1b[31mred<int>(x)", ""};
+	char *odd[] = {"Memcpy HtoD (Pageable -> Device)",
+		       "<backward op>",
+		       "bool operator<(A const&, B const&)",
+		       "unbalanced<int(",
+		       "x > y",
+		       "a)b}c>d",
+		       "esc\x1b[31mred<int>(x)",
+		       ""};
 	size_t n = sizeof(odd) / sizeof(odd[0]);
 	l = labels_of(odd, n);
 	for (size_t i = 0; i < 6; i++)
@@ -192,11 +198,12 @@ Test(labels, real_trace_html_md_json)
 	struct tkt_run r = report(db, "html", NULL);
 	expect_no_raw_ns("html", r.out);
 	/* the label in the cell, the full name on hover */
-	const char *want = "title=\"void at::native::vectorized_elementwise_kernel&lt;4, "
-			   "at::native::FillFunctor&lt;int&gt;, at::detail::Array&lt;char*, 1&gt; "
-			   "&gt;(int, at::native::FillFunctor&lt;int&gt;, "
-			   "at::detail::Array&lt;char*, 1&gt;)\">at::native::vectorized_elementwise_"
-			   "kernel&lt;4, FillFunctor&lt;int&gt;, Array&lt;char*, 1&gt;&gt;</td>";
+	const char *want =
+	    "title=\"void at::native::vectorized_elementwise_kernel&lt;4, "
+	    "at::native::FillFunctor&lt;int&gt;, at::detail::Array&lt;char*, 1&gt; "
+	    "&gt;(int, at::native::FillFunctor&lt;int&gt;, "
+	    "at::detail::Array&lt;char*, 1&gt;)\">at::native::vectorized_elementwise_"
+	    "kernel&lt;4, FillFunctor&lt;int&gt;, Array&lt;char*, 1&gt;&gt;</td>";
 	cr_expect(strstr(r.out, want), "no labelled cell with its full name on hover");
 	cr_expect(strstr(r.out, ">GPU 1 (rank 1)</td>"));
 	tkt_run_free(&r);
@@ -209,9 +216,10 @@ Test(labels, real_trace_html_md_json)
 	cr_expect(strstr(r.out, "\"device_id\": 0,\n      \"device\": \"GPU 1 (rank 1)\""));
 	cr_expect(strstr(r.out, "\"start_ns\": "), "JSON keeps raw evidence");
 	/* JSON escapes < and > */
-	cr_expect(strstr(r.out, "\"short_name\": \"at::native::vectorized_elementwise_kernel"
-				"\\u003c4, FillFunctor\\u003cint\\u003e, Array\\u003cchar*, 1\\u003e"
-				"\\u003e\""),
+	cr_expect(strstr(r.out,
+			 "\"short_name\": \"at::native::vectorized_elementwise_kernel"
+			 "\\u003c4, FillFunctor\\u003cint\\u003e, Array\\u003cchar*, 1\\u003e"
+			 "\\u003e\""),
 		  "no short_name field");
 	tkt_run_free(&r);
 	free(db);

@@ -46,9 +46,10 @@ static void expect_golden(const char *name, const char *got)
 			fputs(got, f);
 			fclose(f);
 		}
-		cr_expect_fail("%s differs from the golden file at line %zu:\n  want: %.200s\n  got:  "
-			       "%.200s\n(TK_UPDATE_GOLDEN=1 rewrites it)",
-			       name, line, want + i, got + i);
+		cr_expect_fail(
+		    "%s differs from the golden file at line %zu:\n  want: %.200s\n  got:  "
+		    "%.200s\n(TK_UPDATE_GOLDEN=1 rewrites it)",
+		    name, line, want + i, got + i);
 		free(actual);
 	}
 	free(want);
@@ -97,8 +98,9 @@ static char *write_diff_pair(void)
 	int64_t proc, d0, s0, thr;
 	struct tk_process_info p = {10, "train", "node-a", 0};
 	TKT_OK(tk_writer_add_process(w, &p, &proc));
-	struct tk_device_info d = {0, "gpu", "NVIDIA H100", "nvidia", "node-a", proc, 0, "9.0",
-				   132, TK_NONE, TK_NONE, TK_NONE, -1, 2048, TK_NONE, TK_NONE};
+	struct tk_device_info d = {0,  "gpu", "NVIDIA H100", "nvidia", "node-a", proc,
+				   0,  "9.0", 132,	     TK_NONE,  TK_NONE,	 TK_NONE,
+				   -1, 2048,  TK_NONE,	     TK_NONE};
 	TKT_OK(tk_writer_add_device(w, &d, &d0));
 	struct tk_track_info t1 = {TK_TRACK_THREAD, "main", proc, TK_NONE, 1, TK_NONE, NULL};
 	struct tk_track_info t2 = {TK_TRACK_STREAM, "Stream #7", proc, d0, TK_NONE, 7, NULL};
@@ -171,7 +173,8 @@ Test(report, diff_flags_new_vanished_and_changed)
 	sqlite3_bind_text(st, 3, RF_NCCL, -1, SQLITE_STATIC);
 	cr_assert_eq(sqlite3_step(st), SQLITE_ROW);
 	cr_expect_eq(sqlite3_column_int(st, 0), 1, "one new kernel");
-	cr_expect_eq(sqlite3_column_int(st, 1), 3, "three vanished kernels (all-reduce, sgemm, odd)");
+	cr_expect_eq(sqlite3_column_int(st, 1), 3,
+		     "three vanished kernels (all-reduce, sgemm, odd)");
 	cr_expect_str_eq((const char *)sqlite3_column_text(st, 2), "new");
 	cr_expect_eq(sqlite3_column_int64(st, 3), 0, "60 us of the long kernel in both");
 	cr_expect_str_eq((const char *)sqlite3_column_text(st, 4), "gone");
@@ -205,7 +208,8 @@ Test(report, labels_are_fitted_to_a_width)
 		     "\xe2\x80\xa6::multi_tensor_apply_kernel<TensorListMetadata<1>, float>");
 	expect_short("at::native::multi_tensor_apply_kernel<TensorListMetadata<1>, float>", 30,
 		     "\xe2\x80\xa6::multi_tensor_apply_kernel<\xe2\x80\xa6");
-	expect_short("bool operator<(A const&, B const&)", 25, "bool operator<(A const&,\xe2\x80\xa6");
+	expect_short("bool operator<(A const&, B const&)", 25,
+		     "bool operator<(A const&,\xe2\x80\xa6");
 	expect_short("Memcpy HtoD (Pageable -> Device)", 20, "Memcpy HtoD (Pageab\xe2\x80\xa6");
 	expect_short("unbalanced<int(", 10, "unbalance\xe2\x80\xa6");
 }
@@ -330,79 +334,208 @@ static int64_t json_check(const char *path, const char *json, const char *sql)
 
 static const struct {
 	const char *what, *sql;
-} checks[] = {
-    {"every KPI, value and band",
-     "SELECT (SELECT count(*) FROM analysis_kpi) - (SELECT count(*) FROM " ROWS("kpis") " j"
-     " JOIN analysis_kpi k ON k.device_id = " J("device_id") " AND k.kpi = " J("kpi")
-     " WHERE " SAME(J("value"), "k.value") " AND k.band = " J("band") ")"},
-    {"device time of the selected windows",
-     "SELECT (SELECT count(*) FROM analysis_device_time WHERE selected = 1) - (SELECT count(*)"
-     " FROM " ROWS("device_time") " j JOIN analysis_device_time d ON d.selected = 1 AND"
-     " d.device_id = " J("device_id") " WHERE d.busy_ns = " J("busy_ns") " AND d.window_ns = "
-     J("window_ns") " AND d.idle_ns = " J("idle_ns") " AND d.exposed_comm_ns = "
-     J("exposed_comm_ns") " AND " SAME(J("utilization"), "d.utilization") ")"},
-    {"findings",
-     "SELECT (SELECT count(*) FROM analysis_findings) - (SELECT count(*) FROM "
-     ROWS("findings") " j JOIN analysis_findings f ON f.id = " J("id") " WHERE f.rule = "
-     J("rule") " AND " SAME(J("metric"), "f.metric") " AND f.severity = " J("severity") ")"},
-    {"top kernels in rank order",
-     "SELECT count(*) FROM " ROWS("kernels") " j WHERE NOT EXISTS (SELECT 1 FROM"
-     " analysis_kernel_stats k WHERE k.rank = " J("rank") " AND k.rank = j.key + 1 AND"
-     " k.name = " J("name") " AND k.total_ns = " J("total_ns") " AND k.occurrences = "
-     J("occurrences") " AND " SAME(J("occupancy"), "k.occupancy") ")"},
-    {"kernel total",
-     "SELECT json_extract(?1, '$.kernels.total') - (SELECT count(*) FROM"
-     " analysis_kernel_stats)"},
-    {"top ops by self time",
-     "SELECT count(*) FROM " ROWS("ops") " j WHERE NOT EXISTS (SELECT 1 FROM"
-     " analysis_op_profile o WHERE o.level = " J("level") " AND o.name = " J("name")
-     " AND o.device_id IS " J("device_id") " AND o.process_id IS " J("process_id")
-     " AND o.self_ns = " J("self_ns") " AND o.total_ns = " J("total_ns") ") OR " J("self_ns")
-     " < (SELECT self_ns FROM analysis_op_profile WHERE level <> 'idle' ORDER BY self_ns DESC"
-     " LIMIT 1 OFFSET json_array_length(?1, '$.ops.rows') - 1)"},
-    {"op total",
-     "SELECT json_extract(?1, '$.ops.total') - (SELECT count(*) FROM analysis_op_profile"
-     " WHERE level <> 'idle')"},
-    {"GPU time by operator and annotation",
-     "SELECT count(*) FROM (SELECT j.value AS value, 'host_op' AS level FROM " ROWS("gpu_ops")
-     " j UNION ALL SELECT j.value, 'annotation' FROM " ROWS("gpu_annotations") " j) j"
-     " WHERE NOT EXISTS (SELECT 1 FROM analysis_op_gpu_time o WHERE o.level = j.level"
-     " AND o.name = " J("name") " AND o.process_id IS " J("process_id") " AND o.calls = "
-     J("calls") " AND o.direct_ns = " J("direct_ns") " AND o.subtree_ns = " J("subtree_ns")
-     " AND o.direct_ops = " J("direct_ops") ")"},
-    {"GPU time by operator: the top rows",
-     "SELECT json_extract(?1, '$.gpu_ops.total') - (SELECT count(*) FROM analysis_op_gpu_time"
-     " WHERE level = 'host_op' AND subtree_ops > 0) + (SELECT count(*) FROM " ROWS("gpu_ops")
-     " j WHERE " J("direct_ns") " < (SELECT direct_ns FROM analysis_op_gpu_time WHERE level ="
-     " 'host_op' AND subtree_ops > 0 ORDER BY direct_ns DESC LIMIT 1 OFFSET"
-     " json_array_length(?1, '$.gpu_ops.rows') - 1))"},
-    {"GPU time per step by annotation",
-     "SELECT count(*) FROM " ROWS("gpu_annotation_steps") " j WHERE NOT EXISTS (SELECT 1 FROM"
-     " analysis_op_gpu_steps g WHERE g.device_id = " J("device_id") " AND g.step = " J("step")
-     " AND g.name IS " J("name") " AND g.process_id IS " J("process_id") " AND g.device_ns = "
-     J("device_ns") " AND g.ops = " J("ops") ")"},
-    {"largest gaps",
-     "SELECT count(*) FROM " ROWS("gaps") " j WHERE NOT EXISTS (SELECT 1 FROM analysis_gaps g"
-     " WHERE g.id = " J("id") " AND g.dur_ns = " J("dur_ns") " AND g.cause = " J("cause")
-     ") OR " J("dur_ns") " < (SELECT dur_ns FROM analysis_gaps ORDER BY dur_ns DESC LIMIT 1"
-     " OFFSET json_array_length(?1, '$.gaps.rows') - 1)"},
-    {"gap histogram adds up",
-     "SELECT (SELECT count(*) FROM analysis_gaps) - coalesce((SELECT sum(" J("gaps") ") FROM "
-     ROWS("gap_histogram") " j), 0)"},
-    {"memory peaks",
-     "SELECT (SELECT count(*) FROM analysis_memory) - (SELECT count(*) FROM " ROWS("memory")
-     " j JOIN analysis_memory m ON m.series_id = " J("series_id") " WHERE m.peak_bytes = "
-     J("peak_bytes") " AND m.peak_ns = " J("peak_ns") ") - (SELECT count(*) FROM"
-     " analysis_memory) + json_array_length(?1, '$.memory.rows')"},
-    {"step statistics",
-     "SELECT (SELECT count(*) FROM analysis_step_stats) - (SELECT count(*) FROM "
-     ROWS("step_stats") " j JOIN analysis_step_stats s ON s.device_id = " J("device_id")
-     " WHERE s.steps = " J("steps") " AND " SAME(J("median_ns"), "s.median_ns") " AND"
-     " s.outliers = " J("outliers") ")"},
-    {"collective ranks",
-     "SELECT (SELECT count(*) FROM analysis_comm_ranks) - (SELECT count(*) FROM "
-     ROWS("comm_ranks") " j JOIN analysis_comm_ranks c ON c.device_id = " J("device_id")
-     " WHERE c.times_last = " J("times_last") " AND c.max_skew_ns = " J("max_skew_ns") ")"},
+} checks[] =
+    {
+	{"every KPI, value and band",
+	 "SELECT (SELECT count(*) FROM analysis_kpi) - (SELECT count(*) FROM " ROWS(
+	     "kpis") " j"
+		     " JOIN analysis_kpi k ON k.device_id = " J("device_id") " AND k.kpi = " J(
+			 "kpi") " WHERE " SAME(J("value"),
+					       "k.value") " AND k.band = " J("band") ")"},
+	{"device time of the selected windows",
+	 "SELECT (SELECT count(*) FROM analysis_device_time WHERE selected = 1) - (SELECT count(*)"
+	 " FROM " ROWS(
+	     "device_time") " j JOIN analysis_device_time d ON d.selected = 1 AND"
+			    " d.device_id = " J("device_id") " WHERE d.busy_ns = " J(
+				"bus"
+				"y_"
+				"ns") " AND d.window_ns = " J("window_ns") " AND "
+									   "d.idle_ns "
+									   "= " J(
+									       "idle_"
+									       "ns") " AND "
+										     "d.exposed_"
+										     "comm_ns "
+										     "= " J(
+											 "exp"
+											 "ose"
+											 "d_"
+											 "com"
+											 "m_"
+											 "ns") " AN"
+											       "D"
+											       " " SAME(
+												   J("utilization"),
+												   "d.utilization") ")"},
+	{"findings",
+	 "SELECT (SELECT count(*) FROM analysis_findings) - (SELECT count(*) "
+	 "FROM " ROWS("findings") " j JOIN analysis_findings f ON f.id = " J(
+	     "id") " WHERE f.rule = " J("rule") " AND " SAME(J("metric"),
+							     "f.metric") " AND "
+									 "f.severity "
+									 "= " J("severi"
+										"ty") ")"},
+	{"top kernels in rank order",
+	 "SELECT count(*) FROM " ROWS(
+	     "kernels") " j WHERE NOT EXISTS (SELECT 1 FROM"
+			" analysis_kernel_stats k WHERE k.rank = " J(
+			    "rank") " AND k.rank = j.key + 1 AND"
+				    " k.name = " J("name") " AND k.total_ns = " J(
+					"total_ns") " AND k.occurrences = " J("occurrences") " AND"
+											     " " SAME(
+												 J("occupancy"),
+												 "k"
+												 "."
+												 "o"
+												 "c"
+												 "c"
+												 "u"
+												 "p"
+												 "a"
+												 "n"
+												 "c"
+												 "y") ")"},
+	{"kernel total", "SELECT json_extract(?1, '$.kernels.total') - (SELECT count(*) FROM"
+			 " analysis_kernel_stats)"},
+	{"top ops by self time",
+	 "SELECT count(*) FROM " ROWS(
+	     "ops") " j WHERE NOT EXISTS (SELECT 1 FROM"
+		    " analysis_op_profile o WHERE o.level = " J("level") " AND o.name = " J("name") " AND o.device_id IS " J("device_id") " AND o.process_id IS " J(
+			"process_id") " AND o.self_ns = " J("self_ns") " AND o.total_ns = " J("tota"
+											      "l_"
+											      "ns") ") OR " J("self_ns") " < (SELECT self_ns FROM analysis_op_profile WHERE level <> 'idle' ORDER BY self_ns DESC"
+															 " LIMIT 1 OFFSET json_array_length(?1, '$.ops.rows') - 1)"},
+	{"op total",
+	 "SELECT json_extract(?1, '$.ops.total') - (SELECT count(*) FROM analysis_op_profile"
+	 " WHERE level <> 'idle')"},
+	{"GPU time by operator and annotation",
+	 "SELECT count(*) FROM (SELECT j.value AS value, 'host_op' AS level FROM " ROWS("gpu_ops") " j UNION ALL SELECT j.value, 'annotation' FROM " ROWS(
+	     "gpu_annotations") " j) j"
+				" WHERE NOT EXISTS (SELECT 1 FROM analysis_op_gpu_time o WHERE "
+				"o.level = j.level"
+				" AND o.name = " J("name") " AND o.process_id IS " J("process_id") " AND o.calls = " J(
+				    "calls") " AND o.direct_ns = " J("direct_ns") " AND "
+										  "o.subtree_ns "
+										  "= " J(
+										      "subtree_"
+										      "ns") " AN"
+											    "D "
+											    "o."
+											    "dir"
+											    "ect"
+											    "_op"
+											    "s "
+											    "="
+											    " " J(
+												"di"
+												"re"
+												"ct"
+												"_o"
+												"p"
+												"s") ")"},
+	{"GPU time by operator: the top rows",
+	 "SELECT json_extract(?1, '$.gpu_ops.total') - (SELECT count(*) FROM analysis_op_gpu_time"
+	 " WHERE level = 'host_op' AND subtree_ops > 0) + (SELECT count(*) FROM " ROWS(
+	     "gpu_ops") " j WHERE " J("direct_ns") " < (SELECT direct_ns FROM analysis_op_gpu_time "
+						   "WHERE level ="
+						   " 'host_op' AND subtree_ops > 0 ORDER BY "
+						   "direct_ns DESC LIMIT 1 OFFSET"
+						   " json_array_length(?1, '$.gpu_ops.rows') - "
+						   "1))"},
+	{"GPU time per step by annotation",
+	 "SELECT count(*) FROM " ROWS(
+	     "gpu_annotation_steps") " j WHERE NOT EXISTS (SELECT 1 FROM"
+				     " analysis_op_gpu_steps g WHERE g.device_id = " J("device_id") " AND g.step = " J(
+					 "step") " AND g.name IS " J("name") " AND g.process_id "
+									     "IS " J(
+										 "process_id") " AN"
+											       "D "
+											       "g."
+											       "dev"
+											       "ice"
+											       "_"
+											       "ns "
+											       "="
+											       " " J("device_ns") " AND g.ops = " J(
+												   "ops") ")"},
+	{"largest gaps",
+	 "SELECT count(*) FROM " ROWS(
+	     "gaps") " j WHERE NOT EXISTS (SELECT 1 FROM analysis_gaps g"
+		     " WHERE g.id = " J("id") " AND g.dur_ns = " J("dur_ns") " AND g.cause = " J(
+			 "cause") ") OR " J("dur_ns") " < (SELECT dur_ns FROM analysis_gaps ORDER "
+						      "BY dur_ns DESC LIMIT 1"
+						      " OFFSET json_array_length(?1, "
+						      "'$.gaps.rows') - 1)"},
+	{"gap histogram adds up",
+	 "SELECT (SELECT count(*) FROM analysis_gaps) - coalesce((SELECT sum(" J(
+	     "gaps") ") FROM " ROWS("gap_histogram") " j), 0)"},
+	{"memory peaks",
+	 "SELECT (SELECT count(*) FROM analysis_memory) - (SELECT count(*) "
+	 "FROM " ROWS("memory") " j JOIN analysis_memory m ON m.series_id = " J(
+	     "se"
+	     "ri"
+	     "es"
+	     "_i"
+	     "d") " WHERE m.peak_bytes = " J("peak_bytes") " AND m.peak_ns = " J("peak_ns") ") - "
+											    "(SELEC"
+											    "T "
+											    "count("
+											    "*) "
+											    "FROM"
+											    " analy"
+											    "sis_"
+											    "memory"
+											    ") + "
+											    "json_"
+											    "array_"
+											    "length"
+											    "(?1, "
+											    "'$."
+											    "memory"
+											    ".rows'"
+											    ")"},
+	{"step statistics",
+	 "SELECT (SELECT count(*) FROM analysis_step_stats) - (SELECT count(*) "
+	 "FROM " ROWS(
+	     "step_stats") " j JOIN analysis_step_stats s ON "
+			   "s.device_id = " J(
+			       "device_id") " WHERE "
+					    "s.steps "
+					    "= " J("step"
+						   "s") " AND " SAME(J("media"
+								       "n_"
+								       "ns"),
+								     "s."
+								     "median_"
+								     "ns") " "
+									   "A"
+									   "N"
+									   "D"
+									   " "
+									   "s"
+									   "."
+									   "o"
+									   "u"
+									   "t"
+									   "l"
+									   "i"
+									   "e"
+									   "r"
+									   "s"
+									   " "
+									   "="
+									   " " J("outliers") ")"},
+	{"collective ranks",
+	 "SELECT (SELECT count(*) FROM analysis_comm_ranks) - (SELECT count(*) "
+	 "FROM " ROWS(
+	     "comm_ranks") " j JOIN analysis_comm_ranks c ON "
+			   "c.device_id = " J(
+			       "device_id") " WHERE "
+					    "c.times_"
+					    "last = " J("times_last") " AND c.max_skew_ns = " J(
+						"max_"
+						"skew_"
+						"ns") ")"},
 };
 
 /* Import the real trace @rel into @db, report it in every format, compare the JSON numbers. */

@@ -15,7 +15,9 @@
 
 TestSuite(charts, .init = tkt_analyze_setup, .fini = tkt_analyze_teardown, .timeout = 900);
 
-#define RESNET "kineto/kineto/tb_plugin/samples/resnet50_num_workers_0/worker0.1623143089861.pt.trace.json.gz"
+#define RESNET                                                    \
+	"kineto/kineto/tb_plugin/samples/resnet50_num_workers_0/" \
+	"worker0.1623143089861.pt.trace.json.gz"
 
 static char *html_of(const char *path)
 {
@@ -128,7 +130,8 @@ Test(charts, device_timeline_tops_the_report_with_idle_bins_marked)
 	analyzed_fixture();
 	char *html = html_of(tkt_db), *svg = chart(html, "util");
 	cr_assert_not_null(svg);
-	const char *tl = strstr(html, "<section id=\"s-timeline\""), *tr = strstr(html, "id=\"s-trace\"");
+	const char *tl = strstr(html, "<section id=\"s-timeline\""),
+		   *tr = strstr(html, "id=\"s-trace\"");
 	cr_expect(tl && tr && tl < tr && strstr(tl, "id=\"chart-util\"") < tr);
 	cr_expect_eq(count(html, "id=\"chart-util\""), 1);
 	cr_expect_not_null(strstr(svg, ">GPU 0 (rank 0)</text>"));
@@ -140,7 +143,8 @@ Test(charts, device_timeline_tops_the_report_with_idle_bins_marked)
 	 * And idle +140 to +150 µs: bins 144 ([140.68, 141.65)) to 152 ([148.44, 149.41)) are empty;
 	 * bin 143 ([139.71, 140.68)) is busy 0.29 of 0.97 and bin 153 ([149.41, 150.38)) 0.38 of it.
 	 */
-	cr_expect_not_null(strstr(svg, "<title>idle: bins 41-70 busy under 10%</title>"), "%s", svg);
+	cr_expect_not_null(strstr(svg, "<title>idle: bins 41-70 busy under 10%</title>"), "%s",
+			   svg);
 	cr_expect_not_null(strstr(svg, "<title>idle: bins 144-152 busy under 10%</title>"));
 	cr_expect_not_null(strstr(svg, ">73.3% busy</text>"));
 	cr_expect_not_null(strstr(svg, ">bin 970 ns</text>"));

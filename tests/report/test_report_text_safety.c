@@ -20,9 +20,10 @@ TestSuite(text_safety, .init = tc_setup, .fini = tc_teardown);
 /* `tracekit report` (or diff against the same store) in @format, asserting exit 0. */
 static struct tkt_run run_format(const char *cmd, const char *format)
 {
-	struct tkt_run r = !strcmp(cmd, "diff")
-			       ? tkt_tracekit("diff", tc_db, tc_db, "--format", format, NULL)
-			       : tkt_tracekit("report", tc_db, "--format", format, "--no-color", NULL);
+	struct tkt_run r =
+	    !strcmp(cmd, "diff")
+		? tkt_tracekit("diff", tc_db, tc_db, "--format", format, NULL)
+		: tkt_tracekit("report", tc_db, "--format", format, "--no-color", NULL);
 	cr_assert_eq(r.code, 0, "%s --format %s: exit %d\n%s", cmd, format, r.code, r.err);
 	return r;
 }
@@ -96,8 +97,10 @@ Test(text_safety, markdown_tables_keep_their_columns)
 				int got = pipes(p, n);
 				if (want < 0)
 					want = got, tables++;
-				cr_expect_eq(got, want, "%s: a row with %d cells where the header has %d: %.*s",
-					     cmds[i], got - 1, want - 1, (int)n, p);
+				cr_expect_eq(
+				    got, want,
+				    "%s: a row with %d cells where the header has %d: %.*s",
+				    cmds[i], got - 1, want - 1, (int)n, p);
 			} else {
 				want = -1;
 			}
@@ -105,7 +108,8 @@ Test(text_safety, markdown_tables_keep_their_columns)
 		}
 		cr_expect(tables >= 3, "%s: only %d tables", cmds[i], tables);
 		cr_expect(strstr(r.out, "new\\\\nline"), "%s: newline not shown as \\n", cmds[i]);
-		cr_expect(strstr(r.out, "pipe\\|tick\\`x\\`\\|end"), "%s: pipes not escaped", cmds[i]);
+		cr_expect(strstr(r.out, "pipe\\|tick\\`x\\`\\|end"), "%s: pipes not escaped",
+			  cmds[i]);
 		cr_expect(strstr(r.out, "rlo\\\\u{202E}gnp.exe"), "%s: U+202E not shown", cmds[i]);
 		tkt_run_free(&r);
 	}
@@ -134,8 +138,8 @@ Test(text_safety, text_report_has_no_escape_sequence_but_its_colours)
 	cr_assert_eq(tk_report_write(f, tc_db, &o, tkt_err()), TK_OK, "%s", tkt_errmsg());
 	fclose(f);
 	char *out = rf_slurp(path);
-	static const char *const codes[] = {"\x1b[0m", "\x1b[1m", "\x1b[2m", "\x1b[31m",
-					    "\x1b[32m", "\x1b[33m"};
+	static const char *const codes[] = {"\x1b[0m",	"\x1b[1m",  "\x1b[2m",
+					    "\x1b[31m", "\x1b[32m", "\x1b[33m"};
 	int colours = 0;
 	for (const char *p = strchr(out, '\x1b'); p; p = strchr(p + 1, '\x1b')) {
 		int known = 0;
@@ -180,8 +184,8 @@ Test(text_safety, info_and_query_tables_escape_names)
 	cr_expect_eq(lines, 2 + (int)TC_NKERNELS, "one line per row:\n%s", r.out);
 	tkt_run_free(&r);
 	/* CSV stays faithful (controls kept, quoted) but valid UTF-8 */
-	r = tkt_tracekit("query", tc_db, "SELECT name FROM kernels ORDER BY ts_ns", "--format", "csv",
-			 NULL);
+	r = tkt_tracekit("query", tc_db, "SELECT name FROM kernels ORDER BY ts_ns", "--format",
+			 "csv", NULL);
 	cr_assert_eq(r.code, 0, "%s", r.err);
 	TC_EXPECT_UTF8(r.out, "query csv");
 	cr_expect(strstr(r.out, "\n\"new\nline\"\n") && strstr(r.out, TC_ESC), "%s", r.out);

@@ -374,14 +374,16 @@ Test(error, importers_leave_their_causes_on_the_writer)
 	for (int i = 0; i < 2; i++) {
 		tk_writer *w = NULL;
 		cr_assert_eq(tk_writer_create(p, &w), TK_OK);
-		int rc = i ? tk_import_xplane(w, files[i], &o) : tk_import_chrome_json(w, files[i], &o);
+		int rc =
+		    i ? tk_import_xplane(w, files[i], &o) : tk_import_chrome_json(w, files[i], &o);
 		cr_expect_eq(rc, TK_EFORMAT, "%s", tk_writer_errmsg(w));
 		tk_error *e = tk_writer_error(w);
 		cr_expect_eq(tk_error_status(e), TK_EFORMAT);
 		cr_assert_eq(tk_error_cause_count(e), 2, "%s", tk_error_message(e));
 		expect_cause(e, 0, "", TK_EFORMAT, NULL);
 		expect_cause(e, 1, modules[i], TK_EFORMAT, NULL);
-		cr_expect(strstr(tk_error_cause(e, 0), files[i]) != NULL, "%s", tk_error_cause(e, 0));
+		cr_expect(strstr(tk_error_cause(e, 0), files[i]) != NULL, "%s",
+			  tk_error_cause(e, 0));
 		tk_writer_abort(w);
 	}
 	free(js);

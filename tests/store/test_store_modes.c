@@ -75,7 +75,8 @@ Test(store_modes, only_the_shared_mode_locks_every_call)
 		cr_assert_eq(tk_store_open_mode(db, want[i].mode, &s), TK_OK, "%s",
 			     tk_store_errmsg(s));
 		cr_expect_eq(sqlite3_db_mutex(tk_store_sqlite(s)) != NULL, want[i].mutex,
-			     "mode %d: mutex %s", (int)want[i].mode, want[i].mutex ? "missing" : "set");
+			     "mode %d: mutex %s", (int)want[i].mode,
+			     want[i].mutex ? "missing" : "set");
 		cr_expect_eq(tk_store_schema_version(s), TK_STORE_SCHEMA_VERSION);
 		tk_store_close(s);
 	}

@@ -116,11 +116,11 @@ static void compare(const char *path, int64_t want_rows)
 		cr_assert_eq(tks_tscan_int(ts, 0), sqlite3_column_int64(st, 0));
 		for (int c = 1; c < 6; c++) {
 			int t = sqlite3_column_type(st, c);
-			enum tks_tscan_type want = t == SQLITE_NULL	? TK_TS_NULL
-						  : t == SQLITE_INTEGER ? TK_TS_INT
-						  : t == SQLITE_FLOAT	? TK_TS_REAL
-						  : t == SQLITE_TEXT	? TK_TS_TEXT
-									: TK_TS_BLOB;
+			enum tks_tscan_type want = t == SQLITE_NULL	 ? TK_TS_NULL
+						   : t == SQLITE_INTEGER ? TK_TS_INT
+						   : t == SQLITE_FLOAT	 ? TK_TS_REAL
+						   : t == SQLITE_TEXT	 ? TK_TS_TEXT
+									 : TK_TS_BLOB;
 			cr_assert_eq(tks_tscan_type(ts, c), want, "row %lld column %d",
 				     (long long)rows, c);
 			if (want == TK_TS_INT)
@@ -264,7 +264,8 @@ Test(tscan, writer_built_store_scans_like_sql)
 					   "dur_ns", "correlation_id", NULL};
 	struct tks_tscan *ts;
 	char err[256];
-	cr_assert_eq(tks_tscan_open(&ts, h, db, "events", cols, err, sizeof(err)), TK_OK, "%s", err);
+	cr_assert_eq(tks_tscan_open(&ts, h, db, "events", cols, err, sizeof(err)), TK_OK, "%s",
+		     err);
 	sqlite3_stmt *st;
 	cr_assert_eq(sqlite3_prepare_v2(h,
 					"SELECT id, track_id, ts_ns, dur_ns, correlation_id FROM "

@@ -141,21 +141,22 @@ static void expect_same_workload(const char *a, const char *b)
 	 * includes the wait for the other rank, a difference of two ranks' progress whose relative
 	 * noise is larger (as in real runs).
 	 */
-	double worst = num(
-	    db, "SELECT max(abs(tb * 1.0 / ta - 1)) FROM (SELECT x.name_id, count(*) AS n,"
-		" sum(x.dur_ns) AS ta, sum(y.dur_ns) AS tb FROM main.events x JOIN b.events y"
-		" USING (id) JOIN main.strings s ON s.id = x.name_id WHERE x.kind = 5"
-		" AND s.str NOT LIKE 'ncclDevKernel%' GROUP BY x.name_id) WHERE n >= 50");
+	double worst =
+	    num(db, "SELECT max(abs(tb * 1.0 / ta - 1)) FROM (SELECT x.name_id, count(*) AS n,"
+		    " sum(x.dur_ns) AS ta, sum(y.dur_ns) AS tb FROM main.events x JOIN b.events y"
+		    " USING (id) JOIN main.strings s ON s.id = x.name_id WHERE x.kind = 5"
+		    " AND s.str NOT LIKE 'ncclDevKernel%' GROUP BY x.name_id) WHERE n >= 50");
 	cr_expect_lt(worst, 0.06, "a kernel's total moved by %.4f", worst);
 	cr_expect_gt(worst, 0.0);
 	sqlite3_stmt *st = NULL;
-	cr_assert_eq(sqlite3_prepare_v2(db,
-					"SELECT x.dur_ns, y.dur_ns FROM main.events x JOIN b.events y"
-					" USING (id) JOIN main.strings s ON s.id = x.name_id"
-					" WHERE x.kind IN (5, 6, 7) AND s.str NOT LIKE 'ncclDevKernel%'"
-					" AND x.dur_ns > 0",
-					-1, &st, NULL),
-		     SQLITE_OK);
+	cr_assert_eq(
+	    sqlite3_prepare_v2(db,
+			       "SELECT x.dur_ns, y.dur_ns FROM main.events x JOIN b.events y"
+			       " USING (id) JOIN main.strings s ON s.id = x.name_id"
+			       " WHERE x.kind IN (5, 6, 7) AND s.str NOT LIKE 'ncclDevKernel%'"
+			       " AND x.dur_ns > 0",
+			       -1, &st, NULL),
+	    SQLITE_OK);
 	double sum = 0, sum2 = 0;
 	int64_t n = 0;
 	while (sqlite3_step(st) == SQLITE_ROW) {
@@ -176,7 +177,8 @@ Test(synth_jitter, same_workload_fresh_timing)
 {
 	char *none = gen("none.db", NULL), *j1 = gen("j1.db", "1"), *j2 = gen("j2.db", "2");
 	char *j1b = gen("j1b.db", "1");
-	cr_expect_eq(tkt_store_digest(j1), tkt_store_digest(j1b), "same seed and jitter, same content");
+	cr_expect_eq(tkt_store_digest(j1), tkt_store_digest(j1b),
+		     "same seed and jitter, same content");
 	cr_expect_neq(tkt_store_digest(j1), tkt_store_digest(j2));
 	cr_expect_eq(tkt_query_int(j2, "SELECT value FROM meta WHERE key = 'synth.jitter'"), 2);
 	expect_same_workload(none, j1);
@@ -189,10 +191,11 @@ Test(synth_jitter, same_workload_fresh_timing)
 }
 
 /* Device ops that start before the previous one on their stream has ended. */
-#define OVERLAPS                                                                              \
-	"SELECT count(*) FROM (SELECT e.ts_ns AS ts, lag(e.ts_ns + e.dur_ns) OVER (PARTITION BY" \
-	" e.track_id ORDER BY e.ts_ns, e.id) AS prev_end FROM events e JOIN tracks t"            \
-	" ON t.id = e.track_id WHERE t.kind = 'stream' AND e.kind IN (5, 6, 7)) WHERE prev_end > ts"
+#define OVERLAPS                                                                                   \
+	"SELECT count(*) FROM (SELECT e.ts_ns AS ts, lag(e.ts_ns + e.dur_ns) OVER (PARTITION BY"   \
+	" e.track_id ORDER BY e.ts_ns, e.id) AS prev_end FROM events e JOIN tracks t"              \
+	" ON t.id = e.track_id WHERE t.kind = 'stream' AND e.kind IN (5, 6, 7)) WHERE prev_end > " \
+	"ts"
 
 Test(synth_jitter, timeline_stays_consistent)
 {
@@ -225,9 +228,10 @@ Test(synth_jitter, step_time_moves_less_than_3_percent)
 	}
 	sqlite3 *db = open_pair(none, j4);
 	cr_expect_eq(num(db, "SELECT count(*) FROM main.analysis_step_stats"), 2);
-	double worst = num(db, "SELECT max(abs(y.mean_ns / x.mean_ns - 1)) FROM"
-			       " main.analysis_step_stats x JOIN b.analysis_step_stats y USING (device_id)"
-			       " WHERE x.steps = y.steps");
+	double worst =
+	    num(db, "SELECT max(abs(y.mean_ns / x.mean_ns - 1)) FROM"
+		    " main.analysis_step_stats x JOIN b.analysis_step_stats y USING (device_id)"
+		    " WHERE x.steps = y.steps");
 	cr_expect_lt(worst, 0.03, "mean device step time moved by %.4f", worst);
 	cr_expect_gt(worst, 0.0);
 	sqlite3_close(db);

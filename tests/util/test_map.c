@@ -39,7 +39,8 @@ Test(map, colliding_keys_are_told_apart_by_the_callback)
 	cr_assert_eq(find(&m, &K, 5, &at), TKU_MAP_NONE, "an empty map holds nothing");
 	for (int64_t k = 0; k < 1000; k++) {
 		cr_assert_eq(tku_map_room(&m), 0);
-		cr_assert_eq(find(&m, &K, k, &at), TKU_MAP_NONE, "key %ld before it is added", (long)k);
+		cr_assert_eq(find(&m, &K, k, &at), TKU_MAP_NONE, "key %ld before it is added",
+			     (long)k);
 		K.k[K.n] = k;
 		tku_map_set(&m, at, bad_hash(k), (uint32_t)K.n++);
 	}
@@ -110,7 +111,8 @@ Test(map, table_of_many_tuples_against_a_reference)
 			struct elem *e = tku_table_at(&t, key, &added);
 			cr_assert_not_null(e);
 			cr_assert_eq(added, !live[i], "added once, key %ld", (long)i);
-			cr_assert(added ? e->val == 0 : e->val == i * 10, "new elements are zeroed");
+			cr_assert(added ? e->val == 0 : e->val == i * 10,
+				  "new elements are zeroed");
 			e->val = i * 10;
 			live[i] = 1;
 		}

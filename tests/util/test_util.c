@@ -40,7 +40,8 @@ Test(vec, refuses_sizes_that_overflow_and_keeps_the_array)
 {
 	cr_assert_eq(tku_grow_cap(0, SIZE_MAX / 2 + 2, 1, 16), 0, "doubling past SIZE_MAX");
 	cr_assert_eq(tku_grow_cap(0, SIZE_MAX / 8 + 1, 8, 16), 0, "elements x size past SIZE_MAX");
-	cr_assert_eq(tku_grow_cap(0, SIZE_MAX / 16, 8, 16), (size_t)1 << 60, "the largest that fits");
+	cr_assert_eq(tku_grow_cap(0, SIZE_MAX / 16, 8, 16), (size_t)1 << 60,
+		     "the largest that fits");
 	int64_t *v = malloc(2 * sizeof(*v));
 	size_t cap = 2;
 	v[0] = 7;
@@ -115,17 +116,17 @@ Test(utf8, replaces_each_invalid_byte)
 		const char *s;
 		size_t n;
 	} bad[] = {
-	    {"\x80", 1},		 /* stray continuation */
-	    {"\xc0\xaf", 2},		 /* overlong '/' */
-	    {"\xc1\xbf", 2},		 /* overlong */
-	    {"\xe0\x80\xaf", 3},	 /* overlong, 3 bytes */
-	    {"\xf0\x80\x80\xaf", 4},	 /* overlong, 4 bytes */
-	    {"\xed\xa0\x80", 3},	 /* surrogate D800 */
-	    {"\xed\xbf\xbf", 3},	 /* surrogate DFFF */
-	    {"\xf4\x90\x80\x80", 4},	 /* above U+10FFFF */
-	    {"\xf5\x80\x80\x80", 4},	 /* no such lead byte */
-	    {"\xe2\x80", 2},		 /* cut short */
-	    {"\xe2\x28\xa1", 3},	 /* bad continuation */
+	    {"\x80", 1},	     /* stray continuation */
+	    {"\xc0\xaf", 2},	     /* overlong '/' */
+	    {"\xc1\xbf", 2},	     /* overlong */
+	    {"\xe0\x80\xaf", 3},     /* overlong, 3 bytes */
+	    {"\xf0\x80\x80\xaf", 4}, /* overlong, 4 bytes */
+	    {"\xed\xa0\x80", 3},     /* surrogate D800 */
+	    {"\xed\xbf\xbf", 3},     /* surrogate DFFF */
+	    {"\xf4\x90\x80\x80", 4}, /* above U+10FFFF */
+	    {"\xf5\x80\x80\x80", 4}, /* no such lead byte */
+	    {"\xe2\x80", 2},	     /* cut short */
+	    {"\xe2\x28\xa1", 3},     /* bad continuation */
 	    {"\xff", 1},
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
@@ -169,7 +170,8 @@ static void expect(esc_fn f, const char *in, const char *want)
 Test(escape, terminal_shows_controls_bidi_and_bad_bytes)
 {
 	expect(tku_esc_terminal, "a\tb\nc\r\x1b[31m\x7f", "a\\tb\\nc\\r\\x1b[31m\\x7f");
-	expect(tku_esc_terminal, "\xc2\x85|\xe2\x80\xae|\xe2\x80\xa8", "\\u{85}|\\u{202E}|\\u{2028}");
+	expect(tku_esc_terminal, "\xc2\x85|\xe2\x80\xae|\xe2\x80\xa8",
+	       "\\u{85}|\\u{202E}|\\u{2028}");
 	expect(tku_esc_terminal, "x\xffy\xc0\xaf", "x\xef\xbf\xbdy\xef\xbf\xbd\xef\xbf\xbd");
 	expect(tku_esc_terminal, NULL, "");
 }
@@ -190,15 +192,17 @@ Test(escape, html_xml_and_markdown)
 {
 	expect(tku_esc_html, "<a href='x'>&\"\x1b", "&lt;a href=&#39;x&#39;&gt;&amp;&quot;\\x1b");
 	expect(tku_esc_xml, "'\n<", "&apos;\\n&lt;");
-	expect(tku_esc_md, "a|b_*c*`[x]`#~\\<&\n", "a\\|b\\_\\*c\\*\\`\\[x\\]\\`\\#\\~\\\\&lt;&amp;\\\\n");
+	expect(tku_esc_md, "a|b_*c*`[x]`#~\\<&\n",
+	       "a\\|b\\_\\*c\\*\\`\\[x\\]\\`\\#\\~\\\\&lt;&amp;\\\\n");
 }
 
 Test(escape, csv_quotes_only_when_needed)
 {
-	static const char *const in[] = {"plain", "a,b", "say \"hi\"", "two\nlines", " pad", "cr\r",
-					 "bad\xff", ""};
-	static const char *const want[] = {"plain", "\"a,b\"", "\"say \"\"hi\"\"\"", "\"two\nlines\"",
-					   "\" pad\"", "\"cr\r\"", "bad\xef\xbf\xbd", ""};
+	static const char *const in[] = {"plain", "a,b",  "say \"hi\"", "two\nlines",
+					 " pad",  "cr\r", "bad\xff",	""};
+	static const char *const want[] = {"plain",	      "\"a,b\"",  "\"say \"\"hi\"\"\"",
+					   "\"two\nlines\"",  "\" pad\"", "\"cr\r\"",
+					   "bad\xef\xbf\xbd", ""};
 	for (size_t i = 0; i < sizeof(in) / sizeof(in[0]); i++) {
 		struct tku_buf b = {0};
 		tku_esc_csv(&b, in[i], strlen(in[i]));

@@ -149,7 +149,7 @@ __attribute__((visibility("default"))) int cuDeviceGet(int *dev, int ordinal)
 
 __attribute__((visibility("default"))) int cuDeviceGetAttribute(int *v, int attr, int dev)
 {
-	const char *s = attr == 97 ? getenv("FAKE_DRIVER_OPTIN")
+	const char *s = attr == 97    ? getenv("FAKE_DRIVER_OPTIN")
 			: attr == 111 ? getenv("FAKE_DRIVER_RESERVED")
 				      : NULL;
 	if (!s || dev != 0)
