@@ -82,10 +82,11 @@ struct tk_writer_stats;
  * Import @n inputs (trace files, XPlane files, logdirs; @run_name picks a logdir's run) into the
  * new store @output as `tracekit import` does: an input given twice is refused, nothing is left
  * at @output on failure. Prints what went wrong; returns an exit code. @o->warn defaults to
- * printing warnings on stderr.
+ * printing warnings on stderr. @jobs files are parsed at once (0: one per core; the store is the
+ * same whatever the number).
  */
 int cli_import(const char *output, const char *const *inputs, size_t n, const char *run_name,
-	       struct tk_import_options *o, struct tk_writer_stats *st);
+	       struct tk_import_options *o, int jobs, struct tk_writer_stats *st);
 
 /* One run given to `baseline` or `check`: a store (analysed in place when it has no current
  * analysis) or a trace/logdir imported and analysed into a temporary store. */

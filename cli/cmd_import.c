@@ -15,7 +15,7 @@ static int run(int argc, char **argv);
 const struct tk_cmd tk_cmd_import = {
     "import",
     "import XPlane files/logdirs and Chrome/Kineto JSON traces into a store",
-    "usage: tracekit import INPUT... -o STORE [--run NAME] [--rank N] [--salvage]\n\n"
+    "usage: tracekit import INPUT... -o STORE [--run NAME] [--rank N] [--salvage] [--jobs N]\n\n"
     "Each INPUT is an .xplane.pb file, a TensorBoard logdir or run directory\n"
     "(<logdir>/plugins/profile/<run>/<host>.xplane.pb: every host file of the newest run, or of\n"
     "--run NAME), or a Chrome trace / Kineto JSON file (.json or .json.gz). Formats are told by\n"
@@ -31,6 +31,9 @@ const struct tk_cmd tk_cmd_import = {
     "                      broken trace (a crashed run's file) and say where it stopped\n"
     "  --rank N            rank of the first JSON file that does not state its own (the next\n"
     "                      files get N+1, N+2, ...; default: file order from 0)\n"
+    "  --jobs N            input files parsed at once, each on its own thread, while one\n"
+    "                      thread writes the store (default: the cores this process may use);\n"
+    "                      the store, warnings and errors are the same for every N\n"
     "  -h, --help          this text\n",
     run,
 };
@@ -40,12 +43,14 @@ static int run(int argc, char **argv)
 	const struct tk_cmd *cmd = &tk_cmd_import;
 	const char *output = NULL, *run_name = NULL;
 	struct tk_import_options o;
+	int jobs = 0;
 	tk_import_options_init(&o);
 	const struct cli_opt opts[] = {
 	    CLI_STR("output", 'o', &output),
 	    CLI_STR("run", 0, &run_name),
 	    CLI_I64("rank", &o.rank, 0, 1000000000),
 	    CLI_FLAG("salvage", 0, &o.salvage),
+	    CLI_INT("jobs", &jobs, 1, 4096),
 	    CLI_HELP,
 	};
 	int rc, first;
@@ -61,7 +66,7 @@ static int run(int argc, char **argv)
 
 	struct tk_writer_stats st;
 	if ((rc = cli_import(output, (const char *const *)argv + first, (size_t)(argc - first),
-			     run_name, &o, &st)) != TK_EXIT_OK)
+			     run_name, &o, jobs, &st)) != TK_EXIT_OK)
 		return rc;
 	printf(
 	    "wrote %s: %lld events (%lld kernels, %lld copies, %lld memsets), %lld memory events, "

@@ -80,14 +80,52 @@ static void inputs_free(struct inputs *in)
 	free(in->json);
 }
 
-/* Import one directory: every host file of one run. */
-static int import_dir(tk_writer *w, const char *path, const char *run_name,
-		      struct tk_import_options *o, struct inputs *in)
+/* The ordered list of files an import reads: the inputs, each directory replaced by its files. */
+struct file_list {
+	struct tk_import_file *files;
+	int *from_dir; /* 1 for a file of a directory: checked for duplicates after the others */
+	size_t n, cap, dir_cap;
+	struct tk_xplane_run **runs; /* the listings the paths of directory files point into */
+	int *nruns;
+	size_t nlist, list_cap, nruns_cap;
+};
+
+static void file_list_free(struct file_list *l)
+{
+	for (size_t i = 0; i < l->nlist; i++)
+		tk_xplane_runs_free(l->runs[i], l->nruns[i]);
+	free(l->runs);
+	free(l->nruns);
+	free(l->files);
+	free(l->from_dir);
+}
+
+static int file_list_add(tk_writer *w, struct file_list *l, const char *path,
+			 enum tk_import_format fmt, int file_index, int from_dir)
+{
+	if (TKU_GROW(l->files, l->cap, l->n + 1, 16) != TK_OK ||
+	    TKU_GROW(l->from_dir, l->dir_cap, l->n + 1, 16) != TK_OK)
+		return tk_writer_fail(w, TK_ENOMEM, "out of memory");
+	l->files[l->n] = (struct tk_import_file){path, fmt, file_index};
+	l->from_dir[l->n++] = from_dir;
+	return TK_OK;
+}
+
+/* Append the host files of one run of the directory @path (the newest, or @run_name). */
+static int expand_dir(tk_writer *w, const char *path, const char *run_name, int file_index,
+		      struct file_list *l)
 {
 	struct tk_xplane_run *runs = NULL;
 	int nruns = 0, rc;
 	tk_error *err = tk_error_new();
+	if (TKU_GROW(l->runs, l->list_cap, l->nlist + 1, 4) != TK_OK ||
+	    TKU_GROW(l->nruns, l->nruns_cap, l->nlist + 1, 4) != TK_OK) {
+		rc = tk_writer_fail(w, TK_ENOMEM, "out of memory");
+		goto out;
+	}
 	rc = tk_xplane_list_runs(path, &runs, &nruns, err);
+	l->runs[l->nlist] = runs;
+	l->nruns[l->nlist++] = nruns;
 	if (rc != TK_OK) {
 		fail_with(w, rc, err);
 		goto out;
@@ -106,57 +144,59 @@ static int import_dir(tk_writer *w, const char *path, const char *run_name,
 		}
 	}
 	for (int i = 0; i < pick->nfiles && rc == TK_OK; i++)
-		if ((rc = check_new_input(w, in, pick->files[i], 0)) == TK_OK)
-			rc = tk_import_xplane(w, pick->files[i], o);
+		rc = file_list_add(w, l, pick->files[i], TK_FORMAT_XPLANE, file_index, 1);
 out:
 	tk_error_free(err);
-	tk_xplane_runs_free(runs, nruns);
+	return rc;
+}
+
+/*
+ * The inputs as the ordered list of files to import: a file as it is (its format told by content),
+ * a directory as the host files of its run. Then the check that no file comes twice: the files
+ * given first, then those of the directories.
+ */
+static int expand_inputs(tk_writer *w, const char *const *inputs, size_t n, const char *run_name,
+			 struct file_list *l)
+{
+	struct inputs seen = {0};
+	tk_error *err = tk_error_new();
+	int rc = TK_OK;
+	for (size_t i = 0; i < n && rc == TK_OK; i++) {
+		struct stat sb;
+		enum tk_import_format fmt;
+		if (stat(inputs[i], &sb) == 0 && S_ISDIR(sb.st_mode))
+			rc = expand_dir(w, inputs[i], run_name, (int)i, l);
+		else if ((rc = tk_import_detect(inputs[i], &fmt, err)) != TK_OK)
+			fail_with(w, rc, err);
+		else
+			rc = file_list_add(w, l, inputs[i], fmt, (int)i, 0);
+	}
+	for (int dir = 0; dir < 2; dir++)
+		for (size_t i = 0; i < l->n && rc == TK_OK; i++)
+			if (l->from_dir[i] == dir)
+				rc = check_new_input(w, &seen, l->files[i].path,
+						     l->files[i].format == TK_FORMAT_CHROME_JSON);
+	inputs_free(&seen);
+	tk_error_free(err);
 	return rc;
 }
 
 int cli_import(const char *output, const char *const *inputs, size_t n, const char *run_name,
-	       struct tk_import_options *o, struct tk_writer_stats *st)
+	       struct tk_import_options *o, int jobs, struct tk_writer_stats *st)
 {
 	tk_writer *w = NULL;
-	struct inputs seen = {0};
-	tk_error *err = tk_error_new();
+	struct file_list files = {0};
 	int rc = tk_writer_create(output, &w);
 	if (!o->warn)
 		o->warn = warn;
 	cli_remove_on_signal(tk_writer_temp_path(w));
-	for (size_t i = 0; i < n && rc == TK_OK; i++) { /* files first: before any import */
-		struct stat sb;
-		enum tk_import_format fmt;
-		if (stat(inputs[i], &sb) == 0 && S_ISDIR(sb.st_mode))
-			continue;
-		if ((rc = tk_import_detect(inputs[i], &fmt, err)) != TK_OK)
-			fail_with(w, rc, err);
-		else
-			rc = check_new_input(w, &seen, inputs[i], fmt == TK_FORMAT_CHROME_JSON);
-	}
-	for (size_t i = 0; i < n && rc == TK_OK; i++) {
-		const char *in = inputs[i];
-		struct stat sb;
-		o->file_index = (int)i;
-		if (stat(in, &sb) == 0 && S_ISDIR(sb.st_mode)) {
-			rc = import_dir(w, in, run_name, o, &seen);
-			continue;
-		}
-		enum tk_import_format fmt;
-		rc = tk_import_detect(in, &fmt, err);
-		if (rc != TK_OK)
-			fail_with(w, rc, err);
-		else if (fmt == TK_FORMAT_XPLANE)
-			rc = tk_import_xplane(w, in, o);
-		else
-			rc = tk_import_chrome_json(w, in, o);
-	}
-	inputs_free(&seen);
-	if (rc != TK_OK) {
-		tk_error_free(err);
+	if (rc == TK_OK && (rc = expand_inputs(w, inputs, n, run_name, &files)) == TK_OK)
+		rc = tk_import_files(w, files.files, files.n, jobs, o);
+	file_list_free(&files);
+	if (rc != TK_OK)
 		return cli_fail_writer(rc, w);
-	}
 	tk_writer_get_stats(w, st);
+	tk_error *err = tk_error_new();
 	rc = tk_writer_finish(w, err);
 	cli_remove_on_signal(NULL);
 	int code = rc == TK_OK ? TK_EXIT_OK : cli_fail_error(rc, err);
@@ -201,7 +241,7 @@ int cli_run_input_open(const char *arg, struct cli_run_input *in)
 	struct tk_import_options o;
 	struct tk_writer_stats st;
 	tk_import_options_init(&o);
-	int rc = cli_import(in->path, &arg, 1, NULL, &o, &st);
+	int rc = cli_import(in->path, &arg, 1, NULL, &o, 0, &st);
 	if (rc != TK_EXIT_OK)
 		return rc;
 	tk_error *err = tk_error_new();

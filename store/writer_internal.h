@@ -11,6 +11,8 @@
 #include "batch.h"
 #include "intern.h"
 
+struct tkw_rec;
+
 /* The tables the writer fills, each through its batch (batch.h). */
 enum {
 	B_META,
@@ -47,6 +49,7 @@ struct tk_writer {
 	int64_t n_events, n_processes, n_devices, n_tracks, n_memory, n_flows, n_sources;
 	int64_t min_ts, max_end;
 	struct tk_writer_stats stats;
+	struct tkw_rec *rec; /* a recording writer (recorder.h) when set; NULL for a store's */
 };
 
 /* Record the first failure (sticky) with a message; returns the writer's status. */
