@@ -193,10 +193,9 @@ int tkw_rec_process(tk_writer *w, const struct tk_process_info *pi, int64_t *out
 	PUT(p, *pi);
 	p = put_str(p, pi->name);
 	put_str(p, pi->host);
+	w->n_processes++;
 	if (out_id)
-		*out_id = ++w->n_processes;
-	else
-		w->n_processes++;
+		*out_id = w->n_processes;
 	return TK_OK;
 }
 

@@ -113,12 +113,12 @@ int tku_json_lex_open_buf(struct tku_json_lex *lx, const char *path, size_t buf_
 		return -1;
 	}
 	if (n >= 2 && lx->buf[0] == 0x1f && lx->buf[1] == 0x8b) {
-		lx->is_gz = 1;
 		/* All of a small file came with that first read: its size is room enough. */
 		size_t in_cap = small_file || (size_t)n > IN_SIZE ? (size_t)n : IN_SIZE;
 		if (tku_gz_open(&lx->gz, lx->fd, lx->buf, (size_t)n, in_cap, lx->cap,
 				TKU_JSON_MAX_INFLATED, lx->msg, sizeof(lx->msg)) != 0)
 			return -1;
+		lx->is_gz = 1;
 		free(lx->buf); /* the decoded bytes are in the reader's buffers */
 		lx->buf = NULL;
 		lx->len = 0;
