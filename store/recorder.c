@@ -136,7 +136,8 @@ static size_t ssz(const char *s)
 
 static unsigned char *put(unsigned char *p, const void *v, size_t n)
 {
-	memcpy(p, v, n);
+	if (n) /* a plain event has no detail: @v NULL */
+		memcpy(p, v, n);
 	return p + n;
 }
 
@@ -405,7 +406,8 @@ struct dec {
 
 static void get(struct dec *d, void *v, size_t n)
 {
-	memcpy(v, d->p, n);
+	if (n)
+		memcpy(v, d->p, n);
 	d->p += n;
 }
 
