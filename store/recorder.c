@@ -152,21 +152,10 @@ static unsigned char *put_str(unsigned char *p, const char *s)
 
 uint32_t tkw_rec_intern(tk_writer *w, const char *s)
 {
-	if (w->status != TK_OK)
-		return 0;
-	if (!s) {
-		tkw_fail(w, TK_EINVAL, "cannot intern a NULL string");
-		return 0;
-	}
-	size_t len = strlen(s);
 	int added;
-	uint32_t id = tks_intern_lookup(&w->intern, s, len, &added);
-	if (!id) {
-		tkw_fail(w, TK_ENOMEM, "out of memory interning strings");
-		return 0;
-	}
+	uint32_t id = tkw_intern_find(w, s, &added);
 	unsigned char *p;
-	if (added && (p = begin(w, R_STR, ssz(s))) != NULL)
+	if (id && added && (p = begin(w, R_STR, ssz(s))) != NULL)
 		put_str(p, s);
 	return w->status == TK_OK ? id : 0;
 }

@@ -176,23 +176,29 @@ int tkw_cell_text(tk_writer *w, int which, struct tks_cell *c, const char *s)
 	return w->status;
 }
 
-uint32_t tk_writer_intern(tk_writer *w, const char *s)
+uint32_t tkw_intern_find(tk_writer *w, const char *s, int *added)
 {
-	if (TKW_RECORDING(w))
-		return tkw_rec_intern(w, s);
 	if (!w || w->status != TK_OK)
 		return 0;
 	if (!s) {
 		tkw_fail(w, TK_EINVAL, "cannot intern a NULL string");
 		return 0;
 	}
-	size_t len = strlen(s);
+	uint32_t id = tks_intern_lookup(&w->intern, s, strlen(s), added);
+	if (!id)
+		tkw_fail(w, TK_ENOMEM, "out of memory interning strings for store '%s'",
+			 w->path ? w->path : "(a recording)");
+	return id;
+}
+
+uint32_t tk_writer_intern(tk_writer *w, const char *s)
+{
+	if (TKW_RECORDING(w))
+		return tkw_rec_intern(w, s);
 	int added;
-	uint32_t id = tks_intern_lookup(&w->intern, s, len, &added);
-	if (!id) {
-		tkw_fail(w, TK_ENOMEM, "out of memory interning strings for store '%s'", w->path);
+	uint32_t id = tkw_intern_find(w, s, &added);
+	if (!id)
 		return 0;
-	}
 	if (added) {
 		struct tks_cell *row = tks_batch_row(&w->batch[B_STRING]);
 		tks_cell_int(&row[0], id);

@@ -65,6 +65,9 @@ int tkw_fail_sql(tk_writer *w, const char *what);
 int tkw_add_row(tk_writer *w, int which);
 /* The writer's status, TK_EINVAL for NULL. */
 int tkw_check_ready(tk_writer *w);
+/* The id of @s in the writer's string table, *@added 1 when it is new there; 0 with the writer
+ * failed (a NULL @s, no memory). */
+uint32_t tkw_intern_find(tk_writer *w, const char *s, int *added);
 /* Intern an optional string: 0 for NULL (and on failure, with the writer failed). */
 uint32_t tkw_intern_opt(tk_writer *w, const char *s);
 /* Fail unless @id is TK_NONE or an added process / device. */

@@ -49,6 +49,17 @@ static void teardown(void)
 
 TestSuite(import_jobs, .init = setup, .fini = teardown);
 
+/* Finish @w after a fill that returned @rc, or abort it; @rc, the writer's message in @msg. */
+static int end_store(tk_writer *w, int rc, char *msg, size_t msg_len)
+{
+	snprintf(msg, msg_len, "%s", tk_writer_errmsg(w));
+	if (rc == TK_OK)
+		cr_assert_eq(tk_writer_finish(w, NULL), TK_OK);
+	else
+		tk_writer_abort(w);
+	return rc;
+}
+
 /* Import @files into a store at @name under dir with @jobs; the status, its message in @msg. */
 static int import_all(const char *name, const struct tk_import_file *files, size_t n, int jobs,
 		      struct warnings *warn, char *msg, size_t msg_len)
@@ -61,12 +72,7 @@ static int import_all(const char *name, const struct tk_import_file *files, size
 	o.warn_ctx = warn;
 	int rc = tk_writer_create(path, &w);
 	cr_assert_eq(rc, TK_OK);
-	rc = tk_import_files(w, files, n, jobs, &o);
-	snprintf(msg, msg_len, "%s", tk_writer_errmsg(w));
-	if (rc == TK_OK)
-		cr_assert_eq(tk_writer_finish(w, NULL), TK_OK);
-	else
-		tk_writer_abort(w);
+	rc = end_store(w, tk_import_files(w, files, n, jobs, &o), msg, msg_len);
 	free(path);
 	return rc;
 }
@@ -283,12 +289,7 @@ static int run_producers(const char *name, int jobs, size_t fail, struct warning
 	tk_writer *w = NULL;
 	struct calls c = {fail};
 	cr_assert_eq(tk_writer_create(path, &w), TK_OK);
-	int rc = tkw_parallel(w, 5, jobs, produce, &c, collect, warn);
-	snprintf(msg, msg_len, "%s", tk_writer_errmsg(w));
-	if (rc == TK_OK)
-		cr_assert_eq(tk_writer_finish(w, NULL), TK_OK);
-	else
-		tk_writer_abort(w);
+	int rc = end_store(w, tkw_parallel(w, 5, jobs, produce, &c, collect, warn), msg, msg_len);
 	free(path);
 	return rc;
 }
