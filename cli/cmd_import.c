@@ -50,7 +50,7 @@ static int run(int argc, char **argv)
 	    CLI_STR("run", 0, &run_name),
 	    CLI_I64("rank", &o.rank, 0, 1000000000),
 	    CLI_FLAG("salvage", 0, &o.salvage),
-	    CLI_INT("jobs", &jobs, 1, 4096),
+	    CLI_INT("jobs", &jobs, 1, 4096), /* 0 (not given): one per core */
 	    CLI_HELP,
 	};
 	int rc, first;

@@ -18,8 +18,7 @@
 typedef void (*tkw_warn_fn)(void *ctx, const char *message);
 /* Producer @i (from 0) writing to @w (a recorder, or with one job the real writer itself) and
  * its warnings to @warn(@warn_ctx). */
-typedef int (*tkw_produce_fn)(void *ctx, size_t i, tk_writer *w, tkw_warn_fn warn,
-			      void *warn_ctx);
+typedef int (*tkw_produce_fn)(void *ctx, size_t i, tk_writer *w, tkw_warn_fn warn, void *warn_ctx);
 
 /**
  * tkw_parallel() - run producers 0..@n-1 with up to @jobs at a time and their calls replayed into

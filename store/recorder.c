@@ -333,7 +333,8 @@ static int rec_arg(tk_writer *w, int op, int64_t event_id, const char *key, cons
 {
 	unsigned char *p;
 	if (w->status != TK_OK ||
-	    !(p = begin(w, op, sizeof(event_id) + n + ssz(key) + (op == R_ARG_TEXT ? ssz(text) : 0))))
+	    !(p = begin(w, op,
+			sizeof(event_id) + n + ssz(key) + (op == R_ARG_TEXT ? ssz(text) : 0))))
 		return w->status;
 	PUT(p, event_id);
 	p = put(p, v, n);

@@ -80,7 +80,7 @@ void tkw_rec_warn(void *ctx, const char *message);
 /* Replaying one recording into a real writer: the maps from provisional ids to real ones. */
 struct tkw_replay {
 	int64_t base_process, base_device, base_track, base_event; /* the real counts at start */
-	int64_t n_process, n_device, n_track, n_event;		    /* provisional ids seen */
+	int64_t n_process, n_device, n_track, n_event;		   /* provisional ids seen */
 	uint32_t *strings; /* provisional string id - 1 -> real id */
 	size_t n_strings, strings_cap;
 	void (*warn)(void *ctx, const char *message);

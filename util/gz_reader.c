@@ -31,8 +31,8 @@ struct tku_gz {
 	unsigned head, count; /* next buffer to take, buffers filled and not yet taken */
 	int held;	      /* the consumer holds the buffer before head */
 	int stop;	      /* the consumer is closing */
-	int end;	      /* 0: more may come; 1: the end after the filled buffers; -1: an error */
-	char msg[200];	      /* the error */
+	int end;       /* 0: more may come; 1: the end after the filled buffers; -1: an error */
+	char msg[200]; /* the error */
 };
 
 /* One inflate loop into @out: 1 with *len bytes, 0 at the end, -1 with g->msg. */
@@ -46,7 +46,8 @@ static int fill(struct tku_gz *g, unsigned char *out, size_t *len)
 				n = read(g->fd, g->in, g->in_cap);
 			while (n < 0 && errno == EINTR);
 			if (n < 0) {
-				snprintf(g->msg, sizeof(g->msg), "cannot read: %s", strerror(errno));
+				snprintf(g->msg, sizeof(g->msg), "cannot read: %s",
+					 strerror(errno));
 				return -1;
 			}
 			if (n == 0)
@@ -87,7 +88,8 @@ static int fill(struct tku_gz *g, unsigned char *out, size_t *len)
 			}
 		}
 		if (g->out_total + *len > g->max_out) {
-			snprintf(g->msg, sizeof(g->msg), "the gzip stream inflates beyond %llu bytes",
+			snprintf(g->msg, sizeof(g->msg),
+				 "the gzip stream inflates beyond %llu bytes",
 				 (unsigned long long)g->max_out);
 			return -1;
 		}

@@ -37,7 +37,7 @@ struct tku_gz;
 struct tku_json_lex {
 	int fd;
 	int is_gz, in_eof;
-	struct tku_gz *gz;  /* gzip: the inflating thread (util/gz_reader.h), which owns the buffers */
+	struct tku_gz *gz;  /* gzip: the inflating thread (gz_reader.h), owner of the buffers */
 	unsigned char *buf; /* decoded bytes */
 	size_t cap;	    /* of buf: decoded bytes read at a time */
 	size_t len, pos;

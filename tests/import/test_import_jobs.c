@@ -113,7 +113,8 @@ Test(import_jobs, every_number_of_jobs_writes_the_same_store_and_warnings)
 {
 	static struct warnings w1, wn;
 	char msg[512];
-	cr_assert_eq(import_all("j1.db", mixed, NMIXED, 1, &w1, msg, sizeof(msg)), TK_OK, "%s", msg);
+	cr_assert_eq(import_all("j1.db", mixed, NMIXED, 1, &w1, msg, sizeof(msg)), TK_OK, "%s",
+		     msg);
 	cr_assert(strstr(w1.text, "chrome_generic.json"), "the inputs warn: %s", w1.text);
 	static const int jobs[] = {2, 4, 8};
 	for (size_t k = 0; k < sizeof(jobs) / sizeof(jobs[0]); k++) {
@@ -170,8 +171,8 @@ Test(import_jobs, the_cli_fails_alike_and_leaves_nothing_at_the_output)
 	struct tkt_run r[2];
 	for (int k = 0; k < 2; k++)
 		r[k] = tkt_tracekit("import", mixed[0].path, cut, mixed[3].path,
-				    DATA "json/bad_nesting.json", "-o", out, "--jobs", k ? "4" : "1",
-				    NULL);
+				    DATA "json/bad_nesting.json", "-o", out, "--jobs",
+				    k ? "4" : "1", NULL);
 	cr_expect_eq(r[0].code, 2, "%s", r[0].err);
 	cr_expect_eq(r[1].code, 2, "%s", r[1].err);
 	cr_expect_str_eq(r[1].err, r[0].err);
@@ -205,10 +206,17 @@ static int produce(void *ctx, size_t i, tk_writer *w, tkw_warn_fn warn, void *wa
 	uint32_t cat = tk_writer_intern(w, "kernel");
 	struct tk_process_info p = {100 + (int64_t)i, "python", "host", (int64_t)i};
 	tk_writer_add_process(w, &p, &proc);
-	struct tk_device_info d = {.ordinal = 0, .name = "H100", .process_id = proc, .rank = TK_NONE,
-				   .sm_count = 132, .clock_hz = TK_NONE, .memory_bytes = TK_NONE,
-				   .memory_bandwidth_bps = TK_NONE, .peak_flops = -1,
-				   .max_threads_per_sm = TK_NONE, .max_regs_per_sm = TK_NONE,
+	struct tk_device_info d = {.ordinal = 0,
+				   .name = "H100",
+				   .process_id = proc,
+				   .rank = TK_NONE,
+				   .sm_count = 132,
+				   .clock_hz = TK_NONE,
+				   .memory_bytes = TK_NONE,
+				   .memory_bandwidth_bps = TK_NONE,
+				   .peak_flops = -1,
+				   .max_threads_per_sm = TK_NONE,
+				   .max_regs_per_sm = TK_NONE,
 				   .max_smem_per_sm = TK_NONE};
 	tk_writer_add_device(w, &d, &dev);
 	struct tk_track_info th = {TK_TRACK_THREAD, "main", proc, TK_NONE, 7, TK_NONE, NULL};
@@ -218,8 +226,8 @@ static int produce(void *ctx, size_t i, tk_writer *w, tkw_warn_fn warn, void *wa
 	tk_writer_add_track(w, &st, &stream);
 	tk_writer_add_track(w, &ct, &counter);
 	int64_t t0 = 1000 * (int64_t)i;
-	struct tk_event e = {thread, TK_EV_RUNTIME_API, "cudaLaunchKernel", 0, "cuda_runtime", 0,
-			     t0, 5, 1};
+	struct tk_event e = {
+	    thread, TK_EV_RUNTIME_API, "cudaLaunchKernel", 0, "cuda_runtime", 0, t0, 5, 1};
 	tk_writer_add_event(w, &e, &ev[0]);
 	struct tk_event ke = {stream, TK_EV_KERNEL, NULL, k1, NULL, cat, t0 + 10, 20, 1};
 	struct tk_kernel_info ki = {.mangled_name = NULL,
@@ -272,8 +280,8 @@ static int produce(void *ctx, size_t i, tk_writer *w, tkw_warn_fn warn, void *wa
 	tk_writer_set_meta_int(w, "files", (int64_t)i + 1);
 	warn(warn_ctx, name);
 	for (int64_t k = 0; i == 2 && k < BIG_EVENTS; k++) {
-		struct tk_event b = {thread, TK_EV_HOST_OP, NULL, k % 3 ? k1 : k2, "op", 0, t0 + k, 1,
-				     TK_NONE};
+		struct tk_event b = {thread, TK_EV_HOST_OP, NULL, k % 3 ? k1 : k2, "op",
+				     0,	     t0 + k,	    1,	  TK_NONE};
 		tk_writer_add_event(w, &b, NULL);
 	}
 	if (i == c->fail)
@@ -282,8 +290,8 @@ static int produce(void *ctx, size_t i, tk_writer *w, tkw_warn_fn warn, void *wa
 }
 
 /* Run 5 producers with @jobs into the store @name under dir; its status and message. */
-static int run_producers(const char *name, int jobs, size_t fail, struct warnings *warn,
-			 char *msg, size_t msg_len)
+static int run_producers(const char *name, int jobs, size_t fail, struct warnings *warn, char *msg,
+			 size_t msg_len)
 {
 	char *path = tkt_path(dir, name);
 	tk_writer *w = NULL;

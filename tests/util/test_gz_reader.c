@@ -27,7 +27,8 @@ static void make_text(void)
 	size_t n = 0;
 	for (unsigned k = 0; n < TEXT_BYTES; k++) {
 		char line[64];
-		int len = snprintf(line, sizeof(line), "{\"line\": %u, \"pad\": \"%u\"},\n", k, k * 7);
+		int len =
+		    snprintf(line, sizeof(line), "{\"line\": %u, \"pad\": \"%u\"},\n", k, k * 7);
 		size_t take = n + (size_t)len > TEXT_BYTES ? TEXT_BYTES - n : (size_t)len;
 		memcpy(text + n, line, take);
 		n += take;
@@ -59,7 +60,8 @@ static int read_all(const char *path, size_t cap, uint64_t max_out, unsigned cha
 	unsigned char first[10];
 	cr_assert_eq(read(fd, first, sizeof(first)), (ssize_t)sizeof(first));
 	struct tku_gz *g = NULL;
-	cr_assert_eq(tku_gz_open(&g, fd, first, sizeof(first), 4096, cap, max_out, msg, msg_len), 0);
+	cr_assert_eq(tku_gz_open(&g, fd, first, sizeof(first), 4096, cap, max_out, msg, msg_len),
+		     0);
 	unsigned char *buf;
 	size_t len;
 	int r;
