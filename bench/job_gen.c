@@ -330,7 +330,7 @@ static int write_rank(const struct job *j, const char *dir, int r, const char *p
 		"\"pg_count\": 1, \"pg_config\": [{\"pg_name\": \"0\", \"pg_desc\": \"default_pg\", "
 		"\"backend_config\": \"cuda:nccl\", \"pg_size\": %d, \"ranks\": %s}], "
 		"\"nccl_version\": \"2.21.5\"},\n  \"traceName\": \"%s\"\n}\n",
-		r, j->ranks, j->ranks, pgranks, path);
+		r, j->ranks, j->ranks, pgranks, strrchr(path, '/') + 1);
 	if (ferror(o.f))
 		rc = -1;
 	if (fclose(o.f) != 0 || rc) {
