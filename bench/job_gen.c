@@ -28,15 +28,15 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#define NOPS 96		/* compute kernels per step */
+#define NOPS 96				  /* compute kernels per step */
 #define PER_STEP (1 + 5 * NOPS + 10 + 10) /* events of one step (see write_step) */
-#define GAP_NS 1000	/* between two compute kernels on the stream */
-#define AG_NS 120000	/* all_gather transfer */
-#define AR_NS 800000	/* all_reduce transfer after the last rank arrives */
-#define COPY_NS 20000	/* the memcpy of the next batch */
-#define SET_NS 2000	/* the memset */
-#define IDLE_NS 20000	/* after the memset, before the next step */
-#define CPU_LEAD_NS 40000 /* a step's host ops start this long before its device work */
+#define GAP_NS 1000			  /* between two compute kernels on the stream */
+#define AG_NS 120000			  /* all_gather transfer */
+#define AR_NS 800000			  /* all_reduce transfer after the last rank arrives */
+#define COPY_NS 20000			  /* the memcpy of the next batch */
+#define SET_NS 2000			  /* the memset */
+#define IDLE_NS 20000			  /* after the memset, before the next step */
+#define CPU_LEAD_NS 40000	     /* a step's host ops start this long before its device work */
 #define T0_NS INT64_C(5000000000000) /* first step's true device start */
 #define COMP_STREAM 7
 #define COMM_STREAM 24
@@ -48,17 +48,20 @@ static const struct {
     {"sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x256x64_warpgroupsize2x1x1_execute_"
      "segment_k_off_kernel__5x_cublas",
      180},
-    {"void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<c10::BFloat16>, "
+    {"void at::native::vectorized_elementwise_kernel<4, "
+     "at::native::CUDAFunctor_add<c10::BFloat16>, "
      "at::detail::Array<char*, 3> >(int, at::native::CUDAFunctor_add<c10::BFloat16>, "
      "at::detail::Array<char*, 3>)",
      12},
-    {"void at::native::(anonymous namespace)::vectorized_layer_norm_kernel<c10::BFloat16, float>(int, "
+    {"void at::native::(anonymous namespace)::vectorized_layer_norm_kernel<c10::BFloat16, "
+     "float>(int, "
      "float, c10::BFloat16 const*, c10::BFloat16 const*, c10::BFloat16 const*, float*, float*, "
      "c10::BFloat16*)",
      25},
     {"void pytorch_flash::flash_fwd_kernel<pytorch_flash::Flash_fwd_kernel_traits<128, 128, 64, 4, "
      "false, false, cutlass::bfloat16_t, pytorch_flash::Flash_kernel_traits<128, 128, 64, 4, "
-     "cutlass::bfloat16_t> >, true, false, false, false, true, true, false>(pytorch_flash::Flash_fwd_"
+     "cutlass::bfloat16_t> >, true, false, false, false, true, true, "
+     "false>(pytorch_flash::Flash_fwd_"
      "params)",
      140},
     {"void at::native::(anonymous namespace)::cunn_SoftMaxForward<4, c10::BFloat16, float, "
@@ -70,20 +73,28 @@ static const struct {
      95},
     {"void at::native::vectorized_elementwise_kernel<4, at::native::GeluCUDAKernelImpl(at::"
      "TensorIteratorBase&, at::native::GeluType)::{lambda()#2}::operator()() const::{lambda()#2}::"
-     "operator()() const::{lambda(c10::BFloat16)#1}, at::detail::Array<char*, 2> >(int, at::native::"
-     "GeluCUDAKernelImpl(at::TensorIteratorBase&, at::native::GeluType)::{lambda()#2}::operator()() "
+     "operator()() const::{lambda(c10::BFloat16)#1}, at::detail::Array<char*, 2> >(int, "
+     "at::native::"
+     "GeluCUDAKernelImpl(at::TensorIteratorBase&, "
+     "at::native::GeluType)::{lambda()#2}::operator()() "
      "const::{lambda()#2}::operator()() const::{lambda(c10::BFloat16)#1}, at::detail::Array<char*, "
      "2>)",
      20},
     {"void at::native::reduce_kernel<512, 1, at::native::ReduceOp<float, at::native::func_wrapper<"
-     "float>, unsigned int, float, 4> >(at::native::ReduceOp<float, at::native::func_wrapper<float>, "
+     "float>, unsigned int, float, 4> >(at::native::ReduceOp<float, "
+     "at::native::func_wrapper<float>, "
      "unsigned int, float, 4>)",
      8},
 };
 #define NKERNELS (sizeof(kernels) / sizeof(kernels[0]))
-static const char *const ops[NKERNELS] = {"aten::mm",	      "aten::add",  "aten::native_layer_norm",
-					  "aten::_flash_attention_forward", "aten::_softmax",
-					  "aten::addmm",	      "aten::gelu", "aten::sum"};
+static const char *const ops[NKERNELS] = {"aten::mm",
+					  "aten::add",
+					  "aten::native_layer_norm",
+					  "aten::_flash_attention_forward",
+					  "aten::_softmax",
+					  "aten::addmm",
+					  "aten::gelu",
+					  "aten::sum"};
 
 struct job {
 	int ranks, per_host, slow_rank;
@@ -173,8 +184,8 @@ static void x_cpu(struct out *o, const char *cat, const char *name, int64_t ts, 
 		  const char *args)
 {
 	fprintf(o->f,
-		"{\"ph\": \"X\", \"cat\": \"%s\", \"name\": \"%s\", \"pid\": %d, \"tid\": %d, \"ts\": " US
-		", \"dur\": " US ", \"args\": {\"External id\": %" PRId64 "%s}},\n",
+		"{\"ph\": \"X\", \"cat\": \"%s\", \"name\": \"%s\", \"pid\": %d, \"tid\": %d, "
+		"\"ts\": " US ", \"dur\": " US ", \"args\": {\"External id\": %" PRId64 "%s}},\n",
 		cat, name, o->pid, o->tid, USV(ts + o->off), USV(dur), o->ext, args);
 	o->events++;
 }
@@ -183,7 +194,8 @@ static void x_cpu(struct out *o, const char *cat, const char *name, int64_t ts, 
 static void launch(struct out *o, const char *name, int cbid, int64_t ts, int64_t dur)
 {
 	fprintf(o->f,
-		"{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"%s\", \"pid\": %d, \"tid\": %d, "
+		"{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"%s\", \"pid\": %d, "
+		"\"tid\": %d, "
 		"\"ts\": " US ", \"dur\": " US ", \"args\": {\"External id\": %" PRId64
 		", \"cbid\": %d, \"correlation\": %" PRId64 "}},\n"
 		"{\"ph\": \"s\", \"id\": %" PRId64 ", \"pid\": %d, \"tid\": %d, \"ts\": " US
@@ -198,13 +210,13 @@ static void x_dev(struct out *o, const char *cat, const char *name, int stream, 
 		  int64_t dur, const char *args)
 {
 	fprintf(o->f,
-		"{\"ph\": \"X\", \"cat\": \"%s\", \"name\": \"%s\", \"pid\": %d, \"tid\": %d, \"ts\": " US
-		", \"dur\": " US ", \"args\": {\"External id\": %" PRId64
+		"{\"ph\": \"X\", \"cat\": \"%s\", \"name\": \"%s\", \"pid\": %d, \"tid\": %d, "
+		"\"ts\": " US ", \"dur\": " US ", \"args\": {\"External id\": %" PRId64
 		", \"device\": %d, \"context\": 1, \"stream\": %d, \"correlation\": %" PRId64
 		"%s}},\n{\"ph\": \"f\", \"id\": %" PRId64 ", \"pid\": %d, \"tid\": %d, \"ts\": " US
 		", \"cat\": \"ac2g\", \"name\": \"ac2g\", \"bp\": \"e\"},\n",
-		cat, name, o->dev, stream, USV(ts + o->off), USV(dur), o->ext, o->dev, stream, o->corr,
-		args, o->corr, o->dev, stream, USV(ts + o->off));
+		cat, name, o->dev, stream, USV(ts + o->off), USV(dur), o->ext, o->dev, stream,
+		o->corr, args, o->corr, o->dev, stream, USV(ts + o->off));
 	o->events += 2;
 	o->corr++;
 }
@@ -223,11 +235,12 @@ static void collective(struct out *o, const struct job *j, const char *coll, con
 	o->ext++;
 	x_cpu(o, "cpu_op", "record_param_comms", cts, 3000, args);
 	launch(o, "cudaLaunchKernelExC", 430, cts + 500, 2000);
-	snprintf(kargs, o->cap,
-		 ", \"queued\": 0, \"registers per thread\": 96, \"shared memory\": 87568, \"blocks "
-		 "per SM\": 0.121212, \"warps per SM\": 2.060606, \"grid\": [16, 1, 1], \"block\": "
-		 "[544, 1, 1], \"est. achieved occupancy %%\": 0%s",
-		 args);
+	snprintf(
+	    kargs, o->cap,
+	    ", \"queued\": 0, \"registers per thread\": 96, \"shared memory\": 87568, \"blocks "
+	    "per SM\": 0.121212, \"warps per SM\": 2.060606, \"grid\": [16, 1, 1], \"block\": "
+	    "[544, 1, 1], \"est. achieved occupancy %%\": 0%s",
+	    args);
 	x_dev(o, "kernel", kernel, COMM_STREAM, kts, kend - kts, kargs);
 }
 
@@ -241,8 +254,10 @@ static void write_step(struct out *o, const struct job *j, long s)
 	x_cpu(o, "user_annotation", name, c, j->start[s + 1] - S, "");
 	/* all_gather at the step's start: every rank arrives within 5 µs, all finish together */
 	int64_t ag = S + 1000 + (int64_t)(5000 * unit(j, 4, (uint64_t)o->r, (uint64_t)s));
-	collective(o, j, "allgather", "ncclDevKernel_AllGather_RING_LL(ncclDevComm*, unsigned long, "
-		   "ncclWork*)", 4194304, 2 * s, c + 2000, ag, S + 6000 + AG_NS);
+	collective(o, j, "allgather",
+		   "ncclDevKernel_AllGather_RING_LL(ncclDevComm*, unsigned long, "
+		   "ncclWork*)",
+		   4194304, 2 * s, c + 2000, ag, S + 6000 + AG_NS);
 	for (int k = 0; k < NOPS; k++) {
 		int64_t ct = c + 6000 + (int64_t)k * 3000;
 		int64_t g0 = S + (int64_t)(j->cum[k] * f) + (int64_t)k * GAP_NS;
@@ -250,15 +265,18 @@ static void write_step(struct out *o, const struct job *j, long s)
 		o->ext++;
 		x_cpu(o, "cpu_op", ops[k % NKERNELS], ct, 2500, ", \"Record function id\": 0");
 		launch(o, "cudaLaunchKernel", 211, ct + 500, 1500);
-		x_dev(o, "kernel", kernels[k % NKERNELS].name, COMP_STREAM, g0, g1 - g0,
-		      ", \"queued\": 0, \"registers per thread\": 128, \"shared memory\": 49152, "
-		      "\"blocks per SM\": 1.939394, \"warps per SM\": 15.515152, \"grid\": [256, 1, "
-		      "1], \"block\": [256, 1, 1], \"est. achieved occupancy %\": 12");
+		x_dev(
+		    o, "kernel", kernels[k % NKERNELS].name, COMP_STREAM, g0, g1 - g0,
+		    ", \"queued\": 0, \"registers per thread\": 128, \"shared memory\": 49152, "
+		    "\"blocks per SM\": 1.939394, \"warps per SM\": 15.515152, \"grid\": [256, 1, "
+		    "1], \"block\": [256, 1, 1], \"est. achieved occupancy %\": 12");
 	}
 	int64_t ct = c + 6000 + (int64_t)NOPS * 3000;
 	int64_t ar = compute_end(j, o->r, s) + GAP_NS;
-	collective(o, j, "allreduce", "ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevComm*, "
-		   "unsigned long, ncclWork*)", 25165824, 2 * s + 1, ct, ar, j->end[s]);
+	collective(o, j, "allreduce",
+		   "ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevComm*, "
+		   "unsigned long, ncclWork*)",
+		   25165824, 2 * s + 1, ct, ar, j->end[s]);
 	int64_t m0 = j->end[s] + 2000, m1 = m0 + COPY_NS + 1000;
 	o->ext++;
 	x_cpu(o, "cpu_op", "aten::copy_", ct + 4000, 3000, ", \"Record function id\": 0");
@@ -278,8 +296,19 @@ static int write_rank(const struct job *j, const char *dir, int r, const char *p
 	int host_i = r / j->per_host, rc = 0;
 	snprintf(path, sizeof(path), "%s/rank-%03d.pt.trace.json", dir, r);
 	snprintf(host, sizeof(host), "node%03d", host_i);
-	struct out o = {fopen(path, "w"), r, r % j->per_host, 100000 + r, 100000 + r,
-			host_offset(j, host_i), 1, 0, 0, pgranks, NULL, NULL, strlen(pgranks) + 1024};
+	struct out o = {fopen(path, "w"),
+			r,
+			r % j->per_host,
+			100000 + r,
+			100000 + r,
+			host_offset(j, host_i),
+			1,
+			0,
+			0,
+			pgranks,
+			NULL,
+			NULL,
+			strlen(pgranks) + 1024};
 	o.args = malloc(o.cap);
 	o.kargs = malloc(o.cap);
 	if (!o.args || !o.kargs) {
@@ -295,42 +324,46 @@ static int write_rank(const struct job *j, const char *dir, int r, const char *p
 	setvbuf(o.f, NULL, _IOFBF, 1 << 20);
 	fprintf(o.f, "{\n  \"schemaVersion\": 1,\n  \"deviceProperties\": [");
 	for (int d = 0; d < j->per_host; d++)
-		fprintf(o.f,
-			"%s\n    {\"id\": %d, \"name\": \"NVIDIA H100 80GB HBM3\", \"totalGlobalMem\": "
-			"85045379072, \"computeMajor\": 9, \"computeMinor\": 0, \"maxThreadsPerBlock\": "
-			"1024, \"maxThreadsPerMultiprocessor\": 2048, \"regsPerBlock\": 65536, "
-			"\"warpSize\": 32, \"sharedMemPerBlock\": 49152, \"numSms\": 132, "
-			"\"regsPerMultiprocessor\": 65536, \"sharedMemPerBlockOptin\": 232448, "
-			"\"sharedMemPerMultiprocessor\": 233472}",
-			d ? "," : "", d);
+		fprintf(
+		    o.f,
+		    "%s\n    {\"id\": %d, \"name\": \"NVIDIA H100 80GB HBM3\", \"totalGlobalMem\": "
+		    "85045379072, \"computeMajor\": 9, \"computeMinor\": 0, "
+		    "\"maxThreadsPerBlock\": "
+		    "1024, \"maxThreadsPerMultiprocessor\": 2048, \"regsPerBlock\": 65536, "
+		    "\"warpSize\": 32, \"sharedMemPerBlock\": 49152, \"numSms\": 132, "
+		    "\"regsPerMultiprocessor\": 65536, \"sharedMemPerBlockOptin\": 232448, "
+		    "\"sharedMemPerMultiprocessor\": 233472}",
+		    d ? "," : "", d);
 	fprintf(o.f,
 		"\n  ],\n  \"host_name\": \"%s\",\n  \"displayTimeUnit\": \"ms\",\n  "
 		"\"baseTimeNanoseconds\": 1700000000000000000,\n  \"traceEvents\": [\n",
 		host);
 	for (long s = 0; s < j->steps; s++)
 		write_step(&o, j, s);
-	fprintf(o.f,
-		"{\"name\": \"process_name\", \"ph\": \"M\", \"ts\": 0.000, \"pid\": %d, \"tid\": 0, "
-		"\"args\": {\"name\": \"python3\"}},\n"
-		"{\"name\": \"process_name\", \"ph\": \"M\", \"ts\": 0.000, \"pid\": %d, \"tid\": 0, "
-		"\"args\": {\"name\": \"python3\"}},\n"
-		"{\"name\": \"process_labels\", \"ph\": \"M\", \"ts\": 0.000, \"pid\": %d, \"tid\": 0, "
-		"\"args\": {\"labels\": \"GPU %d\"}},\n"
-		"{\"name\": \"thread_name\", \"ph\": \"M\", \"ts\": 0.000, \"pid\": %d, \"tid\": %d, "
-		"\"args\": {\"name\": \"stream %d \"}},\n"
-		"{\"name\": \"thread_name\", \"ph\": \"M\", \"ts\": 0.000, \"pid\": %d, \"tid\": %d, "
-		"\"args\": {\"name\": \"stream %d \"}},\n"
-		"{\"name\": \"thread_name\", \"ph\": \"M\", \"ts\": 0.000, \"pid\": %d, \"tid\": %d, "
-		"\"args\": {\"name\": \"thread %d (python3)\"}}\n  ],\n",
-		o.pid, o.dev, o.dev, o.dev, o.dev, COMP_STREAM, COMP_STREAM, o.dev, COMM_STREAM,
-		COMM_STREAM, o.pid, o.tid, o.tid);
+	fprintf(
+	    o.f,
+	    "{\"name\": \"process_name\", \"ph\": \"M\", \"ts\": 0.000, \"pid\": %d, \"tid\": 0, "
+	    "\"args\": {\"name\": \"python3\"}},\n"
+	    "{\"name\": \"process_name\", \"ph\": \"M\", \"ts\": 0.000, \"pid\": %d, \"tid\": 0, "
+	    "\"args\": {\"name\": \"python3\"}},\n"
+	    "{\"name\": \"process_labels\", \"ph\": \"M\", \"ts\": 0.000, \"pid\": %d, \"tid\": 0, "
+	    "\"args\": {\"labels\": \"GPU %d\"}},\n"
+	    "{\"name\": \"thread_name\", \"ph\": \"M\", \"ts\": 0.000, \"pid\": %d, \"tid\": %d, "
+	    "\"args\": {\"name\": \"stream %d \"}},\n"
+	    "{\"name\": \"thread_name\", \"ph\": \"M\", \"ts\": 0.000, \"pid\": %d, \"tid\": %d, "
+	    "\"args\": {\"name\": \"stream %d \"}},\n"
+	    "{\"name\": \"thread_name\", \"ph\": \"M\", \"ts\": 0.000, \"pid\": %d, \"tid\": %d, "
+	    "\"args\": {\"name\": \"thread %d (python3)\"}}\n  ],\n",
+	    o.pid, o.dev, o.dev, o.dev, o.dev, COMP_STREAM, COMP_STREAM, o.dev, COMM_STREAM,
+	    COMM_STREAM, o.pid, o.tid, o.tid);
 	o.events += 6;
-	fprintf(o.f,
-		"  \"distributedInfo\": {\"backend\": \"nccl\", \"rank\": %d, \"world_size\": %d, "
-		"\"pg_count\": 1, \"pg_config\": [{\"pg_name\": \"0\", \"pg_desc\": \"default_pg\", "
-		"\"backend_config\": \"cuda:nccl\", \"pg_size\": %d, \"ranks\": %s}], "
-		"\"nccl_version\": \"2.21.5\"},\n  \"traceName\": \"%s\"\n}\n",
-		r, j->ranks, j->ranks, pgranks, strrchr(path, '/') + 1);
+	fprintf(
+	    o.f,
+	    "  \"distributedInfo\": {\"backend\": \"nccl\", \"rank\": %d, \"world_size\": %d, "
+	    "\"pg_count\": 1, \"pg_config\": [{\"pg_name\": \"0\", \"pg_desc\": \"default_pg\", "
+	    "\"backend_config\": \"cuda:nccl\", \"pg_size\": %d, \"ranks\": %s}], "
+	    "\"nccl_version\": \"2.21.5\"},\n  \"traceName\": \"%s\"\n}\n",
+	    r, j->ranks, j->ranks, pgranks, strrchr(path, '/') + 1);
 	if (ferror(o.f))
 		rc = -1;
 	if (fclose(o.f) != 0 || rc) {
