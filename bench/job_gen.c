@@ -397,7 +397,7 @@ int main(int argc, char **argv)
 	long events = atol(argv[3]);
 	int part = 0, parts = 1, rc = 1;
 	char *pgranks = NULL;
-	for (int i = 4; i < argc; i++) {
+	for (int i = 4; i < argc; i += 2) { /* --name value pairs */
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 		if (!v)
 			return usage();
@@ -417,7 +417,6 @@ int main(int argc, char **argv)
 			;
 		else
 			return usage();
-		i++;
 	}
 	if (j.ranks < 1 || j.per_host < 1 || parts < 1 || part < 0 || part >= parts)
 		return usage();
