@@ -5,7 +5,8 @@
  * track_id through the input's maps (an id that names no row of the input is a damaged input),
  * every *event_id column through the event map (events the summary leaves out: NULL where the
  * column allows it), series_id shifted past the previous inputs' series. memory_records ids
- * (analysis_memory.peak_record_id) stay the input's own: a summary has no memory records.
+ * (analysis_memory.peak_record_id) stay the input's own: a summary has no memory records. Row
+ * numbers (an INTEGER PRIMARY KEY: gaps, findings) continue after the earlier inputs' rows.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,7 +17,7 @@
 /* schemas/analysis.sql, embedded into the library (CMakeLists.txt). */
 extern const char tka_analysis_sql[];
 
-enum { COL_KEEP, COL_DEVICE, COL_PROCESS, COL_TRACK, COL_EVENT, COL_SERIES };
+enum { COL_KEEP, COL_ROWID, COL_DEVICE, COL_PROCESS, COL_TRACK, COL_EVENT, COL_SERIES };
 
 struct mt_table {
 	char name[64];
@@ -62,7 +63,8 @@ static int table_shape(sqlite3 *db, struct mt_table *t, tk_error *err)
 			break;
 		}
 		snprintf(t->cols + len, sizeof(t->cols) - len, "%s\"%s\"", t->ncol ? ", " : "", c);
-		t->kind[t->ncol] = col_kind(c);
+		/* an INTEGER PRIMARY KEY (a row number) continues after the earlier inputs' rows */
+		t->kind[t->ncol] = sqlite3_column_int(st, 5) ? COL_ROWID : col_kind(c);
 		t->notnull[t->ncol++] = sqlite3_column_int(st, 3);
 	}
 	sqlite3_finalize(st);
@@ -74,6 +76,10 @@ static int bind_col(sqlite3_stmt *ins, sqlite3_stmt *src, const struct mt_table 
 		    const struct mg_in *in, const char **bad)
 {
 	sqlite3_value *v = sqlite3_column_value(src, k);
+	if (t->kind[k] == COL_ROWID) {
+		sqlite3_bind_null(ins, k + 1);
+		return TK_OK;
+	}
 	if (t->kind[k] == COL_KEEP || sqlite3_value_type(v) != SQLITE_INTEGER) {
 		sqlite3_bind_value(ins, k + 1, v);
 		return TK_OK;
