@@ -101,7 +101,8 @@ static const struct {
     {"op profile", tka_op_profile, 0, NULL},
     {"gpu time per op", tka_op_gpu_time, 0, NULL},
     {"categories", tka_categories, 0, NULL},
-    {"op performance model", tka_op_perf, 0, NULL}, /* after gpu time per op: its per-call figures */
+    {"op performance model", tka_op_perf, 0,
+     NULL},				 /* after gpu time per op: its per-call figures */
     {"roofline", tka_roofline, 0, NULL}, /* after the model and the peaks; before kpi */
     {"kernel stats", tka_kernel_stats, 0, NULL},
     {"memory", tka_memory, 0, NULL},

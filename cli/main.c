@@ -12,8 +12,9 @@ extern const struct tk_cmd tk_cmd_baseline, tk_cmd_check; /* cli/cmd_baseline.c,
 extern const struct tk_cmd tk_cmd_merge;		  /* cli/cmd_merge.c */
 
 static const struct tk_cmd *const commands[] = {
-    &tk_cmd_import, &tk_cmd_merge, &tk_cmd_ls,	    &tk_cmd_synth,  &tk_cmd_info, &tk_cmd_query,    &tk_cmd_analyze,
-    &tk_cmd_export, &tk_cmd_record, &tk_cmd_report, &tk_cmd_diff, &tk_cmd_baseline, &tk_cmd_check,
+    &tk_cmd_import, &tk_cmd_merge,    &tk_cmd_ls,     &tk_cmd_synth,  &tk_cmd_info,
+    &tk_cmd_query,  &tk_cmd_analyze,  &tk_cmd_export, &tk_cmd_record, &tk_cmd_report,
+    &tk_cmd_diff,   &tk_cmd_baseline, &tk_cmd_check,
 };
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
 

@@ -42,8 +42,8 @@ struct mg {
 };
 
 /* Fail the writer for a bad row of the input (TK_ROW_FMT: path, table, row id). */
-#define MG_FAIL(g, table, row, msg)                                                          \
-	tk_writer_fail((g)->w, TK_EFORMAT, TK_ROW_FMT "%s", (g)->in->path, (table),         \
+#define MG_FAIL(g, table, row, msg)                                                 \
+	tk_writer_fail((g)->w, TK_EFORMAT, TK_ROW_FMT "%s", (g)->in->path, (table), \
 		       (long long)(row), (msg))
 
 static int sql_fail(struct mg *g, const char *what)
@@ -124,7 +124,8 @@ static int strings_load(struct mg *g, char ***out)
 		int64_t id = sqlite3_column_int64(st, 0);
 		const char *t = (const char *)sqlite3_column_text(st, 1);
 		if (!tk_id_ok(id, g->nstr) || id == 0 || !t)
-			rc = MG_FAIL(g, "strings", id, id == 0 || !t ? "no string" : TK_ID_RANGE_MSG);
+			rc = MG_FAIL(g, "strings", id,
+				     id == 0 || !t ? "no string" : TK_ID_RANGE_MSG);
 		else if (!(s[id] = strdup(t)))
 			rc = tk_writer_fail(g->w, TK_ENOMEM, "out of memory");
 	}
@@ -160,7 +161,8 @@ static const char *str_of(char **s, int64_t nstr, sqlite3_stmt *st, int col)
 
 static int64_t opt(sqlite3_stmt *st, int col)
 {
-	return sqlite3_column_type(st, col) == SQLITE_NULL ? TK_NONE : sqlite3_column_int64(st, col);
+	return sqlite3_column_type(st, col) == SQLITE_NULL ? TK_NONE
+							   : sqlite3_column_int64(st, col);
 }
 
 static double opt_real(sqlite3_stmt *st, int col)
@@ -303,7 +305,8 @@ static int put_tracks(struct mg *g, char **s)
 		if (!tk_id_ok(id, g->in->track.slots))
 			rc = MG_FAIL(g, "tracks", id, TK_ID_RANGE_MSG);
 		else if (t.kind == 4)
-			rc = MG_FAIL(g, "tracks", id, "kind is not thread, stream, derived or counter");
+			rc = MG_FAIL(g, "tracks", id,
+				     "kind is not thread, stream, derived or counter");
 		else if (remap(&g->in->proc, opt(st, 3), &t.process_id) ||
 			 remap(&g->in->dev, opt(st, 4), &t.device_id))
 			rc = MG_FAIL(g, "tracks", id, "process_id or device_id names no row");
@@ -385,7 +388,8 @@ static int put_events(struct mg *g, char **s)
 		} else if (ev.kind == TK_EV_MEMSET && sqlite3_column_type(st, 29) != SQLITE_NULL) {
 			struct tk_set_info m = {.bytes = sqlite3_column_int64(st, 30),
 						.value = opt(st, 31),
-						.mem_kind = (enum tk_mem_kind)sqlite3_column_int(st, 32)};
+						.mem_kind =
+						    (enum tk_mem_kind)sqlite3_column_int(st, 32)};
 			rc = tk_writer_add_set(g->w, &ev, &m, &nid);
 		} else if (ev.kind == TK_EV_STEP && sqlite3_column_type(st, 33) != SQLITE_NULL) {
 			rc = tk_writer_add_step(g->w, &ev, sqlite3_column_int64(st, 34), &nid);
@@ -474,12 +478,13 @@ static int put_samples(struct mg *g, char **s)
 	int rc;
 	if ((rc = prepare(g, "SELECT rowid, track_id, ts_ns, value FROM counters ORDER BY rowid",
 			  &ct, "counters")) != TK_OK ||
-	    (rc = prepare(g,
-			  "SELECT id, ts_ns, kind, device_id, process_id, address, bytes, mem_kind, "
-			  "allocator_id, op_event_id, bytes_in_use, bytes_reserved, "
-			  "bytes_available, peak_bytes_in_use, requested_bytes, fragmentation, "
-			  "op_name_id FROM memory_records ORDER BY id",
-			  &mr, "memory_records")) != TK_OK)
+	    (rc =
+		 prepare(g,
+			 "SELECT id, ts_ns, kind, device_id, process_id, address, bytes, mem_kind, "
+			 "allocator_id, op_event_id, bytes_in_use, bytes_reserved, "
+			 "bytes_available, peak_bytes_in_use, requested_bytes, fragmentation, "
+			 "op_name_id FROM memory_records ORDER BY id",
+			 &mr, "memory_records")) != TK_OK)
 		goto out;
 	while (rc == TK_OK && sqlite3_step(ct) == SQLITE_ROW) {
 		int64_t row = sqlite3_column_int64(ct, 0);
@@ -550,7 +555,8 @@ static int put_store(tk_writer *w, struct mg_in *in, const struct tk_merge_optio
 	int rc;
 	if ((rc = strings_load(&g, &s)) == TK_OK && (rc = put_entities(&g, s)) == TK_OK &&
 	    (rc = put_tracks(&g, s)) == TK_OK && (rc = put_events(&g, s)) == TK_OK &&
-	    (rc = put_event_rows(&g, s)) == TK_OK && (o->summary || (rc = put_samples(&g, s)) == TK_OK))
+	    (rc = put_event_rows(&g, s)) == TK_OK &&
+	    (o->summary || (rc = put_samples(&g, s)) == TK_OK))
 		rc = put_meta(&g);
 	for (int64_t i = 0; s && i < g.nstr; i++)
 		free(s[i]);
@@ -663,11 +669,11 @@ static int check_inputs(struct mg_in *in, size_t n, const struct tk_merge_option
 		qsort(r, nr, sizeof(*r), cmp_rank);
 	for (size_t k = 1; rc == TK_OK && k < nr; k++)
 		if (r[k].rank == r[k - 1].rank && r[k].input != r[k - 1].input)
-			rc = tk_error_push_from(err, "merge", TK_EINVAL,
-						"stores '%s' and '%s' both hold rank %lld: each rank "
-						"may come from one store only",
-						in[r[k - 1].input].path, in[r[k].input].path,
-						(long long)r[k].rank);
+			rc = tk_error_push_from(
+			    err, "merge", TK_EINVAL,
+			    "stores '%s' and '%s' both hold rank %lld: each rank "
+			    "may come from one store only",
+			    in[r[k - 1].input].path, in[r[k].input].path, (long long)r[k].rank);
 	free(ids);
 	free(r);
 	return rc;

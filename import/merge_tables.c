@@ -152,8 +152,9 @@ static int copy_table(sqlite3 *db, struct mg_in *in, const struct mt_table *t, t
 		for (int k = 0; k < t->ncol && rc == TK_OK; k++)
 			rc = bind_col(ins, src, t, k, in, &bad);
 		if (rc != TK_OK) {
-			rc = tk_error_push_from(err, "merge", rc, "store '%s': table %s, row %lld: %s",
-						in->path, t->name, (long long)row, bad);
+			rc = tk_error_push_from(err, "merge", rc,
+						"store '%s': table %s, row %lld: %s", in->path,
+						t->name, (long long)row, bad);
 			goto out;
 		}
 		if (sqlite3_step(ins) != SQLITE_DONE) {
@@ -188,8 +189,9 @@ static int table_names(struct mt_table **out, int *n)
 	for (const char *q = p; (q = strstr(q, "\nCREATE TABLE ")) && i < *n; q++) {
 		const char *s = q + 14;
 		size_t k = 0;
-		while ((s[k] == '_' || (s[k] >= 'a' && s[k] <= 'z') || (s[k] >= '0' && s[k] <= '9')) &&
-		       k + 1 < sizeof((*out)[i].name))
+		while (
+		    (s[k] == '_' || (s[k] >= 'a' && s[k] <= 'z') || (s[k] >= '0' && s[k] <= '9')) &&
+		    k + 1 < sizeof((*out)[i].name))
 			k++;
 		memcpy((*out)[i].name, s, k);
 		(*out)[i++].name[k] = '\0';
