@@ -111,11 +111,14 @@ for n in "${ranks_list[@]}"; do
       ana=(mpirun "${mpirun_flags[@]}" -np 2 "$build/tk_runstat" "$tk" analyze "$store" -q --mpi)
       ;;
     esac
+    iw= aw=
     read -r iw ic ir < <(run "$dir/import-$n-$mode" "${imp[@]}")
     # events in the store: the import's own count ("wrote STORE: N events ...")
     ev=$(sed -n 's/.*: \([0-9][0-9]*\) events.*/\1/p' "$dir/import-$n-$mode.out" | tail -1)
     input_events=$((n * $(awk '/^job / { print $9 }' "$dir/ranks/job.txt")))
     read -r aw ac ar < <(run "$dir/analyze-$n-$mode" "${ana[@]}")
+    # run's exit inside the process substitution does not stop this script: stop here
+    [ -n "${iw:-}" ] && [ -n "${aw:-}" ] || exit 1
     size=$(stat -c %s "$store")
     for phase in import analyze; do
       if [ $phase = import ]; then w=$iw c=$ic r=$ir; else w=$aw c=$ac r=$ar; fi
