@@ -4,8 +4,8 @@
  * two hosts' member ends is their clock offset plus jitter. Per collective each host's median
  * member end; per pair of hosts (each host against the first host of the collective in the
  * reference-first order) the median of the differences and the half-width of its rank-based
- * 95 % confidence interval; hosts reached from the reference host through a spanning tree that
- * prefers pairs matched by sequence number, then the most collectives. Writes
+ * 95 % confidence interval; hosts reached from the reference host through the spanning tree of
+ * the pairs with the most collectives. Only collectives matched by sequence number count. Writes
  * analysis_clock_offsets; comm.c applies the offsets with --align-clocks.
  */
 #include "clock.h"
@@ -60,7 +60,6 @@ static int cmp_i64(int64_t a, int64_t b)
 struct end_row {
 	int64_t instance, end;
 	int32_t host;
-	uint8_t by_order;
 };
 
 static int cmp_end_row(const void *pa, const void *pb)
@@ -77,7 +76,6 @@ static int cmp_end_row(const void *pa, const void *pb)
 /* One collective's difference between host b and host a (a < b): e_b - e_a. */
 struct diff_row {
 	int32_t a, b;
-	uint8_t by_order;
 	int64_t diff;
 };
 
@@ -88,24 +86,19 @@ static int cmp_diff_row(const void *pa, const void *pb)
 		return x->a < y->a ? -1 : 1;
 	if (x->b != y->b)
 		return x->b < y->b ? -1 : 1;
-	if (x->by_order != y->by_order)
-		return x->by_order < y->by_order ? -1 : 1;
 	return cmp_i64(x->diff, y->diff);
 }
 
 /* A host pair's estimate: clock(b) - clock(a). */
 struct edge {
 	int32_t a, b;
-	uint8_t by_order;
 	int64_t n, median, half;
 };
 
-/* Tree order: pairs matched by sequence number first, then the most collectives, then hosts. */
+/* Tree order: the most collectives first, then by hosts. */
 static int cmp_edge(const void *pa, const void *pb)
 {
 	const struct edge *x = pa, *y = pb;
-	if (x->by_order != y->by_order)
-		return x->by_order < y->by_order ? -1 : 1;
 	if (x->n != y->n)
 		return x->n > y->n ? -1 : 1;
 	if (x->a != y->a)
@@ -119,7 +112,7 @@ struct host {
 	char *name;
 	int64_t devices, offset, half, collectives;
 	int32_t via; /* parent in the tree, -1 for the reference and unreached hosts */
-	int reached, by_order;
+	int reached;
 };
 
 static int cmp_host(const void *pa, const void *pb)
@@ -147,7 +140,6 @@ static void pair_estimate(const struct diff_row *x, size_t n, struct edge *e)
 	int64_t span = sub_sat(x[k].diff, x[j].diff);
 	e->a = x[0].a;
 	e->b = x[0].b;
-	e->by_order = x[0].by_order;
 	e->n = (int64_t)n;
 	e->median = x[(n - 1) / 2].diff;
 	e->half = span / 2 + (span % 2 != 0);
@@ -291,8 +283,7 @@ static int pair_edges(struct tka_ctx *c, const struct tka_clock_sample *s, size_
 	}
 	for (size_t i = 0; i < n; i++)
 		if (s[i].instance > 0 && s[i].ends_together && dev_host[s[i].dev] >= 0)
-			r[nr++] = (struct end_row){s[i].instance, s[i].end, dev_host[s[i].dev],
-						   s[i].by_order};
+			r[nr++] = (struct end_row){s[i].instance, s[i].end, dev_host[s[i].dev]};
 	if (nr > 1)
 		qsort(r, nr, sizeof(*r), cmp_end_row);
 	for (size_t a = 0; a < nr;) {
@@ -306,8 +297,7 @@ static int pair_edges(struct tka_ctx *c, const struct tka_clock_sample *s, size_
 			if (hosts++ == 0)
 				e0 = e;
 			else
-				d[nd++] = (struct diff_row){r[first].host, r[b].host, r[b].by_order,
-							    sub_sat(e, e0)};
+				d[nd++] = (struct diff_row){r[first].host, r[b].host, sub_sat(e, e0)};
 			b = k;
 		}
 		if (hosts >= 2 && r[first].host == 0)
@@ -316,19 +306,17 @@ static int pair_edges(struct tka_ctx *c, const struct tka_clock_sample *s, size_
 	}
 	if (nd > 1)
 		qsort(d, nd, sizeof(*d), cmp_diff_row);
-	/* per pair, its first basis (seq before order) from TKA_CLOCK_MIN_COLLECTIVES up */
+	/* per pair from TKA_CLOCK_MIN_COLLECTIVES up */
 	if (!(*edges = malloc((nd / TKA_CLOCK_MIN_COLLECTIVES + 1) * sizeof(**edges)))) {
 		rc = tka_fail(c, TK_ENOMEM, "out of memory");
 		goto out;
 	}
 	for (size_t a = 0; a < nd;) {
 		size_t b = a;
-		while (b < nd && d[b].a == d[a].a && d[b].b == d[a].b && d[b].by_order == d[a].by_order)
+		while (b < nd && d[b].a == d[a].a && d[b].b == d[a].b)
 			b++;
 		if (b - a >= TKA_CLOCK_MIN_COLLECTIVES)
 			pair_estimate(&d[a], b - a, &(*edges)[(*ne)++]);
-		while (b < nd && d[b].a == d[a].a && d[b].b == d[a].b)
-			b++;
 		a = b;
 	}
 out:
@@ -394,7 +382,6 @@ static int place_hosts(struct tka_ctx *c, struct edge *e, size_t ne, struct host
 			b->half = add_sat(h[a].half, adj[i].half);
 			b->collectives = a == 0 || adj[i].n < h[a].collectives ? adj[i].n
 									      : h[a].collectives;
-			b->by_order = h[a].by_order || adj[i].by_order;
 			queue[qt++] = adj[i].b;
 		}
 	}
@@ -407,14 +394,14 @@ out:
 	return rc;
 }
 
-TKA_WRITES(TK_NCOLS_ANALYSIS_CLOCK_OFFSETS, 9, "analysis_clock_offsets");
+TKA_WRITES(TK_NCOLS_ANALYSIS_CLOCK_OFFSETS, 8, "analysis_clock_offsets");
 
 static int write_hosts(struct tka_ctx *c, const struct host *h, size_t nh, int apply)
 {
 	sqlite3_stmt *ins = NULL;
 	int rc = tka_prepare(c,
 			     "INSERT INTO analysis_clock_offsets (" TK_COLS_ANALYSIS_CLOCK_OFFSETS
-			     ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+			     ") VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
 			     &ins);
 	for (size_t k = 0; rc == TK_OK && k < nh; k++) {
 		const struct host *x = &h[k];
@@ -431,14 +418,10 @@ static int write_hosts(struct tka_ctx *c, const struct host *h, size_t nh, int a
 			sqlite3_bind_null(ins, j++);
 		}
 		sqlite3_bind_int64(ins, j++, x->reached ? x->collectives : 0);
-		if (x->reached && k > 0) {
-			sqlite3_bind_text(ins, j++, x->by_order ? "order" : "seq", -1,
-					  SQLITE_STATIC);
+		if (x->reached && k > 0)
 			sqlite3_bind_text(ins, j++, h[x->via].name, -1, SQLITE_STATIC);
-		} else {
+		else
 			sqlite3_bind_null(ins, j++);
-			sqlite3_bind_null(ins, j++);
-		}
 		sqlite3_bind_int(ins, j++, apply && x->reached);
 		if (sqlite3_step(ins) != SQLITE_DONE)
 			rc = tka_fail(c, TK_EINTERNAL, "writing analysis_clock_offsets: %s",

@@ -12,11 +12,10 @@
 
 /* One member of a collective as the estimate sees it. */
 struct tka_clock_sample {
-	int64_t instance; /* its matched collective, 0 when unmatched */
+	int64_t instance; /* its collective matched by (process group, seq); 0 otherwise */
 	int64_t end;	  /* end of its kernel on its host's clock (as stored) */
 	uint32_t dev;	  /* index in tl->dev */
-	uint8_t by_order; /* 1 when matched by call order, 0 by (process group, seq) */
-	uint8_t ends_together; /* 1 for a kind whose members end together (tka_clock_kind) */
+	int ends_together; /* 1 for a kind whose members end together (tka_clock_kind) */
 };
 
 /*

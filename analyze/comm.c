@@ -10,7 +10,7 @@
  * Communication kernels come from the shared timeline (intervals.c). The matched collectives
  * also give each host's clock offset (clock.c); with --align-clocks the members are shifted by
  * their host's offset and matched again, so skews, waits and stragglers compare aligned times
- * (docs: "analysis_clock_offsets").
+ * (docs/metrics.md, "clock offsets between hosts").
  */
 #include "clock.h"
 #include "intervals.h"
@@ -504,9 +504,10 @@ static int ends_together(struct tka_ctx *c, sqlite3_stmt *nameq, struct tku_tabl
 }
 
 /*
- * Estimate the hosts' clock offsets from the members as matched on the store's clock, write
- * analysis_clock_offsets and, with --align-clocks, shift each member by its host's offset and
- * match again (docs: "analysis_clock_offsets").
+ * Estimate the hosts' clock offsets from the collectives matched by sequence number (the only
+ * matching that does not rest on the clocks), write the hosts' offsets and, with
+ * --align-clocks, shift each member by its host's offset and match again: call order then pairs
+ * on aligned times (docs/metrics.md, "clock offsets between hosts").
  */
 static int align(struct tka_ctx *c, const struct tka_timeline *tl, struct matcher *x, size_t nm)
 {
@@ -524,10 +525,10 @@ static int align(struct tka_ctx *c, const struct tka_timeline *tl, struct matche
 	for (size_t k = 0; k < nm; k++) {
 		const struct member *p = &x->m[k];
 		int et = 0;
-		if (p->by != BY_NONE && (rc = ends_together(c, nameq, &kinds, p, &et)) != TK_OK)
+		if (p->by == BY_SEQ && (rc = ends_together(c, nameq, &kinds, p, &et)) != TK_OK)
 			goto out;
-		s[k] = (struct tka_clock_sample){p->by == BY_NONE ? 0 : p->instance, p->end, p->dev,
-						 p->by == BY_ORDER, (uint8_t)et};
+		s[k] = (struct tka_clock_sample){p->by == BY_SEQ ? p->instance : 0, p->end, p->dev,
+						 et};
 	}
 	if ((rc = tka_clock_offsets(c, tl, s, nm, apply, off)) != TK_OK)
 		goto out;

@@ -116,7 +116,7 @@ static const struct section sections[] = {
      "SELECT host, CASE WHEN offset_ns IS NULL THEN 'not estimated' ELSE"
      " printf('%+.6f', offset_ns / 1e6) END AS offset_ms,"
      " CASE WHEN uncertainty_ns IS NULL THEN '-' ELSE printf('%.6f', uncertainty_ns / 1e6)"
-     " END AS uncertainty_ms, collectives, coalesce(basis, '-') AS basis,"
+     " END AS uncertainty_ms, collectives,"
      " CASE applied WHEN 1 THEN 'applied' ELSE '' END AS applied"
      " FROM analysis_clock_offsets ORDER BY rowid"},
     {"Findings", "SELECT rule, severity, device_id AS device, summary FROM analysis_findings"},

@@ -221,7 +221,6 @@ CREATE TABLE analysis_clock_offsets (
   offset_ns INTEGER,            -- this host's clock minus the reference host's clock (0 on the reference host); NULL when not estimated (no path of host pairs sharing >= 3 matched collectives)
   uncertainty_ns INTEGER,       -- half-width of the approximate 95 % rank-based confidence interval of the median, summed along the path from the reference host; NULL with offset_ns
   collectives INTEGER NOT NULL, -- matched collectives the estimate rests on (the fewest of its path's host pairs; on the reference host: those it shares with any host); 0 when not estimated
-  basis TEXT,                   -- 'seq' when every pair on its path used collectives matched by sequence number, 'order' when one used call-order matches; NULL on the reference host and when not estimated
   via_host TEXT,                -- the host it was reached through (its parent in the spanning tree); NULL on the reference host and when not estimated
   applied INTEGER NOT NULL      -- 1 when --align-clocks shifted this host's members by -offset_ns in analysis_comm and analysis_comm_ranks
 );
