@@ -203,7 +203,8 @@ static int read_hosts(struct tka_ctx *c, const struct tka_timeline *tl,
 		sqlite3_bind_int64(q, 1, tl->dev[i].device_id);
 		int st = sqlite3_step(q);
 		if (st != SQLITE_ROW && st != SQLITE_DONE) {
-			rc = tka_fail(c, tka_sql_status(c), "reading hosts: %s", sqlite3_errmsg(c->db));
+			rc = tka_fail(c, tka_sql_status(c), "reading hosts: %s",
+				      sqlite3_errmsg(c->db));
 			goto out;
 		}
 		if (st != SQLITE_ROW || sqlite3_column_type(q, 1) == SQLITE_NULL)
@@ -214,7 +215,8 @@ static int read_hosts(struct tka_ctx *c, const struct tka_timeline *tl,
 			rc = tka_fail(c, TK_ENOMEM, "out of memory");
 			goto out;
 		}
-		const struct tka_device *d = &tl->dev[i], *r = ref_dev < 0 ? NULL : &tl->dev[ref_dev];
+		const struct tka_device *d = &tl->dev[i],
+					*r = ref_dev < 0 ? NULL : &tl->dev[ref_dev];
 		if (!r || (d->rank != TK_NONE && (r->rank == TK_NONE || d->rank < r->rank)))
 			ref_dev = (int32_t)i;
 	}
@@ -297,7 +299,8 @@ static int pair_edges(struct tka_ctx *c, const struct tka_clock_sample *s, size_
 			if (hosts++ == 0)
 				e0 = e;
 			else
-				d[nd++] = (struct diff_row){r[first].host, r[b].host, sub_sat(e, e0)};
+				d[nd++] =
+				    (struct diff_row){r[first].host, r[b].host, sub_sat(e, e0)};
 			b = k;
 		}
 		if (hosts >= 2 && r[first].host == 0)
@@ -380,8 +383,8 @@ static int place_hosts(struct tka_ctx *c, struct edge *e, size_t ne, struct host
 			b->via = a;
 			b->offset = add_sat(h[a].offset, adj[i].median);
 			b->half = add_sat(h[a].half, adj[i].half);
-			b->collectives = a == 0 || adj[i].n < h[a].collectives ? adj[i].n
-									      : h[a].collectives;
+			b->collectives =
+			    a == 0 || adj[i].n < h[a].collectives ? adj[i].n : h[a].collectives;
 			queue[qt++] = adj[i].b;
 		}
 	}

@@ -12,9 +12,9 @@
 
 /* One member of a collective as the estimate sees it. */
 struct tka_clock_sample {
-	int64_t instance; /* its collective matched by (process group, seq); 0 otherwise */
-	int64_t end;	  /* end of its kernel on its host's clock (as stored) */
-	uint32_t dev;	  /* index in tl->dev */
+	int64_t instance;  /* its collective matched by (process group, seq); 0 otherwise */
+	int64_t end;	   /* end of its kernel on its host's clock (as stored) */
+	uint32_t dev;	   /* index in tl->dev */
 	int ends_together; /* 1 for a kind whose members end together (tka_clock_kind) */
 };
 

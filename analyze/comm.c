@@ -34,8 +34,8 @@ struct member {
 	int64_t start, end, seq, nelems; /* seq, nelems: TK_NONE when absent */
 	int64_t skew, wait, thr, instance;
 	const char *pg, *dtype, *coll; /* interned in struct strs, or NULL */
-	uint32_t name_id, dev;	/* dev: index in tl->dev */
-	size_t op;		/* index in tl->dev[dev].ops */
+	uint32_t name_id, dev;	       /* dev: index in tl->dev */
+	size_t op;		       /* index in tl->dev[dev].ops */
 	int members, last, by;
 	int cls; /* 0: matched by (pg, seq); 1: by order */
 };
@@ -535,7 +535,8 @@ static int align(struct tka_ctx *c, const struct tka_timeline *tl, struct matche
 	for (size_t k = 0; k < nm; k++) {
 		struct member *p = &x->m[k];
 		int64_t o = off[p->dev];
-		if (!o || !tk_time_ok(o)) /* a hostile store's offset beyond any time: not applied */
+		if (!o ||
+		    !tk_time_ok(o)) /* a hostile store's offset beyond any time: not applied */
 			continue;
 		any = 1;
 		p->start = shift_sat(p->start, o);

@@ -25,9 +25,9 @@ static void import_ranks(const char *prefix, int n)
 	char p[4][512];
 	for (int r = 0; r < 4; r++)
 		snprintf(p[r], sizeof(p[r]), FIX "%srank%d.json", prefix, r);
-	struct tkt_run run = n == 4 ? tkt_tracekit("import", p[0], p[1], p[2], p[3], "-o", tkt_db,
-						   NULL)
-				    : tkt_tracekit("import", p[0], p[1], "-o", tkt_db, NULL);
+	struct tkt_run run =
+	    n == 4 ? tkt_tracekit("import", p[0], p[1], p[2], p[3], "-o", tkt_db, NULL)
+		   : tkt_tracekit("import", p[0], p[1], "-o", tkt_db, NULL);
 	cr_assert_eq(run.code, 0, "import: %s", run.err);
 	tkt_run_free(&run);
 }
@@ -41,10 +41,11 @@ static void analyze(int align)
 	tkt_run_free(&run);
 }
 
-#define OFFSETS                                                                        \
+#define OFFSETS                                                                          \
 	"SELECT host, reference_host, devices, offset_ns, uncertainty_ns, collectives, " \
 	"via_host, applied FROM analysis_clock_offsets ORDER BY rowid"
-#define STRAGGLERS "SELECT device_id, times_last, straggler FROM analysis_comm_ranks ORDER BY device_id"
+#define STRAGGLERS \
+	"SELECT device_id, times_last, straggler FROM analysis_comm_ranks ORDER BY device_id"
 
 Test(analyze_clock, planted_offset_is_estimated_within_its_uncertainty)
 {
@@ -79,7 +80,8 @@ Test(analyze_clock, aligned_clocks_name_the_late_rank)
 					   "device_id IN (2, 3)"),
 		     9000, "host B's skews are its 0..10 us start lag, not the offset");
 	/* nothing is rewritten: the events and analysis_comm.start_ns keep the stored clock */
-	cr_expect_eq(tkt_query_int(tkt_db, "SELECT sum(ts_ns - 1700000000000000000) FROM events"), ts);
+	cr_expect_eq(tkt_query_int(tkt_db, "SELECT sum(ts_ns - 1700000000000000000) FROM events"),
+		     ts);
 	cr_expect_eq(tkt_query_int(tkt_db, "SELECT count(*) FROM analysis_comm c JOIN events e "
 					   "ON e.id = c.event_id WHERE c.start_ns <> e.ts_ns"),
 		     0);
