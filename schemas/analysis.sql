@@ -35,7 +35,7 @@ CREATE TABLE analysis_device_peaks (
 -- Defined in: docs/metrics.md, "analysis_device_time".
 -- written by: analyze/device_time.c
 -- read by: analyze/findings.c, analyze/op_profile.c, check/baseline.c, cli/cmd_analyze.c,
---          report/diff.c, report/report_model.c, report/report_sections.c
+--          report/diff.c, report/report_model.c, report/report_sections.c, analyze/summary.c
 CREATE TABLE analysis_device_time (
   device_id INTEGER NOT NULL,         -- devices.id (devices without device work have no rows)
   window TEXT NOT NULL,               -- 'device': first op start to last op end; 'steps': union of the step intervals
@@ -98,6 +98,7 @@ CREATE TABLE analysis_gap_summary (
 -- Defined in: docs/metrics.md, "analysis_steps, analysis_step_stats".
 -- written by: analyze/steps.c
 -- read by: analyze/findings.c, check/baseline.c, export/perfetto_tracks.c, report/report_sections.c
+--          analyze/summary.c
 CREATE TABLE analysis_steps (
   device_id INTEGER NOT NULL,         -- devices.id the breakdown is of
   step_event_id INTEGER NOT NULL,     -- events.id of the step
@@ -166,7 +167,7 @@ CREATE TABLE analysis_step_ops (
 -- starts shifted by their host's analysis_clock_offsets.offset_ns; start_ns stays the store's time.
 -- Defined in: docs/metrics.md, "analysis_comm, analysis_comm_ranks".
 -- written by: analyze/comm.c
--- read by: analyze/findings.c, report/report_sections.c
+-- read by: analyze/findings.c, report/report_sections.c, analyze/analyze.c, import/merge.c
 CREATE TABLE analysis_comm (
   device_id INTEGER NOT NULL,  -- devices.id of this member
   rank INTEGER,                -- devices.rank, else its process's rank; NULL when unknown
@@ -192,7 +193,7 @@ CREATE TABLE analysis_comm (
 -- straggler.
 -- Defined in: docs/metrics.md, "analysis_comm, analysis_comm_ranks".
 -- written by: analyze/comm.c
--- read by: analyze/findings.c, cli/cmd_analyze.c, report/report_sections.c
+-- read by: analyze/findings.c, cli/cmd_analyze.c, report/report_sections.c, analyze/analyze.c
 CREATE TABLE analysis_comm_ranks (
   device_id INTEGER NOT NULL,  -- devices.id
   rank INTEGER,                -- as in analysis_comm
@@ -440,7 +441,7 @@ CREATE TABLE analysis_kernel_stats (
 -- allocations, frees and fragmentation.
 -- Defined in: docs/metrics.md, "Memory".
 -- written by: analyze/memory.c
--- read by: check/baseline.c, report/report_sections.c
+-- read by: check/baseline.c, report/report_sections.c, import/merge_tables.c
 CREATE TABLE analysis_memory (
   series_id    INTEGER PRIMARY KEY, -- one (device, process, allocator) series, from 1
   device_id    INTEGER,  -- memory_records.device_id, NULL for host memory
