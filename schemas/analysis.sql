@@ -214,7 +214,7 @@ CREATE TABLE analysis_comm_ranks (
 -- from the ends of matched collectives, with its uncertainty and whether it was applied.
 -- Defined in: docs/metrics.md, "analysis_clock_offsets".
 -- written by: analyze/clock.c
--- read by: analyze/findings.c, cli/cmd_analyze.c, report/report_sections.c
+-- read by: analyze/findings.c, cli/cmd_analyze.c, report/report_sections.c, analyze/analyze.c
 CREATE TABLE analysis_clock_offsets (
   host TEXT NOT NULL,           -- host name (devices.host_id, else its process's host_id)
   reference_host TEXT NOT NULL, -- the host every offset is measured from: the host of the lowest rank
