@@ -91,6 +91,7 @@ static const struct {
     {"steps", tka_steps},
     {"step ops", tka_step_ops},
     {"communication", tka_comm},
+    {"load balance", tka_balance}, /* load balance across ranks: after device time, steps, comm */
     {"op profile", tka_op_profile},
     {"gpu time per op", tka_op_gpu_time},
     {"categories", tka_categories},
