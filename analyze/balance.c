@@ -294,19 +294,24 @@ static int write_stats(struct tka_ctx *c, const struct member *m, size_t n, size
 	if (!(load.extra > 0))
 		best = -1;
 	const struct member *e = &m[slow];
-	char summary[256];
+	char who[64], summary[320];
+	/* the device only when its rank has several (the report shows "device N" as its label) */
+	if ((slow > 0 && m[slow - 1].rank == e->rank) || (slow + 1 < n && m[slow + 1].rank == e->rank))
+		snprintf(who, sizeof(who), "rank %lld (device %lld)", (long long)e->rank,
+			 (long long)e->device_id);
+	else
+		snprintf(who, sizeof(who), "rank %lld", (long long)e->rank);
 	if (best >= 0)
 		snprintf(summary, sizeof(summary),
-			 "rank %lld (device %lld) is the slowest: +%lld ns %s over the mean of the "
-			 "other ranks outside exposed communication, %lld ns of it %s",
-			 (long long)e->rank, (long long)e->device_id, (long long)llround(load.extra),
-			 basis ? "per step" : "over the window", (long long)llround(best_extra),
-			 metrics[best].words);
+			 "%s is the slowest: +%lld ns %s over the mean of the other ranks outside "
+			 "exposed communication, %lld ns of it %s",
+			 who, (long long)llround(load.extra), basis ? "per step" : "in its window",
+			 (long long)llround(best_extra), metrics[best].words);
 	else
 		snprintf(summary, sizeof(summary),
-			 "rank %lld (device %lld) has the largest load, but no rank works longer "
-			 "than the mean of the others",
-			 (long long)e->rank, (long long)e->device_id);
+			 "%s has the largest load, but no rank works longer than the mean of the "
+			 "others",
+			 who);
 	rc = tka_prepare(c,
 			 "INSERT INTO analysis_balance_slowest (" TK_COLS_ANALYSIS_BALANCE_SLOWEST
 			 ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",

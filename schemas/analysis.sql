@@ -635,7 +635,7 @@ CREATE TABLE analysis_balance_ranks (
 -- has the max; the slowest member's value against the mean of the others.
 -- Defined in: docs/metrics.md, "Load balance across ranks".
 -- written by: analyze/balance.c
--- read by: report/report_sections.c
+-- read by: analyze/findings.c, report/report_sections.c
 CREATE TABLE analysis_balance (
   metric TEXT NOT NULL,         -- window, busy, compute, comm, exposed_comm, exposed_memcpy, idle, wait; step, step_compute, step_exposed_comm, step_exposed_memcpy, step_host_idle, step_other_idle (basis step); load
   members INTEGER NOT NULL,     -- members with a value

@@ -12,6 +12,8 @@ copy on stream 7 [C + A, C + A + M) (exposed); then idle I to the step's end C +
 Rank 2 computes 1500 us more per step (planted extra compute); rank 1's all-reduce is 2500 us
 longer (planted exposed communication); rank 3 copies 300 us per step and idles 200.
 The all-reduces carry Process Group Name "0" and Seq = step, so they match across ranks.
+nosteps_rank3.json is rank 3 without its ProfilerStep annotations (the balance falls back to the
+selected windows).
 """
 import json
 
@@ -25,18 +27,19 @@ HOST = {0: "node0", 1: "node0", 2: "node1", 3: "node1"}
 AR = "ncclDevKernel_AllReduce_Sum_f32_RING_LL"
 
 
-def write(rank, path):
+def write(rank, path, steps=True):
     c, a, m, idle = PLAN[rank]
     dur = c + a + m + idle
     ev = []
     corr = 100 * (rank + 1)
     for k in range(STEPS):
         s = k * PERIOD
-        ev.append({"ph": "X", "cat": "user_annotation", "name": f"ProfilerStep#{k + 1}",
-                   "pid": 1000 + rank, "tid": 1, "ts": BASE + s, "dur": dur, "args": {}})
-        ev.append({"ph": "X", "cat": "gpu_user_annotation", "name": f"ProfilerStep#{k + 1}",
-                   "pid": rank, "tid": 7, "ts": BASE + s, "dur": dur,
-                   "args": {"device": rank, "stream": 7}})
+        if steps:
+            ev.append({"ph": "X", "cat": "user_annotation", "name": f"ProfilerStep#{k + 1}",
+                       "pid": 1000 + rank, "tid": 1, "ts": BASE + s, "dur": dur, "args": {}})
+            ev.append({"ph": "X", "cat": "gpu_user_annotation",
+                       "name": f"ProfilerStep#{k + 1}", "pid": rank, "tid": 7, "ts": BASE + s,
+                       "dur": dur, "args": {"device": rank, "stream": 7}})
         ev.append({"ph": "X", "cat": "kernel", "name": "gemm_kernel", "pid": rank, "tid": 7,
                    "ts": BASE + s, "dur": c,
                    "args": {"device": rank, "stream": 7, "correlation": corr}})
@@ -63,3 +66,4 @@ def write(rank, path):
 
 for r in range(4):
     write(r, f"rank{r}.json")
+write(3, "nosteps_rank3.json", steps=False)
