@@ -133,14 +133,16 @@ static int load_members(struct tka_ctx *c, struct member **out, size_t *n)
 		e->v[M_WAIT] = sqlite3_column_type(st, 11) == SQLITE_NULL
 				   ? NAN
 				   : (double)sqlite3_column_int64(st, 11);
-		e->steps = sqlite3_column_type(st, 12) == SQLITE_NULL ? 0 : sqlite3_column_int64(st, 12);
+		e->steps =
+		    sqlite3_column_type(st, 12) == SQLITE_NULL ? 0 : sqlite3_column_int64(st, 12);
 		for (int j = M_STEP; j <= M_STEP_OTHER_IDLE; j++)
 			e->v[j] = e->steps > 0 ? (double)sqlite3_column_int64(st, 13 + j - M_STEP) /
 						     (double)e->steps
 					       : NAN;
 	}
 	if (s != SQLITE_DONE)
-		rc = tka_fail(c, tka_sql_status(c), "reading the members: %s", sqlite3_errmsg(c->db));
+		rc = tka_fail(c, tka_sql_status(c), "reading the members: %s",
+			      sqlite3_errmsg(c->db));
 out:
 	sqlite3_finalize(st);
 	if (rc != TK_OK) {
@@ -222,10 +224,11 @@ TKA_WRITES(TK_NCOLS_ANALYSIS_BALANCE_SLOWEST, 11, "analysis_balance_slowest");
 static int write_ranks(struct tka_ctx *c, const struct member *m, size_t n)
 {
 	sqlite3_stmt *st = NULL;
-	int rc = tka_prepare(c,
-			     "INSERT INTO analysis_balance_ranks (" TK_COLS_ANALYSIS_BALANCE_RANKS
-			     ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-			     &st);
+	int rc =
+	    tka_prepare(c,
+			"INSERT INTO analysis_balance_ranks (" TK_COLS_ANALYSIS_BALANCE_RANKS
+			") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+			&st);
 	for (size_t i = 0; rc == TK_OK && i < n; i++) {
 		const struct member *e = &m[i];
 		int k = 1;
@@ -296,7 +299,8 @@ static int write_stats(struct tka_ctx *c, const struct member *m, size_t n, size
 	const struct member *e = &m[slow];
 	char who[64], summary[320];
 	/* the device only when its rank has several (the report shows "device N" as its label) */
-	if ((slow > 0 && m[slow - 1].rank == e->rank) || (slow + 1 < n && m[slow + 1].rank == e->rank))
+	if ((slow > 0 && m[slow - 1].rank == e->rank) ||
+	    (slow + 1 < n && m[slow + 1].rank == e->rank))
 		snprintf(who, sizeof(who), "rank %lld (device %lld)", (long long)e->rank,
 			 (long long)e->device_id);
 	else

@@ -457,7 +457,7 @@ static const struct rule rules[] = {
 	 "'medium' END, b.device_id, NULL, 100 * (b.imbalance - 1), 10, b.summary, "
 	 "json_object('basis', b.basis, 'rank', b.rank, 'host', b.host, 'load_ns', b.load_ns, "
 	 "'others_ns', b.others_ns, 'extra_ns', b.extra_ns, 'imbalance', b.imbalance, "
-	 "'component', b.component, 'component_ns', b.component_ns, 'top', (SELECT "
+	 "'component', b.component, 'component_extra_ns', b.component_ns, 'top', (SELECT "
 	 "json_group_array(json_object('name', metric, 'slowest_ns', slowest_ns, 'others_ns', "
 	 "others_ns, 'extra_ns', extra_ns)) FROM (SELECT * FROM analysis_balance WHERE "
 	 "component = 1 ORDER BY extra_ns DESC, rowid))), "

@@ -472,12 +472,12 @@ static const struct tkr_col c_balance_ranks[] = {
     {"step_ns", "step", TKR_NS, 0},
     {"load_ns", "load", TKR_NS, 0},
     {"window_ns", "window", TKR_NS, O},
-    {"busy_ns", "busy", TKR_NS, 0},
+    {"busy_ns", "busy", TKR_NS, O},
     {"compute_ns", "compute", TKR_NS, 0},
     {"comm_ns", "comm", TKR_NS, O},
     {"exposed_comm_ns", "exposed comm", TKR_NS, 0},
     {"exposed_memcpy_ns", "exposed copies", TKR_NS, O},
-    {"idle_ns", "idle", TKR_NS, 0},
+    {"idle_ns", "idle", TKR_NS, O},
     {"wait_ns", "comm wait", TKR_NS, O},
     {"step_compute_ns", "step compute", TKR_NS, J},
     {"step_exposed_comm_ns", "step exposed comm", TKR_NS, J},
@@ -490,11 +490,11 @@ static const struct tkr_col c_balance_ranks[] = {
 };
 
 static const struct tkr_col c_balance_metrics[] = {
-    {"metric", "metric", TKR_TEXT, F},
+    {"metric", "metric", TKR_TEXT, 0},
     {"members", "ranks", TKR_INT, O},
     {"imbalance", "max / mean", TKR_REAL, 0},
     {"max_ns", "max", TKR_NS, 0},
-    {"max_device_id", "max on", TKR_DEVICE, 0},
+    {"max_device_id", "max on", TKR_DEVICE, O},
     {"max_rank", "max rank", TKR_INT, J},
     {"mean_ns", "mean", TKR_NS, 0},
     {"min_ns", "min", TKR_NS, 0},

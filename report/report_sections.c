@@ -287,8 +287,8 @@ const struct tkr_section_def tkr_report_sections[] = {
      "SELECT summary, device_id, rank, host, basis, load_ns, others_ns, extra_ns, imbalance,"
      " component, component_ns FROM analysis_balance_slowest",
      c_balance_slowest, NULL},
-    {"balance_ranks", "Per rank (step: mean device step; load: time outside exposed comm)",
-     NULL, TKR_TABLE, 1000,
+    {"balance_ranks", "Per rank (step: mean device step; load: time outside exposed comm)", NULL,
+     TKR_TABLE, 1000,
      "SELECT device_id, rank, host, window, steps, step_ns, load_ns, window_ns, busy_ns,"
      " compute_ns, comm_ns, exposed_comm_ns, exposed_memcpy_ns, idle_ns, wait_ns,"
      " step_compute_ns, step_exposed_comm_ns, step_exposed_memcpy_ns, step_host_idle_ns,"

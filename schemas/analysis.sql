@@ -34,8 +34,8 @@ CREATE TABLE analysis_device_peaks (
 -- and copy parts, exposed communication and copies, idle time and utilization.
 -- Defined in: docs/metrics.md, "analysis_device_time".
 -- written by: analyze/device_time.c
--- read by: analyze/findings.c, analyze/op_profile.c, check/baseline.c, cli/cmd_analyze.c,
---          report/diff.c, report/report_model.c, report/report_sections.c
+-- read by: analyze/balance.c, analyze/findings.c, analyze/op_profile.c, check/baseline.c,
+--          cli/cmd_analyze.c, report/diff.c, report/report_model.c, report/report_sections.c
 CREATE TABLE analysis_device_time (
   device_id INTEGER NOT NULL,         -- devices.id (devices without device work have no rows)
   window TEXT NOT NULL,               -- 'device': first op start to last op end; 'steps': union of the step intervals
@@ -97,7 +97,8 @@ CREATE TABLE analysis_gap_summary (
 -- communication, exposed copies, host-bound idle and other idle, with the host step beside it.
 -- Defined in: docs/metrics.md, "analysis_steps, analysis_step_stats".
 -- written by: analyze/steps.c
--- read by: analyze/findings.c, check/baseline.c, export/perfetto_tracks.c, report/report_sections.c
+-- read by: analyze/balance.c, analyze/findings.c, check/baseline.c, export/perfetto_tracks.c,
+--          report/report_sections.c
 CREATE TABLE analysis_steps (
   device_id INTEGER NOT NULL,         -- devices.id the breakdown is of
   step_event_id INTEGER NOT NULL,     -- events.id of the step
@@ -191,7 +192,7 @@ CREATE TABLE analysis_comm (
 -- straggler.
 -- Defined in: docs/metrics.md, "analysis_comm, analysis_comm_ranks".
 -- written by: analyze/comm.c
--- read by: analyze/findings.c, cli/cmd_analyze.c, report/report_sections.c
+-- read by: analyze/balance.c, analyze/findings.c, cli/cmd_analyze.c, report/report_sections.c
 CREATE TABLE analysis_comm_ranks (
   device_id INTEGER NOT NULL,  -- devices.id
   rank INTEGER,                -- as in analysis_comm

@@ -15,8 +15,7 @@
 #include "analyze/analyze_internal.h"
 #include "tk_analyze_store.h"
 
-TestSuite(analyze_balance, .init = tkt_analyze_setup, .fini = tkt_analyze_teardown,
-	  .timeout = 600);
+TestSuite(analyze_balance, .init = tkt_analyze_setup, .fini = tkt_analyze_teardown, .timeout = 600);
 
 #define FIX TK_SOURCE_DIR "/tests/data/analyze/balance/"
 
@@ -31,9 +30,10 @@ static void import_fixture(const char *last)
 }
 
 /* Every metric row, values in us with 3 decimals (exact thirds show as .333). */
-#define METRIC_ROWS                                                                              \
+#define METRIC_ROWS                                                                               \
 	"SELECT metric, members, printf('%.3f|%d|%d|%.3f|%.3f', max_ns / 1e3, max_rank, "         \
-	"max_device_id, mean_ns / 1e3, min_ns / 1e3), CASE WHEN imbalance NOTNULL THEN printf('%.6f', imbalance) END, " \
+	"max_device_id, mean_ns / 1e3, min_ns / 1e3), CASE WHEN imbalance NOTNULL THEN "          \
+	"printf('%.6f', imbalance) END, "                                                         \
 	"printf('%.3f|%.3f|%.3f', slowest_ns / 1e3, others_ns / 1e3, extra_ns / 1e3), component " \
 	"FROM analysis_balance ORDER BY rowid"
 
@@ -59,7 +59,8 @@ Test(analyze_balance, four_ranks_per_step_every_figure_by_construction)
 	tkt_expect_rows(
 	    tkt_db,
 	    "SELECT device_id, rank, host, window, window_ns, busy_ns, compute_ns, comm_ns, "
-	    "exposed_comm_ns, exposed_memcpy_ns, idle_ns, wait_ns, steps, step_ns, step_compute_ns, "
+	    "exposed_comm_ns, exposed_memcpy_ns, idle_ns, wait_ns, steps, step_ns, "
+	    "step_compute_ns, "
 	    "step_exposed_comm_ns, step_exposed_memcpy_ns, step_host_idle_ns, step_other_idle_ns, "
 	    "load_ns, slowest FROM analysis_balance_ranks ORDER BY rowid",
 	    "0|0|node0|steps|22500000|21000000|18000000|4500000|3000000|0|1500000|4500000|3|"
@@ -70,36 +71,38 @@ Test(analyze_balance, four_ranks_per_step_every_figure_by_construction)
 	    "9000000.0|7500000.0|1000000.0|0.0|0.0|500000.0|8000000.0|1\n"
 	    "3|3|node1|steps|22500000|21900000|18000000|4500000|3000000|900000|600000|4500000|3|"
 	    "7500000.0|6000000.0|1000000.0|300000.0|0.0|200000.0|6500000.0|0");
-	tkt_expect_rows(tkt_db, METRIC_ROWS,
-			"window|4|30000.000|1|1|25500.000|22500.000|1.176471|27000.000|25000.000|"
-			"2000.000|0\n"
-			"busy|4|28500.000|1|1|24225.000|21000.000|1.176471|25500.000|23800.000|"
-			"1700.000|0\n"
-			"compute|4|22500.000|2|2|19125.000|18000.000|1.176471|22500.000|18000.000|"
-			"4500.000|0\n"
-			"comm|4|12000.000|1|1|6375.000|4500.000|1.882353|4500.000|7000.000|-2500.000|0\n"
-			"exposed_comm|4|10500.000|1|1|4875.000|3000.000|2.153846|3000.000|5500.000|"
-			"-2500.000|0\n"
-			"exposed_memcpy|4|900.000|3|3|225.000|0.000|4.000000|0.000|300.000|-300.000|0\n"
-			"idle|4|1500.000|0|0|1275.000|600.000|1.176471|1500.000|1200.000|300.000|0\n"
-			"wait|4|4500.000|0|0|3375.000|0.000|1.333333|0.000|4500.000|-4500.000|0\n"
-			"step|4|10000.000|1|1|8500.000|7500.000|1.176471|9000.000|8333.333|666.667|0\n"
-			"step_compute|4|7500.000|2|2|6375.000|6000.000|1.176471|7500.000|6000.000|"
-			"1500.000|1\n"
-			"step_exposed_comm|4|3500.000|1|1|1625.000|1000.000|2.153846|1000.000|1833.333|"
-			"-833.333|0\n"
-			"step_exposed_memcpy|4|300.000|3|3|75.000|0.000|4.000000|0.000|100.000|"
-			"-100.000|1\n"
-			"step_host_idle|4|0.000|0|0|0.000|0.000|NULL|0.000|0.000|0.000|1\n"
-			"step_other_idle|4|500.000|0|0|425.000|200.000|1.176471|500.000|400.000|"
-			"100.000|1\n"
-			"load|4|8000.000|2|2|6875.000|6500.000|1.163636|8000.000|6500.000|1500.000|0");
+	tkt_expect_rows(
+	    tkt_db, METRIC_ROWS,
+	    "window|4|30000.000|1|1|25500.000|22500.000|1.176471|27000.000|25000.000|"
+	    "2000.000|0\n"
+	    "busy|4|28500.000|1|1|24225.000|21000.000|1.176471|25500.000|23800.000|"
+	    "1700.000|0\n"
+	    "compute|4|22500.000|2|2|19125.000|18000.000|1.176471|22500.000|18000.000|"
+	    "4500.000|0\n"
+	    "comm|4|12000.000|1|1|6375.000|4500.000|1.882353|4500.000|7000.000|-2500.000|0\n"
+	    "exposed_comm|4|10500.000|1|1|4875.000|3000.000|2.153846|3000.000|5500.000|"
+	    "-2500.000|0\n"
+	    "exposed_memcpy|4|900.000|3|3|225.000|0.000|4.000000|0.000|300.000|-300.000|0\n"
+	    "idle|4|1500.000|0|0|1275.000|600.000|1.176471|1500.000|1200.000|300.000|0\n"
+	    "wait|4|4500.000|0|0|3375.000|0.000|1.333333|0.000|4500.000|-4500.000|0\n"
+	    "step|4|10000.000|1|1|8500.000|7500.000|1.176471|9000.000|8333.333|666.667|0\n"
+	    "step_compute|4|7500.000|2|2|6375.000|6000.000|1.176471|7500.000|6000.000|"
+	    "1500.000|1\n"
+	    "step_exposed_comm|4|3500.000|1|1|1625.000|1000.000|2.153846|1000.000|1833.333|"
+	    "-833.333|0\n"
+	    "step_exposed_memcpy|4|300.000|3|3|75.000|0.000|4.000000|0.000|100.000|"
+	    "-100.000|1\n"
+	    "step_host_idle|4|0.000|0|0|0.000|0.000|NULL|0.000|0.000|0.000|1\n"
+	    "step_other_idle|4|500.000|0|0|425.000|200.000|1.176471|500.000|400.000|"
+	    "100.000|1\n"
+	    "load|4|8000.000|2|2|6875.000|6500.000|1.163636|8000.000|6500.000|1500.000|0");
 	/* the step identity per member, and the components' extras add up to the load's */
-	tkt_expect_rows(tkt_db,
-			"SELECT count(*) FROM analysis_balance_ranks WHERE step_ns <> step_compute_ns "
-			"+ step_exposed_comm_ns + step_exposed_memcpy_ns + step_host_idle_ns + "
-			"step_other_idle_ns OR load_ns <> step_ns - step_exposed_comm_ns",
-			"0");
+	tkt_expect_rows(
+	    tkt_db,
+	    "SELECT count(*) FROM analysis_balance_ranks WHERE step_ns <> step_compute_ns "
+	    "+ step_exposed_comm_ns + step_exposed_memcpy_ns + step_host_idle_ns + "
+	    "step_other_idle_ns OR load_ns <> step_ns - step_exposed_comm_ns",
+	    "0");
 	tkt_expect_rows(tkt_db,
 			"SELECT printf('%.3f', sum(extra_ns) / 1e3) FROM analysis_balance WHERE "
 			"component = 1",
@@ -111,12 +114,13 @@ Test(analyze_balance, four_ranks_per_step_every_figure_by_construction)
 	    "2|2|node1|step|8000000.0|6500000.0|1500000.0|1.163636|compute|1500000.0|rank 2 is the "
 	    "slowest: +1500000 ns per step over the mean of the other ranks outside exposed "
 	    "communication, 1500000 ns of it compute");
-	tkt_expect_rows(tkt_db,
-			"SELECT device_id, severity, printf('%.2f', metric), threshold, "
-			"json_extract(evidence, '$.component'), json_extract(evidence, "
-			"'$.top[0].name'), fix GLOB 'Rank 2 does more work*compute: give it the same "
-			"work*' FROM analysis_findings WHERE rule = 'rank_imbalance'",
-			"2|medium|16.36|10.0|compute|step_compute|1");
+	tkt_expect_rows(
+	    tkt_db,
+	    "SELECT device_id, severity, printf('%.2f', metric), threshold, "
+	    "json_extract(evidence, '$.component'), json_extract(evidence, "
+	    "'$.top[0].name'), fix GLOB 'Rank 2 does more work*compute: give it the same "
+	    "work*' FROM analysis_findings WHERE rule = 'rank_imbalance'",
+	    "2|medium|16.36|10.0|compute|step_compute|1");
 }
 
 /*
@@ -142,11 +146,11 @@ Test(analyze_balance, a_rank_without_steps_compares_windows)
 			"load|23300.000|0");
 	tkt_expect_rows(tkt_db, "SELECT count(*) FROM analysis_balance WHERE metric GLOB 'step*'",
 			"0");
-	tkt_expect_rows(tkt_db,
-			"SELECT basis, component, component_ns, summary FROM analysis_balance_slowest",
-			"window|idle|23900000.0|rank 3 is the slowest: +23300000 ns in its window over "
-			"the mean of the other ranks outside exposed communication, 23900000 ns of it "
-			"idle");
+	tkt_expect_rows(
+	    tkt_db, "SELECT basis, component, component_ns, summary FROM analysis_balance_slowest",
+	    "window|idle|23900000.0|rank 3 is the slowest: +23300000 ns in its window over "
+	    "the mean of the other ranks outside exposed communication, 23900000 ns of it "
+	    "idle");
 }
 
 /* One rank: no balance rows, no finding, no section in any format (JSON: null and empty). */
@@ -156,11 +160,12 @@ Test(analyze_balance, a_single_rank_has_no_rows_and_no_section)
 	cr_assert_eq(run.code, 0, "import: %s", run.err);
 	tkt_run_free(&run);
 	tkt_analyze(tkt_db, TK_WINDOW_AUTO, -1);
-	tkt_expect_rows(tkt_db,
-			"SELECT (SELECT count(*) FROM analysis_balance_ranks), (SELECT count(*) FROM "
-			"analysis_balance), (SELECT count(*) FROM analysis_balance_slowest), (SELECT "
-			"count(*) FROM analysis_findings WHERE rule = 'rank_imbalance')",
-			"0|0|0|0");
+	tkt_expect_rows(
+	    tkt_db,
+	    "SELECT (SELECT count(*) FROM analysis_balance_ranks), (SELECT count(*) FROM "
+	    "analysis_balance), (SELECT count(*) FROM analysis_balance_slowest), (SELECT "
+	    "count(*) FROM analysis_findings WHERE rule = 'rank_imbalance')",
+	    "0|0|0|0");
 	const char *fmts[] = {"text", "md", "html"};
 	for (int i = 0; i < 3; i++) {
 		run = tkt_tracekit("report", tkt_db, "--format", fmts[i], NULL);
