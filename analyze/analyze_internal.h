@@ -304,6 +304,8 @@ int tka_comm(struct tka_ctx *c);	/* comm.c:         analysis_comm */
 /* balance.c: analysis_balance_ranks, analysis_balance, analysis_balance_slowest (load balance
  * across ranks; reads only analysis tables, so it runs on job summary stores too) */
 int tka_balance(struct tka_ctx *c);
+/* summary.c: on a job summary, the windows of the timeline from the copied per-rank tables. */
+int tka_summary_windows(struct tka_ctx *c);
 int tka_op_profile(struct tka_ctx *c);	/* op_profile.c:   analysis_op_profile */
 int tka_op_gpu_time(struct tka_ctx *c); /* op_gpu_time.c:  analysis_op_gpu_time */
 int tka_categories(struct tka_ctx *c);	/* categories.c:   analysis_categories */
