@@ -245,3 +245,35 @@ Test(analyze_balance, computed_from_the_analysis_tables_alone)
 			"analysis_balance_slowest",
 			"0|12500000.0|compute|5500000.0");
 }
+
+/* A job summary (tracekit merge --summary: the ranks' analysis tables, not every event) gives the
+ * same balance as the job store of every event (the test above). */
+Test(analyze_balance, a_job_summary_gives_the_same_balance)
+{
+	char *st[4], *job = tkt_path(tkt_dir, "job.db");
+	for (int r = 0; r < 4; r++) {
+		char in[512], name[16];
+		snprintf(in, sizeof(in), FIX "rank%d.json", r);
+		snprintf(name, sizeof(name), "r%d.db", r);
+		st[r] = tkt_path(tkt_dir, name);
+		tkt_ok(tkt_tracekit("import", in, "-o", st[r], NULL));
+		tkt_analyze(st[r], TK_WINDOW_AUTO, -1);
+	}
+	tkt_ok(tkt_tracekit("merge", st[0], st[1], st[2], st[3], "-o", job, "--summary", NULL));
+	tkt_analyze(job, TK_WINDOW_AUTO, -1);
+	tkt_expect_rows(job,
+			"SELECT device_id, rank, printf('%.1f', step_ns), load_ns, slowest FROM "
+			"analysis_balance_ranks ORDER BY rowid",
+			"0|0|7500000.0|6500000.0|0\n1|1|10000000.0|6500000.0|0\n"
+			"2|2|9000000.0|8000000.0|1\n3|3|7500000.0|6500000.0|0");
+	tkt_expect_rows(
+	    job,
+	    "SELECT device_id, basis, extra_ns, component, summary FROM "
+	    "analysis_balance_slowest",
+	    "2|step|1500000.0|compute|rank 2 is the slowest: +1500000 ns per step over the "
+	    "mean of the other ranks outside exposed communication, 1500000 ns of it "
+	    "compute");
+	for (int r = 0; r < 4; r++)
+		free(st[r]);
+	free(job);
+}
