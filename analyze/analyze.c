@@ -156,6 +156,11 @@ static int run_summary(struct tka_ctx *c, const char **step)
 		*step = analyses[i].name;
 		rc = analyses[i].run(c);
 	}
+	/* the findings that compare ranks, over the job's tables; the others are the ranks' own */
+	if (rc == TK_OK) {
+		*step = "cross-rank findings";
+		rc = tka_findings_cross_rank(c);
+	}
 	return rc;
 }
 

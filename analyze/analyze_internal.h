@@ -317,6 +317,8 @@ int tka_kpi(struct tka_ctx *c);		 /* kpi.c:          analysis_kpi */
 int tka_launch_stats(struct tka_ctx *c); /* launch_stats.c: analysis_launch_stats */
 int tka_queue_length(struct tka_ctx *c); /* queue_length.c: analysis_queue_length, _timeline */
 int tka_findings(struct tka_ctx *c);	 /* findings.c:     analysis_findings */
+/* findings.c: on a job summary, the cross-rank rules again over the job's tables */
+int tka_findings_cross_rank(struct tka_ctx *c);
 
 /*
  * tka_op_perf_bandwidth() - for the memory bandwidth KPI of device @device_id: the modelled

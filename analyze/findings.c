@@ -532,11 +532,26 @@ static int inputs_present(struct tka_ctx *c, const char *needs)
 	return 1;
 }
 
-int tka_findings(struct tka_ctx *c)
+/* The rules that compare ranks: on a job summary (tracekit merge --summary) they run again over
+ * the job's cross-rank tables, while the other findings are the ranks' own, copied. */
+static const char *const cross_rank_rules[] = {"straggler", "clock_offset", "rank_imbalance"};
+
+static int is_cross_rank(const char *name)
+{
+	for (size_t i = 0; i < sizeof(cross_rank_rules) / sizeof(cross_rank_rules[0]); i++)
+		if (!strcmp(name, cross_rank_rules[i]))
+			return 1;
+	return 0;
+}
+
+/* Run the rules (@cross_rank_only: only those of cross_rank_rules). */
+static int run_rules(struct tka_ctx *c, int cross_rank_only)
 {
 	sqlite3_stmt *st = NULL;
 	int rc = TK_OK;
 	for (size_t i = 0; rc == TK_OK && i < sizeof(rules) / sizeof(rules[0]); i++) {
+		if (cross_rank_only && !is_cross_rank(rules[i].name))
+			continue;
 		if (!inputs_present(c, rules[i].needs))
 			continue;
 		if ((rc = tka_prepare(c, rules[i].sql, &st)) != TK_OK)
@@ -550,4 +565,25 @@ int tka_findings(struct tka_ctx *c)
 		st = NULL;
 	}
 	return rc;
+}
+
+int tka_findings(struct tka_ctx *c)
+{
+	return run_rules(c, 0);
+}
+
+int tka_findings_cross_rank(struct tka_ctx *c)
+{
+	sqlite3_stmt *del = NULL;
+	int rc = tka_prepare(c, "DELETE FROM analysis_findings WHERE rule = ?1", &del);
+	for (size_t i = 0; rc == TK_OK && i < sizeof(cross_rank_rules) / sizeof(cross_rank_rules[0]);
+	     i++) {
+		sqlite3_reset(del);
+		sqlite3_bind_text(del, 1, cross_rank_rules[i], -1, SQLITE_STATIC);
+		if (sqlite3_step(del) != SQLITE_DONE)
+			rc = tka_fail(c, tka_sql_status(c), "dropping the copied %s findings: %s",
+				      cross_rank_rules[i], sqlite3_errmsg(c->db));
+	}
+	sqlite3_finalize(del);
+	return rc == TK_OK ? run_rules(c, 1) : rc;
 }
