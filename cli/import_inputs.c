@@ -90,7 +90,7 @@ struct plan {
 		int peeked;	/* 1 once the JSON file's rank was read */
 		int64_t rank;	/* the rank the file states (distributedInfo), or TK_NONE */
 		int64_t gets;	/* the rank it gets (check_ranks()) */
-	} *items;
+	} * items;
 	size_t n, cap;
 };
 
@@ -197,7 +197,8 @@ static int expand_inputs(tk_writer *w, const char *const *inputs, size_t n, cons
 
 static int cmp_rank(const void *pa, const void *pb)
 {
-	const struct item *a = *(const struct item *const *)pa, *b = *(const struct item *const *)pb;
+	const struct item *a = *(const struct item *const *)pa,
+			  *b = *(const struct item *const *)pb;
 	if (a->gets != b->gets)
 		return a->gets < b->gets ? -1 : 1;
 	return (a->file_index > b->file_index) - (a->file_index < b->file_index);
@@ -230,7 +231,7 @@ static int check_ranks(tk_writer *w, struct plan *p, const struct tk_import_opti
 		}
 		it->peeked = 1;
 		/* as tk_import_chrome_json(): its own, else --rank plus its position, else that */
-		it->gets = it->rank != TK_NONE	 ? it->rank
+		it->gets = it->rank != TK_NONE	? it->rank
 			   : o->rank != TK_NONE ? o->rank + it->file_index
 						: it->file_index;
 		json[nj++] = it;
@@ -239,12 +240,13 @@ static int check_ranks(tk_writer *w, struct plan *p, const struct tk_import_opti
 	for (size_t i = 1; i < nj && rc == TK_OK; i++) {
 		const struct item *a = json[i - 1], *b = json[i];
 		if (a->gets == b->gets)
-			rc = tk_writer_fail(w, TK_EINVAL,
-					    "'%s' (%s) and '%s' (%s) are both rank %lld: a job has one "
-					    "trace per rank",
-					    a->path, a->rank != TK_NONE ? "distributedInfo" : "file order",
-					    b->path, b->rank != TK_NONE ? "distributedInfo" : "file order",
-					    (long long)a->gets);
+			rc = tk_writer_fail(
+			    w, TK_EINVAL,
+			    "'%s' (%s) and '%s' (%s) are both rank %lld: a job has one "
+			    "trace per rank",
+			    a->path, a->rank != TK_NONE ? "distributedInfo" : "file order", b->path,
+			    b->rank != TK_NONE ? "distributedInfo" : "file order",
+			    (long long)a->gets);
 	}
 	free(json);
 	return rc;

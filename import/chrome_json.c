@@ -334,7 +334,8 @@ int cj_walk_top(struct tku_json_lex *lx, const struct cj_walk *w)
 		return w->bare(w->ctx, lx);
 	if (t != TKU_JT_LBRACE) {
 		if (t != TKU_JT_ERROR)
-			tku_json_lex_error(lx, "expected '{' or '[' at the start of a trace, found %s",
+			tku_json_lex_error(lx,
+					   "expected '{' or '[' at the start of a trace, found %s",
 					   tku_json_tok_name(t));
 		return w->fail(w->ctx, lx);
 	}
@@ -400,7 +401,8 @@ static int pass_key(void *ctx, struct tku_json_lex *lx, const char *key)
 	enum tku_json_tok t = tku_json_lex_next(lx);
 	if (!strcmp(key, "traceEvents") && t == TKU_JT_LBRACK) {
 		int rc = read_events(p->c, lx, p->e, 2, 0);
-		return rc == TK_OK && p->c->broke ? CJ_BREAK : rc; /* pass 1 broke after the events */
+		return rc == TK_OK && p->c->broke ? CJ_BREAK
+						  : rc; /* pass 1 broke after the events */
 	}
 	return json_skip_value(lx, t, 1) != 0 ? lex_fail(p->c, lx) : TK_OK;
 }
@@ -430,7 +432,8 @@ static int run_pass(struct cj_ctx *c, struct cj_event *e, int pass)
 	int rc;
 	c->n_read = 0;
 	if (tku_json_lex_open(&lx, c->path) != 0)
-		rc = tk_writer_fail_cause(c->w, TK_EIO, "json", lx.msg, "cannot read '%s'", c->path);
+		rc =
+		    tk_writer_fail_cause(c->w, TK_EIO, "json", lx.msg, "cannot read '%s'", c->path);
 	else
 		rc = cj_walk_top(&lx, &walk);
 	tku_json_lex_close(&lx);
@@ -537,8 +540,8 @@ int tk_import_chrome_json(tk_writer *w, const char *path, const struct tk_import
 	if (!c.top.rank_from_file)
 		c.top.rank = o->rank != TK_NONE ? o->rank + o->file_index : o->file_index;
 	/* GPU pids: a pid that carries device work; the main process must be a host one */
-	if ((rc = tk_writer_add_source(w, c.top.is_kineto ? "kineto" : "chrome_json",
-				       path, c.top.host, c.top.rank)) != TK_OK)
+	if ((rc = tk_writer_add_source(w, c.top.is_kineto ? "kineto" : "chrome_json", path,
+				       c.top.host, c.top.rank)) != TK_OK)
 		goto out;
 	int epoch = c.top.has_base || (c.min_ts_ns != INT64_MAX && c.min_ts_ns >= CJ_EPOCH_MIN_NS);
 	if ((rc = tk_writer_set_meta_text(w, "clock", epoch ? "unix_epoch" : "relative")) != TK_OK)

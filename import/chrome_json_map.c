@@ -74,8 +74,9 @@ static int ensure_process(struct cj_ctx *c, struct cj_proc *p)
 {
 	if (p->process_id != TK_NONE)
 		return TK_OK;
-	struct tk_process_info pi = {
-	    p->pid, p->name ? p->name : (p->key[0] == 's' ? p->key + 1 : NULL), c->top.host, c->top.rank};
+	struct tk_process_info pi = {p->pid,
+				     p->name ? p->name : (p->key[0] == 's' ? p->key + 1 : NULL),
+				     c->top.host, c->top.rank};
 	return tk_writer_add_process(c->w, &pi, &p->process_id);
 }
 

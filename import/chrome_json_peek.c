@@ -139,7 +139,8 @@ int tk_rank_file_peek(const char *path, unsigned flags, struct tk_rank_file *f, 
 	const struct cj_walk walk = {&p, peek_key, peek_bare, peek_fail, peek_nomem};
 	rc = cj_walk_top(&lx, &walk);
 	if (p.nomem) {
-		rc = tk_error_push_from(err, "import", TK_ENOMEM, "out of memory reading '%s'", path);
+		rc = tk_error_push_from(err, "import", TK_ENOMEM, "out of memory reading '%s'",
+					path);
 		goto out;
 	}
 	/* a break is the importer's to report (or to salvage): the file stays a trace */

@@ -24,10 +24,10 @@
 #define RANK_DIR_MAX_ENTRIES (1L << 20) /* directory entries looked at, all directories */
 
 struct walk {
-	const char *top;  /* DIR as given */
-	char *top_real;	  /* its real path */
-	struct stat *up;  /* the directories from DIR down to the current one */
-	char **paths;	  /* candidate files */
+	const char *top; /* DIR as given */
+	char *top_real;	 /* its real path */
+	struct stat *up; /* the directories from DIR down to the current one */
+	char **paths;	 /* candidate files */
 	size_t npaths, cap_paths;
 	long entries;
 	tk_error *err;
@@ -66,10 +66,11 @@ static int check_link(struct walk *w, const char *path)
 		tk_error_push_from(w->err, "os", TK_EIO, "%s", strerror(errno));
 		rc = tk_error_push_from(w->err, "import", TK_EIO, "cannot read '%s'", path);
 	} else if (!inside)
-		rc = tk_error_push_from(w->err, "import", TK_EINVAL,
-					"'%s' links to '%s', outside '%s': a rank directory is read "
-					"inside it only (give that directory as an input of its own)",
-					path, real, w->top);
+		rc = tk_error_push_from(
+		    w->err, "import", TK_EINVAL,
+		    "'%s' links to '%s', outside '%s': a rank directory is read "
+		    "inside it only (give that directory as an input of its own)",
+		    path, real, w->top);
 	free(real);
 	return rc;
 }
@@ -114,11 +115,11 @@ static int walk_dir(struct walk *w, const char *path, int depth)
 			if (rc == TK_OK && S_ISLNK(lsb.st_mode))
 				rc = check_link(w, sub);
 			if (rc == TK_OK && depth + 1 >= RANK_DIR_MAX_DEPTH)
-				rc = tk_error_push_from(
-				    w->err, "import", TK_EINVAL,
-				    "'%s': directories nested deeper than %d levels below '%s': not "
-				    "read as a rank directory",
-				    sub, RANK_DIR_MAX_DEPTH, w->top);
+				rc = tk_error_push_from(w->err, "import", TK_EINVAL,
+							"'%s': directories nested deeper than %d "
+							"levels below '%s': not "
+							"read as a rank directory",
+							sub, RANK_DIR_MAX_DEPTH, w->top);
 			if (rc == TK_OK) {
 				w->up[depth + 1] = sb;
 				rc = walk_dir(w, sub, depth + 1);
@@ -229,9 +230,9 @@ int tk_rank_dir_list(const char *dir, unsigned flags, struct tk_rank_file **file
 	if (rc != TK_OK)
 		goto out;
 	if (!n) {
-		rc = tk_error_push_from(err, "import", TK_ENOTFOUND,
-					"'%s': no Chrome/Kineto JSON traces found (*.json, *.json.gz)",
-					dir);
+		rc = tk_error_push_from(
+		    err, "import", TK_ENOTFOUND,
+		    "'%s': no Chrome/Kineto JSON traces found (*.json, *.json.gz)", dir);
 		goto out;
 	}
 	qsort(out, n, sizeof(*out), cmp_file);

@@ -128,9 +128,9 @@ Test(rank_dir, two_traces_of_one_rank_are_refused_in_a_directory_and_across_inpu
 	expect_refused(tkt_tracekit("import", RANK_DIR "/dup", "-o", db, NULL), db,
 		       "'" RANK_DIR "/dup/a.json' (distributedInfo)",
 		       "'" RANK_DIR "/dup/b/b.json' (distributedInfo)");
-	expect_refused(tkt_tracekit("import", RANK_DIR "/job", RANK_DIR "/dup/a.json", "-o", db,
-				    NULL),
-		       db, "job/node2/sub/worker1.json' (distributedInfo)", "dup/a.json'");
+	expect_refused(
+	    tkt_tracekit("import", RANK_DIR "/job", RANK_DIR "/dup/a.json", "-o", db, NULL), db,
+	    "job/node2/sub/worker1.json' (distributedInfo)", "dup/a.json'");
 	/* a file's rank by file order against one stated */
 	expect_refused(tkt_tracekit("import", RANK_DIR "/dup/a.json", RANK_DIR "/plain/rank1.json",
 				    "-o", db, NULL),
