@@ -17,17 +17,18 @@
 
 #define RANK_DIR TK_SOURCE_DIR "/tests/data/import/rank_dir"
 
-static char *dir;
+static char *dir; /* each test's own temporary directory */
 
 static void setup(void)
 {
-	dir = tkt_mkdtemp();
+	cr_assert_not_null(dir = tkt_mkdtemp());
 }
 
 static void teardown(void)
 {
 	tkt_rmdir(dir);
 	free(dir);
+	dir = NULL;
 }
 
 TestSuite(rank_dir, .init = setup, .fini = teardown);
