@@ -156,6 +156,31 @@ int tk_rank_dir_list(const char *dir, unsigned flags, struct tk_rank_file **file
 /** tk_rank_files_free() - free the @n files of tk_rank_dir_list() (NULL is fine). */
 void tk_rank_files_free(struct tk_rank_file *files, int n);
 
+/* ---- merging stores (import/merge.c) ---- */
+
+struct tk_merge_options {
+	/* 1: a job summary, only what the cross-rank analyses need (docs/scale.md): every source,
+	 * process, device and track, the step events, the communication kernels with their args,
+	 * meta, and the inputs' analysis tables (each input must have a current analysis). */
+	int summary;
+};
+
+/** tk_merge_options_init() - a full merge (every event). */
+void tk_merge_options_init(struct tk_merge_options *o);
+
+/**
+ * tk_merge() - write the job store @output from the @n stores @inputs (per-rank or per-host
+ * stores): their sources, processes, devices, tracks, events with their details, op details,
+ * flows, args, counters, memory events and meta, in input order, ids remapped and strings
+ * re-interned (meta: later inputs win). Written atomically: on failure nothing is at @output.
+ * @param st   OUT (may be NULL): what was written
+ * @return TK_OK; TK_EINVAL for a store given twice, two stores holding one rank, a summary input
+ *         without a current analysis; TK_EFORMAT for a damaged store or one that is not a store
+ *         (its path, table and row in @err); TK_EIO, TK_ENOMEM.
+ */
+int tk_merge(const char *output, const char *const *inputs, size_t n,
+	     const struct tk_merge_options *o, struct tk_writer_stats *st, tk_error *err);
+
 #pragma GCC visibility pop
 #ifdef __cplusplus
 }
