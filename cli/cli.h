@@ -84,6 +84,9 @@ struct tk_writer_stats;
  * at @output on failure. Prints what went wrong; returns an exit code. @o->warn defaults to
  * printing warnings on stderr.
  */
+/* cli_neither_logdir_nor_ranks() - @err: the directory @dir holds neither a logdir's run (why:
+ * @xerr, from tk_xplane_list_runs()) nor a JSON trace. Returns TK_ENOTFOUND. */
+int cli_neither_logdir_nor_ranks(const char *dir, const tk_error *xerr, tk_error *err);
 int cli_import(const char *output, const char *const *inputs, size_t n, const char *run_name,
 	       struct tk_import_options *o, struct tk_writer_stats *st);
 

@@ -19,10 +19,14 @@ const struct tk_cmd tk_cmd_import = {
     "Each INPUT is an .xplane.pb file, a TensorBoard logdir or run directory\n"
     "(<logdir>/plugins/profile/<run>/<host>.xplane.pb: every host file of the newest run, or of\n"
     "--run NAME), or a Chrome trace / Kineto JSON file (.json or .json.gz). Formats are told by\n"
-    "content, not by name. All inputs go into one store, written atomically: on any error nothing\n"
-    "is left at STORE. Refused with exit 2: an input given twice (the same file by any path or\n"
-    "link, a copy of a JSON trace, an .xplane.pb beside its logdir) and JSON that is not a trace\n"
-    "(no traceEvents array). A trace without device work imports with a warning.\n\n"
+    "content, not by name. A directory that is no logdir is a rank directory: every JSON trace\n"
+    "under it (*.json, *.json.gz, in subdirectories too; other files left out), by the rank it\n"
+    "states (distributedInfo), then by path with numbers in order (see tracekit ls DIR). All\n"
+    "inputs go into one store, written atomically: on any error nothing is left at STORE.\n"
+    "Refused with exit 2: an input given twice (the same file by any path or link, a copy of a\n"
+    "JSON trace, an .xplane.pb beside its logdir), two JSON traces of one rank, and JSON that\n"
+    "is not a trace (no traceEvents array). A trace without device work imports with a\n"
+    "warning.\n\n"
     "Options:\n"
     "  -o, --output STORE  store to write (replaced when it exists and the import succeeds;\n"
     "                      never an input, nor an existing file that is not a tracekit store)\n"
@@ -30,7 +34,8 @@ const struct tk_cmd tk_cmd_import = {
     "  --salvage           JSON: keep every complete event before the break of a truncated or\n"
     "                      broken trace (a crashed run's file) and say where it stopped\n"
     "  --rank N            rank of the first JSON file that does not state its own (the next\n"
-    "                      files get N+1, N+2, ...; default: file order from 0)\n"
+    "                      files get N+1, N+2, ...; default: file order from 0; each file of\n"
+    "                      a rank directory counts as one input)\n"
     "  -h, --help          this text\n",
     run,
 };

@@ -80,14 +80,65 @@ static void inputs_free(struct inputs *in)
 	free(in->json);
 }
 
-/* Import one directory: every host file of one run. */
-static int import_dir(tk_writer *w, const char *path, const char *run_name,
-		      struct tk_import_options *o, struct inputs *in)
+/* The files to import, in order (expand_inputs()): an input file as it is, a logdir as the host
+ * files of its run, a rank directory as its JSON traces. */
+struct plan {
+	struct item {
+		char *path;
+		enum tk_import_format fmt;
+		int file_index; /* position among the inputs (the rank a JSON file falls back on) */
+		int peeked;	/* 1 once the JSON file's rank was read */
+		int64_t rank;	/* the rank the file states (distributedInfo), or TK_NONE */
+		int64_t gets;	/* the rank it gets (check_ranks()) */
+	} * items;
+	size_t n, cap;
+};
+
+static void plan_free(struct plan *p)
+{
+	for (size_t i = 0; i < p->n; i++)
+		free(p->items[i].path);
+	free(p->items);
+}
+
+static int plan_add(tk_writer *w, struct plan *p, const char *path, enum tk_import_format fmt,
+		    int file_index, int64_t rank, int peeked)
+{
+	if (TKU_GROW(p->items, p->cap, p->n + 1, 16) != TK_OK)
+		return tk_writer_fail(w, TK_ENOMEM, "out of memory");
+	struct item *it = &p->items[p->n];
+	if (!(it->path = strdup(path)))
+		return tk_writer_fail(w, TK_ENOMEM, "out of memory");
+	it->fmt = fmt;
+	it->file_index = file_index;
+	it->rank = rank;
+	it->peeked = peeked;
+	p->n++;
+	return TK_OK;
+}
+
+/* A directory: every host file of one run of a logdir; else, every JSON trace under it, by rank
+ * (tk_rank_dir_list()), each its own input (*file_index counts them). */
+static int expand_dir(tk_writer *w, const char *path, const char *run_name, int *file_index,
+		      struct plan *p)
 {
 	struct tk_xplane_run *runs = NULL;
-	int nruns = 0, rc;
+	struct tk_rank_file *files = NULL;
+	int nruns = 0, nfiles = 0, rc;
 	tk_error *err = tk_error_new();
 	rc = tk_xplane_list_runs(path, &runs, &nruns, err);
+	if (rc == TK_ENOTFOUND) {
+		tk_error *rerr = tk_error_new();
+		if ((rc = tk_rank_dir_list(path, 0, &files, &nfiles, rerr)) == TK_ENOTFOUND)
+			rc = cli_neither_logdir_nor_ranks(path, err, rerr);
+		if (rc != TK_OK)
+			fail_with(w, rc, rerr);
+		tk_error_free(rerr);
+		for (int i = 0; i < nfiles && rc == TK_OK; i++)
+			rc = plan_add(w, p, files[i].path, TK_FORMAT_CHROME_JSON, (*file_index)++,
+				      files[i].rank, 1);
+		goto out;
+	}
 	if (rc != TK_OK) {
 		fail_with(w, rc, err);
 		goto out;
@@ -106,11 +157,98 @@ static int import_dir(tk_writer *w, const char *path, const char *run_name,
 		}
 	}
 	for (int i = 0; i < pick->nfiles && rc == TK_OK; i++)
-		if ((rc = check_new_input(w, in, pick->files[i], 0)) == TK_OK)
-			rc = tk_import_xplane(w, pick->files[i], o);
+		rc = plan_add(w, p, pick->files[i], TK_FORMAT_XPLANE, *file_index, TK_NONE, 0);
+	(*file_index)++;
 out:
 	tk_error_free(err);
 	tk_xplane_runs_free(runs, nruns);
+	tk_rank_files_free(files, nfiles);
+	return rc;
+}
+
+int cli_neither_logdir_nor_ranks(const char *dir, const tk_error *xerr, tk_error *err)
+{
+	tk_error_copy(err, xerr);
+	return tk_error_push_from(err, "cli", TK_ENOTFOUND,
+				  "'%s' is neither a TensorBoard logdir nor a directory of "
+				  "Chrome/Kineto JSON traces (*.json, *.json.gz)",
+				  dir);
+}
+
+/* The inputs as the ordered list of files to import. */
+static int expand_inputs(tk_writer *w, const char *const *inputs, size_t n, const char *run_name,
+			 struct plan *p)
+{
+	int rc = TK_OK, file_index = 0;
+	tk_error *err = tk_error_new();
+	for (size_t i = 0; i < n && rc == TK_OK; i++) {
+		struct stat sb;
+		enum tk_import_format fmt;
+		if (stat(inputs[i], &sb) == 0 && S_ISDIR(sb.st_mode))
+			rc = expand_dir(w, inputs[i], run_name, &file_index, p);
+		else if ((rc = tk_import_detect(inputs[i], &fmt, err)) != TK_OK)
+			fail_with(w, rc, err);
+		else
+			rc = plan_add(w, p, inputs[i], fmt, file_index++, TK_NONE, 0);
+	}
+	tk_error_free(err);
+	return rc;
+}
+
+static int cmp_rank(const void *pa, const void *pb)
+{
+	const struct item *a = *(const struct item *const *)pa,
+			  *b = *(const struct item *const *)pb;
+	if (a->gets != b->gets)
+		return a->gets < b->gets ? -1 : 1;
+	return (a->file_index > b->file_index) - (a->file_index < b->file_index);
+}
+
+/* Two JSON files of one rank are refused, before any import: each rank is one trace. The ranks
+ * files state are peeked (tk_rank_file_peek(); a file that cannot be peeked is left to the
+ * importer, which says what is wrong with it). One JSON file is not peeked at all. */
+static int check_ranks(tk_writer *w, struct plan *p, const struct tk_import_options *o)
+{
+	struct item **json = NULL;
+	size_t nj = 0;
+	int rc = TK_OK;
+	for (size_t i = 0; i < p->n; i++)
+		nj += p->items[i].fmt == TK_FORMAT_CHROME_JSON;
+	if (nj < 2)
+		return TK_OK;
+	if (!(json = calloc(nj, sizeof(*json))))
+		return tk_writer_fail(w, TK_ENOMEM, "out of memory");
+	nj = 0;
+	for (size_t i = 0; i < p->n; i++) {
+		struct item *it = &p->items[i];
+		struct tk_rank_file f;
+		if (it->fmt != TK_FORMAT_CHROME_JSON)
+			continue;
+		if (!it->peeked && tk_rank_file_peek(it->path, 0, &f, NULL) == TK_OK) {
+			it->rank = f.rank;
+			free(f.path);
+			free(f.host);
+		}
+		it->peeked = 1;
+		/* as tk_import_chrome_json(): its own, else --rank plus its position, else that */
+		it->gets = it->rank != TK_NONE	? it->rank
+			   : o->rank != TK_NONE ? o->rank + it->file_index
+						: it->file_index;
+		json[nj++] = it;
+	}
+	qsort(json, nj, sizeof(*json), cmp_rank);
+	for (size_t i = 1; i < nj && rc == TK_OK; i++) {
+		const struct item *a = json[i - 1], *b = json[i];
+		if (a->gets == b->gets)
+			rc = tk_writer_fail(
+			    w, TK_EINVAL,
+			    "'%s' (%s) and '%s' (%s) are both rank %lld: a job has one "
+			    "trace per rank",
+			    a->path, a->rank != TK_NONE ? "distributedInfo" : "file order", b->path,
+			    b->rank != TK_NONE ? "distributedInfo" : "file order",
+			    (long long)a->gets);
+	}
+	free(json);
 	return rc;
 }
 
@@ -119,39 +257,29 @@ int cli_import(const char *output, const char *const *inputs, size_t n, const ch
 {
 	tk_writer *w = NULL;
 	struct inputs seen = {0};
+	struct plan plan = {0};
 	tk_error *err = tk_error_new();
 	int rc = tk_writer_create(output, &w);
 	if (!o->warn)
 		o->warn = warn;
 	cli_remove_on_signal(tk_writer_temp_path(w));
-	for (size_t i = 0; i < n && rc == TK_OK; i++) { /* files first: before any import */
-		struct stat sb;
-		enum tk_import_format fmt;
-		if (stat(inputs[i], &sb) == 0 && S_ISDIR(sb.st_mode))
-			continue;
-		if ((rc = tk_import_detect(inputs[i], &fmt, err)) != TK_OK)
-			fail_with(w, rc, err);
+	if (rc == TK_OK)
+		rc = expand_inputs(w, inputs, n, run_name, &plan);
+	for (size_t i = 0; i < plan.n && rc == TK_OK; i++) /* every file first: before any import */
+		rc = check_new_input(w, &seen, plan.items[i].path,
+				     plan.items[i].fmt == TK_FORMAT_CHROME_JSON);
+	if (rc == TK_OK)
+		rc = check_ranks(w, &plan, o);
+	for (size_t i = 0; i < plan.n && rc == TK_OK; i++) {
+		const struct item *it = &plan.items[i];
+		o->file_index = it->file_index;
+		if (it->fmt == TK_FORMAT_XPLANE)
+			rc = tk_import_xplane(w, it->path, o);
 		else
-			rc = check_new_input(w, &seen, inputs[i], fmt == TK_FORMAT_CHROME_JSON);
-	}
-	for (size_t i = 0; i < n && rc == TK_OK; i++) {
-		const char *in = inputs[i];
-		struct stat sb;
-		o->file_index = (int)i;
-		if (stat(in, &sb) == 0 && S_ISDIR(sb.st_mode)) {
-			rc = import_dir(w, in, run_name, o, &seen);
-			continue;
-		}
-		enum tk_import_format fmt;
-		rc = tk_import_detect(in, &fmt, err);
-		if (rc != TK_OK)
-			fail_with(w, rc, err);
-		else if (fmt == TK_FORMAT_XPLANE)
-			rc = tk_import_xplane(w, in, o);
-		else
-			rc = tk_import_chrome_json(w, in, o);
+			rc = tk_import_chrome_json(w, it->path, o);
 	}
 	inputs_free(&seen);
+	plan_free(&plan);
 	if (rc != TK_OK) {
 		tk_error_free(err);
 		return cli_fail_writer(rc, w);
