@@ -80,52 +80,65 @@ static void inputs_free(struct inputs *in)
 	free(in->json);
 }
 
-/* The ordered list of files an import reads: the inputs, each directory replaced by its files. */
-struct file_list {
-	struct tk_import_file *files;
-	int *from_dir; /* 1 for a file of a directory: checked for duplicates after the others */
-	size_t n, cap, dir_cap;
-	struct tk_xplane_run **runs; /* the listings the paths of directory files point into */
-	int *nruns;
-	size_t nlist, list_cap, nruns_cap;
+/* The files to import, in order (expand_inputs()): an input file as it is, a logdir as the host
+ * files of its run, a rank directory as its JSON traces. */
+struct plan {
+	struct item {
+		char *path;
+		enum tk_import_format fmt;
+		int file_index; /* position among the inputs (the rank a JSON file falls back on) */
+		int peeked;	/* 1 once the JSON file's rank was read */
+		int64_t rank;	/* the rank the file states (distributedInfo), or TK_NONE */
+		int64_t gets;	/* the rank it gets (check_ranks()) */
+	} * items;
+	size_t n, cap;
 };
 
-static void file_list_free(struct file_list *l)
+static void plan_free(struct plan *p)
 {
-	for (size_t i = 0; i < l->nlist; i++)
-		tk_xplane_runs_free(l->runs[i], l->nruns[i]);
-	free(l->runs);
-	free(l->nruns);
-	free(l->files);
-	free(l->from_dir);
+	for (size_t i = 0; i < p->n; i++)
+		free(p->items[i].path);
+	free(p->items);
 }
 
-static int file_list_add(tk_writer *w, struct file_list *l, const char *path,
-			 enum tk_import_format fmt, int file_index, int from_dir)
+static int plan_add(tk_writer *w, struct plan *p, const char *path, enum tk_import_format fmt,
+		    int file_index, int64_t rank, int peeked)
 {
-	if (TKU_GROW(l->files, l->cap, l->n + 1, 16) != TK_OK ||
-	    TKU_GROW(l->from_dir, l->dir_cap, l->n + 1, 16) != TK_OK)
+	if (TKU_GROW(p->items, p->cap, p->n + 1, 16) != TK_OK)
 		return tk_writer_fail(w, TK_ENOMEM, "out of memory");
-	l->files[l->n] = (struct tk_import_file){path, fmt, file_index};
-	l->from_dir[l->n++] = from_dir;
+	struct item *it = &p->items[p->n];
+	if (!(it->path = strdup(path)))
+		return tk_writer_fail(w, TK_ENOMEM, "out of memory");
+	it->fmt = fmt;
+	it->file_index = file_index;
+	it->rank = rank;
+	it->peeked = peeked;
+	p->n++;
 	return TK_OK;
 }
 
-/* Append the host files of one run of the directory @path (the newest, or @run_name). */
-static int expand_dir(tk_writer *w, const char *path, const char *run_name, int file_index,
-		      struct file_list *l)
+/* A directory: every host file of one run of a logdir; else, every JSON trace under it, by rank
+ * (tk_rank_dir_list()), each its own input (*file_index counts them). */
+static int expand_dir(tk_writer *w, const char *path, const char *run_name, int *file_index,
+		      struct plan *p)
 {
 	struct tk_xplane_run *runs = NULL;
-	int nruns = 0, rc;
+	struct tk_rank_file *files = NULL;
+	int nruns = 0, nfiles = 0, rc;
 	tk_error *err = tk_error_new();
-	if (TKU_GROW(l->runs, l->list_cap, l->nlist + 1, 4) != TK_OK ||
-	    TKU_GROW(l->nruns, l->nruns_cap, l->nlist + 1, 4) != TK_OK) {
-		rc = tk_writer_fail(w, TK_ENOMEM, "out of memory");
+	rc = tk_xplane_list_runs(path, &runs, &nruns, err);
+	if (rc == TK_ENOTFOUND) {
+		tk_error *rerr = tk_error_new();
+		if ((rc = tk_rank_dir_list(path, 0, &files, &nfiles, rerr)) == TK_ENOTFOUND)
+			rc = cli_neither_logdir_nor_ranks(path, err, rerr);
+		if (rc != TK_OK)
+			fail_with(w, rc, rerr);
+		tk_error_free(rerr);
+		for (int i = 0; i < nfiles && rc == TK_OK; i++)
+			rc = plan_add(w, p, files[i].path, TK_FORMAT_CHROME_JSON, (*file_index)++,
+				      files[i].rank, 1);
 		goto out;
 	}
-	rc = tk_xplane_list_runs(path, &runs, &nruns, err);
-	l->runs[l->nlist] = runs;
-	l->nruns[l->nlist++] = nruns;
 	if (rc != TK_OK) {
 		fail_with(w, rc, err);
 		goto out;
@@ -144,40 +157,113 @@ static int expand_dir(tk_writer *w, const char *path, const char *run_name, int 
 		}
 	}
 	for (int i = 0; i < pick->nfiles && rc == TK_OK; i++)
-		rc = file_list_add(w, l, pick->files[i], TK_FORMAT_XPLANE, file_index, 1);
+		rc = plan_add(w, p, pick->files[i], TK_FORMAT_XPLANE, *file_index, TK_NONE, 0);
+	(*file_index)++;
 out:
 	tk_error_free(err);
+	tk_xplane_runs_free(runs, nruns);
+	tk_rank_files_free(files, nfiles);
 	return rc;
 }
 
-/*
- * The inputs as the ordered list of files to import: a file as it is (its format told by content),
- * a directory as the host files of its run. Then the check that no file comes twice: the files
- * given first, then those of the directories.
- */
-static int expand_inputs(tk_writer *w, const char *const *inputs, size_t n, const char *run_name,
-			 struct file_list *l)
+int cli_neither_logdir_nor_ranks(const char *dir, const tk_error *xerr, tk_error *err)
 {
-	struct inputs seen = {0};
+	tk_error_copy(err, xerr);
+	return tk_error_push_from(err, "cli", TK_ENOTFOUND,
+				  "'%s' is neither a TensorBoard logdir nor a directory of "
+				  "Chrome/Kineto JSON traces (*.json, *.json.gz)",
+				  dir);
+}
+
+/* The inputs as the ordered list of files to import. */
+static int expand_inputs(tk_writer *w, const char *const *inputs, size_t n, const char *run_name,
+			 struct plan *p)
+{
+	int rc = TK_OK, file_index = 0;
 	tk_error *err = tk_error_new();
-	int rc = TK_OK;
 	for (size_t i = 0; i < n && rc == TK_OK; i++) {
 		struct stat sb;
 		enum tk_import_format fmt;
 		if (stat(inputs[i], &sb) == 0 && S_ISDIR(sb.st_mode))
-			rc = expand_dir(w, inputs[i], run_name, (int)i, l);
+			rc = expand_dir(w, inputs[i], run_name, &file_index, p);
 		else if ((rc = tk_import_detect(inputs[i], &fmt, err)) != TK_OK)
 			fail_with(w, rc, err);
 		else
-			rc = file_list_add(w, l, inputs[i], fmt, (int)i, 0);
+			rc = plan_add(w, p, inputs[i], fmt, file_index++, TK_NONE, 0);
 	}
-	for (int dir = 0; dir < 2; dir++)
-		for (size_t i = 0; i < l->n && rc == TK_OK; i++)
-			if (l->from_dir[i] == dir)
-				rc = check_new_input(w, &seen, l->files[i].path,
-						     l->files[i].format == TK_FORMAT_CHROME_JSON);
-	inputs_free(&seen);
 	tk_error_free(err);
+	return rc;
+}
+
+static int cmp_rank(const void *pa, const void *pb)
+{
+	const struct item *a = *(const struct item *const *)pa,
+			  *b = *(const struct item *const *)pb;
+	if (a->gets != b->gets)
+		return a->gets < b->gets ? -1 : 1;
+	return (a->file_index > b->file_index) - (a->file_index < b->file_index);
+}
+
+/* Two JSON files of one rank are refused, before any import: each rank is one trace. The ranks
+ * files state are peeked (tk_rank_file_peek(); a file that cannot be peeked is left to the
+ * importer, which says what is wrong with it). One JSON file is not peeked at all. */
+static int check_ranks(tk_writer *w, struct plan *p, const struct tk_import_options *o)
+{
+	struct item **json = NULL;
+	size_t nj = 0;
+	int rc = TK_OK;
+	for (size_t i = 0; i < p->n; i++)
+		nj += p->items[i].fmt == TK_FORMAT_CHROME_JSON;
+	if (nj < 2)
+		return TK_OK;
+	if (!(json = calloc(nj, sizeof(*json))))
+		return tk_writer_fail(w, TK_ENOMEM, "out of memory");
+	nj = 0;
+	for (size_t i = 0; i < p->n; i++) {
+		struct item *it = &p->items[i];
+		struct tk_rank_file f;
+		if (it->fmt != TK_FORMAT_CHROME_JSON)
+			continue;
+		if (!it->peeked && tk_rank_file_peek(it->path, 0, &f, NULL) == TK_OK) {
+			it->rank = f.rank;
+			free(f.path);
+			free(f.host);
+		}
+		it->peeked = 1;
+		/* as tk_import_chrome_json(): its own, else --rank plus its position, else that */
+		it->gets = it->rank != TK_NONE	? it->rank
+			   : o->rank != TK_NONE ? o->rank + it->file_index
+						: it->file_index;
+		json[nj++] = it;
+	}
+	qsort(json, nj, sizeof(*json), cmp_rank);
+	for (size_t i = 1; i < nj && rc == TK_OK; i++) {
+		const struct item *a = json[i - 1], *b = json[i];
+		if (a->gets == b->gets)
+			rc = tk_writer_fail(
+			    w, TK_EINVAL,
+			    "'%s' (%s) and '%s' (%s) are both rank %lld: a job has one "
+			    "trace per rank",
+			    a->path, a->rank != TK_NONE ? "distributedInfo" : "file order", b->path,
+			    b->rank != TK_NONE ? "distributedInfo" : "file order",
+			    (long long)a->gets);
+	}
+	free(json);
+	return rc;
+}
+
+/* The files of @p into @w, @jobs parsed at once (tk_import_files(): the store is the same). */
+static int import_plan(tk_writer *w, const struct plan *p, const struct tk_import_options *o,
+		       int jobs)
+{
+	struct tk_import_file *files = calloc(p->n ? p->n : 1, sizeof(*files));
+	if (!files)
+		return tk_writer_fail(w, TK_ENOMEM, "out of memory");
+	for (size_t i = 0; i < p->n; i++)
+		files[i] = (struct tk_import_file){p->items[i].path, p->items[i].fmt,
+						   p->items[i].file_index};
+	int rc = tk_import_files(w, files, p->n, jobs, o);
+	free(files);
 	return rc;
 }
 
@@ -185,18 +271,29 @@ int cli_import(const char *output, const char *const *inputs, size_t n, const ch
 	       struct tk_import_options *o, int jobs, struct tk_writer_stats *st)
 {
 	tk_writer *w = NULL;
-	struct file_list files = {0};
+	struct inputs seen = {0};
+	struct plan plan = {0};
+	tk_error *err = tk_error_new();
 	int rc = tk_writer_create(output, &w);
 	if (!o->warn)
 		o->warn = warn;
 	cli_remove_on_signal(tk_writer_temp_path(w));
-	if (rc == TK_OK && (rc = expand_inputs(w, inputs, n, run_name, &files)) == TK_OK)
-		rc = tk_import_files(w, files.files, files.n, jobs, o);
-	file_list_free(&files);
-	if (rc != TK_OK)
+	if (rc == TK_OK)
+		rc = expand_inputs(w, inputs, n, run_name, &plan);
+	for (size_t i = 0; i < plan.n && rc == TK_OK; i++) /* every file first: before any import */
+		rc = check_new_input(w, &seen, plan.items[i].path,
+				     plan.items[i].fmt == TK_FORMAT_CHROME_JSON);
+	if (rc == TK_OK)
+		rc = check_ranks(w, &plan, o);
+	if (rc == TK_OK)
+		rc = import_plan(w, &plan, o, jobs);
+	inputs_free(&seen);
+	plan_free(&plan);
+	if (rc != TK_OK) {
+		tk_error_free(err);
 		return cli_fail_writer(rc, w);
+	}
 	tk_writer_get_stats(w, st);
-	tk_error *err = tk_error_new();
 	rc = tk_writer_finish(w, err);
 	cli_remove_on_signal(NULL);
 	int code = rc == TK_OK ? TK_EXIT_OK : cli_fail_error(rc, err);

@@ -170,7 +170,7 @@ Test(import_jobs, the_cli_fails_alike_and_leaves_nothing_at_the_output)
 	char *out = tkt_path(dir, "out.db");
 	struct tkt_run r[2];
 	for (int k = 0; k < 2; k++)
-		r[k] = tkt_tracekit("import", mixed[0].path, cut, mixed[3].path,
+		r[k] = tkt_tracekit("import", mixed[0].path, cut, mixed[2].path,
 				    DATA "json/bad_nesting.json", "-o", out, "--jobs",
 				    k ? "4" : "1", NULL);
 	cr_expect_eq(r[0].code, 2, "%s", r[0].err);
