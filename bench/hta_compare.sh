@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
 # tracekit against Holistic Trace Analysis (HTA), side by side in one run, on the two largest Kineto
 # traces of the corpus: HTA's TraceAnalysis load + temporal, idle time and kernel breakdowns
-# (bench/hta_driver.py) against `tracekit import` + `tracekit analyze`; wall time and peak RSS of
-# each (bench/runstat.c), and the ratios against the targets (tracekit >= 10x faster, <= 1/5 of
+# (bench/hta_driver.py) against `tracekit import` + `tracekit analyze`; wall time, CPU time (user +
+# sys) and peak RSS of each (bench/runstat.c, medians of TK_HTA_REPEAT runs), and the ratios against the targets (tracekit >= 10x faster, <= 1/5 of
 # HTA's memory). Runs only when HTA_DIR points at an HTA checkout (HTA_DIR/hta/trace_analysis.py);
 # else it says how to get one and exits 0. HTA is never installed or vendored by tracekit.
 #
 # Usage: HTA_DIR=DIR bench/hta_compare.sh [BUILD_DIR] [TRACE...]
 # (default traces: mtia_trace_single_rank/mtia_rank_0.json.gz and
 # df_index_resolver/df_index_resolver.json.gz of ../shared/corpus/kineto/HolisticTraceAnalysis/
-# tests/data; TK_HTA_REPEAT=N runs each side N times and keeps the fastest, default 1; PYTHON:
+# tests/data; TK_HTA_REPEAT=N runs each command N times and reports the medians, default 3; PYTHON:
 # the interpreter with HTA's dependencies, default the first python3 on PATH or /usr/bin/python3
 # that imports pandas.)
 set -euo pipefail
@@ -31,7 +31,7 @@ if [ ${#traces[@]} -eq 0 ]; then
   data=$here/../../shared/corpus/kineto/HolisticTraceAnalysis/tests/data
   traces=("$data/mtia_trace_single_rank/mtia_rank_0.json.gz" "$data/df_index_resolver/df_index_resolver.json.gz")
 fi
-repeat=${TK_HTA_REPEAT:-1}
+repeat=${TK_HTA_REPEAT:-3}
 # the Python that has HTA's dependencies: $PYTHON, else the first python3 that imports pandas
 py=${PYTHON:-}
 if [ -z "$py" ]; then
@@ -49,23 +49,25 @@ fi
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
-# measure CMD...: the fastest of $repeat runs under tk_runstat -> "wall_s max_rss_kib"
+# measure CMD...: $repeat runs under tk_runstat -> the median of each of "wall_s cpu_s max_rss_kib"
+# (cpu_s = user + sys; medians per column, so one run slowed by other load does not decide it)
 measure() {
-  local best="" i
+  local i
+  : >"$out/runs"
   for ((i = 0; i < repeat; i++)); do
     if ! "$build/tk_runstat" "$@" >"$out/cmd.out" 2>"$out/cmd.err"; then
       echo "hta_compare: failed: $*" >&2
       tail -5 "$out/cmd.err" >&2
       exit 1
     fi
-    local line
-    line=$(awk '/^runstat / { for (i = 2; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
-                              print v["wall_s"], v["max_rss_kib"] }' "$out/cmd.err" | tail -1)
-    if [ -z "$best" ] || awk -v a="$line" -v b="$best" 'BEGIN { split(a, x); split(b, y); exit !(x[1] < y[1]) }'; then
-      best=$line
-    fi
+    awk '/^runstat / { for (i = 2; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+                       print v["wall_s"], v["user_s"] + v["sys_s"], v["max_rss_kib"] }' "$out/cmd.err" |
+      tail -1 >>"$out/runs"
   done
-  echo "$best"
+  local c w u r
+  for c in 1 2 3; do
+    sort -g -k"$c","$c" "$out/runs" | awk -v c="$c" '{ v[NR] = $c } END { print v[int((NR + 1) / 2)] }'
+  done | paste -sd' '
 }
 
 printf 'machine: %s, %s CPUs, %s, %s GiB memory; HTA %s (%s), python3 %s, pandas %s\n' \
@@ -74,20 +76,23 @@ printf 'machine: %s, %s CPUs, %s, %s GiB memory; HTA %s (%s), python3 %s, pandas
   "$(sed -n 's/^__version_tuple__ = (\(.*\))/\1/p' "$HTA_DIR/hta/version.py" 2>/dev/null | tr -d ' ' | tr , .)" \
   "$HTA_DIR" "$("$py" -c 'import sys; print(sys.version.split()[0])')" \
   "$("$py" -c 'import pandas; print(pandas.__version__)')"
-printf '%-28s %8s | %9s %9s | %9s %9s %9s %9s | %7s %7s  %s\n' trace MiB hta_s hta_MiB tk_imp_s \
-  tk_ana_s tk_s tk_MiB speedup mem_x "target: >= 10x faster, >= 5x less memory"
+echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+printf '%-26s %6s | %7s %7s %7s | %7s %7s %7s %7s | %6s %6s %6s  %s\n' trace MiB hta_s hta_cpu hta_MiB \
+  tk_s tk_cpu tk_MiB tk_imp_s wall_x cpu_x mem_x "target: >= 10x faster, >= 5x less memory"
 for t in "${traces[@]}"; do
-  read -r hw hr < <(measure env HTA_DIR="$HTA_DIR" "$py" "$here/hta_driver.py" "$t")
+  read -r hw hc hr < <(measure env HTA_DIR="$HTA_DIR" "$py" "$here/hta_driver.py" "$t")
   hta_detail=$(grep '^hta ' "$out/cmd.out" || true)
-  rm -f "$out/s.db"
-  read -r iw ir < <(measure "$build/tracekit" import "$t" -o "$out/s.db")
-  read -r aw ar < <(measure "$build/tracekit" analyze "$out/s.db" -q)
-  awk -v n="$(basename "$t")" -v f="$(stat -c %s "$t")" -v hw="$hw" -v hr="$hr" -v iw="$iw" -v ir="$ir" \
-    -v aw="$aw" -v ar="$ar" 'BEGIN {
-    tw = iw + aw; tr = ir > ar ? ir : ar; sp = hw / tw; mx = hr / tr
-    printf "%-28s %8.1f | %9.2f %9.1f | %9.2f %9.2f %9.2f %9.1f | %6.1fx %6.1fx  %s, %s\n", n, f / 1048576,
-      hw, hr / 1024, iw, aw, tw, tr / 1024, sp, mx, (sp >= 10 ? "speed met" : "speed MISSED"),
-      (mx >= 5 ? "memory met" : "memory MISSED") }'
-  [ -n "$hta_detail" ] && echo "    $hta_detail"
+  # each import writes a fresh store (import does not replace an existing one)
+  read -r iw ic ir < <(measure sh -c 'rm -f "$2" && exec "$0" import "$1" -o "$2"' "$build/tracekit" "$t" "$out/s.db")
+  read -r aw ac ar < <(measure "$build/tracekit" analyze "$out/s.db" -q)
+  awk -v n="$(basename "$t")" -v f="$(stat -c %s "$t")" -v hw="$hw" -v hc="$hc" -v hr="$hr" -v iw="$iw" \
+    -v ic="$ic" -v ir="$ir" -v aw="$aw" -v ac="$ac" -v ar="$ar" 'BEGIN {
+    tw = iw + aw; tc = ic + ac; tr = ir > ar ? ir : ar; sp = hw / tw; cx = hc / tc; mx = hr / tr
+    printf "%-26s %6.1f | %7.2f %7.2f %7.1f | %7.2f %7.2f %7.1f %7.2f | %5.1fx %5.1fx %5.1fx  %s, %s\n", n,
+      f / 1048576, hw, hc, hr / 1024, tw, tc, tr / 1024, iw, sp, cx, mx,
+      (sp >= 10 ? "speed met" : "speed MISSED"), (mx >= 5 ? "memory met" : "memory MISSED") }'
+  [ -n "$hta_detail" ] && echo "    last HTA run: $hta_detail"
 done
-echo "(tk_s = import + analyze; tk_MiB = the larger peak of the two; HTA: one process, no plots)"
+echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "(medians of $repeat runs; tk_s/tk_cpu = import + analyze; tk_MiB = the larger peak of the two;"
+echo " wall_x, cpu_x, mem_x = HTA / tracekit; HTA: one process, no plots)"
