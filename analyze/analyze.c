@@ -1,7 +1,7 @@
 /*
  * The analyze driver: opens a store read-write, resolves the device peaks (peaks.c), reads every
  * event once (event_pass.c: the timeline, op profile, kernel stats and KPI inputs are built from
- * that one pass), then runs every analysis in order inside one transaction (so a failure leaves
+ * that one pass; with jobs > 1 the events are read by that many threads, event_jobs.c), then runs every analysis in order inside one transaction (so a failure leaves
  * the store as it was). The tables are schemas/analysis.sql's, created here before the first.
  */
 #include <tracekit/analyze.h>
@@ -15,6 +15,7 @@
 
 #include "analyze_internal.h"
 #include "tk_schema.h"
+#include "util/cpus.h"
 
 /* schemas/analysis.sql, embedded at build time (CMakeLists.txt): every analysis table. */
 extern const char tka_analysis_sql[];
@@ -26,6 +27,7 @@ void tk_analyze_options_init(struct tk_analyze_options *o)
 	memset(o, 0, sizeof(*o));
 	o->window = TK_WINDOW_AUTO;
 	o->small_kernel_ns = 100000;
+	o->jobs = 1;
 }
 
 int tka_fail(struct tka_ctx *c, int status, const char *fmt, ...)
@@ -118,6 +120,8 @@ int tk_analyze(const char *path, const struct tk_analyze_options *o, tk_error *e
 		tk_analyze_options_init(&defaults);
 		c.opt = &defaults;
 	}
+	c.path = path;
+	c.jobs = c.opt->jobs > 0 ? c.opt->jobs : tku_cpu_count();
 	/* Checked to be a tracekit store of a supported version, then opened read-write. */
 	rc = tk_store_open_mode(path, TK_STORE_READ_WRITE, &s);
 	if (rc != TK_OK) {

@@ -19,7 +19,7 @@ const struct tk_cmd tk_cmd_analyze = {
     "compute the analyses (device time, gaps, steps, KPIs, ...) into the store",
     "usage: tracekit analyze STORE [--window auto|device|steps|host-steps]\n"
     "                       [--small-kernel-us N] [--peak-flops [DTYPE=]VALUE]...\n"
-    "                       [--peak-bandwidth VALUE] [--device-file FILE]\n\n"
+    "                       [--peak-bandwidth VALUE] [--device-file FILE] [--jobs N]\n\n"
     "Computes every analysis (docs/metrics.md) from the store and writes the results back into\n"
     "it as analysis_* tables (device_peaks, device_time, gaps, gap_summary, steps, step_stats,\n"
     "comm, comm_ranks, op_profile, kernel_stats, memory, kpi, findings), replacing those of an\n"
@@ -43,6 +43,9 @@ const struct tk_cmd tk_cmd_analyze = {
     "                        the peak memory bandwidth of every device in bytes/s: 3.35T\n"
     "  --device-file FILE    peaks by device name pattern, JSON (docs/peaks.md); wins over the\n"
     "                        trace and the built-in table\n"
+    "  --jobs N              threads reading the events, 1..1024 (default: the cores this\n"
+    "                        process may use; 1 reads them on one thread); the tables are\n"
+    "                        the same whatever N\n"
     "  -q, --quiet           print no summary\n"
     "  -h, --help            this text\n\n"
     "Exit codes: 0 done, 2 usage error or a file that is not a (supported) tracekit store,\n"
@@ -208,12 +211,14 @@ static int run(int argc, char **argv)
 	struct tk_analyze_options o;
 	int rc, first, quiet = 0;
 	tk_analyze_options_init(&o);
+	o.jobs = 0; /* the cores */
 	const struct cli_opt opts[] = {
 	    CLI_CALL("window", 0, window_option, &o),
 	    CLI_CALL("small-kernel-us", 0, small_kernel_option, &o),
 	    CLI_CALL("peak-flops", 0, peak_flops_option, &o),
 	    CLI_CALL("peak-bandwidth", 0, peak_bandwidth_option, &o),
 	    CLI_STR("device-file", 0, &o.device_file),
+	    CLI_INT("jobs", &o.jobs, 1, 1024),
 	    CLI_FLAG("quiet", 'q', &quiet),
 	    CLI_HELP,
 	};

@@ -46,9 +46,12 @@ struct tk_analyze_options {
 	double peak_flops[TK_DTYPE_COUNT]; /* dense FLOP/s per dtype */
 	double peak_bandwidth_bps;	   /* bytes per second */
 	const char *device_file;	   /* a device file (JSON, docs/peaks.md), or NULL */
+	int jobs; /* threads reading the events: 1 (the default) reads them on the calling
+		     thread; 0: as many as the process may use cores; the tables are the same */
 };
 
-/** tk_analyze_options_init() - window AUTO, small kernels under 100 µs, no peak overrides. */
+/** tk_analyze_options_init() - window AUTO, small kernels under 100 µs, no peak overrides,
+ * jobs 1. */
 void tk_analyze_options_init(struct tk_analyze_options *o);
 
 /** tk_dtype_name() - "fp64", "fp32", "tf32", "bf16", "fp16", "fp8", "int8"; NULL when out of
