@@ -106,6 +106,22 @@ static const struct {
     {"findings", tka_findings},
 };
 
+/* No page of the open transaction written to the file until *@spill is set back (the page
+ * count at which the connection spilled), the dropped tables' pages freed as they are. */
+static int hold_pages(struct tka_ctx *c, int *spill)
+{
+	sqlite3_stmt *st = NULL;
+	int rc = tka_prepare(c, "PRAGMA cache_spill", &st);
+	if (rc != TK_OK)
+		return rc;
+	*spill = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int(st, 0) : 0;
+	sqlite3_finalize(st);
+	if (*spill <= 0)
+		*spill = 1;
+	return tka_exec(c, "cannot start the analysis",
+			"PRAGMA secure_delete = OFF; PRAGMA cache_spill = 2147483647");
+}
+
 int tk_analyze(const char *path, const struct tk_analyze_options *o, tk_error *err)
 {
 	struct tk_analyze_options defaults;
@@ -114,7 +130,7 @@ int tk_analyze(const char *path, const struct tk_analyze_options *o, tk_error *e
 	const char *step = "";
 	struct tka_ctx c = {.opt = o, .err = msg, .errlen = sizeof(msg)};
 	tk_store *s = NULL;
-	int rc, in_txn = 0;
+	int rc, in_txn = 0, spill = 0;
 	tk_error_clear(err);
 	if (!o) {
 		tk_analyze_options_init(&defaults);
@@ -138,6 +154,14 @@ int tk_analyze(const char *path, const struct tk_analyze_options *o, tk_error *e
 		goto out;
 	}
 	in_txn = 1;
+	/* The event readers (jobs > 1) read the store on their own connections beside this
+	 * transaction's RESERVED lock, which a page written to the file before the commit would
+	 * make EXCLUSIVE: until the pass is over, changed pages stay in memory (no spill), and
+	 * the dropped tables' pages are freed without being zeroed (a few pages change). */
+	if (c.jobs > 1 && (rc = hold_pages(&c, &spill)) != TK_OK) {
+		where = IN_TABLES;
+		goto out;
+	}
 	/* Every analysis table, created once from schemas/analysis.sql: the analyses only insert. */
 	if (sqlite3_exec(c.db, TK_SQL_ANALYSIS_DROP, NULL, NULL, NULL) != SQLITE_OK ||
 	    sqlite3_exec(c.db, tka_analysis_sql, NULL, NULL, NULL) != SQLITE_OK) {
@@ -153,6 +177,11 @@ int tk_analyze(const char *path, const struct tk_analyze_options *o, tk_error *e
 	}
 	/* Every event once, for the timeline, the op profile, kernel stats and the KPIs. */
 	rc = tka_pass_run(&c);
+	if (rc == TK_OK && c.jobs > 1) {
+		char sql[64];
+		snprintf(sql, sizeof(sql), "PRAGMA cache_spill = %d", spill);
+		rc = tka_exec(&c, "after reading the events", sql);
+	}
 	if (rc != TK_OK) {
 		where = IN_EVENTS;
 		goto out;

@@ -24,7 +24,7 @@ struct tka_ctx {
 	const struct tk_analyze_options *opt;
 	const char *path; /* the store's path (the event readers open their own connections) */
 	int jobs;	  /* threads reading the events (event_jobs.c), >= 1 */
-	char *err; /* message buffer of errlen bytes */
+	char *err;	  /* message buffer of errlen bytes */
 	size_t errlen;
 	struct tka_pass *pass;	    /* the shared pass over the events (event_pass.c) */
 	struct tka_timeline *tl;    /* per-device timeline (intervals.h), from the pass */

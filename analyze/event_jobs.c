@@ -130,7 +130,8 @@ static void *reader_run(void *arg)
 			b->n = 0;
 			b->rc = TK_OK;
 			while (b->n < EVJ_BATCH &&
-			       (b->rc = tka_evcur_next(&c, &cur, &b->ev[b->n], &got)) == TK_OK && got)
+			       (b->rc = tka_evcur_next(&c, &cur, &b->ev[b->n], &got)) == TK_OK &&
+			       got)
 				b->n++;
 			b->last = !got || b->rc != TK_OK;
 			batch_queue(r);
