@@ -12,6 +12,9 @@
  * (store/checked.h): track ids bounded by the rows, every event's columns integers, its interval
  * in range, and the sum of all durations within int64, so that the analyses after it (in C or
  * in SQL, on the same transaction) add and subtract event times and durations without overflow.
+ *
+ * With jobs > 1 the rows are read and checked by that many threads (event_jobs.c, over the same
+ * cursor, tka_evcur) and handed to the users here in id order: the same events, the same order.
  */
 #include <stdlib.h>
 #include <string.h>
