@@ -84,27 +84,79 @@ int64_t tka_col_or_none(sqlite3_stmt *st, int i)
 	return sqlite3_column_type(st, i) == SQLITE_NULL ? TK_NONE : sqlite3_column_int64(st, i);
 }
 
+/*
+ * The analyses, in order. cross_rank: it compares ranks, so it runs again on a job summary
+ * (tracekit merge --summary), whose other tables are the ranks' own, copied; tables: the tables
+ * it writes, which a summary's analysis drops and creates again (space-separated).
+ */
 static const struct {
 	const char *name;
 	int (*run)(struct tka_ctx *c);
+	int cross_rank;
+	const char *tables;
 } analyses[] = {
-    {"device time", tka_device_time},
-    {"idle gaps", tka_gaps},
-    {"steps", tka_steps},
-    {"step ops", tka_step_ops},
-    {"communication", tka_comm},
-    {"op profile", tka_op_profile},
-    {"gpu time per op", tka_op_gpu_time},
-    {"categories", tka_categories},
-    {"op performance model", tka_op_perf}, /* after gpu time per op: its per-call figures */
-    {"roofline", tka_roofline},		   /* after the model and the peaks; before kpi */
-    {"kernel stats", tka_kernel_stats},
-    {"memory", tka_memory},
-    {"kpi", tka_kpi},
-    {"launch stats", tka_launch_stats},
-    {"queue length", tka_queue_length},
-    {"findings", tka_findings},
+    {"device time", tka_device_time, 0, NULL},
+    {"idle gaps", tka_gaps, 0, NULL},
+    {"steps", tka_steps, 0, NULL},
+    {"step ops", tka_step_ops, 0, NULL},
+    {"communication", tka_comm, 1, "analysis_comm analysis_comm_ranks analysis_clock_offsets"},
+    {"op profile", tka_op_profile, 0, NULL},
+    {"gpu time per op", tka_op_gpu_time, 0, NULL},
+    {"categories", tka_categories, 0, NULL},
+    {"op performance model", tka_op_perf, 0,
+     NULL},				 /* after gpu time per op: its per-call figures */
+    {"roofline", tka_roofline, 0, NULL}, /* after the model and the peaks; before kpi */
+    {"kernel stats", tka_kernel_stats, 0, NULL},
+    {"memory", tka_memory, 0, NULL},
+    {"kpi", tka_kpi, 0, NULL},
+    {"launch stats", tka_launch_stats, 0, NULL},
+    {"queue length", tka_queue_length, 0, NULL},
+    {"findings", tka_findings, 0, NULL},
 };
+#define N_ANALYSES (sizeof(analyses) / sizeof(analyses[0]))
+
+/* Drop the table @name and create it again from schemas/analysis.sql (its CREATE TABLE). */
+static int recreate_table(struct tka_ctx *c, const char *name, size_t len)
+{
+	char head[96], sql[160];
+	if (len + 20 >= sizeof(head))
+		return tka_fail(c, TK_EINTERNAL, "table name too long");
+	snprintf(head, sizeof(head), "\nCREATE TABLE %.*s (", (int)len, name);
+	const char *a = strstr(tka_analysis_sql, head), *b = a ? strstr(a, "\n);") : NULL;
+	if (!b)
+		return tka_fail(c, TK_EINTERNAL, "no table %.*s in analysis.sql", (int)len, name);
+	snprintf(sql, sizeof(sql), "DROP TABLE IF EXISTS %.*s", (int)len, name);
+	int rc = tka_exec(c, "dropping a cross-rank table", sql);
+	char *create = rc == TK_OK ? sqlite3_mprintf("%.*s", (int)(b + 3 - a), a) : NULL;
+	if (rc == TK_OK && !create)
+		rc = tka_fail(c, TK_ENOMEM, "out of memory");
+	if (rc == TK_OK)
+		rc = tka_exec(c, "creating a cross-rank table", create);
+	sqlite3_free(create);
+	return rc;
+}
+
+/* A job summary: the cross-rank tables made again, on windows from the copied tables. */
+static int run_summary(struct tka_ctx *c, const char **step)
+{
+	int rc = TK_OK;
+	for (size_t i = 0; i < N_ANALYSES && rc == TK_OK; i++) {
+		for (const char *t = analyses[i].tables; rc == TK_OK && t && *t;) {
+			size_t len = strcspn(t, " ");
+			rc = recreate_table(c, t, len);
+			t += len + (t[len] == ' ');
+		}
+	}
+	if (rc == TK_OK && (rc = tka_pass_run(c)) == TK_OK)
+		rc = tka_summary_windows(c);
+	for (size_t i = 0; i < N_ANALYSES && rc == TK_OK; i++) {
+		if (!analyses[i].cross_rank)
+			continue;
+		*step = analyses[i].name;
+		rc = analyses[i].run(c);
+	}
+	return rc;
+}
 
 /* No page of the open transaction written to the file until *@spill is set back (the page
  * count at which the connection spilled), the dropped tables' pages freed as they are. */
@@ -154,6 +206,15 @@ int tk_analyze(const char *path, const struct tk_analyze_options *o, tk_error *e
 		goto out;
 	}
 	in_txn = 1;
+	char flag[8];
+	if (tk_store_meta_text(s, "job_summary", flag, sizeof(flag)) == TK_OK) {
+		where = IN_ANALYSIS;
+		step = "job summary";
+		c.jobs = 1; /* a summary's few events: read here, beside nothing */
+		if ((rc = run_summary(&c, &step)) != TK_OK)
+			goto out;
+		goto version;
+	}
 	/* The event readers (jobs > 1) read the store on their own connections beside this
 	 * transaction's RESERVED lock, which a page written to the file before the commit would
 	 * make EXCLUSIVE: until the pass is over, changed pages stay in memory (no spill), and
@@ -186,7 +247,7 @@ int tk_analyze(const char *path, const struct tk_analyze_options *o, tk_error *e
 		where = IN_EVENTS;
 		goto out;
 	}
-	for (size_t i = 0; i < sizeof(analyses) / sizeof(analyses[0]); i++) {
+	for (size_t i = 0; i < N_ANALYSES; i++) {
 		rc = analyses[i].run(&c);
 		if (rc != TK_OK) {
 			step = analyses[i].name;
@@ -194,6 +255,7 @@ int tk_analyze(const char *path, const struct tk_analyze_options *o, tk_error *e
 			goto out;
 		}
 	}
+version:;
 	char version_sql[128];
 	snprintf(version_sql, sizeof(version_sql),
 		 "INSERT OR REPLACE INTO meta (key, value) VALUES ('analysis_version', %d)",

@@ -337,6 +337,8 @@ int tka_gaps(struct tka_ctx *c);	/* gaps.c:         analysis_gaps, analysis_gap_
 int tka_steps(struct tka_ctx *c);	/* steps.c:        analysis_steps */
 int tka_step_ops(struct tka_ctx *c);	/* step_ops.c:     analysis_step_ops */
 int tka_comm(struct tka_ctx *c);	/* comm.c:         analysis_comm */
+/* summary.c: on a job summary, the windows of the timeline from the copied per-rank tables. */
+int tka_summary_windows(struct tka_ctx *c);
 int tka_op_profile(struct tka_ctx *c);	/* op_profile.c:   analysis_op_profile */
 int tka_op_gpu_time(struct tka_ctx *c); /* op_gpu_time.c:  analysis_op_gpu_time */
 int tka_categories(struct tka_ctx *c);	/* categories.c:   analysis_categories */

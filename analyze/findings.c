@@ -305,6 +305,33 @@ static const struct rule rules[] = {
 							    "be a clock offset between hosts.' "
 							    "FROM analysis_comm_ranks r WHERE "
 							    "r.straggler = 1 ORDER BY r.device_id"},
+    /* clock_offset (issue 19, part c): a host clock offset that distorts the straggler test */
+    {"clock_offset", "analysis_clock_offsets",
+     INS
+     "SELECT 'clock_offset', 'medium', NULL, NULL, abs(o.offset_ns) / 1e3, "
+     "max(10, 3 * o.uncertainty_ns / 1e3), "
+     "printf('the clock of host %s is %s %s the clock of host %s (+/- %s, from %d "
+     "collectives): ranks are compared on unaligned clocks', o.host, " TKA_HUMAN_NS(
+	 "abs(o.offset_ns)") ", CASE WHEN o.offset_ns > 0 THEN 'ahead of' ELSE 'behind' END, "
+			     "o.reference_host, " TKA_HUMAN_NS(
+				 "o.uncertainty_ns") ", o.collectives), "
+						     "json_object('host', o.host, "
+						     "'reference_host', o.reference_host, "
+						     "'offset_ns', "
+						     "o.offset_ns, 'uncertainty_ns', "
+						     "o.uncertainty_ns, 'collectives', "
+						     "o.collectives), "
+						     "'Run tracekit analyze --align-clocks: skews, "
+						     "waits and stragglers are then measured on "
+						     "clocks aligned by this offset (the events "
+						     "are not rewritten).' "
+						     "FROM analysis_clock_offsets o WHERE "
+						     "o.applied = 0 AND o.offset_ns IS NOT NULL "
+						     "AND "
+						     "o.host <> o.reference_host AND "
+						     "abs(o.offset_ns) >= 10000 AND "
+						     "abs(o.offset_ns) >= 3 * "
+						     "o.uncertainty_ns ORDER BY o.rowid"},
     {"input_bound_steps", "analysis_steps",
      INS "SELECT 'input_bound_steps', CASE WHEN 100.0 * s.host / s.dur >= 20 THEN 'high' "
 	 "ELSE 'medium' END, s.device_id, NULL, 100.0 * s.host / s.dur, 10, "

@@ -9,10 +9,12 @@ extern const struct tk_cmd tk_cmd_export;		  /* cli/cmd_export.c */
 extern const struct tk_cmd tk_cmd_record;		  /* cli/cmd_record.c */
 extern const struct tk_cmd tk_cmd_report, tk_cmd_diff;	  /* cli/cmd_report.c, cmd_diff.c */
 extern const struct tk_cmd tk_cmd_baseline, tk_cmd_check; /* cli/cmd_baseline.c, cmd_check.c */
+extern const struct tk_cmd tk_cmd_merge;		  /* cli/cmd_merge.c */
 
 static const struct tk_cmd *const commands[] = {
-    &tk_cmd_import, &tk_cmd_ls,	    &tk_cmd_synth,  &tk_cmd_info, &tk_cmd_query,    &tk_cmd_analyze,
-    &tk_cmd_export, &tk_cmd_record, &tk_cmd_report, &tk_cmd_diff, &tk_cmd_baseline, &tk_cmd_check,
+    &tk_cmd_import, &tk_cmd_merge,    &tk_cmd_ls,     &tk_cmd_synth,  &tk_cmd_info,
+    &tk_cmd_query,  &tk_cmd_analyze,  &tk_cmd_export, &tk_cmd_record, &tk_cmd_report,
+    &tk_cmd_diff,   &tk_cmd_baseline, &tk_cmd_check,
 };
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
 

@@ -435,6 +435,15 @@ static const struct tkr_col c_comm_ranks[] = {
     END,
 };
 
+/* clock offsets between hosts (issue 19, part c) */
+static const struct tkr_col c_clock_offsets[] = {
+    {"host", "host", TKR_TEXT, 0},	  {"reference_host", "reference", TKR_TEXT, O},
+    {"devices", "devices", TKR_INT, O},	  {"offset_ns", "offset", TKR_NS, 0},
+    {"uncertainty_ns", "+/-", TKR_NS, 0}, {"collectives", "collectives", TKR_INT, 0},
+    {"via_host", "via", TKR_TEXT, O},	  {"applied", "applied", TKR_INT, J},
+    {"flag", "flag", TKR_FLAG, S},	  END,
+};
+
 static const struct tkr_col c_collectives[] = {
     {"process_group", "group", TKR_TEXT, O},
     {"devices", "devices", TKR_INT, 0},

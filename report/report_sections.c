@@ -275,6 +275,12 @@ const struct tkr_section_def tkr_report_sections[] = {
      " CASE straggler WHEN 1 THEN 'straggler' END AS flag FROM analysis_comm_ranks"
      " ORDER BY device_id",
      c_comm_ranks, NULL},
+    /* clock offsets between hosts (issue 19, part c): docs/metrics.md "analysis_clock_offsets" */
+    {"clock_offsets", "Clock offsets between hosts", NULL, TKR_TABLE, 1000,
+     "SELECT host, reference_host, devices, offset_ns, uncertainty_ns, collectives,"
+     " via_host, applied, CASE WHEN offset_ns IS NULL THEN 'not estimated' WHEN applied = 1"
+     " THEN 'applied' END AS flag FROM analysis_clock_offsets ORDER BY rowid",
+     c_clock_offsets, NULL},
     {"collectives", "Collectives by total time", NULL, TKR_TABLE, -1,
      "SELECT process_group, count(DISTINCT device_id) AS devices, count(*) AS kernels,"
      " count(*) - count(instance) AS unmatched,"

@@ -35,7 +35,7 @@ CREATE TABLE analysis_device_peaks (
 -- Defined in: docs/metrics.md, "analysis_device_time".
 -- written by: analyze/device_time.c
 -- read by: analyze/findings.c, analyze/op_profile.c, check/baseline.c, cli/cmd_analyze.c,
---          report/diff.c, report/report_model.c, report/report_sections.c
+--          report/diff.c, report/report_model.c, report/report_sections.c, analyze/summary.c
 CREATE TABLE analysis_device_time (
   device_id INTEGER NOT NULL,         -- devices.id (devices without device work have no rows)
   window TEXT NOT NULL,               -- 'device': first op start to last op end; 'steps': union of the step intervals
@@ -98,6 +98,7 @@ CREATE TABLE analysis_gap_summary (
 -- Defined in: docs/metrics.md, "analysis_steps, analysis_step_stats".
 -- written by: analyze/steps.c
 -- read by: analyze/findings.c, check/baseline.c, export/perfetto_tracks.c, report/report_sections.c
+--          analyze/summary.c
 CREATE TABLE analysis_steps (
   device_id INTEGER NOT NULL,         -- devices.id the breakdown is of
   step_event_id INTEGER NOT NULL,     -- events.id of the step
@@ -162,10 +163,11 @@ CREATE TABLE analysis_step_ops (
 );
 
 -- analysis_comm: Every collective, matched across the devices that ran it, with its duration,
--- bytes, bandwidth and the wait of the earliest rank.
+-- bytes, bandwidth and the wait of the earliest rank. With --align-clocks, skews and waits compare
+-- starts shifted by their host's analysis_clock_offsets.offset_ns; start_ns stays the store's time.
 -- Defined in: docs/metrics.md, "analysis_comm, analysis_comm_ranks".
 -- written by: analyze/comm.c
--- read by: analyze/findings.c, report/report_sections.c
+-- read by: analyze/findings.c, report/report_sections.c, analyze/analyze.c, import/merge.c
 CREATE TABLE analysis_comm (
   device_id INTEGER NOT NULL,  -- devices.id of this member
   rank INTEGER,                -- devices.rank, else its process's rank; NULL when unknown
@@ -191,7 +193,7 @@ CREATE TABLE analysis_comm (
 -- straggler.
 -- Defined in: docs/metrics.md, "analysis_comm, analysis_comm_ranks".
 -- written by: analyze/comm.c
--- read by: analyze/findings.c, cli/cmd_analyze.c, report/report_sections.c
+-- read by: analyze/findings.c, cli/cmd_analyze.c, report/report_sections.c, analyze/analyze.c
 CREATE TABLE analysis_comm_ranks (
   device_id INTEGER NOT NULL,  -- devices.id
   rank INTEGER,                -- as in analysis_comm
@@ -206,6 +208,22 @@ CREATE TABLE analysis_comm_ranks (
   comm_ns INTEGER NOT NULL,       -- |communication kernels ∩ window| (as analysis_device_time)
   total_wait_ns INTEGER NOT NULL, -- |union of the members' wait intervals [start_ns, start_ns + wait_ns) ∩ window| <= comm_ns
   straggler INTEGER NOT NULL   -- 1 when times_last >= 3 and late_share > 1.5 * expected_share
+);
+
+-- analysis_clock_offsets: Per host the offset of its clock from the reference host's, estimated
+-- from the ends of matched collectives, with its uncertainty and whether it was applied.
+-- Defined in: docs/metrics.md, "analysis_clock_offsets".
+-- written by: analyze/clock.c
+-- read by: analyze/findings.c, cli/cmd_analyze.c, report/report_sections.c, analyze/analyze.c
+CREATE TABLE analysis_clock_offsets (
+  host TEXT NOT NULL,           -- host name (devices.host_id, else its process's host_id)
+  reference_host TEXT NOT NULL, -- the host every offset is measured from: the host of the lowest rank
+  devices INTEGER NOT NULL,     -- devices of this host with communication kernels
+  offset_ns INTEGER,            -- this host's clock minus the reference host's clock (0 on the reference host); NULL when not estimated (no path of host pairs sharing >= 3 matched collectives)
+  uncertainty_ns INTEGER,       -- half-width of the approximate 95 % rank-based confidence interval of the median, summed along the path from the reference host; NULL with offset_ns
+  collectives INTEGER NOT NULL, -- matched collectives the estimate rests on (the fewest of its path's host pairs; on the reference host: those it shares with any host); 0 when not estimated
+  via_host TEXT,                -- the host it was reached through (its parent in the spanning tree); NULL on the reference host and when not estimated
+  applied INTEGER NOT NULL      -- 1 when --align-clocks shifted this host's members by -offset_ns in analysis_comm and analysis_comm_ranks
 );
 
 -- analysis_op_profile: Per op and level (host op, kernel, XLA op and module, framework op, API
@@ -423,7 +441,7 @@ CREATE TABLE analysis_kernel_stats (
 -- allocations, frees and fragmentation.
 -- Defined in: docs/metrics.md, "Memory".
 -- written by: analyze/memory.c
--- read by: check/baseline.c, report/report_sections.c
+-- read by: check/baseline.c, report/report_sections.c, import/merge_tables.c
 CREATE TABLE analysis_memory (
   series_id    INTEGER PRIMARY KEY, -- one (device, process, allocator) series, from 1
   device_id    INTEGER,  -- memory_records.device_id, NULL for host memory

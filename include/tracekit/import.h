@@ -106,6 +106,31 @@ int tk_xplane_list_runs(const char *path, struct tk_xplane_run **runs, int *nrun
 /** tk_xplane_runs_free() - free the @nruns runs of tk_xplane_list_runs() (NULL is fine). */
 void tk_xplane_runs_free(struct tk_xplane_run *runs, int nruns);
 
+/* ---- merging stores (import/merge.c) ---- */
+
+struct tk_merge_options {
+	/* 1: a job summary, only what the cross-rank analyses need (docs/scale.md): every source,
+	 * process, device and track, the step events, the communication kernels with their args,
+	 * meta, and the inputs' analysis tables (each input must have a current analysis). */
+	int summary;
+};
+
+/** tk_merge_options_init() - a full merge (every event). */
+void tk_merge_options_init(struct tk_merge_options *o);
+
+/**
+ * tk_merge() - write the job store @output from the @n stores @inputs (per-rank or per-host
+ * stores): their sources, processes, devices, tracks, events with their details, op details,
+ * flows, args, counters, memory events and meta, in input order, ids remapped and strings
+ * re-interned (meta: later inputs win). Written atomically: on failure nothing is at @output.
+ * @param st   OUT (may be NULL): what was written
+ * @return TK_OK; TK_EINVAL for a store given twice, two stores holding one rank, a summary input
+ *         without a current analysis; TK_EFORMAT for a damaged store or one that is not a store
+ *         (its path, table and row in @err); TK_EIO, TK_ENOMEM.
+ */
+int tk_merge(const char *output, const char *const *inputs, size_t n,
+	     const struct tk_merge_options *o, struct tk_writer_stats *st, tk_error *err);
+
 #pragma GCC visibility pop
 #ifdef __cplusplus
 }

@@ -1,0 +1,72 @@
+#!/bin/sh
+# tracekit merge (import/merge.c, cli/cmd_merge.c) on the 4-rank fixture of tests/data/analyze/comm:
+# per-rank stores merged hold what one import of all ranks holds (canonical dump, ids resolved);
+# a job summary analysed gives the communication tables of the full store, rank by rank; the
+# refusals (a store twice, one rank in two stores, not a store, a damaged store, the output an
+# input) exit 2 and leave no output; a summary is much smaller than the full store.
+# usage: merge.sh TRACEKIT SOURCE_DIR
+set -u
+T=$1
+SRC=$2
+F=$SRC/tests/data/analyze/comm
+DUMP="python3 $SRC/tests/merge/canonical_dump.py"
+D=$(mktemp -d)
+trap 'rm -rf "$D"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+refused() { # what, then the command; it must exit 2 and leave no $D/out.db
+	what=$1; shift
+	"$@" >"$D/msg" 2>&1; rc=$?
+	[ $rc -eq 2 ] || fail "$what: exit $rc, not 2: $(cat "$D/msg")"
+	[ ! -e "$D/out.db" ] || fail "$what: left an output"
+}
+
+$T import "$F/rank0.json" "$F/rank1.json" "$F/rank2.json" "$F/rank3.json" -o "$D/all.db" >/dev/null ||
+	fail "import of all ranks"
+for r in 0 1 2 3; do
+	$T import "$F/rank$r.json" -o "$D/r$r.db" >/dev/null || fail "import of rank $r"
+done
+$T merge "$D/r0.db" "$D/r1.db" "$D/r2.db" "$D/r3.db" -o "$D/m.db" >/dev/null || fail "merge"
+$DUMP "$D/all.db" >"$D/all.txt" && $DUMP "$D/m.db" >"$D/m.txt" || fail "dump"
+diff "$D/all.txt" "$D/m.txt" >/dev/null || fail "merge differs from one import: $(diff "$D/all.txt" "$D/m.txt" | head -5)"
+grep -q "^== events (32 rows)" "$D/m.txt" || fail "merged store lacks events"
+
+# refusals
+refused "a store twice" $T merge "$D/r0.db" "$D/r1.db" "$D/r0.db" -o "$D/out.db"
+grep -q "same store" "$D/msg" || fail "a store twice: $(cat "$D/msg")"
+$T import "$F/rank1.json" --rank 5 -o "$D/r1b.db" >/dev/null || fail "import r1b"
+refused "one rank in two stores" $T merge "$D/r0.db" "$D/r1.db" "$D/r2.db" "$D/r1b.db" -o "$D/out.db"
+grep -q "r1.db' and '.*r1b.db' both hold rank 1" "$D/msg" || fail "same rank: $(cat "$D/msg")"
+refused "not a store" $T merge "$D/r0.db" "$F/rank1.json" -o "$D/out.db"
+refused "output is an input" $T merge "$D/r0.db" "$D/r1.db" -o "$D/r1.db"
+cp "$D/r2.db" "$D/bad.db"
+python3 -c "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute('UPDATE events SET track_id = 99 WHERE id = 3'); c.commit()" "$D/bad.db"
+refused "damaged store" $T merge "$D/r0.db" "$D/bad.db" -o "$D/out.db"
+grep -q "bad.db': table events, row id 3" "$D/msg" || fail "damaged store: $(cat "$D/msg")"
+
+# the job summary: analysed per rank (merge analyses a store without analysis), then the
+# cross-rank tables recomputed on it equal the full store's
+$T analyze "$D/all.db" >/dev/null || fail "analyze all"
+$T merge --summary "$D/r0.db" "$D/r1.db" "$D/r2.db" "$D/r3.db" -o "$D/s.db" >/dev/null 2>"$D/msg" ||
+	fail "merge --summary: $(cat "$D/msg")"
+grep -q "no analysis yet: running analyze first" "$D/msg" || fail "summary did not analyse its inputs"
+$T analyze "$D/s.db" >/dev/null || fail "analyze summary"
+$DUMP "$D/all.db" --only analysis_comm analysis_comm_ranks >"$D/all.c" &&
+	$DUMP "$D/s.db" --only analysis_comm analysis_comm_ranks >"$D/s.c" || fail "dump comm"
+grep -q "^== analysis_comm_ranks (4 rows)" "$D/s.c" || fail "summary: no comm ranks"
+diff "$D/all.c" "$D/s.c" >/dev/null || fail "summary comm tables differ: $(diff "$D/all.c" "$D/s.c" | head -5)"
+$T report "$D/s.db" >/dev/null || fail "report on a summary"
+refused "a summary of a summary" $T merge --summary "$D/s.db" -o "$D/out.db"
+
+# a synthetic job (compute, copies, steps, memory): the summary's cross-rank tables equal the
+# full store's, and it is much smaller
+$T synth -o "$D/syn.db" --events 300000 --devices 4 >/dev/null && $T analyze "$D/syn.db" >/dev/null ||
+	fail "synth"
+$T merge "$D/syn.db" -o "$D/synf.db" >/dev/null && $T merge --summary "$D/syn.db" -o "$D/syns.db" >/dev/null &&
+	$T analyze "$D/syns.db" >/dev/null || fail "synth merges"
+$DUMP "$D/syn.db" --only analysis_comm analysis_comm_ranks >"$D/syn.c" &&
+	$DUMP "$D/syns.db" --only analysis_comm analysis_comm_ranks >"$D/syns.c" || fail "dump synth"
+diff "$D/syn.c" "$D/syns.c" >/dev/null || fail "synth summary comm tables differ"
+full=$(wc -c <"$D/synf.db")
+summ=$(wc -c <"$D/syns.db")
+[ $((summ * 2)) -lt "$full" ] || fail "summary $summ bytes is not under half the full merge's $full"
+echo "ok: summary $summ bytes, full merge $full bytes"
