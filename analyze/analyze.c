@@ -166,20 +166,23 @@ static int run_summary(struct tka_ctx *c, const char **step)
 	return rc;
 }
 
-/* No page of the open transaction written to the file until *@spill is set back (the page
- * count at which the connection spilled), the dropped tables' pages freed as they are. */
-static int hold_pages(struct tka_ctx *c, int *spill)
+/*
+ * No page of the open transaction written to the file until release_pages() (the dropped
+ * tables' pages freed as they are). SQLite's own spill threshold is 1 page ("spill a dirty page
+ * whenever the cache is short of room"); PRAGMA cache_spill reads back the cache's size
+ * instead, and setting that value back would keep up to a cache's worth of dirty pages pinned,
+ * leaving no room for the clean ones: every page read after the pass would be read from the
+ * file again (5 M-event store: 12 times the reads, +0.5 s of system time). So it is set back to 1.
+ */
+static int hold_pages(struct tka_ctx *c)
 {
-	sqlite3_stmt *st = NULL;
-	int rc = tka_prepare(c, "PRAGMA cache_spill", &st);
-	if (rc != TK_OK)
-		return rc;
-	*spill = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int(st, 0) : 0;
-	sqlite3_finalize(st);
-	if (*spill <= 0)
-		*spill = 1;
 	return tka_exec(c, "cannot start the analysis",
 			"PRAGMA secure_delete = OFF; PRAGMA cache_spill = 2147483647");
+}
+
+static int release_pages(struct tka_ctx *c)
+{
+	return tka_exec(c, "after reading the events", "PRAGMA cache_spill = 1");
 }
 
 int tk_analyze(const char *path, const struct tk_analyze_options *o, tk_error *err)
@@ -190,7 +193,7 @@ int tk_analyze(const char *path, const struct tk_analyze_options *o, tk_error *e
 	const char *step = "";
 	struct tka_ctx c = {.opt = o, .err = msg, .errlen = sizeof(msg)};
 	tk_store *s = NULL;
-	int rc, in_txn = 0, spill = 0;
+	int rc, in_txn = 0;
 	tk_error_clear(err);
 	if (!o) {
 		tk_analyze_options_init(&defaults);
@@ -198,6 +201,7 @@ int tk_analyze(const char *path, const struct tk_analyze_options *o, tk_error *e
 	}
 	c.path = path;
 	c.jobs = c.opt->jobs > 0 ? c.opt->jobs : tku_cpu_count();
+	c.jobs_auto = c.opt->jobs <= 0;
 	/* Checked to be a tracekit store of a supported version, then opened read-write. */
 	rc = tk_store_open_mode(path, TK_STORE_READ_WRITE, &s);
 	if (rc != TK_OK) {
@@ -227,7 +231,7 @@ int tk_analyze(const char *path, const struct tk_analyze_options *o, tk_error *e
 	 * transaction's RESERVED lock, which a page written to the file before the commit would
 	 * make EXCLUSIVE: until the pass is over, changed pages stay in memory (no spill), and
 	 * the dropped tables' pages are freed without being zeroed (a few pages change). */
-	if (c.jobs > 1 && (rc = hold_pages(&c, &spill)) != TK_OK) {
+	if (c.jobs > 1 && (rc = hold_pages(&c)) != TK_OK) {
 		where = IN_TABLES;
 		goto out;
 	}
@@ -246,11 +250,8 @@ int tk_analyze(const char *path, const struct tk_analyze_options *o, tk_error *e
 	}
 	/* Every event once, for the timeline, the op profile, kernel stats and the KPIs. */
 	rc = tka_pass_run(&c);
-	if (rc == TK_OK && c.jobs > 1) {
-		char sql[64];
-		snprintf(sql, sizeof(sql), "PRAGMA cache_spill = %d", spill);
-		rc = tka_exec(&c, "after reading the events", sql);
-	}
+	if (rc == TK_OK && c.jobs > 1)
+		rc = release_pages(&c);
 	if (rc != TK_OK) {
 		where = IN_EVENTS;
 		goto out;

@@ -24,6 +24,7 @@ struct tka_ctx {
 	const struct tk_analyze_options *opt;
 	const char *path; /* the store's path (the event readers open their own connections) */
 	int jobs;	  /* threads reading the events (event_jobs.c), >= 1 */
+	int jobs_auto;	  /* jobs is the cores (options.jobs 0): one thread for a small store */
 	char *err;	  /* message buffer of errlen bytes */
 	size_t errlen;
 	struct tka_pass *pass;	    /* the shared pass over the events (event_pass.c) */
@@ -133,6 +134,7 @@ void tka_evcur_close(struct tka_evcur *r);
  * events stop, as tka_evcur would have returned it.
  */
 struct tka_evjobs;
+/* *@out NULL (and TK_OK) when c->jobs_auto and the store is too small for readers to pay. */
 int tka_evjobs_start(struct tka_ctx *c, const struct tka_pass *p, struct tka_evjobs **out);
 int tka_evjobs_next(struct tka_ctx *c, struct tka_evjobs *j, const struct tka_ev **e);
 void tka_evjobs_stop(struct tka_evjobs *j);

@@ -19,11 +19,27 @@
 
 #include "analyze_internal.h"
 
+/*
+ * A range must fit in a reader's queue: while the calling thread takes range k from reader
+ * k mod N, the others read ahead only as far as their queues go, so ranges longer than a queue
+ * would make the readers take turns instead of reading at once (the first version: 65,536 ids
+ * per range, 4 batches queued, and no gain). Ids are dense in a store the importers wrote, so
+ * EVJ_SPAN ids are at most EVJ_SPAN events; a range's seek costs three b-tree descents, cheap
+ * beside its 2,048 events, and EVJ_RANGES bounds them when ids are sparse.
+ */
 #define EVJ_BATCH 1024	    /* events per batch */
-#define EVJ_DEPTH 4	    /* batches a reader may have queued */
-#define EVJ_MIN_SPAN 65536  /* ids per range, at least */
-#define EVJ_RANGES 4096	    /* ranges, at most (ids may be sparse in a hostile store) */
+#define EVJ_DEPTH 8	    /* batches a reader may have queued: 4 ranges of dense ids */
+#define EVJ_SPAN 2048	    /* ids per range, at least */
+#define EVJ_RANGES 65536    /* ranges, at most (ids may be sparse in a hostile store) */
 #define EVJ_MAX_READERS 256 /* a bound on the threads, whatever was asked */
+_Static_assert(EVJ_SPAN <= EVJ_DEPTH * EVJ_BATCH / 2, "a range of dense ids fits a queue twice");
+/*
+ * With jobs the cores (not asked for), a store of fewer event ids than this is read on the
+ * calling thread: its reading takes under about 0.1 s on one core, so two readers could save
+ * a few hundredths, no more than their connections' opening and checking of the schema and the
+ * threads' start cost (df_index_resolver, 123 k events: 0.25 s CPU with and without readers).
+ */
+#define EVJ_AUTO_MIN_IDS 262144
 
 struct batch {
 	struct tka_ev ev[EVJ_BATCH];
@@ -114,7 +130,9 @@ static void *reader_run(void *arg)
 		goto out;
 	}
 	c.db = tk_store_sqlite(s);
-	if ((rc = tka_evcur_open(&c, j->pass, &cur)) != TK_OK) {
+	/* one read transaction for every range: the lock taken and the cache checked once */
+	if ((rc = tka_exec(&c, "reading events", "BEGIN")) != TK_OK ||
+	    (rc = tka_evcur_open(&c, j->pass, &cur)) != TK_OK) {
 		fail_queue(r, rc);
 		goto out;
 	}
@@ -165,11 +183,16 @@ int tka_evjobs_start(struct tka_ctx *c, const struct tka_pass *p, struct tka_evj
 		uint64_t width = (uint64_t)max - (uint64_t)min; /* ids in the store: width + 1 */
 		j->min = min;
 		j->span = width / EVJ_RANGES + 1;
-		if (j->span < EVJ_MIN_SPAN)
-			j->span = EVJ_MIN_SPAN;
+		if (j->span < EVJ_SPAN)
+			j->span = EVJ_SPAN;
 		j->nranges = (size_t)(width / j->span) + 1;
 	}
 	sqlite3_finalize(st);
+	if (c->jobs_auto && (!j->nranges || (j->nranges - 1) * j->span < EVJ_AUTO_MIN_IDS)) {
+		tka_evjobs_stop(j);
+		*out = NULL;
+		return TK_OK;
+	}
 	j->nreaders = (size_t)c->jobs < j->nranges ? (size_t)c->jobs : j->nranges;
 	if (j->nreaders > EVJ_MAX_READERS)
 		j->nreaders = EVJ_MAX_READERS;

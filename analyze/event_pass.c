@@ -240,10 +240,12 @@ static int read_events(struct tka_ctx *c, struct tka_pass *p)
 		struct tka_evjobs *j = NULL;
 		const struct tka_ev *e = NULL;
 		rc = tka_evjobs_start(c, p, &j);
-		while (rc == TK_OK && (rc = tka_evjobs_next(c, j, &e)) == TK_OK && e)
-			rc = hand_out(c, e, &total);
-		tka_evjobs_stop(j);
-		return rc;
+		if (rc != TK_OK || j) { /* else: too small for readers, read here */
+			while (rc == TK_OK && (rc = tka_evjobs_next(c, j, &e)) == TK_OK && e)
+				rc = hand_out(c, e, &total);
+			tka_evjobs_stop(j);
+			return rc;
+		}
 	}
 	struct tka_evcur r;
 	struct tka_ev e;

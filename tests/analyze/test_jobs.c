@@ -57,7 +57,8 @@ static int analyze_jobs(const char *path, int jobs, char *msg, size_t len)
  */
 static void expect_same_tables(const char *path, int64_t min_rows)
 {
-	static const int jobs[] = {1, 2, 3, 4};
+	/* 0: the cores, which reads a store this small on the calling thread */
+	static const int jobs[] = {1, 2, 3, 4, 0};
 	uint64_t first = 0;
 	for (size_t i = 0; i < sizeof(jobs) / sizeof(jobs[0]); i++) {
 		char name[32], msg[1024];
