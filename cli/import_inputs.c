@@ -1,7 +1,8 @@
 /*
  * Importing inputs into a store, shared by the commands: `import` (cli/cmd_import.c), and
  * `baseline` and `check`, which take a store, a trace file or a logdir per run and import the
- * latter on the fly into a temporary store (cli_run_input_open).
+ * latter on the fly into a temporary store (cli_run_input_open); the files of the inputs, for
+ * `import --mpi` to share out (cli_import_files).
  */
 #define _XOPEN_SOURCE 700 /* mkdtemp, nftw */
 #include <errno.h>
@@ -80,6 +81,18 @@ static void inputs_free(struct inputs *in)
 	free(in->json);
 }
 
+/* The run of a logdir to import: @run_name's, else the newest (the first); NULL when none. */
+static const struct tk_xplane_run *pick_run(const struct tk_xplane_run *runs, int nruns,
+					    const char *run_name)
+{
+	for (int i = 0; run_name && i < nruns; i++)
+		if (!strcmp(runs[i].name, run_name))
+			return &runs[i];
+	return run_name || nruns < 1 ? NULL : &runs[0];
+}
+
+#define NO_RUN_FMT "'%s' has no run named '%s' (see 'tracekit ls %s')"
+
 /* Import one directory: every host file of one run. */
 static int import_dir(tk_writer *w, const char *path, const char *run_name,
 		      struct tk_import_options *o, struct inputs *in)
@@ -92,18 +105,10 @@ static int import_dir(tk_writer *w, const char *path, const char *run_name,
 		fail_with(w, rc, err);
 		goto out;
 	}
-	const struct tk_xplane_run *pick = &runs[0];
-	if (run_name) {
-		pick = NULL;
-		for (int i = 0; i < nruns && !pick; i++)
-			if (!strcmp(runs[i].name, run_name))
-				pick = &runs[i];
-		if (!pick) {
-			rc = tk_writer_fail(w, TK_ENOTFOUND,
-					    "'%s' has no run named '%s' (see 'tracekit ls %s')",
-					    path, run_name, path);
-			goto out;
-		}
+	const struct tk_xplane_run *pick = pick_run(runs, nruns, run_name);
+	if (!pick) {
+		rc = tk_writer_fail(w, TK_ENOTFOUND, NO_RUN_FMT, path, run_name, path);
+		goto out;
 	}
 	for (int i = 0; i < pick->nfiles && rc == TK_OK; i++)
 		if ((rc = check_new_input(w, in, pick->files[i], 0)) == TK_OK)
@@ -224,4 +229,67 @@ void cli_run_input_close(struct cli_run_input *in)
 		return;
 	nftw(in->dir, rm_one, 8, FTW_DEPTH | FTW_PHYS);
 	in->dir[0] = '\0';
+}
+
+void cli_import_files_free(struct cli_import_file *f, size_t n)
+{
+	for (size_t i = 0; f && i < n; i++)
+		free(f[i].path);
+	free(f);
+}
+
+static int add_file(struct cli_import_file **f, size_t *n, size_t *cap, const char *path,
+		    int json, int file_index)
+{
+	if (TKU_GROW(*f, *cap, *n + 1, 16) != TK_OK || !((*f)[*n].path = strdup(path))) {
+		cli_error("out of memory");
+		return TK_EXIT_INTERNAL;
+	}
+	(*f)[*n].json = json;
+	(*f)[(*n)++].file_index = file_index;
+	return TK_EXIT_OK;
+}
+
+int cli_import_files(const char *const *inputs, size_t n, const char *run_name,
+		     struct cli_import_file **out, size_t *nout)
+{
+	struct cli_import_file *f = NULL;
+	size_t nf = 0, cap = 0;
+	int rc = TK_EXIT_OK;
+	tk_error *err = tk_error_new();
+	for (size_t i = 0; i < n && rc == TK_EXIT_OK; i++) {
+		struct stat sb;
+		enum tk_import_format fmt;
+		struct tk_xplane_run *runs = NULL;
+		int nruns = 0, e;
+		if (stat(inputs[i], &sb) != 0 || !S_ISDIR(sb.st_mode)) {
+			if ((e = tk_import_detect(inputs[i], &fmt, err)) != TK_OK)
+				rc = cli_fail_error(e, err);
+			else
+				rc = add_file(&f, &nf, &cap, inputs[i], fmt == TK_FORMAT_CHROME_JSON,
+					      (int)i);
+			continue;
+		}
+		if ((e = tk_xplane_list_runs(inputs[i], &runs, &nruns, err)) != TK_OK) {
+			rc = cli_fail_error(e, err);
+			continue;
+		}
+		const struct tk_xplane_run *pick = pick_run(runs, nruns, run_name);
+		if (!pick) {
+			cli_error(NO_RUN_FMT, inputs[i], run_name, inputs[i]);
+			rc = TK_EXIT_USAGE;
+		}
+		for (int k = 0; pick && k < pick->nfiles && rc == TK_EXIT_OK; k++)
+			rc = add_file(&f, &nf, &cap, pick->files[k], 0, (int)i);
+		tk_xplane_runs_free(runs, nruns);
+	}
+	tk_error_free(err);
+	if (rc != TK_EXIT_OK) {
+		cli_import_files_free(f, nf);
+		f = NULL;
+		nf = 0;
+	}
+	*out = f;
+	*nout = nf;
+	return rc;
 }
