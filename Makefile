@@ -4,6 +4,8 @@
 #               ASan+UBSan; both with -Werror, so both compilers stay warning-free
 #               (make test-asan: the same sanitizer build with gcc)
 #   make bench  write 1 M and 10 M event stores and print events/s and peak RSS; time check
+#   make bench-job  a synthetic 64-rank x 1 M-event job imported and analysed as 8..64 ranks
+#               (bench/job_bench.sh; ~30 GB of disk, several minutes)
 #   make fuzz   build the libFuzzer targets (clang) in build-fuzz and run a campaign
 #               (FUZZ_SECONDS=600 per target, FUZZ_JOBS=1, FUZZ_TARGETS="xplane json ..."; docs/reliability.md)
 #   make fuzz-smoke  every fuzz target for a bounded run from the committed seeds (part of make test)
@@ -18,7 +20,7 @@ CMAKE_FLAGS ?=
 SAN_CTEST = ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	ctest -j $(JOBS) --output-on-failure
 
-.PHONY: all setup test-setup build demo test test-fast test-asan test-clang bench clean fuzz fuzz-smoke \
+.PHONY: all setup test-setup build demo test test-fast test-asan test-clang bench bench-job clean fuzz fuzz-smoke \
 	format-check format
 
 all: build
@@ -64,6 +66,9 @@ test: format-check test-fast test-clang fuzz-smoke
 bench: build
 	@bench/run.sh $(BUILD)
 	@bench/check_bench.sh $(BUILD)
+
+bench-job: build
+	@bench/job_bench.sh $(BUILD)
 
 FUZZ_SECONDS ?= 600
 FUZZ_JOBS ?= 1

@@ -97,7 +97,10 @@ static const struct {
     {"idle gaps", tka_gaps, 0, NULL},
     {"steps", tka_steps, 0, NULL},
     {"step ops", tka_step_ops, 0, NULL},
-    {"communication", tka_comm, 1, "analysis_comm analysis_comm_ranks"},
+    {"communication", tka_comm, 1, "analysis_comm analysis_comm_ranks analysis_clock_offsets"},
+    /* load balance across ranks: after device time, steps and comm, whose tables it reads */
+    {"load balance", tka_balance, 1,
+     "analysis_balance_ranks analysis_balance analysis_balance_slowest"},
     {"op profile", tka_op_profile, 0, NULL},
     {"gpu time per op", tka_op_gpu_time, 0, NULL},
     {"categories", tka_categories, 0, NULL},
@@ -152,6 +155,11 @@ static int run_summary(struct tka_ctx *c, const char **step)
 			continue;
 		*step = analyses[i].name;
 		rc = analyses[i].run(c);
+	}
+	/* the findings that compare ranks, over the job's tables; the others are the ranks' own */
+	if (rc == TK_OK) {
+		*step = "cross-rank findings";
+		rc = tka_findings_cross_rank(c);
 	}
 	return rc;
 }

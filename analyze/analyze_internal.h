@@ -301,6 +301,9 @@ int tka_gaps(struct tka_ctx *c);	/* gaps.c:         analysis_gaps, analysis_gap_
 int tka_steps(struct tka_ctx *c);	/* steps.c:        analysis_steps */
 int tka_step_ops(struct tka_ctx *c);	/* step_ops.c:     analysis_step_ops */
 int tka_comm(struct tka_ctx *c);	/* comm.c:         analysis_comm */
+/* balance.c: analysis_balance_ranks, analysis_balance, analysis_balance_slowest (load balance
+ * across ranks; reads only analysis tables, so it runs on job summary stores too) */
+int tka_balance(struct tka_ctx *c);
 /* summary.c: on a job summary, the windows of the timeline from the copied per-rank tables. */
 int tka_summary_windows(struct tka_ctx *c);
 int tka_op_profile(struct tka_ctx *c);	/* op_profile.c:   analysis_op_profile */
@@ -314,6 +317,8 @@ int tka_kpi(struct tka_ctx *c);		 /* kpi.c:          analysis_kpi */
 int tka_launch_stats(struct tka_ctx *c); /* launch_stats.c: analysis_launch_stats */
 int tka_queue_length(struct tka_ctx *c); /* queue_length.c: analysis_queue_length, _timeline */
 int tka_findings(struct tka_ctx *c);	 /* findings.c:     analysis_findings */
+/* findings.c: on a job summary, the cross-rank rules again over the job's tables */
+int tka_findings_cross_rank(struct tka_ctx *c);
 
 /*
  * tka_op_perf_bandwidth() - for the memory bandwidth KPI of device @device_id: the modelled

@@ -7,8 +7,12 @@
  * own duration) and whether it started last by a significant margin (analysis_comm); per device
  * its matched and unmatched collectives, how often it was late, its wait inside the window
  * (never more than its communication time) and the straggler flag (analysis_comm_ranks).
- * Communication kernels come from the shared timeline (intervals.c).
+ * Communication kernels come from the shared timeline (intervals.c). The matched collectives
+ * also give each host's clock offset (clock.c); with --align-clocks the members are shifted by
+ * their host's offset and matched again, so skews, waits and stragglers compare aligned times
+ * (docs/metrics.md, "clock offsets between hosts").
  */
+#include "clock.h"
 #include "intervals.h"
 
 #include <stdlib.h>
@@ -16,6 +20,7 @@
 #include <tracekit/store.h>
 
 #include "checked.h"
+#include "util/map.h"
 
 /* A skew is significant from this floor (ns) and from 1/TKA_SKEW_DIV of the collective's median
  * duration up (docs: "late"). */
@@ -28,9 +33,9 @@ enum { BY_NONE = 0, BY_SEQ = 1, BY_ORDER = 2 };
 struct member {
 	int64_t start, end, seq, nelems; /* seq, nelems: TK_NONE when absent */
 	int64_t skew, wait, thr, instance;
-	const char *pg, *dtype; /* interned in struct strs, or NULL */
-	uint32_t name_id, dev;	/* dev: index in tl->dev */
-	size_t op;		/* index in tl->dev[dev].ops */
+	const char *pg, *dtype, *coll; /* interned in struct strs, or NULL */
+	uint32_t name_id, dev;	       /* dev: index in tl->dev */
+	size_t op;		       /* index in tl->dev[dev].ops */
 	int members, last, by;
 	int cls; /* 0: matched by (pg, seq); 1: by order */
 };
@@ -113,6 +118,13 @@ static int64_t diff_sat(int64_t a, int64_t b)
 {
 	int64_t r;
 	return tk_sub_ovf(a, b, &r) ? INT64_MAX : r;
+}
+
+/* t − o, saturated both ways. */
+static int64_t shift_sat(int64_t t, int64_t o)
+{
+	int64_t r;
+	return tk_sub_ovf(t, o, &r) ? (o < 0 ? INT64_MAX : INT64_MIN) : r;
 }
 
 static int cmp_dur(const void *pa, const void *pb)
@@ -228,9 +240,10 @@ static void match_order(struct matcher *x, size_t a, size_t b)
 	}
 }
 
-/* The args of a kernel that identify its collective; -1 when none of them is in the store. */
+/* The args of a kernel that identify its collective (and its kind: coll); 0 when none of them
+ * is in the store. */
 struct arg_keys {
-	int64_t pg, seq, nelems, dtype;
+	int64_t pg, seq, nelems, dtype, coll;
 };
 
 static int read_args(struct tka_ctx *c, sqlite3_stmt *q, const struct arg_keys *k, struct strs *str,
@@ -250,11 +263,12 @@ static int read_args(struct tka_ctx *c, sqlite3_stmt *q, const struct arg_keys *
 			long long v = strtoll(text, &end, 10);
 			if (end != text && !*end)
 				*(key == k->seq ? &p->seq : &p->nelems) = v;
-		} else if ((key == k->pg || key == k->dtype) && type != SQLITE_NULL && text) {
+		} else if ((key == k->pg || key == k->dtype || key == k->coll) &&
+			   type != SQLITE_NULL && text) {
 			const char *v = strs_intern(str, text);
 			if (!v)
 				rc = tka_fail(c, TK_ENOMEM, "out of memory");
-			*(key == k->pg ? &p->pg : &p->dtype) = v;
+			*(key == k->pg ? &p->pg : key == k->dtype ? &p->dtype : &p->coll) = v;
 		}
 	}
 	return rc;
@@ -381,12 +395,12 @@ static int write_all(struct tka_ctx *c, const struct tka_timeline *tl, struct me
 		wait.n = 0;
 		for (; b < nm && m[b].dev == m[a].dev; b++) {
 			const struct member *p = &m[b];
-			int in = p->start < INT64_MAX &&
-				 tka_spans_len_in(d->window, p->start, p->start + 1) > 0;
+			int64_t ts = d->ops[p->op].ts; /* on the store's clock, as the window */
+			int in = ts < INT64_MAX && tka_spans_len_in(d->window, ts, ts + 1) > 0;
 			if ((rc = write_member(c, ins, d, p, in)) != TK_OK)
 				goto out;
 			if (p->by != BY_NONE &&
-			    (rc = tka_spans_add(&wait, p->start, p->start + p->wait)) != TK_OK) {
+			    (rc = tka_spans_add(&wait, ts, ts + p->wait)) != TK_OK) {
 				rc = tka_fail(c, rc, "out of memory");
 				goto out;
 			}
@@ -420,7 +434,7 @@ static int arg_keys(struct tka_ctx *c, struct arg_keys *k)
 	sqlite3_stmt *q = NULL;
 	int rc = tka_prepare(c,
 			     "SELECT id, str FROM strings WHERE str IN ('Process Group Name', "
-			     "'Seq', 'In msg nelems', 'dtype')",
+			     "'Seq', 'In msg nelems', 'dtype', 'Collective name')",
 			     &q);
 	memset(k, 0, sizeof(*k));
 	while (rc == TK_OK && sqlite3_step(q) == SQLITE_ROW) {
@@ -434,10 +448,107 @@ static int arg_keys(struct tka_ctx *c, struct arg_keys *k)
 			k->seq = id;
 		else if (!strcmp(s, "In msg nelems"))
 			k->nelems = id;
+		else if (!strcmp(s, "Collective name"))
+			k->coll = id;
 		else
 			k->dtype = id;
 	}
 	sqlite3_finalize(q);
+	return rc;
+}
+
+/* Match every member of m[0..nm) (sorted by cmp_member), afresh. */
+static void match_all(struct matcher *x, size_t nm)
+{
+	x->next_instance = 0;
+	for (size_t k = 0; k < nm; k++) {
+		struct member *p = &x->m[k];
+		p->by = BY_NONE;
+		p->instance = p->skew = p->wait = p->thr = 0;
+		p->members = p->last = 0;
+	}
+	for (size_t a = 0; a < nm;) {
+		size_t b = a + 1;
+		while (b < nm && cmp_key(&x->m[a], &x->m[b]) == 0)
+			b++;
+		if (x->m[a].cls == 0)
+			match_seq(x, a, b);
+		else
+			match_order(x, a, b);
+		a = b;
+	}
+}
+
+/* 1 when the members of the collective of @p end together (clock.h): by its "Collective name"
+ * arg, else by its kernel name (looked up once per name in @kinds). */
+static int ends_together(struct tka_ctx *c, sqlite3_stmt *nameq, struct tku_table *kinds,
+			 const struct member *p, int *out)
+{
+	if (p->coll) {
+		*out = tka_clock_kind(p->coll);
+		return TK_OK;
+	}
+	int64_t key = p->name_id;
+	int added;
+	int64_t *e = tku_table_at(kinds, &key, &added);
+	if (!e)
+		return tka_fail(c, TK_ENOMEM, "out of memory");
+	if (added) {
+		sqlite3_reset(nameq);
+		sqlite3_bind_int64(nameq, 1, key);
+		e[1] = sqlite3_step(nameq) == SQLITE_ROW &&
+		       tka_clock_kind((const char *)sqlite3_column_text(nameq, 0));
+	}
+	*out = (int)e[1];
+	return TK_OK;
+}
+
+/*
+ * Estimate the hosts' clock offsets from the collectives matched by sequence number (the only
+ * matching that does not rest on the clocks), write the hosts' offsets and, with
+ * --align-clocks, shift each member by its host's offset and match again: call order then pairs
+ * on aligned times (docs/metrics.md, "clock offsets between hosts").
+ */
+static int align(struct tka_ctx *c, const struct tka_timeline *tl, struct matcher *x, size_t nm)
+{
+	struct tka_clock_sample *s = malloc((nm ? nm : 1) * sizeof(*s));
+	int64_t *off = malloc((tl->ndev ? tl->ndev : 1) * sizeof(*off));
+	struct tku_table kinds = TKU_TABLE_INIT(int64_t[2], 1);
+	sqlite3_stmt *nameq = NULL;
+	int rc, apply = c->opt->align_clocks, any = 0;
+	if (!s || !off) {
+		rc = tka_fail(c, TK_ENOMEM, "out of memory");
+		goto out;
+	}
+	if ((rc = tka_prepare(c, "SELECT str FROM strings WHERE id = ?", &nameq)) != TK_OK)
+		goto out;
+	for (size_t k = 0; k < nm; k++) {
+		const struct member *p = &x->m[k];
+		int et = 0;
+		if (p->by == BY_SEQ && (rc = ends_together(c, nameq, &kinds, p, &et)) != TK_OK)
+			goto out;
+		s[k] = (struct tka_clock_sample){p->by == BY_SEQ ? p->instance : 0, p->end, p->dev,
+						 et};
+	}
+	if ((rc = tka_clock_offsets(c, tl, s, nm, apply, off)) != TK_OK)
+		goto out;
+	for (size_t k = 0; k < nm; k++) {
+		struct member *p = &x->m[k];
+		int64_t o = off[p->dev];
+		if (!o ||
+		    !tk_time_ok(o)) /* a hostile store's offset beyond any time: not applied */
+			continue;
+		any = 1;
+		p->start = shift_sat(p->start, o);
+		p->end = shift_sat(p->end, o);
+	}
+	if (any)
+		match_all(x, nm);
+out:
+	sqlite3_finalize(nameq);
+	tku_table_free(&kinds);
+	free(s);
+	free(off);
 	return rc;
 }
 
@@ -490,16 +601,9 @@ int tka_comm(struct tka_ctx *c)
 	}
 	if (nm > 1)
 		qsort(x.m, nm, sizeof(*x.m), cmp_member);
-	for (size_t a = 0; a < nm;) {
-		size_t b = a + 1;
-		while (b < nm && cmp_key(&x.m[a], &x.m[b]) == 0)
-			b++;
-		if (x.m[a].cls == 0)
-			match_seq(&x, a, b);
-		else
-			match_order(&x, a, b);
-		a = b;
-	}
+	match_all(&x, nm);
+	if ((rc = align(c, tl, &x, nm)) != TK_OK)
+		goto out;
 	rc = write_all(c, tl, x.m, nm);
 out:
 	sqlite3_finalize(argq);

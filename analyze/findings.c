@@ -305,6 +305,33 @@ static const struct rule rules[] = {
 							    "be a clock offset between hosts.' "
 							    "FROM analysis_comm_ranks r WHERE "
 							    "r.straggler = 1 ORDER BY r.device_id"},
+    /* clock_offset (issue 19, part c): a host clock offset that distorts the straggler test */
+    {"clock_offset", "analysis_clock_offsets",
+     INS
+     "SELECT 'clock_offset', 'medium', NULL, NULL, abs(o.offset_ns) / 1e3, "
+     "max(10, 3 * o.uncertainty_ns / 1e3), "
+     "printf('the clock of host %s is %s %s the clock of host %s (+/- %s, from %d "
+     "collectives): ranks are compared on unaligned clocks', o.host, " TKA_HUMAN_NS(
+	 "abs(o.offset_ns)") ", CASE WHEN o.offset_ns > 0 THEN 'ahead of' ELSE 'behind' END, "
+			     "o.reference_host, " TKA_HUMAN_NS(
+				 "o.uncertainty_ns") ", o.collectives), "
+						     "json_object('host', o.host, "
+						     "'reference_host', o.reference_host, "
+						     "'offset_ns', "
+						     "o.offset_ns, 'uncertainty_ns', "
+						     "o.uncertainty_ns, 'collectives', "
+						     "o.collectives), "
+						     "'Run tracekit analyze --align-clocks: skews, "
+						     "waits and stragglers are then measured on "
+						     "clocks aligned by this offset (the events "
+						     "are not rewritten).' "
+						     "FROM analysis_clock_offsets o WHERE "
+						     "o.applied = 0 AND o.offset_ns IS NOT NULL "
+						     "AND "
+						     "o.host <> o.reference_host AND "
+						     "abs(o.offset_ns) >= 10000 AND "
+						     "abs(o.offset_ns) >= 3 * "
+						     "o.uncertainty_ns ORDER BY o.rowid"},
     {"input_bound_steps", "analysis_steps",
      INS "SELECT 'input_bound_steps', CASE WHEN 100.0 * s.host / s.dur >= 20 THEN 'high' "
 	 "ELSE 'medium' END, s.device_id, NULL, 100.0 * s.host / s.dur, 10, "
@@ -451,6 +478,30 @@ static const struct rule rules[] = {
 		 "AND l.ns > 0 GROUP BY x.device_id, x.category) r WHERE r.eff < 40 AND r.share >= "
 		 "10 "
 		 "ORDER BY r.device_id, r.ns DESC"},
+    /* ---- load balance across ranks (balance.c): the slowest rank's extra load ---- */
+    {"rank_imbalance", "analysis_balance_slowest analysis_balance",
+     INS "SELECT 'rank_imbalance', CASE WHEN 100 * (b.imbalance - 1) >= 25 THEN 'high' ELSE "
+	 "'medium' END, b.device_id, NULL, 100 * (b.imbalance - 1), 10, b.summary, "
+	 "json_object('basis', b.basis, 'rank', b.rank, 'host', b.host, 'load_ns', b.load_ns, "
+	 "'others_ns', b.others_ns, 'extra_ns', b.extra_ns, 'imbalance', b.imbalance, "
+	 "'component', b.component, 'component_extra_ns', b.component_ns, 'top', (SELECT "
+	 "json_group_array(json_object('name', metric, 'slowest_ns', slowest_ns, 'others_ns', "
+	 "others_ns, 'extra_ns', extra_ns)) FROM (SELECT * FROM analysis_balance WHERE "
+	 "component = 1 ORDER BY extra_ns DESC, rowid))), "
+	 "printf('Rank %d does more work than the others, which wait for it in their "
+	 "collectives. ', b.rank) || CASE b.component "
+	 "WHEN 'compute' THEN 'Its extra time is compute: give it the same work (shard data by "
+	 "tokens rather than samples, bucket variable-length batches, balance pipeline stages "
+	 "and expert placement), and check its GPU (clocks, thermal throttling, a slower or "
+	 "shared device).' "
+	 "WHEN 'host_idle' THEN 'Its device waits for its host: look at that rank''s input "
+	 "pipeline (dataloader workers, CPU affinity, storage) and host-side work per step.' "
+	 "WHEN 'exposed_memcpy' THEN 'Its extra time is copies no compute hides: copy "
+	 "non_blocking from pinned memory, and keep the data that rank copies on the device.' "
+	 "ELSE 'Its device idles where the others work: look for synchronizations and waits on "
+	 "that rank (the idle gaps of its device, by cause).' END "
+	 "FROM analysis_balance_slowest b WHERE b.imbalance IS NOT NULL AND "
+	 "100 * (b.imbalance - 1) >= 10"},
 };
 
 static int have_table(struct tka_ctx *c, const char *name, size_t len)
@@ -481,11 +532,26 @@ static int inputs_present(struct tka_ctx *c, const char *needs)
 	return 1;
 }
 
-int tka_findings(struct tka_ctx *c)
+/* The rules that compare ranks: on a job summary (tracekit merge --summary) they run again over
+ * the job's cross-rank tables, while the other findings are the ranks' own, copied. */
+static const char *const cross_rank_rules[] = {"straggler", "clock_offset", "rank_imbalance"};
+
+static int is_cross_rank(const char *name)
+{
+	for (size_t i = 0; i < sizeof(cross_rank_rules) / sizeof(cross_rank_rules[0]); i++)
+		if (!strcmp(name, cross_rank_rules[i]))
+			return 1;
+	return 0;
+}
+
+/* Run the rules (@cross_rank_only: only those of cross_rank_rules). */
+static int run_rules(struct tka_ctx *c, int cross_rank_only)
 {
 	sqlite3_stmt *st = NULL;
 	int rc = TK_OK;
 	for (size_t i = 0; rc == TK_OK && i < sizeof(rules) / sizeof(rules[0]); i++) {
+		if (cross_rank_only && !is_cross_rank(rules[i].name))
+			continue;
 		if (!inputs_present(c, rules[i].needs))
 			continue;
 		if ((rc = tka_prepare(c, rules[i].sql, &st)) != TK_OK)
@@ -499,4 +565,25 @@ int tka_findings(struct tka_ctx *c)
 		st = NULL;
 	}
 	return rc;
+}
+
+int tka_findings(struct tka_ctx *c)
+{
+	return run_rules(c, 0);
+}
+
+int tka_findings_cross_rank(struct tka_ctx *c)
+{
+	sqlite3_stmt *del = NULL;
+	int rc = tka_prepare(c, "DELETE FROM analysis_findings WHERE rule = ?1", &del);
+	for (size_t i = 0; rc == TK_OK && i < sizeof(cross_rank_rules) / sizeof(cross_rank_rules[0]);
+	     i++) {
+		sqlite3_reset(del);
+		sqlite3_bind_text(del, 1, cross_rank_rules[i], -1, SQLITE_STATIC);
+		if (sqlite3_step(del) != SQLITE_DONE)
+			rc = tka_fail(c, tka_sql_status(c), "dropping the copied %s findings: %s",
+				      cross_rank_rules[i], sqlite3_errmsg(c->db));
+	}
+	sqlite3_finalize(del);
+	return rc == TK_OK ? run_rules(c, 1) : rc;
 }

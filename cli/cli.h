@@ -88,6 +88,9 @@ struct tk_writer_stats;
  * at @output on failure. Prints what went wrong; returns an exit code. @o->warn defaults to
  * printing warnings on stderr.
  */
+/* cli_neither_logdir_nor_ranks() - @err: the directory @dir holds neither a logdir's run (why:
+ * @xerr, from tk_xplane_list_runs()) nor a JSON trace. Returns TK_ENOTFOUND. */
+int cli_neither_logdir_nor_ranks(const char *dir, const tk_error *xerr, tk_error *err);
 int cli_import(const char *output, const char *const *inputs, size_t n, const char *run_name,
 	       struct tk_import_options *o, struct tk_writer_stats *st);
 
@@ -99,12 +102,13 @@ struct cli_import_file {
 };
 
 /*
- * The files `import` reads from @inputs, in its order: a file as it is, a logdir as the host
- * files of its run (@run_name's, else the newest). Prints what went wrong; an exit code. Free
- * *@out with cli_import_files_free().
+ * The files `import` reads from @inputs, in its order (a file as it is, a logdir as the host
+ * files of its run, a rank directory as its JSON traces), with its refusals (a file twice, two
+ * JSON traces of one rank under @o's --rank). Prints what went wrong; an exit code. Free *@out
+ * with cli_import_files_free().
  */
 int cli_import_files(const char *const *inputs, size_t n, const char *run_name,
-		     struct cli_import_file **out, size_t *nout);
+		     const struct tk_import_options *o, struct cli_import_file **out, size_t *nout);
 void cli_import_files_free(struct cli_import_file *f, size_t n);
 
 /* One run given to `baseline` or `check`: a store (analysed in place when it has no current

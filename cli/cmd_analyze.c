@@ -21,13 +21,15 @@ const struct tk_cmd tk_cmd_analyze = {
     "usage: tracekit analyze STORE [--window auto|device|steps|host-steps]\n"
     "                       [--small-kernel-us N] [--peak-flops [DTYPE=]VALUE]...\n"
     "                       [--peak-bandwidth VALUE] [--device-file FILE]\n"
+    "                       [--align-clocks]\n"
     "       mpirun -np K tracekit analyze STORE... --mpi -o JOB [OPTION]...\n\n"
     "Computes every analysis (docs/metrics.md) from the store and writes the results back into\n"
     "it as analysis_* tables (device_peaks, device_time, gaps, gap_summary, steps, step_stats,\n"
-    "comm, comm_ranks, op_profile, kernel_stats, memory, kpi, findings), replacing those of an\n"
-    "earlier run, in one transaction. Then prints a short summary: per device its window,\n"
-    "utilization and idle time, its peaks (\"peak unknown\" when none is known), idle gaps by\n"
-    "cause, the KPI bands, step times, stragglers and findings.\n"
+    "comm, comm_ranks, clock_offsets, op_profile, kernel_stats, memory, kpi, findings),\n"
+    "replacing those of an earlier run, in one transaction. Then prints a short summary: per\n"
+    "device its window, utilization and idle time, its peaks (\"peak unknown\" when none is\n"
+    "known), idle gaps by cause, the KPI bands, step times, stragglers, the hosts' clock\n"
+    "offsets and findings.\n"
     "Times are printed in ms with 6 decimals (exact ns).\n\n"
     "Options:\n"
     "  --window W            window of each device's figures: auto (steps when the device has\n"
@@ -45,6 +47,9 @@ const struct tk_cmd tk_cmd_analyze = {
     "                        the peak memory bandwidth of every device in bytes/s: 3.35T\n"
     "  --device-file FILE    peaks by device name pattern, JSON (docs/peaks.md); wins over the\n"
     "                        trace and the built-in table\n"
+    "  --align-clocks        compare the ranks' collectives (skew, wait, stragglers) on clocks\n"
+    "                        aligned by each host's offset, estimated from the collectives'\n"
+    "                        ends (always estimated and shown; the events are not rewritten)\n"
     "  -q, --quiet           print no summary\n"
     "  --mpi                 under mpirun or srun: the per-rank stores STORE... are shared out\n"
     "                        by bytes among the MPI processes; each analyses its stores and\n"
@@ -114,6 +119,13 @@ static const struct section sections[] = {
 				 " printf('%.6f', comm_ns / 1e6) AS comm_ms,"
 				 " CASE straggler WHEN 1 THEN 'straggler' ELSE '' END AS flag"
 				 " FROM analysis_comm_ranks ORDER BY device_id"},
+    {"Clock offsets between hosts",
+     "SELECT host, CASE WHEN offset_ns IS NULL THEN 'not estimated' ELSE"
+     " printf('%+.6f', offset_ns / 1e6) END AS offset_ms,"
+     " CASE WHEN uncertainty_ns IS NULL THEN '-' ELSE printf('%.6f', uncertainty_ns / 1e6)"
+     " END AS uncertainty_ms, collectives,"
+     " CASE applied WHEN 1 THEN 'applied' ELSE '' END AS applied"
+     " FROM analysis_clock_offsets ORDER BY rowid"},
     {"Findings", "SELECT rule, severity, device_id AS device, summary FROM analysis_findings"},
 };
 
@@ -222,6 +234,7 @@ static int run(int argc, char **argv)
 	    CLI_CALL("peak-flops", 0, peak_flops_option, &o),
 	    CLI_CALL("peak-bandwidth", 0, peak_bandwidth_option, &o),
 	    CLI_STR("device-file", 0, &o.device_file),
+	    CLI_FLAG("align-clocks", 0, &o.align_clocks),
 	    CLI_FLAG("quiet", 'q', &quiet),
 	    CLI_FLAG("mpi", 0, &mpi),
 	    CLI_STR("output", 'o', &output),

@@ -1,8 +1,9 @@
 /*
  * `tracekit ls`: the profile runs of a TensorBoard logdir, newest first (by profile start, else
  * the time in the run name, runs with neither last by mtime: tk_xplane_list_runs()), with their
- * profiled time span, what placed them in time, hosts and sizes. Run and host names are escaped
- * for the terminal (include/tracekit/text.h).
+ * profiled time span, what placed them in time, hosts and sizes; or the traces of a rank
+ * directory (tk_rank_dir_list()) in the order `import` takes them, with rank, host and span.
+ * Run, host and path names are escaped for the terminal (include/tracekit/text.h).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,8 +20,8 @@ static int run(int argc, char **argv);
 
 const struct tk_cmd tk_cmd_ls = {
     "ls",
-    "list the profile runs of a TensorBoard logdir, newest first",
-    "usage: tracekit ls LOGDIR\n\n"
+    "list the profile runs of a TensorBoard logdir, or the traces of a rank directory",
+    "usage: tracekit ls DIR\n\n"
     "Lists the runs of LOGDIR (a logdir, its plugins/profile directory, or one run directory):\n"
     "<logdir>/plugins/profile/<run>/<host>.xplane.pb. One row per run: the run name, when\n"
     "profiling started (UTC) and how long it lasted (the profile_start_time /\n"
@@ -32,9 +33,17 @@ const struct tk_cmd tk_cmd_ls = {
     "with neither last, by the modification time of their newest file. So copying runs does\n"
     "not change which is the newest. 'tracekit import LOGDIR' imports the first row; '--run\n"
     "NAME' picks another.\n\n"
+    "A DIR that holds no run but Chrome/Kineto JSON traces (*.json, *.json.gz, in\n"
+    "subdirectories too; a job's rank traces) lists them in the order 'tracekit import DIR'\n"
+    "imports them: by the rank the file states (distributedInfo; '-' when none), then by\n"
+    "path. One row per file: rank, host (host_name; '-' when none), world size, format,\n"
+    "size, when its first event started (UTC; '-' when the trace's clock is not the Unix\n"
+    "epoch), from its first event's start to its last one's end, and its path under DIR;\n"
+    "then a line of totals.\n\n"
     "Options:\n"
     "  -h, --help  this text\n\n"
-    "Exit codes: 0 ok; 2 when LOGDIR is not a directory or holds no run.\n",
+    "Exit codes: 0 ok; 2 when DIR is not a directory, holds neither a run nor a trace, or is a\n"
+    "tree refused as a rank directory (a cycle of links, too deep).\n",
     run,
 };
 
@@ -96,6 +105,99 @@ static void hosts(char *buf, size_t len, const struct tk_xplane_run *r)
 	}
 }
 
+/* One rank directory file's row, or NULL out of memory. */
+static char *rank_row(const struct tk_rank_file *f)
+{
+	char rank[24], world[24], size[32], start[32], dur[32], fmt[24];
+	snprintf(rank, sizeof(rank), "-");
+	snprintf(world, sizeof(world), "-");
+	if (f->rank != TK_NONE)
+		snprintf(rank, sizeof(rank), "%lld", (long long)f->rank);
+	if (f->world_size != TK_NONE)
+		snprintf(world, sizeof(world), "%lld", (long long)f->world_size);
+	snprintf(fmt, sizeof(fmt), "%s %s", f->kineto ? "kineto" : "chrome",
+		 f->gzip ? "json.gz" : "json");
+	human(size, sizeof(size), f->bytes);
+	utc(start, sizeof(start), f->epoch ? f->start_ns : TK_NONE);
+	duration(dur, sizeof(dur), f->start_ns, f->end_ns);
+	char *host = tk_text_escape(f->host ? f->host : "-", strlen(f->host ? f->host : "-"),
+				    TK_TEXT_TERMINAL, NULL);
+	char *path = tk_text_escape(f->rel, strlen(f->rel), TK_TEXT_TERMINAL, NULL);
+	char *row = NULL;
+	size_t n = (host ? strlen(host) : 0) + (path ? strlen(path) : 0) + 160;
+	if (host && path && (row = malloc(n)))
+		snprintf(row, n, "%6s  %-20s  %5s  %-14s  %10s  %-19s  %9s  %s", rank, host, world,
+			 fmt, size, start, dur, path);
+	free(host);
+	free(path);
+	return row;
+}
+
+/* `ls DIR` of a rank directory: its traces as `import DIR` takes them, and their totals. */
+static int cmp_host(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The number of different hosts among the @n files. */
+static int64_t count_hosts(const struct tk_rank_file *files, int n)
+{
+	const char **h = calloc((size_t)n + 1, sizeof(*h));
+	int64_t k = 0, m = 0;
+	for (int i = 0; h && i < n; i++)
+		if (files[i].host)
+			h[m++] = files[i].host;
+	if (h)
+		qsort(h, (size_t)m, sizeof(*h), cmp_host);
+	for (int64_t i = 0; i < m; i++)
+		k += i == 0 || strcmp(h[i - 1], h[i]) != 0;
+	free(h);
+	return k;
+}
+
+/* @xerr: why DIR is no logdir (tk_xplane_list_runs()), said when it holds no trace either. */
+static int list_rank_dir(const char *dir, tk_error *xerr)
+{
+	struct tk_rank_file *files = NULL;
+	int n = 0, rc;
+	tk_error *err = tk_error_new();
+	if ((rc = tk_rank_dir_list(dir, TK_RANK_SPAN, &files, &n, err)) == TK_ENOTFOUND)
+		rc = cli_neither_logdir_nor_ranks(dir, xerr, err);
+	if (rc != TK_OK) {
+		rc = cli_fail_error(rc, err);
+		goto out;
+	}
+	printf("%6s  %-20s  %5s  %-14s  %10s  %-19s  %9s  %s\n", "rank", "host", "world", "format",
+	       "size", "start (UTC)", "duration", "path");
+	int64_t bytes = 0, ranks = 0, unranked = 0;
+	for (int i = 0; i < n; i++) {
+		char *row = rank_row(&files[i]);
+		if (!row) {
+			rc = cli_fail(TK_ENOMEM, "out of memory");
+			goto out;
+		}
+		printf("%s\n", row);
+		free(row);
+		bytes += files[i].bytes;
+		unranked += files[i].rank == TK_NONE;
+		ranks += files[i].rank != TK_NONE &&
+			 (i == 0 || files[i - 1].rank != files[i].rank); /* sorted by rank */
+	}
+	char size[32];
+	human(size, sizeof(size), bytes);
+	int64_t hosts = count_hosts(files, n);
+	printf("%d trace%s, %lld rank%s, %lld host%s, %s", n, n == 1 ? "" : "s", (long long)ranks,
+	       ranks == 1 ? "" : "s", (long long)hosts, hosts == 1 ? "" : "s", size);
+	if (unranked)
+		printf(" (%lld without a rank: by file order on import)", (long long)unranked);
+	printf("\n");
+	rc = TK_EXIT_OK;
+out:
+	tk_error_free(err);
+	tk_rank_files_free(files, n);
+	return rc;
+}
+
 static int run(int argc, char **argv)
 {
 	const struct tk_cmd *cmd = &tk_cmd_ls;
@@ -106,15 +208,20 @@ static int run(int argc, char **argv)
 		if (argv[i][0] == '-' && argv[i][1])
 			return cli_usage_error(cmd, "unknown option '%s'", argv[i]);
 		if (dir)
-			return cli_usage_error(cmd, "one LOGDIR only ('%s' is extra)", argv[i]);
+			return cli_usage_error(cmd, "one DIR only ('%s' is extra)", argv[i]);
 		dir = argv[i];
 	}
 	if (!dir)
-		return cli_usage_error(cmd, "a LOGDIR is required");
+		return cli_usage_error(cmd, "a DIR is required");
 	struct tk_xplane_run *runs = NULL;
 	int nruns = 0;
 	tk_error *err = tk_error_new();
 	int rc = tk_xplane_list_runs(dir, &runs, &nruns, err);
+	if (rc == TK_ENOTFOUND) {
+		rc = list_rank_dir(dir, err);
+		tk_error_free(err);
+		return rc;
+	}
 	if (rc != TK_OK)
 		rc = cli_fail_error(rc, err);
 	tk_error_free(err);

@@ -35,33 +35,35 @@ struct inputs {
 	size_t ids_cap, json_cap;
 };
 
-/* Fail @w with the error @err of a call that returned @rc (its causes kept on the writer). */
-static int fail_with(tk_writer *w, int rc, const tk_error *err)
+/* Fail with the error @err of a call that returned @rc: its causes copied to @e. */
+static int fail_with(tk_error *e, int rc, const tk_error *err)
 {
-	return err ? tk_writer_fail_error(w, err) : tk_writer_fail(w, rc, "%s", "");
+	if (err && tk_error_cause_count(err))
+		return tk_error_copy(e, err), rc;
+	return tk_error_push_from(e, "cli", rc, "%s", "");
 }
 
-static int check_new_input(tk_writer *w, struct inputs *in, const char *path, int json)
+static int check_new_input(tk_error *e, struct inputs *in, const char *path, int json)
 {
 	if (TKU_GROW(in->ids, in->ids_cap, (size_t)in->n + 1, 8) != TK_OK ||
 	    TKU_GROW(in->json, in->json_cap, (size_t)in->n + 1, 8) != TK_OK)
-		return tk_writer_fail(w, TK_ENOMEM, "out of memory");
+		return tk_error_push_from(e, "cli", TK_ENOMEM, "out of memory");
 	struct tk_input_id *ids = in->ids;
 	int *js = in->json;
 	tk_error *err = tk_error_new();
 	int rc = tk_import_input_id(path, &ids[in->n], err);
 	if (rc != TK_OK)
-		fail_with(w, rc, err);
+		fail_with(e, rc, err);
 	tk_error_free(err);
 	if (rc != TK_OK)
 		return rc;
 	if (!(ids[in->n].path = strdup(path)))
-		return tk_writer_fail(w, TK_ENOMEM, "out of memory");
+		return tk_error_push_from(e, "cli", TK_ENOMEM, "out of memory");
 	js[in->n] = json;
 	for (int i = 0; i < in->n && rc == TK_OK; i++) {
 		int same = tk_import_input_same(&ids[i], &ids[in->n], json && js[i]);
 		if (same != TK_INPUT_DIFFERENT)
-			rc = tk_writer_fail(w, TK_EINVAL,
+			rc = tk_error_push_from(e, "cli", TK_EINVAL,
 					    "inputs '%s' and '%s' %s: each input becomes its own "
 					    "rank or host; give each file once",
 					    ids[i].path, path,
@@ -81,41 +83,191 @@ static void inputs_free(struct inputs *in)
 	free(in->json);
 }
 
-/* The run of a logdir to import: @run_name's, else the newest (the first); NULL when none. */
-static const struct tk_xplane_run *pick_run(const struct tk_xplane_run *runs, int nruns,
-					    const char *run_name)
+/* The files to import, in order (expand_inputs()): an input file as it is, a logdir as the host
+ * files of its run, a rank directory as its JSON traces. */
+struct plan {
+	struct item {
+		char *path;
+		enum tk_import_format fmt;
+		int file_index; /* position among the inputs (the rank a JSON file falls back on) */
+		int peeked;	/* 1 once the JSON file's rank was read */
+		int64_t rank;	/* the rank the file states (distributedInfo), or TK_NONE */
+		int64_t gets;	/* the rank it gets (check_ranks()) */
+	} * items;
+	size_t n, cap;
+};
+
+static void plan_free(struct plan *p)
 {
-	for (int i = 0; run_name && i < nruns; i++)
-		if (!strcmp(runs[i].name, run_name))
-			return &runs[i];
-	return run_name || nruns < 1 ? NULL : &runs[0];
+	for (size_t i = 0; i < p->n; i++)
+		free(p->items[i].path);
+	free(p->items);
 }
 
-#define NO_RUN_FMT "'%s' has no run named '%s' (see 'tracekit ls %s')"
+static int plan_add(tk_error *e, struct plan *p, const char *path, enum tk_import_format fmt,
+		    int file_index, int64_t rank, int peeked)
+{
+	if (TKU_GROW(p->items, p->cap, p->n + 1, 16) != TK_OK)
+		return tk_error_push_from(e, "cli", TK_ENOMEM, "out of memory");
+	struct item *it = &p->items[p->n];
+	if (!(it->path = strdup(path)))
+		return tk_error_push_from(e, "cli", TK_ENOMEM, "out of memory");
+	it->fmt = fmt;
+	it->file_index = file_index;
+	it->rank = rank;
+	it->peeked = peeked;
+	p->n++;
+	return TK_OK;
+}
 
-/* Import one directory: every host file of one run. */
-static int import_dir(tk_writer *w, const char *path, const char *run_name,
-		      struct tk_import_options *o, struct inputs *in)
+/* A directory: every host file of one run of a logdir; else, every JSON trace under it, by rank
+ * (tk_rank_dir_list()), each its own input (*file_index counts them). */
+static int expand_dir(tk_error *e, const char *path, const char *run_name, int *file_index,
+		      struct plan *p)
 {
 	struct tk_xplane_run *runs = NULL;
-	int nruns = 0, rc;
+	struct tk_rank_file *files = NULL;
+	int nruns = 0, nfiles = 0, rc;
 	tk_error *err = tk_error_new();
 	rc = tk_xplane_list_runs(path, &runs, &nruns, err);
-	if (rc != TK_OK) {
-		fail_with(w, rc, err);
+	if (rc == TK_ENOTFOUND) {
+		tk_error *rerr = tk_error_new();
+		if ((rc = tk_rank_dir_list(path, 0, &files, &nfiles, rerr)) == TK_ENOTFOUND)
+			rc = cli_neither_logdir_nor_ranks(path, err, rerr);
+		if (rc != TK_OK)
+			fail_with(e, rc, rerr);
+		tk_error_free(rerr);
+		for (int i = 0; i < nfiles && rc == TK_OK; i++)
+			rc = plan_add(e, p, files[i].path, TK_FORMAT_CHROME_JSON, (*file_index)++,
+				      files[i].rank, 1);
 		goto out;
 	}
-	const struct tk_xplane_run *pick = pick_run(runs, nruns, run_name);
-	if (!pick) {
-		rc = tk_writer_fail(w, TK_ENOTFOUND, NO_RUN_FMT, path, run_name, path);
+	if (rc != TK_OK) {
+		fail_with(e, rc, err);
 		goto out;
+	}
+	const struct tk_xplane_run *pick = &runs[0];
+	if (run_name) {
+		pick = NULL;
+		for (int i = 0; i < nruns && !pick; i++)
+			if (!strcmp(runs[i].name, run_name))
+				pick = &runs[i];
+		if (!pick) {
+			rc = tk_error_push_from(e, "cli", TK_ENOTFOUND,
+					    "'%s' has no run named '%s' (see 'tracekit ls %s')",
+					    path, run_name, path);
+			goto out;
+		}
 	}
 	for (int i = 0; i < pick->nfiles && rc == TK_OK; i++)
-		if ((rc = check_new_input(w, in, pick->files[i], 0)) == TK_OK)
-			rc = tk_import_xplane(w, pick->files[i], o);
+		rc = plan_add(e, p, pick->files[i], TK_FORMAT_XPLANE, *file_index, TK_NONE, 0);
+	(*file_index)++;
 out:
 	tk_error_free(err);
 	tk_xplane_runs_free(runs, nruns);
+	tk_rank_files_free(files, nfiles);
+	return rc;
+}
+
+int cli_neither_logdir_nor_ranks(const char *dir, const tk_error *xerr, tk_error *err)
+{
+	tk_error_copy(err, xerr);
+	return tk_error_push_from(err, "cli", TK_ENOTFOUND,
+				  "'%s' is neither a TensorBoard logdir nor a directory of "
+				  "Chrome/Kineto JSON traces (*.json, *.json.gz)",
+				  dir);
+}
+
+/* The inputs as the ordered list of files to import. */
+static int expand_inputs(tk_error *e, const char *const *inputs, size_t n, const char *run_name,
+			 struct plan *p)
+{
+	int rc = TK_OK, file_index = 0;
+	tk_error *err = tk_error_new();
+	for (size_t i = 0; i < n && rc == TK_OK; i++) {
+		struct stat sb;
+		enum tk_import_format fmt;
+		if (stat(inputs[i], &sb) == 0 && S_ISDIR(sb.st_mode))
+			rc = expand_dir(e, inputs[i], run_name, &file_index, p);
+		else if ((rc = tk_import_detect(inputs[i], &fmt, err)) != TK_OK)
+			fail_with(e, rc, err);
+		else
+			rc = plan_add(e, p, inputs[i], fmt, file_index++, TK_NONE, 0);
+	}
+	tk_error_free(err);
+	return rc;
+}
+
+static int cmp_rank(const void *pa, const void *pb)
+{
+	const struct item *a = *(const struct item *const *)pa,
+			  *b = *(const struct item *const *)pb;
+	if (a->gets != b->gets)
+		return a->gets < b->gets ? -1 : 1;
+	return (a->file_index > b->file_index) - (a->file_index < b->file_index);
+}
+
+/* Two JSON files of one rank are refused, before any import: each rank is one trace. The ranks
+ * files state are peeked (tk_rank_file_peek(); a file that cannot be peeked is left to the
+ * importer, which says what is wrong with it). One JSON file is not peeked at all. */
+static int check_ranks(tk_error *e, struct plan *p, const struct tk_import_options *o)
+{
+	struct item **json = NULL;
+	size_t nj = 0;
+	int rc = TK_OK;
+	for (size_t i = 0; i < p->n; i++)
+		nj += p->items[i].fmt == TK_FORMAT_CHROME_JSON;
+	if (nj < 2)
+		return TK_OK;
+	if (!(json = calloc(nj, sizeof(*json))))
+		return tk_error_push_from(e, "cli", TK_ENOMEM, "out of memory");
+	nj = 0;
+	for (size_t i = 0; i < p->n; i++) {
+		struct item *it = &p->items[i];
+		struct tk_rank_file f;
+		if (it->fmt != TK_FORMAT_CHROME_JSON)
+			continue;
+		if (!it->peeked && tk_rank_file_peek(it->path, 0, &f, NULL) == TK_OK) {
+			it->rank = f.rank;
+			free(f.path);
+			free(f.host);
+		}
+		it->peeked = 1;
+		/* as tk_import_chrome_json(): its own, else --rank plus its position, else that */
+		it->gets = it->rank != TK_NONE	? it->rank
+			   : o->rank != TK_NONE ? o->rank + it->file_index
+						: it->file_index;
+		json[nj++] = it;
+	}
+	qsort(json, nj, sizeof(*json), cmp_rank);
+	for (size_t i = 1; i < nj && rc == TK_OK; i++) {
+		const struct item *a = json[i - 1], *b = json[i];
+		if (a->gets == b->gets)
+			rc = tk_error_push_from(
+			    e, "cli", TK_EINVAL,
+			    "'%s' (%s) and '%s' (%s) are both rank %lld: a job has one "
+			    "trace per rank",
+			    a->path, a->rank != TK_NONE ? "distributedInfo" : "file order", b->path,
+			    b->rank != TK_NONE ? "distributedInfo" : "file order",
+			    (long long)a->gets);
+	}
+	free(json);
+	return rc;
+}
+
+/* The files of @inputs in import order, each given once, no two JSON traces of one rank; an
+ * error on @e. */
+static int make_plan(tk_error *e, const char *const *inputs, size_t n, const char *run_name,
+		     const struct tk_import_options *o, struct plan *p)
+{
+	struct inputs seen = {0};
+	int rc = expand_inputs(e, inputs, n, run_name, p);
+	for (size_t i = 0; i < p->n && rc == TK_OK; i++) /* every file first: before any import */
+		rc = check_new_input(e, &seen, p->items[i].path,
+				     p->items[i].fmt == TK_FORMAT_CHROME_JSON);
+	if (rc == TK_OK)
+		rc = check_ranks(e, p, o);
+	inputs_free(&seen);
 	return rc;
 }
 
@@ -123,40 +275,23 @@ int cli_import(const char *output, const char *const *inputs, size_t n, const ch
 	       struct tk_import_options *o, struct tk_writer_stats *st)
 {
 	tk_writer *w = NULL;
-	struct inputs seen = {0};
+	struct plan plan = {0};
 	tk_error *err = tk_error_new();
 	int rc = tk_writer_create(output, &w);
 	if (!o->warn)
 		o->warn = warn;
 	cli_remove_on_signal(tk_writer_temp_path(w));
-	for (size_t i = 0; i < n && rc == TK_OK; i++) { /* files first: before any import */
-		struct stat sb;
-		enum tk_import_format fmt;
-		if (stat(inputs[i], &sb) == 0 && S_ISDIR(sb.st_mode))
-			continue;
-		if ((rc = tk_import_detect(inputs[i], &fmt, err)) != TK_OK)
-			fail_with(w, rc, err);
+	if (rc == TK_OK && (rc = make_plan(err, inputs, n, run_name, o, &plan)) != TK_OK)
+		tk_writer_fail_error(w, err);
+	for (size_t i = 0; i < plan.n && rc == TK_OK; i++) {
+		const struct item *it = &plan.items[i];
+		o->file_index = it->file_index;
+		if (it->fmt == TK_FORMAT_XPLANE)
+			rc = tk_import_xplane(w, it->path, o);
 		else
-			rc = check_new_input(w, &seen, inputs[i], fmt == TK_FORMAT_CHROME_JSON);
+			rc = tk_import_chrome_json(w, it->path, o);
 	}
-	for (size_t i = 0; i < n && rc == TK_OK; i++) {
-		const char *in = inputs[i];
-		struct stat sb;
-		o->file_index = (int)i;
-		if (stat(in, &sb) == 0 && S_ISDIR(sb.st_mode)) {
-			rc = import_dir(w, in, run_name, o, &seen);
-			continue;
-		}
-		enum tk_import_format fmt;
-		rc = tk_import_detect(in, &fmt, err);
-		if (rc != TK_OK)
-			fail_with(w, rc, err);
-		else if (fmt == TK_FORMAT_XPLANE)
-			rc = tk_import_xplane(w, in, o);
-		else
-			rc = tk_import_chrome_json(w, in, o);
-	}
-	inputs_free(&seen);
+	plan_free(&plan);
 	if (rc != TK_OK) {
 		tk_error_free(err);
 		return cli_fail_writer(rc, w);
@@ -238,58 +373,26 @@ void cli_import_files_free(struct cli_import_file *f, size_t n)
 	free(f);
 }
 
-static int add_file(struct cli_import_file **f, size_t *n, size_t *cap, const char *path,
-		    int json, int file_index)
-{
-	if (TKU_GROW(*f, *cap, *n + 1, 16) != TK_OK || !((*f)[*n].path = strdup(path))) {
-		cli_error("out of memory");
-		return TK_EXIT_INTERNAL;
-	}
-	(*f)[*n].json = json;
-	(*f)[(*n)++].file_index = file_index;
-	return TK_EXIT_OK;
-}
-
 int cli_import_files(const char *const *inputs, size_t n, const char *run_name,
-		     struct cli_import_file **out, size_t *nout)
+		     const struct tk_import_options *o, struct cli_import_file **out, size_t *nout)
 {
+	struct plan plan = {0};
 	struct cli_import_file *f = NULL;
-	size_t nf = 0, cap = 0;
-	int rc = TK_EXIT_OK;
 	tk_error *err = tk_error_new();
-	for (size_t i = 0; i < n && rc == TK_EXIT_OK; i++) {
-		struct stat sb;
-		enum tk_import_format fmt;
-		struct tk_xplane_run *runs = NULL;
-		int nruns = 0, e;
-		if (stat(inputs[i], &sb) != 0 || !S_ISDIR(sb.st_mode)) {
-			if ((e = tk_import_detect(inputs[i], &fmt, err)) != TK_OK)
-				rc = cli_fail_error(e, err);
-			else
-				rc = add_file(&f, &nf, &cap, inputs[i], fmt == TK_FORMAT_CHROME_JSON,
-					      (int)i);
-			continue;
-		}
-		if ((e = tk_xplane_list_runs(inputs[i], &runs, &nruns, err)) != TK_OK) {
-			rc = cli_fail_error(e, err);
-			continue;
-		}
-		const struct tk_xplane_run *pick = pick_run(runs, nruns, run_name);
-		if (!pick) {
-			cli_error(NO_RUN_FMT, inputs[i], run_name, inputs[i]);
-			rc = TK_EXIT_USAGE;
-		}
-		for (int k = 0; pick && k < pick->nfiles && rc == TK_EXIT_OK; k++)
-			rc = add_file(&f, &nf, &cap, pick->files[k], 0, (int)i);
-		tk_xplane_runs_free(runs, nruns);
+	int rc = make_plan(err, inputs, n, run_name, o, &plan), code = TK_EXIT_OK;
+	if (rc == TK_OK && !(f = calloc(plan.n + 1, sizeof(*f))))
+		rc = tk_error_push_from(err, "cli", TK_ENOMEM, "out of memory");
+	for (size_t i = 0; i < plan.n && rc == TK_OK; i++) { /* the paths change hands */
+		f[i] = (struct cli_import_file){plan.items[i].path,
+						plan.items[i].fmt == TK_FORMAT_CHROME_JSON,
+						plan.items[i].file_index};
+		plan.items[i].path = NULL;
 	}
-	tk_error_free(err);
-	if (rc != TK_EXIT_OK) {
-		cli_import_files_free(f, nf);
-		f = NULL;
-		nf = 0;
-	}
+	if (rc != TK_OK)
+		code = cli_fail_error(rc, err);
 	*out = f;
-	*nout = nf;
-	return rc;
+	*nout = rc == TK_OK ? plan.n : 0;
+	plan_free(&plan);
+	tk_error_free(err);
+	return code;
 }

@@ -1,6 +1,7 @@
 /*
  * The MPI mode of `import` and `analyze` (--mpi; docs/scale.md), built only with MPI. Rank 0
- * lists the files (import: after logdir expansion; analyze: the stores), shares them out by
+ * lists the files (import: logdirs and rank directories expanded, with the refusals of
+ * `import`: a file twice, two traces of one rank; analyze: the stores), shares them out by
  * bytes (largest first to the least loaded process) and broadcasts the plan; each process
  * imports and analyses its files into per-rank stores (beside each input, or in --store-dir),
  * or analyses its stores, and merges them into one job summary (tk_merge); rank 0 receives the
@@ -193,7 +194,7 @@ static int make_plan(struct ctx *c)
 	}
 	struct cli_import_file *f = NULL;
 	size_t nf = 0;
-	if ((rc = cli_import_files(j->inputs, j->n, j->run_name, &f, &nf)) != TK_EXIT_OK)
+	if ((rc = cli_import_files(j->inputs, j->n, j->run_name, j->io, &f, &nf)) != TK_EXIT_OK)
 		return rc;
 	/* a JSON file alone in its import gets the rank of its place among all inputs */
 	int64_t base = j->io->rank == TK_NONE ? 0 : j->io->rank;

@@ -128,9 +128,9 @@ static int prescan(struct cj_ctx *c, struct cj_event *e)
 				   : cj_cat_info(c, "", 0);
 	if (ci.is_device) {
 		p->is_gpu = 1;
-		c->is_kineto = 1;
+		c->top.is_kineto = 1;
 	} else if (ci.is_host) {
-		c->is_kineto = 1;
+		c->top.is_kineto = 1;
 		if (!c->main_key) {
 			if (n < 0) /* the process came from the cache: its key once more */
 				n = cj_pid_key(e, e->pid, key, sizeof(key) / 2);
@@ -239,8 +239,53 @@ static int read_devprops(struct cj_ctx *c, struct tku_json_lex *lx, struct cj_ev
 	return TK_OK;
 }
 
-/* One top-level key's value in pass 1 (the key is in lx->str; its ':' was consumed). */
-static int top_key_pass1(struct cj_ctx *c, struct tku_json_lex *lx, struct cj_event *e, char *key)
+int cj_top_value(struct cj_top *top, struct tku_json_lex *lx, struct cj_event *e, const char *key,
+		 enum tku_json_tok t)
+{
+	int64_t i;
+	const char *v;
+	if (t == TKU_JT_LBRACE && !strcmp(key, "distributedInfo")) {
+		if (cj_event_parse(lx, e, 1) != 0)
+			return -1;
+		if ((v = arg_text(e, "rank", NULL)) && cj_int(v, &i) == 0) {
+			top->rank = i;
+			top->rank_from_file = 1;
+		}
+		if ((v = arg_text(e, "world_size", NULL)) && cj_int(v, &i) == 0)
+			top->world_size = i;
+		if ((v = arg_text(e, "backend", NULL)) && set_str(&top->backend, v) != 0)
+			return -2;
+		top->is_kineto = 1;
+		return 0;
+	}
+	if (t == TKU_JT_NUMBER && !strcmp(key, "baseTimeNanoseconds")) {
+		if (cj_int(lx->str, &i) != 0) {
+			tku_json_lex_error(lx, "baseTimeNanoseconds is not a 64-bit integer");
+			return -1;
+		}
+		top->base_ns = i;
+		top->has_base = 1;
+		top->is_kineto = 1;
+		return 0;
+	}
+	if (!strcmp(key, "schemaVersion"))
+		top->is_kineto = 1;
+	if (t == TKU_JT_STRING && !strcmp(key, "host_name") && !top->host &&
+	    set_str(&top->host, lx->str) != 0)
+		return -2;
+	return 1;
+}
+
+void cj_top_free(struct cj_top *top)
+{
+	free(top->host);
+	free(top->backend);
+	top->host = top->backend = NULL;
+}
+
+/* One top-level key's value in pass 1 (its ':' was consumed). */
+static int top_key_pass1(struct cj_ctx *c, struct tku_json_lex *lx, struct cj_event *e,
+			 const char *key)
 {
 	enum tku_json_tok t = tku_json_lex_next(lx);
 	int64_t i;
@@ -257,33 +302,15 @@ static int top_key_pass1(struct cj_ctx *c, struct tku_json_lex *lx, struct cj_ev
 	}
 	if (!strcmp(key, "deviceProperties") && t == TKU_JT_LBRACK)
 		return read_devprops(c, lx, e);
-	if (!strcmp(key, "distributedInfo") && t == TKU_JT_LBRACE) {
-		if (cj_event_parse(lx, e, 1) != 0)
-			return lex_fail(c, lx);
-		const char *v;
-		if ((v = arg_text(e, "rank", NULL)) && cj_int(v, &i) == 0) {
-			c->rank = i;
-			c->rank_from_file = 1;
-		}
-		if ((v = arg_text(e, "world_size", NULL)) && cj_int(v, &i) == 0)
-			c->world_size = i;
-		if ((v = arg_text(e, "backend", NULL)))
-			tk_writer_set_meta_text(c->w, "distributed_backend", v);
-		c->is_kineto = 1;
+	int known = cj_top_value(&c->top, lx, e, key, t);
+	if (known < 0)
+		return known == -2 ? tk_writer_fail(c->w, TK_ENOMEM, "out of memory")
+				   : lex_fail(c, lx);
+	if (known == 0) {
+		if (t == TKU_JT_LBRACE && c->top.backend)
+			tk_writer_set_meta_text(c->w, "distributed_backend", c->top.backend);
 		return tk_writer_status(c->w);
 	}
-	if (t == TKU_JT_NUMBER && !strcmp(key, "baseTimeNanoseconds")) {
-		if (cj_int(lx->str, &i) != 0)
-			return tku_json_lex_error(lx,
-						  "baseTimeNanoseconds is not a 64-bit integer"),
-			       lex_fail(c, lx);
-		c->base_ns = i;
-		c->has_base = 1;
-		c->is_kineto = 1;
-		return TK_OK;
-	}
-	if (!strcmp(key, "schemaVersion"))
-		c->is_kineto = 1;
 	if (t == TKU_JT_STRING || t == TKU_JT_NUMBER) {
 		char mk[300];
 		snprintf(mk, sizeof(mk), "json.%.280s", key);
@@ -291,9 +318,6 @@ static int top_key_pass1(struct cj_ctx *c, struct tku_json_lex *lx, struct cj_ev
 			tk_writer_set_meta_int(c->w, mk, i);
 		else
 			tk_writer_set_meta_text(c->w, mk, lx->str);
-		if (t == TKU_JT_STRING && !strcmp(key, "host_name") && !c->host &&
-		    set_str(&c->host, lx->str) != 0)
-			return tk_writer_fail(c->w, TK_ENOMEM, "out of memory");
 		return tk_writer_status(c->w);
 	}
 	if (json_skip_value(lx, t, 1) != 0)
@@ -301,86 +325,117 @@ static int top_key_pass1(struct cj_ctx *c, struct tku_json_lex *lx, struct cj_ev
 	return TK_OK;
 }
 
-static int run_pass(struct cj_ctx *c, struct cj_event *e, int pass)
+int cj_walk_top(struct tku_json_lex *lx, const struct cj_walk *w)
 {
-	struct tku_json_lex lx;
-	int rc = TK_OK;
 	char *key = NULL;
-	c->n_read = 0;
-	if (tku_json_lex_open(&lx, c->path) != 0) {
-		rc =
-		    tk_writer_fail_cause(c->w, TK_EIO, "json", lx.msg, "cannot read '%s'", c->path);
-		goto out;
-	}
-	enum tku_json_tok t = tku_json_lex_next(&lx);
-	if (t == TKU_JT_LBRACK) {
-		c->bare = 1;
-		rc = read_events(c, &lx, e, pass, 1);
-		goto out;
-	}
+	int rc = TK_OK;
+	enum tku_json_tok t = tku_json_lex_next(lx);
+	if (t == TKU_JT_LBRACK)
+		return w->bare(w->ctx, lx);
 	if (t != TKU_JT_LBRACE) {
 		if (t != TKU_JT_ERROR)
-			tku_json_lex_error(&lx,
+			tku_json_lex_error(lx,
 					   "expected '{' or '[' at the start of a trace, found %s",
 					   tku_json_tok_name(t));
-		rc = lex_fail(c, &lx);
-		goto out;
+		return w->fail(w->ctx, lx);
 	}
-	t = tku_json_lex_next(&lx);
+	t = tku_json_lex_next(lx);
 	while (t != TKU_JT_RBRACE) {
 		if (t != TKU_JT_STRING) {
 			if (t != TKU_JT_ERROR)
-				tku_json_lex_error(&lx, "expected a string key, found %s",
+				tku_json_lex_error(lx, "expected a string key, found %s",
 						   tku_json_tok_name(t));
-			rc = lex_fail(c, &lx);
+			rc = w->fail(w->ctx, lx);
 			goto out;
 		}
 		free(key);
-		if (!(key = strdup(lx.str))) {
-			rc = tk_writer_fail(c->w, TK_ENOMEM, "out of memory");
+		if (!(key = strdup(lx->str))) {
+			rc = w->nomem(w->ctx);
 			goto out;
 		}
-		if ((t = tku_json_lex_next(&lx)) != TKU_JT_COLON) {
+		if ((t = tku_json_lex_next(lx)) != TKU_JT_COLON) {
 			if (t != TKU_JT_ERROR)
-				tku_json_lex_error(&lx, "expected ':' after a key, found %s",
+				tku_json_lex_error(lx, "expected ':' after a key, found %s",
 						   tku_json_tok_name(t));
-			rc = lex_fail(c, &lx);
+			rc = w->fail(w->ctx, lx);
 			goto out;
 		}
-		if (pass == 1) {
-			rc = top_key_pass1(c, &lx, e, key);
-		} else {
-			t = tku_json_lex_next(&lx);
-			if (!strcmp(key, "traceEvents") && t == TKU_JT_LBRACK) {
-				rc = read_events(c, &lx, e, 2, 0);
-				if (rc == TK_OK && c->broke)
-					rc = CJ_BREAK; /* pass 1 broke after the events */
-			} else if (json_skip_value(&lx, t, 1) != 0)
-				rc = lex_fail(c, &lx);
-		}
-		if (rc != TK_OK)
+		if ((rc = w->key(w->ctx, lx, key)) != TK_OK)
 			goto out;
-		t = tku_json_lex_next(&lx);
+		t = tku_json_lex_next(lx);
 		if (t == TKU_JT_COMMA)
-			t = tku_json_lex_next(&lx);
+			t = tku_json_lex_next(lx);
 		else if (t != TKU_JT_RBRACE) {
 			if (t != TKU_JT_ERROR)
 				tku_json_lex_error(
-				    &lx, "expected ',' or '}' after a top-level value, found %s",
+				    lx, "expected ',' or '}' after a top-level value, found %s",
 				    tku_json_tok_name(t));
-			rc = lex_fail(c, &lx);
+			rc = w->fail(w->ctx, lx);
 			goto out;
 		}
 	}
-	t = tku_json_lex_next(&lx);
+	t = tku_json_lex_next(lx);
 	if (t != TKU_JT_EOF) {
 		if (t != TKU_JT_ERROR)
-			tku_json_lex_error(&lx, "unexpected %s after the end of the trace",
+			tku_json_lex_error(lx, "unexpected %s after the end of the trace",
 					   tku_json_tok_name(t));
-		rc = lex_fail(c, &lx);
+		rc = w->fail(w->ctx, lx);
 	}
 out:
 	free(key);
+	return rc;
+}
+
+/* One pass of the importer over the file, as cj_walk_top() callbacks. */
+struct pass {
+	struct cj_ctx *c;
+	struct cj_event *e;
+	int pass;
+};
+
+static int pass_key(void *ctx, struct tku_json_lex *lx, const char *key)
+{
+	struct pass *p = ctx;
+	if (p->pass == 1)
+		return top_key_pass1(p->c, lx, p->e, key);
+	enum tku_json_tok t = tku_json_lex_next(lx);
+	if (!strcmp(key, "traceEvents") && t == TKU_JT_LBRACK) {
+		int rc = read_events(p->c, lx, p->e, 2, 0);
+		return rc == TK_OK && p->c->broke ? CJ_BREAK
+						  : rc; /* pass 1 broke after the events */
+	}
+	return json_skip_value(lx, t, 1) != 0 ? lex_fail(p->c, lx) : TK_OK;
+}
+
+static int pass_bare(void *ctx, struct tku_json_lex *lx)
+{
+	struct pass *p = ctx;
+	p->c->bare = 1;
+	return read_events(p->c, lx, p->e, p->pass, 1);
+}
+
+static int pass_fail(void *ctx, struct tku_json_lex *lx)
+{
+	return lex_fail(((struct pass *)ctx)->c, lx);
+}
+
+static int pass_nomem(void *ctx)
+{
+	return tk_writer_fail(((struct pass *)ctx)->c->w, TK_ENOMEM, "out of memory");
+}
+
+static int run_pass(struct cj_ctx *c, struct cj_event *e, int pass)
+{
+	struct tku_json_lex lx;
+	struct pass p = {c, e, pass};
+	const struct cj_walk walk = {&p, pass_key, pass_bare, pass_fail, pass_nomem};
+	int rc;
+	c->n_read = 0;
+	if (tku_json_lex_open(&lx, c->path) != 0)
+		rc =
+		    tk_writer_fail_cause(c->w, TK_EIO, "json", lx.msg, "cannot read '%s'", c->path);
+	else
+		rc = cj_walk_top(&lx, &walk);
 	tku_json_lex_close(&lx);
 	return rc;
 }
@@ -455,7 +510,7 @@ static void ctx_free(struct cj_ctx *c)
 	cj_be_free(c);
 	cj_cache_free(c);
 	free(c->main_key);
-	free(c->host);
+	cj_top_free(&c->top);
 }
 
 int tk_import_chrome_json(tk_writer *w, const char *path, const struct tk_import_options *o)
@@ -473,7 +528,7 @@ int tk_import_chrome_json(tk_writer *w, const char *path, const struct tk_import
 	c.w = w;
 	c.path = path;
 	c.o = o;
-	c.rank = c.world_size = TK_NONE;
+	c.top.rank = c.top.world_size = TK_NONE;
 	c.min_ts_ns = INT64_MAX;
 	c.recent.shift = c.pend_at.shift = 10; /* keyed by (track, ts): ~1 us per slot */
 	if ((rc = tk_writer_status(w)) != TK_OK)
@@ -482,17 +537,17 @@ int tk_import_chrome_json(tk_writer *w, const char *path, const struct tk_import
 		goto out;
 	if ((rc = is_trace(&c)) != TK_OK)
 		goto out;
-	if (!c.rank_from_file)
-		c.rank = o->rank != TK_NONE ? o->rank + o->file_index : o->file_index;
+	if (!c.top.rank_from_file)
+		c.top.rank = o->rank != TK_NONE ? o->rank + o->file_index : o->file_index;
 	/* GPU pids: a pid that carries device work; the main process must be a host one */
-	if ((rc = tk_writer_add_source(w, c.is_kineto ? "kineto" : "chrome_json", path, c.host,
-				       c.rank)) != TK_OK)
+	if ((rc = tk_writer_add_source(w, c.top.is_kineto ? "kineto" : "chrome_json", path,
+				       c.top.host, c.top.rank)) != TK_OK)
 		goto out;
-	int epoch =
-	    c.has_base || (c.min_ts_ns != INT64_MAX && c.min_ts_ns >= 1000000000000000000LL);
+	int epoch = c.top.has_base || (c.min_ts_ns != INT64_MAX && c.min_ts_ns >= CJ_EPOCH_MIN_NS);
 	if ((rc = tk_writer_set_meta_text(w, "clock", epoch ? "unix_epoch" : "relative")) != TK_OK)
 		goto out;
-	if (c.world_size != TK_NONE && (rc = tk_writer_set_meta_int(w, "world_size", c.world_size)))
+	if (c.top.world_size != TK_NONE &&
+	    (rc = tk_writer_set_meta_int(w, "world_size", c.top.world_size)))
 		goto out;
 	/* the flow indexes at the size they will reach (sizing only: the bounds stay) */
 	if (c.has_flows &&

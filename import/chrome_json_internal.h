@@ -82,17 +82,44 @@ struct cj_icache {
 
 struct cj_open; /* an open 'B'/'b' event (chrome_json_be.c) */
 
+/* What a trace's top-level keys say about where it came from: read by the importer's pass 1 and
+ * by tk_rank_file_peek() through one function, cj_top_value(). */
+struct cj_top {
+	int64_t rank, world_size; /* distributedInfo's, or TK_NONE */
+	int64_t base_ns;	  /* baseTimeNanoseconds (0 when absent) */
+	int has_base, rank_from_file, is_kineto;
+	char *host;    /* host_name, or NULL */
+	char *backend; /* distributedInfo's backend, or NULL */
+};
+
+/* Traces whose first timestamp is past this (2001-09-09, in ns) are on the Unix epoch clock. */
+#define CJ_EPOCH_MIN_NS 1000000000000000000LL
+#define CJ_STOP 3 /* internal: a cj_walk callback is done with the file (not an error) */
+
+/* The top level of a trace file, walked by cj_walk_top(): each callback returns TK_OK to go on,
+ * anything else stops the walk and is returned. */
+struct cj_walk {
+	void *ctx;
+	/* the value of the top-level key @key: its first token is next, not read yet */
+	int (*key)(void *ctx, struct tku_json_lex *lx, const char *key);
+	/* a top-level array (of events): its '[' was read */
+	int (*bare)(void *ctx, struct tku_json_lex *lx);
+	/* the lexer found bad input (lx->msg, err_line, err_col); out of memory */
+	int (*fail)(void *ctx, struct tku_json_lex *lx);
+	int (*nomem)(void *ctx);
+};
+
 struct cj_ctx {
 	tk_writer *w;
 	const char *path;
 	const struct tk_import_options *o;
-	int is_kineto, has_base, rank_from_file, has_flows;
+	struct cj_top top; /* pass 1: distributedInfo, host_name, baseTimeNanoseconds, ... */
+	int has_flows;
 	int bare,
 	    has_events_key; /* pass 1: a top-level array; an object with a traceEvents array */
 	int64_t n_phased;   /* pass 1: events with a "ph" */
-	int64_t rank, world_size, base_ns, min_ts_ns;
+	int64_t min_ts_ns;
 	char *main_key; /* pid key of the main host process, or NULL */
-	char *host;
 
 	struct cj_proc *procs;
 	size_t nprocs, cap_procs;
@@ -145,6 +172,18 @@ struct cj_ctx {
 	size_t flow_cat_len;
 	int64_t flow_cat_ix;
 };
+
+/* chrome_json.c */
+/* cj_walk_top() - walk the top level of the trace @lx reads: an object's keys, or a bare array;
+ * then the end of the input. TK_OK, or what a callback returned. */
+int cj_walk_top(struct tku_json_lex *lx, const struct cj_walk *w);
+/* cj_top_value() - learn into @top from the top-level key @key whose value's first token @t
+ * was read (an object value is read whole, through @e). 0, 1 when @key is none of those
+ * cj_top knows (the value is still to be read or skipped), -1 on bad input (the lexer's
+ * error), -2 out of memory. */
+int cj_top_value(struct cj_top *top, struct tku_json_lex *lx, struct cj_event *e, const char *key,
+		 enum tku_json_tok t);
+void cj_top_free(struct cj_top *top);
 
 /* chrome_json_map.c */
 int cj_pid_key(const struct cj_event *e, struct cj_val v, char *buf, size_t len);

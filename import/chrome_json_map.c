@@ -74,8 +74,9 @@ static int ensure_process(struct cj_ctx *c, struct cj_proc *p)
 {
 	if (p->process_id != TK_NONE)
 		return TK_OK;
-	struct tk_process_info pi = {
-	    p->pid, p->name ? p->name : (p->key[0] == 's' ? p->key + 1 : NULL), c->host, c->rank};
+	struct tk_process_info pi = {p->pid,
+				     p->name ? p->name : (p->key[0] == 's' ? p->key + 1 : NULL),
+				     c->top.host, c->top.rank};
 	return tk_writer_add_process(c->w, &pi, &p->process_id);
 }
 
@@ -99,9 +100,9 @@ static int ensure_device(struct cj_ctx *c, int64_t ordinal, int64_t *out)
 	struct tk_device_info d = {0};
 	d.ordinal = ordinal;
 	d.kind = "gpu";
-	d.host = c->host;
+	d.host = c->top.host;
 	d.process_id = main_process(c);
-	d.rank = c->rank;
+	d.rank = c->top.rank;
 	d.sm_count = d.clock_hz = d.memory_bytes = d.memory_bandwidth_bps = TK_NONE;
 	d.peak_flops = -1;
 	d.max_threads_per_sm = d.max_regs_per_sm = d.max_smem_per_sm = TK_NONE;
@@ -474,11 +475,11 @@ static int get_time(struct cj_ctx *c, const struct cj_event *e, struct cj_val v,
 static int get_ts(struct cj_ctx *c, const struct cj_event *e, int64_t *out)
 {
 	int rc = get_time(c, e, e->ts, "ts", out);
-	if (rc == TK_OK && c->base_ns) {
-		if ((c->base_ns > 0 && *out > INT64_MAX - c->base_ns) ||
-		    (c->base_ns < 0 && *out < INT64_MIN - c->base_ns))
+	int64_t base = c->top.base_ns;
+	if (rc == TK_OK && base) {
+		if ((base > 0 && *out > INT64_MAX - base) || (base < 0 && *out < INT64_MIN - base))
 			return cj_fail(c, e, "ts plus baseTimeNanoseconds overflows 64-bit ns");
-		*out += c->base_ns;
+		*out += base;
 	}
 	return rc;
 }

@@ -435,6 +435,15 @@ static const struct tkr_col c_comm_ranks[] = {
     END,
 };
 
+/* clock offsets between hosts (issue 19, part c) */
+static const struct tkr_col c_clock_offsets[] = {
+    {"host", "host", TKR_TEXT, 0},	  {"reference_host", "reference", TKR_TEXT, O},
+    {"devices", "devices", TKR_INT, O},	  {"offset_ns", "offset", TKR_NS, 0},
+    {"uncertainty_ns", "+/-", TKR_NS, 0}, {"collectives", "collectives", TKR_INT, 0},
+    {"via_host", "via", TKR_TEXT, O},	  {"applied", "applied", TKR_INT, J},
+    {"flag", "flag", TKR_FLAG, S},	  END,
+};
+
 static const struct tkr_col c_collectives[] = {
     {"process_group", "group", TKR_TEXT, O},
     {"devices", "devices", TKR_INT, 0},
@@ -444,6 +453,64 @@ static const struct tkr_col c_collectives[] = {
     {"max_skew_ns", "max skew", TKR_NS, 0},
     {"total_wait_ns", "total wait", TKR_NS, O},
     {"collective", "collective", TKR_NAME, F},
+    END,
+};
+
+/* ---- load balance across ranks (analysis_balance*; docs/metrics.md) ---- */
+static const struct tkr_col c_balance_slowest[] = {
+    {"summary", "slowest", TKR_TEXT, TKR_C_HUMAN},
+    {"device_id", "device", TKR_DEVICE, 0},
+    {"rank", "rank", TKR_INT, J},
+    {"host", "host", TKR_TEXT, J},
+    {"basis", "basis", TKR_TEXT, 0},
+    {"load_ns", "its load", TKR_NS, 0},
+    {"others_ns", "others' mean load", TKR_NS, 0},
+    {"extra_ns", "extra", TKR_NS, 0},
+    {"imbalance", "load imbalance (max / mean)", TKR_REAL, 0},
+    {"component", "mostly", TKR_TEXT, 0},
+    {"component_ns", "of it", TKR_NS, 0},
+    END,
+};
+
+static const struct tkr_col c_balance_ranks[] = {
+    {"device_id", "device", TKR_DEVICE, 0},
+    {"rank", "rank", TKR_INT, 0},
+    {"host", "host", TKR_TEXT, O},
+    {"window", "window", TKR_TEXT, J},
+    {"steps", "steps", TKR_INT, O},
+    {"step_ns", "step", TKR_NS, 0},
+    {"load_ns", "load", TKR_NS, 0},
+    {"window_ns", "window", TKR_NS, O},
+    {"busy_ns", "busy", TKR_NS, O},
+    {"compute_ns", "compute", TKR_NS, 0},
+    {"comm_ns", "comm", TKR_NS, O},
+    {"exposed_comm_ns", "exposed comm", TKR_NS, 0},
+    {"exposed_memcpy_ns", "exposed copies", TKR_NS, O},
+    {"idle_ns", "idle", TKR_NS, O},
+    {"wait_ns", "comm wait", TKR_NS, O},
+    {"step_compute_ns", "step compute", TKR_NS, J},
+    {"step_exposed_comm_ns", "step exposed comm", TKR_NS, J},
+    {"step_exposed_memcpy_ns", "step exposed copies", TKR_NS, J},
+    {"step_host_idle_ns", "step host idle", TKR_NS, J},
+    {"step_other_idle_ns", "step other idle", TKR_NS, J},
+    {"slowest", "slowest", TKR_INT, J},
+    {"flag", "flag", TKR_FLAG, S},
+    END,
+};
+
+static const struct tkr_col c_balance_metrics[] = {
+    {"metric", "metric", TKR_TEXT, 0},
+    {"members", "ranks", TKR_INT, O},
+    {"imbalance", "max / mean", TKR_REAL, 0},
+    {"max_ns", "max", TKR_NS, 0},
+    {"max_device_id", "max on", TKR_DEVICE, O},
+    {"max_rank", "max rank", TKR_INT, J},
+    {"mean_ns", "mean", TKR_NS, 0},
+    {"min_ns", "min", TKR_NS, 0},
+    {"slowest_ns", "slowest", TKR_NS, O},
+    {"others_ns", "others", TKR_NS, O},
+    {"extra_ns", "slowest - others", TKR_DNS, 0},
+    {"component", "component", TKR_INT, J},
     END,
 };
 

@@ -275,6 +275,12 @@ const struct tkr_section_def tkr_report_sections[] = {
      " CASE straggler WHEN 1 THEN 'straggler' END AS flag FROM analysis_comm_ranks"
      " ORDER BY device_id",
      c_comm_ranks, NULL},
+    /* clock offsets between hosts (issue 19, part c): docs/metrics.md "analysis_clock_offsets" */
+    {"clock_offsets", "Clock offsets between hosts", NULL, TKR_TABLE, 1000,
+     "SELECT host, reference_host, devices, offset_ns, uncertainty_ns, collectives,"
+     " via_host, applied, CASE WHEN offset_ns IS NULL THEN 'not estimated' WHEN applied = 1"
+     " THEN 'applied' END AS flag FROM analysis_clock_offsets ORDER BY rowid",
+     c_clock_offsets, NULL},
     {"collectives", "Collectives by total time", NULL, TKR_TABLE, -1,
      "SELECT process_group, count(DISTINCT device_id) AS devices, count(*) AS kernels,"
      " count(*) - count(instance) AS unmatched,"
@@ -282,6 +288,23 @@ const struct tkr_section_def tkr_report_sections[] = {
      " collective FROM analysis_comm GROUP BY collective, process_group"
      " ORDER BY total_ns DESC, collective, process_group",
      c_collectives, NULL},
+    /* ---- load balance across ranks (analysis_balance*: only with two ranks or more) ---- */
+    {"balance", "Slowest rank", "Load balance across ranks", TKR_KV, 1,
+     "SELECT summary, device_id, rank, host, basis, load_ns, others_ns, extra_ns, imbalance,"
+     " component, component_ns FROM analysis_balance_slowest",
+     c_balance_slowest, NULL},
+    {"balance_ranks", "Per rank (step: mean device step; load: time outside exposed comm)", NULL,
+     TKR_TABLE, 1000,
+     "SELECT device_id, rank, host, window, steps, step_ns, load_ns, window_ns, busy_ns,"
+     " compute_ns, comm_ns, exposed_comm_ns, exposed_memcpy_ns, idle_ns, wait_ns,"
+     " step_compute_ns, step_exposed_comm_ns, step_exposed_memcpy_ns, step_host_idle_ns,"
+     " step_other_idle_ns, slowest, CASE slowest WHEN 1 THEN 'slowest' END AS flag"
+     " FROM analysis_balance_ranks ORDER BY rank, device_id",
+     c_balance_ranks, NULL},
+    {"balance_metrics", "Imbalance per metric", NULL, TKR_TABLE, 100,
+     "SELECT metric, members, imbalance, max_ns, max_device_id, max_rank, mean_ns, min_ns,"
+     " slowest_ns, others_ns, extra_ns, component FROM analysis_balance ORDER BY rowid",
+     c_balance_metrics, NULL},
     {"launches", "Kernel launches (by launch overhead)", "Launches and queues", TKR_TABLE, -1,
      "SELECT device_id, kind, ops, launches, device_ns, call_total_ns, call_mean_ns,"
      " call_median_ns, call_p90_ns, call_max_ns, delay_mean_ns, delay_median_ns,"

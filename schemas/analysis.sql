@@ -34,8 +34,9 @@ CREATE TABLE analysis_device_peaks (
 -- and copy parts, exposed communication and copies, idle time and utilization.
 -- Defined in: docs/metrics.md, "analysis_device_time".
 -- written by: analyze/device_time.c
--- read by: analyze/findings.c, analyze/op_profile.c, check/baseline.c, cli/cmd_analyze.c,
---          report/diff.c, report/report_model.c, report/report_sections.c, analyze/summary.c
+-- read by: analyze/balance.c, analyze/findings.c, analyze/op_profile.c, analyze/summary.c,
+--          check/baseline.c, cli/cmd_analyze.c, report/diff.c, report/report_model.c,
+--          report/report_sections.c
 CREATE TABLE analysis_device_time (
   device_id INTEGER NOT NULL,         -- devices.id (devices without device work have no rows)
   window TEXT NOT NULL,               -- 'device': first op start to last op end; 'steps': union of the step intervals
@@ -97,8 +98,8 @@ CREATE TABLE analysis_gap_summary (
 -- communication, exposed copies, host-bound idle and other idle, with the host step beside it.
 -- Defined in: docs/metrics.md, "analysis_steps, analysis_step_stats".
 -- written by: analyze/steps.c
--- read by: analyze/findings.c, check/baseline.c, export/perfetto_tracks.c, report/report_sections.c
---          analyze/summary.c
+-- read by: analyze/balance.c, analyze/findings.c, analyze/summary.c, check/baseline.c,
+--          export/perfetto_tracks.c, report/report_sections.c
 CREATE TABLE analysis_steps (
   device_id INTEGER NOT NULL,         -- devices.id the breakdown is of
   step_event_id INTEGER NOT NULL,     -- events.id of the step
@@ -163,7 +164,8 @@ CREATE TABLE analysis_step_ops (
 );
 
 -- analysis_comm: Every collective, matched across the devices that ran it, with its duration,
--- bytes, bandwidth and the wait of the earliest rank.
+-- bytes, bandwidth and the wait of the earliest rank. With --align-clocks, skews and waits compare
+-- starts shifted by their host's analysis_clock_offsets.offset_ns; start_ns stays the store's time.
 -- Defined in: docs/metrics.md, "analysis_comm, analysis_comm_ranks".
 -- written by: analyze/comm.c
 -- read by: analyze/findings.c, report/report_sections.c, analyze/analyze.c, import/merge.c
@@ -192,7 +194,8 @@ CREATE TABLE analysis_comm (
 -- straggler.
 -- Defined in: docs/metrics.md, "analysis_comm, analysis_comm_ranks".
 -- written by: analyze/comm.c
--- read by: analyze/findings.c, cli/cmd_analyze.c, report/report_sections.c, analyze/analyze.c
+-- read by: analyze/analyze.c, analyze/balance.c, analyze/findings.c, cli/cmd_analyze.c,
+--          report/report_sections.c
 CREATE TABLE analysis_comm_ranks (
   device_id INTEGER NOT NULL,  -- devices.id
   rank INTEGER,                -- as in analysis_comm
@@ -207,6 +210,22 @@ CREATE TABLE analysis_comm_ranks (
   comm_ns INTEGER NOT NULL,       -- |communication kernels ∩ window| (as analysis_device_time)
   total_wait_ns INTEGER NOT NULL, -- |union of the members' wait intervals [start_ns, start_ns + wait_ns) ∩ window| <= comm_ns
   straggler INTEGER NOT NULL   -- 1 when times_last >= 3 and late_share > 1.5 * expected_share
+);
+
+-- analysis_clock_offsets: Per host the offset of its clock from the reference host's, estimated
+-- from the ends of matched collectives, with its uncertainty and whether it was applied.
+-- Defined in: docs/metrics.md, "analysis_clock_offsets".
+-- written by: analyze/clock.c
+-- read by: analyze/analyze.c, analyze/findings.c, cli/cmd_analyze.c, report/report_sections.c
+CREATE TABLE analysis_clock_offsets (
+  host TEXT NOT NULL,           -- host name (devices.host_id, else its process's host_id)
+  reference_host TEXT NOT NULL, -- the host every offset is measured from: the host of the lowest rank
+  devices INTEGER NOT NULL,     -- devices of this host with communication kernels
+  offset_ns INTEGER,            -- this host's clock minus the reference host's clock (0 on the reference host); NULL when not estimated (no path of host pairs sharing >= 3 matched collectives)
+  uncertainty_ns INTEGER,       -- half-width of the approximate 95 % rank-based confidence interval of the median, summed along the path from the reference host; NULL with offset_ns
+  collectives INTEGER NOT NULL, -- matched collectives the estimate rests on (the fewest of its path's host pairs; on the reference host: those it shares with any host); 0 when not estimated
+  via_host TEXT,                -- the host it was reached through (its parent in the spanning tree); NULL on the reference host and when not estimated
+  applied INTEGER NOT NULL      -- 1 when --align-clocks shifted this host's members by -offset_ns in analysis_comm and analysis_comm_ranks
 );
 
 -- analysis_op_profile: Per op and level (host op, kernel, XLA op and module, framework op, API
@@ -598,4 +617,75 @@ CREATE TABLE analysis_findings (
   summary    TEXT NOT NULL, -- one sentence with the numbers
   evidence   TEXT NOT NULL, -- JSON object: the numbers behind it and the top offenders
   fix        TEXT NOT NULL  -- what to try
+);
+
+-- ---- load balance across ranks (analyze/balance.c) ----
+
+-- analysis_balance_ranks: Per rank and device the window figures, the device step time and its
+-- breakdown, the load (time not waiting in communication) and which member is the slowest;
+-- only when at least two ranks have device work.
+-- Defined in: docs/metrics.md, "Load balance across ranks".
+-- written by: analyze/balance.c
+-- read by: analyze/analyze.c, report/report_sections.c
+CREATE TABLE analysis_balance_ranks (
+  device_id INTEGER NOT NULL,          -- devices.id of the member
+  rank INTEGER NOT NULL,               -- devices.rank, else its process's rank
+  host TEXT,                           -- the device's host name, else its process's; NULL when unknown
+  window TEXT NOT NULL,                -- its selected window ('device' or 'steps', analysis_device_time)
+  window_ns INTEGER NOT NULL,          -- analysis_device_time.window_ns of that window
+  busy_ns INTEGER NOT NULL,            -- busy_ns of that window
+  compute_ns INTEGER NOT NULL,         -- compute_ns of that window
+  comm_ns INTEGER NOT NULL,            -- comm_ns of that window
+  exposed_comm_ns INTEGER NOT NULL,    -- exposed_comm_ns of that window
+  exposed_memcpy_ns INTEGER NOT NULL,  -- exposed_memcpy_ns of that window
+  idle_ns INTEGER NOT NULL,            -- idle_ns of that window
+  wait_ns INTEGER,                     -- analysis_comm_ranks.total_wait_ns; NULL without that row
+  steps INTEGER NOT NULL,              -- its steps that are not outliers (analysis_steps.outlier = 0)
+  step_ns REAL,                        -- device step time: mean dur_ns of those steps; NULL without steps
+  step_compute_ns REAL,                -- mean compute_ns of those steps
+  step_exposed_comm_ns REAL,           -- mean exposed_comm_ns of those steps
+  step_exposed_memcpy_ns REAL,         -- mean exposed_memcpy_ns of those steps
+  step_host_idle_ns REAL,              -- mean host_idle_ns of those steps
+  step_other_idle_ns REAL,             -- mean other_idle_ns of those steps
+  load_ns REAL NOT NULL,               -- basis step: step_ns − step_exposed_comm_ns; basis window: window_ns − exposed_comm_ns
+  slowest INTEGER NOT NULL             -- 1 on the member with the largest load_ns (ties: lower rank, then device)
+);
+
+-- analysis_balance: Per metric across the members: max, mean, min, imbalance (max / mean) and who
+-- has the max; the slowest member's value against the mean of the others.
+-- Defined in: docs/metrics.md, "Load balance across ranks".
+-- written by: analyze/balance.c
+-- read by: analyze/analyze.c, analyze/findings.c, report/report_sections.c
+CREATE TABLE analysis_balance (
+  metric TEXT NOT NULL,         -- window, busy, compute, comm, exposed_comm, exposed_memcpy, idle, wait; step, step_compute, step_exposed_comm, step_exposed_memcpy, step_host_idle, step_other_idle (basis step); load
+  members INTEGER NOT NULL,     -- members with a value
+  max_ns REAL NOT NULL,         -- largest value
+  max_rank INTEGER NOT NULL,    -- rank of the member with it (ties: lower rank, then device)
+  max_device_id INTEGER NOT NULL, -- devices.id of that member
+  mean_ns REAL NOT NULL,        -- mean over the members with a value
+  min_ns REAL NOT NULL,         -- smallest value
+  imbalance REAL,               -- max_ns / mean_ns; NULL when mean_ns = 0
+  slowest_ns REAL,              -- the slowest member's value (analysis_balance_ranks.slowest = 1); NULL when it has none
+  others_ns REAL,               -- mean over the other members with a value; NULL when none has one
+  extra_ns REAL,                -- slowest_ns − others_ns; NULL when either is NULL
+  component INTEGER NOT NULL    -- 1 on the rows whose extra_ns add up to the load's: step_compute, step_exposed_memcpy, step_host_idle, step_other_idle (basis step) or compute, exposed_memcpy, idle (basis window)
+);
+
+-- analysis_balance_slowest: The slowest rank, its extra load over the mean of the others and the
+-- component that makes up most of it, with a sentence saying so (one row).
+-- Defined in: docs/metrics.md, "Load balance across ranks".
+-- written by: analyze/balance.c
+-- read by: analyze/analyze.c, analyze/findings.c, report/report_sections.c
+CREATE TABLE analysis_balance_slowest (
+  device_id INTEGER NOT NULL,   -- devices.id of the slowest member
+  rank INTEGER NOT NULL,        -- its rank
+  host TEXT,                    -- its host, NULL when unknown
+  basis TEXT NOT NULL,          -- 'step' (every member has steps: figures per step) or 'window' (over the selected windows)
+  load_ns REAL NOT NULL,        -- its load_ns
+  others_ns REAL NOT NULL,      -- mean load_ns of the other members
+  extra_ns REAL NOT NULL,       -- load_ns − others_ns
+  imbalance REAL,               -- the load's max / mean across the members; NULL when the mean is 0
+  component TEXT,               -- the component with the largest extra: compute, exposed_memcpy, host_idle, other_idle or idle; NULL when extra_ns <= 0
+  component_ns REAL,            -- that component's extra (slowest − mean of the others); NULL with component
+  summary TEXT NOT NULL         -- one sentence naming the slowest rank and its extra time (integer ns)
 );

@@ -101,7 +101,11 @@ uint32_t tks_pages_alloc(struct tks_pages *p)
 		p->err = EFBIG;
 		return 0;
 	}
-	return ++p->npages;
+	/* SQLite never uses the page holding the lock bytes (its PENDING_BYTE, 1 GiB into the
+	 * file): a store past 1 GiB leaves it a hole, as SQLite does, else the file is corrupt */
+	if (++p->npages == TKS_LOCK_BYTE / p->page_size + 1)
+		++p->npages;
+	return p->npages;
 }
 
 static int flush(struct tks_pages *p)

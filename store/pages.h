@@ -10,6 +10,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* SQLite's lock bytes start here (its PENDING_BYTE); the page holding them is never used. */
+#define TKS_LOCK_BYTE 0x40000000u
+
 /* A database file being extended page by page. */
 struct tks_pages {
 	int fd;
@@ -25,7 +28,8 @@ struct tks_pages {
 /** tks_pages_open() - extend @path, an SQLite file of @npages pages of @page_size; an errno. */
 int tks_pages_open(struct tks_pages *p, const char *path, uint32_t page_size, uint32_t npages);
 
-/** tks_pages_alloc() - the number of a new page at the end of the file (0 when full). */
+/** tks_pages_alloc() - the number of a new page at the end of the file (0 when full); never the
+ * lock-byte page (TKS_LOCK_BYTE), which stays a hole. */
 uint32_t tks_pages_alloc(struct tks_pages *p);
 
 /** tks_pages_put() - write page @pgno (page_size bytes); an errno, sticky. */

@@ -16,7 +16,7 @@ extern "C" {
  * tk_analyze(); bumped whenever an analysis table gains, loses or changes a column, so that a
  * report can tell an analysis by an older tracekit and run the analysis again (docs/store.md).
  */
-#define TK_ANALYSIS_VERSION 4
+#define TK_ANALYSIS_VERSION 6
 
 /* Which window each device's figures are computed over (docs/metrics.md, "Windows"). */
 enum tk_window {
@@ -46,6 +46,9 @@ struct tk_analyze_options {
 	double peak_flops[TK_DTYPE_COUNT]; /* dense FLOP/s per dtype */
 	double peak_bandwidth_bps;	   /* bytes per second */
 	const char *device_file;	   /* a device file (JSON, docs/peaks.md), or NULL */
+	/* 1: compare the members of collectives on clocks aligned by each host's estimated offset
+	 * (analysis_clock_offsets; docs/metrics.md). The events are not rewritten. 0 = as stored. */
+	int align_clocks;
 };
 
 /** tk_analyze_options_init() - window AUTO, small kernels under 100 µs, no peak overrides. */

@@ -106,6 +106,56 @@ int tk_xplane_list_runs(const char *path, struct tk_xplane_run **runs, int *nrun
 /** tk_xplane_runs_free() - free the @nruns runs of tk_xplane_list_runs() (NULL is fine). */
 void tk_xplane_runs_free(struct tk_xplane_run *runs, int nruns);
 
+/* One Chrome/Kineto JSON trace of a rank directory (tk_rank_dir_list()), or one file
+ * (tk_rank_file_peek()): what its top level says and, with TK_RANK_SPAN, its events' span. */
+struct tk_rank_file {
+	char *path;	    /* the file's path (the directory's path joined with rel) */
+	const char *rel;    /* the path relative to the directory (points into path) */
+	int kineto;	    /* 1: Kineto's top-level keys (distributedInfo, schemaVersion, ...) */
+	int gzip;	    /* 1: gzip-compressed (.json.gz) */
+	int64_t rank;	    /* distributedInfo.rank, or TK_NONE */
+	int64_t world_size; /* distributedInfo.world_size, or TK_NONE */
+	char *host;	    /* the top-level host_name, or NULL */
+	int64_t bytes;	    /* size of the file */
+	/* TK_RANK_SPAN: the first event's start and the last event's end (metadata events left
+	 * out), in the trace's clock in ns (baseTimeNanoseconds added), else TK_NONE; epoch: 1 when
+	 * that clock is the Unix epoch (baseTimeNanoseconds, or timestamps past 2001, as import) */
+	int64_t start_ns, end_ns;
+	int epoch;
+};
+
+/* tk_rank_file_peek() / tk_rank_dir_list() flags */
+enum { TK_RANK_SPAN = 1 }; /* also read every event for start_ns/end_ns (a full read) */
+
+/**
+ * tk_rank_file_peek() - what the JSON trace at @path says of itself, without importing it: its
+ * top-level keys through the importer's own reader; past traceEvents only when the rank was not
+ * found before it, or with TK_RANK_SPAN (so without it, a host_name written after the events is
+ * not seen). A trace that breaks (truncated, invalid) is still a trace: what was read before the
+ * break is kept, and importing it says where it broke.
+ * @return TK_OK with @f filled (free its strings with tk_rank_files_free() or free()), TK_EFORMAT
+ *         when the file is not a Chrome/Kineto JSON trace (not JSON, or JSON without a
+ *         traceEvents array), TK_EIO, TK_ENOMEM (causes in @err, may be NULL).
+ */
+int tk_rank_file_peek(const char *path, unsigned flags, struct tk_rank_file *f, tk_error *err);
+
+/**
+ * tk_rank_dir_list() - the Chrome/Kineto JSON traces under the directory @dir (*.json and
+ * *.json.gz, in subdirectories too; by content: other files, and JSON that is not a trace, are
+ * left out; hidden files and directories too), each peeked (tk_rank_file_peek()). Ordered by
+ * rank where the file states one, then by path with digit runs compared as numbers (rank2
+ * before rank10). Two files may state one rank: the caller decides (import refuses it).
+ * Refused: a tree deeper than 32 directories, with more than 1,048,576 entries, or with a
+ * link to a directory that leads back up the tree (a cycle) or out of @dir.
+ * @return TK_OK with *@files (free with tk_rank_files_free()), TK_ENOTFOUND when there is no
+ *         trace, TK_EINVAL for a refused tree, TK_EIO, TK_ENOMEM (causes in @err, may be NULL).
+ */
+int tk_rank_dir_list(const char *dir, unsigned flags, struct tk_rank_file **files, int *nfiles,
+		     tk_error *err);
+
+/** tk_rank_files_free() - free the @n files of tk_rank_dir_list() (NULL is fine). */
+void tk_rank_files_free(struct tk_rank_file *files, int n);
+
 /* ---- merging stores (import/merge.c) ---- */
 
 struct tk_merge_options {

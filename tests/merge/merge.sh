@@ -69,6 +69,37 @@ grep -q "s01.db' is a job summary and '.*r2.db' is not" "$D/msg" || fail "mix: $
 refused "a summary with a store of its ranks" $T merge --summary "$D/s01.db" "$D/r1.db" -o "$D/out.db"
 grep -q "both hold rank 1" "$D/msg" || fail "summary rank clash: $(cat "$D/msg")"
 
+# a job over two hosts with a planted clock offset (tests/data/analyze/clock): the summary's clock
+# offsets, load balance and cross-rank findings (straggler, clock_offset, rank_imbalance) equal
+# the full store's, without and with --align-clocks
+C=$SRC/tests/data/analyze/clock
+$T import "$C/rank0.json" "$C/rank1.json" "$C/rank2.json" "$C/rank3.json" -o "$D/call.db" >/dev/null ||
+	fail "import clock job"
+for r in 0 1 2 3; do
+	$T import "$C/rank$r.json" -o "$D/c$r.db" >/dev/null && $T analyze "$D/c$r.db" >/dev/null ||
+		fail "clock rank $r"
+done
+$T merge --summary "$D/c0.db" "$D/c1.db" "$D/c2.db" "$D/c3.db" -o "$D/cs.db" >/dev/null ||
+	fail "clock summary"
+XRANK="analysis_clock_offsets analysis_balance_ranks analysis_balance analysis_balance_slowest analysis_comm_ranks"
+FIND="SELECT rule, severity, metric, threshold, summary, evidence FROM analysis_findings WHERE rule IN ('straggler', 'clock_offset', 'rank_imbalance') ORDER BY 1, 5"
+for align in "" --align-clocks; do
+	$T analyze "$D/call.db" $align >/dev/null && $T analyze "$D/cs.db" $align >/dev/null ||
+		fail "analyze clock job $align"
+	$DUMP "$D/call.db" --only $XRANK >"$D/call.x" && $DUMP "$D/cs.db" --only $XRANK >"$D/cs.x" ||
+		fail "dump clock job"
+	grep -q "^== analysis_clock_offsets (2 rows)" "$D/cs.x" || fail "summary $align: no clock offsets"
+	diff "$D/call.x" "$D/cs.x" >/dev/null ||
+		fail "summary cross-rank tables differ $align: $(diff "$D/call.x" "$D/cs.x" | head -5)"
+	for db in call cs; do
+		python3 -c "import sqlite3,sys; [print(r) for r in sqlite3.connect(sys.argv[1]).execute(sys.argv[2])]" \
+			"$D/$db.db" "$FIND" >"$D/$db.f" || fail "findings of $db"
+	done
+	grep -q "'straggler'" "$D/cs.f" || fail "summary $align: no straggler finding"
+	diff "$D/call.f" "$D/cs.f" >/dev/null ||
+		fail "summary cross-rank findings differ $align: $(diff "$D/call.f" "$D/cs.f" | head -5)"
+done
+
 # a synthetic job (compute, copies, steps, memory): the summary's cross-rank tables equal the
 # full store's, and it is much smaller
 $T synth -o "$D/syn.db" --events 300000 --devices 4 >/dev/null && $T analyze "$D/syn.db" >/dev/null ||

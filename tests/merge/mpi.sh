@@ -2,7 +2,9 @@
 # import --mpi and analyze --mpi (cli/mpi.c) under mpirun on the 4-rank fixture of
 # tests/data/analyze/comm: with 4, 2 and 1 processes the job summary's cross-rank tables
 # (analysis_comm, analysis_comm_ranks, by rank: canonical_dump.py) equal those of one process's
-# import + analyze; per-rank stores beside the inputs or in --store-dir; analyze --mpi of the
+# import + analyze; ranks from file order as in one import; a rank directory expands as in one
+# import (two traces of one rank refused); per-rank stores beside the inputs or in --store-dir;
+# analyze --mpi of the
 # per-rank stores gives them too; a broken input on one process: exit 2 from mpirun, a message
 # naming the file, no JOB and no temporary directory left. Registered only with MPI.
 # usage: mpi.sh TRACEKIT SOURCE_DIR MPIRUN
@@ -62,6 +64,20 @@ mpi 3 import $NR -o "$D/nr3.db" --rank 4 --mpi >"$D/out" 2>&1 || fail "nr: $(cat
 comm "$D/nr1.db" >"$D/nr1.c" && comm "$D/nr3.db" >"$D/nr3.c" || fail "dump nr"
 grep -q "('rank', 7)" "$D/nr1.c" || fail "nr: no rank 7 in one process's tables: $(head -20 "$D/nr1.c")"
 diff "$D/nr1.c" "$D/nr3.c" >/dev/null || fail "nr: ranks differ: $(diff "$D/nr1.c" "$D/nr3.c" | head -5)"
+
+# a rank directory (tests/data/import/rank_dir/job: two hosts, a worker0.json on each) expands as
+# in one import: the same sources and devices with their ranks; two traces of one rank refused
+RD=$SRC/tests/data/import/rank_dir
+$T import "$RD/job" -o "$D/rd1.db" >/dev/null || fail "rank dir, one process"
+mpi 2 import "$RD/job" -o "$D/rd2.db" --mpi --store-dir "$D/rds" >"$D/out" 2>&1 ||
+	fail "rank dir: $(cat "$D/out")"
+$DUMP "$D/rd1.db" --only sources devices >"$D/rd1.t" && $DUMP "$D/rd2.db" --only sources devices >"$D/rd2.t" ||
+	fail "dump rank dir"
+diff "$D/rd1.t" "$D/rd2.t" >/dev/null || fail "rank dir differs: $(diff "$D/rd1.t" "$D/rd2.t" | head -5)"
+[ "$(ls "$D/rds" | wc -l)" -eq 4 ] || fail "rank dir: not 4 per-rank stores: $(ls "$D/rds")"
+mpi 2 import "$RD/dup" -o "$D/dup.db" --mpi >"$D/out" 2>&1
+[ $? -eq 2 ] && grep -q "are both rank 1" "$D/out" && [ ! -e "$D/dup.db" ] ||
+	fail "rank dir with one rank twice: $(cat "$D/out")"
 
 # per-rank stores beside the inputs, then analyze --mpi of them
 # shellcheck disable=SC2086

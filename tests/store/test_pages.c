@@ -4,10 +4,13 @@
  * find them intact (integrity_check) and read back every row exactly.
  */
 #include <criterion/criterion.h>
+#include <fcntl.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <tracekit/error.h>
 #include <tracekit/store.h>
 
@@ -363,4 +366,31 @@ Test(pages, index_built_from_sorted_runs_matches_the_table)
 	free(path);
 	tkt_rmdir(dir);
 	free(dir);
+}
+
+/* A store past 1 GiB: the page that holds SQLite's lock bytes is skipped (with 65536-byte pages
+ * it is page 16385; a sparse file of 16383 pages stands for the store written so far). */
+Test(pages, the_lock_byte_page_is_never_allocated)
+{
+	char path[] = "/tmp/tk_test_pages_lockXXXXXX";
+	int fd = mkstemp(path);
+	cr_assert_geq(fd, 0);
+	uint32_t ps = 65536, lock = TKS_LOCK_BYTE / ps + 1;
+	cr_assert_eq(ftruncate(fd, (off_t)(lock - 2) * ps), 0);
+	close(fd);
+	struct tks_pages p;
+	cr_assert_eq(tks_pages_open(&p, path, ps, lock - 2), 0);
+	cr_assert_eq(tks_pages_alloc(&p), lock - 1);
+	cr_assert_eq(tks_pages_alloc(&p), lock + 1, "page %u holds the lock bytes", lock);
+	cr_assert_eq(tks_pages_alloc(&p), lock + 2);
+	unsigned char *page = calloc(1, ps);
+	cr_assert_not_null(page);
+	cr_assert_eq(tks_pages_put(&p, lock + 1, page), 0);
+	cr_assert_eq(tks_pages_put(&p, lock + 2, page), 0);
+	cr_assert_eq(tks_pages_close(&p), 0);
+	struct stat sb;
+	cr_assert_eq(stat(path, &sb), 0);
+	cr_assert_eq((uint64_t)sb.st_size, (uint64_t)(lock + 2) * ps);
+	free(page);
+	unlink(path);
 }
