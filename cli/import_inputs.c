@@ -63,13 +63,14 @@ static int check_new_input(tk_error *e, struct inputs *in, const char *path, int
 	for (int i = 0; i < in->n && rc == TK_OK; i++) {
 		int same = tk_import_input_same(&ids[i], &ids[in->n], json && js[i]);
 		if (same != TK_INPUT_DIFFERENT)
-			rc = tk_error_push_from(e, "cli", TK_EINVAL,
-					    "inputs '%s' and '%s' %s: each input becomes its own "
-					    "rank or host; give each file once",
-					    ids[i].path, path,
-					    same == TK_INPUT_SAME_FILE
-						? "are the same file"
-						: "have the same content (a copy of one trace)");
+			rc = tk_error_push_from(
+			    e, "cli", TK_EINVAL,
+			    "inputs '%s' and '%s' %s: each input becomes its own "
+			    "rank or host; give each file once",
+			    ids[i].path, path,
+			    same == TK_INPUT_SAME_FILE
+				? "are the same file"
+				: "have the same content (a copy of one trace)");
 	}
 	in->n++;
 	return rc;
@@ -154,8 +155,8 @@ static int expand_dir(tk_error *e, const char *path, const char *run_name, int *
 				pick = &runs[i];
 		if (!pick) {
 			rc = tk_error_push_from(e, "cli", TK_ENOTFOUND,
-					    "'%s' has no run named '%s' (see 'tracekit ls %s')",
-					    path, run_name, path);
+						"'%s' has no run named '%s' (see 'tracekit ls %s')",
+						path, run_name, path);
 			goto out;
 		}
 	}

@@ -39,9 +39,9 @@ struct ctx {
 	int me, np;
 	struct item *it;
 	size_t n;
-	char msg[4096];		 /* cli_error()'s messages, captured */
+	char msg[4096];		  /* cli_error()'s messages, captured */
 	struct cli_run_input tmp; /* the private directory (removed with what is in it) */
-	char summary[4300];	 /* this process's summary, "" when it has no files */
+	char summary[4300];	  /* this process's summary, "" when it has no files */
 	struct tk_writer_stats st;
 };
 
@@ -99,8 +99,7 @@ static int agree(struct ctx *c, int rc)
 	return worst;
 }
 
-static int add_item(struct ctx *c, size_t *cap, const char *path, int json, int index,
-		    int64_t rank)
+static int add_item(struct ctx *c, size_t *cap, const char *path, int json, int index, int64_t rank)
 {
 	struct stat sb;
 	if (stat(path, &sb) != 0) {
@@ -133,7 +132,8 @@ static int lighter(const struct load *a, const struct load *b)
 
 static int cmp_bytes(const void *pa, const void *pb)
 {
-	const struct item *a = *(const struct item *const *)pa, *b = *(const struct item *const *)pb;
+	const struct item *a = *(const struct item *const *)pa,
+			  *b = *(const struct item *const *)pb;
 	if (a->bytes != b->bytes)
 		return a->bytes > b->bytes ? -1 : 1;
 	return (a->index > b->index) - (a->index < b->index);
@@ -302,7 +302,8 @@ static int work(struct ctx *c)
 	int rc = stores ? make_tmp(c) : TK_EXIT_INTERNAL;
 	if (j->import && j->store_dir && rc == TK_EXIT_OK && mkdir(j->store_dir, 0777) != 0 &&
 	    errno != EEXIST) {
-		cli_error("cannot make the store directory '%s': %s", j->store_dir, strerror(errno));
+		cli_error("cannot make the store directory '%s': %s", j->store_dir,
+			  strerror(errno));
 		rc = TK_EXIT_USAGE;
 	}
 	for (size_t i = 0; i < c->n && rc == TK_EXIT_OK; i++) {

@@ -9,8 +9,8 @@ struct tk_import_options;
 struct tk_analyze_options;
 
 struct cli_mpi_job {
-	int import;		/* 1: import each file then analyse it; 0: analyse each store */
-	const char *output;	/* JOB, the job summary (written by rank 0 only) */
+	int import;		   /* 1: import each file then analyse it; 0: analyse each store */
+	const char *output;	   /* JOB, the job summary (written by rank 0 only) */
 	const char *const *inputs; /* import: files, logdirs; analyze: per-rank stores */
 	size_t n;
 	const char *run_name;		     /* import: a logdir's run */
