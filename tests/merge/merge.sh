@@ -9,11 +9,8 @@
 set -u
 T=$1
 SRC=$2
-F=$SRC/tests/data/analyze/comm
-DUMP="python3 $SRC/tests/merge/canonical_dump.py"
-D=$(mktemp -d)
-trap 'rm -rf "$D"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
+# shellcheck source=tests/merge/common.sh
+. "$SRC/tests/merge/common.sh"
 refused() { # what, then the command; it must exit 2 and leave no $D/out.db
 	what=$1; shift
 	"$@" >"$D/msg" 2>&1; rc=$?

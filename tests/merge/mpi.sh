@@ -12,11 +12,8 @@ set -u
 T=$1
 SRC=$2
 MPIRUN=$3
-F=$SRC/tests/data/analyze/comm
-DUMP="python3 $SRC/tests/merge/canonical_dump.py"
-D=$(mktemp -d)
-trap 'rm -rf "$D"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
+# shellcheck source=tests/merge/common.sh
+. "$SRC/tests/merge/common.sh"
 # Open MPI: more processes than cores, as root too, and no busy wait on a loaded machine
 flags=
 if "$MPIRUN" --version 2>&1 | grep -qiE "open.?mpi|openrte"; then
