@@ -229,6 +229,11 @@ static int broadcast_plan(struct ctx *c)
 	size_t cap = 0;
 	for (p = buf; c->me != 0 && rc == TK_EXIT_OK && p < buf + size;) {
 		struct item it;
+		if ((size_t)(buf + size - p) < sizeof(it)) {
+			cli_error("a broken plan");
+			rc = TK_EXIT_INTERNAL;
+			break;
+		}
 		memcpy(&it, p, sizeof(it));
 		p += sizeof(it);
 		if (it.len < 0 || it.len > buf + size - p ||
