@@ -576,8 +576,8 @@ int tka_findings_cross_rank(struct tka_ctx *c)
 {
 	sqlite3_stmt *del = NULL;
 	int rc = tka_prepare(c, "DELETE FROM analysis_findings WHERE rule = ?1", &del);
-	for (size_t i = 0; rc == TK_OK && i < sizeof(cross_rank_rules) / sizeof(cross_rank_rules[0]);
-	     i++) {
+	for (size_t i = 0;
+	     rc == TK_OK && i < sizeof(cross_rank_rules) / sizeof(cross_rank_rules[0]); i++) {
 		sqlite3_reset(del);
 		sqlite3_bind_text(del, 1, cross_rank_rules[i], -1, SQLITE_STATIC);
 		if (sqlite3_step(del) != SQLITE_DONE)

@@ -194,36 +194,58 @@ static const char *text_col(sqlite3_stmt *st, int i)
 							 : NULL;
 }
 
-/* The host ops of every thread in time order (enclosing first) with their shape args. */
+/* The shape args of host op @id: for each of the four keys @key (those @has: in the store) the first
+ * value by rowid, copied when it is text, else NULL (@val, freed by the caller). Read only for
+ * the ops a model may cover, so a trace of many unmodelled ops does not pay four lookups each. */
+static int read_shape_args(struct tka_ctx *c, sqlite3_stmt *aq, int64_t id, const int64_t *key,
+			   const int *has, char **val)
+{
+	int seen[4] = {0}, step, rc = TK_OK;
+	sqlite3_reset(aq);
+	sqlite3_bind_int64(aq, 1, id);
+	while (rc == TK_OK && (step = sqlite3_step(aq)) == SQLITE_ROW) {
+		int64_t k = sqlite3_column_int64(aq, 0);
+		for (int i = 0; i < 4; i++) {
+			if (seen[i] || !has[i] || k != key[i])
+				continue;
+			seen[i] = 1;
+			const char *t = text_col(aq, 1);
+			if (t && !(val[i] = strdup(t)))
+				rc = tka_fail(c, TK_ENOMEM, "out of memory");
+		}
+	}
+	if (rc == TK_OK && step != SQLITE_DONE)
+		rc = tka_fail(c, tka_sql_status(c), "reading the args of host op %lld: %s",
+			      (long long)id, sqlite3_errmsg(c->db));
+	return rc;
+}
+
+/* The host ops of every thread in time order (enclosing first), with their shape args. */
 static int read_host_ops(struct tka_ctx *c, struct state *s)
 {
 	static const char *const keys[4] = {"Input Dims", "Input type", "Input Strides",
 					    "Concrete Inputs"};
-	sqlite3_stmt *st = NULL, *kq = NULL;
+	sqlite3_stmt *st = NULL, *kq = NULL, *aq = NULL;
 	struct open *stack = NULL;
 	size_t top = 0, cap = 0;
-	int64_t track = TK_NONE, last = TK_NONE;
-	int rc = tka_prepare(
-	    c,
-	    "SELECT e.id, e.track_id, e.ts_ns, e.dur_ns, e.name_id, t.process_id, d.value, "
-	    "  y.value, r.value, k.value "
-	    "FROM events e JOIN tracks t ON t.id = e.track_id AND t.device_id IS NULL "
-	    "LEFT JOIN args d ON d.event_id = e.id AND d.key_id = ?1 "
-	    "LEFT JOIN args y ON y.event_id = e.id AND y.key_id = ?2 "
-	    "LEFT JOIN args r ON r.event_id = e.id AND r.key_id = ?3 "
-	    "LEFT JOIN args k ON k.event_id = e.id AND k.key_id = ?4 "
-	    "WHERE e.kind = " TK_SQL_EV_HOST_OP
-	    " ORDER BY e.track_id, e.ts_ns, e.dur_ns DESC, e.id",
-	    &st);
+	int64_t track = TK_NONE, key[4] = {0};
+	int has[4] = {0};
+	int rc = tka_prepare(c,
+			     "SELECT e.id, e.track_id, e.ts_ns, e.dur_ns, e.name_id, t.process_id "
+			     "FROM events e JOIN tracks t ON t.id = e.track_id AND t.device_id IS "
+			     "NULL WHERE e.kind = " TK_SQL_EV_HOST_OP
+			     " ORDER BY e.track_id, e.ts_ns, e.dur_ns DESC, e.id",
+			     &st);
+	if (rc == TK_OK)
+		rc = tka_prepare(
+		    c, "SELECT key_id, value FROM args WHERE event_id = ?1 ORDER BY rowid", &aq);
 	if (rc == TK_OK)
 		rc = tka_prepare(c, "SELECT id FROM strings WHERE str = ?", &kq);
 	for (int i = 0; rc == TK_OK && i < 4; i++) { /* a key the store lacks matches nothing */
 		sqlite3_reset(kq);
 		sqlite3_bind_text(kq, 1, keys[i], -1, SQLITE_STATIC);
-		if (sqlite3_step(kq) == SQLITE_ROW)
-			sqlite3_bind_int64(st, i + 1, sqlite3_column_int64(kq, 0));
-		else
-			sqlite3_bind_null(st, i + 1);
+		if ((has[i] = sqlite3_step(kq) == SQLITE_ROW))
+			key[i] = sqlite3_column_int64(kq, 0);
 	}
 	while (rc == TK_OK) {
 		int step = sqlite3_step(st);
@@ -237,9 +259,6 @@ static int read_host_ops(struct tka_ctx *c, struct state *s)
 		int64_t id = sqlite3_column_int64(st, 0), tr = sqlite3_column_int64(st, 1),
 			ts = sqlite3_column_int64(st, 2), dur = sqlite3_column_int64(st, 3);
 		int64_t name_id = sqlite3_column_int64(st, 4), proc = tka_col_or_none(st, 5);
-		if (id == last)
-			continue; /* an arg key given twice: the first row */
-		last = id;
 		if (tk_span_check(ts, dur)) {
 			rc = tka_fail(c, TK_EFORMAT, "host op %lld: %s", (long long)id,
 				      tk_span_check(ts, dur));
@@ -251,22 +270,22 @@ static int read_host_ops(struct tka_ctx *c, struct state *s)
 			top--;
 		int inside = top && stack[top - 1].claimed, counted = 0;
 		struct tka_pm r = {.status = TKA_PM_NONE, .reason = "no model for this op"};
-		const char *args[4] = {text_col(st, 6), text_col(st, 7), text_col(st, 8),
-				       text_col(st, 9)};
+		char *args[4] = {NULL, NULL, NULL, NULL};
 		if (!inside) {
 			const struct nm *n = name_of(s, name_id);
-			if (!n) {
+			if (!n)
 				rc = tka_fail(c, TK_ENOMEM, "out of memory");
-				break;
-			}
-			if (n->has)
+			else if (n->has &&
+				 (rc = read_shape_args(c, aq, id, key, has, args)) == TK_OK)
 				tka_perf_model(n->name, args[0], args[1], args[2], args[3], &r);
 		}
-		if (count_call(s, proc, name_id, args, &r, tka_op_gpu_instance(c, id), inside,
-			       &counted)) {
+		if (rc == TK_OK && count_call(s, proc, name_id, (const char *const *)args, &r,
+					      tka_op_gpu_instance(c, id), inside, &counted))
 			rc = tka_fail(c, TK_ENOMEM, "out of memory");
+		for (int i = 0; i < 4; i++)
+			free(args[i]);
+		if (rc != TK_OK)
 			break;
-		}
 		if (TKU_GROW(stack, cap, top + 1, 64) != TK_OK) {
 			rc = tka_fail(c, TK_ENOMEM, "out of memory");
 			break;
@@ -274,6 +293,7 @@ static int read_host_ops(struct tka_ctx *c, struct state *s)
 		stack[top++] = (struct open){ts + dur, inside || counted};
 	}
 	sqlite3_finalize(st);
+	sqlite3_finalize(aq);
 	sqlite3_finalize(kq);
 	free(stack);
 	return rc;

@@ -14,8 +14,8 @@ sizes=("$@")
 out=${TK_BENCH_DIR:-$(mktemp -d)}
 target=150
 
-cc -O2 -I"$src" -I"$src/import" "$here/json_parse.c" "$src/util/json_lex.c" \
-  "$src/import/chrome_json_event.c" "$src/import/chrome_json_fast.c" -lz -o "$out/json_parse"
+cc -O2 -I"$src" -I"$src/import" "$here/json_parse.c" "$src/util/json_lex.c" "$src/util/gz_reader.c" \
+  "$src/import/chrome_json_event.c" "$src/import/chrome_json_fast.c" -lz -pthread -o "$out/json_parse"
 
 printf 'machine: %s, %s CPUs, %s\n' "$(uname -m)" "$(nproc)" \
   "$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')"

@@ -82,17 +82,19 @@ int cli_fail_error(int status, const tk_error *err);
 struct tk_import_options;
 struct tk_writer_stats;
 
-/*
- * Import @n inputs (trace files, XPlane files, logdirs; @run_name picks a logdir's run) into the
- * new store @output as `tracekit import` does: an input given twice is refused, nothing is left
- * at @output on failure. Prints what went wrong; returns an exit code. @o->warn defaults to
- * printing warnings on stderr.
- */
 /* cli_neither_logdir_nor_ranks() - @err: the directory @dir holds neither a logdir's run (why:
  * @xerr, from tk_xplane_list_runs()) nor a JSON trace. Returns TK_ENOTFOUND. */
 int cli_neither_logdir_nor_ranks(const char *dir, const tk_error *xerr, tk_error *err);
+
+/*
+ * Import @n inputs (trace files, XPlane files, logdirs, rank directories; @run_name picks a
+ * logdir's run) into the new store @output as `tracekit import` does: an input given twice is
+ * refused, nothing is left at @output on failure. Prints what went wrong; returns an exit code.
+ * @o->warn defaults to printing warnings on stderr. @jobs files are parsed at once (0: one per
+ * core; the store is the same whatever the number).
+ */
 int cli_import(const char *output, const char *const *inputs, size_t n, const char *run_name,
-	       struct tk_import_options *o, struct tk_writer_stats *st);
+	       struct tk_import_options *o, int jobs, struct tk_writer_stats *st);
 
 /* One file of the inputs of `import` (cli_import_files()). */
 struct cli_import_file {

@@ -17,7 +17,7 @@ static int run(int argc, char **argv);
 const struct tk_cmd tk_cmd_import = {
     "import",
     "import XPlane files/logdirs and Chrome/Kineto JSON traces into a store",
-    "usage: tracekit import INPUT... -o STORE [--run NAME] [--rank N] [--salvage]\n"
+    "usage: tracekit import INPUT... -o STORE [--run NAME] [--rank N] [--salvage] [--jobs N]\n"
     "       mpirun -np K tracekit import INPUT... -o JOB --mpi [--store-dir DIR]\n\n"
     "Each INPUT is an .xplane.pb file, a TensorBoard logdir or run directory\n"
     "(<logdir>/plugins/profile/<run>/<host>.xplane.pb: every host file of the newest run, or of\n"
@@ -39,6 +39,9 @@ const struct tk_cmd tk_cmd_import = {
     "  --rank N            rank of the first JSON file that does not state its own (the next\n"
     "                      files get N+1, N+2, ...; default: file order from 0; each file of\n"
     "                      a rank directory counts as one input)\n"
+    "  --jobs N            input files parsed at once, each on its own thread, while one\n"
+    "                      thread writes the store (default: the cores this process may use);\n"
+    "                      the store, warnings and errors are the same for every N\n"
     "  --mpi               under mpirun or srun: the input files are shared out by bytes\n"
     "                      among the MPI processes; each imports and analyses its files into\n"
     "                      per-rank stores (FILE.tkdb beside each, or in --store-dir) and sends\n"
@@ -56,12 +59,14 @@ static int run(int argc, char **argv)
 	const char *output = NULL, *run_name = NULL, *store_dir = NULL;
 	int mpi = 0;
 	struct tk_import_options o;
+	int jobs = 0;
 	tk_import_options_init(&o);
 	const struct cli_opt opts[] = {
 	    CLI_STR("output", 'o', &output),
 	    CLI_STR("run", 0, &run_name),
 	    CLI_I64("rank", &o.rank, 0, 1000000000),
 	    CLI_FLAG("salvage", 0, &o.salvage),
+	    CLI_INT("jobs", &jobs, 1, 4096), /* 0 (not given): one per core */
 	    CLI_FLAG("mpi", 0, &mpi),
 	    CLI_STR("store-dir", 0, &store_dir),
 	    CLI_HELP,
@@ -75,6 +80,9 @@ static int run(int argc, char **argv)
 		return cli_usage_error(cmd, "an output store is required (-o STORE)");
 	if (store_dir && !mpi)
 		return cli_usage_error(cmd, "--store-dir goes with --mpi");
+	if (jobs && mpi)
+		return cli_usage_error(
+		    cmd, "--jobs goes without --mpi (an MPI process imports one file at a time)");
 	if (mpi) {
 		struct tk_analyze_options ao;
 		tk_analyze_options_init(&ao);
@@ -94,7 +102,7 @@ static int run(int argc, char **argv)
 
 	struct tk_writer_stats st;
 	if ((rc = cli_import(output, (const char *const *)argv + first, (size_t)(argc - first),
-			     run_name, &o, &st)) != TK_EXIT_OK)
+			     run_name, &o, jobs, &st)) != TK_EXIT_OK)
 		return rc;
 	printf(
 	    "wrote %s: %lld events (%lld kernels, %lld copies, %lld memsets), %lld memory events, "

@@ -272,8 +272,23 @@ static int make_plan(tk_error *e, const char *const *inputs, size_t n, const cha
 	return rc;
 }
 
+/* The files of @p into @w, @jobs parsed at once (tk_import_files(): the store is the same). */
+static int import_plan(tk_writer *w, const struct plan *p, const struct tk_import_options *o,
+		       int jobs)
+{
+	struct tk_import_file *files = calloc(p->n ? p->n : 1, sizeof(*files));
+	if (!files)
+		return tk_writer_fail(w, TK_ENOMEM, "out of memory");
+	for (size_t i = 0; i < p->n; i++)
+		files[i] = (struct tk_import_file){p->items[i].path, p->items[i].fmt,
+						   p->items[i].file_index};
+	int rc = tk_import_files(w, files, p->n, jobs, o);
+	free(files);
+	return rc;
+}
+
 int cli_import(const char *output, const char *const *inputs, size_t n, const char *run_name,
-	       struct tk_import_options *o, struct tk_writer_stats *st)
+	       struct tk_import_options *o, int jobs, struct tk_writer_stats *st)
 {
 	tk_writer *w = NULL;
 	struct plan plan = {0};
@@ -284,14 +299,8 @@ int cli_import(const char *output, const char *const *inputs, size_t n, const ch
 	cli_remove_on_signal(tk_writer_temp_path(w));
 	if (rc == TK_OK && (rc = make_plan(err, inputs, n, run_name, o, &plan)) != TK_OK)
 		tk_writer_fail_error(w, err);
-	for (size_t i = 0; i < plan.n && rc == TK_OK; i++) {
-		const struct item *it = &plan.items[i];
-		o->file_index = it->file_index;
-		if (it->fmt == TK_FORMAT_XPLANE)
-			rc = tk_import_xplane(w, it->path, o);
-		else
-			rc = tk_import_chrome_json(w, it->path, o);
-	}
+	if (rc == TK_OK)
+		rc = import_plan(w, &plan, o, jobs);
 	plan_free(&plan);
 	if (rc != TK_OK) {
 		tk_error_free(err);
@@ -342,7 +351,7 @@ int cli_run_input_open(const char *arg, struct cli_run_input *in)
 	struct tk_import_options o;
 	struct tk_writer_stats st;
 	tk_import_options_init(&o);
-	int rc = cli_import(in->path, &arg, 1, NULL, &o, &st);
+	int rc = cli_import(in->path, &arg, 1, NULL, &o, 0, &st);
 	if (rc != TK_EXIT_OK)
 		return rc;
 	tk_error *err = tk_error_new();

@@ -328,7 +328,7 @@ static int work(struct ctx *c)
 			const char *in = it->path;
 			o.rank = it->rank;
 			if ((rc = cli_check_output(path, &in, 1, TK_OUTPUT_STORE)) != TK_EXIT_OK ||
-			    (rc = cli_import(path, &in, 1, NULL, &o, &st)) != TK_EXIT_OK)
+			    (rc = cli_import(path, &in, 1, NULL, &o, 1, &st)) != TK_EXIT_OK)
 				break;
 		}
 		rc = analyse(path, j->ao);

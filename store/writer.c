@@ -22,6 +22,7 @@
 
 #include "outfile.h"
 #include "store_internal.h"
+#include "recorder.h"
 #include "writer_internal.h"
 
 static const struct {
@@ -175,7 +176,7 @@ int tkw_cell_text(tk_writer *w, int which, struct tks_cell *c, const char *s)
 	return w->status;
 }
 
-uint32_t tk_writer_intern(tk_writer *w, const char *s)
+uint32_t tkw_intern_find(tk_writer *w, const char *s, int *added)
 {
 	if (!w || w->status != TK_OK)
 		return 0;
@@ -183,13 +184,21 @@ uint32_t tk_writer_intern(tk_writer *w, const char *s)
 		tkw_fail(w, TK_EINVAL, "cannot intern a NULL string");
 		return 0;
 	}
-	size_t len = strlen(s);
+	uint32_t id = tks_intern_lookup(&w->intern, s, strlen(s), added);
+	if (!id)
+		tkw_fail(w, TK_ENOMEM, "out of memory interning strings for store '%s'",
+			 w->path ? w->path : "(a recording)");
+	return id;
+}
+
+uint32_t tk_writer_intern(tk_writer *w, const char *s)
+{
+	if (TKW_RECORDING(w))
+		return tkw_rec_intern(w, s);
 	int added;
-	uint32_t id = tks_intern_lookup(&w->intern, s, len, &added);
-	if (!id) {
-		tkw_fail(w, TK_ENOMEM, "out of memory interning strings for store '%s'", w->path);
+	uint32_t id = tkw_intern_find(w, s, &added);
+	if (!id)
 		return 0;
-	}
 	if (added) {
 		struct tks_cell *row = tks_batch_row(&w->batch[B_STRING]);
 		tks_cell_int(&row[0], id);
@@ -515,6 +524,10 @@ out:
 
 static void release(tk_writer *w, int remove_tmp)
 {
+	if (w->rec) {
+		tkw_rec_free(w);
+		return;
+	}
 	for (int i = 0; i < B_COUNT; i++)
 		tks_batch_free(&w->batch[i]);
 	if (w->pages_open)
@@ -539,6 +552,8 @@ void tk_writer_abort(tk_writer *w)
 
 int tk_writer_set_meta_text(tk_writer *w, const char *key, const char *value)
 {
+	if (TKW_RECORDING(w))
+		return tkw_rec_meta_text(w, key, value);
 	int rc = tkw_check_ready(w);
 	if (rc != TK_OK)
 		return rc;
@@ -553,6 +568,8 @@ int tk_writer_set_meta_text(tk_writer *w, const char *key, const char *value)
 
 int tk_writer_set_meta_int(tk_writer *w, const char *key, int64_t value)
 {
+	if (TKW_RECORDING(w))
+		return tkw_rec_meta_int(w, key, value);
 	int rc = tkw_check_ready(w);
 	if (rc != TK_OK)
 		return rc;
@@ -568,6 +585,8 @@ int tk_writer_set_meta_int(tk_writer *w, const char *key, int64_t value)
 int tk_writer_add_source(tk_writer *w, const char *format, const char *path, const char *host,
 			 int64_t rank)
 {
+	if (TKW_RECORDING(w))
+		return tkw_rec_source(w, format, path, host, rank);
 	int rc = tkw_check_ready(w);
 	if (rc != TK_OK)
 		return rc;
@@ -587,6 +606,8 @@ int tk_writer_add_source(tk_writer *w, const char *format, const char *path, con
 
 int tk_writer_add_process(tk_writer *w, const struct tk_process_info *p, int64_t *out_id)
 {
+	if (TKW_RECORDING(w))
+		return tkw_rec_process(w, p, out_id);
 	int rc = tkw_check_ready(w);
 	if (rc != TK_OK)
 		return rc;
@@ -627,6 +648,8 @@ int tkw_check_device(tk_writer *w, int64_t id, const char *what)
 
 int tk_writer_add_device(tk_writer *w, const struct tk_device_info *d, int64_t *out_id)
 {
+	if (TKW_RECORDING(w))
+		return tkw_rec_device(w, d, out_id);
 	int rc = tkw_check_ready(w);
 	if (rc != TK_OK)
 		return rc;
@@ -668,6 +691,8 @@ int tk_writer_add_device(tk_writer *w, const struct tk_device_info *d, int64_t *
 int tk_writer_add_track(tk_writer *w, const struct tk_track_info *t, int64_t *out_id)
 {
 	static const char *const kinds[] = {"thread", "stream", "derived", "counter"};
+	if (TKW_RECORDING(w))
+		return tkw_rec_track(w, t, out_id);
 	int rc = tkw_check_ready(w);
 	if (rc != TK_OK)
 		return rc;
@@ -714,6 +739,8 @@ static int finish(tk_writer *w)
 	int rc = tkw_check_ready(w);
 	if (rc != TK_OK)
 		return rc;
+	if (w->rec)
+		return tkw_fail(w, TK_EINVAL, "a recording writer is replayed, not finished");
 	int err = 0;
 	for (int i = 0; i < B_COUNT && !err; i++)
 		err = tks_batch_finish_pages(&w->batch[i]);

@@ -11,6 +11,8 @@
 #include "batch.h"
 #include "intern.h"
 
+struct tkw_rec;
+
 /* The tables the writer fills, each through its batch (batch.h). */
 enum {
 	B_META,
@@ -47,6 +49,7 @@ struct tk_writer {
 	int64_t n_events, n_processes, n_devices, n_tracks, n_memory, n_flows, n_sources;
 	int64_t min_ts, max_end;
 	struct tk_writer_stats stats;
+	struct tkw_rec *rec; /* a recording writer (recorder.h) when set; NULL for a store's */
 };
 
 /* Record the first failure (sticky) with a message; returns the writer's status. */
@@ -62,6 +65,9 @@ int tkw_fail_sql(tk_writer *w, const char *what);
 int tkw_add_row(tk_writer *w, int which);
 /* The writer's status, TK_EINVAL for NULL. */
 int tkw_check_ready(tk_writer *w);
+/* The id of @s in the writer's string table, *@added 1 when it is new there; 0 with the writer
+ * failed (a NULL @s, no memory). */
+uint32_t tkw_intern_find(tk_writer *w, const char *s, int *added);
 /* Intern an optional string: 0 for NULL (and on failure, with the writer failed). */
 uint32_t tkw_intern_opt(tk_writer *w, const char *s);
 /* Fail unless @id is TK_NONE or an added process / device. */

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "recorder.h"
 #include "writer_internal.h"
 
 static void extend_bounds(tk_writer *w, int64_t ts, int64_t end)
@@ -21,6 +22,8 @@ static void extend_bounds(tk_writer *w, int64_t ts, int64_t end)
 
 int tk_writer_add_event(tk_writer *w, const struct tk_event *ev, int64_t *out_id)
 {
+	if (TKW_RECORDING(w))
+		return tkw_rec_event(w, ev, out_id);
 	int rc = tkw_check_ready(w);
 	if (rc != TK_OK)
 		return rc;
@@ -76,6 +79,8 @@ static int add_typed(tk_writer *w, const struct tk_event *ev, enum tk_event_kind
 int tk_writer_add_kernel(tk_writer *w, const struct tk_event *ev, const struct tk_kernel_info *k,
 			 int64_t *out_id)
 {
+	if (TKW_RECORDING(w))
+		return tkw_rec_kernel(w, ev, k, out_id);
 	int64_t id;
 	int rc = add_typed(w, ev, TK_EV_KERNEL, &id);
 	if (rc != TK_OK)
@@ -116,6 +121,8 @@ static int check_mem_kind(tk_writer *w, enum tk_mem_kind k, int64_t id)
 int tk_writer_add_copy(tk_writer *w, const struct tk_event *ev, const struct tk_copy_info *c,
 		       int64_t *out_id)
 {
+	if (TKW_RECORDING(w))
+		return tkw_rec_copy(w, ev, c, out_id);
 	int rc = tkw_check_ready(w);
 	if (rc != TK_OK)
 		return rc;
@@ -152,6 +159,8 @@ int tk_writer_add_copy(tk_writer *w, const struct tk_event *ev, const struct tk_
 int tk_writer_add_set(tk_writer *w, const struct tk_event *ev, const struct tk_set_info *s,
 		      int64_t *out_id)
 {
+	if (TKW_RECORDING(w))
+		return tkw_rec_set(w, ev, s, out_id);
 	int rc = tkw_check_ready(w);
 	if (rc != TK_OK)
 		return rc;
@@ -179,6 +188,8 @@ int tk_writer_add_set(tk_writer *w, const struct tk_event *ev, const struct tk_s
 
 int tk_writer_add_step(tk_writer *w, const struct tk_event *ev, int64_t step_num, int64_t *out_id)
 {
+	if (TKW_RECORDING(w))
+		return tkw_rec_step(w, ev, step_num, out_id);
 	int64_t id;
 	int rc = add_typed(w, ev, TK_EV_STEP, &id);
 	if (rc != TK_OK)
@@ -201,6 +212,8 @@ static int check_event(tk_writer *w, int64_t id, const char *what)
 
 int tk_writer_add_op_details(tk_writer *w, int64_t event_id, const struct tk_op_info *op)
 {
+	if (TKW_RECORDING(w))
+		return tkw_rec_op_details(w, event_id, op);
 	int rc = tkw_check_ready(w);
 	if (rc != TK_OK || (rc = check_event(w, event_id, "op details")) != TK_OK)
 		return rc;
@@ -223,6 +236,8 @@ int tk_writer_add_op_details(tk_writer *w, int64_t event_id, const struct tk_op_
 
 int tk_writer_add_flow(tk_writer *w, const char *kind, int64_t src_event_id, int64_t dst_event_id)
 {
+	if (TKW_RECORDING(w))
+		return tkw_rec_flow(w, kind, src_event_id, dst_event_id);
 	int rc = tkw_check_ready(w);
 	if (rc != TK_OK)
 		return rc;
@@ -244,6 +259,8 @@ int tk_writer_add_flow(tk_writer *w, const char *kind, int64_t src_event_id, int
 
 int tk_writer_add_counter(tk_writer *w, int64_t track_id, int64_t ts_ns, double value)
 {
+	if (TKW_RECORDING(w))
+		return tkw_rec_counter(w, track_id, ts_ns, value);
 	int rc = tkw_check_ready(w);
 	if (rc != TK_OK)
 		return rc;
@@ -267,6 +284,8 @@ int tk_writer_add_counter(tk_writer *w, int64_t track_id, int64_t ts_ns, double 
 
 int tk_writer_add_memory_event(tk_writer *w, const struct tk_memory_event *m)
 {
+	if (TKW_RECORDING(w))
+		return tkw_rec_memory(w, m);
 	int rc = tkw_check_ready(w);
 	if (rc != TK_OK)
 		return rc;
@@ -339,6 +358,8 @@ static int arg_end(tk_writer *w)
 
 int tk_writer_add_arg_int(tk_writer *w, int64_t event_id, const char *key, int64_t value)
 {
+	if (TKW_RECORDING(w))
+		return tkw_rec_arg_int(w, event_id, key, value);
 	struct tks_cell *row = NULL;
 	int rc = arg_begin(w, event_id, key, &row);
 	if (rc != TK_OK)
@@ -349,6 +370,8 @@ int tk_writer_add_arg_int(tk_writer *w, int64_t event_id, const char *key, int64
 
 int tk_writer_add_arg_real(tk_writer *w, int64_t event_id, const char *key, double value)
 {
+	if (TKW_RECORDING(w))
+		return tkw_rec_arg_real(w, event_id, key, value);
 	struct tks_cell *row = NULL;
 	int rc = arg_begin(w, event_id, key, &row);
 	if (rc != TK_OK)
@@ -359,6 +382,8 @@ int tk_writer_add_arg_real(tk_writer *w, int64_t event_id, const char *key, doub
 
 int tk_writer_add_arg_text(tk_writer *w, int64_t event_id, const char *key, const char *value)
 {
+	if (TKW_RECORDING(w))
+		return tkw_rec_arg_text(w, event_id, key, value);
 	if (!value)
 		return tkw_fail(w, TK_EINVAL, "arg '%s' has a NULL value", key ? key : "(null)");
 	struct tks_cell *row = NULL;

@@ -6,6 +6,7 @@
  */
 #include "util/utf8.h"
 #include "util/json_lex.h"
+#include "util/gz_reader.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -112,22 +113,14 @@ int tku_json_lex_open_buf(struct tku_json_lex *lx, const char *path, size_t buf_
 		return -1;
 	}
 	if (n >= 2 && lx->buf[0] == 0x1f && lx->buf[1] == 0x8b) {
-		lx->is_gz = 1;
 		/* All of a small file came with that first read: its size is room enough. */
-		lx->in_cap = small_file || (size_t)n > IN_SIZE ? (size_t)n : IN_SIZE;
-		lx->in = malloc(lx->in_cap);
-		if (!lx->in) {
-			snprintf(lx->msg, sizeof(lx->msg), "out of memory");
+		size_t in_cap = small_file || (size_t)n > IN_SIZE ? (size_t)n : IN_SIZE;
+		if (tku_gz_open(&lx->gz, lx->fd, lx->buf, (size_t)n, in_cap, lx->cap,
+				TKU_JSON_MAX_INFLATED, lx->msg, sizeof(lx->msg)) != 0)
 			return -1;
-		}
-		memcpy(lx->in, lx->buf, (size_t)n);
-		if (inflateInit2(&lx->zs, 16 + MAX_WBITS) != Z_OK) {
-			snprintf(lx->msg, sizeof(lx->msg), "cannot start gzip decoder");
-			return -1;
-		}
-		lx->z_init = 1;
-		lx->zs.next_in = lx->in;
-		lx->zs.avail_in = (uInt)n;
+		lx->is_gz = 1;
+		free(lx->buf); /* the decoded bytes are in the reader's buffers */
+		lx->buf = NULL;
 		lx->len = 0;
 	} else {
 		lx->len = (size_t)n;
@@ -138,12 +131,11 @@ int tku_json_lex_open_buf(struct tku_json_lex *lx, const char *path, size_t buf_
 
 void tku_json_lex_close(struct tku_json_lex *lx)
 {
-	if (lx->z_init)
-		inflateEnd(&lx->zs);
+	tku_gz_close(lx->gz); /* before the file: its thread reads it */
 	if (lx->fd >= 0)
 		close(lx->fd);
-	free(lx->in);
-	free(lx->buf);
+	if (!lx->is_gz)
+		free(lx->buf);
 	free(lx->str);
 	memset(lx, 0, sizeof(*lx));
 	lx->fd = -1;
@@ -170,60 +162,11 @@ static int refill(struct tku_json_lex *lx)
 		lx->len = (size_t)n;
 		return n > 0;
 	}
-	while (lx->len == 0) {
-		if (lx->zs.avail_in == 0 && !lx->in_eof) {
-			ssize_t n;
-			do
-				n = read(lx->fd, lx->in, lx->in_cap);
-			while (n < 0 && errno == EINTR);
-			if (n < 0) {
-				err_here(lx, "cannot read: %s", strerror(errno));
-				return -1;
-			}
-			if (n == 0)
-				lx->in_eof = 1;
-			lx->zs.next_in = lx->in;
-			lx->zs.avail_in = (uInt)n;
-		}
-		if (lx->zs.avail_in == 0 && lx->in_eof) {
-			if (!lx->z_end) {
-				err_here(lx, "the gzip stream is truncated");
-				return -1;
-			}
-			return 0;
-		}
-		if (lx->z_end) {
-			/* another gzip member follows (concatenated gzip) */
-			if (inflateReset(&lx->zs) != Z_OK) {
-				err_here(lx, "corrupt gzip data");
-				return -1;
-			}
-			lx->z_end = 0;
-		}
-		lx->zs.next_out = lx->buf;
-		lx->zs.avail_out = (uInt)lx->cap;
-		int zr = inflate(&lx->zs, Z_NO_FLUSH);
-		lx->len = lx->cap - lx->zs.avail_out;
-		if (zr == Z_STREAM_END) {
-			lx->z_end = 1;
-		} else if (zr != Z_OK && !(zr == Z_BUF_ERROR && lx->len > 0)) {
-			if (zr == Z_BUF_ERROR && lx->in_eof) {
-				err_here(lx, "the gzip stream is truncated");
-				return -1;
-			}
-			if (zr != Z_BUF_ERROR) {
-				err_here(lx, "corrupt gzip data (%s)",
-					 lx->zs.msg ? lx->zs.msg : "inflate failed");
-				return -1;
-			}
-		}
-		if (lx->buf_off + lx->len > TKU_JSON_MAX_INFLATED) {
-			err_here(lx, "the gzip stream inflates beyond %llu bytes",
-				 (unsigned long long)TKU_JSON_MAX_INFLATED);
-			return -1;
-		}
-	}
-	return 1;
+	char msg[sizeof(lx->msg)];
+	int r = tku_gz_next(lx->gz, &lx->buf, &lx->len, msg, sizeof(msg));
+	if (r < 0)
+		err_here(lx, "%s", msg);
+	return r;
 }
 
 /* The growth rule is written out here, not TKU_GROW (util/vec.h): the tokenizer's hot path,

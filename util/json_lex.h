@@ -1,6 +1,6 @@
 /*
  * Streaming JSON tokenizer over a plain or gzip file (gzip told by its magic bytes, inflated in
- * fixed chunks). Memory is bounded: a 1 MiB input buffer, strings up to TKU_JSON_MAX_STRING bytes,
+ * fixed chunks on a thread of its own: util/gz_reader.h). Memory is bounded: a 1 MiB input buffer, strings up to TKU_JSON_MAX_STRING bytes,
  * number texts up to TKU_JSON_MAX_NUMBER bytes. Tracks byte offset, line and column of each token for
  * error messages. Used by the Chrome/Kineto JSON importer; no whole-file DOM anywhere.
  */
@@ -9,7 +9,6 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include <zlib.h>
 
 #define TKU_JSON_MAX_STRING (16u << 20)	   /* longest string accepted, bytes (after unescaping) */
 #define TKU_JSON_MAX_NUMBER 256		   /* longest number text accepted */
@@ -33,12 +32,12 @@ enum tku_json_tok {
 	TKU_JT_ERROR,
 };
 
+struct tku_gz;
+
 struct tku_json_lex {
 	int fd;
-	int is_gz, z_init, in_eof, z_end;
-	z_stream zs;
-	unsigned char *in;  /* compressed input chunk (gzip only) */
-	size_t in_cap;	    /* bytes @in holds */
+	int is_gz, in_eof;
+	struct tku_gz *gz;  /* gzip: the inflating thread (gz_reader.h), owner of the buffers */
 	unsigned char *buf; /* decoded bytes */
 	size_t cap;	    /* of buf: decoded bytes read at a time */
 	size_t len, pos;

@@ -79,6 +79,30 @@ int tk_import_xplane(tk_writer *w, const char *path, const struct tk_import_opti
  */
 int tk_import_chrome_json(tk_writer *w, const char *path, const struct tk_import_options *o);
 
+/* One input of tk_import_files(). */
+struct tk_import_file {
+	const char *path;
+	enum tk_import_format format; /* TK_FORMAT_UNKNOWN: told by content (tk_import_detect) */
+	int file_index; /* its tk_import_options.file_index: the position of its input, from 0 */
+};
+
+/**
+ * tk_import_files() - append the @n files @files to @w in that order, parsing up to @jobs of them
+ * at once (<= 0: tk_import_jobs_default()); the writer stays on the calling thread. Each file is
+ * read by its importer (tk_import_xplane(), tk_import_chrome_json()) with @o (may be NULL), its
+ * file_index from the file; warnings reach @o->warn on the calling thread. The store, the
+ * warnings and their order, and the first failure (the first failing file in input order: its
+ * message, and nothing of later files) are those of importing the files one by one (@jobs 1,
+ * which does exactly that). Memory: at most @jobs files in flight, each with at most 32 MiB of
+ * parsed records waiting for the writer.
+ * @return TK_OK, or the writer's status (its error says why).
+ */
+int tk_import_files(tk_writer *w, const struct tk_import_file *files, size_t n, int jobs,
+		    const struct tk_import_options *o);
+
+/** tk_import_jobs_default() - the cores this process may run on (its CPU affinity), at least 1. */
+int tk_import_jobs_default(void);
+
 /* One profiling run of a TensorBoard logdir: <logdir>/plugins/profile/<name>/<host>.xplane.pb */
 struct tk_xplane_run {
 	char *name;   /* run directory name */
