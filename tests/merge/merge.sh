@@ -57,8 +57,10 @@ $T report "$D/s.db" >/dev/null || fail "report on a summary"
 # summary: the same cross-rank tables; a summary with a full store only under --summary
 $T merge --summary "$D/r0.db" "$D/r1.db" -o "$D/s01.db" >/dev/null &&
 	$T merge --summary "$D/r2.db" "$D/r3.db" -o "$D/s23.db" >/dev/null || fail "part summaries"
-$T merge "$D/s23.db" "$D/s01.db" -o "$D/ss.db" >/dev/null && $T analyze "$D/ss.db" >/dev/null ||
-	fail "merge of summaries"
+$T merge "$D/s23.db" "$D/s01.db" -o "$D/ss.db" >/dev/null || fail "merge of summaries"
+js=$(python3 -c "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute(\"SELECT value FROM meta WHERE key = 'job_summary'\").fetchone())" "$D/ss.db")
+[ "$js" = "(1,)" ] || fail "a merge of summaries is no job summary: meta job_summary $js"
+$T analyze "$D/ss.db" >/dev/null || fail "analyze the merge of summaries"
 $DUMP "$D/ss.db" --only analysis_comm analysis_comm_ranks >"$D/ss.c" || fail "dump ss"
 diff "$D/all.c" "$D/ss.c" >/dev/null || fail "summary of summaries differs: $(diff "$D/all.c" "$D/ss.c" | head -5)"
 refused "a summary with a full store" $T merge "$D/s01.db" "$D/r2.db" -o "$D/out.db"
