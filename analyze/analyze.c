@@ -1,7 +1,7 @@
 /*
  * The analyze driver: opens a store read-write, resolves the device peaks (peaks.c), reads every
  * event once (event_pass.c: the timeline, op profile, kernel stats and KPI inputs are built from
- * that one pass), then runs every analysis in order inside one transaction (so a failure leaves
+ * that one pass; with jobs > 1 the events are read by that many threads, event_jobs.c), then runs every analysis in order inside one transaction (so a failure leaves
  * the store as it was). The tables are schemas/analysis.sql's, created here before the first.
  */
 #include <tracekit/analyze.h>
@@ -15,6 +15,7 @@
 
 #include "analyze_internal.h"
 #include "tk_schema.h"
+#include "util/cpus.h"
 
 /* schemas/analysis.sql, embedded at build time (CMakeLists.txt): every analysis table. */
 extern const char tka_analysis_sql[];
@@ -26,6 +27,7 @@ void tk_analyze_options_init(struct tk_analyze_options *o)
 	memset(o, 0, sizeof(*o));
 	o->window = TK_WINDOW_AUTO;
 	o->small_kernel_ns = 100000;
+	o->jobs = 1;
 }
 
 int tka_fail(struct tka_ctx *c, int status, const char *fmt, ...)
@@ -164,6 +166,22 @@ static int run_summary(struct tka_ctx *c, const char **step)
 	return rc;
 }
 
+/* No page of the open transaction written to the file until *@spill is set back (the page
+ * count at which the connection spilled), the dropped tables' pages freed as they are. */
+static int hold_pages(struct tka_ctx *c, int *spill)
+{
+	sqlite3_stmt *st = NULL;
+	int rc = tka_prepare(c, "PRAGMA cache_spill", &st);
+	if (rc != TK_OK)
+		return rc;
+	*spill = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int(st, 0) : 0;
+	sqlite3_finalize(st);
+	if (*spill <= 0)
+		*spill = 1;
+	return tka_exec(c, "cannot start the analysis",
+			"PRAGMA secure_delete = OFF; PRAGMA cache_spill = 2147483647");
+}
+
 int tk_analyze(const char *path, const struct tk_analyze_options *o, tk_error *err)
 {
 	struct tk_analyze_options defaults;
@@ -172,12 +190,14 @@ int tk_analyze(const char *path, const struct tk_analyze_options *o, tk_error *e
 	const char *step = "";
 	struct tka_ctx c = {.opt = o, .err = msg, .errlen = sizeof(msg)};
 	tk_store *s = NULL;
-	int rc, in_txn = 0;
+	int rc, in_txn = 0, spill = 0;
 	tk_error_clear(err);
 	if (!o) {
 		tk_analyze_options_init(&defaults);
 		c.opt = &defaults;
 	}
+	c.path = path;
+	c.jobs = c.opt->jobs > 0 ? c.opt->jobs : tku_cpu_count();
 	/* Checked to be a tracekit store of a supported version, then opened read-write. */
 	rc = tk_store_open_mode(path, TK_STORE_READ_WRITE, &s);
 	if (rc != TK_OK) {
@@ -198,9 +218,18 @@ int tk_analyze(const char *path, const struct tk_analyze_options *o, tk_error *e
 	if (tk_store_meta_text(s, "job_summary", flag, sizeof(flag)) == TK_OK) {
 		where = IN_ANALYSIS;
 		step = "job summary";
+		c.jobs = 1; /* a summary's few events: read here, beside nothing */
 		if ((rc = run_summary(&c, &step)) != TK_OK)
 			goto out;
 		goto version;
+	}
+	/* The event readers (jobs > 1) read the store on their own connections beside this
+	 * transaction's RESERVED lock, which a page written to the file before the commit would
+	 * make EXCLUSIVE: until the pass is over, changed pages stay in memory (no spill), and
+	 * the dropped tables' pages are freed without being zeroed (a few pages change). */
+	if (c.jobs > 1 && (rc = hold_pages(&c, &spill)) != TK_OK) {
+		where = IN_TABLES;
+		goto out;
 	}
 	/* Every analysis table, created once from schemas/analysis.sql: the analyses only insert. */
 	if (sqlite3_exec(c.db, TK_SQL_ANALYSIS_DROP, NULL, NULL, NULL) != SQLITE_OK ||
@@ -217,6 +246,11 @@ int tk_analyze(const char *path, const struct tk_analyze_options *o, tk_error *e
 	}
 	/* Every event once, for the timeline, the op profile, kernel stats and the KPIs. */
 	rc = tka_pass_run(&c);
+	if (rc == TK_OK && c.jobs > 1) {
+		char sql[64];
+		snprintf(sql, sizeof(sql), "PRAGMA cache_spill = %d", spill);
+		rc = tka_exec(&c, "after reading the events", sql);
+	}
 	if (rc != TK_OK) {
 		where = IN_EVENTS;
 		goto out;

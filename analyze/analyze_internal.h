@@ -22,7 +22,9 @@
 struct tka_ctx {
 	sqlite3 *db;
 	const struct tk_analyze_options *opt;
-	char *err; /* message buffer of errlen bytes */
+	const char *path; /* the store's path (the event readers open their own connections) */
+	int jobs;	  /* threads reading the events (event_jobs.c), >= 1 */
+	char *err;	  /* message buffer of errlen bytes */
 	size_t errlen;
 	struct tka_pass *pass;	    /* the shared pass over the events (event_pass.c) */
 	struct tka_timeline *tl;    /* per-device timeline (intervals.h), from the pass */
@@ -100,6 +102,40 @@ int tka_pass_run(struct tka_ctx *c);
 
 /* tka_pass_free() - free the pass and whatever its users still hold (NULL states are fine). */
 void tka_pass_free(struct tka_ctx *c);
+
+/*
+ * A cursor over the events with ids in [lo, hi], in id order, each with its op_details and
+ * kernel_details merged in as the pass asked (event_pass.c). Each row is checked against the
+ * store's rules but for the sum of the durations and the kernels' shared memory sizes, which the
+ * pass checks as it hands the events out in id order.
+ * tka_evcur_open() prepares it on @c's connection, tka_evcur_seek() (re)starts it on a range,
+ * tka_evcur_next() reads the next event into *@e (*@got 0 at the end of the range).
+ */
+struct tka_merge {
+	sqlite3_stmt *st;
+	int64_t id; /* event_id of the current row, INT64_MAX at the end */
+};
+struct tka_evcur {
+	sqlite3_stmt *q;
+	struct tka_merge od, kd;
+	int corr; /* events.correlation_id is read */
+};
+int tka_evcur_open(struct tka_ctx *c, const struct tka_pass *p, struct tka_evcur *r);
+int tka_evcur_seek(struct tka_ctx *c, struct tka_evcur *r, int64_t lo, int64_t hi);
+int tka_evcur_next(struct tka_ctx *c, struct tka_evcur *r, struct tka_ev *e, int *got);
+void tka_evcur_close(struct tka_evcur *r);
+
+/*
+ * The events read by c->jobs threads, each on its own read-only connection to c->path, in
+ * ranges of ids handed out in turn and given back in id order (event_jobs.c): the same events,
+ * checks and messages as one tka_evcur over every id. tka_evjobs_next() sets *@e to the next
+ * event (NULL at the end; valid until the next call); a reader's failure is returned where its
+ * events stop, as tka_evcur would have returned it.
+ */
+struct tka_evjobs;
+int tka_evjobs_start(struct tka_ctx *c, const struct tka_pass *p, struct tka_evjobs **out);
+int tka_evjobs_next(struct tka_ctx *c, struct tka_evjobs *j, const struct tka_ev **e);
+void tka_evjobs_stop(struct tka_evjobs *j);
 
 /* The pass users' hooks (each in its analysis' file) and the frees of their states. */
 int tka_timeline_begin(struct tka_ctx *c);

@@ -12,6 +12,9 @@
  * (store/checked.h): track ids bounded by the rows, every event's columns integers, its interval
  * in range, and the sum of all durations within int64, so that the analyses after it (in C or
  * in SQL, on the same transaction) add and subtract event times and durations without overflow.
+ *
+ * With jobs > 1 the rows are read and checked by that many threads (event_jobs.c, over the same
+ * cursor, tka_evcur) and handed to the users here in id order: the same events, the same order.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -78,23 +81,28 @@ static int load_tracks(struct tka_ctx *c, struct tka_pass *p)
 	return rc;
 }
 
-/* A cursor over a details table in event_id order, merged into the events as they come. */
-struct merge {
-	sqlite3_stmt *st;
-	int64_t id; /* event_id of the current row, INT64_MAX at the end */
-};
-
-static int merge_open(struct tka_ctx *c, struct merge *m, const char *sql)
+/* A details table in event_id order over [?1, ?2], merged into the events as they come. */
+static int merge_open(struct tka_ctx *c, struct tka_merge *m, const char *sql)
 {
-	int rc = tka_prepare(c, sql, &m->st);
 	m->id = INT64_MAX;
-	if (rc == TK_OK && sqlite3_step(m->st) == SQLITE_ROW)
+	return tka_prepare(c, sql, &m->st);
+}
+
+/* The first row of @m at or after the range's start bound in (lo, hi). */
+static void merge_seek_range(struct tka_merge *m, int64_t lo, int64_t hi)
+{
+	m->id = INT64_MAX;
+	if (!m->st)
+		return;
+	sqlite3_reset(m->st);
+	sqlite3_bind_int64(m->st, 1, lo);
+	sqlite3_bind_int64(m->st, 2, hi);
+	if (sqlite3_step(m->st) == SQLITE_ROW)
 		m->id = sqlite3_column_int64(m->st, 0);
-	return rc;
 }
 
 /* Move @m to the first row with event_id >= @id; 1 when that row is @id's. */
-static int merge_seek(struct merge *m, int64_t id)
+static int merge_seek(struct tka_merge *m, int64_t id)
 {
 	while (m->id < id)
 		m->id =
@@ -103,8 +111,9 @@ static int merge_seek(struct merge *m, int64_t id)
 }
 
 /* The current row of @q (events: id, track_id, kind, name_id, category_id, ts_ns, dur_ns)
- * against the store's rules, adding its duration to *@total: NULL, or what is wrong. */
-static const char *bad_event(sqlite3_stmt *q, int64_t *total)
+ * against the store's rules (the sum of the durations and the kernels' shared memory apart: the
+ * pass checks them in id order): NULL, or what is wrong. */
+static const char *bad_event(sqlite3_stmt *q)
 {
 	static const char *const what[] = {"id",	  "track_id", "kind",  "name_id",
 					   "category_id", "ts_ns",    "dur_ns"};
@@ -112,87 +121,138 @@ static const char *bad_event(sqlite3_stmt *q, int64_t *total)
 		if (sqlite3_column_type(q, i) != SQLITE_INTEGER &&
 		    !(i == 4 && sqlite3_column_type(q, i) == SQLITE_NULL))
 			return what[i];
-	int64_t kind = sqlite3_column_int64(q, 2), dur = sqlite3_column_int64(q, 6);
+	int64_t kind = sqlite3_column_int64(q, 2);
 	if (kind < INT32_MIN || kind > INT32_MAX)
 		return "kind out of range";
-	const char *bad = tk_span_check(sqlite3_column_int64(q, 5), dur);
-	if (!bad && tk_add_ovf(*total, dur, total))
-		bad = "dur_ns: the events' durations add up past 2^63 ns";
-	return bad;
+	return tk_span_check(sqlite3_column_int64(q, 5), sqlite3_column_int64(q, 6));
 }
 
-static int read_events(struct tka_ctx *c, struct tka_pass *p)
+int tka_evcur_open(struct tka_ctx *c, const struct tka_pass *p, struct tka_evcur *r)
 {
-	struct merge od = {NULL, INT64_MAX}, kd = {NULL, INT64_MAX};
-	sqlite3_stmt *q = NULL;
-	int rc, step;
+	int rc;
+	memset(r, 0, sizeof(*r));
+	r->od.id = r->kd.id = INT64_MAX;
+	r->corr = p->want_corr;
 	rc = tka_prepare(c,
 			 p->want_corr ? "SELECT id, track_id, kind, name_id, category_id, ts_ns, "
-					"dur_ns, correlation_id FROM events ORDER BY id"
+					"dur_ns, correlation_id FROM events "
+					"WHERE id BETWEEN ?1 AND ?2 ORDER BY id"
 				      : "SELECT id, track_id, kind, name_id, category_id, ts_ns, "
-					"dur_ns FROM events ORDER BY id",
-			 &q);
+					"dur_ns FROM events WHERE id BETWEEN ?1 AND ?2 ORDER BY id",
+			 &r->q);
 	if (rc == TK_OK && p->want_op_details)
-		rc = merge_open(c, &od,
+		rc = merge_open(c, &r->od,
 				"SELECT event_id, coalesce(op_category_id, 0), "
 				"coalesce(hlo_module_id, 0), bytes_accessed FROM op_details "
-				"ORDER BY event_id");
+				"WHERE event_id BETWEEN ?1 AND ?2 ORDER BY event_id");
 	if (rc == TK_OK && p->want_kernel_details)
 		rc = merge_open(
-		    c, &kd,
+		    c, &r->kd,
 		    "SELECT event_id, grid_x, grid_y, grid_z, block_x, block_y, block_z, "
 		    "registers, static_smem, dynamic_smem, occupancy FROM kernel_details "
-		    "ORDER BY event_id");
-	if (rc != TK_OK)
-		goto out;
-	int64_t total = 0;
-	while ((step = sqlite3_step(q)) == SQLITE_ROW) {
-		struct tka_ev e;
-		e.id = sqlite3_column_int64(q, 0);
-		const char *bad = bad_event(q, &total);
-		if (bad) {
-			rc = tka_fail(c, TK_EFORMAT, "table events, row id %lld: %s%s",
-				      (long long)e.id, bad,
-				      strchr(bad, ' ') ? "" : " is not an integer");
-			goto out;
-		}
-		e.track = sqlite3_column_int64(q, 1);
-		e.kind = sqlite3_column_int(q, 2);
-		e.name_id = sqlite3_column_int64(q, 3);
-		e.cat_id = sqlite3_column_int64(q, 4); /* 0 when NULL */
-		e.ts = sqlite3_column_int64(q, 5);
-		e.dur = sqlite3_column_int64(q, 6);
-		e.corr = p->want_corr ? col_or_none(q, 7) : TK_NONE;
-		e.has_op = od.st && merge_seek(&od, e.id);
-		e.op_cat = e.has_op ? sqlite3_column_int64(od.st, 1) : 0;
-		e.op_module = e.has_op ? sqlite3_column_int64(od.st, 2) : 0;
-		e.op_bytes = e.has_op ? col_or_none(od.st, 3) : TK_NONE;
-		e.has_kd = kd.st && merge_seek(&kd, e.id);
-		if (e.has_kd) {
-			for (int i = 0; i < 9; i++)
-				e.kd[i] = col_or_none(kd.st, i + 1);
-			for (int i = 7; i < 9; i++) /* shared memory sizes, added up later */
-				if (e.kd[i] != TK_NONE && !tk_size_ok(e.kd[i])) {
-					rc = tka_fail(c, TK_EFORMAT,
-						      "table kernel_details, row id %lld: "
-						      "static_smem or dynamic_smem out of range",
-						      (long long)e.id);
-					goto out;
-				}
-			e.occupancy = sqlite3_column_type(kd.st, 10) == SQLITE_NULL
-					  ? -1
-					  : sqlite3_column_double(kd.st, 10);
-		}
-		for (size_t u = 0; u < NUSERS; u++)
-			if ((rc = users[u].event(c, &e)) != TK_OK)
-				goto out;
+		    "WHERE event_id BETWEEN ?1 AND ?2 ORDER BY event_id");
+	return rc;
+}
+
+int tka_evcur_seek(struct tka_ctx *c, struct tka_evcur *r, int64_t lo, int64_t hi)
+{
+	(void)c;
+	sqlite3_reset(r->q);
+	sqlite3_bind_int64(r->q, 1, lo);
+	sqlite3_bind_int64(r->q, 2, hi);
+	merge_seek_range(&r->od, lo, hi);
+	merge_seek_range(&r->kd, lo, hi);
+	return TK_OK;
+}
+
+int tka_evcur_next(struct tka_ctx *c, struct tka_evcur *r, struct tka_ev *e, int *got)
+{
+	sqlite3_stmt *q = r->q;
+	int step = sqlite3_step(q);
+	*got = 0;
+	if (step != SQLITE_ROW)
+		return step == SQLITE_DONE ? TK_OK
+					   : tka_fail(c, tka_sql_status(c), "reading events: %s",
+						      sqlite3_errmsg(c->db));
+	e->id = sqlite3_column_int64(q, 0);
+	const char *bad = bad_event(q);
+	if (bad)
+		return tka_fail(c, TK_EFORMAT, "table events, row id %lld: %s%s", (long long)e->id,
+				bad, strchr(bad, ' ') ? "" : " is not an integer");
+	e->track = sqlite3_column_int64(q, 1);
+	e->kind = sqlite3_column_int(q, 2);
+	e->name_id = sqlite3_column_int64(q, 3);
+	e->cat_id = sqlite3_column_int64(q, 4); /* 0 when NULL */
+	e->ts = sqlite3_column_int64(q, 5);
+	e->dur = sqlite3_column_int64(q, 6);
+	e->corr = r->corr ? col_or_none(q, 7) : TK_NONE;
+	e->has_op = r->od.st && merge_seek(&r->od, e->id);
+	e->op_cat = e->has_op ? sqlite3_column_int64(r->od.st, 1) : 0;
+	e->op_module = e->has_op ? sqlite3_column_int64(r->od.st, 2) : 0;
+	e->op_bytes = e->has_op ? col_or_none(r->od.st, 3) : TK_NONE;
+	e->has_kd = r->kd.st && merge_seek(&r->kd, e->id);
+	if (e->has_kd) {
+		for (int i = 0; i < 9; i++)
+			e->kd[i] = col_or_none(r->kd.st, i + 1);
+		e->occupancy = sqlite3_column_type(r->kd.st, 10) == SQLITE_NULL
+				   ? -1
+				   : sqlite3_column_double(r->kd.st, 10);
 	}
-	if (step != SQLITE_DONE)
-		rc = tka_fail(c, tka_sql_status(c), "reading events: %s", sqlite3_errmsg(c->db));
-out:
-	sqlite3_finalize(q);
-	sqlite3_finalize(od.st);
-	sqlite3_finalize(kd.st);
+	*got = 1;
+	return TK_OK;
+}
+
+void tka_evcur_close(struct tka_evcur *r)
+{
+	sqlite3_finalize(r->q);
+	sqlite3_finalize(r->od.st);
+	sqlite3_finalize(r->kd.st);
+	memset(r, 0, sizeof(*r));
+}
+
+/* Event @e (in id order) to every user, its duration added to *@total. */
+static int hand_out(struct tka_ctx *c, const struct tka_ev *e, int64_t *total)
+{
+	int rc;
+	if (tk_add_ovf(*total, e->dur, total))
+		return tka_fail(c, TK_EFORMAT,
+				"table events, row id %lld: dur_ns: the events' durations add up "
+				"past 2^63 ns",
+				(long long)e->id);
+	for (int i = 7; e->has_kd && i < 9; i++) /* shared memory sizes, added up later */
+		if (e->kd[i] != TK_NONE && !tk_size_ok(e->kd[i]))
+			return tka_fail(c, TK_EFORMAT,
+					"table kernel_details, row id %lld: "
+					"static_smem or dynamic_smem out of range",
+					(long long)e->id);
+	for (size_t u = 0; u < NUSERS; u++)
+		if ((rc = users[u].event(c, e)) != TK_OK)
+			return rc;
+	return TK_OK;
+}
+
+/* Every event, on this thread (jobs 1) or from the reader threads (event_jobs.c). */
+static int read_events(struct tka_ctx *c, struct tka_pass *p)
+{
+	int64_t total = 0;
+	int rc, got = 1;
+	if (c->jobs > 1) {
+		struct tka_evjobs *j = NULL;
+		const struct tka_ev *e = NULL;
+		rc = tka_evjobs_start(c, p, &j);
+		while (rc == TK_OK && (rc = tka_evjobs_next(c, j, &e)) == TK_OK && e)
+			rc = hand_out(c, e, &total);
+		tka_evjobs_stop(j);
+		return rc;
+	}
+	struct tka_evcur r;
+	struct tka_ev e;
+	rc = tka_evcur_open(c, p, &r);
+	if (rc == TK_OK)
+		rc = tka_evcur_seek(c, &r, INT64_MIN, INT64_MAX);
+	while (rc == TK_OK && (rc = tka_evcur_next(c, &r, &e, &got)) == TK_OK && got)
+		rc = hand_out(c, &e, &total);
+	tka_evcur_close(&r);
 	return rc;
 }
 

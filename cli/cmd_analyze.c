@@ -21,7 +21,7 @@ const struct tk_cmd tk_cmd_analyze = {
     "usage: tracekit analyze STORE [--window auto|device|steps|host-steps]\n"
     "                       [--small-kernel-us N] [--peak-flops [DTYPE=]VALUE]...\n"
     "                       [--peak-bandwidth VALUE] [--device-file FILE]\n"
-    "                       [--align-clocks]\n"
+    "                       [--align-clocks] [--jobs N]\n"
     "       mpirun -np K tracekit analyze STORE... --mpi -o JOB [OPTION]...\n\n"
     "Computes every analysis (docs/metrics.md) from the store and writes the results back into\n"
     "it as analysis_* tables (device_peaks, device_time, gaps, gap_summary, steps, step_stats,\n"
@@ -50,6 +50,9 @@ const struct tk_cmd tk_cmd_analyze = {
     "  --align-clocks        compare the ranks' collectives (skew, wait, stragglers) on clocks\n"
     "                        aligned by each host's offset, estimated from the collectives'\n"
     "                        ends (always estimated and shown; the events are not rewritten)\n"
+    "  --jobs N              threads reading the events, 1..1024 (default: the cores this\n"
+    "                        process may use; 1 reads them on one thread); the tables are\n"
+    "                        the same whatever N\n"
     "  -q, --quiet           print no summary\n"
     "  --mpi                 under mpirun or srun: the per-rank stores STORE... are shared out\n"
     "                        by bytes among the MPI processes; each analyses its stores and\n"
@@ -228,6 +231,7 @@ static int run(int argc, char **argv)
 	int rc, first, quiet = 0, mpi = 0;
 	const char *output = NULL;
 	tk_analyze_options_init(&o);
+	o.jobs = 0; /* the cores */
 	const struct cli_opt opts[] = {
 	    CLI_CALL("window", 0, window_option, &o),
 	    CLI_CALL("small-kernel-us", 0, small_kernel_option, &o),
@@ -235,6 +239,7 @@ static int run(int argc, char **argv)
 	    CLI_CALL("peak-bandwidth", 0, peak_bandwidth_option, &o),
 	    CLI_STR("device-file", 0, &o.device_file),
 	    CLI_FLAG("align-clocks", 0, &o.align_clocks),
+	    CLI_INT("jobs", &o.jobs, 1, 1024),
 	    CLI_FLAG("quiet", 'q', &quiet),
 	    CLI_FLAG("mpi", 0, &mpi),
 	    CLI_STR("output", 'o', &output),

@@ -49,9 +49,12 @@ struct tk_analyze_options {
 	/* 1: compare the members of collectives on clocks aligned by each host's estimated offset
 	 * (analysis_clock_offsets; docs/metrics.md). The events are not rewritten. 0 = as stored. */
 	int align_clocks;
+	int jobs; /* threads reading the events: 1 (the default) reads them on the calling
+		     thread; 0: as many as the process may use cores; the tables are the same */
 };
 
-/** tk_analyze_options_init() - window AUTO, small kernels under 100 µs, no peak overrides. */
+/** tk_analyze_options_init() - window AUTO, small kernels under 100 µs, no peak overrides,
+ * jobs 1. */
 void tk_analyze_options_init(struct tk_analyze_options *o);
 
 /** tk_dtype_name() - "fp64", "fp32", "tf32", "bf16", "fp16", "fp8", "int8"; NULL when out of

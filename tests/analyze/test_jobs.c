@@ -1,0 +1,191 @@
+/*
+ * `analyze --jobs N` (analyze/event_jobs.c): the events read by N threads give the same store,
+ * analysis tables included, row for row, as one thread: on a synthetic 4-rank store of several
+ * id ranges, on the 4-rank comm fixture, and on a store whose event ids are sparse (ranges of
+ * very different sizes). A reader's failure (a bad row in a late range) gives the same status
+ * and message as one thread, and leaves the store as it was. No timing is asserted.
+ */
+#include <criterion/criterion.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <tracekit/tracekit.h>
+
+#include "tk_analyze_store.h"
+
+TestSuite(analyze_jobs, .init = tkt_analyze_setup, .fini = tkt_analyze_teardown, .timeout = 600);
+
+#define FIX TK_SOURCE_DIR "/tests/data/analyze/comm/"
+
+/* A copy of @from in the test directory, named @name. */
+static char *copy_store(const char *from, const char *name)
+{
+	size_t n;
+	char *data = tkt_slurp(from, &n), *to = tkt_path(tkt_dir, name);
+	tkt_spit(to, data, n);
+	free(data);
+	return to;
+}
+
+/* Run SQL on the store at @path (read-write): damage it on purpose. */
+static void store_exec(const char *path, const char *sql)
+{
+	sqlite3 *db = NULL;
+	cr_assert_eq(sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL), SQLITE_OK);
+	cr_assert_eq(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK, "%s: %s", sql,
+		     sqlite3_errmsg(db));
+	sqlite3_close(db);
+}
+
+/* tk_analyze() on @path with @jobs threads; its status, and its message into @msg. */
+static int analyze_jobs(const char *path, int jobs, char *msg, size_t len)
+{
+	struct tk_analyze_options o;
+	tk_analyze_options_init(&o);
+	o.jobs = jobs;
+	int rc = tk_analyze(path, &o, tkt_err());
+	snprintf(msg, len, "%s", rc == TK_OK ? "" : tkt_errmsg());
+	return rc;
+}
+
+/*
+ * Analyse copies of @path with 1, 2, 3 and 4 threads (3: ranges not a multiple of the readers),
+ * each twice (the second run replaces the first one's tables), and expect the same store digest,
+ * analysis tables included; @min_rows: rows the analysis
+ * tables must hold in all (so the comparison is not of empty tables).
+ */
+static void expect_same_tables(const char *path, int64_t min_rows)
+{
+	static const int jobs[] = {1, 2, 3, 4};
+	uint64_t first = 0;
+	for (size_t i = 0; i < sizeof(jobs) / sizeof(jobs[0]); i++) {
+		char name[32], msg[1024];
+		snprintf(name, sizeof(name), "jobs%d.db", jobs[i]);
+		char *copy = copy_store(path, name);
+		cr_assert_eq(analyze_jobs(copy, jobs[i], msg, sizeof(msg)), TK_OK, "jobs %d: %s",
+			     jobs[i], msg);
+		uint64_t d = tkt_store_digest(copy);
+		if (i == 0) {
+			first = d;
+			char *rows = tkt_rows(copy, "SELECT name FROM sqlite_master WHERE type = "
+						    "'table' AND name GLOB 'analysis_*'");
+			int64_t total = 0;
+			for (char *t = strtok(rows, "\n"); t; t = strtok(NULL, "\n")) {
+				char sql[160];
+				snprintf(sql, sizeof(sql), "SELECT count(*) FROM %s", t);
+				total += tkt_query_int(copy, sql);
+			}
+			free(rows);
+			cr_assert_geq(total, min_rows, "only %lld analysis rows", (long long)total);
+		}
+		cr_expect_eq(d, first, "--jobs %d gives another store than --jobs 1", jobs[i]);
+		/* again on the analysed store: its old tables are dropped in the transaction the
+		 * readers read beside */
+		cr_assert_eq(analyze_jobs(copy, jobs[i], msg, sizeof(msg)), TK_OK,
+			     "jobs %d, again: %s", jobs[i], msg);
+		cr_expect_eq(tkt_store_digest(copy), first, "--jobs %d again", jobs[i]);
+		free(copy);
+	}
+}
+
+/* A synthetic store of @devices ranks and about @events records, at @name. */
+static char *synth_store(const char *name, const char *devices, const char *events)
+{
+	char *path = tkt_path(tkt_dir, name);
+	struct tkt_run r =
+	    tkt_tracekit("synth", "-o", path, "--events", events, "--devices", devices, NULL);
+	tkt_ok(r);
+	return path;
+}
+
+/* 500000 records: the events' ids span several ranges of 65536, spread over the readers. */
+Test(analyze_jobs, synthetic_four_ranks_same_tables)
+{
+	char *path = synth_store("synth.db", "4", "500000");
+	cr_assert_gt(tkt_query_int(path, "SELECT max(id) FROM events"), 4 * 65536);
+	expect_same_tables(path, 1000);
+	free(path);
+}
+
+Test(analyze_jobs, comm_fixture_same_tables)
+{
+	char p[4][512];
+	for (int r = 0; r < 4; r++)
+		snprintf(p[r], sizeof(p[r]), FIX "rank%d.json", r);
+	struct tkt_run run = tkt_tracekit("import", p[0], p[1], p[2], p[3], "-o", tkt_db, NULL);
+	tkt_ok(run);
+	expect_same_tables(tkt_db, 10);
+}
+
+/*
+ * Ids far apart (the second half moved up by 2^50, past what 4096 ranges of 65536 cover): the
+ * ranges widen to at most 4096 of them, most empty, one holding the moved events; the events
+ * come out in the same order. The kernels' details move with their events.
+ */
+Test(analyze_jobs, sparse_ids_same_tables)
+{
+	char *path = synth_store("sparse.db", "2", "100000");
+	store_exec(path, "UPDATE kernel_details SET event_id = event_id + (1 << 50) "
+			 "WHERE event_id > 50000;"
+			 "UPDATE op_details SET event_id = event_id + (1 << 50) "
+			 "WHERE event_id > 50000;"
+			 "UPDATE flows SET src_event_id = src_event_id + (1 << 50) "
+			 "WHERE src_event_id > 50000;"
+			 "UPDATE flows SET dst_event_id = dst_event_id + (1 << 50) "
+			 "WHERE dst_event_id > 50000;"
+			 "UPDATE events SET id = id + (1 << 50) WHERE id > 50000;");
+	expect_same_tables(path, 1000);
+	free(path);
+}
+
+/*
+ * A bad row in the last range (its ts_ns text): every number of threads fails with exit 2's
+ * status and the message one thread gives, naming the row; the store is left as it was (its
+ * digest), with no analysis tables.
+ */
+Test(analyze_jobs, reader_failure_same_message_store_unchanged)
+{
+	char *path = synth_store("bad.db", "4", "300000");
+	int64_t max = tkt_query_int(path, "SELECT max(id) FROM events");
+	char sql[128], want[1024] = "";
+	snprintf(sql, sizeof(sql), "UPDATE events SET ts_ns = 'x' WHERE id = %lld",
+		 (long long)(max - 10));
+	store_exec(path, sql);
+	uint64_t before = tkt_store_digest(path);
+	for (int jobs = 1; jobs <= 4; jobs++) {
+		char msg[1024];
+		cr_assert_eq(analyze_jobs(path, jobs, msg, sizeof(msg)), TK_EFORMAT, "jobs %d: %s",
+			     jobs, msg);
+		cr_assert(strstr(msg, "table events, row id"), "jobs %d: %s", jobs, msg);
+		if (jobs == 1)
+			snprintf(want, sizeof(want), "%s", msg);
+		cr_expect_str_eq(msg, want, "jobs %d", jobs);
+		cr_expect_eq(tkt_store_digest(path), before, "jobs %d changed the store", jobs);
+	}
+	struct tkt_run r = tkt_tracekit("analyze", "--jobs", "2", path, NULL);
+	cr_expect_eq(r.code, 2, "%s", r.err);
+	cr_expect(strstr(r.err, want), "%s", r.err);
+	tkt_run_free(&r);
+	cr_expect_eq(tkt_query_int(path, "SELECT count(*) FROM sqlite_master WHERE name GLOB "
+					 "'analysis_*'"),
+		     0);
+	free(path);
+}
+
+/* A hook's failure while the readers are ahead (the duration sum past 2^63 on an early row):
+ * the readers are stopped and joined (no leak under ASan), same message as one thread. */
+Test(analyze_jobs, pass_failure_stops_the_readers)
+{
+	char *path = synth_store("sum.db", "2", "300000");
+	store_exec(path, "UPDATE events SET dur_ns = 2305843009213693952, ts_ns = 0 "
+			 "WHERE id BETWEEN 100 AND 103"); /* 2^61 each: past 2^63 at 103 */
+	char want[1024], msg[1024];
+	cr_assert_eq(analyze_jobs(path, 1, want, sizeof(want)), TK_EFORMAT, "%s", want);
+	cr_assert(strstr(want, "row id 103: dur_ns: the events' durations add up"), "%s", want);
+	for (int jobs = 2; jobs <= 4; jobs++) {
+		cr_assert_eq(analyze_jobs(path, jobs, msg, sizeof(msg)), TK_EFORMAT, "%s", msg);
+		cr_expect_str_eq(msg, want, "jobs %d", jobs);
+	}
+	free(path);
+}
