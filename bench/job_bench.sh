@@ -107,8 +107,14 @@ for n in "${ranks_list[@]}"; do
       ana=("$build/tk_runstat" "$tk" analyze "$store" -q)
       ;;
     mpi2)
-      imp=(mpirun "${mpirun_flags[@]}" -np 2 "$build/tk_runstat" "$tk" import "${files[@]}" -o "$store" --mpi)
-      ana=(mpirun "${mpirun_flags[@]}" -np 2 "$build/tk_runstat" "$tk" analyze "$store" -q --mpi)
+      # import --mpi: each process imports and analyses its share into per-rank stores (in
+      # $dir/ps-N), rank 0 gathers the summaries into the job store and analyses it; then
+      # analyze --mpi: the per-rank stores analysed again, gathered into a second job store
+      rm -rf "$dir/ps-$n"
+      mkdir -p "$dir/ps-$n"
+      imp=(mpirun "${mpirun_flags[@]}" -np 2 "$build/tk_runstat" "$tk" import "${files[@]}" -o "$store"
+           --mpi --store-dir "$dir/ps-$n")
+      ana=(mpirun "${mpirun_flags[@]}" -np 2 "$build/tk_runstat" "$tk" analyze -q --mpi -o "$store.2")
       ;;
     esac
     iw= aw=
@@ -116,6 +122,7 @@ for n in "${ranks_list[@]}"; do
     # events in the store: the import's own count ("wrote STORE: N events ...")
     ev=$(sed -n 's/.*: \([0-9][0-9]*\) events.*/\1/p' "$dir/import-$n-$mode.out" | tail -1)
     input_events=$((n * $(awk '/^job / { print $9 }' "$dir/ranks/job.txt")))
+    [ "$mode" = mpi2 ] && ana+=("$dir/ps-$n"/*.tkdb)
     read -r aw ac ar < <(run "$dir/analyze-$n-$mode" "${ana[@]}")
     # run's exit inside the process substitution does not stop this script: stop here
     [ -n "${iw:-}" ] && [ -n "${aw:-}" ] || exit 1
@@ -129,6 +136,10 @@ for n in "${ranks_list[@]}"; do
       echo "$n $mode $phase $w $c $r $size $input_events" >>"$results"
     done
     [ -n "$ev" ] && echo "       ($ev events in the store of $input_events input events)"
+    if [ "$mode" = mpi2 ]; then
+      echo "       (mpi2: store = the job summary; the per-rank stores hold $(du -sm "$dir/ps-$n" | cut -f1) MiB)"
+      rm -rf "$dir/ps-$n" "$store.2"
+    fi
     rm -f "$store"
   done
 done

@@ -26,8 +26,12 @@ struct tk_cmd {
 extern const struct tk_cmd tk_cmd_import, tk_cmd_ls, tk_cmd_synth, tk_cmd_info, tk_cmd_query,
     tk_cmd_analyze;
 
-/* Print "tracekit: <message>" on stderr. */
+/* Print "tracekit: <message>" on stderr (or append it to the capture buffer). */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* From now on cli_error() appends its messages (a line each, no prefix) to @buf of @size bytes,
+ * emptied here, instead of printing them; NULL prints again. The MPI mode sends them to rank 0. */
+void cli_error_capture(char *buf, size_t size);
 
 /* Print a command's usage to stdout (for --help) and return 0. */
 int cli_help(const struct tk_cmd *cmd);
@@ -91,6 +95,23 @@ int cli_neither_logdir_nor_ranks(const char *dir, const tk_error *xerr, tk_error
  */
 int cli_import(const char *output, const char *const *inputs, size_t n, const char *run_name,
 	       struct tk_import_options *o, int jobs, struct tk_writer_stats *st);
+
+/* One file of the inputs of `import` (cli_import_files()). */
+struct cli_import_file {
+	char *path;
+	int json;	/* Chrome/Kineto JSON (else XPlane) */
+	int file_index; /* the position of its input: what a JSON file's rank falls back on */
+};
+
+/*
+ * The files `import` reads from @inputs, in its order (a file as it is, a logdir as the host
+ * files of its run, a rank directory as its JSON traces), with its refusals (a file twice, two
+ * JSON traces of one rank under @o's --rank). Prints what went wrong; an exit code. Free *@out
+ * with cli_import_files_free().
+ */
+int cli_import_files(const char *const *inputs, size_t n, const char *run_name,
+		     const struct tk_import_options *o, struct cli_import_file **out, size_t *nout);
+void cli_import_files_free(struct cli_import_file *f, size_t n);
 
 /* One run given to `baseline` or `check`: a store (analysed in place when it has no current
  * analysis) or a trace/logdir imported and analysed into a temporary store. */

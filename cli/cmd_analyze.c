@@ -10,6 +10,7 @@
 #include <tracekit/store.h>
 
 #include "cli.h"
+#include "mpi_job.h"
 #include "options.h"
 
 static int run(int argc, char **argv);
@@ -20,7 +21,8 @@ const struct tk_cmd tk_cmd_analyze = {
     "usage: tracekit analyze STORE [--window auto|device|steps|host-steps]\n"
     "                       [--small-kernel-us N] [--peak-flops [DTYPE=]VALUE]...\n"
     "                       [--peak-bandwidth VALUE] [--device-file FILE]\n"
-    "                       [--align-clocks] [--jobs N]\n\n"
+    "                       [--align-clocks] [--jobs N]\n"
+    "       mpirun -np K tracekit analyze STORE... --mpi -o JOB [OPTION]...\n\n"
     "Computes every analysis (docs/metrics.md) from the store and writes the results back into\n"
     "it as analysis_* tables (device_peaks, device_time, gaps, gap_summary, steps, step_stats,\n"
     "comm, comm_ranks, clock_offsets, op_profile, kernel_stats, memory, kpi, findings),\n"
@@ -52,6 +54,11 @@ const struct tk_cmd tk_cmd_analyze = {
     "                        process may use; 1 reads them on one thread); the tables are\n"
     "                        the same whatever N\n"
     "  -q, --quiet           print no summary\n"
+    "  --mpi                 under mpirun or srun: the per-rank stores STORE... are shared out\n"
+    "                        by bytes among the MPI processes; each analyses its stores and\n"
+    "                        sends their summary to rank 0, which writes the job summary JOB\n"
+    "                        and analyses it (docs/scale.md)\n"
+    "  -o, --output JOB      --mpi: the job summary to write\n"
     "  -h, --help            this text\n\n"
     "Exit codes: 0 done, 2 usage error or a file that is not a (supported) tracekit store,\n"
     "3 internal error.\n",
@@ -221,7 +228,8 @@ static int run(int argc, char **argv)
 {
 	const struct tk_cmd *cmd = &tk_cmd_analyze;
 	struct tk_analyze_options o;
-	int rc, first, quiet = 0;
+	int rc, first, quiet = 0, mpi = 0;
+	const char *output = NULL;
 	tk_analyze_options_init(&o);
 	o.jobs = 0; /* the cores */
 	const struct cli_opt opts[] = {
@@ -233,10 +241,23 @@ static int run(int argc, char **argv)
 	    CLI_FLAG("align-clocks", 0, &o.align_clocks),
 	    CLI_INT("jobs", &o.jobs, 1, 1024),
 	    CLI_FLAG("quiet", 'q', &quiet),
+	    CLI_FLAG("mpi", 0, &mpi),
+	    CLI_STR("output", 'o', &output),
 	    CLI_HELP,
 	};
 	if ((rc = cli_parse(cmd, argc, argv, opts, CLI_NOPTS(opts), 0, &first)) != CLI_GO_ON)
 		return rc;
+	if (mpi != !!output)
+		return cli_usage_error(cmd, "--mpi and -o JOB go together");
+	if (mpi && first >= argc)
+		return cli_usage_error(cmd, "at least one store is required");
+	if (mpi) {
+		struct cli_mpi_job job = {.output = output,
+					  .inputs = (const char *const *)argv + first,
+					  .n = (size_t)(argc - first),
+					  .ao = &o};
+		return cli_mpi_run(&job);
+	}
 	if (argc - first != 1)
 		return cli_usage_error(cmd, "expected one store");
 	const char *path = argv[first];

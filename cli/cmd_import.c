@@ -3,11 +3,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <tracekit/analyze.h>
 #include <tracekit/error.h>
 #include <tracekit/import.h>
 #include <tracekit/store.h>
 
 #include "cli.h"
+#include "mpi_job.h"
 #include "options.h"
 
 static int run(int argc, char **argv);
@@ -15,7 +17,8 @@ static int run(int argc, char **argv);
 const struct tk_cmd tk_cmd_import = {
     "import",
     "import XPlane files/logdirs and Chrome/Kineto JSON traces into a store",
-    "usage: tracekit import INPUT... -o STORE [--run NAME] [--rank N] [--salvage] [--jobs N]\n\n"
+    "usage: tracekit import INPUT... -o STORE [--run NAME] [--rank N] [--salvage] [--jobs N]\n"
+    "       mpirun -np K tracekit import INPUT... -o JOB --mpi [--store-dir DIR]\n\n"
     "Each INPUT is an .xplane.pb file, a TensorBoard logdir or run directory\n"
     "(<logdir>/plugins/profile/<run>/<host>.xplane.pb: every host file of the newest run, or of\n"
     "--run NAME), or a Chrome trace / Kineto JSON file (.json or .json.gz). Formats are told by\n"
@@ -39,6 +42,13 @@ const struct tk_cmd tk_cmd_import = {
     "  --jobs N            input files parsed at once, each on its own thread, while one\n"
     "                      thread writes the store (default: the cores this process may use);\n"
     "                      the store, warnings and errors are the same for every N\n"
+    "  --mpi               under mpirun or srun: the input files are shared out by bytes\n"
+    "                      among the MPI processes; each imports and analyses its files into\n"
+    "                      per-rank stores (FILE.tkdb beside each, or in --store-dir) and sends\n"
+    "                      their summary to rank 0, which writes the job summary JOB and\n"
+    "                      analyses it (docs/scale.md)\n"
+    "  --store-dir DIR     --mpi: the per-rank stores go into DIR (made when missing) as\n"
+    "                      NNNN-FILE.tkdb, NNNN the file's place among the inputs\n"
     "  -h, --help          this text\n",
     run,
 };
@@ -46,7 +56,8 @@ const struct tk_cmd tk_cmd_import = {
 static int run(int argc, char **argv)
 {
 	const struct tk_cmd *cmd = &tk_cmd_import;
-	const char *output = NULL, *run_name = NULL;
+	const char *output = NULL, *run_name = NULL, *store_dir = NULL;
+	int mpi = 0;
 	struct tk_import_options o;
 	int jobs = 0;
 	tk_import_options_init(&o);
@@ -56,6 +67,8 @@ static int run(int argc, char **argv)
 	    CLI_I64("rank", &o.rank, 0, 1000000000),
 	    CLI_FLAG("salvage", 0, &o.salvage),
 	    CLI_INT("jobs", &jobs, 1, 4096), /* 0 (not given): one per core */
+	    CLI_FLAG("mpi", 0, &mpi),
+	    CLI_STR("store-dir", 0, &store_dir),
 	    CLI_HELP,
 	};
 	int rc, first;
@@ -65,6 +78,24 @@ static int run(int argc, char **argv)
 		return cli_usage_error(cmd, "at least one input is required");
 	if (!output)
 		return cli_usage_error(cmd, "an output store is required (-o STORE)");
+	if (store_dir && !mpi)
+		return cli_usage_error(cmd, "--store-dir goes with --mpi");
+	if (jobs && mpi)
+		return cli_usage_error(
+		    cmd, "--jobs goes without --mpi (an MPI process imports one file at a time)");
+	if (mpi) {
+		struct tk_analyze_options ao;
+		tk_analyze_options_init(&ao);
+		struct cli_mpi_job job = {.import = 1,
+					  .output = output,
+					  .inputs = (const char *const *)argv + first,
+					  .n = (size_t)(argc - first),
+					  .run_name = run_name,
+					  .store_dir = store_dir,
+					  .io = &o,
+					  .ao = &ao};
+		return cli_mpi_run(&job);
+	}
 	if ((rc = cli_check_output(output, (const char *const *)argv + first,
 				   (size_t)(argc - first), TK_OUTPUT_STORE)) != TK_EXIT_OK)
 		return rc;

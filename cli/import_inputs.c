@@ -1,7 +1,8 @@
 /*
  * Importing inputs into a store, shared by the commands: `import` (cli/cmd_import.c), and
  * `baseline` and `check`, which take a store, a trace file or a logdir per run and import the
- * latter on the fly into a temporary store (cli_run_input_open).
+ * latter on the fly into a temporary store (cli_run_input_open); the files of the inputs, for
+ * `import --mpi` to share out (cli_import_files).
  */
 #define _XOPEN_SOURCE 700 /* mkdtemp, nftw */
 #include <errno.h>
@@ -34,39 +35,42 @@ struct inputs {
 	size_t ids_cap, json_cap;
 };
 
-/* Fail @w with the error @err of a call that returned @rc (its causes kept on the writer). */
-static int fail_with(tk_writer *w, int rc, const tk_error *err)
+/* Fail with the error @err of a call that returned @rc: its causes copied to @e. */
+static int fail_with(tk_error *e, int rc, const tk_error *err)
 {
-	return err ? tk_writer_fail_error(w, err) : tk_writer_fail(w, rc, "%s", "");
+	if (err && tk_error_cause_count(err))
+		return tk_error_copy(e, err), rc;
+	return tk_error_push_from(e, "cli", rc, "%s", "");
 }
 
-static int check_new_input(tk_writer *w, struct inputs *in, const char *path, int json)
+static int check_new_input(tk_error *e, struct inputs *in, const char *path, int json)
 {
 	if (TKU_GROW(in->ids, in->ids_cap, (size_t)in->n + 1, 8) != TK_OK ||
 	    TKU_GROW(in->json, in->json_cap, (size_t)in->n + 1, 8) != TK_OK)
-		return tk_writer_fail(w, TK_ENOMEM, "out of memory");
+		return tk_error_push_from(e, "cli", TK_ENOMEM, "out of memory");
 	struct tk_input_id *ids = in->ids;
 	int *js = in->json;
 	tk_error *err = tk_error_new();
 	int rc = tk_import_input_id(path, &ids[in->n], err);
 	if (rc != TK_OK)
-		fail_with(w, rc, err);
+		fail_with(e, rc, err);
 	tk_error_free(err);
 	if (rc != TK_OK)
 		return rc;
 	if (!(ids[in->n].path = strdup(path)))
-		return tk_writer_fail(w, TK_ENOMEM, "out of memory");
+		return tk_error_push_from(e, "cli", TK_ENOMEM, "out of memory");
 	js[in->n] = json;
 	for (int i = 0; i < in->n && rc == TK_OK; i++) {
 		int same = tk_import_input_same(&ids[i], &ids[in->n], json && js[i]);
 		if (same != TK_INPUT_DIFFERENT)
-			rc = tk_writer_fail(w, TK_EINVAL,
-					    "inputs '%s' and '%s' %s: each input becomes its own "
-					    "rank or host; give each file once",
-					    ids[i].path, path,
-					    same == TK_INPUT_SAME_FILE
-						? "are the same file"
-						: "have the same content (a copy of one trace)");
+			rc = tk_error_push_from(
+			    e, "cli", TK_EINVAL,
+			    "inputs '%s' and '%s' %s: each input becomes its own "
+			    "rank or host; give each file once",
+			    ids[i].path, path,
+			    same == TK_INPUT_SAME_FILE
+				? "are the same file"
+				: "have the same content (a copy of one trace)");
 	}
 	in->n++;
 	return rc;
@@ -101,14 +105,14 @@ static void plan_free(struct plan *p)
 	free(p->items);
 }
 
-static int plan_add(tk_writer *w, struct plan *p, const char *path, enum tk_import_format fmt,
+static int plan_add(tk_error *e, struct plan *p, const char *path, enum tk_import_format fmt,
 		    int file_index, int64_t rank, int peeked)
 {
 	if (TKU_GROW(p->items, p->cap, p->n + 1, 16) != TK_OK)
-		return tk_writer_fail(w, TK_ENOMEM, "out of memory");
+		return tk_error_push_from(e, "cli", TK_ENOMEM, "out of memory");
 	struct item *it = &p->items[p->n];
 	if (!(it->path = strdup(path)))
-		return tk_writer_fail(w, TK_ENOMEM, "out of memory");
+		return tk_error_push_from(e, "cli", TK_ENOMEM, "out of memory");
 	it->fmt = fmt;
 	it->file_index = file_index;
 	it->rank = rank;
@@ -119,7 +123,7 @@ static int plan_add(tk_writer *w, struct plan *p, const char *path, enum tk_impo
 
 /* A directory: every host file of one run of a logdir; else, every JSON trace under it, by rank
  * (tk_rank_dir_list()), each its own input (*file_index counts them). */
-static int expand_dir(tk_writer *w, const char *path, const char *run_name, int *file_index,
+static int expand_dir(tk_error *e, const char *path, const char *run_name, int *file_index,
 		      struct plan *p)
 {
 	struct tk_xplane_run *runs = NULL;
@@ -132,15 +136,15 @@ static int expand_dir(tk_writer *w, const char *path, const char *run_name, int 
 		if ((rc = tk_rank_dir_list(path, 0, &files, &nfiles, rerr)) == TK_ENOTFOUND)
 			rc = cli_neither_logdir_nor_ranks(path, err, rerr);
 		if (rc != TK_OK)
-			fail_with(w, rc, rerr);
+			fail_with(e, rc, rerr);
 		tk_error_free(rerr);
 		for (int i = 0; i < nfiles && rc == TK_OK; i++)
-			rc = plan_add(w, p, files[i].path, TK_FORMAT_CHROME_JSON, (*file_index)++,
+			rc = plan_add(e, p, files[i].path, TK_FORMAT_CHROME_JSON, (*file_index)++,
 				      files[i].rank, 1);
 		goto out;
 	}
 	if (rc != TK_OK) {
-		fail_with(w, rc, err);
+		fail_with(e, rc, err);
 		goto out;
 	}
 	const struct tk_xplane_run *pick = &runs[0];
@@ -150,14 +154,14 @@ static int expand_dir(tk_writer *w, const char *path, const char *run_name, int 
 			if (!strcmp(runs[i].name, run_name))
 				pick = &runs[i];
 		if (!pick) {
-			rc = tk_writer_fail(w, TK_ENOTFOUND,
-					    "'%s' has no run named '%s' (see 'tracekit ls %s')",
-					    path, run_name, path);
+			rc = tk_error_push_from(e, "cli", TK_ENOTFOUND,
+						"'%s' has no run named '%s' (see 'tracekit ls %s')",
+						path, run_name, path);
 			goto out;
 		}
 	}
 	for (int i = 0; i < pick->nfiles && rc == TK_OK; i++)
-		rc = plan_add(w, p, pick->files[i], TK_FORMAT_XPLANE, *file_index, TK_NONE, 0);
+		rc = plan_add(e, p, pick->files[i], TK_FORMAT_XPLANE, *file_index, TK_NONE, 0);
 	(*file_index)++;
 out:
 	tk_error_free(err);
@@ -176,7 +180,7 @@ int cli_neither_logdir_nor_ranks(const char *dir, const tk_error *xerr, tk_error
 }
 
 /* The inputs as the ordered list of files to import. */
-static int expand_inputs(tk_writer *w, const char *const *inputs, size_t n, const char *run_name,
+static int expand_inputs(tk_error *e, const char *const *inputs, size_t n, const char *run_name,
 			 struct plan *p)
 {
 	int rc = TK_OK, file_index = 0;
@@ -185,11 +189,11 @@ static int expand_inputs(tk_writer *w, const char *const *inputs, size_t n, cons
 		struct stat sb;
 		enum tk_import_format fmt;
 		if (stat(inputs[i], &sb) == 0 && S_ISDIR(sb.st_mode))
-			rc = expand_dir(w, inputs[i], run_name, &file_index, p);
+			rc = expand_dir(e, inputs[i], run_name, &file_index, p);
 		else if ((rc = tk_import_detect(inputs[i], &fmt, err)) != TK_OK)
-			fail_with(w, rc, err);
+			fail_with(e, rc, err);
 		else
-			rc = plan_add(w, p, inputs[i], fmt, file_index++, TK_NONE, 0);
+			rc = plan_add(e, p, inputs[i], fmt, file_index++, TK_NONE, 0);
 	}
 	tk_error_free(err);
 	return rc;
@@ -207,7 +211,7 @@ static int cmp_rank(const void *pa, const void *pb)
 /* Two JSON files of one rank are refused, before any import: each rank is one trace. The ranks
  * files state are peeked (tk_rank_file_peek(); a file that cannot be peeked is left to the
  * importer, which says what is wrong with it). One JSON file is not peeked at all. */
-static int check_ranks(tk_writer *w, struct plan *p, const struct tk_import_options *o)
+static int check_ranks(tk_error *e, struct plan *p, const struct tk_import_options *o)
 {
 	struct item **json = NULL;
 	size_t nj = 0;
@@ -217,7 +221,7 @@ static int check_ranks(tk_writer *w, struct plan *p, const struct tk_import_opti
 	if (nj < 2)
 		return TK_OK;
 	if (!(json = calloc(nj, sizeof(*json))))
-		return tk_writer_fail(w, TK_ENOMEM, "out of memory");
+		return tk_error_push_from(e, "cli", TK_ENOMEM, "out of memory");
 	nj = 0;
 	for (size_t i = 0; i < p->n; i++) {
 		struct item *it = &p->items[i];
@@ -240,8 +244,8 @@ static int check_ranks(tk_writer *w, struct plan *p, const struct tk_import_opti
 	for (size_t i = 1; i < nj && rc == TK_OK; i++) {
 		const struct item *a = json[i - 1], *b = json[i];
 		if (a->gets == b->gets)
-			rc = tk_writer_fail(
-			    w, TK_EINVAL,
+			rc = tk_error_push_from(
+			    e, "cli", TK_EINVAL,
 			    "'%s' (%s) and '%s' (%s) are both rank %lld: a job has one "
 			    "trace per rank",
 			    a->path, a->rank != TK_NONE ? "distributedInfo" : "file order", b->path,
@@ -249,6 +253,22 @@ static int check_ranks(tk_writer *w, struct plan *p, const struct tk_import_opti
 			    (long long)a->gets);
 	}
 	free(json);
+	return rc;
+}
+
+/* The files of @inputs in import order, each given once, no two JSON traces of one rank; an
+ * error on @e. */
+static int make_plan(tk_error *e, const char *const *inputs, size_t n, const char *run_name,
+		     const struct tk_import_options *o, struct plan *p)
+{
+	struct inputs seen = {0};
+	int rc = expand_inputs(e, inputs, n, run_name, p);
+	for (size_t i = 0; i < p->n && rc == TK_OK; i++) /* every file first: before any import */
+		rc = check_new_input(e, &seen, p->items[i].path,
+				     p->items[i].fmt == TK_FORMAT_CHROME_JSON);
+	if (rc == TK_OK)
+		rc = check_ranks(e, p, o);
+	inputs_free(&seen);
 	return rc;
 }
 
@@ -271,23 +291,16 @@ int cli_import(const char *output, const char *const *inputs, size_t n, const ch
 	       struct tk_import_options *o, int jobs, struct tk_writer_stats *st)
 {
 	tk_writer *w = NULL;
-	struct inputs seen = {0};
 	struct plan plan = {0};
 	tk_error *err = tk_error_new();
 	int rc = tk_writer_create(output, &w);
 	if (!o->warn)
 		o->warn = warn;
 	cli_remove_on_signal(tk_writer_temp_path(w));
-	if (rc == TK_OK)
-		rc = expand_inputs(w, inputs, n, run_name, &plan);
-	for (size_t i = 0; i < plan.n && rc == TK_OK; i++) /* every file first: before any import */
-		rc = check_new_input(w, &seen, plan.items[i].path,
-				     plan.items[i].fmt == TK_FORMAT_CHROME_JSON);
-	if (rc == TK_OK)
-		rc = check_ranks(w, &plan, o);
+	if (rc == TK_OK && (rc = make_plan(err, inputs, n, run_name, o, &plan)) != TK_OK)
+		tk_writer_fail_error(w, err);
 	if (rc == TK_OK)
 		rc = import_plan(w, &plan, o, jobs);
-	inputs_free(&seen);
 	plan_free(&plan);
 	if (rc != TK_OK) {
 		tk_error_free(err);
@@ -361,4 +374,35 @@ void cli_run_input_close(struct cli_run_input *in)
 		return;
 	nftw(in->dir, rm_one, 8, FTW_DEPTH | FTW_PHYS);
 	in->dir[0] = '\0';
+}
+
+void cli_import_files_free(struct cli_import_file *f, size_t n)
+{
+	for (size_t i = 0; f && i < n; i++)
+		free(f[i].path);
+	free(f);
+}
+
+int cli_import_files(const char *const *inputs, size_t n, const char *run_name,
+		     const struct tk_import_options *o, struct cli_import_file **out, size_t *nout)
+{
+	struct plan plan = {0};
+	struct cli_import_file *f = NULL;
+	tk_error *err = tk_error_new();
+	int rc = make_plan(err, inputs, n, run_name, o, &plan), code = TK_EXIT_OK;
+	if (rc == TK_OK && !(f = calloc(plan.n + 1, sizeof(*f))))
+		rc = tk_error_push_from(err, "cli", TK_ENOMEM, "out of memory");
+	for (size_t i = 0; i < plan.n && rc == TK_OK; i++) { /* the paths change hands */
+		f[i] = (struct cli_import_file){plan.items[i].path,
+						plan.items[i].fmt == TK_FORMAT_CHROME_JSON,
+						plan.items[i].file_index};
+		plan.items[i].path = NULL;
+	}
+	if (rc != TK_OK)
+		code = cli_fail_error(rc, err);
+	*out = f;
+	*nout = rc == TK_OK ? plan.n : 0;
+	plan_free(&plan);
+	tk_error_free(err);
+	return code;
 }

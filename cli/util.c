@@ -12,13 +12,33 @@
 #include <tracekit/error.h>
 #include <tracekit/output.h>
 
+/* Where cli_error() writes while captured (cli_error_capture()), else NULL: stderr. */
+static char *capture_buf;
+static size_t capture_size;
+
+void cli_error_capture(char *buf, size_t size)
+{
+	capture_buf = buf && size ? buf : NULL;
+	capture_size = capture_buf ? size : 0;
+	if (capture_buf)
+		capture_buf[0] = '\0';
+}
+
 void cli_error(const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	fputs("tracekit: ", stderr);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	if (capture_buf) { /* appended, one message a line, cut at the buffer's end */
+		size_t len = strlen(capture_buf);
+		if (len && len + 1 < capture_size)
+			capture_buf[len++] = '\n';
+		if (len + 1 < capture_size)
+			vsnprintf(capture_buf + len, capture_size - len, fmt, ap);
+	} else {
+		fputs("tracekit: ", stderr);
+		vfprintf(stderr, fmt, ap);
+		fputc('\n', stderr);
+	}
 	va_end(ap);
 }
 

@@ -1,19 +1,35 @@
-# tk_dependency(NAME PKG) - an optional dependency with an AUTO/ON/OFF cache option TK_WITH_<NAME>.
-# Looks the package up with pkg-config; ON and missing stops the configure with a message; sets
-# TK_HAVE_<NAME> and, when found, the imported target PkgConfig::<NAME>.
+# tk_dependency(NAME PKG [FIND_PACKAGE COMPONENT...]) - an optional dependency with an AUTO/ON/OFF
+# cache option TK_WITH_<NAME>. Looks the package up with pkg-config, or with CMake's
+# find_package(PKG COMPONENTS ...) after FIND_PACKAGE (MPI: its compiler wrappers, not pkg-config,
+# say where it is); ON and missing stops the configure with a message; sets TK_HAVE_<NAME>,
+# <NAME>_VERSION and, when found through pkg-config, the imported target PkgConfig::<NAME>.
 include(FindPkgConfig)
 function(tk_dependency NAME PKG)
   set(TK_WITH_${NAME} AUTO CACHE STRING "Build with ${PKG}: AUTO, ON or OFF")
   set_property(CACHE TK_WITH_${NAME} PROPERTY STRINGS AUTO ON OFF)
   set(have OFF)
+  set(version "")
   if(NOT TK_WITH_${NAME} STREQUAL "OFF")
-    pkg_check_modules(${NAME} IMPORTED_TARGET GLOBAL ${PKG})
-    if(${NAME}_FOUND)
+    if(ARGV2 STREQUAL "FIND_PACKAGE")
+      list(SUBLIST ARGN 1 -1 components)
+      find_package(${PKG} COMPONENTS ${components})
+      set(found ${${PKG}_FOUND})
+      set(version "${${PKG}_VERSION}")
+      if(NOT version AND components)  # MPI: per language (MPI_C_VERSION)
+        list(GET components 0 first)
+        set(version "${${PKG}_${first}_VERSION}")
+      endif()
+    else()
+      pkg_check_modules(${NAME} IMPORTED_TARGET GLOBAL ${PKG})
+      set(found ${${NAME}_FOUND})
+      set(version "${${NAME}_VERSION}")
+    endif()
+    if(found)
       set(have ON)
     elseif(TK_WITH_${NAME} STREQUAL "ON")
       message(FATAL_ERROR "TK_WITH_${NAME}=ON but ${PKG} was not found (install its -dev package, or pass -DTK_WITH_${NAME}=OFF)")
     endif()
   endif()
   set(TK_HAVE_${NAME} ${have} PARENT_SCOPE)
-  set(${NAME}_VERSION "${${NAME}_VERSION}" PARENT_SCOPE)
+  set(${NAME}_VERSION "${version}" PARENT_SCOPE)
 endfunction()

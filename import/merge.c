@@ -10,7 +10,9 @@
  * With summary set, only what the cross-rank analyses need is kept (docs/scale.md): every
  * source, process, device and track, the step events, the communication kernels the input's
  * analysis found (analysis_comm) with their args and op details, meta, and a copy of the
- * input's analysis tables (merge_tables.c); meta 'job_summary' = 1 marks the store. Memory is
+ * input's analysis tables (merge_tables.c); meta 'job_summary' = 1 marks the store. Job
+ * summaries given as inputs are kept whole (their events are the summary's already) and make a
+ * job summary: the gather of `--mpi` merges one summary per MPI process. Memory is
  * one id map per input (8 bytes per row of its processes, devices, tracks and events).
  */
 #include <fcntl.h>
@@ -335,8 +337,9 @@ static int put_events(struct mg *g, char **s)
 		 "LEFT JOIN copy_details c ON c.event_id = e.id "
 		 "LEFT JOIN set_details m ON m.event_id = e.id "
 		 "LEFT JOIN step_details p ON p.event_id = e.id %s ORDER BY e.id",
-		 g->o->summary ? "WHERE e.kind = 11 OR e.id IN (SELECT event_id FROM analysis_comm)"
-			       : "");
+		 g->o->summary && !g->in->is_summary
+		     ? "WHERE e.kind = 11 OR e.id IN (SELECT event_id FROM analysis_comm)"
+		     : "");
 	if ((!g->o->summary && (rc = map_init(g, &g->in->event, "events", "id")) != TK_OK) ||
 	    (rc = prepare(g, sql, &st, "events")) != TK_OK)
 		goto out;
@@ -597,21 +600,17 @@ static int open_input(struct mg_in *in, const struct tk_merge_options *o, tk_err
 		return rc;
 	}
 	in->db = tk_store_sqlite(in->s);
-	if (o->summary) {
-		char v[32];
-		if (tk_store_meta_text(in->s, "analysis_version", v, sizeof(v)) != TK_OK ||
-		    atoi(v) != TK_ANALYSIS_VERSION)
-			return tk_error_push_from(
-			    err, "merge", TK_EINVAL,
-			    "store '%s' has no current analysis: a job summary copies the analysis "
-			    "tables of its inputs (run tracekit analyze on it first)",
-			    in->path);
-		if (tk_store_meta_text(in->s, "job_summary", v, sizeof(v)) == TK_OK)
-			return tk_error_push_from(err, "merge", TK_EINVAL,
-						  "store '%s' is a job summary already: merge the "
-						  "per-rank stores it was made from",
-						  in->path);
-	}
+	char v[32];
+	in->is_summary = tk_store_meta_text(in->s, "job_summary", v, sizeof(v)) == TK_OK;
+	/* a summary's analysis tables are the copies it was made with: no analysis needed */
+	if (o->summary && !in->is_summary &&
+	    (tk_store_meta_text(in->s, "analysis_version", v, sizeof(v)) != TK_OK ||
+	     atoi(v) != TK_ANALYSIS_VERSION))
+		return tk_error_push_from(
+		    err, "merge", TK_EINVAL,
+		    "store '%s' has no current analysis: a job summary copies the analysis "
+		    "tables of its inputs (run tracekit analyze on it first)",
+		    in->path);
 	return TK_OK;
 }
 
@@ -665,6 +664,16 @@ static int check_inputs(struct mg_in *in, size_t n, const struct tk_merge_option
 			rc = check_input(in, i, ids, &r, &nr, &cap, err);
 		close_input(&in[i]);
 	}
+	/* job summaries merge into a job summary; with full stores only under --summary */
+	size_t sum = n, full = n;
+	for (size_t i = n; i-- > 0;)
+		*(in[i].is_summary ? &sum : &full) = i;
+	if (rc == TK_OK && !o->summary && sum < n && full < n)
+		rc = tk_error_push_from(err, "merge", TK_EINVAL,
+					"'%s' is a job summary and '%s' is not: merge them with "
+					"--summary (a job summary of both) or merge the per-rank "
+					"stores",
+					in[sum].path, in[full].path);
 	if (rc == TK_OK && nr > 1)
 		qsort(r, nr, sizeof(*r), cmp_rank);
 	for (size_t k = 1; rc == TK_OK && k < nr; k++)
@@ -706,7 +715,7 @@ out:
 int tk_merge(const char *output, const char *const *inputs, size_t n,
 	     const struct tk_merge_options *o, struct tk_writer_stats *st, tk_error *err)
 {
-	struct tk_merge_options defaults;
+	struct tk_merge_options defaults, summary;
 	struct mg_in *in = NULL;
 	tk_writer *w = NULL;
 	char *tmp = NULL;
@@ -728,6 +737,14 @@ int tk_merge(const char *output, const char *const *inputs, size_t n,
 		in[i].path = inputs[i];
 	if ((rc = check_inputs(in, n, o, err)) != TK_OK)
 		goto out;
+	size_t nsum = 0;
+	for (size_t i = 0; i < n; i++)
+		nsum += in[i].is_summary;
+	if (nsum == n && !o->summary) { /* job summaries merge into a job summary */
+		summary = *o;
+		summary.summary = 1;
+		o = &summary;
+	}
 	/* A summary is finished under a temporary name, its analysis tables added, then renamed. */
 	const char *target = output;
 	if (o->summary) {

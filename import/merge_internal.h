@@ -23,6 +23,7 @@ struct mg_in {
 	tk_store *s;
 	sqlite3 *db;
 	struct mg_map proc, dev, track, event;
+	int is_summary;	     /* a job summary (meta job_summary): its events are kept as they are */
 	int64_t series_base; /* analysis_memory.series_id offset of this input (merge_tables.c) */
 };
 

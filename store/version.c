@@ -20,7 +20,8 @@ const char *tk_build_features(void)
 	       "zlib: " TK_FEATURE_ZLIB "\n"
 	       "protobuf-c: " TK_FEATURE_PROTOBUF_C "\n"
 	       "cjson: " TK_FEATURE_CJSON "\n"
-	       "cupti: " TK_FEATURE_CUPTI "\n";
+	       "cupti: " TK_FEATURE_CUPTI "\n"
+	       "mpi: " TK_FEATURE_MPI "\n"; /* the command line's --mpi (cli/mpi.c) */
 }
 
 void tks_fmt(char *buf, size_t len, const char *fmt, ...)

@@ -197,9 +197,12 @@ void tk_merge_options_init(struct tk_merge_options *o);
  * stores): their sources, processes, devices, tracks, events with their details, op details,
  * flows, args, counters, memory events and meta, in input order, ids remapped and strings
  * re-interned (meta: later inputs win). Written atomically: on failure nothing is at @output.
+ * Job summaries as inputs are kept whole and make a job summary (summary set or not); a mix of
+ * summaries and full stores needs summary set.
  * @param st   OUT (may be NULL): what was written
  * @return TK_OK; TK_EINVAL for a store given twice, two stores holding one rank, a summary input
- *         without a current analysis; TK_EFORMAT for a damaged store or one that is not a store
+ *         without a current analysis, a summary and a full store without summary set;
+ *         TK_EFORMAT for a damaged store or one that is not a store
  *         (its path, table and row in @err); TK_EIO, TK_ENOMEM.
  */
 int tk_merge(const char *output, const char *const *inputs, size_t n,

@@ -3,16 +3,14 @@
 # per-rank stores merged hold what one import of all ranks holds (canonical dump, ids resolved);
 # a job summary analysed gives the communication tables of the full store, rank by rank; the
 # refusals (a store twice, one rank in two stores, not a store, a damaged store, the output an
-# input) exit 2 and leave no output; a summary is much smaller than the full store.
+# input) exit 2 and leave no output; summaries merge into the job summary; a summary is much
+# smaller than the full store.
 # usage: merge.sh TRACEKIT SOURCE_DIR
 set -u
 T=$1
 SRC=$2
-F=$SRC/tests/data/analyze/comm
-DUMP="python3 $SRC/tests/merge/canonical_dump.py"
-D=$(mktemp -d)
-trap 'rm -rf "$D"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
+# shellcheck source=tests/merge/common.sh
+. "$SRC/tests/merge/common.sh"
 refused() { # what, then the command; it must exit 2 and leave no $D/out.db
 	what=$1; shift
 	"$@" >"$D/msg" 2>&1; rc=$?
@@ -55,7 +53,20 @@ $DUMP "$D/all.db" --only analysis_comm analysis_comm_ranks >"$D/all.c" &&
 grep -q "^== analysis_comm_ranks (4 rows)" "$D/s.c" || fail "summary: no comm ranks"
 diff "$D/all.c" "$D/s.c" >/dev/null || fail "summary comm tables differ: $(diff "$D/all.c" "$D/s.c" | head -5)"
 $T report "$D/s.db" >/dev/null || fail "report on a summary"
-refused "a summary of a summary" $T merge --summary "$D/s.db" -o "$D/out.db"
+# summaries of some ranks each (what the MPI processes of `import --mpi` send) merge into the job
+# summary: the same cross-rank tables; a summary with a full store only under --summary
+$T merge --summary "$D/r0.db" "$D/r1.db" -o "$D/s01.db" >/dev/null &&
+	$T merge --summary "$D/r2.db" "$D/r3.db" -o "$D/s23.db" >/dev/null || fail "part summaries"
+$T merge "$D/s23.db" "$D/s01.db" -o "$D/ss.db" >/dev/null || fail "merge of summaries"
+js=$(python3 -c "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute(\"SELECT value FROM meta WHERE key = 'job_summary'\").fetchone())" "$D/ss.db")
+[ "$js" = "(1,)" ] || fail "a merge of summaries is no job summary: meta job_summary $js"
+$T analyze "$D/ss.db" >/dev/null || fail "analyze the merge of summaries"
+$DUMP "$D/ss.db" --only analysis_comm analysis_comm_ranks >"$D/ss.c" || fail "dump ss"
+diff "$D/all.c" "$D/ss.c" >/dev/null || fail "summary of summaries differs: $(diff "$D/all.c" "$D/ss.c" | head -5)"
+refused "a summary with a full store" $T merge "$D/s01.db" "$D/r2.db" -o "$D/out.db"
+grep -q "s01.db' is a job summary and '.*r2.db' is not" "$D/msg" || fail "mix: $(cat "$D/msg")"
+refused "a summary with a store of its ranks" $T merge --summary "$D/s01.db" "$D/r1.db" -o "$D/out.db"
+grep -q "both hold rank 1" "$D/msg" || fail "summary rank clash: $(cat "$D/msg")"
 
 # a job over two hosts with a planted clock offset (tests/data/analyze/clock): the summary's clock
 # offsets, load balance and cross-rank findings (straggler, clock_offset, rank_imbalance) equal
