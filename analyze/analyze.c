@@ -176,8 +176,7 @@ static int run_summary(struct tka_ctx *c, const char **step)
  */
 static int hold_pages(struct tka_ctx *c)
 {
-	return tka_exec(c, "cannot start the analysis",
-			"PRAGMA secure_delete = OFF; PRAGMA cache_spill = 2147483647");
+	return tka_exec(c, "cannot start the analysis", "PRAGMA cache_spill = 2147483647");
 }
 
 static int release_pages(struct tka_ctx *c)
@@ -227,11 +226,16 @@ int tk_analyze(const char *path, const struct tk_analyze_options *o, tk_error *e
 			goto out;
 		goto version;
 	}
-	/* The event readers (jobs > 1) read the store on their own connections beside this
-	 * transaction's RESERVED lock, which a page written to the file before the commit would
-	 * make EXCLUSIVE: until the pass is over, changed pages stay in memory (no spill), and
-	 * the dropped tables' pages are freed without being zeroed (a few pages change). */
-	if (c.jobs > 1 && (rc = hold_pages(&c)) != TK_OK) {
+	/* The previous analysis's tables are dropped without zeroing their pages (Debian's SQLite
+	 * turns secure_delete on: a re-analysis would journal and rewrite every page of them, and
+	 * what they held is derived from the store, nothing to erase); whatever --jobs, so the
+	 * file comes out the same. The event readers (jobs > 1) read the store on their own
+	 * connections beside this transaction's RESERVED lock, which a page written to the file
+	 * before the commit would make EXCLUSIVE: until the pass is over, changed pages stay in
+	 * memory (no spill). */
+	if ((rc = tka_exec(&c, "cannot start the analysis", "PRAGMA secure_delete = OFF")) !=
+		TK_OK ||
+	    (c.jobs > 1 && (rc = hold_pages(&c)) != TK_OK)) {
 		where = IN_TABLES;
 		goto out;
 	}
