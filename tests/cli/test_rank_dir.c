@@ -17,21 +17,9 @@
 
 #define RANK_DIR TK_SOURCE_DIR "/tests/data/import/rank_dir"
 
-static char *dir; /* each test's own temporary directory */
+TKT_TMPDIR_FIXTURE;
 
-static void setup(void)
-{
-	cr_assert_not_null(dir = tkt_mkdtemp());
-}
-
-static void teardown(void)
-{
-	tkt_rmdir(dir);
-	free(dir);
-	dir = NULL;
-}
-
-TestSuite(rank_dir, .init = setup, .fini = teardown);
+TestSuite(rank_dir, .init = setup, .fini = teardown); /* each test's own temporary directory */
 
 /* @rows with the fixture's directory replaced by "D". */
 static char *strip(const char *rows)

@@ -18,18 +18,7 @@
 
 #define DATA TK_SOURCE_DIR "/tests/data/xplane/"
 
-static char *dir;
-
-static void setup(void)
-{
-	dir = tkt_mkdtemp();
-}
-
-static void teardown(void)
-{
-	tkt_rmdir(dir);
-	free(dir);
-}
+TKT_TMPDIR_FIXTURE;
 
 TestSuite(run_order, .init = setup, .fini = teardown);
 

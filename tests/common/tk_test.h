@@ -10,6 +10,22 @@
 char *tkt_mkdtemp(void);
 /* Remove a directory tree (best effort). */
 void tkt_rmdir(const char *dir);
+/* The per-test temporary directory of a test file: `dir`, made by setup() and removed by
+ * teardown() (`TestSuite(name, .init = setup, .fini = teardown)`); the file includes criterion.h
+ * and stdlib.h. */
+#define TKT_TMPDIR_FIXTURE                               \
+	static char *dir;                                \
+	static void setup(void)                          \
+	{                                                \
+		cr_assert_not_null(dir = tkt_mkdtemp()); \
+	}                                                \
+	static void teardown(void)                       \
+	{                                                \
+		tkt_rmdir(dir);                          \
+		free(dir);                               \
+		dir = NULL;                              \
+	}                                                \
+	struct tkt_tmpdir_fixture_unused
 /* Join dir and name into a malloc'd path. */
 char *tkt_path(const char *dir, const char *name);
 /* 1 when path exists. */

@@ -15,18 +15,7 @@
 #include "export_test.h"
 #include "tk_test.h"
 
-static char *dir;
-
-static void setup(void)
-{
-	dir = tkt_mkdtemp();
-}
-
-static void teardown(void)
-{
-	tkt_rmdir(dir);
-	free(dir);
-}
+TKT_TMPDIR_FIXTURE;
 
 TestSuite(perfetto_export, .init = setup, .fini = teardown);
 /* Tests on traces of the corpus that tests/data/real does not vendor (tk_test.h). */

@@ -14,18 +14,7 @@
 #include "export_test.h"
 #include "tk_test.h"
 
-static char *dir;
-
-static void setup(void)
-{
-	dir = tkt_mkdtemp();
-}
-
-static void teardown(void)
-{
-	tkt_rmdir(dir);
-	free(dir);
-}
+TKT_TMPDIR_FIXTURE;
 
 TestSuite(xplane_roundtrip, .init = setup, .fini = teardown);
 

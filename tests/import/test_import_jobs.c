@@ -34,18 +34,7 @@ static void collect(void *ctx, const char *message)
 		w->len += (size_t)n;
 }
 
-static char *dir;
-
-static void setup(void)
-{
-	dir = tkt_mkdtemp();
-}
-
-static void teardown(void)
-{
-	tkt_rmdir(dir);
-	free(dir);
-}
+TKT_TMPDIR_FIXTURE;
 
 TestSuite(import_jobs, .init = setup, .fini = teardown);
 

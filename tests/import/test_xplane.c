@@ -23,18 +23,7 @@
 #define TK_XPLANE_NO_STATE
 #include "../../import/xplane_internal.h" /* xp_corr: the pending correlation-id table */
 
-static char *dir;
-
-static void setup(void)
-{
-	dir = tkt_mkdtemp();
-}
-
-static void teardown(void)
-{
-	tkt_rmdir(dir);
-	free(dir);
-}
+TKT_TMPDIR_FIXTURE;
 
 TestSuite(xplane, .init = setup, .fini = teardown);
 /* Tests on traces of the corpus that tests/data/real does not vendor (tk_test.h). */

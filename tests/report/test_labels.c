@@ -15,18 +15,7 @@
 #include "../../report/report_internal.h"
 #include "tk_test.h"
 
-static char *dir;
-
-static void setup(void)
-{
-	dir = tkt_mkdtemp();
-}
-
-static void teardown(void)
-{
-	tkt_rmdir(dir);
-	free(dir);
-}
+TKT_TMPDIR_FIXTURE;
 
 TestSuite(labels, .init = setup, .fini = teardown);
 

@@ -15,18 +15,7 @@
 #include "tk_test.h"
 #include "tscan.h"
 
-static char *dir;
-
-static void setup(void)
-{
-	dir = tkt_mkdtemp();
-}
-
-static void teardown(void)
-{
-	tkt_rmdir(dir);
-	free(dir);
-}
+TKT_TMPDIR_FIXTURE;
 
 TestSuite(tscan, .init = setup, .fini = teardown);
 
