@@ -1,8 +1,9 @@
 /*
  * The analyze driver: opens a store read-write, resolves the device peaks (peaks.c), reads every
  * event once (event_pass.c: the timeline, op profile, kernel stats and KPI inputs are built from
- * that one pass; with jobs > 1 the events are read by that many threads, event_jobs.c), then runs every analysis in order inside one transaction (so a failure leaves
- * the store as it was). The tables are schemas/analysis.sql's, created here before the first.
+ * that one pass; with jobs > 1 the events are read by that many threads, event_jobs.c, and the
+ * analyses of store tables only run on workers beside it, analysis_jobs.c), then runs every
+ * analysis in order inside one transaction (so a failure leaves the store as it was). The tables are schemas/analysis.sql's, created here before the first.
  */
 #include <tracekit/analyze.h>
 #include <tracekit/error.h>
@@ -87,50 +88,69 @@ int64_t tka_col_or_none(sqlite3_stmt *st, int i)
 /*
  * The analyses, in order. cross_rank: it compares ranks, so it runs again on a job summary
  * (tracekit merge --summary), whose other tables are the ranks' own, copied; tables: the tables
- * it writes, which a summary's analysis drops and creates again (space-separated).
+ * it writes, which a summary's analysis drops and creates again (space-separated). worker: the
+ * tables of an analysis that reads store tables only (no state of the pass, no analysis table),
+ * which jobs > 1 computes on a worker thread (analysis_jobs.c), from the start of the pass.
  */
 static const struct {
 	const char *name;
 	int (*run)(struct tka_ctx *c);
 	int cross_rank;
 	const char *tables;
+	const char *worker;
 } analyses[] = {
-    {"device time", tka_device_time, 0, NULL},
-    {"idle gaps", tka_gaps, 0, NULL},
-    {"steps", tka_steps, 0, NULL},
-    {"step ops", tka_step_ops, 0, NULL},
-    {"communication", tka_comm, 1, "analysis_comm analysis_comm_ranks analysis_clock_offsets"},
+    {"device time", tka_device_time, 0, NULL, NULL},
+    {"idle gaps", tka_gaps, 0, NULL, NULL},
+    {"steps", tka_steps, 0, NULL, NULL},
+    {"step ops", tka_step_ops, 0, NULL, NULL},
+    {"communication", tka_comm, 1, "analysis_comm analysis_comm_ranks analysis_clock_offsets", NULL},
     /* load balance across ranks: after device time, steps and comm, whose tables it reads */
     {"load balance", tka_balance, 1,
-     "analysis_balance_ranks analysis_balance analysis_balance_slowest"},
-    {"op profile", tka_op_profile, 0, NULL},
-    {"gpu time per op", tka_op_gpu_time, 0, NULL},
-    {"categories", tka_categories, 0, NULL},
-    {"op performance model", tka_op_perf, 0,
+     "analysis_balance_ranks analysis_balance analysis_balance_slowest", NULL},
+    {"op profile", tka_op_profile, 0, NULL, NULL},
+    {"gpu time per op", tka_op_gpu_time, 0, NULL, NULL},
+    {"categories", tka_categories, 0, NULL, NULL},
+    {"op performance model", tka_op_perf, 0, NULL,
      NULL},				 /* after gpu time per op: its per-call figures */
-    {"roofline", tka_roofline, 0, NULL}, /* after the model and the peaks; before kpi */
-    {"kernel stats", tka_kernel_stats, 0, NULL},
-    {"memory", tka_memory, 0, NULL},
-    {"kpi", tka_kpi, 0, NULL},
-    {"launch stats", tka_launch_stats, 0, NULL},
-    {"queue length", tka_queue_length, 0, NULL},
-    {"findings", tka_findings, 0, NULL},
+    {"roofline", tka_roofline, 0, NULL, NULL}, /* after the model and the peaks; before kpi */
+    {"kernel stats", tka_kernel_stats, 0, NULL, NULL},
+    /* memory_records, events, tracks, strings */
+    {"memory", tka_memory, 0, NULL,
+     "analysis_memory analysis_memory_timeline analysis_memory_live_at_peak "
+     "analysis_memory_histogram"},
+    {"kpi", tka_kpi, 0, NULL, NULL},
+    {"launch stats", tka_launch_stats, 0, NULL, NULL},
+    {"queue length", tka_queue_length, 0, NULL, NULL},
+    {"findings", tka_findings, 0, NULL, NULL},
 };
 #define N_ANALYSES (sizeof(analyses) / sizeof(analyses[0]))
 
-/* Drop the table @name and create it again from schemas/analysis.sql (its CREATE TABLE). */
-static int recreate_table(struct tka_ctx *c, const char *name, size_t len)
+int tka_table_sql(struct tka_ctx *c, const char *name, size_t len, const char **sql, size_t *n)
 {
-	char head[96], sql[160];
+	char head[96];
 	if (len + 20 >= sizeof(head))
 		return tka_fail(c, TK_EINTERNAL, "table name too long");
 	snprintf(head, sizeof(head), "\nCREATE TABLE %.*s (", (int)len, name);
 	const char *a = strstr(tka_analysis_sql, head), *b = a ? strstr(a, "\n);") : NULL;
 	if (!b)
 		return tka_fail(c, TK_EINTERNAL, "no table %.*s in analysis.sql", (int)len, name);
+	*sql = a;
+	*n = (size_t)(b + 3 - a);
+	return TK_OK;
+}
+
+/* Drop the table @name and create it again from schemas/analysis.sql (its CREATE TABLE). */
+static int recreate_table(struct tka_ctx *c, const char *name, size_t len)
+{
+	char sql[160];
+	const char *a = NULL;
+	size_t n = 0;
+	int rc = tka_table_sql(c, name, len, &a, &n);
+	if (rc != TK_OK)
+		return rc;
 	snprintf(sql, sizeof(sql), "DROP TABLE IF EXISTS %.*s", (int)len, name);
-	int rc = tka_exec(c, "dropping a cross-rank table", sql);
-	char *create = rc == TK_OK ? sqlite3_mprintf("%.*s", (int)(b + 3 - a), a) : NULL;
+	rc = tka_exec(c, "dropping a cross-rank table", sql);
+	char *create = rc == TK_OK ? sqlite3_mprintf("%.*s", (int)n, a) : NULL;
 	if (rc == TK_OK && !create)
 		rc = tka_fail(c, TK_ENOMEM, "out of memory");
 	if (rc == TK_OK)
@@ -184,6 +204,33 @@ static int release_pages(struct tka_ctx *c)
 	return tka_exec(c, "after reading the events", "PRAGMA cache_spill = 1");
 }
 
+/* With jobs the cores (not asked for), a small store's analyses all run on this thread. */
+static int store_small(struct tka_ctx *c, int *small)
+{
+	sqlite3_stmt *st = NULL;
+	int rc = tka_prepare(c, "SELECT max(id) - min(id) FROM events", &st);
+	*small = 1;
+	if (rc == TK_OK && sqlite3_step(st) == SQLITE_ROW)
+		*small = sqlite3_column_int64(st, 0) < TKA_AUTO_MIN_IDS;
+	sqlite3_finalize(st);
+	return rc;
+}
+
+/* Start the analyses that run on workers (job[i] for analysis i); *n: how many. */
+static int start_workers(struct tka_ctx *c, struct tka_ajob **job, size_t *n, const char **step)
+{
+	int small = 0, rc = c->jobs_auto ? store_small(c, &small) : TK_OK;
+	for (size_t i = 0; rc == TK_OK && !small && i < N_ANALYSES; i++) {
+		if (!analyses[i].worker)
+			continue;
+		*step = analyses[i].name;
+		if ((rc = tka_ajob_start(c, analyses[i].run, analyses[i].worker, &job[i])) ==
+		    TK_OK)
+			++*n;
+	}
+	return rc;
+}
+
 int tk_analyze(const char *path, const struct tk_analyze_options *o, tk_error *err)
 {
 	struct tk_analyze_options defaults;
@@ -191,6 +238,8 @@ int tk_analyze(const char *path, const struct tk_analyze_options *o, tk_error *e
 	enum { IN_BEGIN = 1, IN_TABLES, IN_PEAKS, IN_EVENTS, IN_ANALYSIS } where = 0; /* context */
 	const char *step = "";
 	struct tka_ctx c = {.opt = o, .err = msg, .errlen = sizeof(msg)};
+	struct tka_ajob *job[N_ANALYSES] = {NULL}; /* the analyses on workers (jobs > 1) */
+	size_t running = 0; /* workers started */
 	tk_store *s = NULL;
 	int rc, in_txn = 0;
 	tk_error_clear(err);
@@ -252,8 +301,16 @@ int tk_analyze(const char *path, const struct tk_analyze_options *o, tk_error *e
 		where = IN_PEAKS;
 		goto out;
 	}
+	/* The analyses of store tables only start on their workers: they read beside this
+	 * transaction as the event readers do, so pages stay held until they are done. */
+	if (c.jobs > 1 && (rc = start_workers(&c, job, &running, &step)) != TK_OK) {
+		where = IN_ANALYSIS;
+		goto out;
+	}
 	/* Every event once, for the timeline, the op profile, kernel stats and the KPIs. */
 	rc = tka_pass_run(&c);
+	for (size_t i = 0; rc == TK_OK && i < N_ANALYSES; i++)
+		tka_ajob_wait(job[i]);
 	if (rc == TK_OK && c.jobs > 1)
 		rc = release_pages(&c);
 	if (rc != TK_OK) {
@@ -261,7 +318,10 @@ int tk_analyze(const char *path, const struct tk_analyze_options *o, tk_error *e
 		goto out;
 	}
 	for (size_t i = 0; i < N_ANALYSES; i++) {
-		rc = analyses[i].run(&c);
+		if (job[i]) /* its rows copied here, or its failure, as one thread gives them */
+			rc = tka_ajob_finish(&c, job[i]);
+		else
+			rc = analyses[i].run(&c);
 		if (rc != TK_OK) {
 			step = analyses[i].name;
 			where = IN_ANALYSIS;
@@ -297,6 +357,8 @@ out:
 			tk_error_push_from(err, "analyze", rc, "%s analysis of '%s' failed", step,
 					   path);
 	}
+	for (size_t i = 0; i < N_ANALYSES; i++)
+		tka_ajob_free(job[i]);
 	if (in_txn)
 		sqlite3_exec(c.db, "ROLLBACK", NULL, NULL, NULL);
 	tka_pass_free(&c);

@@ -126,6 +126,31 @@ int tka_evcur_seek(struct tka_ctx *c, struct tka_evcur *r, int64_t lo, int64_t h
 int tka_evcur_next(struct tka_ctx *c, struct tka_evcur *r, struct tka_ev *e, int *got);
 void tka_evcur_close(struct tka_evcur *r);
 
+/* ---- analyses on worker threads (analysis_jobs.c) ---- */
+
+/*
+ * With jobs the cores (not asked for), a store of fewer event ids than this is analysed on the
+ * calling thread alone: threads and connections would cost what they could save.
+ */
+#define TKA_AUTO_MIN_IDS 262144
+
+/* The CREATE TABLE of analysis table @name (@len bytes) in schemas/analysis.sql: *@sql, *@n. */
+int tka_table_sql(struct tka_ctx *c, const char *name, size_t len, const char **sql, size_t *n);
+
+/*
+ * tka_ajob_start() - run @run on a worker thread, on its own read-only connection, into TEMP
+ * tables @tables (space-separated). tka_ajob_wait() waits for it to be done (its read lock
+ * released). tka_ajob_finish() waits for it and copies its rows into c->db's tables in order,
+ * or returns its status with its message in c->err. tka_ajob_free()
+ * interrupts a worker still running and frees it (NULL accepted).
+ */
+struct tka_ajob;
+int tka_ajob_start(struct tka_ctx *c, int (*run)(struct tka_ctx *c), const char *tables,
+		   struct tka_ajob **out);
+void tka_ajob_wait(struct tka_ajob *j);
+int tka_ajob_finish(struct tka_ctx *c, struct tka_ajob *j);
+void tka_ajob_free(struct tka_ajob *j);
+
 /*
  * The events read by c->jobs threads, each on its own read-only connection to c->path, in
  * ranges of ids handed out in turn and given back in id order (event_jobs.c): the same events,

@@ -34,12 +34,11 @@
 #define EVJ_MAX_READERS 256 /* a bound on the threads, whatever was asked */
 _Static_assert(EVJ_SPAN <= EVJ_DEPTH * EVJ_BATCH / 2, "a range of dense ids fits a queue twice");
 /*
- * With jobs the cores (not asked for), a store of fewer event ids than this is read on the
- * calling thread: its reading takes under about 0.1 s on one core, so two readers could save
- * a few hundredths, no more than their connections' opening and checking of the schema and the
- * threads' start cost (df_index_resolver, 123 k events: 0.25 s CPU with and without readers).
+ * With jobs the cores (not asked for), a store of fewer event ids than TKA_AUTO_MIN_IDS is read
+ * on the calling thread: its reading takes under about 0.1 s on one core, so two readers could
+ * save a few hundredths, no more than their connections' opening and checking of the schema and
+ * the threads' start cost (df_index_resolver, 123 k events: 0.25 s CPU with and without readers).
  */
-#define EVJ_AUTO_MIN_IDS 262144
 
 struct batch {
 	struct tka_ev ev[EVJ_BATCH];
@@ -188,7 +187,7 @@ int tka_evjobs_start(struct tka_ctx *c, const struct tka_pass *p, struct tka_evj
 		j->nranges = (size_t)(width / j->span) + 1;
 	}
 	sqlite3_finalize(st);
-	if (c->jobs_auto && (!j->nranges || (j->nranges - 1) * j->span < EVJ_AUTO_MIN_IDS)) {
+	if (c->jobs_auto && (!j->nranges || (j->nranges - 1) * j->span < TKA_AUTO_MIN_IDS)) {
 		tka_evjobs_stop(j);
 		*out = NULL;
 		return TK_OK;
