@@ -81,6 +81,8 @@ static void *job_run(void *arg)
 	if ((rc = tka_exec(&c, "starting a worker", "PRAGMA query_only = 0; BEGIN")) == TK_OK &&
 	    (rc = create_temp(&c, j->tables)) == TK_OK && (rc = j->run(&c)) == TK_OK)
 		rc = tka_exec(&c, "ending a worker's reading", "COMMIT"); /* TEMP rows stay */
+	if (rc != TK_OK) /* no read lock left behind: its failure is in msg */
+		sqlite3_exec(c.db, "ROLLBACK", NULL, NULL, NULL);
 out:
 	j->rc = rc;
 	return NULL;

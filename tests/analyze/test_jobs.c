@@ -3,7 +3,8 @@
  * analysis tables included, row for row, as one thread: on a synthetic 4-rank store of several
  * id ranges, on the 4-rank comm fixture, and on a store whose event ids are sparse (ranges of
  * very different sizes). A reader's failure (a bad row in a late range) gives the same status
- * and message as one thread, and leaves the store as it was. No timing is asserted.
+ * and message as one thread, and leaves the store as it was; so does a failure of an analysis
+ * on a worker (analysis_jobs.c: memory). No timing is asserted.
  */
 #include <criterion/criterion.h>
 #include <sqlite3.h>
@@ -106,6 +107,13 @@ Test(analyze_jobs, synthetic_four_ranks_same_tables)
 	char *path = synth_store("synth.db", "4", "500000");
 	cr_assert_gt(tkt_query_int(path, "SELECT max(id) FROM events"), 4 * 65536);
 	expect_same_tables(path, 1000);
+	/* the memory analysis (a worker's with jobs > 1) wrote rows, compared above */
+	char *last = tkt_path(tkt_dir, "jobs0.db");
+	cr_assert_gt(tkt_query_int(last, "SELECT (SELECT count(*) FROM analysis_memory) * "
+				   "(SELECT count(*) FROM analysis_memory_timeline) * "
+				   "(SELECT count(*) FROM analysis_memory_live_at_peak)"),
+		     0);
+	free(last);
 	free(path);
 }
 
@@ -188,5 +196,35 @@ Test(analyze_jobs, pass_failure_stops_the_readers)
 		cr_assert_eq(analyze_jobs(path, jobs, msg, sizeof(msg)), TK_EFORMAT, "%s", msg);
 		cr_expect_str_eq(msg, want, "jobs %d", jobs);
 	}
+	free(path);
+}
+
+/*
+ * A bad row that only the memory analysis reads (analysis_jobs.c: a worker's with jobs > 1, from
+ * the start of the pass): the same status and message as one thread, at the memory analysis's
+ * place, and the store left as it was, with no analysis tables; the worker's read lock released
+ * (a lock left would hang the rollback, the suite's timeout).
+ */
+Test(analyze_jobs, worker_failure_same_message_store_unchanged)
+{
+	char *path = synth_store("mem.db", "4", "300000");
+	store_exec(path, "UPDATE memory_records SET bytes = 'x' WHERE id = "
+			 "(SELECT max(id) FROM memory_records)");
+	uint64_t before = tkt_store_digest(path);
+	char want[1024] = "";
+	for (int jobs = 1; jobs <= 4; jobs++) {
+		char msg[1024];
+		cr_assert_eq(analyze_jobs(path, jobs, msg, sizeof(msg)), TK_EFORMAT, "jobs %d: %s",
+			     jobs, msg);
+		cr_assert(strstr(msg, "memory analysis of"), "jobs %d: %s", jobs, msg);
+		cr_assert(strstr(msg, "table memory_records, row id"), "jobs %d: %s", jobs, msg);
+		if (jobs == 1)
+			snprintf(want, sizeof(want), "%s", msg);
+		cr_expect_str_eq(msg, want, "jobs %d", jobs);
+		cr_expect_eq(tkt_store_digest(path), before, "jobs %d changed the store", jobs);
+	}
+	cr_expect_eq(tkt_query_int(path, "SELECT count(*) FROM sqlite_master WHERE name GLOB "
+					 "'analysis_*'"),
+		     0);
 	free(path);
 }
