@@ -61,8 +61,8 @@ static int create_temp(struct tka_ctx *c, const char *tables)
 static void *job_run(void *arg)
 {
 	struct tka_ajob *j = arg;
-	struct tka_ctx c = {.opt = j->opt, .path = j->path, .jobs = 1, .err = j->msg,
-			    .errlen = sizeof(j->msg)};
+	struct tka_ctx c = {
+	    .opt = j->opt, .path = j->path, .jobs = 1, .err = j->msg, .errlen = sizeof(j->msg)};
 	tk_store *s = NULL;
 	int rc = tk_store_open_mode(j->path, TK_STORE_STREAM, &s);
 	pthread_mutex_lock(&j->mu);
@@ -122,8 +122,8 @@ static int copy_table(struct tka_ctx *c, struct tka_ajob *j, const char *t, size
 	char marks[2 * TKA_AJOB_MAX_COLS];
 	for (int i = 0; i < n && i < TKA_AJOB_MAX_COLS; i++)
 		memcpy(marks + 2 * i, ",?", 2);
-	sql = sqlite3_mprintf("INSERT INTO main.%.*s VALUES (%.*s)", (int)len, t,
-			      2 * n - 1, marks + 1);
+	sql = sqlite3_mprintf("INSERT INTO main.%.*s VALUES (%.*s)", (int)len, t, 2 * n - 1,
+			      marks + 1);
 	if (n < 1 || n > TKA_AJOB_MAX_COLS)
 		rc = tka_fail(c, TK_EINTERNAL, "%.*s: %d columns", (int)len, t, n);
 	else if (!sql)

@@ -103,7 +103,8 @@ static const struct {
     {"idle gaps", tka_gaps, 0, NULL, NULL},
     {"steps", tka_steps, 0, NULL, NULL},
     {"step ops", tka_step_ops, 0, NULL, NULL},
-    {"communication", tka_comm, 1, "analysis_comm analysis_comm_ranks analysis_clock_offsets", NULL},
+    {"communication", tka_comm, 1, "analysis_comm analysis_comm_ranks analysis_clock_offsets",
+     NULL},
     /* load balance across ranks: after device time, steps and comm, whose tables it reads */
     {"load balance", tka_balance, 1,
      "analysis_balance_ranks analysis_balance analysis_balance_slowest", NULL},
@@ -111,7 +112,7 @@ static const struct {
     {"gpu time per op", tka_op_gpu_time, 0, NULL, NULL},
     {"categories", tka_categories, 0, NULL, NULL},
     {"op performance model", tka_op_perf, 0, NULL,
-     NULL},				 /* after gpu time per op: its per-call figures */
+     NULL},				       /* after gpu time per op: its per-call figures */
     {"roofline", tka_roofline, 0, NULL, NULL}, /* after the model and the peaks; before kpi */
     {"kernel stats", tka_kernel_stats, 0, NULL, NULL},
     /* memory_records, events, tracks, strings */
@@ -224,8 +225,7 @@ static int start_workers(struct tka_ctx *c, struct tka_ajob **job, size_t *n, co
 		if (!analyses[i].worker)
 			continue;
 		*step = analyses[i].name;
-		if ((rc = tka_ajob_start(c, analyses[i].run, analyses[i].worker, &job[i])) ==
-		    TK_OK)
+		if ((rc = tka_ajob_start(c, analyses[i].run, analyses[i].worker, &job[i])) == TK_OK)
 			++*n;
 	}
 	return rc;
@@ -239,7 +239,7 @@ int tk_analyze(const char *path, const struct tk_analyze_options *o, tk_error *e
 	const char *step = "";
 	struct tka_ctx c = {.opt = o, .err = msg, .errlen = sizeof(msg)};
 	struct tka_ajob *job[N_ANALYSES] = {NULL}; /* the analyses on workers (jobs > 1) */
-	size_t running = 0; /* workers started */
+	size_t running = 0;			   /* workers started */
 	tk_store *s = NULL;
 	int rc, in_txn = 0;
 	tk_error_clear(err);

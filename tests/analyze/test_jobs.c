@@ -110,8 +110,8 @@ Test(analyze_jobs, synthetic_four_ranks_same_tables)
 	/* the memory analysis (a worker's with jobs > 1) wrote rows, compared above */
 	char *last = tkt_path(tkt_dir, "jobs0.db");
 	cr_assert_gt(tkt_query_int(last, "SELECT (SELECT count(*) FROM analysis_memory) * "
-				   "(SELECT count(*) FROM analysis_memory_timeline) * "
-				   "(SELECT count(*) FROM analysis_memory_live_at_peak)"),
+					 "(SELECT count(*) FROM analysis_memory_timeline) * "
+					 "(SELECT count(*) FROM analysis_memory_live_at_peak)"),
 		     0);
 	free(last);
 	free(path);
