@@ -171,7 +171,9 @@ static int load_section(sqlite3 *db, const struct tkr_section_def *def, int top,
 		sqlite3_finalize(st);
 		st = NULL;
 		sqlite3_free(sql);
-		sql = sqlite3_mprintf("SELECT count(*) FROM (%s)", def->sql);
+		const char *total = tkr_section_total_sql(def);
+		sql = total ? sqlite3_mprintf("%s", total)
+			    : sqlite3_mprintf("SELECT count(*) FROM (%s)", def->sql);
 		if (!sql || sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
 			rc = sql ? sql_status(db) : TK_ENOMEM;
 			tks_fmt(err, errlen, "report section '%s': %s", def->key,
