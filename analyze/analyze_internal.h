@@ -18,10 +18,6 @@
 #define TKA_WRITES(ncols, n, table) \
 	_Static_assert((ncols) == (n), table ": the writer and schemas/analysis.sql disagree")
 
-/* The args of a communication kernel that identify its collective (comm.c), as an SQL list: the
- * only args a job summary keeps (import/merge.c). */
-#define TKA_COMM_ARG_KEYS "'Process Group Name', 'Seq', 'In msg nelems', 'dtype', 'Collective name'"
-
 /* What every analysis gets: the store opened read-write inside one open transaction. */
 struct tka_ctx {
 	sqlite3 *db;

@@ -20,6 +20,7 @@
 #include <tracekit/store.h>
 
 #include "checked.h"
+#include "util/comm_args.h"
 #include "util/map.h"
 
 /* A skew is significant from this floor (ns) and from 1/TKA_SKEW_DIV of the collective's median
@@ -433,7 +434,7 @@ static int arg_keys(struct tka_ctx *c, struct arg_keys *k)
 {
 	sqlite3_stmt *q = NULL;
 	int rc =
-	    tka_prepare(c, "SELECT id, str FROM strings WHERE str IN (" TKA_COMM_ARG_KEYS ")", &q);
+	    tka_prepare(c, "SELECT id, str FROM strings WHERE str IN (" TKU_COMM_ARG_KEYS ")", &q);
 	memset(k, 0, sizeof(*k));
 	while (rc == TK_OK && sqlite3_step(q) == SQLITE_ROW) {
 		const char *s = (const char *)sqlite3_column_text(q, 1);

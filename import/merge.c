@@ -24,8 +24,8 @@
 #include <tracekit/import.h>
 #include <unistd.h>
 
-#include "analyze/analyze_internal.h"
 #include "checked.h"
+#include "util/comm_args.h"
 #include "util/vec.h"
 #include "merge_internal.h"
 #include "outfile.h"
@@ -428,7 +428,7 @@ static int put_event_rows(struct mg *g, char **s)
 	    (rc = prepare(g,
 			  g->o->summary && !g->in->is_summary
 			      ? "SELECT rowid, event_id, key_id, value FROM args WHERE key_id IN"
-				" (SELECT id FROM strings WHERE str IN (" TKA_COMM_ARG_KEYS "))"
+				" (SELECT id FROM strings WHERE str IN (" TKU_COMM_ARG_KEYS "))"
 				" ORDER BY rowid"
 			      : "SELECT rowid, event_id, key_id, value FROM args ORDER BY rowid",
 			  &ar, "args")) != TK_OK)
