@@ -510,11 +510,14 @@ int tk_report_has_analysis(const char *path, int *out, tk_error *err)
 		tkr_store_fail(err, rc, s);
 		goto out;
 	}
-	if (sqlite3_prepare_v2(tk_store_sqlite(s),
-			       "SELECT (SELECT count(*) FROM sqlite_master WHERE type = 'table'"
-			       " AND name GLOB 'analysis_*'), (SELECT value FROM meta WHERE key ="
-			       " 'analysis_version') IS ?",
-			       -1, &st, NULL) != SQLITE_OK ||
+	if (sqlite3_prepare_v2(
+		tk_store_sqlite(s),
+		"SELECT (SELECT count(*) FROM sqlite_master WHERE type = 'table'"
+		" AND name GLOB 'analysis_*'), (SELECT value FROM meta WHERE key ="
+		" 'analysis_version') IS ?, NOT EXISTS (SELECT 1 FROM meta WHERE key ="
+		" 'analysis_version') AND EXISTS (SELECT 1 FROM meta WHERE key ="
+		" 'job_summary')",
+		-1, &st, NULL) != SQLITE_OK ||
 	    sqlite3_bind_int(st, 1, TK_ANALYSIS_VERSION) != SQLITE_OK ||
 	    sqlite3_step(st) != SQLITE_ROW) {
 		rc = TK_EIO;
@@ -522,7 +525,11 @@ int tk_report_has_analysis(const char *path, int *out, tk_error *err)
 		tk_error_push_from(err, "report", rc, "cannot read store '%s'", path);
 		goto out;
 	}
-	*out = sqlite3_column_int(st, 0) == 0 ? 0 : sqlite3_column_int(st, 1) ? 1 : 2;
+	/* a job summary fresh from tracekit merge holds the ranks' tables but no analysis of its
+	 * own yet (no analysis_version): not analysed, rather than analysed by an older tracekit */
+	*out = sqlite3_column_int(st, 0) == 0 || sqlite3_column_int(st, 2) ? 0
+	       : sqlite3_column_int(st, 1)				   ? 1
+									   : 2;
 out:
 	sqlite3_finalize(st);
 	tk_store_close(s);

@@ -47,6 +47,11 @@ $T analyze "$D/all.db" >/dev/null || fail "analyze all"
 $T merge --summary "$D/r0.db" "$D/r1.db" "$D/r2.db" "$D/r3.db" -o "$D/s.db" >/dev/null 2>"$D/msg" ||
 	fail "merge --summary: $(cat "$D/msg")"
 grep -q "no analysis yet: running analyze first" "$D/msg" || fail "summary did not analyse its inputs"
+# a fresh summary is not analysed yet (its tables are the ranks'): report analyses it first
+cp "$D/s.db" "$D/s2.db"
+$T report "$D/s2.db" >/dev/null 2>"$D/msg" || fail "report on a fresh summary"
+grep -q "s2.db' has no analysis yet: running analyze first" "$D/msg" ||
+	fail "report on a fresh summary: $(cat "$D/msg")"
 $T analyze "$D/s.db" >/dev/null || fail "analyze summary"
 $DUMP "$D/all.db" --only analysis_comm analysis_comm_ranks >"$D/all.c" &&
 	$DUMP "$D/s.db" --only analysis_comm analysis_comm_ranks >"$D/s.c" || fail "dump comm"
