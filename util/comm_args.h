@@ -5,7 +5,6 @@
 #ifndef TKU_COMM_ARGS_H
 #define TKU_COMM_ARGS_H
 
-#define TKU_COMM_ARG_KEYS \
-	"'Process Group Name', 'Seq', 'In msg nelems', 'dtype', 'Collective name'"
+#define TKU_COMM_ARG_KEYS "'Process Group Name', 'Seq', 'In msg nelems', 'dtype', 'Collective name'"
 
 #endif
