@@ -20,6 +20,7 @@
 #include <tracekit/store.h>
 
 #include "checked.h"
+#include "util/comm_args.h"
 #include "util/map.h"
 
 /* A skew is significant from this floor (ns) and from 1/TKA_SKEW_DIV of the collective's median
@@ -432,10 +433,8 @@ out:
 static int arg_keys(struct tka_ctx *c, struct arg_keys *k)
 {
 	sqlite3_stmt *q = NULL;
-	int rc = tka_prepare(c,
-			     "SELECT id, str FROM strings WHERE str IN ('Process Group Name', "
-			     "'Seq', 'In msg nelems', 'dtype', 'Collective name')",
-			     &q);
+	int rc =
+	    tka_prepare(c, "SELECT id, str FROM strings WHERE str IN (" TKU_COMM_ARG_KEYS ")", &q);
 	memset(k, 0, sizeof(*k));
 	while (rc == TK_OK && sqlite3_step(q) == SQLITE_ROW) {
 		const char *s = (const char *)sqlite3_column_text(q, 1);

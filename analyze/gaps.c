@@ -4,8 +4,10 @@
  * the launch of the device operation that ends it and the synchronizations on its launching
  * thread, intervals.c and gap_causes.c), the call that explains a sync gap, and the operations
  * before and after (analysis_gaps); and per stream HTA's idle categories host_wait / kernel_wait /
- * other, with overlaps counted apart (analysis_gap_summary). Built from the shared timeline in
- * linear sweeps.
+ * other, with overlaps counted apart (analysis_gap_summary); and per device, cause and decade of
+ * length the gaps' count, total and longest (analysis_gap_buckets: what the reports sum, and what
+ * a job summary keeps whole when it keeps only the longest gaps). Built from the shared timeline
+ * in linear sweeps.
  */
 #include "intervals.h"
 
@@ -14,11 +16,43 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Decades of gap length: [0, 1 us), [1, 10) us, ..., [0.1, 1) s, >= 1 s. */
+#define N_BUCKET 8
+#define N_CAUSE (TKA_GAP_UNKNOWN + 1)
+
+struct gap_bucket {
+	int64_t gaps, total, longest;
+};
+
 struct gap_writer {
 	struct tka_ctx *c;
 	sqlite3_stmt *ins;
 	const struct tka_device *d;
+	struct gap_bucket b[N_CAUSE][N_BUCKET];
 };
+
+/* The lower bound of bucket @k in ns. */
+static int64_t bucket_lo(int k)
+{
+	int64_t lo = 0;
+	for (int i = 0; i < k; i++)
+		lo = lo ? lo * 10 : 1000;
+	return lo;
+}
+
+static void add_bucket(struct gap_writer *gw, const struct tka_gap *g)
+{
+	int64_t dur = g->end - g->start;
+	int k = 0;
+	while (k + 1 < N_BUCKET && dur >= bucket_lo(k + 1))
+		k++;
+	struct gap_bucket *b =
+	    &gw->b[g->cause >= 0 && g->cause < N_CAUSE ? g->cause : TKA_GAP_UNKNOWN][k];
+	b->gaps++;
+	b->total += dur;
+	if (dur > b->longest)
+		b->longest = dur;
+}
 
 static int write_gap(void *arg, const struct tka_gap *g)
 {
@@ -26,6 +60,7 @@ static int write_gap(void *arg, const struct tka_gap *g)
 	const struct tka_device *d = gw->d;
 	sqlite3_stmt *ins = gw->ins;
 	int i = 1;
+	add_bucket(gw, g);
 	sqlite3_reset(ins);
 	sqlite3_bind_int64(ins, i++, d->device_id);
 	sqlite3_bind_text(ins, i++, tka_window_name(d), -1, SQLITE_STATIC);
@@ -148,14 +183,45 @@ out:
 	return rc;
 }
 
+/* The non-empty buckets of one device into analysis_gap_buckets. */
+static int write_buckets(struct tka_ctx *c, sqlite3_stmt *ins, const struct gap_writer *gw)
+{
+	for (int cause = 0; cause < N_CAUSE; cause++) {
+		for (int k = 0; k < N_BUCKET; k++) {
+			const struct gap_bucket *b = &gw->b[cause][k];
+			if (!b->gaps)
+				continue;
+			int j = 1;
+			sqlite3_reset(ins);
+			sqlite3_bind_int64(ins, j++, gw->d->device_id);
+			sqlite3_bind_text(ins, j++, tka_window_name(gw->d), -1, SQLITE_STATIC);
+			sqlite3_bind_text(ins, j++, tka_gap_cause_name(cause), -1, SQLITE_STATIC);
+			sqlite3_bind_int64(ins, j++, bucket_lo(k));
+			if (k + 1 < N_BUCKET)
+				sqlite3_bind_int64(ins, j++, bucket_lo(k + 1));
+			else
+				sqlite3_bind_null(ins, j++);
+			sqlite3_bind_int64(ins, j++, b->gaps);
+			sqlite3_bind_int64(ins, j++, b->total);
+			sqlite3_bind_int64(ins, j++, b->longest);
+			if (sqlite3_step(ins) != SQLITE_DONE)
+				return tka_fail(c, TK_EINTERNAL, "writing analysis_gap_buckets: %s",
+						sqlite3_errmsg(c->db));
+		}
+	}
+	return TK_OK;
+}
+
 /* analysis_gaps: every column but id (the rowid, the gap number). */
 TKA_WRITES(TK_NCOLS_ANALYSIS_GAPS, 1 + 13, "analysis_gaps");
 TKA_WRITES(TK_NCOLS_ANALYSIS_GAP_SUMMARY, 9, "analysis_gap_summary");
+TKA_WRITES(TK_NCOLS_ANALYSIS_GAP_BUCKETS, 8, "analysis_gap_buckets");
 
 int tka_gaps(struct tka_ctx *c)
 {
 	const struct tka_timeline *tl;
-	sqlite3_stmt *ins = NULL, *sum = NULL;
+	sqlite3_stmt *ins = NULL, *sum = NULL, *bins = NULL;
+	struct gap_writer *gw = NULL;
 	int rc;
 	if ((rc = tka_timeline_get(c, &tl)) != TK_OK ||
 	    (rc = tka_prepare(
@@ -170,16 +236,30 @@ int tka_gaps(struct tka_ctx *c)
 	    (rc = tka_prepare(c,
 			      "INSERT INTO analysis_gap_summary (" TK_COLS_ANALYSIS_GAP_SUMMARY
 			      ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-			      &sum)) != TK_OK)
+			      &sum)) != TK_OK ||
+	    (rc = tka_prepare(c,
+			      "INSERT INTO analysis_gap_buckets (" TK_COLS_ANALYSIS_GAP_BUCKETS
+			      ") VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+			      &bins)) != TK_OK)
 		goto out;
+	if (!(gw = malloc(sizeof(*gw)))) {
+		rc = tka_fail(c, TK_ENOMEM, "out of memory");
+		goto out;
+	}
 	for (size_t i = 0; i < tl->ndev; i++) {
-		struct gap_writer gw = {c, ins, &tl->dev[i]};
-		if ((rc = tka_gaps_each(&tl->dev[i], tl->dev[i].window, write_gap, &gw)) != TK_OK ||
+		memset(gw, 0, sizeof(*gw));
+		gw->c = c;
+		gw->ins = ins;
+		gw->d = &tl->dev[i];
+		if ((rc = tka_gaps_each(&tl->dev[i], tl->dev[i].window, write_gap, gw)) != TK_OK ||
+		    (rc = write_buckets(c, bins, gw)) != TK_OK ||
 		    (rc = stream_summary(c, sum, &tl->dev[i])) != TK_OK)
 			goto out;
 	}
 out:
+	free(gw);
 	sqlite3_finalize(ins);
 	sqlite3_finalize(sum);
+	sqlite3_finalize(bins);
 	return rc;
 }

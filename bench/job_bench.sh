@@ -11,7 +11,8 @@
 # Usage: bench/job_bench.sh [BUILD_DIR]
 # Environment: TK_JOB_DIR (rank files and stores; default a new directory under /tmp; the rank
 # files are kept there and reused when their parameters match), TK_JOB_RANKS (default
-# "8 16 32 64"), TK_JOB_EVENTS (events per rank, default 1000000), TK_JOB_KEEP=0 to delete the
+# "8 16 32 64"), TK_JOB_EVENTS (events per rank, default 1000000), TK_JOB_MODES (a subset of
+# "jobs1 jobs2 mpi2"), TK_JOB_KEEP=0 to delete the
 # rank files at the end. Needs about (250 + 210) bytes x events x max ranks of free disk (30 GB
 # for the default): checked first.
 set -euo pipefail
@@ -64,6 +65,11 @@ if grep -q -- '--mpi' <<<"$import_help" && command -v mpirun >/dev/null; then
   modes+=(mpi2)
   mpirun_flags=(--oversubscribe)
   [ "$(id -u)" = 0 ] && mpirun_flags+=(--allow-run-as-root)
+fi
+if [ -n "${TK_JOB_MODES:-}" ]; then # a subset, e.g. TK_JOB_MODES="mpi2"
+  sel=()
+  for m in "${modes[@]}"; do [[ " $TK_JOB_MODES " == *" $m "* ]] && sel+=("$m"); done
+  modes=("${sel[@]}")
 fi
 grep -q -- '--jobs' <<<"$import_help" || echo "note: tracekit import has no --jobs: one plain run per job"
 grep -q -- '--mpi' <<<"$import_help" || echo "note: tracekit import has no --mpi: no MPI runs"
@@ -146,13 +152,14 @@ done
 
 # Growth: per mode and phase, relative to the smallest job.
 echo
-echo "growth from ${ranks_list[0]} to $max ranks (time per rank and peak RSS relative to ${ranks_list[0]} ranks;"
-echo "linear in ranks: time/rank within 25 % of the smallest job's; flat memory: peak RSS within 1.5x)"
-printf '%-6s %-8s %s\n' mode phase 'ranks: time_per_rank_ratio rss_ratio ...'
+echo "growth from ${ranks_list[0]} to $max ranks (CPU time per rank and peak RSS per process relative to"
+echo "${ranks_list[0]} ranks; CPU time, not wall time, as it does not depend on what else the machine runs;"
+echo "linear in ranks: CPU time/rank within 25 % of the smallest job's; flat memory: peak RSS within 1.5x)"
+printf '%-6s %-8s %s\n' mode phase 'ranks: cpu_time_per_rank_ratio rss_ratio ...'
 awk -v first="${ranks_list[0]}" '
-  { k = $2 " " $3; if ($1 == first) { w0[k] = $4 / $1; r0[k] = $6 }
-    line[k] = line[k] sprintf("  %d: %.2f %.2f", $1, ($4 / $1) / w0[k], $6 / r0[k]);
-    lin[k] = lin[k] || (($4 / $1) / w0[k] > 1.25); grow[k] = grow[k] || ($6 / r0[k] > 1.5); keys[k] = 1 }
+  { k = $2 " " $3; if ($1 == first) { w0[k] = $5 / $1; r0[k] = $6 }
+    line[k] = line[k] sprintf("  %d: %.2f %.2f", $1, ($5 / $1) / w0[k], $6 / r0[k]);
+    lin[k] = lin[k] || (($5 / $1) / w0[k] > 1.25); grow[k] = grow[k] || ($6 / r0[k] > 1.5); keys[k] = 1 }
   END { for (k in keys) printf "%-15s %s  -> %s, %s\n", k, line[k], lin[k] ? "NOT linear" : "linear",
                                   grow[k] ? "memory GROWS" : "memory flat" }' "$results" | sort
 

@@ -92,18 +92,19 @@ static const struct section sections[] = {
      " FROM devices d LEFT JOIN analysis_device_peaks p ON p.device_id = d.id"
      " GROUP BY d.id ORDER BY d.id"},
     {"Idle gaps by cause",
-     "SELECT device_id AS device, count(*) AS gaps,"
-     " printf('%.6f', coalesce(sum(CASE cause WHEN 'host_bound' THEN dur_ns END), 0) / 1e6)"
+     "SELECT device_id AS device, sum(gaps) AS gaps,"
+     " printf('%.6f', coalesce(sum(CASE cause WHEN 'host_bound' THEN total_ns END), 0) / 1e6)"
      " AS host_bound_ms,"
-     " printf('%.6f', coalesce(sum(CASE cause WHEN 'kernel_wait' THEN dur_ns END), 0) / 1e6)"
+     " printf('%.6f', coalesce(sum(CASE cause WHEN 'kernel_wait' THEN total_ns END), 0) / 1e6)"
      " AS kernel_wait_ms,"
-     " printf('%.6f', coalesce(sum(CASE cause WHEN 'sync' THEN dur_ns END), 0) / 1e6) AS sync_ms,"
-     " printf('%.6f', coalesce(sum(CASE cause WHEN 'dependency' THEN dur_ns END), 0) / 1e6)"
+     " printf('%.6f', coalesce(sum(CASE cause WHEN 'sync' THEN total_ns END), 0) / 1e6)"
+     " AS sync_ms,"
+     " printf('%.6f', coalesce(sum(CASE cause WHEN 'dependency' THEN total_ns END), 0) / 1e6)"
      " AS dependency_ms,"
-     " printf('%.6f', coalesce(sum(CASE cause WHEN 'unknown' THEN dur_ns END), 0) / 1e6)"
+     " printf('%.6f', coalesce(sum(CASE cause WHEN 'unknown' THEN total_ns END), 0) / 1e6)"
      " AS unknown_ms,"
-     " printf('%.6f', max(dur_ns) / 1e6) AS longest_ms"
-     " FROM analysis_gaps GROUP BY device_id ORDER BY device_id"},
+     " printf('%.6f', max(longest_ns) / 1e6) AS longest_ms"
+     " FROM analysis_gap_buckets GROUP BY device_id ORDER BY device_id"},
     {"KPIs", "SELECT device_id AS device, kpi,"
 	     " CASE WHEN value IS NULL THEN '-' WHEN unit = '%' THEN printf('%.1f%%', value)"
 	     " ELSE printf('%.6f ms', value / 1e6) END AS value, band, window"

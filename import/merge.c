@@ -9,7 +9,8 @@
  *
  * With summary set, only what the cross-rank analyses need is kept (docs/scale.md): every
  * source, process, device and track, the step events, the communication kernels the input's
- * analysis found (analysis_comm) with their args and op details, meta, and a copy of the
+ * analysis found (analysis_comm) with the args that identify their collective and their op
+ * details, meta, and a copy of the
  * input's analysis tables (merge_tables.c); meta 'job_summary' = 1 marks the store. Job
  * summaries given as inputs are kept whole (their events are the summary's already) and make a
  * job summary: the gather of `--mpi` merges one summary per MPI process. Memory is
@@ -24,6 +25,7 @@
 #include <unistd.h>
 
 #include "checked.h"
+#include "util/comm_args.h"
 #include "util/vec.h"
 #include "merge_internal.h"
 #include "outfile.h"
@@ -423,8 +425,13 @@ static int put_event_rows(struct mg *g, char **s)
 			  &op, "op_details")) != TK_OK ||
 	    (rc = prepare(g, "SELECT id, kind, src_event_id, dst_event_id FROM flows ORDER BY id",
 			  &fl, "flows")) != TK_OK ||
-	    (rc = prepare(g, "SELECT rowid, event_id, key_id, value FROM args ORDER BY rowid", &ar,
-			  "args")) != TK_OK)
+	    (rc = prepare(g,
+			  g->o->summary && !g->in->is_summary
+			      ? "SELECT rowid, event_id, key_id, value FROM args WHERE key_id IN"
+				" (SELECT id FROM strings WHERE str IN (" TKU_COMM_ARG_KEYS "))"
+				" ORDER BY rowid"
+			      : "SELECT rowid, event_id, key_id, value FROM args ORDER BY rowid",
+			  &ar, "args")) != TK_OK)
 		goto out;
 	while (rc == TK_OK && sqlite3_step(op) == SQLITE_ROW) {
 		int64_t ev = mg_get(&g->in->event, sqlite3_column_int64(op, 0));

@@ -25,6 +25,7 @@ struct mg_in {
 	struct mg_map proc, dev, track, event;
 	int is_summary;	     /* a job summary (meta job_summary): its events are kept as they are */
 	int64_t series_base; /* analysis_memory.series_id offset of this input (merge_tables.c) */
+	int64_t gap_base;    /* analysis_gaps.id offset of this input: the earlier inputs' gaps */
 };
 
 /* The new id of @id in @m, TK_NONE when absent or out of range. */

@@ -7,17 +7,27 @@
  * column allows it), series_id shifted past the previous inputs' series. memory_records ids
  * (analysis_memory.peak_record_id) stay the input's own: a summary has no memory records. Row
  * numbers (an INTEGER PRIMARY KEY: gaps, findings) continue after the earlier inputs' rows.
+ *
+ * Two tables of one row per event or so are not kept whole, to keep a summary small: of
+ * analysis_gaps only the TKM_SUMMARY_GAPS longest gaps of each device (every gap is counted in
+ * analysis_gap_buckets, kept whole; a gap keeps its number, shifted by the gaps of the earlier
+ * inputs, so that the numbers are a full merge's), and analysis_step_ops (per step and op name,
+ * read by tracekit check only) is left empty.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "checked.h"
 #include "merge_internal.h"
 
 /* schemas/analysis.sql, embedded into the library (CMakeLists.txt). */
 extern const char tka_analysis_sql[];
 
 enum { COL_KEEP, COL_ROWID, COL_DEVICE, COL_PROCESS, COL_TRACK, COL_EVENT, COL_SERIES };
+
+/* The longest gaps of each device a job summary keeps (docs/scale.md). */
+#define TKM_SUMMARY_GAPS 1000
 
 struct mt_table {
 	char name[64];
@@ -77,7 +87,14 @@ static int bind_col(sqlite3_stmt *ins, sqlite3_stmt *src, const struct mt_table 
 {
 	sqlite3_value *v = sqlite3_column_value(src, k);
 	if (t->kind[k] == COL_ROWID) {
-		sqlite3_bind_null(ins, k + 1);
+		if (strcmp(t->name, "analysis_gaps") || sqlite3_value_type(v) != SQLITE_INTEGER)
+			sqlite3_bind_null(ins, k + 1);
+		else if (sqlite3_value_int64(v) <= 0 ||
+			 sqlite3_value_int64(v) > INT64_MAX / 2 - in->gap_base) {
+			*bad = "the gap number is out of range";
+			return TK_EFORMAT;
+		} else /* the gap's number in a merge of every event */
+			sqlite3_bind_int64(ins, k + 1, sqlite3_value_int64(v) + in->gap_base);
 		return TK_OK;
 	}
 	if (t->kind[k] == COL_KEEP || sqlite3_value_type(v) != SQLITE_INTEGER) {
@@ -123,12 +140,21 @@ static int copy_table(sqlite3 *db, struct mg_in *in, const struct mt_table *t, t
 	char *sel = NULL, *ins_sql = NULL;
 	sqlite3_stmt *src = NULL, *ins = NULL;
 	int rc = TK_OK;
-	size_t len = strlen(t->cols) + strlen(t->name) + 64 + 3 * (size_t)t->ncol;
+	size_t len = strlen(t->cols) + strlen(t->name) + 192 + 3 * (size_t)t->ncol;
 	if (!(sel = malloc(len)) || !(ins_sql = malloc(len))) {
 		rc = tk_error_push_from(err, "merge", TK_ENOMEM, "out of memory");
 		goto out;
 	}
-	snprintf(sel, len, "SELECT %s FROM %s ORDER BY rowid", t->cols, t->name);
+	if (!strcmp(t->name, "analysis_step_ops"))
+		goto out; /* left out of summaries */
+	if (!strcmp(t->name, "analysis_gaps"))
+		snprintf(sel, len,
+			 "SELECT %s FROM (SELECT *, row_number() OVER (PARTITION BY device_id"
+			 " ORDER BY dur_ns DESC, id) AS tkm_rank FROM %s) WHERE tkm_rank <= %d"
+			 " ORDER BY id",
+			 t->cols, t->name, TKM_SUMMARY_GAPS);
+	else
+		snprintf(sel, len, "SELECT %s FROM %s ORDER BY rowid", t->cols, t->name);
 	int n = snprintf(ins_sql, len, "INSERT INTO %s VALUES (", t->name);
 	for (int k = 0; k < t->ncol; k++)
 		n += snprintf(ins_sql + n, len - (size_t)n, "%s?", k ? ", " : "");
@@ -199,17 +225,41 @@ static int table_names(struct mt_table **out, int *n)
 	return TK_OK;
 }
 
-/* The greatest series_id of the input's analysis_memory, -1 when none. */
-static int64_t max_series(struct mg_in *in)
+/* The integer @sql of @db computes, -1 when none. */
+static int64_t query_int(sqlite3 *db, const char *sql)
 {
 	sqlite3_stmt *st = NULL;
 	int64_t m = -1;
-	if (sqlite3_prepare_v2(in->db, "SELECT max(series_id) FROM analysis_memory", -1, &st,
-			       NULL) == SQLITE_OK &&
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK &&
 	    sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) == SQLITE_INTEGER)
 		m = sqlite3_column_int64(st, 0);
 	sqlite3_finalize(st);
 	return m;
+}
+
+/* The summary's trace span widened to the input's (the events it leaves out included), so that
+ * the times its report shows from the trace start are the input's. */
+static int widen_span(sqlite3 *db, struct mg_in *in, tk_error *err)
+{
+	static const char *const sql[2] = {
+	    "UPDATE meta SET value = ?1 WHERE key = 'trace_start_ns' AND value > ?1",
+	    "UPDATE meta SET value = ?1 WHERE key = 'trace_end_ns' AND value < ?1"};
+	static const char *const get[2] = {
+	    "SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'trace_start_ns'",
+	    "SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'trace_end_ns'"};
+	int rc = TK_OK;
+	for (int k = 0; k < 2 && rc == TK_OK; k++) {
+		sqlite3_stmt *st = NULL;
+		int64_t v = query_int(in->db, get[k]);
+		if (v < 0 || !tk_time_ok(v))
+			continue; /* no span, or none valid: the summary's own stays */
+		if (sqlite3_prepare_v2(db, sql[k], -1, &st, NULL) != SQLITE_OK ||
+		    sqlite3_bind_int64(st, 1, v) != SQLITE_OK || sqlite3_step(st) != SQLITE_DONE)
+			rc = tk_error_push_from(err, "sqlite", TK_EINTERNAL, "%s",
+						sqlite3_errmsg(db));
+		sqlite3_finalize(st);
+	}
+	return rc;
 }
 
 int tkm_copy_analysis(sqlite3 *db, struct mg_in *in, size_t n, tk_error *err)
@@ -238,11 +288,18 @@ int tkm_copy_analysis(sqlite3 *db, struct mg_in *in, size_t n, tk_error *err)
 		}
 		in[i].db = tk_store_sqlite(in[i].s);
 		in[i].series_base = base;
-		int64_t m = max_series(&in[i]);
+		int64_t m = query_int(in[i].db, "SELECT max(series_id) FROM analysis_memory");
+		/* the gaps of the earlier inputs, every one (the summary keeps the longest) */
+		in[i].gap_base =
+		    query_int(db, "SELECT coalesce(sum(gaps), 0) FROM analysis_gap_buckets");
+		if (in[i].gap_base < 0 || in[i].gap_base >= INT64_MAX / 2)
+			in[i].gap_base = 0;
 		if (m >= 0 && m < INT64_MAX / 2 - base)
 			base += m + 1;
 		for (int k = 0; k < nt && rc == TK_OK; k++)
 			rc = copy_table(db, &in[i], &t[k], err);
+		if (rc == TK_OK)
+			rc = widen_span(db, &in[i], err);
 		tk_store_close(in[i].s);
 		in[i].s = NULL;
 		in[i].db = NULL;

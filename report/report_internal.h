@@ -168,6 +168,11 @@ struct tkr_model {
 /* ---- report_sections.c, diff.c ---- */
 extern const struct tkr_section_def tkr_report_sections[];
 extern const size_t tkr_report_nsections;
+
+/* The SQL of the rows a capped section holds before its cap when that is not the count of its
+ * rows (report_sections.c: the largest gaps of a job summary, which keeps only the longest), or
+ * NULL. */
+const char *tkr_section_total_sql(const struct tkr_section_def *def);
 extern const struct tkr_section_def tkr_diff_sections[];
 extern const size_t tkr_diff_nsections;
 

@@ -171,7 +171,9 @@ static int load_section(sqlite3 *db, const struct tkr_section_def *def, int top,
 		sqlite3_finalize(st);
 		st = NULL;
 		sqlite3_free(sql);
-		sql = sqlite3_mprintf("SELECT count(*) FROM (%s)", def->sql);
+		const char *total = tkr_section_total_sql(def);
+		sql = total ? sqlite3_mprintf("%s", total)
+			    : sqlite3_mprintf("SELECT count(*) FROM (%s)", def->sql);
 		if (!sql || sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
 			rc = sql ? sql_status(db) : TK_ENOMEM;
 			tks_fmt(err, errlen, "report section '%s': %s", def->key,
@@ -508,11 +510,14 @@ int tk_report_has_analysis(const char *path, int *out, tk_error *err)
 		tkr_store_fail(err, rc, s);
 		goto out;
 	}
-	if (sqlite3_prepare_v2(tk_store_sqlite(s),
-			       "SELECT (SELECT count(*) FROM sqlite_master WHERE type = 'table'"
-			       " AND name GLOB 'analysis_*'), (SELECT value FROM meta WHERE key ="
-			       " 'analysis_version') IS ?",
-			       -1, &st, NULL) != SQLITE_OK ||
+	if (sqlite3_prepare_v2(
+		tk_store_sqlite(s),
+		"SELECT (SELECT count(*) FROM sqlite_master WHERE type = 'table'"
+		" AND name GLOB 'analysis_*'), (SELECT value FROM meta WHERE key ="
+		" 'analysis_version') IS ?, NOT EXISTS (SELECT 1 FROM meta WHERE key ="
+		" 'analysis_version') AND EXISTS (SELECT 1 FROM meta WHERE key ="
+		" 'job_summary')",
+		-1, &st, NULL) != SQLITE_OK ||
 	    sqlite3_bind_int(st, 1, TK_ANALYSIS_VERSION) != SQLITE_OK ||
 	    sqlite3_step(st) != SQLITE_ROW) {
 		rc = TK_EIO;
@@ -520,7 +525,11 @@ int tk_report_has_analysis(const char *path, int *out, tk_error *err)
 		tk_error_push_from(err, "report", rc, "cannot read store '%s'", path);
 		goto out;
 	}
-	*out = sqlite3_column_int(st, 0) == 0 ? 0 : sqlite3_column_int(st, 1) ? 1 : 2;
+	/* a job summary fresh from tracekit merge holds the ranks' tables but no analysis of its
+	 * own yet (no analysis_version): not analysed, rather than analysed by an older tracekit */
+	*out = sqlite3_column_int(st, 0) == 0 || sqlite3_column_int(st, 2) ? 0
+	       : sqlite3_column_int(st, 1)				   ? 1
+									   : 2;
 out:
 	sqlite3_finalize(st);
 	tk_store_close(s);

@@ -5,6 +5,8 @@
  * derivations are few and listed in docs/reports.md (gap histogram buckets, the per-cause gap
  * totals, communication overlap shares, the memory chart's downsampling).
  */
+#include <string.h>
+
 #include "report_internal.h"
 
 #include "report_columns.h"
@@ -27,6 +29,15 @@
 	"comm_ns, exposed_comm_ns, exposed_memcpy_ns, host_idle_ns, other_idle_ns, outlier, " \
 	"source, host_start_ns, host_end_ns, host_dur_ns, lag_ns, "                           \
 	"CASE outlier WHEN 1 THEN 'outlier' END AS flag FROM analysis_steps "
+
+/* A job summary keeps only the longest gaps of each device (import/merge_tables.c): every gap is
+ * counted in analysis_gap_buckets. */
+const char *tkr_section_total_sql(const struct tkr_section_def *def)
+{
+	if (!strcmp(def->key, "gaps"))
+		return "SELECT coalesce(sum(gaps), 0) FROM analysis_gap_buckets";
+	return NULL;
+}
 
 const struct tkr_section_def tkr_report_sections[] = {
     {"trace", "Trace", NULL, TKR_KV, 1,
@@ -195,12 +206,12 @@ const struct tkr_section_def tkr_report_sections[] = {
      " tensor_core, name FROM analysis_kernel_stats ORDER BY rank",
      c_kernels, "no kernels"},
     {"gap_causes", "Idle gaps by cause", "Idle gaps", TKR_TABLE, 1000,
-     "SELECT g.device_id AS device_id, g.cause AS cause, count(*) AS gaps,"
-     " sum(g.dur_ns) AS total_ns, max(g.dur_ns) AS longest_ns,"
-     " sum(g.dur_ns) * 1.0 / nullif(d.window_ns, 0) AS window_share"
-     " FROM analysis_gaps g LEFT JOIN analysis_device_time d ON d.device_id = g.device_id"
-     " AND d.selected = 1 GROUP BY g.device_id, g.cause ORDER BY g.device_id, total_ns DESC,"
-     " g.cause",
+     "SELECT g.device_id AS device_id, g.cause AS cause, sum(g.gaps) AS gaps,"
+     " sum(g.total_ns) AS total_ns, max(g.longest_ns) AS longest_ns,"
+     " sum(g.total_ns) * 1.0 / nullif(d.window_ns, 0) AS window_share"
+     " FROM analysis_gap_buckets g LEFT JOIN analysis_device_time d"
+     " ON d.device_id = g.device_id AND d.selected = 1 GROUP BY g.device_id, g.cause"
+     " ORDER BY g.device_id, total_ns DESC, g.cause",
      c_gap_causes, "no idle gaps"},
     {"gap_histogram", "Idle gap lengths (all devices)", NULL, TKR_TABLE, 100,
      "WITH b(lo, hi, label) AS (VALUES (0, 1000, '< 1 \xc2\xb5s'),"
@@ -208,15 +219,15 @@ const struct tkr_section_def tkr_report_sections[] = {
      " (100000, 1000000, '0.1-1 ms'), (1000000, 10000000, '1-10 ms'),"
      " (10000000, 100000000, '10-100 ms'), (100000000, 1000000000, '0.1-1 s'),"
      " (1000000000, NULL, '>= 1 s'))"
-     " SELECT b.label AS bucket, b.lo AS lo_ns, b.hi AS hi_ns, count(g.id) AS gaps,"
-     " coalesce(sum(g.dur_ns), 0) AS total_ns,"
-     " count(CASE g.cause WHEN 'host_bound' THEN 1 END) AS host_bound,"
-     " count(CASE g.cause WHEN 'kernel_wait' THEN 1 END) AS kernel_wait,"
-     " count(CASE g.cause WHEN 'sync' THEN 1 END) AS sync,"
-     " count(CASE g.cause WHEN 'dependency' THEN 1 END) AS dependency,"
-     " count(CASE g.cause WHEN 'unknown' THEN 1 END) AS unknown"
-     " FROM b LEFT JOIN analysis_gaps g ON g.dur_ns >= b.lo AND (b.hi IS NULL OR"
-     " g.dur_ns < b.hi) WHERE EXISTS (SELECT 1 FROM analysis_gaps)"
+     " SELECT b.label AS bucket, b.lo AS lo_ns, b.hi AS hi_ns,"
+     " coalesce(sum(g.gaps), 0) AS gaps, coalesce(sum(g.total_ns), 0) AS total_ns,"
+     " coalesce(sum(CASE g.cause WHEN 'host_bound' THEN g.gaps END), 0) AS host_bound,"
+     " coalesce(sum(CASE g.cause WHEN 'kernel_wait' THEN g.gaps END), 0) AS kernel_wait,"
+     " coalesce(sum(CASE g.cause WHEN 'sync' THEN g.gaps END), 0) AS sync,"
+     " coalesce(sum(CASE g.cause WHEN 'dependency' THEN g.gaps END), 0) AS dependency,"
+     " coalesce(sum(CASE g.cause WHEN 'unknown' THEN g.gaps END), 0) AS unknown"
+     " FROM b LEFT JOIN analysis_gap_buckets g ON g.lo_ns = b.lo"
+     " WHERE EXISTS (SELECT 1 FROM analysis_gap_buckets)"
      " GROUP BY b.lo ORDER BY b.lo",
      c_gap_hist, NULL},
     {"gaps", "Largest idle gaps", NULL, TKR_TABLE, -1,

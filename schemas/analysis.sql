@@ -60,7 +60,7 @@ CREATE TABLE analysis_device_time (
 -- with its cause and the events on either side.
 -- Defined in: docs/metrics.md, "analysis_gaps".
 -- written by: analyze/gaps.c
--- read by: analyze/findings.c, cli/cmd_analyze.c, report/report_sections.c
+-- read by: analyze/findings.c, import/merge_tables.c, report/report_sections.c
 CREATE TABLE analysis_gaps (
   id INTEGER PRIMARY KEY,      -- gap number, in (device_id, start_ns) order
   device_id INTEGER NOT NULL,  -- devices.id
@@ -76,6 +76,22 @@ CREATE TABLE analysis_gaps (
   next_name TEXT,              -- its name
   explained_by_event_id INTEGER, -- sync: events.id of the synchronization (blocking API call or sync event) on the launching thread that overlaps the interval the most; else NULL
   explained_by_name TEXT       -- its name (cudaStreamSynchronize, cudaMemcpy, ...)
+);
+
+-- analysis_gap_buckets: The gaps of analysis_gaps per device, cause and decade of length: their
+-- count, total and longest (what the reports' gap sections sum; a job summary keeps it whole).
+-- Defined in: docs/metrics.md, "analysis_gap_buckets".
+-- written by: analyze/gaps.c
+-- read by: cli/cmd_analyze.c, import/merge_tables.c, report/report_sections.c
+CREATE TABLE analysis_gap_buckets (
+  device_id INTEGER NOT NULL,  -- devices.id
+  window TEXT NOT NULL,        -- the device's selected window, as analysis_gaps.window
+  cause TEXT NOT NULL,         -- analysis_gaps.cause
+  lo_ns INTEGER NOT NULL,      -- the bucket holds the gaps with lo_ns <= dur_ns < hi_ns: 0, 1000, 10000, ..., 1000000000
+  hi_ns INTEGER,               -- 10 * lo_ns (1000 for the first), NULL for the last (>= 1 s)
+  gaps INTEGER NOT NULL,       -- analysis_gaps rows of the device, cause and bucket (> 0: empty buckets have no row)
+  total_ns INTEGER NOT NULL,   -- the sum of their dur_ns
+  longest_ns INTEGER NOT NULL  -- the greatest of their dur_ns
 );
 
 -- analysis_gap_summary: Idle time per stream in HTA's categories (host wait, kernel wait, other).
@@ -152,7 +168,7 @@ CREATE TABLE analysis_step_stats (
 -- each step, grouped by name and by the HLO op they carry.
 -- Defined in: docs/metrics.md, "analysis_step_ops".
 -- written by: analyze/step_ops.c
--- read by: analyze/op_gpu_time.c, check/baseline.c
+-- read by: analyze/op_gpu_time.c, check/baseline.c, import/merge_tables.c
 CREATE TABLE analysis_step_ops (
   device_id  INTEGER NOT NULL, -- devices.id
   step_index INTEGER NOT NULL, -- the step's place among the device's steps by start (analysis_steps order), from 0

@@ -16,7 +16,7 @@ extern "C" {
  * tk_analyze(); bumped whenever an analysis table gains, loses or changes a column, so that a
  * report can tell an analysis by an older tracekit and run the analysis again (docs/store.md).
  */
-#define TK_ANALYSIS_VERSION 6
+#define TK_ANALYSIS_VERSION 7
 
 /* Which window each device's figures are computed over (docs/metrics.md, "Windows"). */
 enum tk_window {

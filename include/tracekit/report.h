@@ -73,8 +73,9 @@ void tk_report_options_init(struct tk_report_options *o);
 /**
  * tk_report_has_analysis() - whether the store at @path has analysis_* tables written by this
  * tracekit (*out = 1), by an older one (*out = 2: meta 'analysis_version' is not
- * TK_ANALYSIS_VERSION, the tables may lack columns the report reads) or none (*out = 0), so
- * that a caller can run tk_analyze() first.
+ * TK_ANALYSIS_VERSION, the tables may lack columns the report reads) or none (*out = 0; also a
+ * job summary from tk_merge() not analysed yet: its tables are the ranks'), so that a caller
+ * can run tk_analyze() first.
  * @return TK_OK, or the tk_store_open() status with the store's causes in @err (may be NULL).
  */
 int tk_report_has_analysis(const char *path, int *out, tk_error *err);

@@ -3,7 +3,9 @@
  * SQLite reader (tk_store_open, meta, the schema), every table read with the direct page reader
  * (tscan, every column of every row), then analysed (tk_analyze writes analysis_* tables back), the
  * report written to /dev/null and the store exported on tmpfs (one report format of four and one
- * export of Perfetto, Chrome JSON and an XPlane logdir per execution, by the input's length). Every step must end in TK_OK or a bad-input status with a message.
+ * export of Perfetto, Chrome JSON and an XPlane logdir per execution, by the input's length), and
+ * merged into a job store (every event, or the job summary of the analysed store, by the length).
+ * Every step must end in TK_OK or a bad-input status with a message.
  * Seeds: tiny synthetic and imported stores with 512-byte pages (scripts/fuzz.sh seeds).
  */
 #include <sqlite3.h>
@@ -12,6 +14,7 @@
 #include <tracekit/analyze.h>
 #include <tracekit/error.h>
 #include <tracekit/export.h>
+#include <tracekit/import.h>
 #include <tracekit/report.h>
 #include <tracekit/store.h>
 #include <unistd.h>
@@ -167,6 +170,13 @@ static void analyze_report_export(const char *path, size_t pick)
 		rc = tk_report_write(devnull, path, &ro, fz_err());
 		store_status(rc, fz_errmsg(), "tk_report_write");
 	}
+	struct tk_merge_options mo;
+	tk_merge_options_init(&mo);
+	mo.summary = (int)((pick / 12) % 2);
+	const char *merged = fz_path("merged.db");
+	rc = tk_merge(merged, &path, 1, &mo, NULL, fz_err());
+	store_status(rc, fz_errmsg(), mo.summary ? "tk_merge --summary" : "tk_merge");
+	unlink(merged);
 	static const struct {
 		enum tk_export_format format;
 		const char *out;
