@@ -459,7 +459,7 @@ CREATE TABLE analysis_kernel_stats (
 -- allocations, frees and fragmentation.
 -- Defined in: docs/metrics.md, "Memory".
 -- written by: analyze/memory.c
--- read by: check/baseline.c, report/report_sections.c, import/merge_tables.c
+-- read by: analyze/analyze.c, check/baseline.c, report/report_sections.c, import/merge_tables.c
 CREATE TABLE analysis_memory (
   series_id    INTEGER PRIMARY KEY, -- one (device, process, allocator) series, from 1
   device_id    INTEGER,  -- memory_records.device_id, NULL for host memory
@@ -489,7 +489,7 @@ CREATE TABLE analysis_memory (
 -- allocator.
 -- Defined in: docs/metrics.md, "Memory".
 -- written by: analyze/memory.c
--- read by: report/report_sections.c
+-- read by: analyze/analyze.c, report/report_sections.c
 CREATE TABLE analysis_memory_timeline (
   series_id  INTEGER NOT NULL, -- analysis_memory.series_id
   bucket     INTEGER NOT NULL, -- 0..999: equal slices of the device's record span
@@ -505,7 +505,7 @@ CREATE TABLE analysis_memory_timeline (
 -- analysis_memory_live_at_peak: The allocations live at each peak, with the host op that made them.
 -- Defined in: docs/metrics.md, "Memory" and "analysis_memory_live_at_peak".
 -- written by: analyze/memory.c
--- read by: analyze/enclosing.c, report/report_sections.c
+-- read by: analyze/analyze.c, analyze/enclosing.c, report/report_sections.c
 CREATE TABLE analysis_memory_live_at_peak (
   series_id    INTEGER NOT NULL, -- analysis_memory.series_id
   rank         INTEGER NOT NULL, -- 1 = largest (ties: earlier allocation first)
@@ -521,7 +521,7 @@ CREATE TABLE analysis_memory_live_at_peak (
 -- analysis_memory_histogram: Allocation sizes by power-of-two bucket.
 -- Defined in: docs/metrics.md, "Memory".
 -- written by: analyze/memory.c
--- read by: (none: there for SQL users)
+-- read by: analyze/analyze.c
 CREATE TABLE analysis_memory_histogram (
   series_id INTEGER NOT NULL, -- analysis_memory.series_id
   lo_bytes  INTEGER NOT NULL, -- smallest size of the bucket (0, 1, 2, 4, ...)
