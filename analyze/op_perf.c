@@ -220,7 +220,10 @@ static int read_shape_args(struct tka_ctx *c, sqlite3_stmt *aq, int64_t id, cons
 	return rc;
 }
 
-/* The host ops of every thread in time order (enclosing first), with their shape args. */
+/* The host ops of every thread in time order (enclosing first), with their shape args. The
+ * events are scanned in table order and the host ops sorted (NOT INDEXED): through
+ * events_by_track SQLite fetches every event's row at random to test its kind (5 M-event synth
+ * store: 0.68 s against 0.29 s for the query). */
 static int read_host_ops(struct tka_ctx *c, struct state *s)
 {
 	static const char *const keys[4] = {"Input Dims", "Input type", "Input Strides",
@@ -232,8 +235,8 @@ static int read_host_ops(struct tka_ctx *c, struct state *s)
 	int has[4] = {0};
 	int rc = tka_prepare(c,
 			     "SELECT e.id, e.track_id, e.ts_ns, e.dur_ns, e.name_id, t.process_id "
-			     "FROM events e JOIN tracks t ON t.id = e.track_id AND t.device_id IS "
-			     "NULL WHERE e.kind = " TK_SQL_EV_HOST_OP
+			     "FROM events e NOT INDEXED JOIN tracks t ON t.id = e.track_id AND "
+			     "t.device_id IS NULL WHERE e.kind = " TK_SQL_EV_HOST_OP
 			     " ORDER BY e.track_id, e.ts_ns, e.dur_ns DESC, e.id",
 			     &st);
 	if (rc == TK_OK)
