@@ -190,6 +190,20 @@ int tka_op_gpu_time_event(struct tka_ctx *c, const struct tka_ev *e);
 int tka_op_gpu_time_end(struct tka_ctx *c);
 void tka_op_gpu_time_free(struct tka_og_state *s);
 
+/* A host op or annotation on a host thread, as the pass collected it (op_gpu_time.c). */
+struct tka_host_op {
+	int64_t ts, end, id;
+	uint32_t track, name_id;
+};
+
+/*
+ * tka_host_ops() - the host ops (kind host_op) on the host threads (tracks of no device), *@n
+ * of them at *@ops, in thread (track id), start, longer first, then id order; valid once
+ * tka_op_gpu_time() ran (TK_EINTERNAL before). The op performance model reads them here rather
+ * than from the store again.
+ */
+int tka_host_ops(struct tka_ctx *c, const struct tka_host_op **ops, size_t *n);
+
 /* One host op or annotation (a host interval) with the device work it launched. */
 struct tka_og_inst {
 	int64_t event_id;		 /* events.id of the host op or annotation */

@@ -16,15 +16,9 @@
 #include <string.h>
 #include <tracekit/store.h>
 
-/* A host op or annotation on a host thread. */
-struct hop {
-	int64_t ts, end, id;
-	uint32_t track, name_id;
-};
-
 /* The host intervals the pass collected (host ops, annotations), then each one's figures. */
 struct tka_og_state {
-	struct hop *h[2]; /* by level: 0 host_op, 1 annotation */
+	struct tka_host_op *h[2]; /* by level: 0 host_op, 1 annotation */
 	size_t nh[2], caph[2];
 	struct tka_og_inst *inst; /* per host interval, by event id, once the analysis ran */
 	size_t ninst;
@@ -65,8 +59,8 @@ int tka_op_gpu_time_event(struct tka_ctx *c, const struct tka_ev *e)
 	if (TKU_GROW(s->h[lv], s->caph[lv], s->nh[lv] + 1, 4096) != TK_OK)
 		return tka_fail(c, TK_ENOMEM, "out of memory");
 	/* end in range: the pass checked the interval (checked.h) */
-	s->h[lv][s->nh[lv]++] =
-	    (struct hop){e->ts, e->ts + e->dur, e->id, (uint32_t)e->track, (uint32_t)e->name_id};
+	s->h[lv][s->nh[lv]++] = (struct tka_host_op){e->ts, e->ts + e->dur, e->id,
+						     (uint32_t)e->track, (uint32_t)e->name_id};
 	return TK_OK;
 }
 
@@ -97,7 +91,7 @@ static int cmp_lnch(const void *pa, const void *pb)
 /* By thread, start, then the longer (the enclosing) first, then id. */
 static int cmp_hop(const void *pa, const void *pb)
 {
-	const struct hop *a = pa, *b = pb;
+	const struct tka_host_op *a = pa, *b = pb;
 	if (a->track != b->track)
 		return a->track < b->track ? -1 : 1;
 	if (a->ts != b->ts)
@@ -210,9 +204,9 @@ static int step_add(struct steps *st, const struct lnch *x, int64_t process, int
  * the top is the innermost. Adds to the name's figures and to the instance's (@inst, as @h),
  * and with @st (the annotation level) to the figures of the device op's step.
  */
-static int sweep_direct(struct tka_ctx *c, const struct lnch *l, size_t nl, const struct hop *h,
-			size_t nh, int level, struct accs *a, struct tka_og_inst *inst,
-			struct steps *st)
+static int sweep_direct(struct tka_ctx *c, const struct lnch *l, size_t nl,
+			const struct tka_host_op *h, size_t nh, int level, struct accs *a,
+			struct tka_og_inst *inst, struct steps *st)
 {
 	size_t *stack = malloc((nh ? nh : 1) * sizeof(*stack)), top = 0, j = 0;
 	int64_t track = -1;
@@ -240,7 +234,7 @@ static int sweep_direct(struct tka_ctx *c, const struct lnch *l, size_t nl, cons
 		}
 		if (!top)
 			continue;
-		const struct hop *x = &h[stack[top - 1]];
+		const struct tka_host_op *x = &h[stack[top - 1]];
 		struct acc *ac = acc_of(a, process, level, x->name_id);
 		if (!ac) {
 			free(stack);
@@ -256,11 +250,11 @@ static int sweep_direct(struct tka_ctx *c, const struct lnch *l, size_t nl, cons
 }
 
 /* By track, name, start: the instances of one name on one thread together, in time order. */
-static const struct hop *g_h; /* qsort has no context argument in C11 */
+static const struct tka_host_op *g_h; /* qsort has no context argument in C11 */
 
 static int cmp_name_ix(const void *pa, const void *pb)
 {
-	const struct hop *a = &g_h[*(const size_t *)pa], *b = &g_h[*(const size_t *)pb];
+	const struct tka_host_op *a = &g_h[*(const size_t *)pa], *b = &g_h[*(const size_t *)pb];
 	if (a->track != b->track)
 		return a->track < b->track ? -1 : 1;
 	if (a->name_id != b->name_id)
@@ -277,7 +271,7 @@ static int cmp_name_ix(const void *pa, const void *pb)
  * likewise; and the calls of each name. O((launches + intervals) log) whatever the nesting depth.
  */
 static int sweep_subtree(struct tka_ctx *c, const struct lnch *l, size_t nl, const int64_t *pre,
-			 const struct hop *h, size_t nh, int level, struct accs *a,
+			 const struct tka_host_op *h, size_t nh, int level, struct accs *a,
 			 struct tka_og_inst *inst)
 {
 	size_t *ix = malloc((nh ? nh : 1) * sizeof(*ix));
@@ -294,7 +288,7 @@ static int sweep_subtree(struct tka_ctx *c, const struct lnch *l, size_t nl, con
 	qsort(ix, nh, sizeof(*ix), cmp_name_ix);
 	g_h = NULL;
 	for (size_t i = 0; i < nh;) {
-		const struct hop *x = &h[ix[i]];
+		const struct tka_host_op *x = &h[ix[i]];
 		struct acc *ac = acc_of(a, c->pass->tracks[x->track].process_id, level, x->name_id);
 		if (!ac) {
 			free(ix);
@@ -464,6 +458,19 @@ static int pdev_add(struct tka_ctx *c, struct tka_og_state *s, int64_t process, 
 				memcpy(s->pdev[n++], s->pdev[i], sizeof(*s->pdev));
 		s->npdev = n;
 	}
+	return TK_OK;
+}
+
+int tka_host_ops(struct tka_ctx *c, const struct tka_host_op **ops, size_t *n)
+{
+	const struct tka_og_state *s = c->og;
+	*ops = NULL;
+	*n = 0;
+	if (!s || !s->inst)
+		return tka_fail(c, TK_EINTERNAL,
+				"the host ops are read before GPU time per op ran");
+	*ops = s->h[0];
+	*n = s->nh[0];
 	return TK_OK;
 }
 
