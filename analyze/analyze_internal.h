@@ -8,6 +8,7 @@
 #include <tracekit/analyze.h>
 #include <tracekit/error.h>
 
+#include "util/map.h"
 #include "util/vec.h"
 #include "tk_schema.h" /* generated from schemas/store.sql and analysis.sql */
 
@@ -52,6 +53,19 @@ struct tka_ctx {
 
 /* Free the timeline (intervals.c); tk_analyze calls it when the analyses are done. */
 void tka_timeline_free(struct tka_timeline *tl);
+
+/*
+ * Names of strings rows by id, each read from the store once (names.c). tka_name() sets *@out to
+ * the text of row @id, NULL when there is no such row or its str is NULL; valid until
+ * tka_names_free() (which accepts a zeroed or freed cache).
+ */
+struct tka_names {
+	struct tku_table t; /* by id: the names looked up */
+	sqlite3_stmt *q;
+};
+void tka_names_init(struct tka_names *n);
+int tka_name(struct tka_ctx *c, struct tka_names *n, int64_t id, const char **out);
+void tka_names_free(struct tka_names *n);
 
 /* ---- the shared pass over the events (event_pass.c) ---- */
 

@@ -28,6 +28,7 @@ struct gap_writer {
 	struct tka_ctx *c;
 	sqlite3_stmt *ins;
 	const struct tka_device *d;
+	struct tka_names *names; /* the ops' and synchronizations' names */
 	struct gap_bucket b[N_CAUSE][N_BUCKET];
 };
 
@@ -54,12 +55,22 @@ static void add_bucket(struct gap_writer *gw, const struct tka_gap *g)
 		b->longest = dur;
 }
 
+/* Bind name @id to parameter @i of @ins (NULL when the store has none). */
+static int bind_name(struct gap_writer *gw, int i, int64_t id)
+{
+	const char *s = NULL;
+	int rc = tka_name(gw->c, gw->names, id, &s);
+	if (rc == TK_OK)
+		sqlite3_bind_text(gw->ins, i, s, -1, SQLITE_STATIC);
+	return rc;
+}
+
 static int write_gap(void *arg, const struct tka_gap *g)
 {
 	struct gap_writer *gw = arg;
 	const struct tka_device *d = gw->d;
 	sqlite3_stmt *ins = gw->ins;
-	int i = 1;
+	int i = 1, rc = TK_OK;
 	add_bucket(gw, g);
 	sqlite3_reset(ins);
 	sqlite3_bind_int64(ins, i++, d->device_id);
@@ -79,12 +90,14 @@ static int write_gap(void *arg, const struct tka_gap *g)
 			sqlite3_bind_null(ins, i++);
 		} else {
 			sqlite3_bind_int64(ins, i++, d->ops[ends[k]].id);
-			sqlite3_bind_int64(ins, i++, d->ops[ends[k]].name_id);
+			if ((rc = bind_name(gw, i++, d->ops[ends[k]].name_id)) != TK_OK)
+				return rc;
 		}
 	}
 	if (g->by) {
 		sqlite3_bind_int64(ins, i++, g->by->id);
-		sqlite3_bind_int64(ins, i++, g->by->name_id);
+		if ((rc = bind_name(gw, i++, g->by->name_id)) != TK_OK)
+			return rc;
 	} else {
 		sqlite3_bind_null(ins, i++);
 		sqlite3_bind_null(ins, i++);
@@ -222,16 +235,16 @@ int tka_gaps(struct tka_ctx *c)
 	const struct tka_timeline *tl;
 	sqlite3_stmt *ins = NULL, *sum = NULL, *bins = NULL;
 	struct gap_writer *gw = NULL;
+	struct tka_names names;
 	int rc;
+	tka_names_init(&names);
 	if ((rc = tka_timeline_get(c, &tl)) != TK_OK ||
 	    (rc = tka_prepare(
 		 c,
 		 "INSERT INTO analysis_gaps (device_id, window, start_ns, end_ns, dur_ns,"
 		 " cause, launch_ts_ns, prev_event_id, prev_name, next_event_id, "
 		 "next_name, explained_by_event_id, explained_by_name)"
-		 " VALUES (?, ?, ?, ?, ?, ?, ?, ?, (SELECT str FROM strings WHERE id = ?),"
-		 " ?, (SELECT str FROM strings WHERE id = ?), ?,"
-		 " (SELECT str FROM strings WHERE id = ?))",
+		 " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
 		 &ins)) != TK_OK ||
 	    (rc = tka_prepare(c,
 			      "INSERT INTO analysis_gap_summary (" TK_COLS_ANALYSIS_GAP_SUMMARY
@@ -251,12 +264,14 @@ int tka_gaps(struct tka_ctx *c)
 		gw->c = c;
 		gw->ins = ins;
 		gw->d = &tl->dev[i];
+		gw->names = &names;
 		if ((rc = tka_gaps_each(&tl->dev[i], tl->dev[i].window, write_gap, gw)) != TK_OK ||
 		    (rc = write_buckets(c, bins, gw)) != TK_OK ||
 		    (rc = stream_summary(c, sum, &tl->dev[i])) != TK_OK)
 			goto out;
 	}
 out:
+	tka_names_free(&names);
 	free(gw);
 	sqlite3_finalize(ins);
 	sqlite3_finalize(sum);
