@@ -11,6 +11,7 @@
  * process stops with the same exit code and rank 0 prints the messages the others captured.
  */
 #include <errno.h>
+#include <limits.h>
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -179,6 +180,44 @@ out:
 	return rc;
 }
 
+static void store_path(const struct ctx *c, const struct item *it, char *out, size_t size);
+
+/* @path with its directory resolved (links, "..", relative), into @out; as given when the
+ * directory does not exist yet. */
+static void resolved(const char *path, char *out, size_t size)
+{
+	char dir[PATH_MAX], real[PATH_MAX];
+	const char *slash = strrchr(path, '/');
+	snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - path) : 1, slash ? path : ".");
+	if (slash == path)
+		snprintf(dir, sizeof(dir), "/");
+	if (realpath(dir, real))
+		snprintf(out, size, "%s/%s", strcmp(real, "/") ? real : "",
+			 slash ? slash + 1 : path);
+	else
+		snprintf(out, size, "%s", path);
+}
+
+/* Import: JOB may not be the path of a per-rank store (rank 0 would write the store there and
+ * then the job over it). */
+static int job_not_a_store(const struct ctx *c)
+{
+	char job[PATH_MAX + 256], path[4300], store[PATH_MAX + 256];
+	resolved(c->job->output, job, sizeof(job));
+	for (size_t i = 0; c->job->import && i < c->n; i++) {
+		store_path(c, &c->it[i], path, sizeof(path));
+		resolved(path, store, sizeof(store));
+		if (!strcmp(job, store)) {
+			cli_error(
+			    "the job summary '%s' would be the per-rank store of '%s': choose "
+			    "another -o",
+			    c->job->output, c->it[i].path);
+			return TK_EXIT_USAGE;
+		}
+	}
+	return TK_EXIT_OK;
+}
+
 /* Rank 0: the files and who takes each. */
 static int make_plan(struct ctx *c)
 {
@@ -202,6 +241,8 @@ static int make_plan(struct ctx *c)
 		rc = add_item(c, &cap, f[i].path, f[i].json, f[i].file_index,
 			      f[i].json ? base + f[i].file_index : j->io->rank);
 	cli_import_files_free(f, nf);
+	if (rc == TK_EXIT_OK)
+		rc = job_not_a_store(c);
 	return rc == TK_EXIT_OK ? share_out(c) : rc;
 }
 
