@@ -92,6 +92,16 @@ mpi 2 analyze "$D"/in/rank?.json.tkdb --mpi -o "$D/an.db" >"$D/out" 2>&1 ||
 	fail "analyze --mpi: $(cat "$D/out")"
 comm "$D/an.db" | diff "$D/one.c" - >/dev/null || fail "analyze --mpi differs from one process"
 
+# JOB the path of a per-rank store (beside its input, by another spelling; in --store-dir):
+# refused before any work, the input's store not made
+# shellcheck disable=SC2086
+mpi 2 import $IN -o "$D/in/../in/rank3.json.tkdb" --mpi >"$D/out" 2>&1
+[ $? -eq 2 ] && grep -q "would be the per-rank store of '$D/in/rank3.json'" "$D/out" ||
+	fail "JOB a per-rank store: $(cat "$D/out")"
+# shellcheck disable=SC2086
+mpi 2 import $IN -o "$D/sj/0001-rank1.json.tkdb" --mpi --store-dir "$D/sj" >"$D/out" 2>&1
+[ $? -eq 2 ] && grep -q "would be the per-rank store of '$D/in/rank1.json'" "$D/out" &&
+	[ ! -e "$D/sj" ] || fail "JOB a per-rank store in --store-dir: $(cat "$D/out")"
 # a broken input on one process: every process stops, exit 2, the file named, no JOB
 printf '{"traceEvents": [ {"ph":' >"$D/in/rank2.json"
 # shellcheck disable=SC2086
@@ -103,16 +113,6 @@ grep -q "tracekit: MPI process [0-9] of 4 (.*): '$D/in/rank2.json': line 1" "$D/
 [ ! -e "$D/bad.db" ] || fail "broken input: JOB left"
 [ ! -e "$D/sb/0002-rank2.json.tkdb" ] || fail "broken input: its store left"
 ls -a "$D" | grep -q tracekit-mpi && fail "broken input: a temporary directory is left"
-# JOB the path of a per-rank store (beside its input, by another spelling; in --store-dir):
-# refused before any work, the input's store not made
-# shellcheck disable=SC2086
-mpi 2 import $IN -o "$D/in/../in/rank3.json.tkdb" --mpi >"$D/out" 2>&1
-[ $? -eq 2 ] && grep -q "would be the per-rank store of '$D/in/rank3.json'" "$D/out" ||
-	fail "JOB a per-rank store: $(cat "$D/out")"
-# shellcheck disable=SC2086
-mpi 2 import $IN -o "$D/sj/0001-rank1.json.tkdb" --mpi --store-dir "$D/sj" >"$D/out" 2>&1
-[ $? -eq 2 ] && grep -q "would be the per-rank store of '$D/in/rank1.json'" "$D/out" &&
-	[ ! -e "$D/sj" ] || fail "JOB a per-rank store in --store-dir: $(cat "$D/out")"
 # the output an input: refused before any work
 mpi 2 analyze "$D/an.db" "$D/job4.db" --mpi -o "$D/job4.db" >"$D/out" 2>&1
 [ $? -eq 2 ] || fail "output is an input: $(cat "$D/out")"
