@@ -104,6 +104,24 @@ for align in "" --align-clocks; do
 		fail "summary cross-rank findings differ $align: $(diff "$D/call.f" "$D/cs.f" | head -5)"
 done
 
+# devices that run behind their host (tests/data/merge/lag): each host step's device interval is
+# placed by the compute it launched, which the summary does not keep; its windows come from the
+# ranks' copied tables (analyze/summary.c), so the same collectives are in the window
+L=$SRC/tests/data/merge/lag
+for r in 0 1; do
+	$T import "$L/rank$r.json" -o "$D/l$r.db" >/dev/null && $T analyze -q "$D/l$r.db" ||
+		fail "lag: rank $r"
+done
+$T import "$L/rank0.json" "$L/rank1.json" -o "$D/lall.db" >/dev/null && $T analyze -q "$D/lall.db" &&
+	$T merge --summary "$D/l0.db" "$D/l1.db" -o "$D/ls.db" >/dev/null && $T analyze -q "$D/ls.db" ||
+	fail "lag: full store or summary"
+$DUMP "$D/lall.db" --only analysis_comm analysis_comm_ranks >"$D/lall.c" &&
+	$DUMP "$D/ls.db" --only analysis_comm analysis_comm_ranks >"$D/ls.c" || fail "lag: dump"
+[ "$(grep -c "('in_window', 1)" "$D/lall.c")" -eq 6 ] ||
+	fail "lag: not every collective in the full store's window: $(grep -c "('in_window', 1)" "$D/lall.c")"
+diff "$D/lall.c" "$D/ls.c" >/dev/null ||
+	fail "lag: summary comm tables differ: $(diff "$D/lall.c" "$D/ls.c" | head -3 | cut -c1-300)"
+
 # a synthetic job (compute, copies, steps, memory): the summary's cross-rank tables equal the
 # full store's, and it is much smaller
 $T synth -o "$D/syn.db" --events 300000 --devices 4 >/dev/null && $T analyze "$D/syn.db" >/dev/null ||
