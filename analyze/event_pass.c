@@ -23,6 +23,7 @@
 
 #include "analyze_internal.h"
 #include "checked.h"
+#include "tscan.h"
 
 static const struct {
 	const char *what;
@@ -165,6 +166,26 @@ int tka_evcur_seek(struct tka_ctx *c, struct tka_evcur *r, int64_t lo, int64_t h
 	return TK_OK;
 }
 
+/* A details column holds a number or NULL (text or a blob: the store's rules broken). */
+static int detail_ok(sqlite3_stmt *st, int i)
+{
+	int t = sqlite3_column_type(st, i);
+	return t != SQLITE_TEXT && t != SQLITE_BLOB;
+}
+
+static const char *const od_cols[] = {"event_id", "op_category_id", "hlo_module_id",
+				      "bytes_accessed", NULL};
+static const char *const kd_cols[] = {"event_id",    "grid_x",	     "grid_y",	  "grid_z",
+				      "block_x",     "block_y",	     "block_z",	  "registers",
+				      "static_smem", "dynamic_smem", "occupancy", NULL};
+
+static int bad_detail(struct tka_ctx *c, const char *table, const char *const *cols, int i,
+		      int64_t id)
+{
+	return tka_fail(c, TK_EFORMAT, "table %s, row id %lld: %s is not a number", table,
+			(long long)id, cols[i]);
+}
+
 int tka_evcur_next(struct tka_ctx *c, struct tka_evcur *r, struct tka_ev *e, int *got)
 {
 	sqlite3_stmt *q = r->q;
@@ -187,10 +208,16 @@ int tka_evcur_next(struct tka_ctx *c, struct tka_evcur *r, struct tka_ev *e, int
 	e->dur = sqlite3_column_int64(q, 6);
 	e->corr = r->corr ? col_or_none(q, 7) : TK_NONE;
 	e->has_op = r->od.st && merge_seek(&r->od, e->id);
+	for (int i = 1; e->has_op && i < 4; i++)
+		if (!detail_ok(r->od.st, i))
+			return bad_detail(c, "op_details", od_cols, i, e->id);
 	e->op_cat = e->has_op ? sqlite3_column_int64(r->od.st, 1) : 0;
 	e->op_module = e->has_op ? sqlite3_column_int64(r->od.st, 2) : 0;
 	e->op_bytes = e->has_op ? col_or_none(r->od.st, 3) : TK_NONE;
 	e->has_kd = r->kd.st && merge_seek(&r->kd, e->id);
+	for (int i = 1; e->has_kd && i < 11; i++)
+		if (!detail_ok(r->kd.st, i))
+			return bad_detail(c, "kernel_details", kd_cols, i, e->id);
 	if (e->has_kd) {
 		for (int i = 0; i < 9; i++)
 			e->kd[i] = col_or_none(r->kd.st, i + 1);
@@ -231,6 +258,122 @@ static int hand_out(struct tka_ctx *c, const struct tka_ev *e, int64_t *total)
 	return TK_OK;
 }
 
+/*
+ * The events, op_details and kernel_details read straight from the store file's pages (tscan.h:
+ * several times faster per row than SQL; the analysis transaction never changes these tables'
+ * pages), checked as tka_evcur_next() checks them, with the same messages. *@declined when the
+ * file is not to be read so (a WAL beside it, a key that is no rowid): then SQL reads them.
+ */
+struct direct {
+	struct tks_tscan *ev, *od, *kd;
+	int64_t od_id, kd_id; /* rowid of the current row, INT64_MAX at the end */
+};
+
+/* Move @t (at rowid *@at) to the first row with rowid >= @id; 1 when it is @id's, -1 broken. */
+static int direct_seek(struct tks_tscan *t, int64_t *at, int64_t id)
+{
+	while (*at < id) {
+		int n = tks_tscan_next(t);
+		if (n < 0)
+			return -1;
+		*at = n ? tks_tscan_rowid(t) : INT64_MAX;
+	}
+	return *at == id;
+}
+
+static int direct_open(struct tka_ctx *c, const struct tka_pass *p, struct direct *d, int *declined)
+{
+	static const char *const ev_cols[] = {"id",	 "track_id",	   "kind",
+					      "name_id", "category_id",	   "ts_ns",
+					      "dur_ns",	 "correlation_id", NULL};
+	const char *cols[9];
+	memcpy(cols, ev_cols, sizeof(cols));
+	if (!p->want_corr)
+		cols[7] = NULL;
+	int rc = tks_tscan_open(&d->ev, c->db, c->path, "events", cols, c->err, c->errlen);
+	if (rc == TK_OK && p->want_op_details)
+		rc = tks_tscan_open(&d->od, c->db, c->path, "op_details", od_cols, c->err,
+				    c->errlen);
+	if (rc == TK_OK && p->want_kernel_details)
+		rc = tks_tscan_open(&d->kd, c->db, c->path, "kernel_details", kd_cols, c->err,
+				    c->errlen);
+	if (rc == TK_OK &&
+	    (!tks_tscan_is_rowid(d->ev, 0) || (d->od && !tks_tscan_is_rowid(d->od, 0)) ||
+	     (d->kd && !tks_tscan_is_rowid(d->kd, 0))))
+		rc = 1;
+	*declined = rc == 1;
+	d->od_id = d->od ? INT64_MIN : INT64_MAX;
+	d->kd_id = d->kd ? INT64_MIN : INT64_MAX;
+	return rc == 1 ? TK_OK : rc == TK_OK ? TK_OK : tka_fail(c, rc, "%s", c->err);
+}
+
+/* The next event into *@e; *@got 0 at the end. */
+static int direct_next(struct tka_ctx *c, struct direct *d, int corr, struct tka_ev *e, int *got)
+{
+	static const char *const what[] = {"id",	  "track_id", "kind",  "name_id",
+					   "category_id", "ts_ns",    "dur_ns"};
+	int n = tks_tscan_next(d->ev);
+	*got = 0;
+	if (n <= 0)
+		return n == 0 ? TK_OK : tka_fail(c, TK_EFORMAT, "reading events: %s", c->err);
+	uint32_t nulls, ints = tks_tscan_int_mask(d->ev, &nulls);
+	e->id = tks_tscan_rowid(d->ev);
+	for (int i = 1; i < 7; i++)
+		if (!(ints >> i & 1) && !(i == 4 && nulls >> i & 1))
+			return tka_fail(c, TK_EFORMAT,
+					"table events, row id %lld: %s is not an integer",
+					(long long)e->id, what[i]);
+	e->track = tks_tscan_int(d->ev, 1);
+	int64_t kind = tks_tscan_int(d->ev, 2);
+	if (kind < INT32_MIN || kind > INT32_MAX)
+		return tka_fail(c, TK_EFORMAT, "table events, row id %lld: kind out of range",
+				(long long)e->id);
+	e->kind = (int)kind;
+	e->name_id = tks_tscan_int(d->ev, 3);
+	e->cat_id = tks_tscan_int(d->ev, 4); /* 0 when NULL */
+	e->ts = tks_tscan_int(d->ev, 5);
+	e->dur = tks_tscan_int(d->ev, 6);
+	const char *bad = tk_span_check(e->ts, e->dur);
+	if (bad)
+		return tka_fail(c, TK_EFORMAT, "table events, row id %lld: %s", (long long)e->id,
+				bad);
+	e->corr = corr && !(nulls >> 7 & 1) ? tks_tscan_int(d->ev, 7) : TK_NONE;
+	int has = d->od ? direct_seek(d->od, &d->od_id, e->id) : 0;
+	if (has < 0)
+		return tka_fail(c, TK_EFORMAT, "reading op_details: %s", c->err);
+	e->has_op = has;
+	for (int i = 1; has && i < 4; i++)
+		if (tks_tscan_type(d->od, i) == TK_TS_TEXT ||
+		    tks_tscan_type(d->od, i) == TK_TS_BLOB)
+			return bad_detail(c, "op_details", od_cols, i, e->id);
+	e->op_cat = has ? tks_tscan_int(d->od, 1) : 0;
+	e->op_module = has ? tks_tscan_int(d->od, 2) : 0;
+	e->op_bytes =
+	    has && tks_tscan_type(d->od, 3) != TK_TS_NULL ? tks_tscan_int(d->od, 3) : TK_NONE;
+	has = d->kd ? direct_seek(d->kd, &d->kd_id, e->id) : 0;
+	if (has < 0)
+		return tka_fail(c, TK_EFORMAT, "reading kernel_details: %s", c->err);
+	e->has_kd = has;
+	for (int i = 1; has && i < 11; i++) {
+		enum tks_tscan_type t = tks_tscan_type(d->kd, i);
+		if (t == TK_TS_TEXT || t == TK_TS_BLOB)
+			return bad_detail(c, "kernel_details", kd_cols, i, e->id);
+		if (i < 10)
+			e->kd[i - 1] = t == TK_TS_NULL ? TK_NONE : tks_tscan_int(d->kd, i);
+		else
+			e->occupancy = t == TK_TS_NULL ? -1 : tks_tscan_real(d->kd, i);
+	}
+	*got = 1;
+	return TK_OK;
+}
+
+static void direct_close(struct direct *d)
+{
+	tks_tscan_close(d->ev);
+	tks_tscan_close(d->od);
+	tks_tscan_close(d->kd);
+}
+
 /* Every event, on this thread (jobs 1) or from the reader threads (event_jobs.c). */
 static int read_events(struct tka_ctx *c, struct tka_pass *p)
 {
@@ -249,6 +392,15 @@ static int read_events(struct tka_ctx *c, struct tka_pass *p)
 	}
 	struct tka_evcur r;
 	struct tka_ev e;
+	struct direct d = {0};
+	int declined = 1;
+	rc = direct_open(c, p, &d, &declined);
+	while (rc == TK_OK && !declined &&
+	       (rc = direct_next(c, &d, p->want_corr, &e, &got)) == TK_OK && got)
+		rc = hand_out(c, &e, &total);
+	direct_close(&d);
+	if (rc != TK_OK || !declined)
+		return rc;
 	rc = tka_evcur_open(c, p, &r);
 	if (rc == TK_OK)
 		rc = tka_evcur_seek(c, &r, INT64_MIN, INT64_MAX);

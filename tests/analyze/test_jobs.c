@@ -4,7 +4,9 @@
  * id ranges, on the 4-rank comm fixture, and on a store whose event ids are sparse (ranges of
  * very different sizes). A reader's failure (a bad row in a late range) gives the same status
  * and message as one thread, and leaves the store as it was; so does a failure of an analysis
- * on a worker (analysis_jobs.c: memory). No timing is asserted.
+ * on a worker (analysis_jobs.c: memory). One thread reads the rows straight from the file's pages
+ * (event_pass.c, tscan.h), the readers through SQL: the same tables and the same failures.
+ * No timing is asserted.
  */
 #include <criterion/criterion.h>
 #include <sqlite3.h>
@@ -227,4 +229,35 @@ Test(analyze_jobs, worker_failure_same_message_store_unchanged)
 					 "'analysis_*'"),
 		     0);
 	free(path);
+}
+
+/* Text in a details column (the store's rules say a number or NULL): the pass reads the rows from
+ * the file's pages on one thread (tscan.h) and through SQL on the readers; both fail with exit
+ * 2's status and the same message, naming the table, row and column. */
+Test(analyze_jobs, text_in_details_same_message)
+{
+	static const char *const cases[][2] = {
+	    {"UPDATE kernel_details SET grid_y = 'x' WHERE event_id = (SELECT max(event_id) FROM "
+	     "kernel_details)",
+	     "table kernel_details, row id %lld: grid_y is not a number"},
+	    {"INSERT INTO op_details (event_id, hlo_module_id) VALUES ((SELECT max(id) FROM "
+	     "events), x'00')",
+	     "table op_details, row id %lld: hlo_module_id is not a number"},
+	};
+	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		char *path = synth_store(k ? "bad_od.db" : "bad_kd.db", "2", "300000");
+		const char *table = k ? "op_details" : "kernel_details";
+		char sql[128], want[256], msg[1024];
+		store_exec(path, cases[k][0]);
+		snprintf(sql, sizeof(sql), "SELECT max(event_id) FROM %s", table);
+		int64_t id = tkt_query_int(path, sql);
+		cr_assert_gt(id, 0, "no %s", table);
+		snprintf(want, sizeof(want), cases[k][1], (long long)id);
+		for (int jobs = 1; jobs <= 3; jobs++) {
+			cr_assert_eq(analyze_jobs(path, jobs, msg, sizeof(msg)), TK_EFORMAT,
+				     "%s, jobs %d: %s", table, jobs, msg);
+			cr_expect(strstr(msg, want), "%s, jobs %d: %s", table, jobs, msg);
+		}
+		free(path);
+	}
 }
