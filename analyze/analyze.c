@@ -3,7 +3,9 @@
  * event once (event_pass.c: the timeline, op profile, kernel stats and KPI inputs are built from
  * that one pass; with jobs > 1 the events are read by that many threads, event_jobs.c, and the
  * analyses of store tables only run on workers beside it, analysis_jobs.c), then runs every
- * analysis in order inside one transaction (so a failure leaves the store as it was). The tables are schemas/analysis.sql's, created here before the first.
+ * analysis in order inside one transaction (so a failure leaves the store as it was; with
+ * jobs > 1 the per-device ones compute on that many threads, device_jobs.c). The tables are
+ * schemas/analysis.sql's, created here before the first.
  */
 #include <tracekit/analyze.h>
 #include <tracekit/error.h>
@@ -220,8 +222,8 @@ static int store_small(struct tka_ctx *c, int *small)
 /* Start the analyses that run on workers (job[i] for analysis i); *n: how many. */
 static int start_workers(struct tka_ctx *c, struct tka_ajob **job, size_t *n, const char **step)
 {
-	int small = 0, rc = c->jobs_auto ? store_small(c, &small) : TK_OK;
-	for (size_t i = 0; rc == TK_OK && !small && i < N_ANALYSES; i++) {
+	int rc = c->jobs_auto ? store_small(c, &c->small) : TK_OK;
+	for (size_t i = 0; rc == TK_OK && !c->small && i < N_ANALYSES; i++) {
 		if (!analyses[i].worker)
 			continue;
 		*step = analyses[i].name;
