@@ -130,8 +130,10 @@ void tka_evcur_close(struct tka_evcur *r);
 /* ---- analyses on worker threads (analysis_jobs.c) ---- */
 
 /*
- * With jobs the cores (not asked for), a store of fewer event ids than this is analysed on the
- * calling thread alone: threads and connections would cost what they could save.
+ * With jobs the cores (not asked for), the events of a store of fewer event ids than this are
+ * read on the calling thread alone, and so are the per-item analyses (device_jobs.c): threads
+ * and connections would cost what they could save (the analyses on workers start whatever the
+ * size).
  */
 #define TKA_AUTO_MIN_IDS 262144
 

@@ -31,10 +31,12 @@ struct rule {
 	"EXISTS (SELECT 1 FROM analysis_op_profile WHERE device_id = d.device_id AND level IN " \
 	"('hlo_op', 'xla_op'))"
 
-/* gpu_idle: the gap cause with the most idle time on device d.device_id (docs: "gpu_idle"). */
-#define TKA_IDLE_TOP_CAUSE                                                                     \
-	"(SELECT cause FROM analysis_gaps WHERE device_id = d.device_id GROUP BY cause ORDER " \
-	"BY sum(dur_ns) DESC, cause LIMIT 1)"
+/* gpu_idle: the gap cause with the most idle time on device d.device_id (docs: "gpu_idle"),
+ * from the gaps' totals per cause and length (analysis_gap_buckets: a few rows per device where
+ * analysis_gaps has one per gap). */
+#define TKA_IDLE_TOP_CAUSE                                                                \
+	"(SELECT cause FROM analysis_gap_buckets WHERE device_id = d.device_id GROUP BY " \
+	"cause ORDER BY sum(total_ns) DESC, cause LIMIT 1)"
 
 /* Long kernels at low occupancy (docs: "low_occupancy"). */
 #define TKA_LOWOCC_COND \
@@ -93,7 +95,7 @@ static const struct rule rules[] = {
 	 "launches in CUDA graphs, and batch work into fewer, larger kernels.' "
 	 "FROM analysis_kpi k WHERE k.kpi = 'small_kernel_share_count' AND k.value >= 50 AND "
 	 "json_extract(k.detail, '$.kernels') >= 100 ORDER BY k.device_id"},
-    {"gpu_idle", "analysis_device_time analysis_gaps analysis_op_profile",
+    {"gpu_idle", "analysis_device_time analysis_gaps analysis_gap_buckets analysis_op_profile",
      INS "SELECT 'gpu_idle', CASE WHEN 100.0 * d.idle_ns / d.window_ns >= 50 THEN 'high' "
 	 "ELSE 'medium' END, d.device_id, NULL, 100.0 * d.idle_ns / d.window_ns, 20, "
 	 "printf('device %d is idle %.1f%% of its %s window (%d ns); most idle time is %s', "
@@ -101,7 +103,8 @@ static const struct rule rules[] = {
 	 "coalesce(" TKA_IDLE_TOP_CAUSE ", 'unattributed')), "
 	 "json_patch(json_object('window', d.window, 'window_ns', d.window_ns, 'idle_ns', "
 	 "d.idle_ns, 'idle_pct', 100.0 * d.idle_ns / d.window_ns, 'by_cause', (SELECT "
-	 "json_group_object(cause, ns) FROM (SELECT cause, sum(dur_ns) AS ns FROM analysis_gaps "
+	 "json_group_object(cause, ns) FROM (SELECT cause, sum(total_ns) AS ns FROM "
+	 "analysis_gap_buckets "
 	 "WHERE device_id = d.device_id GROUP BY cause ORDER BY cause)), 'top', (SELECT "
 	 "json_group_array(json_patch(json_object('start_ns', start_ns, 'dur_ns', dur_ns, "
 	 "'cause', cause, 'before', prev_name, 'after', next_name), CASE WHEN explained_by_name "

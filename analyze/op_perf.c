@@ -201,6 +201,8 @@ static int read_shape_args(struct tka_ctx *c, sqlite3_stmt *aq, int64_t id, cons
 			   const int *has, char **val)
 {
 	int seen[4] = {0}, step, rc = TK_OK;
+	if (!has[0] && !has[1] && !has[2] && !has[3])
+		return TK_OK; /* no op of the store has shapes (record_shapes off) */
 	sqlite3_reset(aq);
 	sqlite3_bind_int64(aq, 1, id);
 	while (rc == TK_OK && (step = sqlite3_step(aq)) == SQLITE_ROW) {
@@ -220,25 +222,21 @@ static int read_shape_args(struct tka_ctx *c, sqlite3_stmt *aq, int64_t id, cons
 	return rc;
 }
 
-/* The host ops of every thread in time order (enclosing first), with their shape args. The
- * events are scanned in table order and the host ops sorted (NOT INDEXED): through
- * events_by_track SQLite fetches every event's row at random to test its kind (5 M-event synth
- * store: 0.68 s against 0.29 s for the query). */
+/* The host ops of every thread in time order (enclosing first), with their shape args: the ones
+ * the pass collected for GPU time per op, already in that order (tka_host_ops()); reading them
+ * from the store again cost a scan of every event and a sort (df_index_resolver: 0.04 of its
+ * 0.25 s of analysis). */
 static int read_host_ops(struct tka_ctx *c, struct state *s)
 {
 	static const char *const keys[4] = {"Input Dims", "Input type", "Input Strides",
 					    "Concrete Inputs"};
-	sqlite3_stmt *st = NULL, *kq = NULL, *aq = NULL;
+	sqlite3_stmt *kq = NULL, *aq = NULL;
+	const struct tka_host_op *h = NULL;
 	struct open *stack = NULL;
-	size_t top = 0, cap = 0;
+	size_t top = 0, cap = 0, nh = 0;
 	int64_t track = TK_NONE, key[4] = {0};
 	int has[4] = {0};
-	int rc = tka_prepare(c,
-			     "SELECT e.id, e.track_id, e.ts_ns, e.dur_ns, e.name_id, t.process_id "
-			     "FROM events e NOT INDEXED JOIN tracks t ON t.id = e.track_id AND "
-			     "t.device_id IS NULL WHERE e.kind = " TK_SQL_EV_HOST_OP
-			     " ORDER BY e.track_id, e.ts_ns, e.dur_ns DESC, e.id",
-			     &st);
+	int rc = tka_host_ops(c, &h, &nh);
 	if (rc == TK_OK)
 		rc = tka_prepare(
 		    c, "SELECT key_id, value FROM args WHERE event_id = ?1 ORDER BY rowid", &aq);
@@ -250,25 +248,12 @@ static int read_host_ops(struct tka_ctx *c, struct state *s)
 		if ((has[i] = sqlite3_step(kq) == SQLITE_ROW))
 			key[i] = sqlite3_column_int64(kq, 0);
 	}
-	while (rc == TK_OK) {
-		int step = sqlite3_step(st);
-		if (step == SQLITE_DONE)
-			break;
-		if (step != SQLITE_ROW) {
-			rc = tka_fail(c, tka_sql_status(c), "reading host ops: %s",
-				      sqlite3_errmsg(c->db));
-			break;
-		}
-		int64_t id = sqlite3_column_int64(st, 0), tr = sqlite3_column_int64(st, 1),
-			ts = sqlite3_column_int64(st, 2), dur = sqlite3_column_int64(st, 3);
-		int64_t name_id = sqlite3_column_int64(st, 4), proc = tka_col_or_none(st, 5);
-		if (tk_span_check(ts, dur)) {
-			rc = tka_fail(c, TK_EFORMAT, "host op %lld: %s", (long long)id,
-				      tk_span_check(ts, dur));
-			break;
-		}
-		if (tr != track)
-			track = tr, top = 0;
+	for (size_t k = 0; rc == TK_OK && k < nh; k++) {
+		const struct tka_host_op *x = &h[k];
+		int64_t id = x->id, ts = x->ts, name_id = x->name_id;
+		int64_t proc = c->pass->tracks[x->track].process_id; /* a tracks row: the pass's */
+		if (x->track != track)
+			track = x->track, top = 0;
 		while (top && stack[top - 1].end <= ts)
 			top--;
 		int inside = top && stack[top - 1].claimed, counted = 0;
@@ -293,9 +278,8 @@ static int read_host_ops(struct tka_ctx *c, struct state *s)
 			rc = tka_fail(c, TK_ENOMEM, "out of memory");
 			break;
 		}
-		stack[top++] = (struct open){ts + dur, inside || counted};
+		stack[top++] = (struct open){x->end, inside || counted};
 	}
-	sqlite3_finalize(st);
 	sqlite3_finalize(aq);
 	sqlite3_finalize(kq);
 	free(stack);
@@ -449,6 +433,24 @@ static const char *const hlo_sql =
     "  bytes_per_s = bytes * 1e9 / modelled_ns WHERE level = 'hlo_op' AND modelled_ns > 0;"
     "DROP TABLE temp._pf_hlo; DROP TABLE temp._pf_kdev;";
 
+/* *@any: some op_details row names an HLO op (else hlo_sql writes nothing: its scan of every
+ * event for the devices with kernels is left out). */
+static int any_hlo_op(struct tka_ctx *c, int *any)
+{
+	sqlite3_stmt *st = NULL;
+	int rc =
+	    tka_prepare(c, "SELECT 1 FROM op_details WHERE hlo_op_id IS NOT NULL LIMIT 1", &st);
+	if (rc == TK_OK) {
+		int step = sqlite3_step(st);
+		*any = step == SQLITE_ROW;
+		if (step != SQLITE_ROW && step != SQLITE_DONE)
+			rc = tka_fail(c, tka_sql_status(c), "reading op_details: %s",
+				      sqlite3_errmsg(c->db));
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
 static void free_state(struct state *s)
 {
 	for (size_t i = 0; i < s->g.n; i++) {
@@ -474,7 +476,7 @@ int tka_op_perf(struct tka_ctx *c)
 			  .u.size = sizeof(struct unm),
 			  .p.size = sizeof(struct proc),
 			  .names.size = sizeof(struct nm)};
-	int rc;
+	int rc, hlo = 0;
 	tks_intern_init(&s.g.keys);
 	tks_intern_init(&s.u.keys);
 	tks_intern_init(&s.p.keys);
@@ -484,7 +486,7 @@ int tka_op_perf(struct tka_ctx *c)
 		rc = read_host_ops(c, &s);
 	if (rc == TK_OK)
 		rc = write_host(c, &s);
-	if (rc == TK_OK)
+	if (rc == TK_OK && (rc = any_hlo_op(c, &hlo)) == TK_OK && hlo)
 		rc = tka_exec(c, "the XLA ops' cost stats", hlo_sql);
 	free_state(&s);
 	return rc;

@@ -8,9 +8,13 @@
  * Self time is the time during which an event is the innermost open event of its track (the one
  * that started last). It is found by one sweep per track in start order. To avoid a random-access
  * index scan of every event, the shared pass over the events (event_pass.c) hands them over once
- * in load (rowid) order, into a small reorder buffer per track (sources often write a parent
- * after its children); a track where an event comes later than the buffer can absorb is swept
- * again on its own, in index order, and its first results are dropped.
+ * in load (rowid) order, into a small reorder buffer per track (a heap by start, then id: sources
+ * often write a parent after its children). A track where an event comes later than the buffer
+ * can absorb is swept again on its own and its first results are dropped: the events from the
+ * late one on are kept from the pass (up to COLLECT_EVENTS in all), the ones before are read
+ * again by id (a range of rows no longer than twice the track's events), and all are sorted in
+ * start, then id order, the order of the index. A track beyond those bounds is read again
+ * whole through the index.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -24,20 +28,27 @@
 struct open_ev {
 	int64_t ts, end, self;
 	int64_t name_id, cat_id, module_id; /* cat_id/module_id 0 = none */
+	int64_t id;			    /* events.id: the order among events of one start */
 	int kind;
 };
 
 /* Events a track's reorder buffer holds back before the earliest is swept. */
 #define REORDER_EVENTS 8192
 
+/* Events of unsorted tracks kept from the pass, all tracks together (72 MiB). */
+#define COLLECT_EVENTS (1u << 20)
+
 /* Sweep state of one track. */
 struct track_sweep {
 	struct open_ev *st; /* open events, outermost first */
 	size_t n, cap;
-	struct open_ev *buf; /* reorder buffer: buf[head, head + nbuf) in start order */
-	size_t head, nbuf, bcap;
+	struct open_ev *buf; /* reorder buffer: a min-heap by (ts, id) of nbuf events */
+	size_t nbuf, bcap;
 	int64_t now, last_ts; /* sweep time; start of the last event swept */
 	int seen, unsorted;
+	int64_t first_id, count;    /* events.id of its first event; its events, in all */
+	int64_t first_late, before; /* unsorted: events.id of the late event; events before it */
+	int collecting; /* unsorted: the pass keeps its events from first_late on in buf */
 };
 
 /* Aggregate of one (track, kind, name, category, module) group. */
@@ -137,47 +148,74 @@ static int sweep_finish(struct tku_table *G, int64_t track, struct track_sweep *
 	return sweep_advance(G, track, s, INT64_MAX);
 }
 
-/* Sweep the earliest buffered event of @s. */
+/* The index's order of a track's events: by start, then id. */
+static int ev_before(const struct open_ev *a, const struct open_ev *b)
+{
+	return a->ts < b->ts || (a->ts == b->ts && a->id < b->id);
+}
+
+/* Sweep the earliest buffered event of @s (the heap's root). */
 static int buffer_release(struct tku_table *G, int64_t track, struct track_sweep *s)
 {
-	struct open_ev e = s->buf[s->head];
-	s->head++;
-	s->nbuf--;
+	struct open_ev *h = s->buf, e = h[0], last = h[--s->nbuf];
+	size_t i = 0, n = s->nbuf;
+	for (;;) { /* sift the last event down from the root */
+		size_t k = 2 * i + 1;
+		if (k >= n)
+			break;
+		if (k + 1 < n && ev_before(&h[k + 1], &h[k]))
+			k++;
+		if (!ev_before(&h[k], &last))
+			break;
+		h[i] = h[k];
+		i = k;
+	}
+	if (n)
+		h[i] = last;
 	return sweep_event(G, track, s, &e);
+}
+
+/* Keep @e of an unsorted track @s from the pass (*@kept: events kept in all); 0 when the cap
+ * is reached, and the track then is read again whole. */
+static int collect(struct track_sweep *s, const struct open_ev *e, size_t *kept)
+{
+	if (*kept >= COLLECT_EVENTS) {
+		s->collecting = 0;
+		return TK_OK;
+	}
+	if (TKU_GROW(s->buf, s->bcap, s->nbuf + 1, 64) != TK_OK)
+		return TK_ENOMEM;
+	s->buf[s->nbuf++] = *e;
+	++*kept;
+	return TK_OK;
 }
 
 /*
  * Put @e (in load order) into the reorder buffer of @s, sweeping the earliest when it is full.
- * Marks the track unsorted when @e starts before an event already swept.
+ * Marks the track unsorted when @e starts before an event already swept: its buffer then keeps
+ * the events from @e on (collect()), while @kept allows.
  */
 static int buffer_add(struct tku_table *G, int64_t track, struct track_sweep *s,
-		      const struct open_ev *e)
+		      const struct open_ev *e, size_t *kept)
 {
+	if (s->unsorted)
+		return s->collecting ? collect(s, e, kept) : TK_OK;
 	if (s->seen && e->ts < s->last_ts) {
-		s->unsorted = 1;
-		return TK_OK;
+		s->unsorted = s->collecting = 1;
+		s->first_late = e->id;
+		s->before = s->count - 1;
+		s->nbuf = 0; /* read again with the events before @e */
+		return collect(s, e, kept);
 	}
-	if (s->head + s->nbuf == s->bcap) {
-		if (s->head > 0) {
-			memmove(s->buf, s->buf + s->head, s->nbuf * sizeof(*e));
-			s->head = 0;
-		} else if (TKU_GROW(s->buf, s->bcap, s->nbuf + 1, 64) != TK_OK) {
-			return TK_ENOMEM;
-		}
+	if (TKU_GROW(s->buf, s->bcap, s->nbuf + 1, 64) != TK_OK)
+		return TK_ENOMEM;
+	struct open_ev *h = s->buf;
+	size_t i = s->nbuf++;
+	while (i > 0 && ev_before(e, &h[(i - 1) / 2])) { /* sift up */
+		h[i] = h[(i - 1) / 2];
+		i = (i - 1) / 2;
 	}
-	/* Insert after every buffered event that starts at or before it (keeps load order). */
-	struct open_ev *b = s->buf + s->head;
-	size_t lo = 0, hi = s->nbuf;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (b[mid].ts <= e->ts)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	memmove(&b[lo + 1], &b[lo], (s->nbuf - lo) * sizeof(*e));
-	b[lo] = *e;
-	s->nbuf++;
+	h[i] = *e;
 	if (s->nbuf > REORDER_EVENTS)
 		return buffer_release(G, track, s);
 	return TK_OK;
@@ -195,6 +233,7 @@ static int buffer_finish(struct tku_table *G, int64_t track, struct track_sweep 
 
 static void row_event(sqlite3_stmt *q, struct open_ev *e)
 {
+	e->id = sqlite3_column_int64(q, 0);
 	e->kind = sqlite3_column_int(q, 1);
 	e->name_id = sqlite3_column_int64(q, 2);
 	e->cat_id = sqlite3_column_int64(q, 3);
@@ -221,6 +260,7 @@ struct tka_op_state {
 	struct tku_table G;    /* of struct group */
 	struct track_sweep *T; /* by track id, [0, ntracks] */
 	int64_t ntracks;
+	size_t kept; /* events of unsorted tracks kept from the pass (COLLECT_EVENTS at most) */
 };
 
 void tka_op_profile_free(struct tka_op_state *s)
@@ -258,9 +298,12 @@ int tka_op_profile_event(struct tka_ctx *c, const struct tka_ev *ev)
 	if (ev->track < 1 || ev->track > s->ntracks || !nests(ev->kind))
 		return TK_OK; /* no track to report it on, or a label */
 	struct track_sweep *ts = &s->T[ev->track];
-	if (ts->unsorted)
+	if (!ts->count++)
+		ts->first_id = ev->id;
+	if (ts->unsorted && !ts->collecting)
 		return TK_OK;
 	struct open_ev e;
+	e.id = ev->id;
 	e.kind = ev->kind;
 	e.name_id = ev->name_id;
 	e.cat_id = ev->has_op && ev->op_cat ? ev->op_cat : ev->cat_id;
@@ -268,7 +311,7 @@ int tka_op_profile_event(struct tka_ctx *c, const struct tka_ev *ev)
 	e.ts = ev->ts;
 	e.end = ev->dur > 0 && e.ts <= INT64_MAX - ev->dur ? e.ts + ev->dur : e.ts;
 	e.self = 0;
-	if (buffer_add(&s->G, ev->track, ts, &e) != TK_OK)
+	if (buffer_add(&s->G, ev->track, ts, &e, &s->kept) != TK_OK)
 		return tka_fail(c, TK_ENOMEM, "out of memory in the op profile");
 	return TK_OK;
 }
@@ -282,48 +325,106 @@ int tka_op_profile_end(struct tka_ctx *c)
 	return TK_OK;
 }
 
-/* Sweep the tracks whose load order was not start order again, in index order. */
+static int cmp_ev(const void *pa, const void *pb)
+{
+	const struct open_ev *a = pa, *b = pb;
+	return ev_before(a, b) ? -1 : ev_before(b, a);
+}
+
+/* The columns pass_unsorted() reads: as the pass gives them, op_details merged in. */
+#define UNSORTED_COLS                                                                    \
+	"SELECT e.id, e.kind, e.name_id, coalesce(o.op_category_id, e.category_id, 0), " \
+	"e.ts_ns, e.dur_ns, coalesce(o.hlo_module_id, 0) FROM events e LEFT JOIN "       \
+	"op_details o ON o.event_id = e.id "
+
+/* The events of @q (UNSORTED_COLS) that nest, each to @fn (sweep_event() or appended to the
+ * buffer of @s). */
+static int
+read_rows(struct tka_ctx *c, sqlite3_stmt *q, struct tku_table *G, int64_t t, struct track_sweep *s,
+	  int (*fn)(struct tku_table *G, int64_t t, struct track_sweep *s, const struct open_ev *e))
+{
+	int rc = TK_OK, step;
+	while ((step = sqlite3_step(q)) == SQLITE_ROW) {
+		struct open_ev e;
+		row_event(q, &e);
+		e.module_id = sqlite3_column_int64(q, 6);
+		if (nests(e.kind) && (rc = fn(G, t, s, &e)) != TK_OK)
+			return rc == TK_ENOMEM ? tka_fail(c, rc, "out of memory in the op profile")
+					       : rc;
+	}
+	if (step != SQLITE_DONE)
+		return tka_fail(c, TK_EINTERNAL, "reading events: %s", sqlite3_errmsg(c->db));
+	return TK_OK;
+}
+
+static int to_buffer(struct tku_table *G, int64_t t, struct track_sweep *s, const struct open_ev *e)
+{
+	(void)G;
+	(void)t;
+	if (TKU_GROW(s->buf, s->bcap, s->nbuf + 1, 64) != TK_OK)
+		return TK_ENOMEM;
+	s->buf[s->nbuf++] = *e;
+	return TK_OK;
+}
+
+/*
+ * Sweep the tracks whose load order was not start order again: the events before the late one
+ * read by id beside the ones the pass kept, all sorted in (start, id) order; or, beyond the
+ * bounds (module comment), every event of the track through the index, in that order.
+ */
 static int pass_unsorted(struct tka_ctx *c, struct tku_table *G, struct track_sweep *T,
 			 int64_t ntracks)
 {
-	sqlite3_stmt *q = NULL;
-	int rc = TK_OK, step;
+	sqlite3_stmt *byid = NULL, *byix = NULL;
+	int rc = TK_OK;
 	for (int64_t t = 1; t <= ntracks && rc == TK_OK; t++) {
-		if (!T[t].unsorted)
+		struct track_sweep *s = &T[t];
+		if (!s->unsorted)
 			continue;
 		groups_drop_track(G, t);
-		struct track_sweep *s = &T[t];
-		s->n = s->nbuf = s->head = 0;
+		s->n = 0;
 		s->seen = 0;
-		if (!q)
-			rc = tka_prepare(c,
-					 "SELECT e.track_id, e.kind, e.name_id, "
-					 "coalesce(o.op_category_id, e.category_id, 0), e.ts_ns, "
-					 "e.dur_ns, coalesce(o.hlo_module_id, 0) FROM events e "
-					 "LEFT JOIN op_details o ON o.event_id = e.id "
-					 "WHERE e.track_id = ? ORDER BY e.ts_ns",
-					 &q);
-		if (rc != TK_OK)
-			break;
-		sqlite3_reset(q);
-		sqlite3_bind_int64(q, 1, t);
-		while ((step = sqlite3_step(q)) == SQLITE_ROW) {
-			struct open_ev e;
-			row_event(q, &e);
-			e.module_id = sqlite3_column_int64(q, 6);
-			if (!nests(e.kind))
-				continue;
-			if ((rc = sweep_event(G, t, s, &e)) != TK_OK)
+		int by_id = s->collecting && s->before <= (int64_t)COLLECT_EVENTS &&
+			    s->first_late - s->first_id <= 2 * s->count;
+		if (!by_id) {
+			if (!byix)
+				rc = tka_prepare(
+				    c, UNSORTED_COLS "WHERE e.track_id = ?1 ORDER BY e.ts_ns, e.id",
+				    &byix);
+			if (rc != TK_OK)
 				break;
+			sqlite3_reset(byix);
+			sqlite3_bind_int64(byix, 1, t);
+			rc = read_rows(c, byix, G, t, s, sweep_event);
+		} else {
+			/* +track_id: by the rows' ids, not through the track's index */
+			if (!byid)
+				rc = tka_prepare(c,
+						 UNSORTED_COLS "WHERE e.id >= ?2 AND e.id < ?3 AND "
+							       "+e.track_id = ?1",
+						 &byid);
+			if (rc != TK_OK)
+				break;
+			sqlite3_reset(byid);
+			sqlite3_bind_int64(byid, 1, t);
+			sqlite3_bind_int64(byid, 2, s->first_id);
+			sqlite3_bind_int64(byid, 3, s->first_late);
+			rc = read_rows(c, byid, G, t, s, to_buffer);
+			if (rc == TK_OK && s->nbuf > 1)
+				qsort(s->buf, s->nbuf, sizeof(*s->buf), cmp_ev);
+			for (size_t k = 0; rc == TK_OK && k < s->nbuf; k++)
+				if (sweep_event(G, t, s, &s->buf[k]) != TK_OK)
+					rc = tka_fail(c, TK_ENOMEM,
+						      "out of memory in the op profile");
 		}
-		if (rc == TK_OK && step != SQLITE_DONE)
-			rc = tka_fail(c, TK_EINTERNAL, "reading events: %s", sqlite3_errmsg(c->db));
-		else if (rc == TK_OK)
-			rc = sweep_finish(G, t, s);
-		if (rc == TK_ENOMEM)
-			tka_fail(c, rc, "out of memory in the op profile");
+		if (rc == TK_OK && sweep_finish(G, t, s) != TK_OK)
+			rc = tka_fail(c, TK_ENOMEM, "out of memory in the op profile");
+		free(s->buf); /* the next track's room */
+		s->buf = NULL;
+		s->nbuf = s->bcap = 0;
 	}
-	sqlite3_finalize(q);
+	sqlite3_finalize(byid);
+	sqlite3_finalize(byix);
 	return rc;
 }
 

@@ -82,7 +82,8 @@ CREATE TABLE analysis_gaps (
 -- count, total and longest (what the reports' gap sections sum; a job summary keeps it whole).
 -- Defined in: docs/metrics.md, "analysis_gap_buckets".
 -- written by: analyze/gaps.c
--- read by: cli/cmd_analyze.c, import/merge_tables.c, report/report_sections.c
+-- read by: analyze/findings.c, cli/cmd_analyze.c, import/merge_tables.c,
+--          report/report_sections.c
 CREATE TABLE analysis_gap_buckets (
   device_id INTEGER NOT NULL,  -- devices.id
   window TEXT NOT NULL,        -- the device's selected window, as analysis_gaps.window

@@ -112,6 +112,71 @@ Test(op_profile, self_time_nesting_overlaps_and_shares)
 }
 
 /*
+ * Parents written after their children, beyond the 8192 events a track's reorder buffer holds
+ * (Kineto host threads: df_index_resolver's main thread has 40 050 events before its first late
+ * one). Thread A: 10 000 children a_child [10i, 10i + 5), then a_parent [0, 100000), then 100
+ * a_after [100000 + 10i, +5) and a_eqshort [200000, +5) loaded before a_eqlong [200000, +20):
+ * swept again from the events before a_parent read by id and the ones after it kept from the
+ * pass. Thread B: 9 000 children b_child [10i, +5), each followed by three c_op events of
+ * thread C, then b_parent [0, 90000): its events are spread over more than twice their number of
+ * ids, so it is read again whole through the index.
+ */
+static char *write_late_store(char *dir)
+{
+	char *path = tkt_path(dir, "late.db");
+	tk_writer *w = NULL;
+	cr_assert_eq(tk_writer_create(path, &w), TK_OK);
+	int64_t proc, a, b, thc;
+	struct tk_process_info p = {10, "train", "h", 0};
+	TKT_OK(tk_writer_add_process(w, &p, &proc));
+	struct tk_track_info ta = {TK_TRACK_THREAD, "a", proc, TK_NONE, 1, TK_NONE, NULL};
+	struct tk_track_info tb = {TK_TRACK_THREAD, "b", proc, TK_NONE, 2, TK_NONE, NULL};
+	struct tk_track_info tc = {TK_TRACK_THREAD, "c", proc, TK_NONE, 3, TK_NONE, NULL};
+	TKT_OK(tk_writer_add_track(w, &ta, &a));
+	TKT_OK(tk_writer_add_track(w, &tb, &b));
+	TKT_OK(tk_writer_add_track(w, &tc, &thc));
+	for (int64_t i = 0; i < 10000; i++)
+		tkt_ev(w, a, TK_EV_HOST_OP, "a_child", "cpu_op", 10 * i, 5);
+	tkt_ev(w, a, TK_EV_HOST_OP, "a_parent", "cpu_op", 0, 100000);
+	for (int64_t i = 0; i < 100; i++)
+		tkt_ev(w, a, TK_EV_HOST_OP, "a_after", "cpu_op", 100000 + 10 * i, 5);
+	tkt_ev(w, a, TK_EV_HOST_OP, "a_eqshort", "cpu_op", 200000, 5);
+	tkt_ev(w, a, TK_EV_HOST_OP, "a_eqlong", "cpu_op", 200000, 20);
+	for (int64_t i = 0; i < 9000; i++) {
+		tkt_ev(w, b, TK_EV_HOST_OP, "b_child", "cpu_op", 10 * i, 5);
+		for (int64_t k = 0; k < 3; k++)
+			tkt_ev(w, thc, TK_EV_HOST_OP, "c_op", "cpu_op", 30 * i + 10 * k, 5);
+	}
+	tkt_ev(w, b, TK_EV_HOST_OP, "b_parent", "cpu_op", 0, 90000);
+	tkt_finish(w);
+	return path;
+}
+
+#define OPS_OF(tid)                                                                             \
+	"SELECT name, occurrences, total_ns, self_ns, min_ns, max_ns FROM analysis_op_profile " \
+	"WHERE name GLOB '" tid "_*' ORDER BY name"
+
+Test(op_profile, parents_written_after_the_reorder_window)
+{
+	char *dir = tkt_mkdtemp(), *path = write_late_store(dir);
+	tkt_analyze(path, TK_WINDOW_AUTO, -1);
+	/* self time: each child's 5 ns, the parents the rest of their span */
+	tkt_expect_rows(path, OPS_OF("a"),
+			"a_after|100|500|500|5|5\n"
+			"a_child|10000|50000|50000|5|5\n"
+			"a_eqlong|1|20|15|20|20\n"
+			"a_eqshort|1|5|5|5|5\n"
+			"a_parent|1|100000|50000|100000|100000");
+	tkt_expect_rows(path, OPS_OF("b"),
+			"b_child|9000|45000|45000|5|5\n"
+			"b_parent|1|90000|45000|90000|90000");
+	tkt_expect_rows(path, OPS_OF("c"), "c_op|27000|135000|135000|5|5");
+	free(path);
+	tkt_rmdir(dir);
+	free(dir);
+}
+
+/*
  * Device 0 (H100 limits: 2048 threads, 65536 registers, 233472 B shared memory per SM, cc 9.0):
  * k x3 (block 256, 32 regs) of 100, 300, 200 ns; k x2 (block 1024, 64 regs) of 10, 20 ns;
  * hmma_kernel with source occupancy 0.25 (x2: 0.25 over 30 ns and 0.5 over 10 ns); nodetail
