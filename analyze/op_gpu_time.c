@@ -6,7 +6,8 @@
  * every op above it (its whole call stack, each name once) get it in their subtree. Per process,
  * level and name: calls, device operations launched directly and in the subtree, their device
  * time, and the direct share of all launched device time of the process. The launches and the
- * host intervals are collected by the shared event pass; the sweep runs per host thread.
+ * host intervals are collected by the shared event pass; the sweeps run per host thread, on
+ * c->jobs threads (device_jobs.c), merged in the order of one sweep over the threads.
  */
 #include "checked.h"
 #include "intern.h"
@@ -300,8 +301,10 @@ static int sweep_subtree(struct tka_ctx *c, const struct lnch *l, size_t nl, con
 		}
 		size_t k = i;
 		while (k < nh && ix[k].name_id == x->name_id) {
-			int64_t lo_ts = h[ix[k].i].ts, hi_ts = h[ix[k].i].end; /* one merged interval */
-			for (k++; k < nh && ix[k].name_id == x->name_id && h[ix[k].i].ts < hi_ts; k++)
+			int64_t lo_ts = h[ix[k].i].ts,
+				hi_ts = h[ix[k].i].end; /* one merged interval */
+			for (k++; k < nh && ix[k].name_id == x->name_id && h[ix[k].i].ts < hi_ts;
+			     k++)
 				if (h[ix[k].i].end > hi_ts)
 					hi_ts = h[ix[k].i].end;
 			size_t lo = lower(l, nl, x->track, lo_ts),
@@ -575,8 +578,8 @@ static int acc_add(struct accs *a, const struct acc *x)
  * The threads' figures into @a, @st, @totals in the order one sweep over every thread in turn
  * meets the names: per level, the names each thread's direct sweep met first, then the others.
  */
-static int merge(const struct thr *t, size_t nt, const struct tka_pass *p,
-		 const struct lnch *l, struct accs *a, struct steps *st, struct accs *totals)
+static int merge(const struct thr *t, size_t nt, const struct tka_pass *p, const struct lnch *l,
+		 struct accs *a, struct steps *st, struct accs *totals)
 {
 	for (int lv = 0; lv < 2; lv++)
 		for (int phase = 0; phase < 2; phase++)
@@ -591,13 +594,13 @@ static int merge(const struct thr *t, size_t nt, const struct tka_pass *p,
 			if (step_add(st, x->step, x->process, x->name_id, x->ops, x->ns) != TK_OK)
 				return TK_ENOMEM;
 		}
-		struct acc *y = t[k].l1 > t[k].l0
-				    ? acc_of(totals, p->tracks[l[t[k].l0].track].process_id, 0, 0)
-				    : NULL;
-		if (t[k].l1 > t[k].l0 && !y)
-			return TK_ENOMEM;
-		if (y)
+		if (t[k].l1 > t[k].l0) { /* its process's launched time */
+			struct acc *y =
+			    acc_of(totals, p->tracks[l[t[k].l0].track].process_id, 0, 0);
+			if (!y)
+				return TK_ENOMEM;
 			y->direct_ns += t[k].launched;
+		}
 	}
 	return TK_OK;
 }
@@ -629,7 +632,8 @@ static int by_thread(struct tka_ctx *c, struct tka_og_state *s, struct steps *st
 		if (!cnt[tr] && !cnt[ntr + tr] && !cnt[2 * ntr + tr])
 			continue;
 		struct thr *x = &(*t)[k++];
-		size_t *r0[3] = {&x->l0, &x->h0[0], &x->h0[1]}, *r1[3] = {&x->l1, &x->h1[0], &x->h1[1]};
+		size_t *r0[3] = {&x->l0, &x->h0[0], &x->h0[1]},
+		       *r1[3] = {&x->l1, &x->h1[0], &x->h1[1]};
 		for (int j = 0; j < 3; j++) {
 			size_t n = cnt[(size_t)j * ntr + tr];
 			*r0[j] = cnt[(size_t)j * ntr + tr] = off[j];
@@ -642,7 +646,8 @@ static int by_thread(struct tka_ctx *c, struct tka_og_state *s, struct steps *st
 	for (size_t i = 0; i < tl->ndev; i++)
 		for (size_t j = 0; j < tl->dev[i].nops; j++) {
 			const struct tka_op *op = &tl->dev[i].ops[j];
-			int64_t th = launch_thread(c, op), step = th < 0 ? -1 : step_of(&tl->dev[i], op->ts);
+			int64_t th = launch_thread(c, op),
+				step = th < 0 ? -1 : step_of(&tl->dev[i], op->ts);
 			int rc = th < 0 ? TK_OK
 					: pdev_add(c, s, c->pass->tracks[th].process_id,
 						   tl->dev[i].device_id);
@@ -695,11 +700,9 @@ int tka_op_gpu_time(struct tka_ctx *c)
 		goto out;
 	}
 	/* per host thread on c->jobs threads: its launches and intervals sorted, then swept */
-	struct og_run run = {s, NULL, NULL, NULL};
 	if ((rc = by_thread(c, s, &st, cnt, &l, &nl, &t, &nt)) != TK_OK)
 		goto out;
-	run.l = l;
-	run.t = t;
+	struct og_run run = {s, l, NULL, t};
 	rc = tka_each(c, nt, NULL, thr_sort, &run);
 	s->inst = calloc(nh ? nh : 1, sizeof(*s->inst));
 	s->ninst = nh;

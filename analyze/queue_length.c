@@ -6,6 +6,7 @@
  * sort of the +1/-1 steps by (stream, time) and a sweep per stream, one sort by time and a sweep
  * for the whole device; the selected window's figures (maximum, time-weighted means, the share
  * with nothing in flight, the longest such stretch) and 1000 buckets over the window for charts.
+ * The devices are computed on c->jobs threads, their rows written in device order (device_jobs.c).
  */
 #include "checked.h"
 #include "intervals.h"
