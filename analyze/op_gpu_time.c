@@ -549,8 +549,8 @@ static int thr_sweep(struct tka_ctx *c, const void *arg, size_t i, struct tka_ro
 	(void)rows;
 	t->launched = r->pre[t->l1] - r->pre[t->l0];
 	for (int lv = 0; lv < 2 && rc == TK_OK; lv++) {
-		const struct tka_host_op *h = r->s->h[lv] + t->h0[lv];
 		size_t nh = t->h1[lv] - t->h0[lv];
+		const struct tka_host_op *h = nh ? r->s->h[lv] + t->h0[lv] : NULL; /* none: NULL */
 		struct tka_og_inst *inst = r->s->inst + (lv ? r->s->nh[0] : 0) + t->h0[lv];
 		rc = sweep_direct(c, l, nl, h, nh, lv, &t->a[lv], inst, lv ? &t->st : NULL);
 		t->ndirect[lv] = t->a[lv].n;
