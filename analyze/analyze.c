@@ -3,7 +3,9 @@
  * event once (event_pass.c: the timeline, op profile, kernel stats and KPI inputs are built from
  * that one pass; with jobs > 1 the events are read by that many threads, event_jobs.c, and the
  * analyses of store tables only run on workers beside it, analysis_jobs.c), then runs every
- * analysis in order inside one transaction (so a failure leaves the store as it was). The tables are schemas/analysis.sql's, created here before the first.
+ * analysis in order inside one transaction (so a failure leaves the store as it was; with
+ * jobs > 1 the per-device ones compute on that many threads, device_jobs.c). The tables are
+ * schemas/analysis.sql's, created here before the first.
  */
 #include <tracekit/analyze.h>
 #include <tracekit/error.h>
@@ -205,6 +207,19 @@ static int release_pages(struct tka_ctx *c)
 	return tka_exec(c, "after reading the events", "PRAGMA cache_spill = 1");
 }
 
+/* With jobs the cores (not asked for), a small store's per-item analyses (device_jobs.c) run
+ * on this thread: threads would cost what they could save. */
+static int store_small(struct tka_ctx *c, int *small)
+{
+	sqlite3_stmt *st = NULL;
+	int rc = tka_prepare(c, "SELECT max(id) - min(id) FROM events", &st);
+	*small = 1;
+	if (rc == TK_OK && sqlite3_step(st) == SQLITE_ROW)
+		*small = sqlite3_column_int64(st, 0) < TKA_AUTO_MIN_IDS;
+	sqlite3_finalize(st);
+	return rc;
+}
+
 /* Start the analyses that run on workers (job[i] for analysis i); *n: how many. Whatever the
  * store's size: on a small one (df_index_resolver, 123 k events) the memory analysis beside the
  * pass still saves its 0.015 s, while event readers would not pay (event_jobs.c). */
@@ -293,7 +308,8 @@ int tk_analyze(const char *path, const struct tk_analyze_options *o, tk_error *e
 	}
 	/* The analyses of store tables only start on their workers: they read beside this
 	 * transaction as the event readers do, so pages stay held until they are done. */
-	if (c.jobs > 1 && (rc = start_workers(&c, job, &running, &step)) != TK_OK) {
+	if (c.jobs > 1 && ((c.jobs_auto && (rc = store_small(&c, &c.small)) != TK_OK) ||
+			   (rc = start_workers(&c, job, &running, &step)) != TK_OK)) {
 		where = IN_ANALYSIS;
 		goto out;
 	}

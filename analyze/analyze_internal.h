@@ -26,6 +26,7 @@ struct tka_ctx {
 	const char *path; /* the store's path (the event readers open their own connections) */
 	int jobs;	  /* threads reading the events (event_jobs.c), >= 1 */
 	int jobs_auto;	  /* jobs is the cores (options.jobs 0): one thread for a small store */
+	int small;	  /* jobs_auto and a small store: the per-item analyses on one thread */
 	char *err;	  /* message buffer of errlen bytes */
 	size_t errlen;
 	struct tka_pass *pass;	    /* the shared pass over the events (event_pass.c) */
@@ -144,8 +145,9 @@ void tka_evcur_close(struct tka_evcur *r);
 
 /*
  * With jobs the cores (not asked for), the events of a store of fewer event ids than this are
- * read on the calling thread alone: reader threads and connections would cost what they could
- * save (the analyses on workers start whatever the size).
+ * read on the calling thread alone, and so are the per-item analyses (device_jobs.c): threads
+ * and connections would cost what they could save (the analyses on workers start whatever the
+ * size).
  */
 #define TKA_AUTO_MIN_IDS 262144
 
@@ -178,6 +180,64 @@ struct tka_evjobs;
 int tka_evjobs_start(struct tka_ctx *c, const struct tka_pass *p, struct tka_evjobs **out);
 int tka_evjobs_next(struct tka_ctx *c, struct tka_evjobs *j, const struct tka_ev **e);
 void tka_evjobs_stop(struct tka_evjobs *j);
+
+/* ---- per-item work of the analyses after the pass on c->jobs threads (device_jobs.c) ---- */
+
+/* The statements an analysis's items write rows into, and each one's failure message prefix
+ * ("<what>: <SQLite's message>"). */
+struct tka_writer {
+	sqlite3_stmt *st[4];
+	const char *what[4];
+};
+
+/*
+ * The rows of one item: made with tka_row_begin(statement index in the writer), one
+ * tka_row_int/double/text/null() per parameter in order (?1, ?2, ...), tka_row_end(). With one
+ * thread (direct) each row is bound and written at once; else recorded, for the main thread.
+ */
+struct tka_val;
+struct tka_rows {
+	struct tka_ctx *c; /* the item's context (its message) */
+	const struct tka_writer *w;
+	int direct;
+	/* direct: the row being bound */
+	sqlite3_stmt *cur;
+	const char *what;
+	int param;
+	/* recorded: the values, and the texts they point into */
+	struct tka_val *v;
+	size_t n, cap;
+	char *text;
+	size_t ntext, text_cap;
+	int nomem;
+};
+void tka_row_begin(struct tka_rows *r, int stmt);
+void tka_row_null(struct tka_rows *r);
+void tka_row_int(struct tka_rows *r, int64_t v);
+void tka_row_double(struct tka_rows *r, double v);
+void tka_row_text(struct tka_rows *r, const char *s);
+/* TK_OK, or the failure of writing the row (direct) or of recording it (out of memory). */
+int tka_row_end(struct tka_rows *r);
+
+/* An item's work: item @i, failures by tka_fail(@c, ...), rows (if any) into @rows. @c is the
+ * item's own context: read c->tl, c->pass and the states; never c->db (NULL off the main
+ * thread). */
+typedef int (*tka_item_fn)(struct tka_ctx *c, const void *arg, size_t i, struct tka_rows *rows);
+
+#define TKA_EACH_MAX_THREADS 64
+
+/* The threads tka_each() uses for @n items: c->jobs (1 for a small store with jobs_auto), at
+ * most @n. */
+int tka_jobs_for(const struct tka_ctx *c, size_t n);
+
+/*
+ * tka_each() - @fn for items 0 .. @n - 1 (@w: the statements of their rows, NULL when they
+ * write none). One thread: in order, rows written as made, stopping at the first failure. More:
+ * on tka_jobs_for() threads, this one included; then their rows written in item order up to the
+ * first failed item, whose status and message are returned (as one thread returns them).
+ */
+int tka_each(struct tka_ctx *c, size_t n, const struct tka_writer *w, tka_item_fn fn,
+	     const void *arg);
 
 /* The pass users' hooks (each in its analysis' file) and the frees of their states. */
 int tka_timeline_begin(struct tka_ctx *c);

@@ -6,7 +6,8 @@
  * every op above it (its whole call stack, each name once) get it in their subtree. Per process,
  * level and name: calls, device operations launched directly and in the subtree, their device
  * time, and the direct share of all launched device time of the process. The launches and the
- * host intervals are collected by the shared event pass; the sweep runs per host thread.
+ * host intervals are collected by the shared event pass; the sweeps run per host thread, on
+ * c->jobs threads (device_jobs.c), merged in the order of one sweep over the threads.
  */
 #include "checked.h"
 #include "intern.h"
@@ -178,12 +179,14 @@ static int64_t step_of(const struct tka_device *d, int64_t ts)
 	return lo && ts < d->steps[lo - 1].end ? (int64_t)(lo - 1) : -1;
 }
 
-/* Add launch @x, owned by annotation @name_id (-1: none) of @process, to its step's figures. */
-static int step_add(struct steps *st, const struct lnch *x, int64_t process, int64_t name_id)
+/* Add @ops launches of @ns to the figures of step @step owned by annotation @name_id (-1: none)
+ * of @process. */
+static int step_add(struct steps *st, int64_t step, int64_t process, int64_t name_id, int64_t ops,
+		    int64_t ns)
 {
-	if (x->step < 0)
+	if (step < 0)
 		return TK_OK;
-	int64_t key[3] = {x->step, process, name_id};
+	int64_t key[3] = {step, process, name_id};
 	int added;
 	uint32_t id = tks_intern_lookup(&st->keys, (const char *)key, sizeof(key), &added);
 	if (!id)
@@ -191,10 +194,10 @@ static int step_add(struct steps *st, const struct lnch *x, int64_t process, int
 	if (added) {
 		if (TKU_GROW(st->v, st->cap, st->n + 1, 256) != TK_OK)
 			return TK_ENOMEM;
-		st->v[st->n++] = (struct stepacc){x->step, process, name_id, 0, 0};
+		st->v[st->n++] = (struct stepacc){step, process, name_id, 0, 0};
 	}
-	st->v[id - 1].ops++;
-	st->v[id - 1].ns += x->dur;
+	st->v[id - 1].ops += ops;
+	st->v[id - 1].ns += ns;
 	return TK_OK;
 }
 
@@ -227,8 +230,8 @@ static int sweep_direct(struct tka_ctx *c, const struct lnch *l, size_t nl,
 		while (top && h[stack[top - 1]].end <= l[i].ts)
 			top--;
 		int64_t process = c->pass->tracks[track].process_id;
-		if (st &&
-		    step_add(st, &l[i], process, top ? (int64_t)h[stack[top - 1]].name_id : -1)) {
+		if (st && step_add(st, l[i].step, process,
+				   top ? (int64_t)h[stack[top - 1]].name_id : -1, 1, l[i].dur)) {
 			free(stack);
 			return tka_fail(c, TK_ENOMEM, "out of memory");
 		}
@@ -249,14 +252,17 @@ static int sweep_direct(struct tka_ctx *c, const struct lnch *l, size_t nl,
 	return TK_OK;
 }
 
-/* By track, name, start: the instances of one name on one thread together, in time order. */
-static const struct tka_host_op *g_h; /* qsort has no context argument in C11 */
+/* A host interval by name (of one thread), start, id: the instances of one name together, in
+ * time order. */
+struct nix {
+	int64_t ts, id;
+	uint32_t name_id;
+	size_t i; /* its index in the thread's intervals */
+};
 
-static int cmp_name_ix(const void *pa, const void *pb)
+static int cmp_nix(const void *pa, const void *pb)
 {
-	const struct tka_host_op *a = &g_h[*(const size_t *)pa], *b = &g_h[*(const size_t *)pb];
-	if (a->track != b->track)
-		return a->track < b->track ? -1 : 1;
+	const struct nix *a = pa, *b = pb;
 	if (a->name_id != b->name_id)
 		return a->name_id < b->name_id ? -1 : 1;
 	if (a->ts != b->ts)
@@ -269,39 +275,38 @@ static int cmp_name_ix(const void *pa, const void *pb)
  * (start <= launch < end), each name once: per thread and name the union of the name's
  * intervals, its launches counted from prefix sums (@pre over @l). Each instance's own subtree
  * likewise; and the calls of each name. O((launches + intervals) log) whatever the nesting depth.
+ * @l and @h: one thread's.
  */
 static int sweep_subtree(struct tka_ctx *c, const struct lnch *l, size_t nl, const int64_t *pre,
 			 const struct tka_host_op *h, size_t nh, int level, struct accs *a,
 			 struct tka_og_inst *inst)
 {
-	size_t *ix = malloc((nh ? nh : 1) * sizeof(*ix));
+	struct nix *ix = malloc((nh ? nh : 1) * sizeof(*ix));
 	if (!ix)
 		return tka_fail(c, TK_ENOMEM, "out of memory");
 	for (size_t i = 0; i < nh; i++) {
-		ix[i] = i;
+		ix[i] = (struct nix){h[i].ts, h[i].id, h[i].name_id, i};
 		size_t lo = lower(l, nl, h[i].track, h[i].ts),
 		       hi = lower(l, nl, h[i].track, h[i].end);
 		inst[i].subtree_ops = (int64_t)(hi - lo);
 		inst[i].subtree_ns = pre[hi] - pre[lo];
 	}
-	g_h = h;
-	qsort(ix, nh, sizeof(*ix), cmp_name_ix);
-	g_h = NULL;
+	qsort(ix, nh, sizeof(*ix), cmp_nix); /* @h: one thread's */
 	for (size_t i = 0; i < nh;) {
-		const struct tka_host_op *x = &h[ix[i]];
+		const struct tka_host_op *x = &h[ix[i].i];
 		struct acc *ac = acc_of(a, c->pass->tracks[x->track].process_id, level, x->name_id);
 		if (!ac) {
 			free(ix);
 			return tka_fail(c, TK_ENOMEM, "out of memory");
 		}
 		size_t k = i;
-		while (k < nh && h[ix[k]].track == x->track && h[ix[k]].name_id == x->name_id) {
-			int64_t lo_ts = h[ix[k]].ts, hi_ts = h[ix[k]].end; /* one merged interval */
-			for (k++; k < nh && h[ix[k]].track == x->track &&
-				  h[ix[k]].name_id == x->name_id && h[ix[k]].ts < hi_ts;
+		while (k < nh && ix[k].name_id == x->name_id) {
+			int64_t lo_ts = h[ix[k].i].ts,
+				hi_ts = h[ix[k].i].end; /* one merged interval */
+			for (k++; k < nh && ix[k].name_id == x->name_id && h[ix[k].i].ts < hi_ts;
 			     k++)
-				if (h[ix[k]].end > hi_ts)
-					hi_ts = h[ix[k]].end;
+				if (h[ix[k].i].end > hi_ts)
+					hi_ts = h[ix[k].i].end;
 			size_t lo = lower(l, nl, x->track, lo_ts),
 			       hi = lower(l, nl, x->track, hi_ts);
 			ac->subtree_ops += (int64_t)(hi - lo);
@@ -488,17 +493,198 @@ int64_t tka_process_device(const struct tka_ctx *c, int64_t process)
 	return found;
 }
 
+/* The host thread (tracks.id) of the API call that launched @op, -1 when none: no launch
+ * linked, an XLA op, a call on no host thread (hostile stores: on no track). */
+static int64_t launch_thread(const struct tka_ctx *c, const struct tka_op *op)
+{
+	if (op->launch_ts == TKA_NO_LAUNCH || op->kind == TK_EV_XLA_OP)
+		return -1;
+	const struct tka_track *tr = tka_pass_track(c->pass, op->launch_track);
+	return !tr || tr->device_id != TK_NONE || op->launch_track > UINT32_MAX ? -1
+										: op->launch_track;
+}
+
+/*
+ * One host thread (an item of tka_each): its launches l[l0, l1) and intervals per level
+ * h[lv][h0, h1), each range sorted by the item; its figures per level (names in the order it
+ * met them, the first ndirect[lv] in the direct sweep), its steps' figures, its launched time.
+ */
+struct thr {
+	size_t l0, l1, h0[2], h1[2];
+	struct accs a[2];
+	size_t ndirect[2];
+	struct steps st;
+	int64_t launched;
+};
+
+struct og_run {
+	struct tka_og_state *s;
+	struct lnch *l;
+	const int64_t *pre;
+	struct thr *t;
+};
+
+static int thr_sort(struct tka_ctx *c, const void *arg, size_t i, struct tka_rows *rows)
+{
+	const struct og_run *r = arg;
+	const struct thr *t = &r->t[i];
+	(void)c;
+	(void)rows;
+	if (t->l1 - t->l0 > 1)
+		qsort(r->l + t->l0, t->l1 - t->l0, sizeof(*r->l), cmp_lnch);
+	for (int lv = 0; lv < 2; lv++)
+		if (t->h1[lv] - t->h0[lv] > 1)
+			qsort(r->s->h[lv] + t->h0[lv], t->h1[lv] - t->h0[lv], sizeof(*r->s->h[lv]),
+			      cmp_hop);
+	return TK_OK;
+}
+
+static int thr_sweep(struct tka_ctx *c, const void *arg, size_t i, struct tka_rows *rows)
+{
+	const struct og_run *r = arg;
+	struct thr *t = &r->t[i];
+	const struct lnch *l = r->l + t->l0;
+	size_t nl = t->l1 - t->l0;
+	int rc = TK_OK;
+	(void)rows;
+	t->launched = r->pre[t->l1] - r->pre[t->l0];
+	for (int lv = 0; lv < 2 && rc == TK_OK; lv++) {
+		size_t nh = t->h1[lv] - t->h0[lv];
+		const struct tka_host_op *h = nh ? r->s->h[lv] + t->h0[lv] : NULL; /* none: NULL */
+		struct tka_og_inst *inst = r->s->inst + (lv ? r->s->nh[0] : 0) + t->h0[lv];
+		rc = sweep_direct(c, l, nl, h, nh, lv, &t->a[lv], inst, lv ? &t->st : NULL);
+		t->ndirect[lv] = t->a[lv].n;
+		if (rc == TK_OK)
+			rc = sweep_subtree(c, l, nl, r->pre + t->l0, h, nh, lv, &t->a[lv], inst);
+	}
+	return rc;
+}
+
+/* Add the figures of @x to those of its (process, level, name) in @a. */
+static int acc_add(struct accs *a, const struct acc *x)
+{
+	struct acc *y = acc_of(a, x->process_id, x->level, x->name_id);
+	if (!y)
+		return TK_ENOMEM;
+	y->calls += x->calls;
+	y->direct_ops += x->direct_ops;
+	y->direct_ns += x->direct_ns;
+	y->subtree_ops += x->subtree_ops;
+	y->subtree_ns += x->subtree_ns;
+	return TK_OK;
+}
+
+/*
+ * The threads' figures into @a, @st, @totals in the order one sweep over every thread in turn
+ * meets the names: per level, the names each thread's direct sweep met first, then the others.
+ */
+static int merge(const struct thr *t, size_t nt, const struct tka_pass *p, const struct lnch *l,
+		 struct accs *a, struct steps *st, struct accs *totals)
+{
+	for (int lv = 0; lv < 2; lv++)
+		for (int phase = 0; phase < 2; phase++)
+			for (size_t k = 0; k < nt; k++)
+				for (size_t j = phase ? t[k].ndirect[lv] : 0;
+				     j < (phase ? t[k].a[lv].n : t[k].ndirect[lv]); j++)
+					if (acc_add(a, &t[k].a[lv].v[j]) != TK_OK)
+						return TK_ENOMEM;
+	for (size_t k = 0; k < nt; k++) {
+		for (size_t j = 0; j < t[k].st.n; j++) {
+			const struct stepacc *x = &t[k].st.v[j];
+			if (step_add(st, x->step, x->process, x->name_id, x->ops, x->ns) != TK_OK)
+				return TK_ENOMEM;
+		}
+		if (t[k].l1 > t[k].l0) { /* its process's launched time */
+			struct acc *y =
+			    acc_of(totals, p->tracks[l[t[k].l0].track].process_id, 0, 0);
+			if (!y)
+				return TK_ENOMEM;
+			y->direct_ns += t[k].launched;
+		}
+	}
+	return TK_OK;
+}
+
+/*
+ * The host threads of the launches and intervals, in track order (*@t, *@nt), with their ranges;
+ * the launches (*@l, *@nl) placed by thread, the intervals moved by thread (each thread's
+ * ranges sorted later, on its own). @cnt: room for 3 counts per track id, zeroed.
+ */
+static int by_thread(struct tka_ctx *c, struct tka_og_state *s, struct steps *st, size_t *cnt,
+		     struct lnch **l, size_t *nl, struct thr **t, size_t *nt)
+{
+	const struct tka_timeline *tl = st->tl;
+	size_t ntr = (size_t)c->pass->ntracks + 1, off[3] = {0, 0, 0}, k = 0;
+	for (size_t i = 0; i < tl->ndev; i++)
+		for (size_t j = 0; j < tl->dev[i].nops; j++) {
+			int64_t th = launch_thread(c, &tl->dev[i].ops[j]);
+			if (th >= 0)
+				cnt[th]++;
+		}
+	for (int lv = 0; lv < 2; lv++)
+		for (size_t i = 0; i < s->nh[lv]; i++)
+			cnt[(size_t)(1 + lv) * ntr + s->h[lv][i].track]++;
+	for (size_t tr = 0; tr < ntr; tr++)
+		*nt += cnt[tr] || cnt[ntr + tr] || cnt[2 * ntr + tr];
+	if (!(*t = calloc(*nt ? *nt : 1, sizeof(**t))))
+		return tka_fail(c, TK_ENOMEM, "out of memory");
+	for (size_t tr = 0; tr < ntr; tr++) { /* counts become the threads' first slots */
+		if (!cnt[tr] && !cnt[ntr + tr] && !cnt[2 * ntr + tr])
+			continue;
+		struct thr *x = &(*t)[k++];
+		size_t *r0[3] = {&x->l0, &x->h0[0], &x->h0[1]},
+		       *r1[3] = {&x->l1, &x->h1[0], &x->h1[1]};
+		for (int j = 0; j < 3; j++) {
+			size_t n = cnt[(size_t)j * ntr + tr];
+			*r0[j] = cnt[(size_t)j * ntr + tr] = off[j];
+			*r1[j] = off[j] += n;
+		}
+	}
+	*nl = off[0];
+	if (!(*l = malloc((*nl ? *nl : 1) * sizeof(**l))))
+		return tka_fail(c, TK_ENOMEM, "out of memory");
+	for (size_t i = 0; i < tl->ndev; i++)
+		for (size_t j = 0; j < tl->dev[i].nops; j++) {
+			const struct tka_op *op = &tl->dev[i].ops[j];
+			int64_t th = launch_thread(c, op),
+				step = th < 0 ? -1 : step_of(&tl->dev[i], op->ts);
+			int rc = th < 0 ? TK_OK
+					: pdev_add(c, s, c->pass->tracks[th].process_id,
+						   tl->dev[i].device_id);
+			if (rc != TK_OK)
+				return rc;
+			if (th >= 0)
+				(*l)[cnt[th]++] = (struct lnch){
+				    op->launch_ts, op->end - op->ts, (uint32_t)th,
+				    step < 0 ? -1 : (int32_t)(st->base[i] + (size_t)step)};
+		}
+	for (int lv = 0; lv < 2; lv++) {
+		struct tka_host_op *h = s->nh[lv] ? malloc(s->nh[lv] * sizeof(*h)) : NULL;
+		if (s->nh[lv] && !h)
+			return tka_fail(c, TK_ENOMEM, "out of memory");
+		for (size_t i = 0; i < s->nh[lv]; i++)
+			h[cnt[(size_t)(1 + lv) * ntr + s->h[lv][i].track]++] = s->h[lv][i];
+		if (h) {
+			free(s->h[lv]);
+			s->h[lv] = h;
+			s->caph[lv] = s->nh[lv];
+		}
+	}
+	return TK_OK;
+}
+
 int tka_op_gpu_time(struct tka_ctx *c)
 {
 	int rc = tka_pass_run(c);
 	struct tka_og_state *s = c->og;
-	const struct tka_timeline *tl = NULL;
 	struct lnch *l = NULL;
 	int64_t *pre = NULL;
+	size_t *cnt = NULL; /* per track id: launches, host ops, annotations */
+	struct thr *t = NULL;
 	struct accs a = {0}, totals = {0}; /* totals: launched device time by process */
 	struct steps st = {0};
 	sqlite3_stmt *ins = NULL, *name = NULL;
-	size_t nl = 0;
+	size_t nl = 0, nt = 0;
 	if (rc != TK_OK)
 		return rc;
 	if (!s || s->inst)
@@ -508,35 +694,16 @@ int tka_op_gpu_time(struct tka_ctx *c)
 	tks_intern_init(&st.keys);
 	if ((rc = steps_init(c, &st)) != TK_OK)
 		goto out;
-	tl = st.tl;
-	size_t nops = 0, nh = s->nh[0] + s->nh[1];
-	for (size_t i = 0; i < tl->ndev; i++)
-		nops += tl->dev[i].nops;
-	if (!(l = malloc((nops ? nops : 1) * sizeof(*l)))) {
+	size_t nh = s->nh[0] + s->nh[1];
+	if (!(cnt = calloc(3 * ((size_t)c->pass->ntracks + 1), sizeof(*cnt)))) {
 		rc = tka_fail(c, TK_ENOMEM, "out of memory");
 		goto out;
 	}
-	for (size_t i = 0; i < tl->ndev;
-	     i++) /* the launches the timeline linked, from host threads */
-		for (size_t k = 0; k < tl->dev[i].nops; k++) {
-			const struct tka_op *op = &tl->dev[i].ops[k];
-			if (op->launch_ts == TKA_NO_LAUNCH || op->kind == TK_EV_XLA_OP)
-				continue;
-			const struct tka_track *tr = tka_pass_track(c->pass, op->launch_track);
-			if (!tr || tr->device_id != TK_NONE || op->launch_track > UINT32_MAX)
-				continue; /* a call on no host thread (hostile stores: on no track) */
-			int64_t step = step_of(&tl->dev[i], op->ts);
-			if ((rc = pdev_add(c, s, tr->process_id, tl->dev[i].device_id)) != TK_OK)
-				goto out;
-			l[nl++] = (struct lnch){
-			    op->launch_ts, op->end - op->ts, (uint32_t)op->launch_track,
-			    step < 0 ? -1 : (int32_t)(st.base[i] + (size_t)step)};
-		}
-	qsort(l, nl, sizeof(*l), cmp_lnch);
-	for (int lv = 0; lv < 2; lv++) {
-		if (s->nh[lv] > 1)
-			qsort(s->h[lv], s->nh[lv], sizeof(*s->h[lv]), cmp_hop);
-	}
+	/* per host thread on c->jobs threads: its launches and intervals sorted, then swept */
+	if ((rc = by_thread(c, s, &st, cnt, &l, &nl, &t, &nt)) != TK_OK)
+		goto out;
+	struct og_run run = {s, l, NULL, t};
+	rc = tka_each(c, nt, NULL, thr_sort, &run);
 	s->inst = calloc(nh ? nh : 1, sizeof(*s->inst));
 	s->ninst = nh;
 	pre = malloc((nl + 1) * sizeof(*pre));
@@ -551,13 +718,14 @@ int tka_op_gpu_time(struct tka_ctx *c)
 		struct tka_og_inst *inst = s->inst + (lv ? s->nh[0] : 0);
 		for (size_t i = 0; i < s->nh[lv]; i++)
 			inst[i].event_id = s->h[lv][i].id;
-		rc = sweep_direct(c, l, nl, s->h[lv], s->nh[lv], lv, &a, inst, lv ? &st : NULL);
-		if (rc == TK_OK)
-			rc = sweep_subtree(c, l, nl, pre, s->h[lv], s->nh[lv], lv, &a, inst);
 	}
+	run.pre = pre;
+	if (rc == TK_OK)
+		rc = tka_each(c, nt, NULL, thr_sweep, &run);
+	if (rc == TK_OK && merge(t, nt, c->pass, l, &a, &st, &totals) != TK_OK)
+		rc = tka_fail(c, TK_ENOMEM, "out of memory");
 	if (rc == TK_OK && nh > 1) /* for tka_op_gpu_instance() */
 		qsort(s->inst, nh, sizeof(*s->inst), cmp_inst);
-	/* the launched device time of each process, for the share */
 	if (rc == TK_OK)
 		rc = tka_prepare(c,
 				 "INSERT INTO analysis_op_gpu_time (" TK_COLS_ANALYSIS_OP_GPU_TIME
@@ -565,17 +733,10 @@ int tka_op_gpu_time(struct tka_ctx *c)
 				 &ins);
 	if (rc == TK_OK)
 		rc = tka_prepare(c, "SELECT str FROM strings WHERE id = ?1", &name);
-	for (size_t k = 0; k < nl && rc == TK_OK; k++) { /* per process: its threads' launches */
-		struct acc *t = acc_of(&totals, c->pass->tracks[l[k].track].process_id, 0, 0);
-		if (!t)
-			rc = tka_fail(c, TK_ENOMEM, "out of memory");
-		else
-			t->direct_ns += l[k].dur;
-	}
 	for (size_t i = 0; i < a.n && rc == TK_OK; i++) {
 		const struct acc *x = &a.v[i];
-		const struct acc *t = acc_of(&totals, x->process_id, 0, 0);
-		int64_t total = t ? t->direct_ns : 0;
+		const struct acc *tot = acc_of(&totals, x->process_id, 0, 0); /* for the share */
+		int64_t total = tot ? tot->direct_ns : 0;
 		sqlite3_reset(ins);
 		if (x->process_id == TK_NONE)
 			sqlite3_bind_null(ins, 1);
@@ -608,6 +769,16 @@ int tka_op_gpu_time(struct tka_ctx *c)
 	if (rc == TK_OK)
 		rc = write_steps(c, &st);
 out:
+	for (size_t k = 0; t && k < nt; k++) {
+		for (int lv = 0; lv < 2; lv++) {
+			free(t[k].a[lv].v);
+			tks_intern_free(&t[k].a[lv].keys);
+		}
+		free(t[k].st.v);
+		tks_intern_free(&t[k].st.keys);
+	}
+	free(t);
+	free(cnt);
 	free(st.base);
 	free(st.v);
 	tks_intern_free(&st.keys);

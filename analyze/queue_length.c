@@ -6,6 +6,7 @@
  * sort of the +1/-1 steps by (stream, time) and a sweep per stream, one sort by time and a sweep
  * for the whole device; the selected window's figures (maximum, time-weighted means, the share
  * with nothing in flight, the longest such stretch) and 1000 buckets over the window for charts.
+ * The devices are computed on c->jobs threads, their rows written in device order (device_jobs.c).
  */
 #include "checked.h"
 #include "intervals.h"
@@ -134,74 +135,76 @@ static void sweep(const struct qev *ev, size_t n, const struct tka_spans *w, str
 	empty_run(w, zero_from, INT64_MAX, o);
 }
 
-struct writer {
-	sqlite3_stmt *sum, *tl;
-};
+/* The writer's statements. */
+enum { W_SUM, W_TL };
 
-static void bind_share(sqlite3_stmt *st, int i, int64_t part, int64_t whole)
+static void row_share(struct tka_rows *r, int64_t part, int64_t whole)
 {
 	if (whole > 0)
-		sqlite3_bind_double(st, i, (double)part / (double)whole);
+		tka_row_double(r, (double)part / (double)whole);
 	else
-		sqlite3_bind_null(st, i);
+		tka_row_null(r);
 }
 
 /* One row of analysis_queue_length and the series' buckets. */
-static int write_series(struct tka_ctx *c, struct writer *wr, const struct tka_device *d,
+static int write_series(struct tka_ctx *c, struct tka_rows *r, const struct tka_device *d,
 			const struct tka_stream *st, int64_t ops, int64_t launched,
 			const struct qsum *o, const struct buckets *bk)
 {
-	sqlite3_stmt *q = wr->sum;
 	int64_t wns = tka_spans_len(d->window);
+	int rc;
 	if (o->bad)
 		return tka_fail(c, TK_EFORMAT, "device %lld: queue length integral overflows",
 				(long long)d->device_id);
-	sqlite3_reset(q);
-	sqlite3_clear_bindings(q);
-	sqlite3_bind_int64(q, 1, d->device_id);
+	tka_row_begin(r, W_SUM);
+	tka_row_int(r, d->device_id);
 	if (st) {
-		sqlite3_bind_int64(q, 2, st->track_id);
+		tka_row_int(r, st->track_id);
 		if (st->stream_id != TK_NONE)
-			sqlite3_bind_int64(q, 3, st->stream_id);
+			tka_row_int(r, st->stream_id);
+		else
+			tka_row_null(r);
+	} else {
+		tka_row_null(r);
+		tka_row_null(r);
 	}
-	sqlite3_bind_text(q, 4, tka_window_name(d), -1, SQLITE_STATIC);
-	sqlite3_bind_int64(q, 5, wns);
-	sqlite3_bind_int64(q, 6, ops);
-	sqlite3_bind_int64(q, 7, launched);
-	sqlite3_bind_int64(q, 8, o->max_len);
-	bind_share(q, 9, o->len_int, wns);
-	sqlite3_bind_int64(q, 10, wns - o->nonempty_ns);
-	bind_share(q, 11, wns - o->nonempty_ns, wns);
-	sqlite3_bind_int64(q, 12, o->longest_empty);
+	tka_row_text(r, tka_window_name(d));
+	tka_row_int(r, wns);
+	tka_row_int(r, ops);
+	tka_row_int(r, launched);
+	tka_row_int(r, o->max_len);
+	row_share(r, o->len_int, wns);
+	tka_row_int(r, wns - o->nonempty_ns);
+	row_share(r, wns - o->nonempty_ns, wns);
+	tka_row_int(r, o->longest_empty);
 	if (o->longest_start != TK_NONE)
-		sqlite3_bind_int64(q, 13, o->longest_start);
-	sqlite3_bind_int64(q, 14, o->max_wait);
-	bind_share(q, 15, o->wait_int, wns);
-	bind_share(q, 16, o->waiting_ns, wns);
-	if (sqlite3_step(q) != SQLITE_DONE)
-		goto fail;
+		tka_row_int(r, o->longest_start);
+	else
+		tka_row_null(r);
+	tka_row_int(r, o->max_wait);
+	row_share(r, o->wait_int, wns);
+	row_share(r, o->waiting_ns, wns);
+	if ((rc = tka_row_end(r)) != TK_OK)
+		return rc;
 	for (int k = 0; k < bk->nb; k++) {
 		int64_t bs = bk->start + k * bk->width;
 		int64_t be = bs + bk->width < bk->end ? bs + bk->width : bk->end;
-		sqlite3_reset(wr->tl);
-		sqlite3_bind_int64(wr->tl, 1, d->device_id);
+		tka_row_begin(r, W_TL);
+		tka_row_int(r, d->device_id);
 		if (st)
-			sqlite3_bind_int64(wr->tl, 2, st->track_id);
+			tka_row_int(r, st->track_id);
 		else
-			sqlite3_bind_null(wr->tl, 2);
-		sqlite3_bind_int64(wr->tl, 3, k);
-		sqlite3_bind_int64(wr->tl, 4, bs);
-		sqlite3_bind_int64(wr->tl, 5, be);
-		sqlite3_bind_int64(wr->tl, 6, bk->max_len[k]);
-		sqlite3_bind_double(wr->tl, 7, bk->len_int[k] / (double)(be - bs));
-		sqlite3_bind_int64(wr->tl, 8, bk->max_wait[k]);
-		if (sqlite3_step(wr->tl) != SQLITE_DONE)
-			goto fail;
+			tka_row_null(r);
+		tka_row_int(r, k);
+		tka_row_int(r, bs);
+		tka_row_int(r, be);
+		tka_row_int(r, bk->max_len[k]);
+		tka_row_double(r, bk->len_int[k] / (double)(be - bs));
+		tka_row_int(r, bk->max_wait[k]);
+		if ((rc = tka_row_end(r)) != TK_OK)
+			return rc;
 	}
 	return TK_OK;
-fail:
-	return tka_fail(c, tka_sql_status(c), "writing the queue length: %s",
-			sqlite3_errmsg(c->db));
 }
 
 /* The +1/-1 steps of @d's operations into @ev (room for 3 per op); their count. */
@@ -224,15 +227,17 @@ static size_t steps_of(const struct tka_device *d, struct qev *ev, int64_t *ops,
 	return n;
 }
 
-static int device_queues(struct tka_ctx *c, struct writer *wr, const struct tka_device *d,
-			 struct buckets *bk)
+/* The series of device @i of the timeline @arg: its streams', then the whole device's. */
+static int device_queues(struct tka_ctx *c, const void *arg, size_t i, struct tka_rows *r)
 {
+	const struct tka_device *d = &((const struct tka_timeline *)arg)->dev[i];
+	struct buckets *bk = malloc(sizeof(*bk));
 	struct qev *ev = malloc((d->nops ? d->nops : 1) * 3 * sizeof(*ev));
 	int64_t *cnt = calloc(2 * (d->nstreams ? d->nstreams : 1), sizeof(*cnt));
 	int64_t *ops = cnt, *launched = cnt + d->nstreams, all = 0, all_launched = 0;
 	struct qsum o;
 	int rc = TK_OK;
-	if (!ev || !cnt) {
+	if (!bk || !ev || !cnt) {
 		rc = tka_fail(c, TK_ENOMEM, "out of memory");
 		goto out;
 	}
@@ -255,7 +260,7 @@ static int device_queues(struct tka_ctx *c, struct writer *wr, const struct tka_
 		all_launched += launched[s];
 		if (ops[s]) {
 			sweep(ev + a, b - a, w, bk, &o);
-			rc = write_series(c, wr, d, &d->streams[s], ops[s], launched[s], &o, bk);
+			rc = write_series(c, r, d, &d->streams[s], ops[s], launched[s], &o, bk);
 		}
 		a = b;
 	}
@@ -264,8 +269,9 @@ static int device_queues(struct tka_ctx *c, struct writer *wr, const struct tka_
 	if (n > 1)
 		qsort(ev, n, sizeof(*ev), by_time);
 	sweep(ev, n, w, bk, &o);
-	rc = write_series(c, wr, d, NULL, all, all_launched, &o, bk);
+	rc = write_series(c, r, d, NULL, all, all_launched, &o, bk);
 out:
+	free(bk);
 	free(ev);
 	free(cnt);
 	return rc;
@@ -277,26 +283,26 @@ TKA_WRITES(TK_NCOLS_ANALYSIS_QUEUE_TIMELINE, 8, "analysis_queue_timeline");
 int tka_queue_length(struct tka_ctx *c)
 {
 	const struct tka_timeline *tl = NULL;
-	struct writer wr = {NULL, NULL};
-	struct buckets *bk = malloc(sizeof(*bk));
-	int rc = bk ? tka_timeline_get(c, &tl) : tka_fail(c, TK_ENOMEM, "out of memory");
+	struct tka_writer w = {{NULL, NULL},
+			       {"writing the queue length", "writing the queue length"}};
+	int rc = tka_timeline_get(c, &tl);
 	if (rc == TK_OK)
 		rc =
 		    tka_prepare(c,
 				"INSERT INTO analysis_queue_length (" TK_COLS_ANALYSIS_QUEUE_LENGTH
 				") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, "
 				"?14, ?15, ?16)",
-				&wr.sum);
+				&w.st[W_SUM]);
 	if (rc == TK_OK)
 		rc = tka_prepare(
 		    c,
 		    "INSERT INTO analysis_queue_timeline (" TK_COLS_ANALYSIS_QUEUE_TIMELINE
 		    ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-		    &wr.tl);
-	for (size_t i = 0; rc == TK_OK && i < tl->ndev; i++)
-		rc = device_queues(c, &wr, &tl->dev[i], bk);
-	sqlite3_finalize(wr.sum);
-	sqlite3_finalize(wr.tl);
-	free(bk);
+		    &w.st[W_TL]);
+	/* per device on c->jobs threads, the rows written here in device order */
+	if (rc == TK_OK)
+		rc = tka_each(c, tl->ndev, &w, device_queues, tl);
+	sqlite3_finalize(w.st[W_SUM]);
+	sqlite3_finalize(w.st[W_TL]);
 	return rc;
 }

@@ -4,8 +4,12 @@
  * id ranges, on the 4-rank comm fixture, and on a store whose event ids are sparse (ranges of
  * very different sizes). A reader's failure (a bad row in a late range) gives the same status
  * and message as one thread, and leaves the store as it was; so does a failure of an analysis
- * on a worker (analysis_jobs.c: memory). One thread reads the rows straight from the file's pages
- * (event_pass.c, tscan.h), the readers through SQL: the same tables and the same failures.
+ * on a worker (analysis_jobs.c: memory). The pass reads the rows straight from the file's pages
+ * (event_pass.c, tscan.h), or through SQL on the readers when a log beside the store makes it
+ * decline: the same tables and the same failures. The per-item work of the analyses after the
+ * pass (device_jobs.c: queue length per device, GPU time per op per host thread) writes the same
+ * rows in the same order with 1 to 4 threads, and an item's failure is the one one thread
+ * reports.
  * No timing is asserted.
  */
 #include <criterion/criterion.h>
@@ -14,6 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <tracekit/tracekit.h>
+
+#include "analyze/analyze_internal.h"
 
 #include "tk_analyze_store.h"
 
@@ -125,11 +131,14 @@ static char *synth_store(const char *name, const char *devices, const char *even
 	return path;
 }
 
-/* 500000 records: the events' ids span several ranges of 65536, spread over the readers. */
+/* 500000 records: the events' ids span several ranges of 65536, spread over the readers; 4
+ * devices and 8 host threads, the items of the per-device and per-thread analyses. */
 Test(analyze_jobs, synthetic_four_ranks_same_tables)
 {
 	char *path = synth_store("synth.db", "4", "500000");
 	cr_assert_gt(tkt_query_int(path, "SELECT max(id) FROM events"), 4 * 65536);
+	cr_assert_eq(tkt_query_int(path, "SELECT count(*) FROM devices"), 4);
+	cr_assert_eq(tkt_query_int(path, "SELECT count(*) FROM tracks WHERE kind = 'thread'"), 8);
 	expect_same_tables(path, 1000);
 	/* the memory analysis (a worker's with jobs > 1) wrote rows, compared above */
 	char *last = tkt_path(tkt_dir, "jobs0.db");
@@ -137,6 +146,12 @@ Test(analyze_jobs, synthetic_four_ranks_same_tables)
 					 "(SELECT count(*) FROM analysis_memory_timeline) * "
 					 "(SELECT count(*) FROM analysis_memory_live_at_peak)"),
 		     0);
+	/* and the per-item analyses (device_jobs.c) wrote rows for every device, compared above */
+	cr_assert_eq(tkt_query_int(last, "SELECT count(DISTINCT device_id) FROM "
+					 "analysis_queue_timeline"),
+		     4);
+	cr_assert_gt(tkt_query_int(last, "SELECT count(*) FROM analysis_op_gpu_time"), 10);
+	cr_assert_gt(tkt_query_int(last, "SELECT count(*) FROM analysis_op_gpu_steps"), 10);
 	free(last);
 	free(path);
 }
@@ -284,4 +299,115 @@ Test(analyze_jobs, text_in_details_same_message)
 		}
 		free(path);
 	}
+}
+
+/* ---- tka_each() alone (device_jobs.c) ---- */
+
+#define EACH_ITEMS 9
+
+/* Item i writes 3 (i + 1) rows of every type into t, each followed by a row of u; item @fail
+ * (when < EACH_ITEMS) fails after its second row, as a hostile store value would. */
+struct each_arg {
+	size_t fail;
+};
+
+static int each_item(struct tka_ctx *c, const void *arg, size_t i, struct tka_rows *r)
+{
+	const struct each_arg *a = arg;
+	char text[64];
+	for (size_t k = 0; k < 3 * (i + 1); k++) {
+		if (i == a->fail && k == 2)
+			return tka_fail(c, TK_EFORMAT, "item %zu: a value out of range", i);
+		snprintf(text, sizeof(text), "item %zu row %zu", i, k);
+		tka_row_begin(r, 0);
+		tka_row_int(r, (int64_t)i);
+		tka_row_int(r, (int64_t)k);
+		tka_row_double(r, (double)k / 7.0);
+		tka_row_text(r, text);
+		if (k % 2)
+			tka_row_null(r);
+		else
+			tka_row_int(r, (int64_t)(i * 1000 + k));
+		int rc = tka_row_end(r);
+		if (rc != TK_OK)
+			return rc;
+		tka_row_begin(r, 1);
+		tka_row_int(r, (int64_t)(i * 100 + k));
+		if ((rc = tka_row_end(r)) != TK_OK)
+			return rc;
+	}
+	return TK_OK;
+}
+
+/* tka_each() of EACH_ITEMS items on @jobs threads into a new store @name: its status, message
+ * into @msg, and the rows of both tables in rowid order (malloc). */
+static int each_run(const char *name, int jobs, size_t fail, char *msg, size_t len, char **rows)
+{
+	char *path = tkt_path(tkt_dir, name);
+	sqlite3 *db = NULL;
+	cr_assert_eq(sqlite3_open(path, &db), SQLITE_OK);
+	cr_assert_eq(sqlite3_exec(db,
+				  "CREATE TABLE t (item, k, x, txt, v); CREATE TABLE u (x); BEGIN",
+				  NULL, NULL, NULL),
+		     SQLITE_OK);
+	struct tka_ctx c = {.db = db, .jobs = jobs, .err = msg, .errlen = len};
+	struct tka_writer w = {{NULL, NULL}, {"writing t", "writing u"}};
+	cr_assert_eq(tka_prepare(&c, "INSERT INTO t VALUES (?1, ?2, ?3, ?4, ?5)", &w.st[0]), TK_OK);
+	cr_assert_eq(tka_prepare(&c, "INSERT INTO u VALUES (?1)", &w.st[1]), TK_OK);
+	struct each_arg a = {fail};
+	msg[0] = '\0';
+	int rc = tka_each(&c, EACH_ITEMS, &w, each_item, &a);
+	sqlite3_finalize(w.st[0]);
+	sqlite3_finalize(w.st[1]);
+	cr_assert_eq(sqlite3_exec(db, "COMMIT", NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+	*rows = tkt_rows(path, "SELECT 't', item, k, x, txt, v FROM t UNION ALL "
+			       "SELECT 'u', rowid, x, NULL, NULL, NULL FROM u");
+	free(path);
+	return rc;
+}
+
+/* The same rows in the same order (both tables' rowids) on 1 to 4 threads. */
+Test(analyze_jobs, each_same_rows_in_item_order)
+{
+	char msg[256], name[32], *want = NULL;
+	for (int jobs = 1; jobs <= 4; jobs++) {
+		char *rows;
+		snprintf(name, sizeof(name), "each%d.db", jobs);
+		cr_assert_eq(each_run(name, jobs, EACH_ITEMS, msg, sizeof(msg), &rows), TK_OK,
+			     "jobs %d: %s", jobs, msg);
+		if (!want)
+			want = rows;
+		cr_expect_str_eq(rows, want, "jobs %d", jobs);
+		if (rows != want)
+			free(rows);
+	}
+	cr_assert(strstr(want, "item 8 row 26"), "%s", want);
+	free(want);
+}
+
+/* Item 4 fails: on every number of threads the status and message of one thread, and the
+ * rows one thread wrote before it (items 0 to 3, item 4's first two). */
+Test(analyze_jobs, each_failure_as_one_thread)
+{
+	char msg[256], want_msg[256], name[32], *want = NULL;
+	for (int jobs = 1; jobs <= 4; jobs++) {
+		char *rows;
+		snprintf(name, sizeof(name), "eachf%d.db", jobs);
+		cr_assert_eq(each_run(name, jobs, 4, msg, sizeof(msg), &rows), TK_EFORMAT,
+			     "jobs %d: %s", jobs, msg);
+		if (!want) {
+			want = rows;
+			snprintf(want_msg, sizeof(want_msg), "%s", msg);
+		}
+		cr_expect_str_eq(msg, want_msg, "jobs %d", jobs);
+		cr_expect_str_eq(rows, want, "jobs %d", jobs);
+		if (rows != want)
+			free(rows);
+	}
+	cr_expect_str_eq(want_msg, "item 4: a value out of range");
+	cr_assert(strstr(want, "item 4 row 1") && !strstr(want, "item 4 row 2") &&
+		      !strstr(want, "item 5"),
+		  "%s", want);
+	free(want);
 }
