@@ -25,9 +25,8 @@ struct tka_ctx {
 	const struct tk_analyze_options *opt;
 	const char *path; /* the store's path (the event readers open their own connections) */
 	int jobs;	  /* threads reading the events (event_jobs.c), >= 1 */
-	int jobs_auto;	  /* jobs is the cores (options.jobs 0): one thread for a small store */
-	int small;	  /* jobs_auto and a small store: the per-item analyses on one thread */
-	char *err;	  /* message buffer of errlen bytes */
+	int jobs_auto; /* jobs is the cores (options.jobs 0): no event readers for a small store */
+	char *err;     /* message buffer of errlen bytes */
 	size_t errlen;
 	struct tka_pass *pass;	    /* the shared pass over the events (event_pass.c) */
 	struct tka_timeline *tl;    /* per-device timeline (intervals.h), from the pass */
@@ -226,8 +225,7 @@ typedef int (*tka_item_fn)(struct tka_ctx *c, const void *arg, size_t i, struct 
 
 #define TKA_EACH_MAX_THREADS 64
 
-/* The threads tka_each() uses for @n items: c->jobs (1 for a small store with jobs_auto), at
- * most @n. */
+/* The threads tka_each() uses for @n items: c->jobs, at most @n. */
 int tka_jobs_for(const struct tka_ctx *c, size_t n);
 
 /*

@@ -203,7 +203,7 @@ static void *work(void *arg)
 
 int tka_jobs_for(const struct tka_ctx *c, size_t n)
 {
-	int jobs = c->small ? 1 : c->jobs;
+	int jobs = c->jobs;
 	return n < (size_t)jobs ? (int)n : jobs;
 }
 
