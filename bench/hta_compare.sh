@@ -50,11 +50,13 @@ out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
 # measure CMD...: $repeat runs under tk_runstat -> the median of each of "wall_s cpu_s max_rss_kib"
-# (cpu_s = user + sys; medians per column, so one run slowed by other load does not decide it)
+# (cpu_s = user + sys; medians per column, so one run slowed by other load does not decide it);
+# $prep, when set, runs (untimed) before each run
 measure() {
   local i
   : >"$out/runs"
   for ((i = 0; i < repeat; i++)); do
+    if [ -n "${prep:-}" ]; then eval "$prep"; fi
     if ! "$build/tk_runstat" "$@" >"$out/cmd.out" 2>"$out/cmd.err"; then
       echo "hta_compare: failed: $*" >&2
       tail -5 "$out/cmd.err" >&2
@@ -84,7 +86,9 @@ for t in "${traces[@]}"; do
   hta_detail=$(grep '^hta ' "$out/cmd.out" || true)
   # each import writes a fresh store (import does not replace an existing one)
   read -r iw ic ir < <(measure sh -c 'rm -f "$2" && exec "$0" import "$1" -o "$2"' "$build/tracekit" "$t" "$out/s.db")
-  read -r aw ac ar < <(measure "$build/tracekit" analyze "$out/s.db" -q)
+  # each analysis of a fresh copy of that import (not an analysed store analysed again)
+  cp "$out/s.db" "$out/fresh.db"
+  read -r aw ac ar < <(prep='cp "$out/fresh.db" "$out/s.db"' measure "$build/tracekit" analyze "$out/s.db" -q)
   awk -v n="$(basename "$t")" -v f="$(stat -c %s "$t")" -v hw="$hw" -v hc="$hc" -v hr="$hr" -v iw="$iw" \
     -v ic="$ic" -v ir="$ir" -v aw="$aw" -v ac="$ac" -v ar="$ar" 'BEGIN {
     tw = iw + aw; tc = ic + ac; tr = ir > ar ? ir : ar; sp = hw / tw; cx = hc / tc; mx = hr / tr
