@@ -1,8 +1,8 @@
 /*
  * The analyze driver: opens a store read-write, resolves the device peaks (peaks.c), reads every
  * event once (event_pass.c: the timeline, op profile, kernel stats and KPI inputs are built from
- * that one pass; with jobs > 1 the events are read by that many threads, event_jobs.c, and the
- * analyses of store tables only run on workers beside it, analysis_jobs.c), then runs every
+ * that one pass, its rows read from the file's pages; with jobs > 1 the analyses of store tables
+ * only run on workers beside it, analysis_jobs.c), then runs every
  * analysis in order inside one transaction (so a failure leaves the store as it was; with
  * jobs > 1 the per-device ones compute on that many threads, device_jobs.c). The tables are
  * schemas/analysis.sql's, created here before the first.

@@ -1,5 +1,7 @@
 /*
- * The events of the shared pass (event_pass.c) read by several threads (tk_analyze_options.jobs):
+ * The events of the shared pass (event_pass.c) read through SQL by several threads
+ * (tk_analyze_options.jobs), when the pass cannot read them from the file's pages (a
+ * write-ahead log beside the store):
  * reading and checking the rows (SQLite's decoding, the op_details and kernel_details merges) is
  * most of the pass, and the users' hooks are cheap. The ids are cut into ranges (at most
  * EVJ_RANGES of them, each of at least EVJ_MIN_SPAN ids); reader k reads ranges k, k + N,

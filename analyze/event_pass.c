@@ -13,8 +13,10 @@
  * in range, and the sum of all durations within int64, so that the analyses after it (in C or
  * in SQL, on the same transaction) add and subtract event times and durations without overflow.
  *
- * With jobs > 1 the rows are read and checked by that many threads (event_jobs.c, over the same
- * cursor, tka_evcur) and handed to the users here in id order: the same events, the same order.
+ * The rows are read straight from the file's pages (store/tscan.h: no VDBE per row), whatever
+ * the jobs. When that declines (a write-ahead log beside the store), SQL reads them: with
+ * jobs > 1 by that many threads (event_jobs.c, over the same cursor, tka_evcur), handed to the
+ * users here in id order; the same events, the same order, the same checks on every path.
  */
 #include <stdlib.h>
 #include <string.h>
