@@ -152,25 +152,32 @@ static char *write_late_store(char *dir)
 	return path;
 }
 
-#define OPS_OF(tid)                                                                             \
-	"SELECT name, occurrences, total_ns, self_ns, min_ns, max_ns FROM analysis_op_profile " \
-	"WHERE name GLOB '" tid "_*' ORDER BY name"
+/* The op profile rows of the ops named @prefix_*: name, occurrences, total, self, min, max. */
+static void expect_ops(const char *path, const char *prefix, const char *want)
+{
+	char sql[256];
+	snprintf(sql, sizeof(sql),
+		 "SELECT name, occurrences, total_ns, self_ns, min_ns, max_ns FROM "
+		 "analysis_op_profile WHERE name GLOB '%s_*' ORDER BY name",
+		 prefix);
+	tkt_expect_rows(path, sql, want);
+}
 
 Test(op_profile, parents_written_after_the_reorder_window)
 {
 	char *dir = tkt_mkdtemp(), *path = write_late_store(dir);
 	tkt_analyze(path, TK_WINDOW_AUTO, -1);
 	/* self time: each child's 5 ns, the parents the rest of their span */
-	tkt_expect_rows(path, OPS_OF("a"),
-			"a_after|100|500|500|5|5\n"
-			"a_child|10000|50000|50000|5|5\n"
-			"a_eqlong|1|20|15|20|20\n"
-			"a_eqshort|1|5|5|5|5\n"
-			"a_parent|1|100000|50000|100000|100000");
-	tkt_expect_rows(path, OPS_OF("b"),
-			"b_child|9000|45000|45000|5|5\n"
-			"b_parent|1|90000|45000|90000|90000");
-	tkt_expect_rows(path, OPS_OF("c"), "c_op|27000|135000|135000|5|5");
+	expect_ops(path, "a",
+		   "a_after|100|500|500|5|5\n"
+		   "a_child|10000|50000|50000|5|5\n"
+		   "a_eqlong|1|20|15|20|20\n"
+		   "a_eqshort|1|5|5|5|5\n"
+		   "a_parent|1|100000|50000|100000|100000");
+	expect_ops(path, "b",
+		   "b_child|9000|45000|45000|5|5\n"
+		   "b_parent|1|90000|45000|90000|90000");
+	expect_ops(path, "c", "c_op|27000|135000|135000|5|5");
 	free(path);
 	tkt_rmdir(dir);
 	free(dir);
