@@ -273,9 +273,12 @@ struct tka_host_op {
  * tka_host_ops() - the host ops (kind host_op) on the host threads (tracks of no device), *@n
  * of them at *@ops, in thread (track id), start, longer first, then id order; valid once
  * tka_op_gpu_time() ran (TK_EINTERNAL before). The op performance model reads them here rather
- * than from the store again.
+ * than from the store again. tka_host_ops_release() - its last user done with them, they and
+ * the instances (tka_op_gpu_instance()) are freed (a job's store: about 14 MiB per rank of 1 M
+ * events fewer for the analyses after it); tka_process_device() still answers.
  */
 int tka_host_ops(struct tka_ctx *c, const struct tka_host_op **ops, size_t *n);
+void tka_host_ops_release(struct tka_ctx *c);
 
 /* One host op or annotation (a host interval) with the device work it launched. */
 struct tka_og_inst {

@@ -12,64 +12,11 @@
 #include "checked.h"
 #include "intern.h"
 #include "intervals.h"
+#include "op_gpu_time.h"
 
 #include <stdlib.h>
 #include <string.h>
 #include <tracekit/store.h>
-
-/* The host intervals the pass collected (host ops, annotations), then each one's figures. */
-struct tka_og_state {
-	struct tka_host_op *h[2]; /* by level: 0 host_op, 1 annotation */
-	size_t nh[2], caph[2];
-	struct tka_og_inst *inst; /* per host interval, by event id, once the analysis ran */
-	size_t ninst;
-	int64_t (*pdev)[2]; /* (process, device) pairs some launch links, sorted */
-	size_t npdev, pdev_cap;
-};
-
-void tka_op_gpu_time_free(struct tka_og_state *s)
-{
-	if (!s)
-		return;
-	free(s->h[0]);
-	free(s->h[1]);
-	free(s->inst);
-	free(s->pdev);
-	free(s);
-}
-
-int tka_op_gpu_time_begin(struct tka_ctx *c)
-{
-	if (!(c->og = calloc(1, sizeof(*c->og))))
-		return tka_fail(c, TK_ENOMEM, "out of memory");
-	return TK_OK;
-}
-
-int tka_op_gpu_time_event(struct tka_ctx *c, const struct tka_ev *e)
-{
-	struct tka_og_state *s = c->og;
-	if (e->kind != TK_EV_HOST_OP && e->kind != TK_EV_ANNOTATION)
-		return TK_OK;
-	const struct tka_track *tr = tka_pass_track(c->pass, e->track);
-	if (!tr || tr->device_id != TK_NONE)
-		return TK_OK; /* device-side annotations (gpu_user_annotation) launch nothing */
-	int lv = e->kind == TK_EV_ANNOTATION;
-	if (e->track < 0 || e->track > UINT32_MAX || e->name_id < 0 || e->name_id > UINT32_MAX)
-		return tka_fail(c, TK_EFORMAT, "event %lld: a track or name id beyond 2^32",
-				(long long)e->id);
-	if (TKU_GROW(s->h[lv], s->caph[lv], s->nh[lv] + 1, 4096) != TK_OK)
-		return tka_fail(c, TK_ENOMEM, "out of memory");
-	/* end in range: the pass checked the interval (checked.h) */
-	s->h[lv][s->nh[lv]++] = (struct tka_host_op){e->ts, e->ts + e->dur, e->id,
-						     (uint32_t)e->track, (uint32_t)e->name_id};
-	return TK_OK;
-}
-
-int tka_op_gpu_time_end(struct tka_ctx *c)
-{
-	(void)c;
-	return TK_OK;
-}
 
 /* ---- the analysis: one sweep per level and host thread ---- */
 
@@ -333,22 +280,6 @@ static int cmp_inst(const void *pa, const void *pb)
 	return (a->event_id > b->event_id) - (a->event_id < b->event_id);
 }
 
-const struct tka_og_inst *tka_op_gpu_instance(const struct tka_ctx *c, int64_t event_id)
-{
-	const struct tka_og_state *s = c->og;
-	if (!s || !s->inst)
-		return NULL;
-	size_t lo = 0, hi = s->ninst;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (s->inst[mid].event_id < event_id)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < s->ninst && s->inst[lo].event_id == event_id ? &s->inst[lo] : NULL;
-}
-
 static int steps_init(struct tka_ctx *c, struct steps *st)
 {
 	int rc = tka_timeline_get(c, &st->tl);
@@ -464,33 +395,6 @@ static int pdev_add(struct tka_ctx *c, struct tka_og_state *s, int64_t process, 
 		s->npdev = n;
 	}
 	return TK_OK;
-}
-
-int tka_host_ops(struct tka_ctx *c, const struct tka_host_op **ops, size_t *n)
-{
-	const struct tka_og_state *s = c->og;
-	*ops = NULL;
-	*n = 0;
-	if (!s || !s->inst)
-		return tka_fail(c, TK_EINTERNAL,
-				"the host ops are read before GPU time per op ran");
-	*ops = s->h[0];
-	*n = s->nh[0];
-	return TK_OK;
-}
-
-int64_t tka_process_device(const struct tka_ctx *c, int64_t process)
-{
-	const struct tka_og_state *s = c->og;
-	int64_t found = TK_NONE;
-	for (size_t i = 0; s && i < s->npdev; i++) {
-		if (s->pdev[i][0] != process || s->pdev[i][1] == found)
-			continue;
-		if (found != TK_NONE)
-			return TK_NONE; /* several devices */
-		found = s->pdev[i][1];
-	}
-	return found;
 }
 
 /* The host thread (tracks.id) of the API call that launched @op, -1 when none: no launch

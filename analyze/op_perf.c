@@ -484,6 +484,7 @@ int tka_op_perf(struct tka_ctx *c)
 	rc = tka_prepare(c, "SELECT str FROM strings WHERE id = ?", &s.name_q);
 	if (rc == TK_OK)
 		rc = read_host_ops(c, &s);
+	tka_host_ops_release(c); /* the last reader of the host ops and their instances */
 	if (rc == TK_OK)
 		rc = write_host(c, &s);
 	if (rc == TK_OK && (rc = any_hlo_op(c, &hlo)) == TK_OK && hlo)
