@@ -49,8 +49,10 @@ struct tk_analyze_options {
 	/* 1: compare the members of collectives on clocks aligned by each host's estimated offset
 	 * (analysis_clock_offsets; docs/metrics.md). The events are not rewritten. 0 = as stored. */
 	int align_clocks;
-	int jobs; /* threads reading the events: 1 (the default) reads them on the calling
-		     thread; 0: as many as the process may use cores; the tables are the same */
+	/* threads for the analyses: 1 (the default) runs everything on the calling thread; N > 1
+	 * runs the memory analysis beside the pass and the per-device and per-thread work on N
+	 * threads; 0: as many as the process may use cores. The tables are the same. */
+	int jobs;
 };
 
 /** tk_analyze_options_init() - window AUTO, small kernels under 100 µs, no peak overrides,
