@@ -60,17 +60,21 @@ struct rule {
 /*
  * launch_queue_empty: the host ops (5 at most) on host threads of device d's process that overlap
  * its longest stretch with nothing in flight, by overlap, then the shorter (the inner) first
- * (docs: "launch_queue_empty").
+ * (docs: "launch_queue_empty"). Each thread's ops through its (track, start) index, from the
+ * longest host op of the process (the op profile's max_ns) before the stretch: no op that starts
+ * earlier reaches into it (a scan of every event before).
  */
 #define TKA_HOST_OPS_IN_EMPTY                                                                      \
 	"(SELECT json_group_array(json_object('name', name, 'overlap_ns', ov, 'dur_ns', dur, "     \
 	"'start_ns', ts)) FROM (SELECT s.str AS name, min(e.ts_ns + e.dur_ns, "                    \
 	"d.longest_empty_start_ns + d.longest_empty_ns) - max(e.ts_ns, d.longest_empty_start_ns) " \
-	"AS ov, e.dur_ns AS dur, e.ts_ns AS ts FROM events e JOIN tracks t ON t.id = e.track_id "  \
-	"JOIN strings s ON s.id = e.name_id WHERE e.kind = " TK_SQL_EV_HOST_OP " AND "             \
-	"t.device_id IS NULL AND "                                                                 \
+	"AS ov, e.dur_ns AS dur, e.ts_ns AS ts FROM tracks t CROSS JOIN events e ON "              \
+	"t.id = e.track_id JOIN strings s ON s.id = e.name_id WHERE e.kind = " TK_SQL_EV_HOST_OP   \
+	" AND t.device_id IS NULL AND "                                                            \
 	"t.process_id = (SELECT process_id FROM devices WHERE id = d.device_id) AND e.ts_ns < "    \
-	"d.longest_empty_start_ns + d.longest_empty_ns AND e.ts_ns + e.dur_ns > "                  \
+	"d.longest_empty_start_ns + d.longest_empty_ns AND e.ts_ns >= d.longest_empty_start_ns - " \
+	"(SELECT coalesce(max(max_ns), 0) FROM analysis_op_profile WHERE level = 'host_op' AND "   \
+	"process_id = t.process_id) AND e.ts_ns + e.dur_ns > "                                     \
 	"d.longest_empty_start_ns ORDER BY ov DESC, dur, e.id LIMIT 5))"
 
 /* Every column but id (the rowid: the finding number). */

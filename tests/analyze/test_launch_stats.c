@@ -181,6 +181,31 @@ Test(launch_stats, host_bound_stretch_fires_launch_queue_empty_with_the_host_ops
 }
 
 /*
+ * The host ops around the stretch are found from the longest host op of the process before it:
+ * a 1 us op added on the same thread at [650, 651) us leaves outer_step [0, 710), which starts
+ * 83 us before the stretch, the op with the most overlap (the search must reach back by the
+ * longest op, not the shortest).
+ */
+Test(launch_stats, launch_queue_empty_reaches_back_to_the_longest_host_op)
+{
+	load("host_bound.json", 0, "device");
+	tkt_exec_sql(tkt_db, "INSERT INTO strings (str) VALUES ('aten::empty');"
+			     "INSERT INTO events (track_id, kind, name_id, category_id, ts_ns, "
+			     "dur_ns) SELECT track_id, kind, (SELECT id FROM strings WHERE str = "
+			     "'aten::empty'), category_id, 1700000000650000000, 1000 FROM events "
+			     "WHERE kind = 1 ORDER BY id LIMIT 1");
+	tkt_ok(tkt_tracekit("analyze", tkt_db, "--window", "device", NULL));
+	cr_expect_eq(tkt_query_int(tkt_db, "SELECT min(max_ns) FROM analysis_op_profile WHERE "
+					   "level = 'host_op'"),
+		     1000);
+	tkt_expect_rows(tkt_db,
+			"SELECT json_extract(evidence, '$.top[0].name'), json_extract(evidence, "
+			"'$.top[0].overlap_ns') FROM analysis_findings WHERE rule = "
+			"'launch_queue_empty'",
+			"outer_step|217000");
+}
+
+/*
  * device_bound.json: four 4 us calls at 0, 5, 10, 15 us launch kE [5,205), [205,405), [405,605),
  * [605,805) on stream 7: queue delays 1, 196, 391, 586 us (mean 293.5 >= 100), something waits
  * over [5,605) = 600 of the 800 us window (75 % >= 50: device_bound_queue), never empty.
