@@ -269,6 +269,7 @@ static int hand_out(struct tka_ctx *c, const struct tka_ev *e, int64_t *total)
 struct direct {
 	struct tks_tscan *ev, *od, *kd;
 	int64_t od_id, kd_id; /* rowid of the current row, INT64_MAX at the end */
+	char err[512];	      /* the scans' messages (tka_fail() writes c->err) */
 };
 
 /* Move @t (at rowid *@at) to the first row with rowid >= @id; 1 when it is @id's, -1 broken. */
@@ -292,13 +293,13 @@ static int direct_open(struct tka_ctx *c, const struct tka_pass *p, struct direc
 	memcpy(cols, ev_cols, sizeof(cols));
 	if (!p->want_corr)
 		cols[7] = NULL;
-	int rc = tks_tscan_open(&d->ev, c->db, c->path, "events", cols, c->err, c->errlen);
+	int rc = tks_tscan_open(&d->ev, c->db, c->path, "events", cols, d->err, sizeof(d->err));
 	if (rc == TK_OK && p->want_op_details)
-		rc = tks_tscan_open(&d->od, c->db, c->path, "op_details", od_cols, c->err,
-				    c->errlen);
+		rc = tks_tscan_open(&d->od, c->db, c->path, "op_details", od_cols, d->err,
+				    sizeof(d->err));
 	if (rc == TK_OK && p->want_kernel_details)
-		rc = tks_tscan_open(&d->kd, c->db, c->path, "kernel_details", kd_cols, c->err,
-				    c->errlen);
+		rc = tks_tscan_open(&d->kd, c->db, c->path, "kernel_details", kd_cols, d->err,
+				    sizeof(d->err));
 	if (rc == TK_OK &&
 	    (!tks_tscan_is_rowid(d->ev, 0) || (d->od && !tks_tscan_is_rowid(d->od, 0)) ||
 	     (d->kd && !tks_tscan_is_rowid(d->kd, 0))))
@@ -306,7 +307,7 @@ static int direct_open(struct tka_ctx *c, const struct tka_pass *p, struct direc
 	*declined = rc == 1;
 	d->od_id = d->od ? INT64_MIN : INT64_MAX;
 	d->kd_id = d->kd ? INT64_MIN : INT64_MAX;
-	return rc == 1 ? TK_OK : rc == TK_OK ? TK_OK : tka_fail(c, rc, "%s", c->err);
+	return rc == 1 || rc == TK_OK ? TK_OK : tka_fail(c, rc, "%s", d->err);
 }
 
 /* The next event into *@e; *@got 0 at the end. */
@@ -317,7 +318,7 @@ static int direct_next(struct tka_ctx *c, struct direct *d, int corr, struct tka
 	int n = tks_tscan_next(d->ev);
 	*got = 0;
 	if (n <= 0)
-		return n == 0 ? TK_OK : tka_fail(c, TK_EFORMAT, "reading events: %s", c->err);
+		return n == 0 ? TK_OK : tka_fail(c, TK_EFORMAT, "reading events: %s", d->err);
 	uint32_t nulls, ints = tks_tscan_int_mask(d->ev, &nulls);
 	e->id = tks_tscan_rowid(d->ev);
 	for (int i = 1; i < 7; i++)
@@ -342,7 +343,7 @@ static int direct_next(struct tka_ctx *c, struct direct *d, int corr, struct tka
 	e->corr = corr && !(nulls >> 7 & 1) ? tks_tscan_int(d->ev, 7) : TK_NONE;
 	int has = d->od ? direct_seek(d->od, &d->od_id, e->id) : 0;
 	if (has < 0)
-		return tka_fail(c, TK_EFORMAT, "reading op_details: %s", c->err);
+		return tka_fail(c, TK_EFORMAT, "reading op_details: %s", d->err);
 	e->has_op = has;
 	for (int i = 1; has && i < 4; i++)
 		if (tks_tscan_type(d->od, i) == TK_TS_TEXT ||
@@ -354,7 +355,7 @@ static int direct_next(struct tka_ctx *c, struct direct *d, int corr, struct tka
 	    has && tks_tscan_type(d->od, 3) != TK_TS_NULL ? tks_tscan_int(d->od, 3) : TK_NONE;
 	has = d->kd ? direct_seek(d->kd, &d->kd_id, e->id) : 0;
 	if (has < 0)
-		return tka_fail(c, TK_EFORMAT, "reading kernel_details: %s", c->err);
+		return tka_fail(c, TK_EFORMAT, "reading kernel_details: %s", d->err);
 	e->has_kd = has;
 	for (int i = 1; has && i < 11; i++) {
 		enum tks_tscan_type t = tks_tscan_type(d->kd, i);
