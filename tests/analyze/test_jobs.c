@@ -411,3 +411,31 @@ Test(analyze_jobs, each_failure_as_one_thread)
 		  "%s", want);
 	free(want);
 }
+
+/* A damaged page of the events table (garbage over the cells at the end of its root page): the read from
+ * the file's pages and the SQL readers both stop with exit 2's status, naming the events. */
+Test(analyze_jobs, damaged_events_page_is_bad_input)
+{
+	char *path = synth_store("damaged.db", "2", "200000");
+	int64_t root = tkt_query_int(path, "SELECT rootpage FROM sqlite_master WHERE name = "
+					   "'events'"),
+		size = tkt_query_int(path, "PRAGMA page_size");
+	cr_assert_gt(root, 1);
+	FILE *f = fopen(path, "r+b");
+	cr_assert_not_null(f);
+	unsigned char junk[64];
+	memset(junk, 0xff, sizeof(junk));
+	cr_assert_eq(fseek(f, (long)(root * size - (int64_t)sizeof(junk)), SEEK_SET), 0);
+	cr_assert_eq(fwrite(junk, 1, sizeof(junk), f), sizeof(junk));
+	fclose(f);
+	for (int jobs = 1; jobs <= 2; jobs++) {
+		char msg[1024];
+		cr_expect_eq(analyze_jobs(path, jobs, msg, sizeof(msg)), TK_EFORMAT, "jobs %d: %s",
+			     jobs, msg);
+		cr_expect(strstr(msg, "reading the events of"), "jobs %d: %s", jobs, msg);
+		cr_expect_eq(analyze_jobs_sql(path, jobs, msg, sizeof(msg)), TK_EFORMAT,
+			     "sql, jobs %d: %s", jobs, msg);
+		cr_expect(strstr(msg, "events"), "sql, jobs %d: %s", jobs, msg);
+	}
+	free(path);
+}
