@@ -1,8 +1,9 @@
 /*
  * Names by string id, each read from the store once: an analysis that writes a name on many rows
- * (idle gaps: the ops on either side of each gap and the synchronization that explains it) looks
- * them up here instead of in the strings table once a row (df_index_resolver: 66 k lookups of a
- * few hundred names, 0.018 of its 0.18 s of analysis).
+ * (idle gaps: the ops on either side of each gap and the synchronization that explains it; the op
+ * performance model: the host ops' names) looks them up here instead of in the strings table
+ * once a row (df_index_resolver: 66 k lookups of a few hundred names, 0.018 of its 0.18 s of
+ * analysis).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -47,17 +48,17 @@ int tka_name(struct tka_ctx *c, struct tka_names *n, int64_t id, const char **ou
 	}
 	if (!n->q && (rc = tka_prepare(c, "SELECT str FROM strings WHERE id = ?1", &n->q)) != TK_OK)
 		return rc;
-	sqlite3_reset(n->q);
 	sqlite3_bind_int64(n->q, 1, id);
 	int step = sqlite3_step(n->q);
 	if (step == SQLITE_ROW && sqlite3_column_type(n->q, 0) != SQLITE_NULL) {
 		const char *s = (const char *)sqlite3_column_text(n->q, 0);
 		if (!s || !(e->s = strdup(s)))
-			return tka_fail(c, TK_ENOMEM, "out of memory");
+			rc = tka_fail(c, TK_ENOMEM, "out of memory");
 	} else if (step != SQLITE_ROW && step != SQLITE_DONE) {
-		return tka_fail(c, tka_sql_status(c), "reading strings: %s", sqlite3_errmsg(c->db));
+		rc = tka_fail(c, tka_sql_status(c), "reading strings: %s", sqlite3_errmsg(c->db));
 	}
-	e->known = 1;
+	sqlite3_reset(n->q); /* no read left open: a later DROP of a table needs none */
+	e->known = rc == TK_OK;
 	*out = e->s;
-	return TK_OK;
+	return rc;
 }

@@ -38,9 +38,9 @@ struct proc {
 	int64_t process, launched_ns, modelled_ns, flops, bytes;
 };
 
-/* An op name: its text and whether it has a formula. */
+/* An op name: its text (the names cache's) and whether it has a formula. */
 struct nm {
-	char *name;
+	const char *name;
 	int has;
 };
 
@@ -67,8 +67,8 @@ static void *slot(struct table *t, const void *key, size_t len, int *added)
 }
 
 struct state {
-	struct table g, u, p, names; /* groups, unmodelled, processes, names */
-	sqlite3_stmt *name_q;
+	struct table g, u, p, names; /* groups, unmodelled, processes, names' formula flags */
+	struct tka_names text;	     /* the names' texts */
 	char *key;
 	size_t keycap;
 };
@@ -84,23 +84,17 @@ static char *dup_text(const unsigned char *s)
 	return d;
 }
 
-/* The name @id: its text and formula flag (read once per name). */
-static const struct nm *name_of(struct state *s, int64_t id)
+/* The name @id in *@out: its text and formula flag (each looked up once). */
+static int name_of(struct tka_ctx *c, struct state *s, int64_t id, const struct nm **out)
 {
-	int added;
+	int added, rc = TK_OK;
 	struct nm *n = slot(&s->names, &id, sizeof(id), &added);
-	if (!n || !added)
-		return n;
-	sqlite3_reset(s->name_q);
-	sqlite3_bind_int64(s->name_q, 1, id);
-	if (sqlite3_step(s->name_q) == SQLITE_ROW) {
-		n->name = dup_text(sqlite3_column_text(s->name_q, 0));
-		if (!n->name)
-			return NULL;
-	}
-	sqlite3_reset(s->name_q); /* no open read: later DROPs of temp tables need none */
-	n->has = n->name && tka_pm_has_model(n->name);
-	return n;
+	*out = n;
+	if (!n)
+		return tka_fail(c, TK_ENOMEM, "out of memory");
+	if (added && (rc = tka_name(c, &s->text, id, &n->name)) == TK_OK)
+		n->has = n->name && tka_pm_has_model(n->name);
+	return rc;
 }
 
 /* A growable key buffer holding @parts (NULL parts marked apart from empty ones). */
@@ -260,11 +254,9 @@ static int read_host_ops(struct tka_ctx *c, struct state *s)
 		struct tka_pm r = {.status = TKA_PM_NONE, .reason = "no model for this op"};
 		char *args[4] = {NULL, NULL, NULL, NULL};
 		if (!inside) {
-			const struct nm *n = name_of(s, name_id);
-			if (!n)
-				rc = tka_fail(c, TK_ENOMEM, "out of memory");
-			else if (n->has &&
-				 (rc = read_shape_args(c, aq, id, key, has, args)) == TK_OK)
+			const struct nm *n = NULL;
+			if ((rc = name_of(c, s, name_id, &n)) == TK_OK && n->has &&
+			    (rc = read_shape_args(c, aq, id, key, has, args)) == TK_OK)
 				tka_perf_model(n->name, args[0], args[1], args[2], args[3], &r);
 		}
 		if (rc == TK_OK && count_call(s, proc, name_id, (const char *const *)args, &r,
@@ -459,14 +451,12 @@ static void free_state(struct state *s)
 		free(g->types);
 		free(g->conc);
 	}
-	for (size_t i = 0; i < s->names.n; i++)
-		free(((struct nm *)s->names.v)[i].name);
+	tka_names_free(&s->text);
 	struct table *t[4] = {&s->g, &s->u, &s->p, &s->names};
 	for (int i = 0; i < 4; i++) {
 		free(t[i]->v);
 		tks_intern_free(&t[i]->keys);
 	}
-	sqlite3_finalize(s->name_q);
 	free(s->key);
 }
 
@@ -481,9 +471,8 @@ int tka_op_perf(struct tka_ctx *c)
 	tks_intern_init(&s.u.keys);
 	tks_intern_init(&s.p.keys);
 	tks_intern_init(&s.names.keys);
-	rc = tka_prepare(c, "SELECT str FROM strings WHERE id = ?", &s.name_q);
-	if (rc == TK_OK)
-		rc = read_host_ops(c, &s);
+	tka_names_init(&s.text);
+	rc = read_host_ops(c, &s);
 	tka_host_ops_release(c); /* the last reader of the host ops and their instances */
 	if (rc == TK_OK)
 		rc = write_host(c, &s);
