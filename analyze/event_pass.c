@@ -345,10 +345,11 @@ static int direct_next(struct tka_ctx *c, struct direct *d, int corr, struct tka
 	if (has < 0)
 		return tka_fail(c, TK_EFORMAT, "reading op_details: %s", d->err);
 	e->has_op = has;
-	for (int i = 1; has && i < 4; i++)
-		if (tks_tscan_type(d->od, i) == TK_TS_TEXT ||
-		    tks_tscan_type(d->od, i) == TK_TS_BLOB)
+	for (int i = 1; has && i < 4; i++) {
+		enum tks_tscan_type t = tks_tscan_type(d->od, i);
+		if (t == TK_TS_TEXT || t == TK_TS_BLOB)
 			return bad_detail(c, "op_details", od_cols, i, e->id);
+	}
 	e->op_cat = has ? tks_tscan_int(d->od, 1) : 0;
 	e->op_module = has ? tks_tscan_int(d->od, 2) : 0;
 	e->op_bytes =

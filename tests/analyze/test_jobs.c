@@ -61,7 +61,7 @@ static int analyze_jobs(const char *path, int jobs, char *msg, size_t len)
 /*
  * As analyze_jobs(), with the events read through SQL (by reader threads when @jobs > 1): a
  * write-ahead log beside the store makes the pass decline to read the file's pages directly
- * (tscan.h); SQLite itself ignores it, the store being in rollback-journal mode.
+ * (tscan.h); SQLite finds no valid log header in it, reads the store as it is and removes it.
  */
 static int analyze_jobs_sql(const char *path, int jobs, char *msg, size_t len)
 {
