@@ -384,8 +384,10 @@ static int pass_unsorted(struct tka_ctx *c, struct tku_table *G, struct track_sw
 		groups_drop_track(G, t);
 		s->n = 0;
 		s->seen = 0;
-		int by_id = s->collecting && s->before <= (int64_t)COLLECT_EVENTS &&
-			    s->first_late - s->first_id <= 2 * s->count;
+		/* first_late > first_id (ids come in order): unsigned, the span of any two ids fits */
+		int by_id =
+		    s->collecting && s->before <= (int64_t)COLLECT_EVENTS &&
+		    (uint64_t)s->first_late - (uint64_t)s->first_id <= 2 * (uint64_t)s->count;
 		if (!by_id) {
 			if (!byix)
 				rc = tka_prepare(
