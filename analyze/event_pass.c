@@ -310,6 +310,22 @@ static int direct_open(struct tka_ctx *c, const struct tka_pass *p, struct direc
 	return rc == 1 || rc == TK_OK ? TK_OK : tka_fail(c, rc, "%s", d->err);
 }
 
+/* The details row of event @id in @t (at rowid *@at; NULL: none asked for) into *@has, its
+ * columns 1..@n numbers or NULL as the store's rules say. */
+static int direct_details(struct tka_ctx *c, struct direct *d, struct tks_tscan *t, int64_t *at,
+			  int64_t id, const char *table, const char *const *cols, int n, int *has)
+{
+	*has = t ? direct_seek(t, at, id) : 0;
+	if (*has < 0)
+		return tka_fail(c, TK_EFORMAT, "reading %s: %s", table, d->err);
+	for (int i = 1; *has && i <= n; i++) {
+		enum tks_tscan_type ty = tks_tscan_type(t, i);
+		if (ty == TK_TS_TEXT || ty == TK_TS_BLOB)
+			return bad_detail(c, table, cols, i, id);
+	}
+	return TK_OK;
+}
+
 /* The next event into *@e; *@got 0 at the end. */
 static int direct_next(struct tka_ctx *c, struct direct *d, int corr, struct tka_ev *e, int *got)
 {
@@ -341,27 +357,21 @@ static int direct_next(struct tka_ctx *c, struct direct *d, int corr, struct tka
 		return tka_fail(c, TK_EFORMAT, "table events, row id %lld: %s", (long long)e->id,
 				bad);
 	e->corr = corr && !(nulls >> 7 & 1) ? tks_tscan_int(d->ev, 7) : TK_NONE;
-	int has = d->od ? direct_seek(d->od, &d->od_id, e->id) : 0;
-	if (has < 0)
-		return tka_fail(c, TK_EFORMAT, "reading op_details: %s", d->err);
+	int has = 0,
+	    rc = direct_details(c, d, d->od, &d->od_id, e->id, "op_details", od_cols, 3, &has);
+	if (rc != TK_OK)
+		return rc;
 	e->has_op = has;
-	for (int i = 1; has && i < 4; i++) {
-		enum tks_tscan_type t = tks_tscan_type(d->od, i);
-		if (t == TK_TS_TEXT || t == TK_TS_BLOB)
-			return bad_detail(c, "op_details", od_cols, i, e->id);
-	}
 	e->op_cat = has ? tks_tscan_int(d->od, 1) : 0;
 	e->op_module = has ? tks_tscan_int(d->od, 2) : 0;
 	e->op_bytes =
 	    has && tks_tscan_type(d->od, 3) != TK_TS_NULL ? tks_tscan_int(d->od, 3) : TK_NONE;
-	has = d->kd ? direct_seek(d->kd, &d->kd_id, e->id) : 0;
-	if (has < 0)
-		return tka_fail(c, TK_EFORMAT, "reading kernel_details: %s", d->err);
+	rc = direct_details(c, d, d->kd, &d->kd_id, e->id, "kernel_details", kd_cols, 10, &has);
+	if (rc != TK_OK)
+		return rc;
 	e->has_kd = has;
 	for (int i = 1; has && i < 11; i++) {
 		enum tks_tscan_type t = tks_tscan_type(d->kd, i);
-		if (t == TK_TS_TEXT || t == TK_TS_BLOB)
-			return bad_detail(c, "kernel_details", kd_cols, i, e->id);
 		if (i < 10)
 			e->kd[i - 1] = t == TK_TS_NULL ? TK_NONE : tks_tscan_int(d->kd, i);
 		else
