@@ -94,37 +94,41 @@ int64_t tka_col_or_none(sqlite3_stmt *st, int i)
  * tables of an analysis that reads store tables only (no state of the pass, no analysis table),
  * which jobs > 1 computes on a worker thread (analysis_jobs.c), from the start of the pass.
  */
+enum { PART = 1, END = 2 }; /* a split analysis (partition.c) runs it per part, at the end */
 static const struct {
 	const char *name;
 	int (*run)(struct tka_ctx *c);
 	int cross_rank;
 	const char *tables;
 	const char *worker;
+	int split;
 } analyses[] = {
-    {"device time", tka_device_time, 0, NULL, NULL},
-    {"idle gaps", tka_gaps, 0, NULL, NULL},
-    {"steps", tka_steps, 0, NULL, NULL},
-    {"step ops", tka_step_ops, 0, NULL, NULL},
+    {"device time", tka_device_time, 0, NULL, NULL, PART},
+    {"idle gaps", tka_gaps, 0, NULL, NULL, PART},
+    {"steps", tka_steps, 0, NULL, NULL, PART},
+    {"step ops", tka_step_ops, 0, NULL, NULL, PART},
     {"communication", tka_comm, 1, "analysis_comm analysis_comm_ranks analysis_clock_offsets",
-     NULL},
+     NULL, END},
     /* load balance across ranks: after device time, steps and comm, whose tables it reads */
     {"load balance", tka_balance, 1,
-     "analysis_balance_ranks analysis_balance analysis_balance_slowest", NULL},
-    {"op profile", tka_op_profile, 0, NULL, NULL},
-    {"gpu time per op", tka_op_gpu_time, 0, NULL, NULL},
-    {"categories", tka_categories, 0, NULL, NULL},
-    {"op performance model", tka_op_perf, 0, NULL,
-     NULL},				       /* after gpu time per op: its per-call figures */
-    {"roofline", tka_roofline, 0, NULL, NULL}, /* after the model and the peaks; before kpi */
-    {"kernel stats", tka_kernel_stats, 0, NULL, NULL},
+     "analysis_balance_ranks analysis_balance analysis_balance_slowest", NULL, END},
+    {"op profile", tka_op_profile, 0, NULL, NULL, PART},
+    {"gpu time per op", tka_op_gpu_time, 0, NULL, NULL, PART},
+    {"categories", tka_categories, 0, NULL, NULL, PART},
+    /* after gpu time per op: its per-call figures */
+    {"op performance model", tka_op_perf, 0, NULL, NULL, PART},
+    /* after the model and the peaks; before kpi */
+    {"roofline", tka_roofline, 0, NULL, NULL, PART | END},
+    {"kernel stats", tka_kernel_stats, 0, NULL, NULL, PART | END},
     /* memory_records, events, tracks, strings */
     {"memory", tka_memory, 0, NULL,
      "analysis_memory analysis_memory_timeline analysis_memory_live_at_peak "
-     "analysis_memory_histogram"},
-    {"kpi", tka_kpi, 0, NULL, NULL},
-    {"launch stats", tka_launch_stats, 0, NULL, NULL},
-    {"queue length", tka_queue_length, 0, NULL, NULL},
-    {"findings", tka_findings, 0, NULL, NULL},
+     "analysis_memory_histogram",
+     END},
+    {"kpi", tka_kpi, 0, NULL, NULL, PART | END},
+    {"launch stats", tka_launch_stats, 0, NULL, NULL, PART},
+    {"queue length", tka_queue_length, 0, NULL, NULL, PART},
+    {"findings", tka_findings, 0, NULL, NULL, END},
 };
 #define N_ANALYSES (sizeof(analyses) / sizeof(analyses[0]))
 
@@ -207,6 +211,149 @@ static int release_pages(struct tka_ctx *c)
 	return tka_exec(c, "after reading the events", "PRAGMA cache_spill = 1");
 }
 
+/* ---- a job's store, part by part (partition.c) ---- */
+
+/*
+ * Rows of @table in the order of @key (SQL over its columns), each group of equal keys in the
+ * order the parts wrote it: the order one pass over the whole store writes them in.
+ */
+static int reorder(struct tka_ctx *c, const char *table, const char *key)
+{
+	char *sql = sqlite3_mprintf(
+	    "CREATE TEMP TABLE _tk_reorder AS SELECT * FROM %s ORDER BY %s, rowid; "
+	    "DELETE FROM %s; INSERT INTO %s SELECT * FROM temp._tk_reorder ORDER BY rowid; "
+	    "DROP TABLE temp._tk_reorder;",
+	    table, key, table, table);
+	if (!sql)
+		return tka_fail(c, TK_ENOMEM, "out of memory");
+	int rc = tka_exec(c, table, sql);
+	sqlite3_free(sql);
+	return rc;
+}
+
+/* The tables whose rows of one part are not together in one pass's order. */
+static int reorder_tables(struct tka_ctx *c)
+{
+	int rc = reorder(c, "analysis_op_profile",
+			 "CASE level WHEN 'hlo_op' THEN 1 WHEN 'idle' THEN 2 ELSE 0 END, "
+			 "device_id IS NULL, device_id, process_id");
+	if (rc == TK_OK)
+		rc = reorder(c, "analysis_op_perf", "level = 'hlo_op', device_id");
+	if (rc == TK_OK)
+		rc = reorder(c, "analysis_op_perf_unmodelled", "level = 'hlo_op', device_id");
+	if (rc == TK_OK)
+		rc = reorder(c, "analysis_op_perf_summary", "level = 'hlo_op', device_id");
+	return rc;
+}
+
+/* temp._tk_part: the ranges of @p, or of everything (NULL). */
+static int part_sql(struct tka_ctx *c, const struct tka_part *p)
+{
+	char sql[256];
+	snprintf(sql, sizeof(sql),
+		 "UPDATE temp._tk_part SET ev_lo = %lld, ev_hi = %lld, dev_lo = %lld, dev_hi = %lld",
+		 (long long)(p ? p->ev_lo : INT64_MIN), (long long)(p ? p->ev_hi : INT64_MAX),
+		 (long long)(p ? p->dev_lo : INT64_MIN), (long long)(p ? p->dev_hi : INT64_MAX));
+	return tka_exec(c, "the part analysed", sql);
+}
+
+/* The analyses of each part in turn, then those over every part. */
+static int run_split(struct tka_ctx *c, const struct tka_parts *ps, const char **step)
+{
+	int rc = TK_OK;
+	for (size_t k = 0; k < ps->n && rc == TK_OK; k++) {
+		c->part = &ps->v[k];
+		*step = "";
+		if ((rc = part_sql(c, c->part)) != TK_OK)
+			break;
+		if ((rc = tka_pass_run(c)) != TK_OK)
+			break;
+		for (size_t i = 0; i < N_ANALYSES && rc == TK_OK; i++) {
+			if (!(analyses[i].split & PART))
+				continue;
+			*step = analyses[i].name;
+			rc = analyses[i].run(c);
+		}
+		if (rc == TK_OK)
+			rc = tka_split_keep(c);
+		if (rc == TK_OK)
+			rc = tka_op_gpu_keep(c);
+		tka_pass_next_part(c);
+	}
+	if (rc != TK_OK)
+		return rc;
+	c->part = NULL;
+	c->split_end = 1;
+	if ((rc = part_sql(c, NULL)) != TK_OK)
+		return rc;
+	tka_split_timeline(c);
+	*step = "the job's tables";
+	if ((rc = reorder_tables(c)) != TK_OK)
+		return rc;
+	for (size_t i = 0; i < N_ANALYSES && rc == TK_OK; i++) {
+		if (!(analyses[i].split & END))
+			continue;
+		*step = analyses[i].name;
+		rc = analyses[i].run(c);
+	}
+	return rc;
+}
+
+/*
+ * Analyse the store part by part when it splits (partition.c): *@done 1 when it did (rc the
+ * outcome), 0 when the whole store is to be analysed in one pass (nothing written).
+ */
+static int try_split(struct tka_ctx *c, const char **step, int *done)
+{
+	struct tka_parts ps;
+	sqlite3_stmt *q = NULL;
+	int rc;
+	*done = 0;
+	if (c->opt->one_pass || (rc = tka_parts_find(c, &ps)) != TK_OK)
+		return c->opt->one_pass ? TK_OK : rc;
+	if (ps.n < 2)
+		return TK_OK;
+	if (!(c->split = tka_split_new())) {
+		rc = tka_fail(c, TK_ENOMEM, "out of memory");
+		goto out;
+	}
+	if ((rc = tka_prepare(c, "SELECT EXISTS (SELECT 1 FROM flows WHERE kind = 'launch')",
+			      &q)) != TK_OK)
+		goto out;
+	c->split->launch_flows = sqlite3_step(q) == SQLITE_ROW && sqlite3_column_int(q, 0);
+	sqlite3_finalize(q); /* no read left open: the analyses drop their temp tables */
+	q = NULL;
+	if ((rc = tka_exec(c, "cannot start the analysis", "SAVEPOINT tk_split")) != TK_OK)
+		goto out;
+	/* pages written as they spill from here: no reader beside this connection after it */
+	c->no_readers = 1;
+	if ((rc = tka_exec(c, "cannot start the analysis", "PRAGMA cache_spill = 1")) != TK_OK)
+		goto out;
+	rc = run_split(c, &ps, step);
+	if (rc == TKA_NOT_SPLIT) { /* an event or flow outside its part: one pass after all */
+		tka_pass_free(c);
+		tka_timeline_free(c->tl);
+		c->tl = NULL;
+		c->part = NULL;
+		c->split_end = 0;
+		tka_split_free(c->split);
+		c->split = NULL;
+		*step = "";
+		rc = tka_exec(c, "cannot start the analysis",
+			      "ROLLBACK TO tk_split; RELEASE tk_split");
+		if (rc == TK_OK)
+			rc = part_sql(c, NULL);
+		goto out;
+	}
+	*done = 1;
+	if (rc == TK_OK)
+		rc = tka_exec(c, "cannot start the analysis", "RELEASE tk_split");
+out:
+	sqlite3_finalize(q);
+	tka_parts_free(&ps);
+	return rc;
+}
+
 /* Start the analyses that run on workers (job[i] for analysis i); *n: how many. Whatever the
  * store's size, as the per-item analyses' threads (device_jobs.c): on a small one
  * (df_index_resolver, 123 k events) they still save 0.015 s (memory) and 0.01 s (per item). */
@@ -287,6 +434,15 @@ int tk_analyze(const char *path, const struct tk_analyze_options *o, tk_error *e
 		where = IN_TABLES;
 		goto out;
 	}
+	/* The part analysed (partition.c), for the analyses' SQL: everything unless split. */
+	if ((rc = tka_exec(&c, "cannot start the analysis",
+			   "DROP TABLE IF EXISTS temp._tk_part; CREATE TEMP TABLE _tk_part (ev_lo "
+			   "INTEGER, ev_hi INTEGER, dev_lo INTEGER, dev_hi INTEGER); INSERT INTO "
+			   "temp._tk_part VALUES (-9223372036854775808, 9223372036854775807, "
+			   "-9223372036854775808, 9223372036854775807)")) != TK_OK) {
+		where = IN_TABLES;
+		goto out;
+	}
 	/* The device peaks first: a bad device file fails before the events are read, and every
 	 * analysis can read the peaks. */
 	if ((rc = tka_peaks(&c)) != TK_OK) {
@@ -295,7 +451,16 @@ int tk_analyze(const char *path, const struct tk_analyze_options *o, tk_error *e
 	}
 	/* The analyses of store tables only start on their workers: they read beside this
 	 * transaction as the event readers do, so pages stay held until they are done. */
-	if (c.jobs > 1 && (rc = start_workers(&c, job, &running, &step)) != TK_OK) {
+	int split = 0;
+	if ((rc = try_split(&c, &step, &split)) != TK_OK || split) {
+		if (rc != TK_OK) {
+			where = IN_ANALYSIS;
+			goto out;
+		}
+		goto version;
+	}
+	if (c.jobs > 1 && !c.no_readers &&
+	    (rc = start_workers(&c, job, &running, &step)) != TK_OK) {
 		where = IN_ANALYSIS;
 		goto out;
 	}
@@ -303,7 +468,7 @@ int tk_analyze(const char *path, const struct tk_analyze_options *o, tk_error *e
 	rc = tka_pass_run(&c);
 	for (size_t i = 0; rc == TK_OK && i < N_ANALYSES; i++)
 		tka_ajob_wait(job[i]);
-	if (rc == TK_OK && c.jobs > 1)
+	if (rc == TK_OK && c.jobs > 1 && !c.no_readers)
 		rc = release_pages(&c);
 	if (rc != TK_OK) {
 		where = IN_EVENTS;
@@ -355,6 +520,7 @@ out:
 		sqlite3_exec(c.db, "ROLLBACK", NULL, NULL, NULL);
 	tka_pass_free(&c);
 	tka_timeline_free(c.tl);
+	tka_split_free(c.split);
 	tk_store_close(s);
 	return rc;
 }

@@ -38,7 +38,88 @@ struct tka_ctx {
 	    *marks;		 /* step_windows.c: device-side step annotations, from the pass */
 	struct tka_gc_state *gc; /* gap_causes.c: host-side synchronizations, from the pass */
 	struct tka_og_state *og; /* op_gpu_time.c: launches and host intervals, from the pass */
+	/* A job analysed part by part (partition.c): the part being analysed, NULL when the
+	 * whole store is; split_end: the analyses over every part run now (after the parts). */
+	const struct tka_part *part;
+	int split_end;
+	struct tka_split *split; /* what the parts leave for the end (analyze.c) */
+	int no_readers; /* no reader connections beside this one: a split analysis wrote pages */
 };
+
+/* What the parts of a split analysis leave for the analyses at the end. */
+struct tka_split {
+	int launch_flows;	   /* the store has launch flows (timeline.c) */
+	struct tka_timeline *keep; /* each device's communication ops and windows (comm.c) */
+	int64_t (*pdev)[2];	   /* (process, device) pairs of every part (op_gpu_hosts.c) */
+	size_t npdev, pdev_cap;
+	struct tka_ks_state *ks;   /* kernel_stats.c: the finished groups of every part */
+	int64_t perf_mark;	   /* roofline.c: analysis_op_perf rows before this part's */
+	int64_t compile_events;	   /* kpi.c: compile events of the parts so far */
+};
+
+/* ---- a job's store analysed part by part (partition.c) ---- */
+
+/* One part: a source's processes, their devices and tracks, their events and launch flows. */
+struct tka_part {
+	int64_t source;		  /* sources.id */
+	int64_t proc_lo, proc_hi; /* processes.id range */
+	int64_t dev_lo, dev_hi;	  /* devices.id range (dev_lo > dev_hi: none) */
+	int64_t trk_lo, trk_hi;	  /* tracks.id range (trk_lo > trk_hi: none) */
+	int64_t ev_lo, ev_hi;	  /* events.id range (checked as the pass reads them) */
+	int64_t fl_lo, fl_hi;	  /* flows.id range (launch flows checked in the timeline) */
+};
+struct tka_parts {
+	struct tka_part *v;
+	size_t n;
+};
+
+/*
+ * tka_parts_find() - the parts of the store in @c, in order; ps->n 0 when it does not split
+ * (fewer than two sources, or its ids do not ascend with them).
+ */
+int tka_parts_find(struct tka_ctx *c, struct tka_parts *ps);
+void tka_parts_free(struct tka_parts *ps);
+/* tka_split_keep() - keep of each device of the part analysed what the analyses at the end
+ * read (communication, clock offsets: its communication ops, their union and its windows) in
+ * c->split->keep. */
+int tka_split_keep(struct tka_ctx *c);
+/* tka_split_timeline() - the parts done: what they kept becomes c->tl, for the end. */
+void tka_split_timeline(struct tka_ctx *c);
+struct tka_split *tka_split_new(void);
+void tka_split_free(struct tka_split *s);
+/* The part holding track @track, -1 when none does. */
+int tka_part_of_track(const struct tka_parts *ps, int64_t track);
+
+/*
+ * Returned by the pass (and the analyses it feeds) when an event or launch flow lies outside
+ * the part being analysed: the analysis starts again over the whole store.
+ */
+#define TKA_NOT_SPLIT 1000
+
+/*
+ * The same ranges for SQL: temp._tk_part holds one row (ev_lo, ev_hi, dev_lo, dev_hi) of the
+ * part analysed, or of everything (tk_analyze() keeps it).
+ */
+#define TKA_SQL_EV_LO "(SELECT ev_lo FROM temp._tk_part)"
+#define TKA_SQL_EV_HI "(SELECT ev_hi FROM temp._tk_part)"
+#define TKA_SQL_DEV_LO "(SELECT dev_lo FROM temp._tk_part)"
+#define TKA_SQL_DEV_HI "(SELECT dev_hi FROM temp._tk_part)"
+
+/* The id ranges of the part analysed (everything when the whole store is). */
+static inline int64_t tka_ev_lo(const struct tka_ctx *c)
+{
+	return c->part ? c->part->ev_lo : INT64_MIN;
+}
+static inline int64_t tka_ev_hi(const struct tka_ctx *c)
+{
+	return c->part ? c->part->ev_hi : INT64_MAX;
+}
+
+/* tka_part_has_device() - @c analyses the whole store, or device @id is of its part. */
+static inline int tka_part_has_device(const struct tka_ctx *c, int64_t id)
+{
+	return !c->part || (id >= c->part->dev_lo && id <= c->part->dev_hi);
+}
 
 /*
  * An SQL condition on the name column @col: the host API calls that block their thread until
@@ -82,8 +163,15 @@ struct tka_pass {
 	int want_corr;		  /* read events.correlation_id */
 	int want_op_details;	  /* merge op_details */
 	int want_kernel_details;  /* merge kernel_details */
-	int done;		  /* every event has been read */
+	int done;		  /* every event (of the part, c->part) has been read */
+	/* a job analysed part by part: the reader goes on from part to part */
+	struct tka_reader *rd; /* event_pass.c: the file's pages, open across the parts */
+	int64_t total;	       /* the durations read so far, added up */
 };
+
+/* tka_pass_next_part() - the part's analyses are done: free what the pass's users and the
+ * timeline hold, so that tka_pass_run() reads the next part (c->part) with them afresh. */
+void tka_pass_next_part(struct tka_ctx *c);
 
 /* The track @id of the pass, NULL when no tracks row has it (a hostile store's event may name
  * any id). */
@@ -294,6 +382,10 @@ const struct tka_og_inst *tka_op_gpu_instance(const struct tka_ctx *c, int64_t e
 /* The one device the threads of @process launched device work onto (once tka_op_gpu_time()
  * ran); TK_NONE when it launched onto none or onto several. */
 int64_t tka_process_device(const struct tka_ctx *c, int64_t process);
+
+/* tka_op_gpu_keep() - a part of a job done: keep its pairs for tka_process_device() at the
+ * end (c->split). */
+int tka_op_gpu_keep(struct tka_ctx *c);
 
 /* step_windows.c: the pass hands it every annotation; the timeline's end loads the steps with
  * their device intervals (and frees the marks). */

@@ -35,9 +35,11 @@ struct cstate {
  * first: one allocation). */
 static int load_details(struct tka_ctx *c, struct cstate *s)
 {
-	static const char *const where =
-	    "FROM op_details WHERE op_category_id IS NOT NULL OR hlo_op_id IS NOT NULL";
-	char sql[256];
+	char where[192], sql[320]; /* of the events of the part analysed */
+	snprintf(where, sizeof(where),
+		 "FROM op_details WHERE (op_category_id IS NOT NULL OR hlo_op_id IS NOT NULL) AND "
+		 "event_id BETWEEN %lld AND %lld",
+		 (long long)tka_ev_lo(c), (long long)tka_ev_hi(c));
 	sqlite3_stmt *st = NULL;
 	int64_t n = 0;
 	snprintf(sql, sizeof(sql), "SELECT count(*) %s", where);

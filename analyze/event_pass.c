@@ -429,7 +429,7 @@ static int read_events(struct tka_ctx *c, struct tka_pass *p)
 	direct_close(&d);
 	if (rc != TK_OK || !declined)
 		return rc;
-	if (c->jobs > 1) { /* SQL on reader threads */
+	if (c->jobs > 1 && !c->no_readers) { /* SQL on reader threads */
 		struct tka_evjobs *j = NULL;
 		const struct tka_ev *je = NULL;
 		int64_t n = 0;
@@ -451,21 +451,98 @@ static int read_events(struct tka_ctx *c, struct tka_pass *p)
 	return rc;
 }
 
+/*
+ * A job analysed part by part (c->part): the events of the part, read on from where the last
+ * part's stopped (one scan of the file over all parts). An event of another part's track, or a
+ * reader that declines the file, ends the split (TKA_NOT_SPLIT): the whole store is analysed.
+ */
+struct tka_reader {
+	struct direct d;
+	struct tka_ev next; /* read ahead: the first event after the last part's range */
+	int have_next, at_end;
+};
+
+static int read_part(struct tka_ctx *c, struct tka_pass *p)
+{
+	const struct tka_part *part = c->part;
+	struct tka_reader *r = p->rd;
+	int rc = TK_OK, got = 1, declined = 0;
+	if (!r) {
+		if (!(r = p->rd = calloc(1, sizeof(*r))))
+			return tka_fail(c, TK_ENOMEM, "out of memory");
+		if ((rc = direct_open(c, p, &r->d, &declined)) != TK_OK)
+			return rc;
+		if (declined)
+			return TKA_NOT_SPLIT;
+	}
+	while (rc == TK_OK && !r->at_end) {
+		if (!r->have_next) {
+			if ((rc = direct_next(c, &r->d, p->want_corr, &r->next, &got)) != TK_OK)
+				break;
+			if (!got) {
+				r->at_end = 1;
+				break;
+			}
+			r->have_next = 1;
+		}
+		const struct tka_ev *e = &r->next;
+		if (e->id > part->ev_hi)
+			break; /* the next part's */
+		if (e->track < part->trk_lo || e->track > part->trk_hi)
+			return TKA_NOT_SPLIT;
+		r->have_next = 0;
+		rc = hand_out(c, e, &p->total);
+	}
+	return rc;
+}
+
+static void reader_free(struct tka_reader *r)
+{
+	if (r)
+		direct_close(&r->d);
+	free(r);
+}
+
+void tka_pass_next_part(struct tka_ctx *c)
+{
+	tka_timeline_builder_free(c->tlb);
+	tka_op_profile_free(c->ops);
+	tka_kernel_stats_free(c->ks);
+	tka_kpi_free(c->kpi);
+	tka_step_marks_free(c->marks);
+	tka_gap_causes_free(c->gc);
+	tka_op_gpu_time_free(c->og);
+	tka_timeline_free(c->tl);
+	c->tlb = NULL;
+	c->ops = NULL;
+	c->ks = NULL;
+	c->kpi = NULL;
+	c->marks = NULL;
+	c->gc = NULL;
+	c->og = NULL;
+	c->tl = NULL;
+	if (c->pass)
+		c->pass->done = 0;
+}
+
 int tka_pass_run(struct tka_ctx *c)
 {
 	int rc;
 	if (c->pass && c->pass->done)
 		return TK_OK;
-	if (c->pass) /* an earlier run failed: the users' states are not complete */
+	if (c->pass && (!c->part || c->tlb || c->tl))
+		/* an earlier run failed: the users' states are not complete */
 		return tka_fail(c, TK_EINTERNAL, "the pass over the events failed earlier");
-	if (!(c->pass = calloc(1, sizeof(*c->pass))))
-		return tka_fail(c, TK_ENOMEM, "out of memory");
-	if ((rc = load_tracks(c, c->pass)) != TK_OK)
-		return rc;
+	if (!c->pass) {
+		if (!(c->pass = calloc(1, sizeof(*c->pass))))
+			return tka_fail(c, TK_ENOMEM, "out of memory");
+		if ((rc = load_tracks(c, c->pass)) != TK_OK)
+			return rc;
+	}
 	for (size_t u = 0; u < NUSERS; u++)
 		if ((rc = users[u].begin(c)) != TK_OK)
 			return rc;
-	if ((rc = read_events(c, c->pass)) != TK_OK)
+	if ((rc = c->part ? read_part(c, c->pass) : read_events(c, c->pass)) != TK_OK)
 		return rc;
 	for (size_t u = 0; u < NUSERS; u++)
 		if ((rc = users[u].end(c)) != TK_OK)
@@ -490,8 +567,10 @@ void tka_pass_free(struct tka_ctx *c)
 	c->ks = NULL;
 	c->kpi = NULL;
 	c->gc = NULL;
-	if (c->pass)
+	if (c->pass) {
 		free(c->pass->tracks);
+		reader_free(c->pass->rd);
+	}
 	free(c->pass);
 	c->pass = NULL;
 }

@@ -155,10 +155,13 @@ static int threads_by_flows(struct tka_ctx *c, struct cand *v, size_t n)
 	int rc, step = SQLITE_DONE;
 	qsort(v, n, sizeof(*v), cand_cmp);
 	if ((rc = tka_prepare(c,
-			      "SELECT dst_event_id, src_event_id FROM flows WHERE kind = 'launch'",
+			      "SELECT dst_event_id, src_event_id FROM flows WHERE kind = 'launch' "
+			      "AND id BETWEEN ?1 AND ?2",
 			      &fl)) != TK_OK ||
 	    (rc = tka_prepare(c, "SELECT track_id, ts_ns FROM events WHERE id = ?", &ev)) != TK_OK)
 		goto out;
+	sqlite3_bind_int64(fl, 1, c->part ? c->part->fl_lo : INT64_MIN); /* the part's flows */
+	sqlite3_bind_int64(fl, 2, c->part ? c->part->fl_hi : INT64_MAX);
 	while ((step = sqlite3_step(fl)) == SQLITE_ROW) {
 		struct cand key = {.op_id = sqlite3_column_int64(fl, 0)};
 		struct cand *k = bsearch(&key, v, n, sizeof(*v), cand_cmp);

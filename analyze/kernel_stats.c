@@ -380,15 +380,41 @@ static int write_groups(struct tka_ctx *c, struct tku_table *G)
 	return rc;
 }
 
+/*
+ * A job analysed part by part: each part's groups, finished (their durations freed), are kept
+ * in c->split->ks until the end, when they are ranked and written together.
+ */
+static int keep_groups(struct tka_ctx *c)
+{
+	struct tka_split *sp = c->split;
+	if (!sp->ks) {
+		if (!(sp->ks = calloc(1, sizeof(*sp->ks))))
+			return tka_fail(c, TK_ENOMEM, "out of memory in kernel stats");
+		sp->ks->G = (struct tku_table)TKU_TABLE_INIT(struct kgroup, NKEY);
+	}
+	for (size_t i = 0; i < c->ks->G.n; i++) {
+		struct kgroup *g = tku_table_elem(&c->ks->G, i);
+		struct kgroup *k = tku_table_at(&sp->ks->G, g->key, NULL);
+		if (!k)
+			return tka_fail(c, TK_ENOMEM, "out of memory in kernel stats");
+		*k = *g; /* a group's key holds its device: no two parts share one */
+		k->durs = NULL;
+		k->ndurs = k->cap = 0;
+	}
+	return TK_OK;
+}
+
 int tka_kernel_stats(struct tka_ctx *c)
 {
+	if (c->split_end) /* every part's groups, ranked together */
+		return c->split->ks ? write_groups(c, &c->split->ks->G) : TK_OK;
 	int rc = tka_pass_run(c); /* groups every kernel as the events go by */
 	if (rc == TK_OK && !c->ks)
 		rc = tka_fail(c, TK_EINTERNAL, "kernel stats were already written");
 	if (rc != TK_OK)
 		return rc;
 	finish_groups(&c->ks->G, c->ks->devs, c->ks->ndev);
-	rc = write_groups(c, &c->ks->G);
+	rc = c->part ? keep_groups(c) : write_groups(c, &c->ks->G);
 	tka_kernel_stats_free(c->ks);
 	c->ks = NULL;
 	return rc;

@@ -591,6 +591,13 @@ int tka_kpi(struct tka_ctx *c)
 	sqlite3_stmt *ins = NULL;
 	int rc;
 	char note[256];
+	if (c->split_end) /* a part without compile events, in a job with some elsewhere */
+		return c->split->compile_events == 0
+			   ? TK_OK
+			   : tka_exec(c, "kpi",
+				      "UPDATE analysis_kpi SET note = 'n/a: no compile events in "
+				      "this device''s process' WHERE kpi = 'compilation_time' AND "
+				      "note = 'n/a: the trace has no compile events'");
 	if ((rc = tka_timeline_get(c, &tl)) != TK_OK ||
 	    (rc = tka_prepare(c,
 			      "INSERT INTO analysis_kpi (" TK_COLS_ANALYSIS_KPI
@@ -637,7 +644,10 @@ int tka_kpi(struct tka_ctx *c)
 		     "strings WHERE id = json_extract(j.value, '$.name_id')), 'n', "
 		     "json_extract(j.value, '$.n'), 'ns', json_extract(j.value, '$.ns')) AS x FROM "
 		     "json_each(detail, '$.top') j ORDER BY j.key))) "
-		     "WHERE json_valid(detail) AND json_type(detail, '$.top') = 'array'");
+		     "WHERE json_valid(detail) AND json_type(detail, '$.top') = 'array' AND "
+		     "device_id BETWEEN " TKA_SQL_DEV_LO " AND " TKA_SQL_DEV_HI);
+	if (rc == TK_OK && c->part)
+		c->split->compile_events += (int64_t)cs->n;
 out:
 	sqlite3_finalize(ins);
 	return rc;

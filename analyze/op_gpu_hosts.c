@@ -6,6 +6,7 @@
  * the roofline), and the release of the intervals once their last reader is done.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "op_gpu_time.h"
 #include "util/vec.h"
@@ -98,16 +99,34 @@ void tka_host_ops_release(struct tka_ctx *c)
 	}
 }
 
+int tka_op_gpu_keep(struct tka_ctx *c)
+{
+	const struct tka_og_state *s = c->og;
+	struct tka_split *sp = c->split;
+	for (size_t i = 0; s && i < s->npdev; i++) {
+		if (TKU_GROW(sp->pdev, sp->pdev_cap, sp->npdev + 1, 64) != TK_OK)
+			return tka_fail(c, TK_ENOMEM, "out of memory");
+		memcpy(sp->pdev[sp->npdev++], s->pdev[i], sizeof(*sp->pdev));
+	}
+	return TK_OK;
+}
+
 int64_t tka_process_device(const struct tka_ctx *c, int64_t process)
 {
 	const struct tka_og_state *s = c->og;
+	int64_t(*v)[2] = s ? s->pdev : NULL;
+	size_t n = s ? s->npdev : 0;
 	int64_t found = TK_NONE;
-	for (size_t i = 0; s && i < s->npdev; i++) {
-		if (s->pdev[i][0] != process || s->pdev[i][1] == found)
+	if (c->split_end) { /* every part's pairs (a process is of one part) */
+		v = c->split->pdev;
+		n = c->split->npdev;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (v[i][0] != process || v[i][1] == found)
 			continue;
 		if (found != TK_NONE)
 			return TK_NONE; /* several devices */
-		found = s->pdev[i][1];
+		found = v[i][1];
 	}
 	return found;
 }

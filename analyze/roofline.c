@@ -37,18 +37,46 @@ static void bind_real_or_null(sqlite3_stmt *st, int i, double v, int known)
 
 TKA_WRITES(TK_NCOLS_ANALYSIS_ROOFLINE, 21, "analysis_roofline");
 
+/*
+ * A job analysed part by part: each part's rows (its devices', for the KPIs after it) from the
+ * model's rows it added (after c->split->perf_mark); at the end every row again, from the
+ * model's rows in one pass's order.
+ */
+static int split_marks(struct tka_ctx *c, int64_t *after)
+{
+	sqlite3_stmt *q = NULL;
+	int rc = TK_OK;
+	*after = INT64_MIN;
+	if (c->split_end)
+		return tka_exec(c, "roofline", "DELETE FROM analysis_roofline");
+	if (!c->part)
+		return TK_OK;
+	*after = c->split->perf_mark;
+	if ((rc = tka_prepare(c, "SELECT coalesce(max(rowid), 0) FROM analysis_op_perf", &q)) ==
+		TK_OK &&
+	    sqlite3_step(q) == SQLITE_ROW)
+		c->split->perf_mark = sqlite3_column_int64(q, 0);
+	sqlite3_finalize(q);
+	return rc;
+}
+
 int tka_roofline(struct tka_ctx *c)
 {
 	sqlite3_stmt *q = NULL, *ins = NULL;
+	int64_t after = INT64_MIN;
 	/* A host op group's device: the one device its process launched onto (none when
 	 * several or none: the group is left out, its device time cannot be split). */
-	int rc =
-	    tka_prepare(c,
-			"SELECT p.device_id, p.level, p.process_id, p.name, p.input_dims, p.dtype,"
-			" p.calls, p.device_ns, p.flops, p.bytes FROM analysis_op_perf p"
-			" WHERE p.launched = 1 AND p.device_ns > 0 ORDER BY p.device_ns DESC,"
-			" p.rowid",
-			&q);
+	int rc = split_marks(c, &after);
+	if (rc == TK_OK)
+		rc = tka_prepare(
+		    c,
+		    "SELECT p.device_id, p.level, p.process_id, p.name, p.input_dims, p.dtype,"
+		    " p.calls, p.device_ns, p.flops, p.bytes FROM analysis_op_perf p"
+		    " WHERE p.launched = 1 AND p.device_ns > 0 AND p.rowid > ?1 ORDER BY "
+		    "p.device_ns DESC, p.rowid",
+		    &q);
+	if (rc == TK_OK)
+		sqlite3_bind_int64(q, 1, after);
 	if (rc == TK_OK)
 		rc = tka_prepare(c,
 				 "INSERT INTO analysis_roofline (" TK_COLS_ANALYSIS_ROOFLINE

@@ -36,8 +36,12 @@ static int load_hlo(struct tka_ctx *c, struct hlo_map *m)
 	size_t cap = 0;
 	int rc = tka_prepare(c,
 			     "SELECT event_id, hlo_op_id FROM op_details WHERE hlo_op_id IS NOT "
-			     "NULL ORDER BY event_id",
+			     "NULL AND event_id BETWEEN ?1 AND ?2 ORDER BY event_id",
 			     &st);
+	if (rc == TK_OK) { /* of the events of the part analysed */
+		sqlite3_bind_int64(st, 1, tka_ev_lo(c));
+		sqlite3_bind_int64(st, 2, tka_ev_hi(c));
+	}
 	while (rc == TK_OK) {
 		int s = sqlite3_step(st);
 		if (s == SQLITE_DONE)

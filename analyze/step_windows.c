@@ -257,10 +257,12 @@ int tka_steps_load(struct tka_ctx *c, struct tka_timeline *tl)
 	    "SELECT sd.event_id, sd.step_num, e.ts_ns, e.dur_ns, t.device_id, "
 	    "t.process_id FROM step_details sd CROSS JOIN events e ON e.id = "
 	    "sd.event_id CROSS JOIN tracks t ON t.id = e.track_id WHERE e.kind = " TK_SQL_EV_STEP
-	    " ORDER BY e.ts_ns, e.id",
+	    " AND sd.event_id BETWEEN ?1 AND ?2 ORDER BY e.ts_ns, e.id",
 	    &st);
 	if (rc != TK_OK)
 		goto out;
+	sqlite3_bind_int64(st, 1, tka_ev_lo(c)); /* of the part analysed */
+	sqlite3_bind_int64(st, 2, tka_ev_hi(c));
 	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
 		if (TKU_GROW(v, cap, n + 1, 64) != TK_OK) {
 			rc = tka_fail(c, TK_ENOMEM, "out of memory");

@@ -47,6 +47,8 @@ struct tka_tl_builder {
 	sqlite3_stmt *name_st;
 	struct launch *flows; /* launch flows, by source event id while the pass runs */
 	size_t nflows, fpos;
+	int flow_mode; /* the store has launch flows: launches come from them (else by
+			  correlation id); a part of a job without any still has no launches */
 	struct tl_api *api; /* correlation mode: API calls with a correlation id */
 	size_t napi, capi;
 };
@@ -188,7 +190,8 @@ static int load_devices(struct tka_ctx *c, struct tka_tl_builder *b)
 	int rc, step;
 	if ((rc = tka_prepare(c,
 			      "SELECT d.id, d.process_id, coalesce(d.rank, p.rank) FROM devices d"
-			      " LEFT JOIN processes p ON p.id = d.process_id ORDER BY d.id",
+			      " LEFT JOIN processes p ON p.id = d.process_id WHERE d.id BETWEEN ?1 "
+			      "AND ?2 ORDER BY d.id",
 			      &dev)) != TK_OK ||
 	    (rc = tka_prepare(c,
 			      "SELECT id, stream_id FROM tracks WHERE device_id = ? AND kind <> "
@@ -197,6 +200,8 @@ static int load_devices(struct tka_ctx *c, struct tka_tl_builder *b)
 	    (rc = tka_prepare(c, "SELECT count(*) FROM events WHERE track_id = ?", &count)) !=
 		TK_OK)
 		goto out;
+	sqlite3_bind_int64(dev, 1, c->part ? c->part->dev_lo : INT64_MIN);
+	sqlite3_bind_int64(dev, 2, c->part ? c->part->dev_hi : INT64_MAX);
 	while ((step = sqlite3_step(dev)) == SQLITE_ROW) {
 		struct tka_timeline *tl = b->tl;
 		if (TKU_GROW(tl->dev, tl->dev_cap, tl->ndev + 1, 8) != TK_OK) {
@@ -232,15 +237,33 @@ static int flow_by_src(const void *pa, const void *pb)
 	return (a->dst > b->dst) - (a->dst < b->dst);
 }
 
-/* The launch flows (source id, dst), sorted by source; 0 of them: correlation mode. */
+/*
+ * The launch flows (source id, dst), sorted by source; 0 of them: correlation mode. Of a part
+ * of a job, those of its flows' ids, each of its events at both ends (else TKA_NOT_SPLIT).
+ */
 static int load_flows(struct tka_ctx *c, struct tka_tl_builder *b)
 {
 	sqlite3_stmt *st = NULL;
 	size_t cap = 0;
 	int rc, step, sorted = 1;
-	rc = tka_prepare(c, "SELECT src_event_id, dst_event_id FROM flows WHERE kind = 'launch'",
+	const struct tka_part *part = c->part;
+	rc = tka_prepare(c,
+			 "SELECT src_event_id, dst_event_id FROM flows WHERE kind = 'launch' AND id "
+			 "BETWEEN ?1 AND ?2",
 			 &st);
+	if (rc == TK_OK) {
+		sqlite3_bind_int64(st, 1, part ? part->fl_lo : INT64_MIN);
+		sqlite3_bind_int64(st, 2, part ? part->fl_hi : INT64_MAX);
+	}
 	while (rc == TK_OK && (step = sqlite3_step(st)) == SQLITE_ROW) {
+		if (part) {
+			int64_t src = sqlite3_column_int64(st, 0), dst = sqlite3_column_int64(st, 1);
+			if (src < part->ev_lo || src > part->ev_hi || dst < part->ev_lo ||
+			    dst > part->ev_hi) {
+				rc = TKA_NOT_SPLIT;
+				break;
+			}
+		}
 		if (TKU_GROW(b->flows, cap, b->nflows + 1, 4096) != TK_OK) {
 			rc = tka_fail(c, TK_ENOMEM, "out of memory");
 			break;
@@ -293,8 +316,9 @@ int tka_timeline_begin(struct tka_ctx *c)
 		b->trk[i].dev = -1;
 	if ((rc = load_devices(c, b)) != TK_OK || (rc = load_flows(c, b)) != TK_OK)
 		return rc;
-	b->tl->launch_source = b->nflows ? 1 : 2;
-	if (!b->nflows)
+	b->flow_mode = c->split ? c->split->launch_flows : b->nflows > 0;
+	b->tl->launch_source = b->flow_mode ? 1 : 2;
+	if (!b->flow_mode)
 		c->pass->want_corr = 1;
 	return TK_OK;
 }
@@ -322,7 +346,7 @@ static int add_op(struct tka_ctx *c, struct tka_tl_builder *b, struct tl_track *
 	op.end = op.ts > INT64_MAX - dur ? INT64_MAX : op.ts + dur;
 	op.name_id = (uint32_t)e->name_id;
 	/* correlation mode: the correlation id waits here until the end resolves it */
-	op.launch_ts = b->nflows ? TKA_NO_LAUNCH : e->corr;
+	op.launch_ts = b->flow_mode ? TKA_NO_LAUNCH : e->corr;
 	op.launch_track = 0;
 	op.launch_dur = 0;
 	op.stream = t->stream;
@@ -354,7 +378,7 @@ static int add_op(struct tka_ctx *c, struct tka_tl_builder *b, struct tl_track *
 int tka_timeline_event(struct tka_ctx *c, const struct tka_ev *e)
 {
 	struct tka_tl_builder *b = c->tlb;
-	if (b->nflows) { /* pick up the start of every launch flow's source */
+	if (b->flow_mode) { /* pick up the start of every launch flow's source */
 		struct launch *f = b->flows;
 		for (; b->fpos < b->nflows && f[b->fpos].ts < e->id; b->fpos++)
 			f[b->fpos].dst = INT64_MIN; /* no such source event */
@@ -697,7 +721,7 @@ int tka_timeline_end(struct tka_ctx *c)
 	struct tka_timeline *tl = b->tl;
 	int rc;
 	if ((rc = collect_devices(c, b)) != TK_OK ||
-	    (rc = b->nflows ? flow_launches(c, b) : corr_launches(c, b)) != TK_OK ||
+	    (rc = b->flow_mode ? flow_launches(c, b) : corr_launches(c, b)) != TK_OK ||
 	    (rc = tka_steps_load(c, tl)) != TK_OK)
 		return rc;
 	for (size_t i = 0; i < tl->ndev; i++) {

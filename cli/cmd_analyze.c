@@ -21,7 +21,7 @@ const struct tk_cmd tk_cmd_analyze = {
     "usage: tracekit analyze STORE [--window auto|device|steps|host-steps]\n"
     "                       [--small-kernel-us N] [--peak-flops [DTYPE=]VALUE]...\n"
     "                       [--peak-bandwidth VALUE] [--device-file FILE]\n"
-    "                       [--align-clocks] [--jobs N]\n"
+    "                       [--align-clocks] [--jobs N] [--one-pass]\n"
     "       mpirun -np K tracekit analyze STORE... --mpi -o JOB [OPTION]...\n\n"
     "Computes every analysis (docs/metrics.md) from the store and writes the results back into\n"
     "it as analysis_* tables (device_peaks, device_time, gaps, gap_summary, steps, step_stats,\n"
@@ -54,6 +54,10 @@ const struct tk_cmd tk_cmd_analyze = {
     "                        the pass over the events, then the per-device and per-thread\n"
     "                        work on N threads (default: the cores this process may use; 1:\n"
     "                        everything on one thread); the tables are the same whatever N\n"
+    "  --one-pass            read and analyse every rank of a job's store at once (memory\n"
+    "                        grows with the ranks); by default a store of several sources is\n"
+    "                        analysed one source (rank) at a time when its ids allow it\n"
+    "                        (docs/scale.md); the tables are the same\n"
     "  -q, --quiet           print no summary\n"
     "  --mpi                 under mpirun or srun: the per-rank stores STORE... are shared out\n"
     "                        by bytes among the MPI processes; each analyses its stores and\n"
@@ -242,6 +246,7 @@ static int run(int argc, char **argv)
 	    CLI_STR("device-file", 0, &o.device_file),
 	    CLI_FLAG("align-clocks", 0, &o.align_clocks),
 	    CLI_INT("jobs", &o.jobs, 1, 1024),
+	    CLI_FLAG("one-pass", 0, &o.one_pass),
 	    CLI_FLAG("quiet", 'q', &quiet),
 	    CLI_FLAG("mpi", 0, &mpi),
 	    CLI_STR("output", 'o', &output),

@@ -53,6 +53,10 @@ struct tk_analyze_options {
 	 * runs the memory analysis beside the pass and the per-device and per-thread work on N
 	 * threads; 0: as many as the process may use cores. The tables are the same. */
 	int jobs;
+	/* 1: read and analyse every rank of a job at once. 0 (the default): a store of several
+	 * sources (a job's ranks) is analysed one source at a time when its ids allow it
+	 * (docs/scale.md), so memory is that of the largest rank. The tables are the same. */
+	int one_pass;
 };
 
 /** tk_analyze_options_init() - window AUTO, small kernels under 100 µs, no peak overrides,
