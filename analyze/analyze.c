@@ -243,6 +243,13 @@ static int reorder_tables(struct tka_ctx *c)
 		rc = reorder(c, "analysis_op_perf_unmodelled", "level = 'hlo_op', device_id");
 	if (rc == TK_OK)
 		rc = reorder(c, "analysis_op_perf_summary", "level = 'hlo_op', device_id");
+	/* GPU time per op: by the group each row's name was met in (op_gpu_time.c, merge) */
+	if (rc == TK_OK)
+		rc = reorder(c, "analysis_op_gpu_time",
+			     "(SELECT o.grp FROM temp._tk_split_order o WHERE o.rid = "
+			     "analysis_op_gpu_time.rowid)");
+	if (rc == TK_OK)
+		rc = tka_exec(c, "the job's tables", "DROP TABLE temp._tk_split_order");
 	return rc;
 }
 
@@ -323,7 +330,9 @@ static int try_split(struct tka_ctx *c, const char **step, int *done)
 	c->split->launch_flows = sqlite3_step(q) == SQLITE_ROW && sqlite3_column_int(q, 0);
 	sqlite3_finalize(q); /* no read left open: the analyses drop their temp tables */
 	q = NULL;
-	if ((rc = tka_exec(c, "cannot start the analysis", "SAVEPOINT tk_split")) != TK_OK)
+	if ((rc = tka_exec(c, "cannot start the analysis",
+			   "SAVEPOINT tk_split; CREATE TEMP TABLE _tk_split_order (rid INTEGER "
+			   "PRIMARY KEY, grp INTEGER)")) != TK_OK)
 		goto out;
 	/* pages written as they spill from here: no reader beside this connection after it */
 	c->no_readers = 1;
@@ -346,6 +355,7 @@ static int try_split(struct tka_ctx *c, const char **step, int *done)
 		goto out;
 	}
 	*done = 1;
+	c->parts = ps.n;
 	if (rc == TK_OK)
 		rc = tka_exec(c, "cannot start the analysis", "RELEASE tk_split");
 out:
@@ -486,10 +496,18 @@ int tk_analyze(const char *path, const struct tk_analyze_options *o, tk_error *e
 		}
 	}
 version:;
-	char version_sql[128];
-	snprintf(version_sql, sizeof(version_sql),
-		 "INSERT OR REPLACE INTO meta (key, value) VALUES ('analysis_version', %d)",
-		 TK_ANALYSIS_VERSION);
+	char version_sql[256];
+	/* analysis_parts: the sources analysed one at a time; absent after one pass */
+	if (c.parts > 1)
+		snprintf(version_sql, sizeof(version_sql),
+			 "INSERT OR REPLACE INTO meta (key, value) VALUES ('analysis_version', %d), "
+			 "('analysis_parts', %zu)",
+			 TK_ANALYSIS_VERSION, c.parts);
+	else
+		snprintf(version_sql, sizeof(version_sql),
+			 "INSERT OR REPLACE INTO meta (key, value) VALUES ('analysis_version', %d); "
+			 "DELETE FROM meta WHERE key = 'analysis_parts'",
+			 TK_ANALYSIS_VERSION);
 	if ((rc = tka_exec(&c, "recording the analysis version", version_sql)) != TK_OK)
 		goto out;
 	rc = tka_exec(&c, "cannot commit the analysis", "COMMIT");

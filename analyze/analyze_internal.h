@@ -43,6 +43,7 @@ struct tka_ctx {
 	const struct tka_part *part;
 	int split_end;
 	struct tka_split *split; /* what the parts leave for the end (analyze.c) */
+	size_t parts;		 /* the parts analysed one at a time (0: one pass) */
 	int no_readers; /* no reader connections beside this one: a split analysis wrote pages */
 };
 
@@ -83,6 +84,9 @@ void tka_parts_free(struct tka_parts *ps);
  * read (communication, clock offsets: its communication ops, their union and its windows) in
  * c->split->keep. */
 int tka_split_keep(struct tka_ctx *c);
+/* tka_split_order() - a part's row @rowid of analysis_op_gpu_time goes in group @group of
+ * one pass's order (temp._tk_split_order; analyze.c reorders the table by it at the end). */
+int tka_split_order(struct tka_ctx *c, int64_t rowid, int group);
 /* tka_split_timeline() - the parts done: what they kept becomes c->tl, for the end. */
 void tka_split_timeline(struct tka_ctx *c);
 struct tka_split *tka_split_new(void);

@@ -53,6 +53,7 @@ static int cmp_hop(const void *pa, const void *pb)
 struct acc {
 	int64_t process_id, name_id;
 	int level;
+	int group; /* where merge() met it first: 2 x level + (0 direct sweeps, 1 the others) */
 	int64_t calls, direct_ops, direct_ns, subtree_ops, subtree_ns;
 };
 
@@ -489,9 +490,13 @@ static int merge(const struct thr *t, size_t nt, const struct tka_pass *p, const
 		for (int phase = 0; phase < 2; phase++)
 			for (size_t k = 0; k < nt; k++)
 				for (size_t j = phase ? t[k].ndirect[lv] : 0;
-				     j < (phase ? t[k].a[lv].n : t[k].ndirect[lv]); j++)
+				     j < (phase ? t[k].a[lv].n : t[k].ndirect[lv]); j++) {
+					size_t had = a->n;
 					if (acc_add(a, &t[k].a[lv].v[j]) != TK_OK)
 						return TK_ENOMEM;
+					if (a->n > had)
+						a->v[had].group = 2 * lv + phase;
+				}
 	for (size_t k = 0; k < nt; k++) {
 		for (size_t j = 0; j < t[k].st.n; j++) {
 			const struct stepacc *x = &t[k].st.v[j];
@@ -669,6 +674,9 @@ int tka_op_gpu_time(struct tka_ctx *c)
 		if (sqlite3_step(ins) != SQLITE_DONE)
 			rc = tka_fail(c, tka_sql_status(c), "writing analysis_op_gpu_time: %s",
 				      sqlite3_errmsg(c->db));
+		/* a job's part: where the row goes among every part's (analyze.c reorders) */
+		if (rc == TK_OK && c->part)
+			rc = tka_split_order(c, sqlite3_last_insert_rowid(c->db), x->group);
 	}
 	if (rc == TK_OK)
 		rc = write_steps(c, &st);

@@ -14,6 +14,7 @@
  * starts again over the whole store (TKA_NOT_SPLIT), so a split analysis gives the tables of
  * one pass over everything or is not used.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -343,4 +344,12 @@ void tka_split_free(struct tka_split *s)
 	free(s->pdev);
 	tka_kernel_stats_free(s->ks);
 	free(s);
+}
+
+int tka_split_order(struct tka_ctx *c, int64_t rowid, int group)
+{
+	char sql[128];
+	snprintf(sql, sizeof(sql), "INSERT INTO temp._tk_split_order VALUES (%lld, %d)",
+		 (long long)rowid, group);
+	return tka_exec(c, "analysis_op_gpu_time", sql);
 }
