@@ -351,5 +351,5 @@ int tka_split_order(struct tka_ctx *c, int64_t rowid, int group)
 	char sql[128];
 	snprintf(sql, sizeof(sql), "INSERT INTO temp._tk_split_order VALUES (%lld, %d)",
 		 (long long)rowid, group);
-	return tka_exec(c, "analysis_op_gpu_time", sql);
+	return tka_exec(c, "the order of a part's rows", sql);
 }

@@ -250,7 +250,8 @@ CREATE TABLE analysis_clock_offsets (
 -- busy time.
 -- Defined in: docs/metrics.md, "Op profile".
 -- written by: analyze/op_profile.c
--- read by: analyze/findings.c, check/baseline.c, report/diff.c, report/report_sections.c
+-- read by: analyze/analyze.c, analyze/findings.c, check/baseline.c, report/diff.c,
+--          report/report_sections.c
 CREATE TABLE analysis_op_profile (
   level        TEXT NOT NULL, -- event_kinds.name: host_op, kernel, xla_op, xla_module, framework_op, runtime_api, driver_api, sync, async_xla_op; hlo_op (device ops grouped by the HLO op they carry); or idle
   device_id    INTEGER,       -- devices.id of the tracks the op ran on, NULL on host tracks
@@ -286,7 +287,7 @@ CREATE TABLE analysis_hlo_op_kernels (
 -- host op or annotation launched (its own launches, and its whole subtree).
 -- Defined in: docs/metrics.md, "GPU time by operator".
 -- written by: analyze/op_gpu_time.c
--- read by: analyze/op_perf.c, report/report_sections.c
+-- read by: analyze/analyze.c, analyze/op_perf.c, report/report_sections.c
 CREATE TABLE analysis_op_gpu_time (
   process_id   INTEGER,          -- processes.id of the host thread, NULL when unknown
   level        TEXT NOT NULL,    -- 'host_op' (CPU ops) or 'annotation' (user ranges: record_function, NVTX, TK_SCOPE, TraceMe)
@@ -339,7 +340,7 @@ CREATE INDEX analysis_categories_by_scope ON analysis_categories (device_id, sco
 -- dtype; XLA ops) against the device time they launched.
 -- Defined in: docs/metrics.md, "Op performance model".
 -- written by: analyze/op_perf.c
--- read by: analyze/kpi.c, analyze/roofline.c, report/report_sections.c
+-- read by: analyze/analyze.c, analyze/kpi.c, analyze/roofline.c, report/report_sections.c
 CREATE TABLE analysis_op_perf (
   level           TEXT NOT NULL,    -- 'host_op' (PyTorch ops, modelled from their record_shapes args) or 'hlo_op' (XLA ops with the trace's cost stats)
   process_id      INTEGER,          -- host_op: processes.id of the op's thread (NULL when unknown); hlo_op: NULL
@@ -369,7 +370,7 @@ CREATE TABLE analysis_op_perf (
 -- achieved rates.
 -- Defined in: docs/metrics.md, "Op performance model".
 -- written by: analyze/op_perf.c
--- read by: report/report_sections.c
+-- read by: analyze/analyze.c, report/report_sections.c
 CREATE TABLE analysis_op_perf_summary (
   level          TEXT NOT NULL,    -- 'host_op' (per process) or 'hlo_op' (per device)
   process_id     INTEGER,          -- host_op: processes.id (NULL when unknown)
@@ -387,7 +388,7 @@ CREATE TABLE analysis_op_perf_summary (
 -- for, by device time.
 -- Defined in: docs/metrics.md, "Op performance model".
 -- written by: analyze/op_perf.c
--- read by: report/report_sections.c
+-- read by: analyze/analyze.c, report/report_sections.c
 CREATE TABLE analysis_op_perf_unmodelled (
   level      TEXT NOT NULL,    -- 'host_op' or 'hlo_op'
   process_id INTEGER,          -- host_op: processes.id (NULL when unknown)

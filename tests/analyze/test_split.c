@@ -2,8 +2,8 @@
  * A job's store analysed one source (rank) at a time (analyze/partition.c) gives the analysis
  * tables of one pass over every rank, row for row and in the same order: on a generated 4-rank
  * job on two hosts (launch flows, steps, collectives, a planted clock offset), with and without
- * --align-clocks and with several threads, and on the two- and four-rank fixtures linked by
- * correlation ids. A store whose events or launch flows do not keep to their ranks is analysed
+ * --align-clocks and with several threads, on the two- and four-rank fixtures linked by
+ * correlation ids, on HTA's two sampled ranks and on three XPlane hosts (full corpus). A store whose events or launch flows do not keep to their ranks is analysed
  * in one pass (the same tables again), and a broken event in a later rank fails as one pass
  * fails.
  */
@@ -18,6 +18,7 @@
 #include "tk_test.h"
 
 TestSuite(analyze_split, .init = tkt_analyze_setup, .fini = tkt_analyze_teardown, .timeout = 600);
+TestSuite(full_corpus, .init = tkt_analyze_setup, .fini = tkt_analyze_teardown, .timeout = 600);
 
 /* A copy of @from in the test directory, named @name. */
 static char *copy_store(const char *from, const char *name)
@@ -188,6 +189,34 @@ Test(analyze_split, fixtures_by_correlation)
 		remove(db);
 		free(db);
 	}
+}
+
+/* Real ranks: HTA's two sampled ranks of one job (vendored), and XPlane hosts of three runs
+ * (XLA ops and modules, HLO ops with cost stats, TPU and GPU planes) taken as one job. */
+Test(analyze_split, real_ranks)
+{
+	char *dir = tkt_real("kineto/HolisticTraceAnalysis/tests/data/trace_filter");
+	char *db = tkt_path(tkt_dir, "hta.db");
+	tkt_ok(tkt_tracekit("import", dir, "-o", db, NULL));
+	expect_split_same(db, 2, 1000);
+	free(dir);
+	free(db);
+}
+
+Test(full_corpus, xplane_hosts_as_ranks)
+{
+	static const char *const rel[] = {
+	    "xplane/logdir/plugins/profile/jax08_mi300x_gemm/tw003.xplane.pb",
+	    "xplane/logdir/plugins/profile/xprof_tpu_v6e_inference/tpu_inference_2.xplane.pb",
+	    "xplane/logdir/plugins/profile/tf24_gpu_v100_multiworker/34.83.195.179_6003.xplane.pb"};
+	char *path[3], *db = tkt_path(tkt_dir, "xplane.db");
+	for (int i = 0; i < 3; i++)
+		path[i] = tkt_real(rel[i]);
+	tkt_ok(tkt_tracekit("import", path[0], path[1], path[2], "-o", db, NULL));
+	expect_split_same(db, 3, 1000);
+	for (int i = 0; i < 3; i++)
+		free(path[i]);
+	free(db);
 }
 
 /* A store changed by @sql after the import: split analysis falls back to one pass (no parts
