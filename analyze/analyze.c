@@ -270,9 +270,10 @@ static int run_split(struct tka_ctx *c, const struct tka_parts *ps, const char *
 	int rc = TK_OK;
 	for (size_t k = 0; k < ps->n && rc == TK_OK; k++) {
 		c->part = &ps->v[k];
-		*step = "";
+		*step = "rank by rank";
 		if ((rc = part_sql(c, c->part)) != TK_OK)
 			break;
+		*step = NULL; /* reading the events */
 		if ((rc = tka_pass_run(c)) != TK_OK)
 			break;
 		for (size_t i = 0; i < N_ANALYSES && rc == TK_OK; i++) {
@@ -316,6 +317,7 @@ static int try_split(struct tka_ctx *c, const char **step, int *done)
 	sqlite3_stmt *q = NULL;
 	int rc;
 	*done = 0;
+	*step = "rank by rank";
 	if (c->opt->one_pass || (rc = tka_parts_find(c, &ps)) != TK_OK)
 		return c->opt->one_pass ? TK_OK : rc;
 	if (ps.n < 2)
@@ -464,7 +466,7 @@ int tk_analyze(const char *path, const struct tk_analyze_options *o, tk_error *e
 	int split = 0;
 	if ((rc = try_split(&c, &step, &split)) != TK_OK || split) {
 		if (rc != TK_OK) {
-			where = IN_ANALYSIS;
+			where = step ? IN_ANALYSIS : IN_EVENTS; /* NULL: a rank's events */
 			goto out;
 		}
 		goto version;
