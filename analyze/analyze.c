@@ -107,8 +107,8 @@ static const struct {
     {"idle gaps", tka_gaps, 0, NULL, NULL, PART},
     {"steps", tka_steps, 0, NULL, NULL, PART},
     {"step ops", tka_step_ops, 0, NULL, NULL, PART},
-    {"communication", tka_comm, 1, "analysis_comm analysis_comm_ranks analysis_clock_offsets",
-     NULL, END},
+    {"communication", tka_comm, 1, "analysis_comm analysis_comm_ranks analysis_clock_offsets", NULL,
+     END},
     /* load balance across ranks: after device time, steps and comm, whose tables it reads */
     {"load balance", tka_balance, 1,
      "analysis_balance_ranks analysis_balance analysis_balance_slowest", NULL, END},
@@ -257,10 +257,11 @@ static int reorder_tables(struct tka_ctx *c)
 static int part_sql(struct tka_ctx *c, const struct tka_part *p)
 {
 	char sql[256];
-	snprintf(sql, sizeof(sql),
-		 "UPDATE temp._tk_part SET ev_lo = %lld, ev_hi = %lld, dev_lo = %lld, dev_hi = %lld",
-		 (long long)(p ? p->ev_lo : INT64_MIN), (long long)(p ? p->ev_hi : INT64_MAX),
-		 (long long)(p ? p->dev_lo : INT64_MIN), (long long)(p ? p->dev_hi : INT64_MAX));
+	snprintf(
+	    sql, sizeof(sql),
+	    "UPDATE temp._tk_part SET ev_lo = %lld, ev_hi = %lld, dev_lo = %lld, dev_hi = %lld",
+	    (long long)(p ? p->ev_lo : INT64_MIN), (long long)(p ? p->ev_hi : INT64_MAX),
+	    (long long)(p ? p->dev_lo : INT64_MIN), (long long)(p ? p->dev_hi : INT64_MAX));
 	return tka_exec(c, "the part analysed", sql);
 }
 
@@ -343,8 +344,6 @@ static int try_split(struct tka_ctx *c, const char **step, int *done)
 	rc = run_split(c, &ps, step);
 	if (rc == TKA_NOT_SPLIT) { /* an event or flow outside its part: one pass after all */
 		tka_pass_free(c);
-		tka_timeline_free(c->tl);
-		c->tl = NULL;
 		c->part = NULL;
 		c->split_end = 0;
 		tka_split_free(c->split);
@@ -501,15 +500,17 @@ version:;
 	char version_sql[256];
 	/* analysis_parts: the sources analysed one at a time; absent after one pass */
 	if (c.parts > 1)
-		snprintf(version_sql, sizeof(version_sql),
-			 "INSERT OR REPLACE INTO meta (key, value) VALUES ('analysis_version', %d), "
-			 "('analysis_parts', %zu)",
-			 TK_ANALYSIS_VERSION, c.parts);
+		snprintf(
+		    version_sql, sizeof(version_sql),
+		    "INSERT OR REPLACE INTO meta (key, value) VALUES ('analysis_version', %d), "
+		    "('analysis_parts', %zu)",
+		    TK_ANALYSIS_VERSION, c.parts);
 	else
-		snprintf(version_sql, sizeof(version_sql),
-			 "INSERT OR REPLACE INTO meta (key, value) VALUES ('analysis_version', %d); "
-			 "DELETE FROM meta WHERE key = 'analysis_parts'",
-			 TK_ANALYSIS_VERSION);
+		snprintf(
+		    version_sql, sizeof(version_sql),
+		    "INSERT OR REPLACE INTO meta (key, value) VALUES ('analysis_version', %d); "
+		    "DELETE FROM meta WHERE key = 'analysis_parts'",
+		    TK_ANALYSIS_VERSION);
 	if ((rc = tka_exec(&c, "recording the analysis version", version_sql)) != TK_OK)
 		goto out;
 	rc = tka_exec(&c, "cannot commit the analysis", "COMMIT");
@@ -538,8 +539,7 @@ out:
 		tka_ajob_free(job[i]);
 	if (in_txn)
 		sqlite3_exec(c.db, "ROLLBACK", NULL, NULL, NULL);
-	tka_pass_free(&c);
-	tka_timeline_free(c.tl);
+	tka_pass_free(&c); /* and the timeline */
 	tka_split_free(c.split);
 	tk_store_close(s);
 	return rc;

@@ -53,9 +53,9 @@ struct tka_split {
 	struct tka_timeline *keep; /* each device's communication ops and windows (comm.c) */
 	int64_t (*pdev)[2];	   /* (process, device) pairs of every part (op_gpu_hosts.c) */
 	size_t npdev, pdev_cap;
-	struct tka_ks_state *ks;   /* kernel_stats.c: the finished groups of every part */
-	int64_t perf_mark;	   /* roofline.c: analysis_op_perf rows before this part's */
-	int64_t compile_events;	   /* kpi.c: compile events of the parts so far */
+	struct tka_ks_state *ks; /* kernel_stats.c: the finished groups of every part */
+	int64_t perf_mark;	 /* roofline.c: analysis_op_perf rows before this part's */
+	int64_t compile_events;	 /* kpi.c: compile events of the parts so far */
 };
 
 /* ---- a job's store analysed part by part (partition.c) ---- */
@@ -207,7 +207,8 @@ struct tka_ev {
  */
 int tka_pass_run(struct tka_ctx *c);
 
-/* tka_pass_free() - free the pass and whatever its users still hold (NULL states are fine). */
+/* tka_pass_free() - free the pass, whatever its users still hold and the timeline (NULL states
+ * are fine). */
 void tka_pass_free(struct tka_ctx *c);
 
 /*

@@ -553,20 +553,7 @@ int tka_pass_run(struct tka_ctx *c)
 
 void tka_pass_free(struct tka_ctx *c)
 {
-	tka_timeline_builder_free(c->tlb);
-	tka_op_profile_free(c->ops);
-	tka_kernel_stats_free(c->ks);
-	tka_kpi_free(c->kpi);
-	tka_step_marks_free(c->marks);
-	c->marks = NULL;
-	tka_gap_causes_free(c->gc);
-	tka_op_gpu_time_free(c->og);
-	c->og = NULL;
-	c->tlb = NULL;
-	c->ops = NULL;
-	c->ks = NULL;
-	c->kpi = NULL;
-	c->gc = NULL;
+	tka_pass_next_part(c); /* the users' states and the timeline */
 	if (c->pass) {
 		free(c->pass->tracks);
 		reader_free(c->pass->rd);

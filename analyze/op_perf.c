@@ -397,8 +397,8 @@ static const char *const hlo_sql =
     "FROM op_details o JOIN events e ON e.id = o.event_id JOIN tracks t ON t.id = e.track_id "
     "WHERE o.hlo_op_id IS NOT NULL AND t.device_id IS NOT NULL AND (e.kind IN "
     "(" TK_SQL_EV_DEVICE_OPS ") OR (e.kind = " TK_SQL_EV_XLA_OP " AND t.device_id NOT IN "
-    "(SELECT device_id FROM temp._pf_kdev))) AND o.event_id BETWEEN " TKA_SQL_EV_LO " AND "
-    TKA_SQL_EV_HI " "
+    "(SELECT device_id FROM temp._pf_kdev))) AND o.event_id BETWEEN " TKA_SQL_EV_LO
+    " AND " TKA_SQL_EV_HI " "
     "GROUP BY 1, 2, 3;"
     "INSERT INTO analysis_op_perf (" TK_COLS_ANALYSIS_OP_PERF
     ") SELECT 'hlo_op', NULL, g.device_id, h.str, m.str, NULL, NULL, "
@@ -431,11 +431,10 @@ static const char *const hlo_sql =
 static int any_hlo_op(struct tka_ctx *c, int *any)
 {
 	sqlite3_stmt *st = NULL;
-	int rc =
-	    tka_prepare(c,
-			"SELECT 1 FROM op_details WHERE hlo_op_id IS NOT NULL AND event_id BETWEEN "
-			TKA_SQL_EV_LO " AND " TKA_SQL_EV_HI " LIMIT 1",
-			&st);
+	int rc = tka_prepare(c,
+			     "SELECT 1 FROM op_details WHERE hlo_op_id IS NOT NULL AND event_id "
+			     "BETWEEN " TKA_SQL_EV_LO " AND " TKA_SQL_EV_HI " LIMIT 1",
+			     &st);
 	if (rc == TK_OK) {
 		int step = sqlite3_step(st);
 		*any = step == SQLITE_ROW;

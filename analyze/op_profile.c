@@ -489,8 +489,8 @@ static int write_profile(struct tka_ctx *c)
 	int rc =
 	    tka_exec(c, "op profile",
 		     dt ? "CREATE TEMP TABLE _op_busy AS SELECT device_id, busy_ns, idle_ns FROM "
-			  "analysis_device_time WHERE \"window\" = 'device' AND device_id BETWEEN "
-			  TKA_SQL_DEV_LO " AND " TKA_SQL_DEV_HI
+			  "analysis_device_time WHERE \"window\" = 'device' AND device_id "
+			  "BETWEEN " TKA_SQL_DEV_LO " AND " TKA_SQL_DEV_HI
 			: "CREATE TEMP TABLE _op_busy (device_id INTEGER, busy_ns INTEGER, idle_ns "
 			  "INTEGER)");
 	if (rc != TK_OK)
@@ -522,8 +522,8 @@ static int write_profile(struct tka_ctx *c)
 	    "FROM op_details o JOIN events e ON e.id = o.event_id "
 	    "JOIN tracks t ON t.id = e.track_id "
 	    "WHERE o.hlo_op_id IS NOT NULL AND e.kind IN (" TK_SQL_EV_DEVICE_OPS
-	    ") AND t.device_id IS NOT NULL AND o.event_id BETWEEN " TKA_SQL_EV_LO " AND " TKA_SQL_EV_HI
-	    " GROUP BY 1, 2, 3, 4;"
+	    ") AND t.device_id IS NOT NULL AND o.event_id BETWEEN " TKA_SQL_EV_LO
+	    " AND " TKA_SQL_EV_HI " GROUP BY 1, 2, 3, 4;"
 	    "INSERT INTO analysis_op_profile (" TK_COLS_ANALYSIS_OP_PROFILE ") "
 	    "SELECT 'hlo_op', g.device_id, NULL, m.str, ca.str, coalesce(h.str, ''), g.n, g.total, "
 	    "  g.total, "

@@ -105,16 +105,16 @@ static int assign(struct tka_ctx *c, struct tka_parts *ps, int *ok)
 	q = NULL;
 	if (rc != TK_OK || ps->n < 2)
 		goto done;
-#define PROC_PART(pid, out)                                                      \
-	do {                                                                     \
-		size_t lo_ = 0, hi_ = nproc;                                     \
-		while (lo_ < hi_) {                                              \
-			size_t mid_ = lo_ + (hi_ - lo_) / 2;                     \
-			if (proc[mid_].id < (pid))                               \
-				lo_ = mid_ + 1;                                  \
-			else                                                     \
-				hi_ = mid_;                                      \
-		}                                                                \
+#define PROC_PART(pid, out)                                                         \
+	do {                                                                        \
+		size_t lo_ = 0, hi_ = nproc;                                        \
+		while (lo_ < hi_) {                                                 \
+			size_t mid_ = lo_ + (hi_ - lo_) / 2;                        \
+			if (proc[mid_].id < (pid))                                  \
+				lo_ = mid_ + 1;                                     \
+			else                                                        \
+				hi_ = mid_;                                         \
+		}                                                                   \
 		(out) = lo_ < nproc && proc[lo_].id == (pid) ? proc[lo_].part : -1; \
 	} while (0)
 	int64_t at = -1;
@@ -238,11 +238,12 @@ int tka_parts_find(struct tka_ctx *c, struct tka_parts *ps)
 		goto out;
 	if ((rc = id_range(c, "SELECT min(id), max(id) FROM events", &elo, &ehi)) != TK_OK ||
 	    (rc = id_range(c, "SELECT min(id), max(id) FROM flows", &flo, &fhi)) != TK_OK ||
-	    (rc = tka_prepare(c, "SELECT id, track_id FROM events WHERE id >= ?1 ORDER BY id LIMIT 1",
-			      &ev)) != TK_OK ||
 	    (rc = tka_prepare(c,
-			      "SELECT id, src_event_id FROM flows WHERE id >= ?1 ORDER BY id LIMIT 1",
-			      &fl)) != TK_OK)
+			      "SELECT id, track_id FROM events WHERE id >= ?1 ORDER BY id LIMIT 1",
+			      &ev)) != TK_OK ||
+	    (rc = tka_prepare(
+		 c, "SELECT id, src_event_id FROM flows WHERE id >= ?1 ORDER BY id LIMIT 1",
+		 &fl)) != TK_OK)
 		goto out;
 	ps->v[0].ev_lo = ps->v[0].fl_lo = INT64_MIN;
 	for (size_t k = 1; k < ps->n && ok; k++) {

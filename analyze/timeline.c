@@ -47,7 +47,7 @@ struct tka_tl_builder {
 	sqlite3_stmt *name_st;
 	struct launch *flows; /* launch flows, by source event id while the pass runs */
 	size_t nflows, fpos;
-	int flow_mode; /* the store has launch flows: launches come from them (else by
+	int flow_mode;	    /* the store has launch flows: launches come from them (else by
 			  correlation id); a part of a job without any still has no launches */
 	struct tl_api *api; /* correlation mode: API calls with a correlation id */
 	size_t napi, capi;
@@ -247,17 +247,19 @@ static int load_flows(struct tka_ctx *c, struct tka_tl_builder *b)
 	size_t cap = 0;
 	int rc, step, sorted = 1;
 	const struct tka_part *part = c->part;
-	rc = tka_prepare(c,
-			 "SELECT src_event_id, dst_event_id FROM flows WHERE kind = 'launch' AND id "
-			 "BETWEEN ?1 AND ?2",
-			 &st);
+	rc =
+	    tka_prepare(c,
+			"SELECT src_event_id, dst_event_id FROM flows WHERE kind = 'launch' AND id "
+			"BETWEEN ?1 AND ?2",
+			&st);
 	if (rc == TK_OK) {
 		sqlite3_bind_int64(st, 1, part ? part->fl_lo : INT64_MIN);
 		sqlite3_bind_int64(st, 2, part ? part->fl_hi : INT64_MAX);
 	}
 	while (rc == TK_OK && (step = sqlite3_step(st)) == SQLITE_ROW) {
 		if (part) {
-			int64_t src = sqlite3_column_int64(st, 0), dst = sqlite3_column_int64(st, 1);
+			int64_t src = sqlite3_column_int64(st, 0),
+				dst = sqlite3_column_int64(st, 1);
 			if (src < part->ev_lo || src > part->ev_hi || dst < part->ev_lo ||
 			    dst > part->ev_hi) {
 				rc = TKA_NOT_SPLIT;

@@ -27,26 +27,6 @@ TestSuite(analyze_jobs, .init = tkt_analyze_setup, .fini = tkt_analyze_teardown,
 
 #define FIX TK_SOURCE_DIR "/tests/data/analyze/comm/"
 
-/* A copy of @from in the test directory, named @name. */
-static char *copy_store(const char *from, const char *name)
-{
-	size_t n;
-	char *data = tkt_slurp(from, &n), *to = tkt_path(tkt_dir, name);
-	tkt_spit(to, data, n);
-	free(data);
-	return to;
-}
-
-/* Run SQL on the store at @path (read-write): damage it on purpose. */
-static void store_exec(const char *path, const char *sql)
-{
-	sqlite3 *db = NULL;
-	cr_assert_eq(sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL), SQLITE_OK);
-	cr_assert_eq(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK, "%s: %s", sql,
-		     sqlite3_errmsg(db));
-	sqlite3_close(db);
-}
-
 /* tk_analyze() on @path with @jobs threads; its status, and its message into @msg. */
 static int analyze_jobs(const char *path, int jobs, char *msg, size_t len)
 {
@@ -93,7 +73,7 @@ static void expect_same_tables(const char *path, int64_t min_rows)
 		int (*run)(const char *, int, char *, size_t) =
 		    runs[i].sql ? analyze_jobs_sql : analyze_jobs;
 		snprintf(name, sizeof(name), "jobs%d%s.db", jobs, runs[i].sql ? "sql" : "");
-		char *copy = copy_store(path, name);
+		char *copy = tkt_copy(path, name);
 		cr_assert_eq(run(copy, jobs, msg, sizeof(msg)), TK_OK, "jobs %d: %s", jobs, msg);
 		uint64_t d = tkt_store_digest(copy);
 		if (i == 0) {
@@ -174,15 +154,15 @@ Test(analyze_jobs, comm_fixture_same_tables)
 Test(analyze_jobs, sparse_ids_same_tables)
 {
 	char *path = synth_store("sparse.db", "2", "100000");
-	store_exec(path, "UPDATE kernel_details SET event_id = event_id + (1 << 50) "
-			 "WHERE event_id > 50000;"
-			 "UPDATE op_details SET event_id = event_id + (1 << 50) "
-			 "WHERE event_id > 50000;"
-			 "UPDATE flows SET src_event_id = src_event_id + (1 << 50) "
-			 "WHERE src_event_id > 50000;"
-			 "UPDATE flows SET dst_event_id = dst_event_id + (1 << 50) "
-			 "WHERE dst_event_id > 50000;"
-			 "UPDATE events SET id = id + (1 << 50) WHERE id > 50000;");
+	tkt_store_exec(path, "UPDATE kernel_details SET event_id = event_id + (1 << 50) "
+			     "WHERE event_id > 50000;"
+			     "UPDATE op_details SET event_id = event_id + (1 << 50) "
+			     "WHERE event_id > 50000;"
+			     "UPDATE flows SET src_event_id = src_event_id + (1 << 50) "
+			     "WHERE src_event_id > 50000;"
+			     "UPDATE flows SET dst_event_id = dst_event_id + (1 << 50) "
+			     "WHERE dst_event_id > 50000;"
+			     "UPDATE events SET id = id + (1 << 50) WHERE id > 50000;");
 	expect_same_tables(path, 1000);
 	free(path);
 }
@@ -199,7 +179,7 @@ Test(analyze_jobs, reader_failure_same_message_store_unchanged)
 	char sql[128], want[1024] = "";
 	snprintf(sql, sizeof(sql), "UPDATE events SET ts_ns = 'x' WHERE id = %lld",
 		 (long long)(max - 10));
-	store_exec(path, sql);
+	tkt_store_exec(path, sql);
 	uint64_t before = tkt_store_digest(path);
 	for (int jobs = 1; jobs <= 4; jobs++) {
 		char msg[1024];
@@ -227,8 +207,8 @@ Test(analyze_jobs, reader_failure_same_message_store_unchanged)
 Test(analyze_jobs, pass_failure_stops_the_readers)
 {
 	char *path = synth_store("sum.db", "2", "300000");
-	store_exec(path, "UPDATE events SET dur_ns = 2305843009213693952, ts_ns = 0 "
-			 "WHERE id BETWEEN 100 AND 103"); /* 2^61 each: past 2^63 at 103 */
+	tkt_store_exec(path, "UPDATE events SET dur_ns = 2305843009213693952, ts_ns = 0 "
+			     "WHERE id BETWEEN 100 AND 103"); /* 2^61 each: past 2^63 at 103 */
 	char want[1024], msg[1024];
 	cr_assert_eq(analyze_jobs(path, 1, want, sizeof(want)), TK_EFORMAT, "%s", want);
 	cr_assert(strstr(want, "row id 103: dur_ns: the events' durations add up"), "%s", want);
@@ -248,8 +228,8 @@ Test(analyze_jobs, pass_failure_stops_the_readers)
 Test(analyze_jobs, worker_failure_same_message_store_unchanged)
 {
 	char *path = synth_store("mem.db", "4", "300000");
-	store_exec(path, "UPDATE memory_records SET bytes = 'x' WHERE id = "
-			 "(SELECT max(id) FROM memory_records)");
+	tkt_store_exec(path, "UPDATE memory_records SET bytes = 'x' WHERE id = "
+			     "(SELECT max(id) FROM memory_records)");
 	uint64_t before = tkt_store_digest(path);
 	char want[1024] = "";
 	for (int jobs = 1; jobs <= 4; jobs++) {
@@ -286,7 +266,7 @@ Test(analyze_jobs, text_in_details_same_message)
 		char *path = synth_store(k ? "bad_od.db" : "bad_kd.db", "2", "300000");
 		const char *table = k ? "op_details" : "kernel_details";
 		char sql[128], want[256], msg[1024];
-		store_exec(path, cases[k][0]);
+		tkt_store_exec(path, cases[k][0]);
 		snprintf(sql, sizeof(sql), "SELECT max(event_id) FROM %s", table);
 		int64_t id = tkt_query_int(path, sql);
 		cr_assert_gt(id, 0, "no %s", table);

@@ -20,25 +20,6 @@
 TestSuite(analyze_split, .init = tkt_analyze_setup, .fini = tkt_analyze_teardown, .timeout = 600);
 TestSuite(full_corpus, .init = tkt_analyze_setup, .fini = tkt_analyze_teardown, .timeout = 600);
 
-/* A copy of @from in the test directory, named @name. */
-static char *copy_store(const char *from, const char *name)
-{
-	size_t n;
-	char *data = tkt_slurp(from, &n), *to = tkt_path(tkt_dir, name);
-	tkt_spit(to, data, n);
-	free(data);
-	return to;
-}
-
-static void store_exec(const char *path, const char *sql)
-{
-	sqlite3 *db = NULL;
-	cr_assert_eq(sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL), SQLITE_OK);
-	cr_assert_eq(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK, "%s: %s", sql,
-		     sqlite3_errmsg(db));
-	sqlite3_close(db);
-}
-
 /* tk_analyze() on a copy of @from named @name; its status, message into @msg (len 1024). */
 static int analyze_copy(const char *from, const char *name, int one_pass, int jobs, int align,
 			char **copy, char *msg)
@@ -48,7 +29,7 @@ static int analyze_copy(const char *from, const char *name, int one_pass, int jo
 	o.one_pass = one_pass;
 	o.jobs = jobs;
 	o.align_clocks = align;
-	*copy = copy_store(from, name);
+	*copy = tkt_copy(from, name);
 	int rc = tk_analyze(*copy, &o, tkt_err());
 	snprintf(msg, 1024, "%s", rc == TK_OK ? "" : tkt_errmsg());
 	return rc;
@@ -97,17 +78,18 @@ static void expect_split_same(const char *path, int64_t nparts, int64_t min_rows
 		cr_expect_eq(parts(one), 0, "one pass recorded parts");
 		for (size_t j = 0; j < sizeof(jobs) / sizeof(jobs[0]); j++) {
 			snprintf(name, sizeof(name), "split%d_%d.db", align, jobs[j]);
-			cr_assert_eq(analyze_copy(path, name, 0, jobs[j], align, &split, msg), TK_OK,
-				     "%s", msg);
-			cr_expect_eq(parts(split), nparts, "jobs %d: %lld parts, want %lld", jobs[j],
-				     (long long)parts(split), (long long)nparts);
+			cr_assert_eq(analyze_copy(path, name, 0, jobs[j], align, &split, msg),
+				     TK_OK, "%s", msg);
+			cr_expect_eq(parts(split), nparts, "jobs %d: %lld parts, want %lld",
+				     jobs[j], (long long)parts(split), (long long)nparts);
 			snprintf(name, sizeof(name), "jobs %d, align %d", jobs[j], align);
 			int64_t rows = expect_same_analysis(split, one, name);
-			cr_expect_geq(rows, min_rows, "%s: %lld analysis rows", name, (long long)rows);
+			cr_expect_geq(rows, min_rows, "%s: %lld analysis rows", name,
+				      (long long)rows);
 			/* the split store analysed again in one pass: the meta key goes */
 			char *again;
-			cr_assert_eq(analyze_copy(split, "again.db", 1, 1, align, &again, msg), TK_OK,
-				     "%s", msg);
+			cr_assert_eq(analyze_copy(split, "again.db", 1, 1, align, &again, msg),
+				     TK_OK, "%s", msg);
 			cr_expect_eq(parts(again), 0);
 			free(again);
 			free(split);
@@ -223,8 +205,8 @@ Test(full_corpus, xplane_hosts_as_ranks)
  * recorded) and gives one pass's tables. */
 static void expect_fallback(const char *db, const char *name, const char *sql)
 {
-	char *changed = copy_store(db, name), *one, *split, msg[1024];
-	store_exec(changed, sql);
+	char *changed = tkt_copy(db, name), *one, *split, msg[1024];
+	tkt_store_exec(changed, sql);
 	cr_assert_eq(analyze_copy(changed, "fb_one.db", 1, 1, 0, &one, msg), TK_OK, "%s", msg);
 	cr_assert_eq(analyze_copy(changed, "fb_split.db", 0, 2, 0, &split, msg), TK_OK, "%s", msg);
 	cr_expect_eq(parts(split), 0, "%s: split although %s", name, sql);
@@ -238,19 +220,22 @@ Test(analyze_split, falls_back_when_ranks_mix)
 {
 	char *db = job_store(3, 6000);
 	/* a host op of rank 0 moved onto a thread of rank 1 */
-	expect_fallback(db, "event.db",
-			"UPDATE events SET track_id = (SELECT min(id) FROM tracks WHERE process_id = "
-			"2 AND device_id IS NULL) WHERE id = (SELECT max(e.id) FROM events e JOIN "
-			"tracks t ON t.id = e.track_id WHERE t.process_id = 1 AND t.device_id IS "
-			"NULL)");
+	expect_fallback(
+	    db, "event.db",
+	    "UPDATE events SET track_id = (SELECT min(id) FROM tracks WHERE process_id = "
+	    "2 AND device_id IS NULL) WHERE id = (SELECT max(e.id) FROM events e JOIN "
+	    "tracks t ON t.id = e.track_id WHERE t.process_id = 1 AND t.device_id IS "
+	    "NULL)");
 	/* a launch flow of rank 0 that ends at a kernel of rank 1 */
-	expect_fallback(db, "flow.db",
-			"UPDATE flows SET dst_event_id = (SELECT min(e.id) FROM events e JOIN tracks "
-			"t ON t.id = e.track_id WHERE t.process_id = 2 AND t.device_id IS NOT NULL) "
-			"WHERE id = (SELECT min(id) FROM flows WHERE kind = 'launch')");
+	expect_fallback(
+	    db, "flow.db",
+	    "UPDATE flows SET dst_event_id = (SELECT min(e.id) FROM events e JOIN tracks "
+	    "t ON t.id = e.track_id WHERE t.process_id = 2 AND t.device_id IS NOT NULL) "
+	    "WHERE id = (SELECT min(id) FROM flows WHERE kind = 'launch')");
 	/* a device of rank 2 driven by rank 0's process: the ids no longer go rank by rank */
-	expect_fallback(db, "device.db",
-			"UPDATE devices SET process_id = 1 WHERE id = (SELECT max(id) FROM devices)");
+	expect_fallback(
+	    db, "device.db",
+	    "UPDATE devices SET process_id = 1 WHERE id = (SELECT max(id) FROM devices)");
 	free(db);
 }
 
@@ -261,7 +246,7 @@ Test(analyze_split, broken_event_in_a_later_rank)
 	char sql[160];
 	snprintf(sql, sizeof(sql), "UPDATE events SET ts_ns = 'late' WHERE id = %lld",
 		 (long long)id);
-	store_exec(db, sql);
+	tkt_store_exec(db, sql);
 	cr_assert_eq(analyze_copy(db, "bad_one.db", 1, 1, 0, &one, msg1), TK_EFORMAT);
 	cr_assert_eq(analyze_copy(db, "bad_split.db", 0, 1, 0, &split, msg2), TK_EFORMAT);
 	char want[96];

@@ -138,3 +138,21 @@ int tkt_import_corpus(const char *rel, const char *db)
 	free(p);
 	return 1;
 }
+
+char *tkt_copy(const char *from, const char *name)
+{
+	size_t n;
+	char *data = tkt_slurp(from, &n), *to = tkt_path(tkt_dir, name);
+	tkt_spit(to, data, n);
+	free(data);
+	return to;
+}
+
+void tkt_store_exec(const char *path, const char *sql)
+{
+	sqlite3 *db = NULL;
+	cr_assert_eq(sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL), SQLITE_OK);
+	cr_assert_eq(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK, "%s: %s", sql,
+		     sqlite3_errmsg(db));
+	sqlite3_close(db);
+}

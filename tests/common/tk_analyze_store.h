@@ -22,6 +22,12 @@
  * with .init = tkt_analyze_setup, .fini = tkt_analyze_teardown.
  */
 extern char *tkt_dir, *tkt_db;
+
+/* A copy of the file @from in tkt_dir named @name: its path (malloc'd). */
+char *tkt_copy(const char *from, const char *name);
+/* Run @sql on the store at @path, read-write (to damage or change it on purpose). */
+void tkt_store_exec(const char *path, const char *sql);
+
 void tkt_analyze_setup(void);
 void tkt_analyze_teardown(void);
 
