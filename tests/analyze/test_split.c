@@ -173,8 +173,9 @@ Test(analyze_split, fixtures_by_correlation)
 	}
 }
 
-/* Real ranks: HTA's two sampled ranks of one job (vendored), and XPlane hosts of three runs
- * (XLA ops and modules, HLO ops with cost stats, TPU and GPU planes) taken as one job. */
+/* Real ranks: HTA's two sampled ranks of one job and three unrelated traces (vendored), and
+ * XPlane hosts of three runs (XLA ops and modules, HLO ops with cost stats, TPU and GPU
+ * planes) taken as one job. */
 Test(analyze_split, real_ranks)
 {
 	char *dir = tkt_real("kineto/HolisticTraceAnalysis/tests/data/trace_filter");
@@ -182,6 +183,24 @@ Test(analyze_split, real_ranks)
 	tkt_ok(tkt_tracekit("import", dir, "-o", db, NULL));
 	expect_split_same(db, 2, 1000);
 	free(dir);
+	free(db);
+	/* three unrelated traces as one job: memory records, a CPU-only rank, NCCL kernels */
+	static const char *const rel[] = {
+	    "kineto/HolisticTraceAnalysis/tests/data/nccl_parser_config/nccl_data.json.gz",
+	    "kineto/HolisticTraceAnalysis/tests/data/cpu_only/"
+	    "rank-34.Jul_15_10_52_41.1074.pt.trace."
+	    "json.gz",
+	    "kineto/kineto/tb_plugin/samples/resnet50_num_workers_0/worker0.1623143089861.pt.trace."
+	    "json.gz"};
+	char *path[3];
+	db = tkt_path(tkt_dir, "mixed.db");
+	for (int i = 0; i < 3; i++)
+		path[i] = tkt_real(rel[i]);
+	tkt_ok(tkt_tracekit("import", path[0], path[1], path[2], "-o", db, NULL));
+	cr_assert_gt(tkt_query_int(db, "SELECT count(*) FROM memory_records"), 1000);
+	expect_split_same(db, 3, 1000);
+	for (int i = 0; i < 3; i++)
+		free(path[i]);
 	free(db);
 }
 
