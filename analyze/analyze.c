@@ -253,16 +253,17 @@ static int reorder_tables(struct tka_ctx *c)
 	return rc;
 }
 
-/* temp._tk_part: the ranges of @p, or of everything (NULL). */
-static int part_sql(struct tka_ctx *c, const struct tka_part *p)
+/* tk_part(i) in SQL: the ranges of the part analysed (analyze_internal.h, TKA_SQL_EV_LO). */
+static void part_fn(sqlite3_context *cx, int argc, sqlite3_value **argv)
 {
-	char sql[256];
-	snprintf(
-	    sql, sizeof(sql),
-	    "UPDATE temp._tk_part SET ev_lo = %lld, ev_hi = %lld, dev_lo = %lld, dev_hi = %lld",
-	    (long long)(p ? p->ev_lo : INT64_MIN), (long long)(p ? p->ev_hi : INT64_MAX),
-	    (long long)(p ? p->dev_lo : INT64_MIN), (long long)(p ? p->dev_hi : INT64_MAX));
-	return tka_exec(c, "the part analysed", sql);
+	const struct tka_ctx *c = sqlite3_user_data(cx);
+	const struct tka_part *p = c->part;
+	int i = argc == 1 ? sqlite3_value_int(argv[0]) : -1;
+	int64_t v = i == 0   ? (p ? p->ev_lo : INT64_MIN)
+		    : i == 1 ? (p ? p->ev_hi : INT64_MAX)
+		    : i == 2 ? (p ? p->dev_lo : INT64_MIN)
+			     : (p ? p->dev_hi : INT64_MAX);
+	sqlite3_result_int64(cx, v);
 }
 
 /* The analyses of each part in turn, then those over every part. */
@@ -271,9 +272,6 @@ static int run_split(struct tka_ctx *c, const struct tka_parts *ps, const char *
 	int rc = TK_OK;
 	for (size_t k = 0; k < ps->n && rc == TK_OK; k++) {
 		c->part = &ps->v[k];
-		*step = "rank by rank";
-		if ((rc = part_sql(c, c->part)) != TK_OK)
-			break;
 		*step = NULL; /* reading the events */
 		if ((rc = tka_pass_run(c)) != TK_OK)
 			break;
@@ -293,8 +291,6 @@ static int run_split(struct tka_ctx *c, const struct tka_parts *ps, const char *
 		return rc;
 	c->part = NULL;
 	c->split_end = 1;
-	if ((rc = part_sql(c, NULL)) != TK_OK)
-		return rc;
 	tka_split_timeline(c);
 	*step = "the job's tables";
 	if ((rc = reorder_tables(c)) != TK_OK)
@@ -351,8 +347,6 @@ static int try_split(struct tka_ctx *c, const char **step, int *done)
 		*step = "";
 		rc = tka_exec(c, "cannot start the analysis",
 			      "ROLLBACK TO tk_split; RELEASE tk_split");
-		if (rc == TK_OK)
-			rc = part_sql(c, NULL);
 		goto out;
 	}
 	*done = 1;
@@ -446,11 +440,9 @@ int tk_analyze(const char *path, const struct tk_analyze_options *o, tk_error *e
 		goto out;
 	}
 	/* The part analysed (partition.c), for the analyses' SQL: everything unless split. */
-	if ((rc = tka_exec(&c, "cannot start the analysis",
-			   "DROP TABLE IF EXISTS temp._tk_part; CREATE TEMP TABLE _tk_part (ev_lo "
-			   "INTEGER, ev_hi INTEGER, dev_lo INTEGER, dev_hi INTEGER); INSERT INTO "
-			   "temp._tk_part VALUES (-9223372036854775808, 9223372036854775807, "
-			   "-9223372036854775808, 9223372036854775807)")) != TK_OK) {
+	if (sqlite3_create_function(c.db, "tk_part", 1, SQLITE_UTF8, &c, part_fn, NULL, NULL) !=
+	    SQLITE_OK) {
+		rc = tka_fail(&c, TK_ENOMEM, "%s", sqlite3_errmsg(c.db));
 		where = IN_TABLES;
 		goto out;
 	}

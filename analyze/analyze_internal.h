@@ -101,13 +101,14 @@ int tka_part_of_track(const struct tka_parts *ps, int64_t track);
 #define TKA_NOT_SPLIT 1000
 
 /*
- * The same ranges for SQL: temp._tk_part holds one row (ev_lo, ev_hi, dev_lo, dev_hi) of the
- * part analysed, or of everything (tk_analyze() keeps it).
+ * The same ranges for SQL: tk_part(0..3) gives the events' low and high id, the devices' low
+ * and high id of the part analysed, or of everything (a function tk_analyze() registers on its
+ * connection).
  */
-#define TKA_SQL_EV_LO "(SELECT ev_lo FROM temp._tk_part)"
-#define TKA_SQL_EV_HI "(SELECT ev_hi FROM temp._tk_part)"
-#define TKA_SQL_DEV_LO "(SELECT dev_lo FROM temp._tk_part)"
-#define TKA_SQL_DEV_HI "(SELECT dev_hi FROM temp._tk_part)"
+#define TKA_SQL_EV_LO "tk_part(0)"
+#define TKA_SQL_EV_HI "tk_part(1)"
+#define TKA_SQL_DEV_LO "tk_part(2)"
+#define TKA_SQL_DEV_HI "tk_part(3)"
 
 /* The id ranges of the part analysed (everything when the whole store is). */
 static inline int64_t tka_ev_lo(const struct tka_ctx *c)
