@@ -91,8 +91,6 @@ int tka_split_order(struct tka_ctx *c, int64_t rowid, int group);
 void tka_split_timeline(struct tka_ctx *c);
 struct tka_split *tka_split_new(void);
 void tka_split_free(struct tka_split *s);
-/* The part holding track @track, -1 when none does. */
-int tka_part_of_track(const struct tka_parts *ps, int64_t track);
 
 /*
  * Returned by the pass (and the analyses it feeds) when an event or launch flow lies outside

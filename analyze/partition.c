@@ -20,10 +20,24 @@
 
 #include "intervals.h"
 
-/* A table's rows (id, part) in id order: the part of each, ascending, or *@ok 0. */
+/* A process (its id) and its part. */
 struct rowpart {
 	int64_t id, part;
 };
+
+/* The part of process @pid among v[0..n) (ascending ids), -1 when there is no such process. */
+static int64_t proc_part(const struct rowpart *v, size_t n, int64_t pid)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (v[mid].id < pid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && v[lo].id == pid ? v[lo].part : -1;
+}
 
 static int part_of(const struct tka_parts *ps, int64_t track)
 {
@@ -36,11 +50,6 @@ static int part_of(const struct tka_parts *ps, int64_t track)
 			hi = mid;
 	}
 	return lo < ps->n && ps->v[lo].trk_lo <= track ? (int)lo : -1;
-}
-
-int tka_part_of_track(const struct tka_parts *ps, int64_t track)
-{
-	return part_of(ps, track);
 }
 
 /* Grow @ps to hold part @k (a new part starts with empty ranges). */
@@ -76,7 +85,7 @@ static int assign(struct tka_ctx *c, struct tka_parts *ps, int *ok)
 	struct rowpart *proc = NULL;
 	size_t nproc = 0, pcap = 0, cap = 0;
 	int64_t last_src = 0, last_part = -1, last_dev = INT64_MIN, dev_part = -1;
-	int rc, step;
+	int rc, step = SQLITE_DONE;
 	*ok = 0;
 	rc = tka_prepare(c, "SELECT id, source_id FROM processes ORDER BY id", &q);
 	while (rc == TK_OK && (step = sqlite3_step(q)) == SQLITE_ROW) {
@@ -101,33 +110,25 @@ static int assign(struct tka_ctx *c, struct tka_parts *ps, int *ok)
 		}
 		proc[nproc++] = (struct rowpart){id, last_part};
 	}
+	if (rc == TK_OK && step != SQLITE_DONE)
+		rc = tka_fail(c, tka_sql_status(c), "reading processes: %s", sqlite3_errmsg(c->db));
 	sqlite3_finalize(q);
 	q = NULL;
 	if (rc != TK_OK || ps->n < 2)
 		goto done;
-#define PROC_PART(pid, out)                                                         \
-	do {                                                                        \
-		size_t lo_ = 0, hi_ = nproc;                                        \
-		while (lo_ < hi_) {                                                 \
-			size_t mid_ = lo_ + (hi_ - lo_) / 2;                        \
-			if (proc[mid_].id < (pid))                                  \
-				lo_ = mid_ + 1;                                     \
-			else                                                        \
-				hi_ = mid_;                                         \
-		}                                                                   \
-		(out) = lo_ < nproc && proc[lo_].id == (pid) ? proc[lo_].part : -1; \
-	} while (0)
 	int64_t at = -1;
 	rc = tka_prepare(c, "SELECT id, process_id FROM devices ORDER BY id", &q);
 	while (rc == TK_OK && (step = sqlite3_step(q)) == SQLITE_ROW) {
 		int64_t id = sqlite3_column_int64(q, 0), part = -1;
 		if (sqlite3_column_type(q, 1) == SQLITE_INTEGER)
-			PROC_PART(sqlite3_column_int64(q, 1), part);
+			part = proc_part(proc, nproc, sqlite3_column_int64(q, 1));
 		if (part < at || part < 0)
 			goto done; /* no process, or the parts out of order */
 		at = part;
 		widen(&ps->v[part].dev_lo, &ps->v[part].dev_hi, id);
 	}
+	if (rc == TK_OK && step != SQLITE_DONE)
+		rc = tka_fail(c, tka_sql_status(c), "reading devices: %s", sqlite3_errmsg(c->db));
 	sqlite3_finalize(q);
 	q = NULL;
 	if (rc != TK_OK)
@@ -137,7 +138,7 @@ static int assign(struct tka_ctx *c, struct tka_parts *ps, int *ok)
 	while (rc == TK_OK && (step = sqlite3_step(q)) == SQLITE_ROW) {
 		int64_t id = sqlite3_column_int64(q, 0), part = -1;
 		if (sqlite3_column_type(q, 1) == SQLITE_INTEGER)
-			PROC_PART(sqlite3_column_int64(q, 1), part);
+			part = proc_part(proc, nproc, sqlite3_column_int64(q, 1));
 		if (part < at || part < 0)
 			goto done;
 		if (sqlite3_column_type(q, 2) != SQLITE_NULL) { /* its device in the same part */
@@ -153,7 +154,6 @@ static int assign(struct tka_ctx *c, struct tka_parts *ps, int *ok)
 		at = part;
 		widen(&ps->v[part].trk_lo, &ps->v[part].trk_hi, id);
 	}
-#undef PROC_PART
 	if (rc == TK_OK && step != SQLITE_DONE)
 		rc = tka_fail(c, tka_sql_status(c), "reading tracks: %s", sqlite3_errmsg(c->db));
 	/* a part without tracks: an empty range where it falls, so the ranges stay ascending */
