@@ -258,6 +258,27 @@ Test(analyze_split, falls_back_when_ranks_mix)
 	free(db);
 }
 
+/* A write-ahead log beside the store: its pages are not read directly, so one pass through SQL
+ * (SQLite finds no valid log header in the stray file and reads the store as it is). */
+Test(analyze_split, falls_back_beside_a_log)
+{
+	char *db = job_store(3, 6000), *one, msg[1024];
+	cr_assert_eq(analyze_copy(db, "log_one.db", 1, 1, 0, &one, msg), TK_OK, "%s", msg);
+	char *copy = tkt_copy(db, "log_split.db"), wal[4200];
+	snprintf(wal, sizeof(wal), "%s-wal", copy);
+	tkt_spit(wal, "not a log", 9);
+	struct tk_analyze_options o;
+	tk_analyze_options_init(&o);
+	o.jobs = 2;
+	cr_assert_eq(tk_analyze(copy, &o, tkt_err()), TK_OK, "%s", tkt_errmsg());
+	remove(wal);
+	cr_expect_eq(parts(copy), 0, "split beside a log");
+	expect_same_analysis(copy, one, "beside a log");
+	free(copy);
+	free(one);
+	free(db);
+}
+
 Test(analyze_split, broken_event_in_a_later_rank)
 {
 	char *db = job_store(3, 6000), *one, *split, msg1[1024], msg2[1024];
