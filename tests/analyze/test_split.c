@@ -185,17 +185,19 @@ Test(analyze_split, real_ranks)
 	free(dir);
 	free(db);
 	/* three unrelated traces as one job: memory records, a CPU-only rank, NCCL kernels */
-	static const char *const rel[] = {
-	    "kineto/HolisticTraceAnalysis/tests/data/nccl_parser_config/nccl_data.json.gz",
-	    "kineto/HolisticTraceAnalysis/tests/data/cpu_only/"
-	    "rank-34.Jul_15_10_52_41.1074.pt.trace."
-	    "json.gz",
-	    "kineto/kineto/tb_plugin/samples/resnet50_num_workers_0/worker0.1623143089861.pt.trace."
-	    "json.gz"};
+	static const char *const rel[][2] = {
+	    {"kineto/HolisticTraceAnalysis/tests/data/nccl_parser_config", "nccl_data.json.gz"},
+	    {"kineto/HolisticTraceAnalysis/tests/data/cpu_only",
+	     "rank-34.Jul_15_10_52_41.1074.pt.trace.json.gz"},
+	    {"kineto/kineto/tb_plugin/samples/resnet50_num_workers_0",
+	     "worker0.1623143089861.pt.trace.json.gz"}};
 	char *path[3];
 	db = tkt_path(tkt_dir, "mixed.db");
-	for (int i = 0; i < 3; i++)
-		path[i] = tkt_real(rel[i]);
+	for (int i = 0; i < 3; i++) {
+		char r[256];
+		snprintf(r, sizeof(r), "%s/%s", rel[i][0], rel[i][1]);
+		path[i] = tkt_real(r);
+	}
 	tkt_ok(tkt_tracekit("import", path[0], path[1], path[2], "-o", db, NULL));
 	cr_assert_gt(tkt_query_int(db, "SELECT count(*) FROM memory_records"), 1000);
 	expect_split_same(db, 3, 1000);
