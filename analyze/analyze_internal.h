@@ -62,12 +62,10 @@ struct tka_split {
 
 /* One part: a source's processes, their devices and tracks, their events and launch flows. */
 struct tka_part {
-	int64_t source;		  /* sources.id */
-	int64_t proc_lo, proc_hi; /* processes.id range */
-	int64_t dev_lo, dev_hi;	  /* devices.id range (dev_lo > dev_hi: none) */
-	int64_t trk_lo, trk_hi;	  /* tracks.id range (trk_lo > trk_hi: none) */
-	int64_t ev_lo, ev_hi;	  /* events.id range (checked as the pass reads them) */
-	int64_t fl_lo, fl_hi;	  /* flows.id range (launch flows checked in the timeline) */
+	int64_t dev_lo, dev_hi; /* devices.id range (dev_lo > dev_hi: none) */
+	int64_t trk_lo, trk_hi; /* tracks.id range (trk_lo > trk_hi: none) */
+	int64_t ev_lo, ev_hi;	/* events.id range (checked as the pass reads them) */
+	int64_t fl_lo, fl_hi;	/* flows.id range (launch flows checked in the timeline) */
 };
 struct tka_parts {
 	struct tka_part *v;
@@ -116,12 +114,6 @@ static inline int64_t tka_ev_lo(const struct tka_ctx *c)
 static inline int64_t tka_ev_hi(const struct tka_ctx *c)
 {
 	return c->part ? c->part->ev_hi : INT64_MAX;
-}
-
-/* tka_part_has_device() - @c analyses the whole store, or device @id is of its part. */
-static inline int tka_part_has_device(const struct tka_ctx *c, int64_t id)
-{
-	return !c->part || (id >= c->part->dev_lo && id <= c->part->dev_hi);
 }
 
 /*

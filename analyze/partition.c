@@ -6,9 +6,10 @@
  *
  * A store splits when it has two or more sources and every process, device and track belongs to
  * one by ids that ascend with the parts: each process has a source, each device and track a
- * process of the one part (a track's device, if any, in the same part), and the processes,
- * devices and tracks in id order go through the parts in order, as every job import and merge
- * writes them. The events' and flows' id ranges of each part are found here by binary search
+ * process of the one part (a track's device, if any, in the same part), and the processes in id
+ * order go through the sources in ascending order, the devices and tracks in id order through
+ * the parts in turn, as every job import and merge writes them (checked in one pass over each
+ * table: a hostile store's count of sources costs no more than its rows). The events' and flows' id ranges of each part are found here by binary search
  * (a few lookups per part); whether each event and launch flow really lies in its part is
  * checked as the pass reads it (event_pass.c, timeline.c): when one does not, the analysis
  * starts again over the whole store (TKA_NOT_SPLIT), so a split analysis gives the tables of
@@ -61,8 +62,8 @@ static int part_at(struct tka_ctx *c, struct tka_parts *ps, size_t k, size_t *ca
 		return tka_fail(c, TK_ENOMEM, "out of memory");
 	struct tka_part *p = &ps->v[k];
 	memset(p, 0, sizeof(*p));
-	p->trk_lo = p->dev_lo = p->proc_lo = INT64_MAX;
-	p->trk_hi = p->dev_hi = p->proc_hi = INT64_MIN;
+	p->trk_lo = p->dev_lo = INT64_MAX;
+	p->trk_hi = p->dev_hi = INT64_MIN;
 	ps->n = k + 1;
 	return TK_OK;
 }
@@ -92,18 +93,14 @@ static int assign(struct tka_ctx *c, struct tka_parts *ps, int *ok)
 		if (sqlite3_column_type(q, 1) != SQLITE_INTEGER)
 			goto done; /* a process of no source */
 		int64_t id = sqlite3_column_int64(q, 0), src = sqlite3_column_int64(q, 1);
+		if (last_part >= 0 && src < last_src)
+			goto done; /* the sources not in order: a source's processes may be apart */
 		if (last_part < 0 || src != last_src) {
-			/* a source seen before, after another: its processes are not together */
-			for (size_t i = 0; last_part >= 0 && i < ps->n; i++)
-				if (ps->v[i].source == src)
-					goto done;
 			last_part++;
 			if ((rc = part_at(c, ps, (size_t)last_part, &cap)) != TK_OK)
 				break;
-			ps->v[last_part].source = src;
 			last_src = src;
 		}
-		widen(&ps->v[last_part].proc_lo, &ps->v[last_part].proc_hi, id);
 		if (TKU_GROW(proc, pcap, nproc + 1, 64) != TK_OK) {
 			rc = tka_fail(c, TK_ENOMEM, "out of memory");
 			break;

@@ -253,6 +253,8 @@ Test(analyze_split, falls_back_when_ranks_mix)
 	    "UPDATE flows SET dst_event_id = (SELECT min(e.id) FROM events e JOIN tracks "
 	    "t ON t.id = e.track_id WHERE t.process_id = 2 AND t.device_id IS NOT NULL) "
 	    "WHERE id = (SELECT min(id) FROM flows WHERE kind = 'launch')");
+	/* rank 2's process said to be of rank 0's source: a source's processes apart */
+	expect_fallback(db, "source.db", "UPDATE processes SET source_id = 1 WHERE id = 3");
 	/* a device of rank 2 driven by rank 0's process: the ids no longer go rank by rank */
 	expect_fallback(
 	    db, "device.db",
