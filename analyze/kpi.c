@@ -14,6 +14,8 @@
 #include <string.h>
 #include <tracekit/store.h>
 
+#include "util/sort.h"
+
 #include "analyze_internal.h"
 
 /* Compile intervals per process: (process_id, ts, end) and the event's name, host tracks only. */
@@ -145,6 +147,9 @@ static int cmp_name_count(const void *pa, const void *pb)
 	return (a->name_id > b->name_id) - (a->name_id < b->name_id);
 }
 
+#define NAME_BEFORE(a, b) ((a)->name_id < (b)->name_id)
+TKU_SORT_DEFINE(sort_names, struct name_count, NAME_BEFORE)
+
 /* Most first, then most time, then the lower string id. */
 static int cmp_top(const void *pa, const void *pb)
 {
@@ -163,7 +168,7 @@ static int cmp_top(const void *pa, const void *pb)
 static void append_top(char *buf, size_t cap, struct name_count *v, size_t n)
 {
 	size_t len = strlen(buf), m = 0;
-	if (n > 1)
+	if (n > 1 && sort_names(v, n) != 0)
 		qsort(v, n, sizeof(*v), cmp_name_count);
 	for (size_t i = 0; i < n; i++) { /* fold equal names in place */
 		if (m && v[m - 1].name_id == v[i].name_id) {

@@ -18,6 +18,8 @@
 #include <string.h>
 #include <tracekit/store.h>
 
+#include "util/sort.h"
+
 /* ---- the analysis: one sweep per level and host thread ---- */
 
 /* A launch: its API call's start and thread, the launched op's duration and step (the index
@@ -48,6 +50,11 @@ static int cmp_hop(const void *pa, const void *pb)
 		return a->end > b->end ? -1 : 1;
 	return (a->id > b->id) - (a->id < b->id);
 }
+
+#define LNCH_BEFORE(a, b) (cmp_lnch((a), (b)) < 0)
+#define HOP_BEFORE(a, b) (cmp_hop((a), (b)) < 0)
+TKU_SORT_DEFINE(sort_lnch, struct lnch, LNCH_BEFORE)
+TKU_SORT_DEFINE(sort_hop, struct tka_host_op, HOP_BEFORE)
 
 /* The figures of one (process, level, name). */
 struct acc {
@@ -218,6 +225,9 @@ static int cmp_nix(const void *pa, const void *pb)
 	return (a->id > b->id) - (a->id < b->id);
 }
 
+#define NIX_BEFORE(a, b) (cmp_nix((a), (b)) < 0)
+TKU_SORT_DEFINE(sort_nix, struct nix, NIX_BEFORE)
+
 /*
  * Subtree attribution: a launch belongs to every host interval open at its start on its thread
  * (start <= launch < end), each name once: per thread and name the union of the name's
@@ -239,7 +249,8 @@ static int sweep_subtree(struct tka_ctx *c, const struct lnch *l, size_t nl, con
 		inst[i].subtree_ops = (int64_t)(hi - lo);
 		inst[i].subtree_ns = pre[hi] - pre[lo];
 	}
-	qsort(ix, nh, sizeof(*ix), cmp_nix); /* @h: one thread's */
+	if (sort_nix(ix, nh) != 0) /* @h: one thread's */
+		qsort(ix, nh, sizeof(*ix), cmp_nix);
 	for (size_t i = 0; i < nh;) {
 		const struct tka_host_op *x = &h[ix[i].i];
 		struct acc *ac = acc_of(a, c->pass->tracks[x->track].process_id, level, x->name_id);
@@ -280,6 +291,9 @@ static int cmp_inst(const void *pa, const void *pb)
 	const struct tka_og_inst *a = pa, *b = pb;
 	return (a->event_id > b->event_id) - (a->event_id < b->event_id);
 }
+
+#define INST_BEFORE(a, b) ((a)->event_id < (b)->event_id)
+TKU_SORT_DEFINE(sort_inst, struct tka_og_inst, INST_BEFORE)
 
 static int steps_init(struct tka_ctx *c, struct steps *st)
 {
@@ -435,10 +449,11 @@ static int thr_sort(struct tka_ctx *c, const void *arg, size_t i, struct tka_row
 	const struct thr *t = &r->t[i];
 	(void)c;
 	(void)rows;
-	if (t->l1 - t->l0 > 1)
+	if (t->l1 - t->l0 > 1 && sort_lnch(r->l + t->l0, t->l1 - t->l0) != 0)
 		qsort(r->l + t->l0, t->l1 - t->l0, sizeof(*r->l), cmp_lnch);
 	for (int lv = 0; lv < 2; lv++)
-		if (t->h1[lv] - t->h0[lv] > 1)
+		if (t->h1[lv] - t->h0[lv] > 1 &&
+		    sort_hop(r->s->h[lv] + t->h0[lv], t->h1[lv] - t->h0[lv]) != 0)
 			qsort(r->s->h[lv] + t->h0[lv], t->h1[lv] - t->h0[lv], sizeof(*r->s->h[lv]),
 			      cmp_hop);
 	return TK_OK;
@@ -633,7 +648,7 @@ int tka_op_gpu_time(struct tka_ctx *c)
 		rc = tka_each(c, nt, NULL, thr_sweep, &run);
 	if (rc == TK_OK && merge(t, nt, c->pass, l, &a, &st, &totals) != TK_OK)
 		rc = tka_fail(c, TK_ENOMEM, "out of memory");
-	if (rc == TK_OK && nh > 1) /* for tka_op_gpu_instance() */
+	if (rc == TK_OK && nh > 1 && sort_inst(s->inst, nh) != 0) /* for tka_op_gpu_instance() */
 		qsort(s->inst, nh, sizeof(*s->inst), cmp_inst);
 	if (rc == TK_OK)
 		rc = tka_prepare(c,

@@ -23,6 +23,7 @@
 
 #include "analyze_internal.h"
 #include "../util/map.h"
+#include "../util/sort.h"
 
 /* One open event on a track's stack. */
 struct open_ev {
@@ -331,6 +332,8 @@ static int cmp_ev(const void *pa, const void *pb)
 	return ev_before(a, b) ? -1 : ev_before(b, a);
 }
 
+TKU_SORT_DEFINE(sort_evs, struct open_ev, ev_before)
+
 /* The columns pass_unsorted() reads: as the pass gives them, op_details merged in. */
 #define UNSORTED_COLS                                                                    \
 	"SELECT e.id, e.kind, e.name_id, coalesce(o.op_category_id, e.category_id, 0), " \
@@ -413,7 +416,8 @@ static int pass_unsorted(struct tka_ctx *c, struct tku_table *G, struct track_sw
 			sqlite3_bind_int64(byid, 3, s->first_late);
 			rc = read_rows(c, byid, G, t, s, to_buffer);
 			if (rc == TK_OK && s->nbuf > 1)
-				qsort(s->buf, s->nbuf, sizeof(*s->buf), cmp_ev);
+				if (sort_evs(s->buf, s->nbuf) != 0)
+					qsort(s->buf, s->nbuf, sizeof(*s->buf), cmp_ev);
 			for (size_t k = 0; rc == TK_OK && k < s->nbuf; k++)
 				if (sweep_event(G, t, s, &s->buf[k]) != TK_OK)
 					rc = tka_fail(c, TK_ENOMEM,

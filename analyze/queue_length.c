@@ -15,6 +15,8 @@
 #include <string.h>
 #include <tracekit/store.h>
 
+#include "util/sort.h"
+
 #define NBUCKETS 1000 /* timeline buckets per device window */
 
 /* A step of a stream's counts at time t: length (in flight) and waiting (not started). */
@@ -37,6 +39,11 @@ static int by_time(const void *pa, const void *pb)
 	const struct qev *a = pa, *b = pb;
 	return (a->t > b->t) - (a->t < b->t);
 }
+
+#define STREAM_TIME_BEFORE(a, b) (by_stream_time((a), (b)) < 0)
+#define TIME_BEFORE(a, b) ((a)->t < (b)->t)
+TKU_SORT_DEFINE(sort_stream_time, struct qev, STREAM_TIME_BEFORE)
+TKU_SORT_DEFINE(sort_time, struct qev, TIME_BEFORE)
 
 /* Timeline buckets of one series over [start, start + nb * width), the last one cut at end. */
 struct buckets {
@@ -250,7 +257,7 @@ static int device_queues(struct tka_ctx *c, const void *arg, size_t i, struct tk
 		bk->width = (bk->end - bk->start) / NBUCKETS + 1;
 		bk->nb = (int)((bk->end - bk->start + bk->width - 1) / bk->width);
 	}
-	if (n > 1)
+	if (n > 1 && sort_stream_time(ev, n) != 0)
 		qsort(ev, n, sizeof(*ev), by_stream_time);
 	for (size_t a = 0, s = 0; s < d->nstreams && rc == TK_OK; s++) {
 		size_t b = a;
@@ -266,7 +273,7 @@ static int device_queues(struct tka_ctx *c, const void *arg, size_t i, struct tk
 	}
 	if (rc != TK_OK)
 		goto out;
-	if (n > 1)
+	if (n > 1 && sort_time(ev, n) != 0)
 		qsort(ev, n, sizeof(*ev), by_time);
 	sweep(ev, n, w, bk, &o);
 	rc = write_series(c, r, d, NULL, all, all_launched, &o, bk);

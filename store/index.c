@@ -9,6 +9,7 @@
  * goes to the root SQLite reserved.
  */
 #include "index.h"
+#include "util/sort.h"
 #include "util/vec.h"
 
 #include <errno.h>
@@ -44,6 +45,16 @@ static int cmp_key(const struct tks_ikey *x, const struct tks_ikey *y)
 static int qcmp(const void *x, const void *y)
 {
 	return cmp_key(x, y);
+}
+
+#define KEY_BEFORE(x, y) (cmp_key((x), (y)) < 0)
+TKU_SORT_DEFINE(sort_keys, struct tks_ikey, KEY_BEFORE)
+
+/* Sort @n keys (distinct: their rowids differ); qsort when the sort's buffer cannot be had. */
+static void sort_buf(struct tks_ikey *v, size_t n)
+{
+	if (sort_keys(v, n) != 0)
+		qsort(v, n, sizeof(*v), qcmp);
 }
 
 int tks_index_init(struct tks_index *ix, struct tks_pages *p, uint32_t root, int ncols,
@@ -130,7 +141,7 @@ static int spill_run(struct tks_index *ix)
 	int err = 0;
 	unsigned char *out = NULL;
 	if (!ix->buf_sorted)
-		qsort(ix->buf, ix->n, sizeof(*ix->buf), qcmp);
+		sort_buf(ix->buf, ix->n);
 	if (ix->fd < 0) {
 		size_t len = strlen(ix->tmp_dir) + 40;
 		char *path = malloc(len);
@@ -543,7 +554,7 @@ int tks_index_finish(struct tks_index *ix)
 	bd.U = ix->pages->page_size;
 	int err = ip_init(&bd.leaf, bd.U, 8);
 	if (!err && ix->n && !ix->buf_sorted)
-		qsort(ix->buf, ix->n, sizeof(*ix->buf), qcmp);
+		sort_buf(ix->buf, ix->n);
 	if (!err) {
 		if (ix->nruns)
 			err = merge(ix, &bd);
