@@ -14,7 +14,9 @@
  * late one on are kept from the pass (up to COLLECT_EVENTS in all), the ones before are read
  * again by id (a range of rows no longer than twice the track's events), and all are sorted in
  * start, then id order, the order of the index. A track beyond those bounds is read again
- * whole through the index.
+ * whole through the index. While the first HISTORY_EVENTS events of the pass (all tracks
+ * together) are kept as they come, a late track's events before the late one are taken from
+ * there instead of read again (a trace of that size: nothing is read twice).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +41,10 @@ struct open_ev {
 /* Events of unsorted tracks kept from the pass, all tracks together (72 MiB). */
 #define COLLECT_EVENTS (1u << 20)
 
+/* Events kept in load order from the start of the pass, all tracks together (8 MiB): past
+ * that, only the histories of tracks already found unsorted stay. */
+#define HISTORY_EVENTS (1u << 17)
+
 /* Sweep state of one track. */
 struct track_sweep {
 	struct open_ev *st; /* open events, outermost first */
@@ -49,7 +55,9 @@ struct track_sweep {
 	int seen, unsorted;
 	int64_t first_id, count;    /* events.id of its first event; its events, in all */
 	int64_t first_late, before; /* unsorted: events.id of the late event; events before it */
-	int collecting; /* unsorted: the pass keeps its events from first_late on in buf */
+	int collecting;	      /* unsorted: the pass keeps its events from first_late on in buf */
+	struct open_ev *hist; /* its events in load order up to the late one (history kept) */
+	size_t nhist, hcap;
 };
 
 /* Aggregate of one (track, kind, name, category, module) group. */
@@ -261,7 +269,9 @@ struct tka_op_state {
 	struct tku_table G;    /* of struct group */
 	struct track_sweep *T; /* by track id, [0, ntracks] */
 	int64_t ntracks;
-	size_t kept; /* events of unsorted tracks kept from the pass (COLLECT_EVENTS at most) */
+	size_t kept;	/* events of unsorted tracks kept from the pass (COLLECT_EVENTS at most) */
+	size_t nhist;	/* events in the tracks' histories (HISTORY_EVENTS at most) */
+	int no_history; /* the histories outgrew HISTORY_EVENTS: no track gets one any more */
 };
 
 void tka_op_profile_free(struct tka_op_state *s)
@@ -271,6 +281,7 @@ void tka_op_profile_free(struct tka_op_state *s)
 	for (int64_t t = 0; s->T && t <= s->ntracks; t++) {
 		free(s->T[t].st);
 		free(s->T[t].buf);
+		free(s->T[t].hist);
 	}
 	free(s->T);
 	tku_table_free(&s->G);
@@ -289,6 +300,34 @@ int tka_op_profile_begin(struct tka_ctx *c)
 	if (!s->T || tku_map_reserve(&s->G.map, 512) != 0)
 		return tka_fail(c, TK_ENOMEM, "out of memory in the op profile");
 	c->pass->want_op_details = 1;
+	return TK_OK;
+}
+
+/* The histories are full: only those of tracks found unsorted stay (they are complete). */
+static void history_stop(struct tka_op_state *s)
+{
+	s->no_history = 1;
+	for (int64_t t = 1; t <= s->ntracks; t++) {
+		struct track_sweep *ts = &s->T[t];
+		if (!ts->unsorted) {
+			free(ts->hist);
+			ts->hist = NULL;
+			ts->nhist = ts->hcap = 0;
+		}
+	}
+}
+
+/* Keep @e in the history of @ts (a track not yet found unsorted). */
+static int history_add(struct tka_op_state *s, struct track_sweep *ts, const struct open_ev *e)
+{
+	if (s->nhist >= HISTORY_EVENTS) {
+		history_stop(s);
+		return TK_OK;
+	}
+	if (TKU_GROW(ts->hist, ts->hcap, ts->nhist + 1, 256) != TK_OK)
+		return TK_ENOMEM;
+	ts->hist[ts->nhist++] = *e;
+	s->nhist++;
 	return TK_OK;
 }
 
@@ -312,7 +351,8 @@ int tka_op_profile_event(struct tka_ctx *c, const struct tka_ev *ev)
 	e.ts = ev->ts;
 	e.end = ev->dur > 0 && e.ts <= INT64_MAX - ev->dur ? e.ts + ev->dur : e.ts;
 	e.self = 0;
-	if (buffer_add(&s->G, ev->track, ts, &e, &s->kept) != TK_OK)
+	if ((!ts->unsorted && !s->no_history && history_add(s, ts, &e) != TK_OK) ||
+	    buffer_add(&s->G, ev->track, ts, &e, &s->kept) != TK_OK)
 		return tka_fail(c, TK_ENOMEM, "out of memory in the op profile");
 	return TK_OK;
 }
@@ -320,9 +360,16 @@ int tka_op_profile_event(struct tka_ctx *c, const struct tka_ev *ev)
 int tka_op_profile_end(struct tka_ctx *c)
 {
 	struct tka_op_state *s = c->ops;
-	for (int64_t t = 1; t <= s->ntracks; t++)
-		if (!s->T[t].unsorted && buffer_finish(&s->G, t, &s->T[t]) != TK_OK)
+	for (int64_t t = 1; t <= s->ntracks; t++) {
+		struct track_sweep *ts = &s->T[t];
+		if (ts->unsorted)
+			continue;
+		free(ts->hist); /* a sorted track needs none */
+		ts->hist = NULL;
+		ts->nhist = ts->hcap = 0;
+		if (buffer_finish(&s->G, t, ts) != TK_OK)
 			return tka_fail(c, TK_ENOMEM, "out of memory in the op profile");
+	}
 	return TK_OK;
 }
 
@@ -391,7 +438,23 @@ static int pass_unsorted(struct tka_ctx *c, struct tku_table *G, struct track_sw
 		int by_id =
 		    s->collecting && s->before <= (int64_t)COLLECT_EVENTS &&
 		    (uint64_t)s->first_late - (uint64_t)s->first_id <= 2 * (uint64_t)s->count;
-		if (!by_id) {
+		/* the events before the late one, all in its history (the late one is its last) */
+		int kept = s->collecting && s->hist && (int64_t)s->nhist == s->before + 1;
+		if (kept) {
+			for (int64_t k = 0; rc == TK_OK && k < s->before; k++)
+				if (to_buffer(G, t, s, &s->hist[k]) != TK_OK)
+					rc = tka_fail(c, TK_ENOMEM,
+						      "out of memory in the op profile");
+			free(s->hist);
+			s->hist = NULL;
+			s->nhist = s->hcap = 0;
+			if (rc == TK_OK && s->nbuf > 1 && sort_evs(s->buf, s->nbuf) != 0)
+				qsort(s->buf, s->nbuf, sizeof(*s->buf), cmp_ev);
+			for (size_t k = 0; rc == TK_OK && k < s->nbuf; k++)
+				if (sweep_event(G, t, s, &s->buf[k]) != TK_OK)
+					rc = tka_fail(c, TK_ENOMEM,
+						      "out of memory in the op profile");
+		} else if (!by_id) {
 			if (!byix)
 				rc = tka_prepare(
 				    c, UNSORTED_COLS "WHERE e.track_id = ?1 ORDER BY e.ts_ns, e.id",

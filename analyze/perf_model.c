@@ -9,7 +9,9 @@
 #include "checked.h"
 #include "perf_args.h"
 
+#include <pthread.h>
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* ---- one call ---- */
@@ -719,14 +721,42 @@ static const struct op ops[] = {
 static const char *const model_names[] = {"gemm",	 "conv",      "conv",	       "attention",
 					  "elementwise", "reduction", "normalization", "inductor"};
 
+#define N_OPS (sizeof(ops) / sizeof(ops[0]))
+
+/* ops[] by name (then place: the first of equal names wins), made once for every thread. */
+static const struct op *by_name[N_OPS];
+static pthread_once_t by_name_once = PTHREAD_ONCE_INIT;
+
+static int cmp_op_name(const void *pa, const void *pb)
+{
+	const struct op *a = *(const struct op *const *)pa, *b = *(const struct op *const *)pb;
+	int d = strcmp(a->name, b->name);
+	return d ? d : (a > b) - (a < b);
+}
+
+static void sort_by_name(void)
+{
+	for (size_t i = 0; i < N_OPS; i++)
+		by_name[i] = &ops[i];
+	qsort(by_name, N_OPS, sizeof(by_name[0]), cmp_op_name);
+}
+
 static const struct op *find(const char *name)
 {
 	static const struct op inductor_op = {"triton_", H_INDUCTOR, 0, 0, 0, NULL};
 	if (!name)
 		return NULL;
-	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
-		if (!strcmp(name, ops[i].name))
-			return &ops[i];
+	pthread_once(&by_name_once, sort_by_name);
+	size_t lo = 0, hi = N_OPS; /* the first op whose name is not below @name */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (strcmp(by_name[mid]->name, name) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < N_OPS && !strcmp(by_name[lo]->name, name))
+		return by_name[lo];
 	if (!strncmp(name, "triton_poi_", 11) || !strncmp(name, "triton_red_", 11) ||
 	    !strncmp(name, "triton_per_", 11))
 		return &inductor_op;

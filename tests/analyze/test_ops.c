@@ -119,9 +119,14 @@ Test(op_profile, self_time_nesting_overlaps_and_shares)
  * swept again from the events before a_parent read by id and the ones after it kept from the
  * pass. Thread B: 9 000 children b_child [10i, +5), each followed by three c_op events of
  * thread C, then b_parent [0, 90000): its events are spread over more than twice their number of
- * ids, so it is read again whole through the index.
+ * ids, so it is read again whole through the index. A store this small is all in the op
+ * profile's history of the pass (HISTORY_EVENTS, 131 072 events), so nothing is read again.
+ * With @filler, 140 000 d_fill [10i, +5) of thread D come after thread A's: the history is
+ * full before threads B and C start, so B is read again through the index, and thread E's 9 000
+ * e_child [10i, +5) then e_parent [0, 90000) (its ids together) are read again by id; thread A's
+ * history, complete when a_parent came, still serves.
  */
-static char *write_late_store(char *dir)
+static char *write_late_store(char *dir, int filler)
 {
 	char *path = tkt_path(dir, "late.db");
 	tk_writer *w = NULL;
@@ -142,12 +147,26 @@ static char *write_late_store(char *dir)
 		tkt_ev(w, a, TK_EV_HOST_OP, "a_after", "cpu_op", 100000 + 10 * i, 5);
 	tkt_ev(w, a, TK_EV_HOST_OP, "a_eqshort", "cpu_op", 200000, 5);
 	tkt_ev(w, a, TK_EV_HOST_OP, "a_eqlong", "cpu_op", 200000, 20);
+	int64_t d = 0, e = 0;
+	if (filler) {
+		struct tk_track_info td = {TK_TRACK_THREAD, "d", proc, TK_NONE, 4, TK_NONE, NULL};
+		TKT_OK(tk_writer_add_track(w, &td, &d));
+		for (int64_t i = 0; i < 140000; i++)
+			tkt_ev(w, d, TK_EV_HOST_OP, "d_fill", "cpu_op", 10 * i, 5);
+	}
 	for (int64_t i = 0; i < 9000; i++) {
 		tkt_ev(w, b, TK_EV_HOST_OP, "b_child", "cpu_op", 10 * i, 5);
 		for (int64_t k = 0; k < 3; k++)
 			tkt_ev(w, thc, TK_EV_HOST_OP, "c_op", "cpu_op", 30 * i + 10 * k, 5);
 	}
 	tkt_ev(w, b, TK_EV_HOST_OP, "b_parent", "cpu_op", 0, 90000);
+	if (filler) {
+		struct tk_track_info te = {TK_TRACK_THREAD, "e", proc, TK_NONE, 5, TK_NONE, NULL};
+		TKT_OK(tk_writer_add_track(w, &te, &e));
+		for (int64_t i = 0; i < 9000; i++)
+			tkt_ev(w, e, TK_EV_HOST_OP, "e_child", "cpu_op", 10 * i, 5);
+		tkt_ev(w, e, TK_EV_HOST_OP, "e_parent", "cpu_op", 0, 90000);
+	}
 	tkt_finish(w);
 	return path;
 }
@@ -163,10 +182,8 @@ static void expect_ops(const char *path, const char *prefix, const char *want)
 	tkt_expect_rows(path, sql, want);
 }
 
-Test(op_profile, parents_written_after_the_reorder_window)
+static void expect_late_ops(const char *path)
 {
-	char *dir = tkt_mkdtemp(), *path = write_late_store(dir);
-	tkt_analyze(path, TK_WINDOW_AUTO, -1);
 	/* self time: each child's 5 ns, the parents the rest of their span */
 	expect_ops(path, "a",
 		   "a_after|100|500|500|5|5\n"
@@ -178,6 +195,28 @@ Test(op_profile, parents_written_after_the_reorder_window)
 		   "b_child|9000|45000|45000|5|5\n"
 		   "b_parent|1|90000|45000|90000|90000");
 	expect_ops(path, "c", "c_op|27000|135000|135000|5|5");
+}
+
+Test(op_profile, parents_written_after_the_reorder_window)
+{
+	char *dir = tkt_mkdtemp(), *path = write_late_store(dir, 0);
+	tkt_analyze(path, TK_WINDOW_AUTO, -1);
+	expect_late_ops(path);
+	free(path);
+	tkt_rmdir(dir);
+	free(dir);
+}
+
+/* The same past the history's bound: read again through the index and by id. */
+Test(op_profile, parents_written_late_past_the_history)
+{
+	char *dir = tkt_mkdtemp(), *path = write_late_store(dir, 1);
+	tkt_analyze(path, TK_WINDOW_AUTO, -1);
+	expect_late_ops(path);
+	expect_ops(path, "d", "d_fill|140000|700000|700000|5|5");
+	expect_ops(path, "e",
+		   "e_child|9000|45000|45000|5|5\n"
+		   "e_parent|1|90000|45000|90000|90000");
 	free(path);
 	tkt_rmdir(dir);
 	free(dir);
