@@ -581,12 +581,14 @@ static int write_profile(struct tka_ctx *c)
 	    "LEFT JOIN strings ca ON ca.id = g.cat_id "
 	    "LEFT JOIN temp._op_busy b ON g.device_id IS NOT NULL AND b.device_id = g.device_id "
 	    "ORDER BY g.device_id IS NULL, g.device_id, g.process_id, g.total DESC, s.str;"
-	    /* HLO ops of GPU traces (XLA on GPU): the device ops that carry one, by HLO op */
+	    /* HLO ops of GPU traces (XLA on GPU): the device ops that carry one, by HLO op
+	     * (op_details outside: CROSS JOIN keeps SQLite from going through every event of
+	     * the part for the few, or none, that have details) */
 	    "CREATE TEMP TABLE _op_hlo AS SELECT t.device_id AS device_id, o.hlo_module_id AS "
 	    "  module_id, o.hlo_op_id AS hlo_id, e.name_id AS name_id, count(*) AS n, "
 	    "  sum(e.dur_ns) AS total, min(e.dur_ns) AS mn, max(e.dur_ns) AS mx, "
 	    "  max(o.op_category_id) AS cat_id "
-	    "FROM op_details o JOIN events e ON e.id = o.event_id "
+	    "FROM op_details o CROSS JOIN events e ON e.id = o.event_id "
 	    "JOIN tracks t ON t.id = e.track_id "
 	    "WHERE o.hlo_op_id IS NOT NULL AND e.kind IN (" TK_SQL_EV_DEVICE_OPS
 	    ") AND t.device_id IS NOT NULL AND o.event_id BETWEEN " TKA_SQL_EV_LO
