@@ -6,7 +6,7 @@ set -euo pipefail
 packages=(
   build-essential cmake pkg-config clang libclang-rt-dev
   libsqlite3-dev zlib1g-dev libprotobuf-c-dev protobuf-c-compiler protobuf-compiler libcjson-dev
-  libcriterion-dev clang-format libopenmpi-dev openmpi-bin
+  libcriterion-dev clang-format libopenmpi-dev openmpi-bin libisal-dev
 )
 
 missing=()

@@ -18,6 +18,7 @@ const char *tk_build_features(void)
 {
 	return "sqlite: yes (" SQLITE_VERSION ")\n"
 	       "zlib: " TK_FEATURE_ZLIB "\n"
+	       "isa-l: " TK_FEATURE_ISAL "\n"
 	       "protobuf-c: " TK_FEATURE_PROTOBUF_C "\n"
 	       "cjson: " TK_FEATURE_CJSON "\n"
 	       "cupti: " TK_FEATURE_CUPTI "\n"

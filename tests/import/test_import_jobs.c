@@ -13,6 +13,7 @@
 #include <tracekit/error.h>
 #include <tracekit/import.h>
 #include <tracekit/store.h>
+#include <zlib.h>
 
 #include "store/parallel.h"
 #include "tk_test.h"
@@ -105,7 +106,7 @@ Test(import_jobs, every_number_of_jobs_writes_the_same_store_and_warnings)
 	cr_assert_eq(import_all("j1.db", mixed, NMIXED, 1, &w1, msg, sizeof(msg)), TK_OK, "%s",
 		     msg);
 	cr_assert(strstr(w1.text, "chrome_generic.json"), "the inputs warn: %s", w1.text);
-	static const int jobs[] = {2, 4, 8};
+	static const int jobs[] = {2, 4, 8, 16}; /* 16: two threads for each file's parse */
 	for (size_t k = 0; k < sizeof(jobs) / sizeof(jobs[0]); k++) {
 		char name[32];
 		memset(&wn, 0, sizeof(wn));
@@ -171,6 +172,112 @@ Test(import_jobs, the_cli_fails_alike_and_leaves_nothing_at_the_output)
 	tkt_run_free(&r[1]);
 	free(out);
 	free(cut);
+}
+
+/* The text of gzip file @path, *@len bytes. */
+static char *gunzip(const char *path, size_t *len)
+{
+	gzFile f = gzopen(path, "rb");
+	cr_assert(f);
+	size_t cap = 1 << 20, n = 0;
+	char *text = malloc(cap);
+	int got;
+	while (text && (got = gzread(f, text + n, (unsigned)(cap - n))) > 0)
+		if ((n += (size_t)got) == cap)
+			text = realloc(text, cap *= 2);
+	cr_assert(text);
+	gzclose(f);
+	*len = n;
+	return text;
+}
+
+/*
+ * One file imported alone with @jobs 2 (its events parsed on a thread of their own while this one
+ * maps them, chrome_json_ahead.c) and with 1: the same status, message, warnings and store bytes,
+ * with and without --salvage.
+ */
+static void expect_one_file_alike(const char *path, int salvage)
+{
+	const struct tk_import_file f = {path, TK_FORMAT_UNKNOWN, 0};
+	static struct warnings w1, w2;
+	char m1[512], m2[512];
+	memset(&w1, 0, sizeof(w1));
+	memset(&w2, 0, sizeof(w2));
+	char *p1 = tkt_path(dir, "one1.db"), *p2 = tkt_path(dir, "one2.db");
+	int rc[2];
+	for (int k = 0; k < 2; k++) {
+		tk_writer *w = NULL;
+		struct tk_import_options o;
+		tk_import_options_init(&o);
+		o.warn = collect;
+		o.warn_ctx = k ? &w2 : &w1;
+		o.salvage = salvage;
+		remove(k ? p2 : p1);
+		cr_assert_eq(tk_writer_create(k ? p2 : p1, &w), TK_OK);
+		rc[k] =
+		    end_store(w, tk_import_files(w, &f, 1, k ? 2 : 1, &o), k ? m2 : m1, sizeof(m1));
+	}
+	cr_expect_eq(rc[1], rc[0], "%s (salvage %d): %s / %s", path, salvage, m1, m2);
+	cr_expect_str_eq(m2, m1, "%s (salvage %d)", path, salvage);
+	cr_expect_str_eq(w2.text, w1.text, "%s (salvage %d)", path, salvage);
+	if (rc[0] == TK_OK)
+		expect_same_store("one1.db", "one2.db");
+	free(p1);
+	free(p2);
+}
+
+Test(import_jobs, one_file_parsed_on_two_threads_writes_what_one_thread_writes)
+{
+	static const char *const inputs[] = {
+	    DATA "json/kineto_small.json",
+	    DATA "json/chrome_generic.json",
+	    DATA "json/bad_escape.json",
+	    DATA "json/bad_huge_ts.json",
+	    DATA "json/bad_literal.json",
+	    DATA "json/bad_negative_dur.json",
+	    DATA "json/bad_nesting.json",
+	    DATA "json/bad_number.json",
+	    DATA "json/bad_trailing.json",
+	    DATA "json/bad_truncated.json",
+	    REAL "kineto/HolisticTraceAnalysis/tests/data/trace_filter/sampled_rank-0.json.gz",
+	    REAL "kineto/kineto/tb_plugin/samples/resnet50_num_workers_0/"
+		 "worker0.1623143089861.pt.trace.json.gz",
+	};
+	for (size_t i = 0; i < sizeof(inputs) / sizeof(inputs[0]); i++)
+		for (int salvage = 0; salvage < 2; salvage++)
+			expect_one_file_alike(inputs[i], salvage);
+	/* a real trace (many batches of events) cut in its middle, plain and gzip */
+	const char *big = REAL "kineto/HolisticTraceAnalysis/tests/data/trace_filter/"
+			       "sampled_rank-0.json.gz";
+	size_t len, zlen;
+	char *text = gunzip(big, &len), *z = tkt_slurp(big, &zlen);
+	static const double cuts[] = {0.3, 0.77};
+	for (size_t k = 0; k < sizeof(cuts) / sizeof(cuts[0]); k++) {
+		char *plain = tkt_path(dir, "cut.json"), *gz = tkt_path(dir, "cut.json.gz");
+		tkt_spit(plain, text, (size_t)(cuts[k] * (double)len));
+		tkt_spit(gz, z, (size_t)(cuts[k] * (double)zlen));
+		for (int salvage = 0; salvage < 2; salvage++) {
+			expect_one_file_alike(plain, salvage);
+			expect_one_file_alike(gz, salvage);
+		}
+		free(plain);
+		free(gz);
+	}
+	/* a negative dur far into the file: the mapping side fails (or, salvaging, stops) while
+	 * the parse side is ahead of it */
+	char *at = NULL;
+	for (char *q = text + len * 2 / 3; !at && (q = strstr(q, "\"dur\": ")) != NULL; q++)
+		if (q[7] >= '1' && q[7] <= '9')
+			at = q + 7;
+	cr_assert(at, "no dur in the last third of %s", big);
+	at[-1] = '-';
+	char *neg = tkt_path(dir, "neg.json");
+	tkt_spit(neg, text, len);
+	for (int salvage = 0; salvage < 2; salvage++)
+		expect_one_file_alike(neg, salvage);
+	free(neg);
+	free(text);
+	free(z);
 }
 
 /* ---- the recorder through tkw_parallel(), with producers that make every writer call ---- */
