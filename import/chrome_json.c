@@ -29,8 +29,6 @@
  */
 int cj_break(struct cj_ctx *c, uint64_t line, uint64_t col, const char *msg)
 {
-	if (c->ahead) /* the parse-ahead thread: the mapping thread breaks there, in turn */
-		return cj_ahead_break(c->ahead, line, col, msg, c->n_read);
 	if (!c->o->salvage)
 		return tk_writer_fail_cause(c->w, TK_EFORMAT, "json", msg,
 					    "'%s': line %llu, column %llu", c->path,
@@ -164,17 +162,11 @@ static int read_events(struct cj_ctx *c, struct tku_json_lex *lx, struct cj_even
 			    (pass == 1 ? cj_event_parse_light(lx, e, 2)
 				       : cj_event_parse(lx, e, 2)) != 0)
 				return lex_fail(c, lx);
-			int rc = pass == 1  ? prescan(c, e)
-				 : c->ahead ? cj_ahead_put(c->ahead, e, c->n_read)
-					    : cj_map_event(c, e);
+			int rc = pass == 1 ? prescan(c, e) : cj_map_event(c, e);
 			if (rc != TK_OK)
 				return rc;
 		} else if (json_skip_value(lx, t, 2) != 0) {
 			return lex_fail(c, lx);
-		} else if (pass == 2 && c->ahead) {
-			int rc = cj_ahead_skip(c->ahead, c->n_read);
-			if (rc != TK_OK)
-				return rc;
 		} else if (pass == 2) {
 			c->n_skipped++;
 		}
@@ -429,31 +421,21 @@ static int pass_fail(void *ctx, struct tku_json_lex *lx)
 
 static int pass_nomem(void *ctx)
 {
-	struct cj_ctx *c = ((struct pass *)ctx)->c;
-	return c->ahead ? cj_ahead_nomem(c->ahead)
-			: tk_writer_fail(c->w, TK_ENOMEM, "out of memory");
-}
-
-int cj_walk_events(struct cj_ctx *c, struct tku_json_lex *lx, struct cj_event *e, int pass)
-{
-	struct pass p = {c, e, pass};
-	const struct cj_walk walk = {&p, pass_key, pass_bare, pass_fail, pass_nomem};
-	c->n_read = 0;
-	return cj_walk_top(lx, &walk);
+	return tk_writer_fail(((struct pass *)ctx)->c->w, TK_ENOMEM, "out of memory");
 }
 
 static int run_pass(struct cj_ctx *c, struct cj_event *e, int pass)
 {
 	struct tku_json_lex lx;
+	struct pass p = {c, e, pass};
+	const struct cj_walk walk = {&p, pass_key, pass_bare, pass_fail, pass_nomem};
 	int rc;
 	c->n_read = 0;
-	if (pass == 2 && c->o->jobs >= 2)
-		return cj_ahead_pass(c);
 	if (tku_json_lex_open(&lx, c->path) != 0)
 		rc =
 		    tk_writer_fail_cause(c->w, TK_EIO, "json", lx.msg, "cannot read '%s'", c->path);
 	else
-		rc = cj_walk_events(c, &lx, e, pass);
+		rc = cj_walk_top(&lx, &walk);
 	tku_json_lex_close(&lx);
 	return rc;
 }

@@ -171,10 +171,6 @@ struct cj_ctx {
 	const char *flow_cat; /* the category of the last flow key, and its index */
 	size_t flow_cat_len;
 	int64_t flow_cat_ix;
-
-	/* chrome_json_ahead.c: set in the parse-ahead thread's own context only (pass 2 there
-	 * hands each event to the mapping thread instead of mapping it) */
-	struct cj_ahead *ahead;
 };
 
 /* chrome_json.c */
@@ -188,23 +184,6 @@ int cj_walk_top(struct tku_json_lex *lx, const struct cj_walk *w);
 int cj_top_value(struct cj_top *top, struct tku_json_lex *lx, struct cj_event *e, const char *key,
 		 enum tku_json_tok t);
 void cj_top_free(struct cj_top *top);
-
-/* cj_walk_events() - one pass (1 or 2) of the importer over the trace @lx reads, with @e as its
- * event buffer: TK_OK, CJ_BREAK, or a failure. */
-int cj_walk_events(struct cj_ctx *c, struct tku_json_lex *lx, struct cj_event *e, int pass);
-
-/* chrome_json_ahead.c: pass 2 with its parse on a thread of its own (tk_import_options.jobs) */
-/* cj_ahead_pass() - pass 2 over @c->path, parsed on another thread and mapped here, event by
- * event in file order: what cj_walk_events(c, ..., 2) returns, with the same effects. */
-int cj_ahead_pass(struct cj_ctx *c);
-/* The parse side (c->ahead set): an event read (its traceEvents index @index), an element that
- * is no object, a break of the input where cj_break() would be, out of memory. Each returns
- * TK_OK to go on, else a status that ends the walk. */
-int cj_ahead_put(struct cj_ahead *a, const struct cj_event *e, int64_t index);
-int cj_ahead_skip(struct cj_ahead *a, int64_t index);
-int cj_ahead_break(struct cj_ahead *a, uint64_t line, uint64_t col, const char *msg,
-		   int64_t n_read);
-int cj_ahead_nomem(struct cj_ahead *a);
 
 /* chrome_json_map.c */
 int cj_pid_key(const struct cj_event *e, struct cj_val v, char *buf, size_t len);

@@ -2,9 +2,7 @@
  * tk_import_files(): the one engine behind every multi-file import (`tracekit import`, later
  * `merge` and `--mpi`). The files are parsed in parallel, each by its unchanged importer against a
  * recording writer, and replayed into the store writer in input order (store/parallel.h), so the
- * store, the warnings and the first failure are those of importing the files one by one. With
- * twice as many jobs as files, each JSON file also parses on a thread of its own beside the one
- * that maps it (tk_import_options.jobs, import/chrome_json_ahead.c).
+ * store, the warnings and the first failure are those of importing the files one by one.
  */
 #include <tracekit/error.h>
 #include <tracekit/import.h>
@@ -16,7 +14,6 @@
 struct files {
 	const struct tk_import_file *files;
 	const struct tk_import_options *o;
-	int file_jobs; /* threads each file's importer may use (tk_import_options.jobs) */
 };
 
 /* Import file @i into @w (a recorder on a worker thread, or the store's writer). */
@@ -26,7 +23,6 @@ static int import_one(void *ctx, size_t i, tk_writer *w, tkw_warn_fn warn, void 
 	const struct tk_import_file *f = &fs->files[i];
 	struct tk_import_options o = *fs->o;
 	o.file_index = f->file_index;
-	o.jobs = fs->file_jobs;
 	o.warn = warn;
 	o.warn_ctx = warn_ctx;
 	enum tk_import_format fmt = f->format;
@@ -60,12 +56,7 @@ int tk_import_files(tk_writer *w, const struct tk_import_file *files, size_t n, 
 		return TK_EINVAL;
 	if (!files && n)
 		return tk_writer_fail(w, TK_EINVAL, "no files to import");
-	if (jobs <= 0)
-		jobs = tku_cpu_count();
-	/* Cores left over when every file has one: a second thread for each file's parse. One
-	 * such file is imported on this thread, straight into @w (no recording to replay). */
-	struct files fs = {files, o, n && (size_t)jobs >= 2 * n ? 2 : 1};
-	if (n == 1)
-		jobs = 1;
-	return tkw_parallel(w, n, jobs, import_one, &fs, o->warn, o->warn_ctx);
+	struct files fs = {files, o};
+	return tkw_parallel(w, n, jobs > 0 ? jobs : tku_cpu_count(), import_one, &fs, o->warn,
+			    o->warn_ctx);
 }

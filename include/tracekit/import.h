@@ -28,10 +28,6 @@ struct tk_import_options {
 	/* --salvage: on a truncated or broken input, keep every complete event before the break,
 	 * report where it stopped through warn, and succeed instead of failing (JSON only). */
 	int salvage;
-	/* Threads this one file may use (tk_import_files() sets it from its jobs): 2 or more
-	 * parse a Chrome/Kineto JSON file's events on a thread of their own beside the one that
-	 * maps them into the store; 0 or 1, one thread. The store is the same either way. */
-	int jobs;
 };
 
 /** tk_import_options_init() - rank TK_NONE, file_index 0, no warning callback. */

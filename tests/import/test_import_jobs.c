@@ -106,7 +106,7 @@ Test(import_jobs, every_number_of_jobs_writes_the_same_store_and_warnings)
 	cr_assert_eq(import_all("j1.db", mixed, NMIXED, 1, &w1, msg, sizeof(msg)), TK_OK, "%s",
 		     msg);
 	cr_assert(strstr(w1.text, "chrome_generic.json"), "the inputs warn: %s", w1.text);
-	static const int jobs[] = {2, 4, 8, 16}; /* 16: two threads for each file's parse */
+	static const int jobs[] = {2, 4, 8};
 	for (size_t k = 0; k < sizeof(jobs) / sizeof(jobs[0]); k++) {
 		char name[32];
 		memset(&wn, 0, sizeof(wn));
@@ -192,9 +192,9 @@ static char *gunzip(const char *path, size_t *len)
 }
 
 /*
- * One file imported alone with @jobs 2 (its events parsed on a thread of their own while this one
- * maps them, chrome_json_ahead.c) and with 1: the same status, message, warnings and store bytes,
- * with and without --salvage.
+ * One file imported alone with 2 jobs (parsed on a worker against a recording writer, replayed
+ * here) and with 1: the same status, message, warnings and store bytes, with and without
+ * --salvage.
  */
 static void expect_one_file_alike(const char *path, int salvage)
 {
@@ -226,7 +226,7 @@ static void expect_one_file_alike(const char *path, int salvage)
 	free(p2);
 }
 
-Test(import_jobs, one_file_parsed_on_two_threads_writes_what_one_thread_writes)
+Test(import_jobs, one_file_with_two_jobs_writes_what_one_job_writes)
 {
 	static const char *const inputs[] = {
 	    DATA "json/kineto_small.json",
@@ -263,8 +263,8 @@ Test(import_jobs, one_file_parsed_on_two_threads_writes_what_one_thread_writes)
 		free(plain);
 		free(gz);
 	}
-	/* a negative dur far into the file: the mapping side fails (or, salvaging, stops) while
-	 * the parse side is ahead of it */
+	/* a negative dur far into the file: the mapping fails (or, salvaging, stops) while the
+	 * writer replays what came before */
 	char *at = NULL;
 	for (char *q = text + len * 2 / 3; !at && (q = strstr(q, "\"dur\": ")) != NULL; q++)
 		if (q[7] >= '1' && q[7] <= '9')
