@@ -38,6 +38,12 @@ struct rule {
 	"(SELECT cause FROM analysis_gap_buckets WHERE device_id = d.device_id GROUP BY " \
 	"cause ORDER BY sum(total_ns) DESC, cause LIMIT 1)"
 
+/* gpu_idle: whether device d.device_id has sync gaps, from their buckets (a few rows): its
+ * sync calls are then found among its gaps (a scan of every gap of the device), else none. */
+#define TKA_DEVICE_HAS_SYNC_GAPS                                                                \
+	"EXISTS (SELECT 1 FROM analysis_gap_buckets WHERE device_id = d.device_id AND cause = " \
+	"'sync')"
+
 /* Long kernels at low occupancy (docs: "low_occupancy"). */
 #define TKA_LOWOCC_COND \
 	"occupancy IS NOT NULL AND occupancy < 0.25 AND median_ns >= 100000 AND tensor_core = 0"
@@ -114,11 +120,12 @@ static const struct rule rules[] = {
 	 "'cause', cause, 'before', prev_name, 'after', next_name), CASE WHEN explained_by_name "
 	 "IS NULL THEN '{}' ELSE json_object('explained_by', explained_by_name) END)) FROM "
 	 "(SELECT * FROM analysis_gaps WHERE device_id = d.device_id ORDER BY dur_ns DESC, "
-	 "start_ns LIMIT 5))), coalesce((SELECT json_object('sync_calls', json_group_array("
+	 "start_ns LIMIT 5))), CASE WHEN " TKA_DEVICE_HAS_SYNC_GAPS " THEN coalesce((SELECT "
+	 "json_object('sync_calls', json_group_array("
 	 "json_object('name', explained_by_name, 'gaps', n, 'idle_ns', ns))) FROM (SELECT "
 	 "explained_by_name, count(*) AS n, sum(dur_ns) AS ns FROM analysis_gaps WHERE "
 	 "device_id = d.device_id AND cause = 'sync' GROUP BY explained_by_name ORDER BY ns "
-	 "DESC, explained_by_name LIMIT 5) HAVING count(*) > 0), '{}')), "
+	 "DESC, explained_by_name LIMIT 5) HAVING count(*) > 0), '{}') ELSE '{}' END), "
 	 "CASE " TKA_IDLE_TOP_CAUSE " "
 	 "WHEN 'host_bound' THEN CASE WHEN " TKA_DEVICE_RUNS_XLA " THEN 'The host dispatches "
 	 "work too slowly (each op is launched only after the device went idle): jit the whole "
