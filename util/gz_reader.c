@@ -171,12 +171,17 @@ static int fill_isal(struct tku_gz *g, unsigned char *out, size_t *len)
 		}
 		g->is.next_out = out;
 		g->is.avail_out = (uint32_t)g->cap;
+		uint32_t before = g->is.avail_in;
 		int r = isal_inflate(&g->is);
-		if (r < 0 || r == ISAL_NEED_DICT) {
+		*len = g->cap - g->is.avail_out;
+		/* an error; or no progress at all (igzip takes in what it cannot decode yet), which
+		 * zlib is left to judge rather than loop on */
+		if ((r != ISAL_DECOMP_OK && r != ISAL_END_INPUT) ||
+		    (!*len && g->is.avail_in == before && g->is.block_state != ISAL_BLOCK_FINISH)) {
+			*len = 0;
 			snprintf(g->msg, sizeof(g->msg), "corrupt gzip data (%s)", isal_reason(r));
 			return REDO;
 		}
-		*len = g->cap - g->is.avail_out;
 		if (g->is.block_state == ISAL_BLOCK_FINISH)
 			g->z_end = 1;
 	}
