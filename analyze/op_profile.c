@@ -41,8 +41,9 @@ struct open_ev {
 /* Events of unsorted tracks kept from the pass, all tracks together (72 MiB). */
 #define COLLECT_EVENTS (1u << 20)
 
-/* Events kept in load order from the start of the pass, all tracks together (8 MiB): past
- * that, only the histories of tracks already found unsorted stay. */
+/* Events kept in load order from the start of the pass, all tracks together (8 MiB of events;
+ * their arrays, grown by doubling, take 16 MiB at most): past that, only the histories of tracks
+ * already found unsorted stay. */
 #define HISTORY_EVENTS (1u << 17)
 
 /* Sweep state of one track. */
