@@ -304,18 +304,20 @@ int tka_op_profile_begin(struct tka_ctx *c)
 	return TK_OK;
 }
 
+static void history_free(struct track_sweep *ts)
+{
+	free(ts->hist);
+	ts->hist = NULL;
+	ts->nhist = ts->hcap = 0;
+}
+
 /* The histories are full: only those of tracks found unsorted stay (they are complete). */
 static void history_stop(struct tka_op_state *s)
 {
 	s->no_history = 1;
-	for (int64_t t = 1; t <= s->ntracks; t++) {
-		struct track_sweep *ts = &s->T[t];
-		if (!ts->unsorted) {
-			free(ts->hist);
-			ts->hist = NULL;
-			ts->nhist = ts->hcap = 0;
-		}
-	}
+	for (int64_t t = 1; t <= s->ntracks; t++)
+		if (!s->T[t].unsorted)
+			history_free(&s->T[t]);
 }
 
 /* Keep @e in the history of @ts (a track not yet found unsorted). */
@@ -365,9 +367,7 @@ int tka_op_profile_end(struct tka_ctx *c)
 		struct track_sweep *ts = &s->T[t];
 		if (ts->unsorted)
 			continue;
-		free(ts->hist); /* a sorted track needs none */
-		ts->hist = NULL;
-		ts->nhist = ts->hcap = 0;
+		history_free(ts); /* a sorted track needs none */
 		if (buffer_finish(&s->G, t, ts) != TK_OK)
 			return tka_fail(c, TK_ENOMEM, "out of memory in the op profile");
 	}
@@ -381,6 +381,17 @@ static int cmp_ev(const void *pa, const void *pb)
 }
 
 TKU_SORT_DEFINE(sort_evs, struct open_ev, ev_before)
+
+/* Sweep the events buffered for track @t, sorted in (start, id) order first. */
+static int sweep_buffered(struct tka_ctx *c, struct tku_table *G, int64_t t, struct track_sweep *s)
+{
+	if (s->nbuf > 1 && sort_evs(s->buf, s->nbuf) != 0)
+		qsort(s->buf, s->nbuf, sizeof(*s->buf), cmp_ev);
+	for (size_t k = 0; k < s->nbuf; k++)
+		if (sweep_event(G, t, s, &s->buf[k]) != TK_OK)
+			return tka_fail(c, TK_ENOMEM, "out of memory in the op profile");
+	return TK_OK;
+}
 
 /* The columns pass_unsorted() reads: as the pass gives them, op_details merged in. */
 #define UNSORTED_COLS                                                                    \
@@ -446,15 +457,9 @@ static int pass_unsorted(struct tka_ctx *c, struct tku_table *G, struct track_sw
 				if (to_buffer(G, t, s, &s->hist[k]) != TK_OK)
 					rc = tka_fail(c, TK_ENOMEM,
 						      "out of memory in the op profile");
-			free(s->hist);
-			s->hist = NULL;
-			s->nhist = s->hcap = 0;
-			if (rc == TK_OK && s->nbuf > 1 && sort_evs(s->buf, s->nbuf) != 0)
-				qsort(s->buf, s->nbuf, sizeof(*s->buf), cmp_ev);
-			for (size_t k = 0; rc == TK_OK && k < s->nbuf; k++)
-				if (sweep_event(G, t, s, &s->buf[k]) != TK_OK)
-					rc = tka_fail(c, TK_ENOMEM,
-						      "out of memory in the op profile");
+			history_free(s);
+			if (rc == TK_OK)
+				rc = sweep_buffered(c, G, t, s);
 		} else if (!by_id) {
 			if (!byix)
 				rc = tka_prepare(
@@ -479,13 +484,8 @@ static int pass_unsorted(struct tka_ctx *c, struct tku_table *G, struct track_sw
 			sqlite3_bind_int64(byid, 2, s->first_id);
 			sqlite3_bind_int64(byid, 3, s->first_late);
 			rc = read_rows(c, byid, G, t, s, to_buffer);
-			if (rc == TK_OK && s->nbuf > 1)
-				if (sort_evs(s->buf, s->nbuf) != 0)
-					qsort(s->buf, s->nbuf, sizeof(*s->buf), cmp_ev);
-			for (size_t k = 0; rc == TK_OK && k < s->nbuf; k++)
-				if (sweep_event(G, t, s, &s->buf[k]) != TK_OK)
-					rc = tka_fail(c, TK_ENOMEM,
-						      "out of memory in the op profile");
+			if (rc == TK_OK)
+				rc = sweep_buffered(c, G, t, s);
 		}
 		if (rc == TK_OK && sweep_finish(G, t, s) != TK_OK)
 			rc = tka_fail(c, TK_ENOMEM, "out of memory in the op profile");
